@@ -1,0 +1,5 @@
+import sys
+
+from fastisa.cli import main
+
+sys.exit(main())
