@@ -1066,9 +1066,9 @@ def nc_transpose(dst, data, engine=None, name=None):
 
     data : NkiTensor [P, F] in SBUF or PSUM; dst [F, P].  engine: vector (P, F <= 32),
     tensor (P, F <= 128; data in SBUF, dst in PSUM), or unknown (vector when both fit in
-    32, else tensor).  Same dtype: bit copy (Vector) / values through float32 (Tensor:
-    a matmul with the identity, exact for every float value); different dtypes go through
-    float32.  Raises ConstraintError.  Cost: Vector ``max(MIN_II, F)``; Tensor
+    32, else tensor).  Same float dtype: a bit copy on both engines (the Tensor engine's
+    identity matmul is exact for float values); integer dtypes on the Tensor engine and
+    dtype changes go through float32 (int32 above 2^24 rounds).  Raises ConstraintError.  Cost: Vector ``max(MIN_II, F)``; Tensor
     ``max(P, min(64, F))``.  Reference: reference/nki.md 3.6.
     """
     instr = "nc_transpose"
