@@ -39,6 +39,14 @@
 #include <omp.h>
 #endif
 
+/* The row workers are kept out of line: inlined into the OpenMP dispatchers under the
+ * -fwrapv that Python extensions are built with, GCC stops vectorising their loops. */
+#if defined(__GNUC__)
+#define FI_NKI_NOINLINE __attribute__((noinline))
+#else
+#define FI_NKI_NOINLINE
+#endif
+
 #define FI_NKI_G 4      /* rows per group (independent accumulation chains) */
 #define FI_NKI_CH 512   /* columns per chunk */
 
@@ -486,37 +494,46 @@ typedef struct {
     int threads;               /* OpenMP threads (0: default) */
 } fi_nki_ew;
 
-/* The table path: every element's result depends only on its input code. */
+/* The table path: every element's result depends only on its input code.  Per chunk:
+ * each row looks up its dst codes and float32 values (one sequential stream per row),
+ * then the g rows' float32 values are summed with one independent chain per row. */
 #define FI_NKI_LUT_LOOP(TI, TD)                                                                \
     do {                                                                                       \
         const TD *ld = (const TD *)a->lutd;                                                    \
-        const TI *S[FI_NKI_G];                                                                 \
-        TD *D[FI_NKI_G];                                                                       \
-        for (int r = 0; r < g; r++) {                                                          \
-            S[r] = (const TI *)a->in0.ptr + (ptrdiff_t)(pg + r) * a->in0.sp;                   \
-            D[r] = (TD *)a->dst + (ptrdiff_t)(pg + r) * a->dst_sp;                             \
-        }                                                                                      \
-        if (a->acc && g == FI_NKI_G) {                                                         \
-            for (int i = 0; i < F; i++)                                                        \
-                for (int r = 0; r < FI_NKI_G; r++) {                                           \
-                    TI c = S[r][(ptrdiff_t)i * isf];                                           \
-                    D[r][(ptrdiff_t)i * dsf] = ld[c];                                          \
-                    s[r] += lf[c];                                                             \
+        for (int c0 = 0; c0 < F; c0 += FI_NKI_CH) {                                            \
+            int n = F - c0 < FI_NKI_CH ? F - c0 : FI_NKI_CH;                                   \
+            for (int r = 0; r < g; r++) {                                                      \
+                const TI *S = (const TI *)a->in0.ptr + (ptrdiff_t)(pg + r) * a->in0.sp         \
+                              + (ptrdiff_t)c0 * isf;                                           \
+                TD *D = (TD *)a->dst + (ptrdiff_t)(pg + r) * a->dst_sp + (ptrdiff_t)c0 * dsf;  \
+                float *vr = v[r];                                                              \
+                if (isf == 1 && dsf == 1) {                                                    \
+                    for (int i = 0; i < n; i++) { TI c = S[i]; D[i] = ld[c]; vr[i] = lf[c]; }   \
+                } else {                                                                       \
+                    for (int i = 0; i < n; i++) {                                              \
+                        TI c = S[(ptrdiff_t)i * isf];                                          \
+                        D[(ptrdiff_t)i * dsf] = ld[c];                                         \
+                        vr[i] = lf[c];                                                         \
+                    }                                                                          \
                 }                                                                              \
-        } else {                                                                               \
-            for (int r = 0; r < g; r++)                                                        \
-                for (int i = 0; i < F; i++) {                                                  \
-                    TI c = S[r][(ptrdiff_t)i * isf];                                           \
-                    D[r][(ptrdiff_t)i * dsf] = ld[c];                                          \
-                    s[r] += lf[c];                                                             \
+            }                                                                                  \
+            if (a->acc) {                                                                      \
+                if (g == FI_NKI_G) {                                                           \
+                    for (int i = 0; i < n; i++)                                                \
+                        for (int r = 0; r < FI_NKI_G; r++) s[r] += v[r][i];                    \
+                } else {                                                                       \
+                    for (int r = 0; r < g; r++)                                                \
+                        for (int i = 0; i < n; i++) s[r] += v[r][i];                           \
                 }                                                                              \
+            }                                                                                  \
         }                                                                                      \
     } while (0)
 
-static inline void fi_nki_ew_lut_rows(const fi_nki_ew *a, int p0, int p1, int isz) {
+static FI_NKI_NOINLINE void fi_nki_ew_lut_rows(const fi_nki_ew *a, int p0, int p1, int isz) {
     const float *lf = a->lutf;
     const ptrdiff_t isf = a->in0.sf, dsf = a->dst_sf;
     const int F = a->F;
+    float v[FI_NKI_G][FI_NKI_CH];
     for (int pg = p0; pg < p1; pg += FI_NKI_G) {
         int g = p1 - pg < FI_NKI_G ? p1 - pg : FI_NKI_G;
         float s[FI_NKI_G] = {0.0f, 0.0f, 0.0f, 0.0f};
@@ -542,7 +559,7 @@ static inline void fi_nki_encode_f64_array(int fmt, void *dst, const double *in,
     fi_nki_encode_f64(fmt, dst, 1, n, in);
 }
 
-static inline int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1) {
+static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1) {
     float t[FI_NKI_G][FI_NKI_CH], u[FI_NKI_CH];
     double y[FI_NKI_G][FI_NKI_CH];
     uint32_t tb[FI_NKI_CH], ub[FI_NKI_CH];
@@ -734,7 +751,7 @@ typedef struct {
     int threads;
 } fi_nki_reduce_args;
 
-static inline void fi_nki_reduce_rows(const fi_nki_reduce_args *a, int p0, int p1) {
+static FI_NKI_NOINLINE void fi_nki_reduce_rows(const fi_nki_reduce_args *a, int p0, int p1) {
     static const int isz_of[FI_NUM_FORMATS] = {1, 1, 2, 2, 4, 4, 1, 1, 1, 1, 2, 2, 4, 4, 4, 4, 2, 1, 1};
     float buf[FI_NKI_CH];
     uint32_t bb[FI_NKI_CH];
@@ -764,18 +781,22 @@ static inline void fi_nki_reduce_rows(const fi_nki_reduce_args *a, int p0, int p
             uint16_t nanm = 0;
             int ismax = a->op == FI_ALU_MAX, F = a->F, i = 0;
             for (int k = 0; k < 16; k++) l[k] = l0;
-            if (ismax) {
-                for (; i + 16 <= F; i += 16)
-                    for (int k = 0; k < 16; k++) {
-                        int16_t kx = fi_nki_key16(u[i + k]);
-                        l[k] = kx > l[k] ? kx : l[k];
-                    }
-            } else {
-                for (; i + 16 <= F; i += 16)
-                    for (int k = 0; k < 16; k++) {
-                        int16_t kx = fi_nki_key16(u[i + k]);
-                        l[k] = kx < l[k] ? kx : l[k];
-                    }
+            {
+                const int nb = F / 16;      /* a counted loop: vectorises even under -fwrapv */
+                if (ismax) {
+                    for (int b = 0; b < nb; b++)
+                        for (int k = 0; k < 16; k++) {
+                            int16_t kx = fi_nki_key16(u[b * 16 + k]);
+                            l[k] = kx > l[k] ? kx : l[k];
+                        }
+                } else {
+                    for (int b = 0; b < nb; b++)
+                        for (int k = 0; k < 16; k++) {
+                            int16_t kx = fi_nki_key16(u[b * 16 + k]);
+                            l[k] = kx < l[k] ? kx : l[k];
+                        }
+                }
+                i = nb * 16;
             }
             for (; i < F; i++) {
                 int16_t kx = fi_nki_key16(u[i]);
@@ -815,7 +836,7 @@ static inline void fi_nki_reduce_rows(const fi_nki_reduce_args *a, int p0, int p
                 int nanc = acc != acc;
                 int ismax = a->op == FI_ALU_MAX;
                 for (int k = 0; k < 8; k++) l[k] = k0;
-                for (; i + 8 <= n; i += 8) {
+                for (int nb = (n - i) / 8; nb > 0; nb--, i += 8) {
                     for (int k = 0; k < 8; k++) {
                         float x = buf[i + k];
                         int32_t kx = fi_nki_key(x);
