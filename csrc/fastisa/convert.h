@@ -120,10 +120,12 @@ static inline uint32_t fi__enc_fp(uint32_t u, int M, int B, int nb, uint32_t max
     const uint32_t rn = (m + (1u << (sh - 1)) - 1u + ((m >> sh) & 1u)) >> sh;
     const uint32_t magic = (uint32_t)(24 - B - M + 127) << 23;
     const uint32_t rs = fi_f32_bits(fi_bits_f32(a) + fi_bits_f32(magic)) - magic;
-    uint32_t r = ((int32_t)a < (int32_t)((uint32_t)(128 - B) << 23)) ? rs : rn;
+    /* mask select, not ?:, so gcc keeps the float add unconditional and vectorises */
+    const uint32_t sub = 0u - (uint32_t)((int32_t)a < (int32_t)((uint32_t)(128 - B) << 23));
+    uint32_t r = (rs & sub) | (rn & ~sub);
     r = ((int32_t)r > (int32_t)max_code) ? ovf_code : r;
     r |= s;
-    const uint32_t rnan = (u >> 31) ? nan_neg : nan_pos;
+    const uint32_t rnan = nan_pos ^ ((nan_pos ^ nan_neg) & (0u - (u >> 31)));
     return ((int32_t)a > (int32_t)0x7f800000) ? rnan : r;
 }
 
@@ -185,22 +187,40 @@ static inline uint32_t fi__enc_e8m0(uint32_t u, int mode) {
     return (a > 0x7f800000u) ? rnan : r;
 }
 
+/* Mode-dependent overflow / NaN codes of the generic float8/float4 encoders, computed
+ * once per call (outside the loops) so the loops stay branch-free. */
+typedef struct { uint32_t ovf, nan_pos, nan_neg; } fi__fp_modes;
+
+static inline fi__fp_modes fi__modes(int mode, uint32_t max_code, uint32_t ovf_code,
+                                     uint32_t nan_pos, uint32_t nan_neg) {
+    fi__fp_modes r;
+    r.ovf = mode ? max_code : ovf_code;
+    r.nan_pos = mode == FI_SAT_ASCEND ? 0u : nan_pos;
+    r.nan_neg = mode == FI_SAT_ASCEND ? 0u : nan_neg;
+    return r;
+}
+#define FI__E4M3_MODES(mode) fi__modes(mode, 0x77u, 0x78u, 0x7cu, 0xfcu)
+#define FI__E4M3FN_MODES(mode) fi__modes(mode, 0x7eu, 0x7fu, 0x7fu, 0xffu)
+#define FI__E5M2_MODES(mode) fi__modes(mode, 0x7bu, 0x7cu, 0x7eu, 0xfeu)
+#define FI__E2M1_MODES(mode) fi__modes(mode, 0x7u, 0x7u, 0x8u, 0x0u)
+#define FI__E4M3_ENC(u, p) fi__enc_fp(u, 3, 7, 8, 0x77u, (p).ovf, (p).nan_pos, (p).nan_neg)
+#define FI__E4M3FN_ENC(u, p) fi__enc_fp(u, 3, 7, 8, 0x7eu, (p).ovf, (p).nan_pos, (p).nan_neg)
+#define FI__E5M2_ENC(u, p) fi__enc_fp(u, 2, 15, 8, 0x7bu, (p).ovf, (p).nan_pos, (p).nan_neg)
+#define FI__E2M1_ENC(u, p) fi__enc_fp(u, 1, 1, 4, 0x7u, (p).ovf, (p).nan_pos, (p).nan_neg)
+
 static inline uint32_t fi__enc_e4m3(uint32_t u, int mode) {
-    return fi__enc_fp(u, 3, 7, 8, 0x77u, mode ? 0x77u : 0x78u,
-                      mode == FI_SAT_ASCEND ? 0u : 0x7cu, mode == FI_SAT_ASCEND ? 0u : 0xfcu);
+    const fi__fp_modes p = FI__E4M3_MODES(mode); return FI__E4M3_ENC(u, p);
 }
 static inline uint32_t fi__enc_e4m3fn(uint32_t u, int mode) {
-    return fi__enc_fp(u, 3, 7, 8, 0x7eu, mode ? 0x7eu : 0x7fu,
-                      mode == FI_SAT_ASCEND ? 0u : 0x7fu, mode == FI_SAT_ASCEND ? 0u : 0xffu);
+    const fi__fp_modes p = FI__E4M3FN_MODES(mode); return FI__E4M3FN_ENC(u, p);
 }
 static inline uint32_t fi__enc_e5m2(uint32_t u, int mode) {
-    return fi__enc_fp(u, 2, 15, 8, 0x7bu, mode ? 0x7bu : 0x7cu,
-                      mode == FI_SAT_ASCEND ? 0u : 0x7eu, mode == FI_SAT_ASCEND ? 0u : 0xfeu);
+    const fi__fp_modes p = FI__E5M2_MODES(mode); return FI__E5M2_ENC(u, p);
 }
 /* float4_e2m1fn: no inf, no NaN: overflow and +-inf -> +-6 in every mode; NaN -> zero of
  * the opposite sign (+NaN -> 0x8, -NaN -> 0x0) as ml_dtypes, or 0 in Ascend mode. */
 static inline uint32_t fi__enc_e2m1(uint32_t u, int mode) {
-    return fi__enc_fp(u, 1, 1, 4, 0x7u, 0x7u, mode == FI_SAT_ASCEND ? 0u : 0x8u, 0u);
+    const fi__fp_modes p = FI__E2M1_MODES(mode); return FI__E2M1_ENC(u, p);
 }
 
 static inline uint32_t fi__enc_bool(uint32_t u) { return (u & 0x7fffffffu) != 0u; }
@@ -241,9 +261,12 @@ static inline uint32_t fi__dec_fp(uint32_t c, int M, int B, int nb, uint32_t inf
     const uint32_t a = c & ((1u << (nb - 1)) - 1u);
     const uint32_t rn = (a << (23 - M)) + ((uint32_t)(127 - B) << 23);
     const uint32_t rs = fi_f32_bits((float)(int32_t)a * fi_bits_f32((uint32_t)(128 - B - M) << 23));
-    uint32_t r = (a < (1u << M)) ? rs : rn;
-    r = (a == inf_code) ? 0x7f800000u : r;
-    r = (a >= nan_min) ? 0x7fc00000u : r;
+    const uint32_t sub = 0u - (uint32_t)(a < (1u << M));   /* mask select (see fi__enc_fp) */
+    uint32_t r = (rs & sub) | (rn & ~sub);
+    const uint32_t inf = 0u - (uint32_t)(a == inf_code);
+    r = (0x7f800000u & inf) | (r & ~inf);
+    const uint32_t nan = 0u - (uint32_t)(a >= nan_min);
+    r = (0x7fc00000u & nan) | (r & ~nan);
     return r | s;
 }
 
@@ -270,7 +293,8 @@ static inline uint32_t fi__dec_f16(uint32_t h) {
     uint32_t r = (a << 13) + ((uint32_t)(127 - 15) << 23);
     r = (a >= 0x7c00u) ? (r + ((uint32_t)(127 - 15) << 23)) : r;
     const uint32_t rs = fi_f32_bits((float)(int32_t)a * 0x1p-24f);
-    r = (a < 0x0400u) ? rs : r;
+    const uint32_t sub = 0u - (uint32_t)(a < 0x0400u);
+    r = (rs & sub) | (r & ~sub);
     return r | s;
 }
 
@@ -323,11 +347,15 @@ static inline void fi_encode_f32_array(int fmt, const float *src, void *dst, ptr
     case FI_FLOAT16: FI__ENC_LOOP(uint16_t, fi__enc_f16(u, mode)); break;
     case FI_TFLOAT32: FI__ENC_LOOP(uint32_t, fi__enc_tf32(u, mode)); break;
     case FI_FLOAT32: FI__ENC_LOOP(uint32_t, fi__enc_f32(u, mode)); break;
-    case FI_FLOAT8_E4M3: FI__ENC_LOOP(uint8_t, fi__enc_e4m3(u, mode)); break;
-    case FI_FLOAT8_E4M3FN: FI__ENC_LOOP(uint8_t, fi__enc_e4m3fn(u, mode)); break;
-    case FI_FLOAT8_E5M2: FI__ENC_LOOP(uint8_t, fi__enc_e5m2(u, mode)); break;
+    case FI_FLOAT8_E4M3: { const fi__fp_modes p = FI__E4M3_MODES(mode);
+        FI__ENC_LOOP(uint8_t, FI__E4M3_ENC(u, p)); break; }
+    case FI_FLOAT8_E4M3FN: { const fi__fp_modes p = FI__E4M3FN_MODES(mode);
+        FI__ENC_LOOP(uint8_t, FI__E4M3FN_ENC(u, p)); break; }
+    case FI_FLOAT8_E5M2: { const fi__fp_modes p = FI__E5M2_MODES(mode);
+        FI__ENC_LOOP(uint8_t, FI__E5M2_ENC(u, p)); break; }
     case FI_FLOAT8_E8M0FNU: FI__ENC_LOOP(uint8_t, fi__enc_e8m0(u, mode)); break;
-    case FI_FLOAT4_E2M1FN: FI__ENC_LOOP(uint8_t, fi__enc_e2m1(u, mode)); break;
+    case FI_FLOAT4_E2M1FN: { const fi__fp_modes p = FI__E2M1_MODES(mode);
+        FI__ENC_LOOP(uint8_t, FI__E2M1_ENC(u, p)); break; }
     case FI_BOOL: FI__ENC_LOOP(uint8_t, fi__enc_bool(u)); break;
     case FI_UINT8: FI__ENC_LOOP(uint8_t, fi_f32_to_u8(fi_bits_f32(u))); break;
     case FI_INT8: FI__ENC_LOOP(int8_t, fi_f32_to_i8(fi_bits_f32(u))); break;
