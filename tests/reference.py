@@ -20,6 +20,185 @@ import numpy as np
 # ======================================================================================
 
 
+
+# The formats as data, written from spec 000's table and reference/numerics.md 1.2 / 5.1:
+# name -> (exponent bits, mantissa bits, bias, signed, has_inf, nan rule, max finite).
+#   nan rule: "ieee" (exponent all ones, mantissa != 0), "fn" (only S.1111.111),
+#             "e8m0" (only 0xff), None (no NaN).
+FLOAT_DEFS = {
+    "float8_e4m3": (4, 3, 7, True, True, "ieee", 240.0),
+    "float8_e5m2": (5, 2, 15, True, True, "ieee", 57344.0),
+    "float8_e4m3fn": (4, 3, 7, True, False, "fn", 448.0),
+    "float8_e8m0fnu": (8, 0, 127, False, False, "e8m0", 2.0**127),
+    "float16": (5, 10, 15, True, True, "ieee", 65504.0),
+    "bfloat16": (8, 7, 127, True, True, "ieee", (2 - 2.0**-7) * 2.0**127),
+    "tfloat32": (8, 10, 127, True, True, "ieee", (2 - 2.0**-10) * 2.0**127),
+    "float4_e2m1fn": (2, 1, 1, True, False, None, 6.0),
+}
+# canonical NaN code (positive) each format's encoder produces; None: no NaN
+CANONICAL_NAN = {"float8_e4m3": 0x7C, "float8_e5m2": 0x7E, "float8_e4m3fn": 0x7F,
+                 "float8_e8m0fnu": 0xFF, "bfloat16": 0x7FC0, "tfloat32": 0x3FE00,  # 19-bit S E8 M10
+                 "float16": 0x7E00, "float4_e2m1fn": None}
+INT_RANGES = {"uint8": (0, 255, np.uint8), "int8": (-128, 127, np.int8),
+              "uint16": (0, 65535, np.uint16), "int16": (-32768, 32767, np.int16),
+              "uint32": (0, 2**32 - 1, np.uint32), "int32": (-2**31, 2**31 - 1, np.int32)}
+
+
+def float_decode(name, codes):
+    """Value (float64) of each code of a float format, from its definition: sign, biased
+    exponent e and mantissa m give (-1)^s * 2^(e-bias) * (1 + m/2^M) for e > 0 and
+    (-1)^s * 2^(1-bias) * m/2^M for e = 0; inf/NaN encodings as FLOAT_DEFS says.
+    e8m0 is unsigned 2^(c-127) (0xff NaN).  tfloat32 codes are 19-bit (S E8 M10)."""
+    E, M, B, signed, has_inf, nan, _ = FLOAT_DEFS[name]
+    c = np.asarray(codes, dtype=np.int64)
+    nb = 1 + E + M if signed else E + M
+    if name == "float4_e2m1fn":
+        neg = (c & 0xFF) > 7          # ml_dtypes: any bit above the magnitude is the sign
+    else:
+        neg = ((c >> (nb - 1)) & 1).astype(bool) if signed else np.zeros(c.shape, bool)
+    e = (c >> M) & ((1 << E) - 1)
+    m = c & ((1 << M) - 1)
+    emax = (1 << E) - 1
+    with np.errstate(over="ignore"):
+        mag = np.where(e > 0, np.ldexp(1.0 + m / 2.0**M, (e - B).astype(np.int32)),
+                       np.ldexp(m / 2.0**M, 1 - B))
+    if name == "float8_e8m0fnu":
+        mag = np.ldexp(1.0, (c & 0xFF).astype(np.int32) - 127)
+    if has_inf:
+        mag = np.where((e == emax) & (m == 0), np.inf, mag)
+    isnan = np.zeros(c.shape, bool)
+    if nan == "ieee":
+        isnan = (e == emax) & (m != 0)
+    elif nan == "fn":
+        isnan = (e == emax) & (m == (1 << M) - 1)
+    elif nan == "e8m0":
+        isnan = (c & 0xFF) == 0xFF
+    val = np.where(neg, -mag, mag)
+    return np.where(isnan, np.nan, val), isnan
+
+
+def float_encode(name, x, saturate=False):
+    """float32 -> code of a small float format, from the definition of RNE and the
+    overflow rules (reference/numerics.md 0 and 1.7, the "generic model"):
+    r = rint(|x| / 2^q) * 2^q with q = max(floor(log2|x|), 1 - bias) - M (numpy rint is
+    half-to-even), computed in float64 (exact); then if r > max the overflow rule:
+    default -> inf (if the format has inf), NaN (e4m3fn), max (float4); saturate=True or
+    "ascend" -> max.  NaN -> canonical NaN with the input's sign (float4: zero of the
+    opposite sign; "ascend": 0).  The code is found by searching the table of values.
+    Not for float16's NaN payloads or e8m0 (see e8m0_encode)."""
+    E, M, B, signed, has_inf, nan, mx = FLOAT_DEFS[name]
+    nb = 1 + E + M
+    x = np.asarray(x, np.float32).astype(np.float64)
+    neg = np.signbit(x)
+    a = np.abs(x)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        q = np.maximum(np.floor(np.log2(np.where(a > 0, a, 1.0))), 1 - B) - M
+        q = np.where(np.isfinite(a), q, 0)
+        r = np.rint(a / np.exp2(q)) * np.exp2(q)
+    sat = bool(saturate)
+    over = (r > mx) | np.isinf(a)
+    if sat or not (has_inf or nan == "fn"):
+        r = np.where(over, mx, r)
+    # code of a finite magnitude: its index in the table of positive magnitudes
+    npos = 1 << (nb - 1)
+    table, tnan = float_decode(name, np.arange(npos))
+    finite = np.isfinite(table) & ~tnan
+    vals = table[finite]
+    idx = np.searchsorted(vals, np.where(np.isfinite(r), r, 0.0))
+    idx = np.minimum(idx, len(vals) - 1)
+    codes = np.arange(npos)[finite][idx].astype(np.int64)
+    if has_inf:
+        inf_code = int(np.nonzero(np.isinf(table))[0][0])
+        codes = np.where(over & (not sat), inf_code, codes)
+    elif nan == "fn":
+        codes = np.where(over & (not sat), CANONICAL_NAN[name], codes)
+    codes = codes | (neg.astype(np.int64) << (nb - 1))
+    isnan = np.isnan(x)
+    if saturate == "ascend":
+        nan_code = np.zeros_like(codes)
+    elif CANONICAL_NAN[name] is None:
+        nan_code = np.where(neg, 0, 1 << (nb - 1))
+    else:
+        nan_code = CANONICAL_NAN[name] | (neg.astype(np.int64) << (nb - 1))
+    return np.where(isnan, nan_code, codes)
+
+
+def e8m0_encode(x, saturate=False):
+    """float32 -> float8_e8m0fnu code, ml_dtypes' rule (reference/numerics.md 1.4): for
+    x >= 2^-126 the exponent k = floor(log2 x), plus one if the mantissa is >= 1.5 (half
+    up); code k + 127, and 0xff past 2^127.  float32 subnormals: 0 up to 2^-127, 1 above.
+    0, negatives, NaN, +inf -> 0xff.  saturate: zero/negative -> 0, overflow/+inf -> 0xfe;
+    "ascend" also NaN -> 0."""
+    x = np.asarray(x, np.float32).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = np.floor(np.log2(np.where(x > 0, x, 1.0)))
+        frac = x / np.exp2(k)
+    code = k + 127 + (frac >= 1.5)
+    code = np.where(x < 2.0**-126, np.where(x > 2.0**-127, 1, 0), code)
+    over = (code > 254) | np.isposinf(x)
+    bad = (x <= 0) | np.signbit(x)
+    if saturate:
+        code = np.where(over, 0xFE, np.where(bad, 0, code))
+    else:
+        code = np.where(over | bad, 0xFF, code)
+    code = np.where(np.isnan(x), 0 if saturate == "ascend" else 0xFF, code)
+    return code.astype(np.int64)
+
+
+def f16_nan_numpy(bits32):
+    """numpy's float32 -> float16 NaN rule (npy_floatbits_to_halfbits): sign | 0x7c00 |
+    (mantissa >> 13), 0x7c01 when that is zero."""
+    b = np.asarray(bits32, np.uint32).astype(np.int64)
+    p = (b & 0x7FFFFF) >> 13
+    return ((b >> 16) & 0x8000) | 0x7C00 | np.where(p == 0, 1, p)
+
+
+def tf32_encode(x, saturate=False):
+    """float32 -> tfloat32 (float32 container, low 13 bits zero), by the generic model:
+    RNE to 10 mantissa bits, overflow -> inf (saturate: max), NaN -> 0x7fc00000 | sign
+    ("ascend": 0).  Returns uint32 bit patterns."""
+    codes = float_encode("tfloat32", x, saturate)
+    E, M = 8, 10
+    c = codes.astype(np.int64)
+    sign = (c >> 18) & 1
+    mag = c & ((1 << 18) - 1)
+    out = (sign << 31) | (mag << 13)
+    if saturate == "ascend":
+        out = np.where(np.isnan(np.asarray(x, np.float32)), 0, out)
+    return out.astype(np.uint32)
+
+
+def f32_to_int(x, name):
+    """spec 000 "FP32-to-Integer Conversion": round to nearest even, saturate to the
+    destination range, NaN -> 0 (reference/nki.md: the 0.6.0 simulator rule)."""
+    lo, hi, dt = INT_RANGES[name]
+    x = np.asarray(x, np.float32).astype(np.float64)
+    r = np.clip(np.rint(np.nan_to_num(x, nan=0.0, posinf=hi, neginf=lo)), lo, hi)
+    return r.astype(np.int64).astype(dt)
+
+
+def int_to_f32(v):
+    """spec 000 "Integer-to-FP32 Conversion": nearest float32, ties to even (exact in
+    float64 for every int32/uint32, then one RNE rounding float64 -> float32)."""
+    return np.asarray(v).astype(np.float64).astype(np.float32)
+
+
+def pack_x4_loops(codes, bits):
+    """Pack (..., 4m) element codes into (..., m) words, element i at bits i*bits: plain
+    Python loops (reference/numerics.md 2.4)."""
+    codes = np.asarray(codes)
+    m = codes.shape[-1] // 4
+    out = np.zeros(codes.shape[:-1] + (m,), np.uint64)
+    flat_in = codes.reshape(-1, codes.shape[-1])
+    flat_out = out.reshape(-1, m)
+    for r in range(flat_in.shape[0]):
+        for j in range(m):
+            w = 0
+            for i in range(4):
+                w |= (int(flat_in[r, 4 * j + i]) & ((1 << bits) - 1)) << (bits * i)
+            flat_out[r, j] = w
+    return out
+
 # ---- end of formats section ----
 
 

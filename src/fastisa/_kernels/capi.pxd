@@ -28,6 +28,38 @@ cdef extern from "formats.h" nogil:
     uint32_t fi_f32_to_u32(float f)
 
 # ---- convert.h (number formats) --------------------------------------------
+cdef extern from "convert.h" nogil:
+    enum:
+        FI_KIND_INT, FI_KIND_FLOAT, FI_KIND_PACKED, FI_KIND_BOOL
+        FI_OVF_INF, FI_OVF_NAN, FI_OVF_SATURATE, FI_OVF_NONE
+        FI_SAT_NONE, FI_SAT_MAX, FI_SAT_ASCEND
+    ctypedef struct fi_format_traits_t:
+        const char *name
+        int code
+        int kind
+        int bits
+        int exp_bits
+        int man_bits
+        int bias
+        int is_signed
+        double max_finite
+        double min_normal
+        double min_subnormal
+        int has_inf
+        int n_nan_codes
+        uint32_t nan_codes[14]
+        int overflow
+        int container_bits
+        int lanes
+        int element
+    const fi_format_traits_t fi_format_traits[19]
+    uint32_t fi_encode_f32(int fmt, float x, int saturate)
+    float fi_decode_f32(int fmt, uint32_t code)
+    void fi_encode_f32_array(int fmt, const float *src, void *dst, Py_ssize_t n, int saturate)
+    void fi_decode_f32_array(int fmt, const void *src, float *dst, Py_ssize_t n)
+    void fi_convert_array(int sfmt, const void *src, int dfmt, void *dst, Py_ssize_t n, int saturate)
+    void fi_pack_x4(int fmt, const uint8_t *src, void *dst, Py_ssize_t n)
+    void fi_unpack_x4(int fmt, const void *src, uint8_t *dst, Py_ssize_t n)
 
 # ---- walker.h (TIK repeat/stride/mask walker) ------------------------------
 
