@@ -64,6 +64,16 @@ cdef extern from "convert.h" nogil:
 # ---- walker.h (TIK repeat/stride/mask walker) ------------------------------
 
 # ---- select.h (NKI top-k and max8 family) ----------------------------------
+cdef extern from "select.h" nogil:
+    int fi_topk_bf16(const uint16_t *src, Py_ssize_t ps, int groups, int n, int k, int sorted,
+                     uint16_t *val, Py_ssize_t vps, Py_ssize_t vfs,
+                     uint32_t *idx, Py_ssize_t ips, Py_ssize_t ifs, int threads)
+    void fi_max8_f32(const float *src, Py_ssize_t ps, int P, int N, float *out_val,
+                     uint32_t *out_idx)
+    void fi_find_index8_f32(const float *data, Py_ssize_t ps, int P, int N, const float *vals,
+                            uint32_t *out)
+    void fi_match_replace8_f32(float *work, Py_ssize_t ps, int P, int N, const float *vals,
+                               float imm, uint32_t *out_idx)
 
 # ---- nki.h (NKI elementwise / reduce / activation) ---------------------------
 
