@@ -76,6 +76,45 @@ cdef extern from "select.h" nogil:
                                float imm, uint32_t *out_idx)
 
 # ---- nki.h (NKI elementwise / reduce / activation) ---------------------------
+cdef extern from "nki.h" nogil:
+    ctypedef struct fi_nki_view:
+        const void *ptr
+        int fmt
+        Py_ssize_t sp, sf
+    ctypedef struct fi_nki_stage_desc:
+        int op, rev, tensor
+        const float *f
+        Py_ssize_t fsp
+        const uint32_t *u
+        Py_ssize_t usp
+    ctypedef struct fi_nki_ew:
+        int P, F
+        void *dst
+        int dst_fmt
+        Py_ssize_t dst_sp, dst_sf
+        fi_nki_view in0, in1
+        fi_nki_stage_desc st[2]
+        int raw, itemsize, bitvec, act, scalar_engine
+        double alpha
+        const double *lut
+        float *acc
+        Py_ssize_t acc_sp
+        int acc_max
+        int threads
+    ctypedef struct fi_nki_reduce_args:
+        int P, F
+        fi_nki_view inp "in"
+        void *out
+        int out_fmt
+        Py_ssize_t out_sp
+        int op, bitvec, negate, threads
+    void fi_nki_init()
+    int64_t fi_nki_elementwise(const fi_nki_ew *a)
+    void fi_nki_reduce(const fi_nki_reduce_args *a)
+    double fi_nki_act(int act, double x, double alpha)
+    double fi_nki_sin_scalar(double x)
+    void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M, int N)
+
 
 # ---- tile.h (PTO tile kernels) ---------------------------------------------
 
