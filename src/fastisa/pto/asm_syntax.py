@@ -588,7 +588,8 @@ class _Parser:
 
     def dims(self):
         t = self.tok
-        if t.kind != "dims":
+        ok = t.kind == "dims" or (t.kind == "hex" and re.fullmatch(r"0x[0-9]+", t.text))
+        if not ok:             # ("0x16" lexes as hexadecimal; as dimensions it is 0 x 16)
             raise self.error(f"expected dimensions like 16x?, got {self._desc(t)}")
         self.next()
         return tuple(None if d == "?" else int(d) for d in t.text.split("x"))
@@ -1025,9 +1026,10 @@ class _Parser:
         short = name[4:] if prefixed else name
         if short not in INSTRUCTIONS or INSTRUCTIONS[short] in ("load", "store"):
             raise self.error(f"unknown operation {name!r}", nt)
-        operands = [self.in_operand()]
+        # operands are plain values here; a following {...} is the op's attribute dict
+        operands = [InOperand(self.value())]
         while self.accept(","):
-            operands.append(self.in_operand())
+            operands.append(InOperand(self.value()))
         attrs = ()
         if self.at("{"):
             attrs = self.attr_dict()
