@@ -36,5 +36,26 @@ cdef extern from "formats.h" nogil:
 # ---- nki.h (NKI elementwise / reduce / activation) ---------------------------
 
 # ---- tile.h (PTO tile kernels) ---------------------------------------------
+cdef extern from "tile.h" nogil:
+    ctypedef enum fi_tile_op:
+        FI_TOP_COPY, FI_TOP_ABS, FI_TOP_NEG, FI_TOP_RELU, FI_TOP_RECIP, FI_TOP_EXP,
+        FI_TOP_LOG, FI_TOP_SQRT, FI_TOP_RSQRT, FI_TOP_ADD, FI_TOP_SUB, FI_TOP_MUL,
+        FI_TOP_DIV, FI_TOP_MAX, FI_TOP_MIN, FI_TOP_EXPDIF, FI_TOP_SUM
+    ctypedef enum fi_round_mode:
+        FI_RND_NONE, FI_RND_RINT, FI_RND_ROUND, FI_RND_FLOOR, FI_RND_CEIL, FI_RND_TRUNC,
+        FI_RND_ODD
+    ctypedef struct fi_tile_arg:
+        void *p
+        int fmt
+        Py_ssize_t rs
+        Py_ssize_t cs
+    int FI_TILE_CHUNK
+    void fi_tile_unary(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
+    void fi_tile_binary(int op, fi_tile_arg d, fi_tile_arg a, int avc, fi_tile_arg b, int bvc,
+                        int R, int C)
+    void fi_tile_rowreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
+    void fi_tile_colreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
+    void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, int M, int K, int N)
+    void fi_tile_cvt(int mode, fi_tile_arg d, fi_tile_arg s, int R, int C)
 
 # ---- end ---------------------------------------------------------------------
