@@ -125,22 +125,21 @@ class _Pointer:
 
 
 class _TensorView:
-    def __init__(self, ptr, shape, strides):
-        self.ptr, self.shape, self.strides = ptr, shape, strides
+    def __init__(self, ptr, shape, strides, layout):
+        self.ptr, self.shape, self.strides, self.layout = ptr, shape, strides, layout
 
 
 class _PartView:
     def __init__(self, tv, offsets, sizes):
         self.tv, self.offsets, self.sizes = tv, offsets, sizes
 
-    def array(self):
-        """A writable numpy view of the partition over the pointer's current buffer."""
-        buf = self.tv.ptr.buf
-        start = sum(o * s for o, s in zip(self.offsets, self.tv.strides))
-        item = buf.itemsize
-        return np.lib.stride_tricks.as_strided(
-            buf[start:], shape=tuple(self.sizes),
-            strides=tuple(s * item for s in self.tv.strides), writeable=True)
+    def global_tensor(self, P):
+        """``GlobalTensor`` over the pointer's current buffer, starting at the partition."""
+        tv = self.tv
+        buf = tv.ptr.buf
+        start = sum(o * s for o, s in zip(self.offsets, tv.strides))
+        return P.GlobalTensor(buf[start:], shape=tuple(self.sizes), strides=tuple(tv.strides),
+                              layout=P.Layout.DN if tv.layout == "dn" else P.Layout.ND)
 
 
 class _Runner:
@@ -236,7 +235,9 @@ class _Runner:
             extent = 0 if 0 in shape else 1 + sum((s - 1) * st for s, st in zip(shape, strides))
             ptr.ensure(extent, "pto.make_tensor_view")
             ptr.views.append((tuple(shape), tuple(strides)))
-            self.env[op.result] = _TensorView(ptr, shape, strides)
+            layout = _attr(op.attrs, "layout") or "nd"
+            layout = "dn" if "dn" in layout.lower() else "nd"
+            self.env[op.result] = _TensorView(ptr, shape, strides, layout)
         elif isinstance(op, PartitionViewOp):
             tv = self.get(op.source)
             offsets = [self.index(v, "offset") for v in op.offsets]
@@ -291,7 +292,7 @@ class _Runner:
                       pad=_PAD[ty.pad](P))
 
     def global_tensor(self, pv: _PartView):
-        return self.P.GlobalTensor(pv.array())
+        return pv.global_tensor(self.P)
 
     def call(self, name, dst, ins, in_types, operands, attrs):
         P = self.P
@@ -373,7 +374,7 @@ def _round_mode_name(text):
 def _round_mode(P, text):
     name = _round_mode_name(text)
     enum = _round_enum(P)
-    for cand in (name, name.lower(), name.title(), name.replace("_", "")):
+    for cand in (name, "CAST_" + name):
         if hasattr(enum, cand):
             return getattr(enum, cand)
     raise ConstraintError(f"pto.tcvt: rmode must be one of "

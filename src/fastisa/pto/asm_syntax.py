@@ -360,6 +360,7 @@ class Module:
 # --------------------------------------------------------------------------------------
 # kind: "unary" ins(src); "binary" ins(a, b); "scalar" ins(src, s) (tdivs also (s, src));
 # "expands" ins(s); "reduce" ins(src[, tmp]); "expand" ins(src); "expand2" ins(a, b[, tmp]);
+# "colexpand2" ins(a, b);
 # "cvt" ins(src{rmode}); "trans" ins(src[, tmp]); "load" / "store".
 
 INSTRUCTIONS = {}
@@ -376,7 +377,7 @@ for _n in ("trowexpand", "tcolexpand"):
     INSTRUCTIONS[_n] = "expand"
 for _s in ("add", "sub", "mul", "div", "max", "min", "expdif"):
     INSTRUCTIONS["trowexpand" + _s] = "expand2"
-    INSTRUCTIONS["tcolexpand" + _s] = "expand2"
+    INSTRUCTIONS["tcolexpand" + _s] = "colexpand2"
 INSTRUCTIONS["tcvt"] = "cvt"
 INSTRUCTIONS["ttrans"] = "trans"
 INSTRUCTIONS["tload"] = "load"
@@ -384,7 +385,8 @@ INSTRUCTIONS["tstore"] = "store"
 
 #: (min, max) number of tile/scalar inputs per kind.
 _ARITY = {"unary": (1, 1), "binary": (2, 2), "scalar": (2, 2), "expands": (1, 1),
-          "reduce": (1, 2), "expand": (1, 1), "expand2": (2, 3), "cvt": (1, 1),
+          "reduce": (1, 2), "expand": (1, 1), "expand2": (2, 3), "colexpand2": (2, 2),
+          "cvt": (1, 1),
           "trans": (1, 2), "load": (1, 1), "store": (1, 1)}
 
 _SYNC_OPS = {"set_flag", "wait_flag", "barrier", "pipe_barrier", "record_event", "wait_event",
