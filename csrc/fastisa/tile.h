@@ -76,14 +76,19 @@ static inline void fi_tile_load_f(int fmt, const char *p, ptrdiff_t cs, float *o
         else for (i = 0; i < n; i++) o[i] = q[i * cs];
         break; }
     case FI_FLOAT16: { const uint16_t *q = (const uint16_t *)p;
-        for (i = 0; i < n; i++) o[i] = fi_f16_to_f32(q[i * cs]); break; }
+        for (i = 0; i < n; i++) o[i] = fi_f16_to_f32(q[i * cs]);
+        break; }
     case FI_BFLOAT16: { const uint16_t *q = (const uint16_t *)p;
-        for (i = 0; i < n; i++) o[i] = fi_bf16_to_f32(q[i * cs]); break; }
+        for (i = 0; i < n; i++) o[i] = fi_bf16_to_f32(q[i * cs]);
+        break; }
     case FI_INT32: { const int32_t *q = (const int32_t *)p;
-        for (i = 0; i < n; i++) o[i] = (float)q[i * cs]; break; }
+        for (i = 0; i < n; i++) o[i] = (float)q[i * cs];
+        break; }
     case FI_INT16: { const int16_t *q = (const int16_t *)p;
-        for (i = 0; i < n; i++) o[i] = (float)q[i * cs]; break; }
-    default: for (i = 0; i < n; i++) o[i] = 0.0f; break;
+        for (i = 0; i < n; i++) o[i] = (float)q[i * cs];
+        break; }
+    default: for (i = 0; i < n; i++) o[i] = 0.0f;
+        break;
     }
 }
 
@@ -91,24 +96,34 @@ static inline void fi_tile_load_d(int fmt, const char *p, ptrdiff_t cs, double *
     int i;
     switch (fmt) {
     case FI_FLOAT32: { const float *q = (const float *)p;
-        for (i = 0; i < n; i++) o[i] = (double)q[i * cs]; break; }
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
     case FI_FLOAT16: { const uint16_t *q = (const uint16_t *)p;
-        for (i = 0; i < n; i++) o[i] = (double)fi_f16_to_f32(q[i * cs]); break; }
+        for (i = 0; i < n; i++) o[i] = (double)fi_f16_to_f32(q[i * cs]);
+        break; }
     case FI_BFLOAT16: { const uint16_t *q = (const uint16_t *)p;
-        for (i = 0; i < n; i++) o[i] = (double)fi_bf16_to_f32(q[i * cs]); break; }
+        for (i = 0; i < n; i++) o[i] = (double)fi_bf16_to_f32(q[i * cs]);
+        break; }
     case FI_INT32: { const int32_t *q = (const int32_t *)p;
-        for (i = 0; i < n; i++) o[i] = (double)q[i * cs]; break; }
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
     case FI_UINT32: { const uint32_t *q = (const uint32_t *)p;
-        for (i = 0; i < n; i++) o[i] = (double)q[i * cs]; break; }
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
     case FI_INT16: { const int16_t *q = (const int16_t *)p;
-        for (i = 0; i < n; i++) o[i] = (double)q[i * cs]; break; }
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
     case FI_UINT16: { const uint16_t *q = (const uint16_t *)p;
-        for (i = 0; i < n; i++) o[i] = (double)q[i * cs]; break; }
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
     case FI_INT8: { const int8_t *q = (const int8_t *)p;
-        for (i = 0; i < n; i++) o[i] = (double)q[i * cs]; break; }
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
     case FI_UINT8: { const uint8_t *q = (const uint8_t *)p;
-        for (i = 0; i < n; i++) o[i] = (double)q[i * cs]; break; }
-    default: for (i = 0; i < n; i++) o[i] = 0.0; break;
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
+    default: for (i = 0; i < n; i++) o[i] = 0.0;
+        break;
     }
 }
 
@@ -116,18 +131,25 @@ static inline void fi_tile_load_i(int fmt, const char *p, ptrdiff_t cs, int64_t 
     int i;
     switch (fmt) {
     case FI_INT32: { const int32_t *q = (const int32_t *)p;
-        for (i = 0; i < n; i++) o[i] = q[i * cs]; break; }
+        for (i = 0; i < n; i++) o[i] = q[i * cs];
+        break; }
     case FI_UINT32: { const uint32_t *q = (const uint32_t *)p;
-        for (i = 0; i < n; i++) o[i] = q[i * cs]; break; }
+        for (i = 0; i < n; i++) o[i] = q[i * cs];
+        break; }
     case FI_INT16: { const int16_t *q = (const int16_t *)p;
-        for (i = 0; i < n; i++) o[i] = q[i * cs]; break; }
+        for (i = 0; i < n; i++) o[i] = q[i * cs];
+        break; }
     case FI_UINT16: { const uint16_t *q = (const uint16_t *)p;
-        for (i = 0; i < n; i++) o[i] = q[i * cs]; break; }
+        for (i = 0; i < n; i++) o[i] = q[i * cs];
+        break; }
     case FI_INT8: { const int8_t *q = (const int8_t *)p;
-        for (i = 0; i < n; i++) o[i] = q[i * cs]; break; }
+        for (i = 0; i < n; i++) o[i] = q[i * cs];
+        break; }
     case FI_UINT8: { const uint8_t *q = (const uint8_t *)p;
-        for (i = 0; i < n; i++) o[i] = q[i * cs]; break; }
-    default: for (i = 0; i < n; i++) o[i] = 0; break;
+        for (i = 0; i < n; i++) o[i] = q[i * cs];
+        break; }
+    default: for (i = 0; i < n; i++) o[i] = 0;
+        break;
     }
 }
 
@@ -140,9 +162,11 @@ static inline void fi_tile_store_f(int fmt, char *p, ptrdiff_t cs, const float *
         else for (i = 0; i < n; i++) q[i * cs] = v[i];
         break; }
     case FI_FLOAT16: { uint16_t *q = (uint16_t *)p;
-        for (i = 0; i < n; i++) q[i * cs] = fi_f32_to_f16(v[i]); break; }
+        for (i = 0; i < n; i++) q[i * cs] = fi_f32_to_f16(v[i]);
+        break; }
     case FI_BFLOAT16: { uint16_t *q = (uint16_t *)p;
-        for (i = 0; i < n; i++) q[i * cs] = fi_f32_to_bf16(v[i]); break; }
+        for (i = 0; i < n; i++) q[i * cs] = fi_f32_to_bf16(v[i]);
+        break; }
     default: break;
     }
 }
@@ -151,11 +175,14 @@ static inline void fi_tile_store_d(int fmt, char *p, ptrdiff_t cs, const double 
     int i;
     switch (fmt) {
     case FI_FLOAT32: { float *q = (float *)p;
-        for (i = 0; i < n; i++) q[i * cs] = (float)v[i]; break; }
+        for (i = 0; i < n; i++) q[i * cs] = (float)v[i];
+        break; }
     case FI_FLOAT16: { uint16_t *q = (uint16_t *)p;
-        for (i = 0; i < n; i++) q[i * cs] = fi_f64_to_f16(v[i]); break; }
+        for (i = 0; i < n; i++) q[i * cs] = fi_f64_to_f16(v[i]);
+        break; }
     case FI_BFLOAT16: { uint16_t *q = (uint16_t *)p;
-        for (i = 0; i < n; i++) q[i * cs] = fi_f64_to_bf16(v[i]); break; }
+        for (i = 0; i < n; i++) q[i * cs] = fi_f64_to_bf16(v[i]);
+        break; }
     default: break;
     }
 }
@@ -165,17 +192,23 @@ static inline void fi_tile_store_i(int fmt, char *p, ptrdiff_t cs, const int64_t
     int i;
     switch (fmt) {
     case FI_INT32: { int32_t *q = (int32_t *)p;
-        for (i = 0; i < n; i++) q[i * cs] = (int32_t)(uint32_t)(uint64_t)v[i]; break; }
+        for (i = 0; i < n; i++) q[i * cs] = (int32_t)(uint32_t)(uint64_t)v[i];
+        break; }
     case FI_UINT32: { uint32_t *q = (uint32_t *)p;
-        for (i = 0; i < n; i++) q[i * cs] = (uint32_t)(uint64_t)v[i]; break; }
+        for (i = 0; i < n; i++) q[i * cs] = (uint32_t)(uint64_t)v[i];
+        break; }
     case FI_INT16: { int16_t *q = (int16_t *)p;
-        for (i = 0; i < n; i++) q[i * cs] = (int16_t)(uint16_t)(uint64_t)v[i]; break; }
+        for (i = 0; i < n; i++) q[i * cs] = (int16_t)(uint16_t)(uint64_t)v[i];
+        break; }
     case FI_UINT16: { uint16_t *q = (uint16_t *)p;
-        for (i = 0; i < n; i++) q[i * cs] = (uint16_t)(uint64_t)v[i]; break; }
+        for (i = 0; i < n; i++) q[i * cs] = (uint16_t)(uint64_t)v[i];
+        break; }
     case FI_INT8: { int8_t *q = (int8_t *)p;
-        for (i = 0; i < n; i++) q[i * cs] = (int8_t)(uint8_t)(uint64_t)v[i]; break; }
+        for (i = 0; i < n; i++) q[i * cs] = (int8_t)(uint8_t)(uint64_t)v[i];
+        break; }
     case FI_UINT8: { uint8_t *q = (uint8_t *)p;
-        for (i = 0; i < n; i++) q[i * cs] = (uint8_t)(uint64_t)v[i]; break; }
+        for (i = 0; i < n; i++) q[i * cs] = (uint8_t)(uint64_t)v[i];
+        break; }
     default: break;
     }
 }
@@ -205,10 +238,14 @@ static inline void fi_tile_copy_row(const fi_tile_arg *d, const fi_tile_arg *s, 
 static inline void fi_tile_unary_f(int op, float *v, int n) {
     int i;
     switch (op) {
-    case FI_TOP_ABS: for (i = 0; i < n; i++) v[i] = fabsf(v[i]); break;
-    case FI_TOP_NEG: for (i = 0; i < n; i++) v[i] = -v[i]; break;
-    case FI_TOP_RELU: for (i = 0; i < n; i++) v[i] = v[i] > 0.0f ? v[i] : 0.0f; break;
-    case FI_TOP_RECIP: for (i = 0; i < n; i++) v[i] = 1.0f / v[i]; break;
+    case FI_TOP_ABS: for (i = 0; i < n; i++) v[i] = fabsf(v[i]);
+        break;
+    case FI_TOP_NEG: for (i = 0; i < n; i++) v[i] = -v[i];
+        break;
+    case FI_TOP_RELU: for (i = 0; i < n; i++) v[i] = v[i] > 0.0f ? v[i] : 0.0f;
+        break;
+    case FI_TOP_RECIP: for (i = 0; i < n; i++) v[i] = 1.0f / v[i];
+        break;
     default: break;  /* COPY (with conversion) */
     }
 }
@@ -216,10 +253,14 @@ static inline void fi_tile_unary_f(int op, float *v, int n) {
 static inline void fi_tile_unary_d(int op, double *v, int n) {
     int i;
     switch (op) {
-    case FI_TOP_EXP: for (i = 0; i < n; i++) v[i] = exp(v[i]); break;
-    case FI_TOP_LOG: for (i = 0; i < n; i++) v[i] = log(v[i]); break;
-    case FI_TOP_SQRT: for (i = 0; i < n; i++) v[i] = sqrt(v[i]); break;
-    case FI_TOP_RSQRT: for (i = 0; i < n; i++) v[i] = 1.0 / sqrt(v[i]); break;
+    case FI_TOP_EXP: for (i = 0; i < n; i++) v[i] = exp(v[i]);
+        break;
+    case FI_TOP_LOG: for (i = 0; i < n; i++) v[i] = log(v[i]);
+        break;
+    case FI_TOP_SQRT: for (i = 0; i < n; i++) v[i] = sqrt(v[i]);
+        break;
+    case FI_TOP_RSQRT: for (i = 0; i < n; i++) v[i] = 1.0 / sqrt(v[i]);
+        break;
     default: break;
     }
 }
@@ -227,10 +268,14 @@ static inline void fi_tile_unary_d(int op, double *v, int n) {
 static inline void fi_tile_unary_i(int op, int64_t *v, int n) {
     int i;
     switch (op) {
-    case FI_TOP_ABS: for (i = 0; i < n; i++) v[i] = v[i] < 0 ? -v[i] : v[i]; break;
-    case FI_TOP_NEG: for (i = 0; i < n; i++) v[i] = -v[i]; break;
-    case FI_TOP_RELU: for (i = 0; i < n; i++) v[i] = v[i] > 0 ? v[i] : 0; break;
-    case FI_TOP_RECIP: for (i = 0; i < n; i++) v[i] = v[i] != 0 ? 1 / v[i] : 0; break;
+    case FI_TOP_ABS: for (i = 0; i < n; i++) v[i] = v[i] < 0 ? -v[i] : v[i];
+        break;
+    case FI_TOP_NEG: for (i = 0; i < n; i++) v[i] = -v[i];
+        break;
+    case FI_TOP_RELU: for (i = 0; i < n; i++) v[i] = v[i] > 0 ? v[i] : 0;
+        break;
+    case FI_TOP_RECIP: for (i = 0; i < n; i++) v[i] = v[i] != 0 ? 1 / v[i] : 0;
+        break;
     default: break;
     }
 }
@@ -273,13 +318,20 @@ static inline void fi_tile_unary(int op, fi_tile_arg d, fi_tile_arg s, int R, in
 static inline void fi_tile_binary_f(int op, float *a, const float *b, int n) {
     int i;
     switch (op) {
-    case FI_TOP_ADD: for (i = 0; i < n; i++) a[i] = a[i] + b[i]; break;
-    case FI_TOP_SUB: for (i = 0; i < n; i++) a[i] = a[i] - b[i]; break;
-    case FI_TOP_MUL: for (i = 0; i < n; i++) a[i] = a[i] * b[i]; break;
-    case FI_TOP_DIV: for (i = 0; i < n; i++) a[i] = a[i] / b[i]; break;
-    case FI_TOP_MAX: for (i = 0; i < n; i++) a[i] = a[i] < b[i] ? b[i] : a[i]; break;
-    case FI_TOP_MIN: for (i = 0; i < n; i++) a[i] = b[i] < a[i] ? b[i] : a[i]; break;
-    case FI_TOP_EXPDIF: for (i = 0; i < n; i++) a[i] = a[i] - b[i]; break;
+    case FI_TOP_ADD: for (i = 0; i < n; i++) a[i] = a[i] + b[i];
+        break;
+    case FI_TOP_SUB: for (i = 0; i < n; i++) a[i] = a[i] - b[i];
+        break;
+    case FI_TOP_MUL: for (i = 0; i < n; i++) a[i] = a[i] * b[i];
+        break;
+    case FI_TOP_DIV: for (i = 0; i < n; i++) a[i] = a[i] / b[i];
+        break;
+    case FI_TOP_MAX: for (i = 0; i < n; i++) a[i] = a[i] < b[i] ? b[i] : a[i];
+        break;
+    case FI_TOP_MIN: for (i = 0; i < n; i++) a[i] = b[i] < a[i] ? b[i] : a[i];
+        break;
+    case FI_TOP_EXPDIF: for (i = 0; i < n; i++) a[i] = a[i] - b[i];
+        break;
     default: break;
     }
 }
@@ -287,12 +339,18 @@ static inline void fi_tile_binary_f(int op, float *a, const float *b, int n) {
 static inline void fi_tile_binary_i(int op, int64_t *a, const int64_t *b, int n) {
     int i;
     switch (op) {
-    case FI_TOP_ADD: for (i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] + (uint64_t)b[i]); break;
-    case FI_TOP_SUB: for (i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] - (uint64_t)b[i]); break;
-    case FI_TOP_MUL: for (i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] * (uint64_t)b[i]); break;
-    case FI_TOP_DIV: for (i = 0; i < n; i++) a[i] = b[i] != 0 ? a[i] / b[i] : 0; break;
-    case FI_TOP_MAX: for (i = 0; i < n; i++) a[i] = a[i] < b[i] ? b[i] : a[i]; break;
-    case FI_TOP_MIN: for (i = 0; i < n; i++) a[i] = b[i] < a[i] ? b[i] : a[i]; break;
+    case FI_TOP_ADD: for (i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] + (uint64_t)b[i]);
+        break;
+    case FI_TOP_SUB: for (i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] - (uint64_t)b[i]);
+        break;
+    case FI_TOP_MUL: for (i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] * (uint64_t)b[i]);
+        break;
+    case FI_TOP_DIV: for (i = 0; i < n; i++) a[i] = b[i] != 0 ? a[i] / b[i] : 0;
+        break;
+    case FI_TOP_MAX: for (i = 0; i < n; i++) a[i] = a[i] < b[i] ? b[i] : a[i];
+        break;
+    case FI_TOP_MIN: for (i = 0; i < n; i++) a[i] = b[i] < a[i] ? b[i] : a[i];
+        break;
     default: break;
     }
 }
@@ -415,20 +473,28 @@ static inline void fi_tile_colreduce(int op, fi_tile_arg d, fi_tile_arg s, int R
             const char *sp = fi_tile_at(&s, r, c0);
             if (isf) {
                 fi_tile_load_f(s.fmt, sp, s.cs, fb, n);
-                if (r == 0 && op != FI_TOP_SUM) { memcpy(fa, fb, (size_t)n * sizeof(float)); continue; }
+                if (r == 0 && op != FI_TOP_SUM) { for (i = 0; i < n; i++) fa[i] = fb[i];
+                    continue; }
                 switch (op) {
-                case FI_TOP_SUM: for (i = 0; i < n; i++) fa[i] = fa[i] + fb[i]; break;
-                case FI_TOP_MAX: for (i = 0; i < n; i++) fa[i] = fa[i] < fb[i] ? fb[i] : fa[i]; break;
-                case FI_TOP_MIN: for (i = 0; i < n; i++) fa[i] = fb[i] < fa[i] ? fb[i] : fa[i]; break;
+                case FI_TOP_SUM: for (i = 0; i < n; i++) fa[i] = fa[i] + fb[i];
+        break;
+                case FI_TOP_MAX: for (i = 0; i < n; i++) fa[i] = fa[i] < fb[i] ? fb[i] : fa[i];
+        break;
+                case FI_TOP_MIN: for (i = 0; i < n; i++) fa[i] = fb[i] < fa[i] ? fb[i] : fa[i];
+        break;
                 default: break;
                 }
             } else {
                 fi_tile_load_i(s.fmt, sp, s.cs, ib, n);
-                if (r == 0 && op != FI_TOP_SUM) { memcpy(ia, ib, (size_t)n * sizeof(int64_t)); continue; }
+                if (r == 0 && op != FI_TOP_SUM) { for (i = 0; i < n; i++) ia[i] = ib[i];
+                    continue; }
                 switch (op) {
-                case FI_TOP_SUM: for (i = 0; i < n; i++) ia[i] = (int64_t)((uint64_t)ia[i] + (uint64_t)ib[i]); break;
-                case FI_TOP_MAX: for (i = 0; i < n; i++) ia[i] = ia[i] < ib[i] ? ib[i] : ia[i]; break;
-                case FI_TOP_MIN: for (i = 0; i < n; i++) ia[i] = ib[i] < ia[i] ? ib[i] : ia[i]; break;
+                case FI_TOP_SUM: for (i = 0; i < n; i++) ia[i] = (int64_t)((uint64_t)ia[i] + (uint64_t)ib[i]);
+        break;
+                case FI_TOP_MAX: for (i = 0; i < n; i++) ia[i] = ia[i] < ib[i] ? ib[i] : ia[i];
+        break;
+                case FI_TOP_MIN: for (i = 0; i < n; i++) ia[i] = ib[i] < ia[i] ? ib[i] : ia[i];
+        break;
                 default: break;
                 }
             }

@@ -447,7 +447,9 @@ def _reduce_dtypes(instr, op, dst, src):
                              (src.format.name, dst.format.name))
     else:
         _dtype_in(instr, "src", src, _MAXMIN)
-        _same_dtype(instr, src, "dst", dst)
+        if dst.format.name != src.format.name:
+            raise constraint(instr, "dst.dtype", f"must equal src.dtype ({src.format.name})",
+                             dst.format.name)
 
 
 def _check_tmp(instr, tmp):
