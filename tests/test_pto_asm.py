@@ -565,7 +565,7 @@ def test_example_softmax_is_bit_exact_against_the_oracles():
     rng = np.random.default_rng(11)
     x = (rng.standard_normal((ex.ROWS, ex.COLS)) * 4).astype(np.float32)
     scale = np.float32(0.375)
-    y = asm.run(ex.PTO_TEXT, {"x": x, "scale": scale})["y"]
+    y = asm.run(ex.PTO_TEXT, {"x": x, "rows": ex.ROWS, "scale": scale})["y"]
     u = ref.pto_binary("MUL", x, np.full_like(x, scale))
     m = ref.pto_row_reduce("MAX", u)
     t = ref.pto_binary("EXPDIF", u, ref.pto_expand_cols(m, ex.COLS))
@@ -581,9 +581,142 @@ def test_example_text_through_the_cli(tmp_path, capsys):
     x = (np.random.default_rng(2).standard_normal((ex.ROWS, ex.COLS))).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
     np.save(tmp_path / "scale.npy", np.float32(1.0))
+    np.save(tmp_path / "rows.npy", np.int64(ex.ROWS))
     rc = cli.main(["run", str(kernel), "--input", f"x={tmp_path / 'x.npy'}", "--input",
-                   f"scale={tmp_path / 'scale.npy'}", "--output-dir", str(tmp_path)])
+                   f"scale={tmp_path / 'scale.npy'}", "--input", f"rows={tmp_path / 'rows.npy'}",
+                   "--output-dir", str(tmp_path)])
     assert rc == 0
     y = np.load(tmp_path / "y.npy")
     np.testing.assert_allclose(y, ex.reference(x, 1.0), rtol=64 * np.finfo(np.float32).eps)
-    assert "y: shape (20, 100), dtype float32" in capsys.readouterr().out
+    assert "y: shape (100, 100), dtype float32" in capsys.readouterr().out
+
+
+# ---- scalar arith, scf.for, pto.tassign ------------------------------------------------------
+
+def _scalar_program(lines, result, ty, tile_dtype, cols):
+    """Compute scalar ``%result`` with ``lines``; TEXPANDS it into a 1 x cols tile; store."""
+    body = "".join(f"  {ln}\n" for ln in lines)
+    tb = f"!pto.tile_buf<vec, 1x{cols}x{tile_dtype}>"
+    return f"""\
+func.func @f(%out: !pto.ptr<{tile_dtype}>, %a: {ty}, %b: {ty}) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cn = arith.constant {cols} : index
+{body}  %t = pto.alloc_tile : {tb}
+  pto.texpands ins(%{result} : {tile_dtype}) outs(%t : {tb})
+  %v = pto.make_tensor_view %out, shape = [%c1, %cn], strides = [%cn, %c1] : !pto.tensor_view<?x?x{tile_dtype}>
+  %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c1, %cn] : !pto.tensor_view<?x?x{tile_dtype}> -> !pto.partition_tensor_view<1x{cols}x{tile_dtype}>
+  pto.tstore ins(%t : {tb}) outs(%p : !pto.partition_tensor_view<1x{cols}x{tile_dtype}>)
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("op, a, b, want", [
+    ("addi", 2**31 - 1, 1, -2**31),          # wraps to i32
+    ("subi", -7, 5, -12),
+    ("muli", 65536, 65536, 0),
+    ("divsi", -7, 2, -3),                    # toward zero
+    ("remsi", -7, 2, -1),                    # sign of the dividend
+    ("divui", -1, 2, 2**31 - 1),             # unsigned
+    ("remui", -1, 10, (2**32 - 1) % 10),
+    ("ceildivsi", 7, 2, 4),
+    ("ceildivsi", -7, 2, -3),
+    ("floordivsi", -7, 2, -4),
+    ("maxsi", -3, 2, 2),
+    ("minsi", -3, 2, -3),
+])
+def test_arith_integer_ops(op, a, b, want):
+    text = _scalar_program([f"%r = arith.{op} %a, %b : i32"], "r", "i32", "i32", 8)
+    out = asm.run(text, {"a": a, "b": b})["out"]
+    assert out.dtype == np.int32 and (out == want).all(), out
+
+
+def test_arith_division_by_zero_is_an_error_with_the_line():
+    text = _scalar_program(["%r = arith.divsi %a, %b : i32"], "r", "i32", "i32", 8)
+    with pytest.raises(ConstraintError) as ei:
+        asm.run(text, {"a": 1, "b": 0})
+    assert ei.value.line == 5 and "division by zero" in str(ei.value)
+
+
+@pytest.mark.parametrize("op, npop", [("addf", np.add), ("subf", np.subtract),
+                                      ("mulf", np.multiply), ("divf", np.divide),
+                                      ("maximumf", np.maximum), ("minimumf", np.minimum)])
+def test_arith_float_ops_round_once_to_the_type(op, npop):
+    a, b = np.float16(1.0009766), np.float16(3.0)
+    text = _scalar_program([f"%r = arith.{op} %a, %b : f16"], "r", "f16", "f16", 16)
+    out = asm.run(text, {"a": a, "b": b})["out"]
+    want = np.float16(npop(np.float64(a), np.float64(b)))     # exact in f64, rounded once
+    same_bits(out, np.full((1, 16), want, np.float16))
+
+
+def test_arith_casts():
+    lines = ["%i = arith.index_cast %a : i32 to index", "%j = arith.muli %i, %i : index",
+             "%k = arith.trunci %j : index to i16", "%l = arith.extsi %k : i16 to i32",
+             "%r = arith.addi %l, %b : i32"]
+    out = asm.run(_scalar_program(lines, "r", "i32", "i32", 8), {"a": 300, "b": 1})["out"]
+    assert (out == np.int16(300 * 300 - 65536 * 1) + 1).all()      # 90000 wraps in i16
+    lines = ["%f = arith.sitofp %a : i32 to f32", "%h = arith.truncf %f : f32 to f16"]
+    out = asm.run(_scalar_program(lines, "h", "i32", "f16", 16), {"a": 2049, "b": 0})["out"]
+    assert (out == np.float16(2048)).all()                           # 2049 rounds to even
+
+
+def test_scf_for_tiles_a_row_block_loop():
+    """A TADDS over [rows, 32] in 8-row blocks, the last block partial (rows = 21)."""
+    text = """\
+func.func @f(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %rows: index, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c32 = arith.constant 32 : index
+  %xv = pto.make_tensor_view %x, shape = [%rows, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xf32>
+  %yv = pto.make_tensor_view %y, shape = [%rows, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xf32>
+  %t = pto.alloc_tile valid_row = %c8 valid_col = %c32 : !pto.tile_buf<vec, 8x32xf32, valid=?x?>
+  scf.for %i = %c0 to %rows step %c8 {
+    %left = arith.subi %rows, %i : index
+    %n = arith.minsi %left, %c8 : index
+    pto.set_validshape %t, %n, %c32 : !pto.tile_buf<vec, 8x32xf32, valid=?x?>
+    %xp = pto.partition_view %xv, offsets = [%i, %c0], sizes = [%n, %c32] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<?x32xf32>
+    %yp = pto.partition_view %yv, offsets = [%i, %c0], sizes = [%n, %c32] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<?x32xf32>
+    pto.tload ins(%xp : !pto.partition_tensor_view<?x32xf32>) outs(%t : !pto.tile_buf<vec, 8x32xf32, valid=?x?>)
+    pto.tadds ins(%t, %s : !pto.tile_buf<vec, 8x32xf32, valid=?x?>, f32) outs(%t : !pto.tile_buf<vec, 8x32xf32, valid=?x?>)
+    pto.tstore ins(%t : !pto.tile_buf<vec, 8x32xf32, valid=?x?>) outs(%yp : !pto.partition_tensor_view<?x32xf32>)
+  }
+  return
+}
+"""
+    x = np.random.default_rng(8).standard_normal((21, 32)).astype(np.float32)
+    y = asm.run(text, {"x": x, "rows": 21, "s": 0.25})["y"]
+    assert y.shape == (21, 32)
+    same_bits(y, x + np.float32(0.25))
+    # an error inside the loop body reports the body's line
+    with pytest.raises(ConstraintError) as ei:
+        asm.run(text.replace("arith.minsi %left, %c8", "arith.minsi %left, %c32"),
+                {"x": x, "rows": 21, "s": 0.25})
+    assert ei.value.line == 12 and "valid_row" in str(ei.value)
+
+
+def test_tassign_op_aliases_tiles():
+    """Two tiles bound to the same UB address alias: writing one changes the other."""
+    text = """\
+func.func @f(%y: !pto.ptr<f32>, %s: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %a = arith.constant 1024 : i64
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 8x8xf32>
+  %u = pto.alloc_tile : !pto.tile_buf<vec, 8x8xf32>
+  %t1 = pto.tassign %t, %a : !pto.tile_buf<vec, 8x8xf32> -> !pto.tile_buf<vec, 8x8xf32>
+  %u1 = pto.tassign %u, %a : !pto.tile_buf<vec, 8x8xf32> -> !pto.tile_buf<vec, 8x8xf32>
+  pto.texpands ins(%s : f32) outs(%t1 : !pto.tile_buf<vec, 8x8xf32>)
+  %v = pto.make_tensor_view %y, shape = [%c8, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xf32>
+  %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c8, %c8] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<8x8xf32>
+  pto.tstore ins(%u1 : !pto.tile_buf<vec, 8x8xf32>) outs(%p : !pto.partition_tensor_view<8x8xf32>)
+  return
+}
+"""
+    y = asm.run(text, {"s": 3.5})["y"]
+    assert (y == np.float32(3.5)).all()
+    with pytest.raises(AccessError) as ei:                  # outside the 192 KiB UB
+        asm.run(text.replace("1024 : i64", "196608 : i64"), {"s": 3.5})
+    assert ei.value.line == 8

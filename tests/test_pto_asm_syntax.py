@@ -288,3 +288,67 @@ def test_tokenize_shapes_and_numbers():
     assert kinds[:-1] == [("shape", "16x128xf32"), ("shape", "?x?xbf16"), ("dims", "16x?"),
                           ("hex", "0x7F800000"), ("float", "-1.5e3"), ("int", "-3"),
                           ("ident", "x")]
+
+
+LOOPS = """\
+func.func @loops(%x: !pto.ptr<f32>, %n: index, %k: i32) {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %a0 = arith.constant 0 : i64
+  %t = pto.alloc_tile valid_row = %c4 valid_col = %c4 : !pto.tile_buf<vec, 8x8xf32, valid=?x?>
+  %t2 = pto.tassign %t, %a0 : !pto.tile_buf<vec, 8x8xf32, valid=?x?> -> !pto.tile_buf<vec, 8x8xf32, valid=?x?>
+  scf.for %i = %c0 to %n step %c4 {
+    %j = arith.addi %i, %c4 : index
+    %m = arith.minsi %j, %n : index
+    %ki = arith.index_cast %k : i32 to index
+    scf.for %q = %i to %m step %ki {
+      %f = arith.sitofp %k : i32 to f32
+      %g = arith.mulf %f, %f : f32
+      pto.texpands ins(%g : f32) outs(%t2 : !pto.tile_buf<vec, 8x8xf32, valid=?x?>)
+      scf.yield
+    }
+  }
+  return
+}
+"""
+PROGRAMS["loops"] = LOOPS
+
+
+@pytest.mark.parametrize("text", [LOOPS])
+def test_loop_round_trip_and_ast(text):
+    m = asm.parse(text)
+    assert asm.parse(asm.format(m)) == m
+    loop = next(op for op in m.funcs[0].body if isinstance(op, syn.ForOp))
+    assert loop.iv == "i" and [type(o).__name__ for o in loop.body] == [
+        "ArithOp", "ArithOp", "ArithOp", "ForOp"]
+    inner = loop.body[-1]
+    assert len(inner.body) == 3                      # scf.yield is implicit
+    assert loop.body[2].src_type == syn.ScalarType("i32")
+
+
+LOOP_ERRORS = [
+    (LOOPS.replace("  return\n", "  %z = arith.addi %j, %c4 : index\n  return\n"), 18, "%j",
+     "use of undefined value %j"),                                # loop-local value outside
+    (LOOPS.replace("%j = arith.addi %i, %c4 : index", "%j = arith.addi %i, %k : index"), 8,
+     "%k", "%k has type i32 but is used as index"),
+    (LOOPS.replace("%g = arith.mulf %f, %f : f32", "%g = arith.muli %f, %f : f32"), 13,
+     "f32", "arith.muli needs an integer type"),
+    (LOOPS.replace("scf.yield", "return"), 15, "return", "return inside a loop body"),
+    (LOOPS.replace("step %c4 {", "step %c4 iter_args(%a = %c0) -> (index) {"), 7, "iter_args",
+     "iter_args is not supported"),
+    (LOOPS.replace("%i = %c0 to", "%i = %c0 until"), 7, "until", "expected 'to'"),
+    (LOOPS.replace("arith.minsi", "arith.pow"), 9, "arith.pow", "unknown operation 'arith.pow'"),
+    (LOOPS.replace("-> !pto.tile_buf<vec, 8x8xf32, valid=?x?>\n",
+                   "-> !pto.tile_buf<vec, 8x16xf32, valid=?x?>\n"), 6, "!pto.tile_buf<vec, 8x16",
+     "pto.tassign must return the type of its tile operand"),
+]
+
+
+@pytest.mark.parametrize("text, line, anchor, fragment", LOOP_ERRORS)
+def test_loop_error_positions(text, line, anchor, fragment):
+    source_line = text.split("\n")[line - 1]
+    col = source_line.index(anchor) + 1
+    with pytest.raises(AsmSyntaxError) as ei:
+        asm.parse(text)
+    assert fragment in str(ei.value)
+    assert (ei.value.line, ei.value.column) == (line, col), str(ei.value)

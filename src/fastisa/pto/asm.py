@@ -55,9 +55,9 @@ import numpy as np
 
 from ..errors import AccessError, AsmSyntaxError, ConstraintError, FastisaError
 from . import asm_syntax as syn
-from .asm_syntax import (AllocTileOp, ConstantOp, DpsOp, MakeTensorViewOp, Module,
-                         PartitionViewOp, PtrType, ReturnOp, ScalarType, SetValidShapeOp,
-                         SsaOp, SyncOp, TileBufType, ViewType)
+from .asm_syntax import (AllocTileOp, ArithOp, ConstantOp, DpsOp, ForOp, MakeTensorViewOp,
+                         Module, PartitionViewOp, PtrType, ReturnOp, ScalarType,
+                         SetValidShapeOp, SsaOp, SyncOp, TAssignOp, TileBufType)
 
 __all__ = ["parse", "format", "run", "Module", "INSTRUCTIONS"]
 
@@ -195,30 +195,53 @@ class _Runner:
         if isinstance(x, (np.floating, float)):
             raise self.syntax(f"{what} %{v.name} must be an integer", v)
         x = int(x)
-        if x < minimum:
+        if minimum is not None and x < minimum:
             raise ConstraintError(f"line {v.line}, column {v.col}: {what} %{v.name} must be "
                                   f">= {minimum}, got {x}")
         return x
 
     # -- ops ----------------------------------------------------------------------------
     def run(self):
-        for op in self.func.body:
-            if isinstance(op, ReturnOp):
-                break
-            if isinstance(op, SyncOp):
-                continue
-            try:
-                self.execute(op)
-            except AsmSyntaxError:
-                raise
-            except (FastisaError, NotImplementedError) as exc:
-                raise _annotate(exc, op, self._src(op.line)) from exc
+        self.exec_ops(self.func.body)
         out = {}
         for name, _ in self.func.args:
             p = self.pointers.get(name)
             if p is not None and p.written:
                 out[name] = p.result()
         return out
+
+    def exec_ops(self, ops) -> bool:
+        """Run ``ops`` in order; True if a ``return`` was reached."""
+        for op in ops:
+            if isinstance(op, ReturnOp):
+                return True
+            if isinstance(op, SyncOp):
+                continue
+            if isinstance(op, ForOp):
+                if self.exec_for(op):
+                    return True
+                continue
+            try:
+                self.execute(op)
+            except AsmSyntaxError:
+                raise
+            except (FastisaError, NotImplementedError) as exc:
+                if getattr(exc, "_pto_asm_line", None) is not None:
+                    raise
+                raise _annotate(exc, op, self._src(op.line)) from exc
+        return False
+
+    def exec_for(self, op: ForOp) -> bool:
+        try:
+            lb = self.index(op.lb, "scf.for lower bound", minimum=None)
+            ub = self.index(op.ub, "scf.for upper bound", minimum=None)
+            step = self.index(op.step, "scf.for step", minimum=1)
+        except FastisaError as exc:
+            raise _annotate(exc, op, self._src(op.line)) from exc
+        for i in range(lb, ub, step):
+            self.env[op.iv] = i
+            self.exec_ops(op.body)
+        return False
 
     def execute(self, op):
         P = self.P
@@ -260,6 +283,12 @@ class _Runner:
             if op.addr is not None:
                 P.TASSIGN(tile, self.index(op.addr, "addr"))
             self.env[op.result] = tile
+        elif isinstance(op, TAssignOp):
+            tile = self.get(op.tile)
+            P.TASSIGN(tile, self.index(op.addr, "addr"))
+            self.env[op.result] = tile
+        elif isinstance(op, ArithOp):
+            self.env[op.result] = _arith(op, [self.get(v) for v in op.operands])
         elif isinstance(op, SetValidShapeOp):
             tile = self.get(op.tile)
             tile.set_valid_row(self.index(op.valid_row, "valid row"))
@@ -330,6 +359,7 @@ def _annotate(exc, op, source_line):
     new.line = op.line
     new.column = op.col
     new.source_line = source_line
+    new._pto_asm_line = op.line
     return new
 
 
@@ -389,7 +419,97 @@ def _round_enum(P):
     raise NotImplementedError("fastisa.pto has no rounding-mode enum for TCVT")
 
 
+_INT_BITS = {"i64": 64, "i32": 32, "i16": 16, "i8": 8, "i1": 1, "si32": 32, "si16": 16,
+             "si8": 8, "ui32": 32, "ui16": 16, "ui8": 8, "u32": 32, "u16": 16, "u8": 8}
+
+
+def _wrap(v: int, tname: str) -> int:
+    """``v`` wrapped to the integer type ``tname`` (index: unbounded, like a 64-bit index)."""
+    bits = _INT_BITS.get(tname)
+    if bits is None:
+        return int(v)
+    v &= (1 << bits) - 1
+    if not tname.startswith("u") and bits > 1 and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
+
+
+def _unsigned(v: int, tname: str) -> int:
+    bits = _INT_BITS.get(tname, 64)
+    return int(v) & ((1 << bits) - 1)
+
+
+def _arith(op: ArithOp, args):
+    """Scalar ``arith`` ops: integers wrap to their width, floats round once to their type."""
+    t = op.type.name
+    name = op.name
+    if op.src_type is not None:                      # casts
+        src = op.src_type.name
+        x = args[0]
+        if name in ("index_cast", "extsi", "trunci"):
+            return _wrap(int(x), t)
+        if name in ("index_castui", "extui"):
+            return _wrap(_unsigned(int(x), src), t)
+        if name in ("sitofp", "uitofp"):
+            v = int(x) if name == "sitofp" else _unsigned(int(x), src)
+            return np.array(v, dtype=np.int64 if name == "sitofp" else np.uint64).astype(
+                _np_dtype(t))[()]
+        if name in ("fptosi", "fptoui"):
+            f = float(x)
+            if not np.isfinite(f):
+                raise ConstraintError(f"arith.{name}: cannot convert {f} to {t}")
+            return _wrap(int(f), t)
+        with np.errstate(over="ignore"):            # extf / truncf
+            return np.array(x).astype(_np_dtype(t))[()]
+    a, b = args
+    if name.endswith("f"):
+        dt = _np_dtype(t)
+        x, y = dt.type(a), dt.type(b)
+        with np.errstate(all="ignore"):
+            if name == "addf":
+                r = x + y
+            elif name == "subf":
+                r = x - y
+            elif name == "mulf":
+                r = x * y
+            elif name == "divf":
+                r = x / y
+            elif name == "maximumf":
+                r = np.maximum(x, y)
+            else:
+                r = np.minimum(x, y)
+        return dt.type(r)
+    a, b = int(a), int(b)
+    if name in ("divsi", "divui", "remsi", "remui", "ceildivsi", "floordivsi") and b == 0:
+        raise ConstraintError(f"arith.{name}: division by zero")
+    if name == "addi":
+        r = a + b
+    elif name == "subi":
+        r = a - b
+    elif name == "muli":
+        r = a * b
+    elif name == "divsi":
+        r = abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1)
+    elif name == "remsi":
+        r = a - b * (abs(a) // abs(b) * (1 if (a >= 0) == (b >= 0) else -1))
+    elif name == "divui":
+        r = _unsigned(a, t) // _unsigned(b, t)
+    elif name == "remui":
+        r = _unsigned(a, t) % _unsigned(b, t)
+    elif name == "ceildivsi":
+        r = -((-a) // b)
+    elif name == "floordivsi":
+        r = a // b
+    elif name == "maxsi":
+        r = max(a, b)
+    else:
+        r = min(a, b)
+    return _wrap(r, t)
+
+
 def _np_dtype(elem):
+    if elem == "f64":
+        return np.dtype(np.float64)
     from .. import dtypes
     return dtypes.lookup(syn.ELEMENT_TYPES[elem]).np_dtype
 

@@ -51,7 +51,8 @@ __all__ = [
     "Token", "tokenize",
     "ScalarType", "PtrType", "ViewType", "TileBufType",
     "Value", "InOperand", "ConstantOp", "MakeTensorViewOp", "PartitionViewOp", "AllocTileOp",
-    "SetValidShapeOp", "DpsOp", "SsaOp", "SyncOp", "ReturnOp", "FuncOp", "Module",
+    "SetValidShapeOp", "DpsOp", "SsaOp", "SyncOp", "TAssignOp", "ArithOp", "ForOp", "ReturnOp",
+    "FuncOp", "Module",
     "INSTRUCTIONS", "parse", "format_module", "format_type",
 ]
 
@@ -311,6 +312,49 @@ class SyncOp:
 
 
 @dataclass(frozen=True)
+class TAssignOp:
+    """``%r = pto.tassign %tile, %addr : tile-type -> tile-type``: bind ``%tile`` to byte
+    address ``%addr`` of its on-chip buffer (TASSIGN); ``%r`` is the same tile."""
+
+    result: str
+    tile: Value
+    addr: Value
+    tile_type: TileBufType
+    type: TileBufType
+    line: int = _pos()
+    col: int = _pos()
+
+
+@dataclass(frozen=True)
+class ArithOp:
+    """Scalar arithmetic: ``%r = arith.OP %a, %b : T`` (addi subi muli divsi divui remsi
+    remui ceildivsi floordivsi maxsi minsi addf subf mulf divf maximumf minimumf) and
+    ``%r = arith.index_cast %a : T to index`` (also extsi, extui, trunci, sitofp, extf, truncf)."""
+
+    result: str
+    name: str
+    operands: tuple
+    type: ScalarType
+    src_type: ScalarType | None = None
+    line: int = _pos()
+    col: int = _pos()
+
+
+@dataclass(frozen=True)
+class ForOp:
+    """``scf.for %iv = %lb to %ub step %step [: T] { ops }`` (no iter_args)."""
+
+    iv: str
+    lb: Value
+    ub: Value
+    step: Value
+    body: tuple
+    type: ScalarType | None = None
+    line: int = _pos()
+    col: int = _pos()
+
+
+@dataclass(frozen=True)
 class ReturnOp:
     line: int = _pos()
     col: int = _pos()
@@ -388,6 +432,12 @@ _ARITY = {"unary": (1, 1), "binary": (2, 2), "scalar": (2, 2), "expands": (1, 1)
           "reduce": (1, 2), "expand": (1, 1), "expand2": (2, 3), "colexpand2": (2, 2),
           "cvt": (1, 1),
           "trans": (1, 2), "load": (1, 1), "store": (1, 1)}
+
+ARITH_BINARY = {"addi", "subi", "muli", "divsi", "divui", "remsi", "remui", "ceildivsi",
+                "floordivsi", "maxsi", "minsi", "addf", "subf", "mulf", "divf", "maximumf",
+                "minimumf"}
+ARITH_CAST = {"index_cast", "index_castui", "extsi", "extui", "trunci", "sitofp", "uitofp",
+              "fptosi", "fptoui", "extf", "truncf"}
 
 _SYNC_OPS = {"set_flag", "wait_flag", "barrier", "pipe_barrier", "record_event", "wait_event",
              "sync_set", "sync_wait", "get_buf", "rls_buf"}
@@ -799,6 +849,10 @@ class _Parser:
                 return self.partition_view(r, t)
             if name == "pto.alloc_tile":
                 return self.alloc_tile(r, t)
+            if name == "pto.tassign":
+                return self.tassign(r, t)
+            if name.startswith("arith."):
+                return self.arith(r, name, nt, t)
             return self.ssa(r, name, nt, t)
         if t.kind != "ident":
             raise self.error(f"expected an operation, got {self._desc(t)}")
@@ -806,6 +860,9 @@ class _Parser:
         if name in ("return", "func.return"):
             self.next()
             return ReturnOp(t.line, t.col)
+        if name == "scf.for":
+            self.next()
+            return self.for_loop(t)
         if name == "pto.set_validshape":
             self.next()
             tile = self.value()
@@ -830,6 +887,82 @@ class _Parser:
             raise self.error(f"unknown operation {name!r}")
         self.next()
         return self.dps(short, t)
+
+    def tassign(self, r, start):
+        tile = self.value()
+        self.expect(",")
+        addr = self.value()
+        self.expect(":")
+        tt = self.tok
+        in_ty = self.type_()
+        self.expect("->")
+        ot = self.tok
+        ty = self.type_()
+        for tok, x in ((tt, in_ty), (ot, ty)):
+            if not isinstance(x, TileBufType):
+                raise self.error("pto.tassign takes and returns a tile type", tok)
+        if not in_ty.same(ty):
+            raise self.error("pto.tassign must return the type of its tile operand", ot)
+        return TAssignOp(r, tile, addr, in_ty, ty, start.line, start.col)
+
+    def arith(self, r, name, nt, start):
+        op = name[len("arith."):]
+        if op not in ARITH_BINARY and op not in ARITH_CAST:
+            raise self.error(f"unknown operation {name!r}; fastisa runs arith.constant, "
+                             f"arith.{{{', '.join(sorted(ARITH_BINARY | ARITH_CAST))}}}", nt)
+        operands = [self.value()]
+        if op in ARITH_BINARY:
+            self.expect(",", "',' and the second operand")
+            operands.append(self.value())
+        self.expect(":", "':' and the type")
+        tt = self.tok
+        ty = self.type_()
+        if not isinstance(ty, ScalarType):
+            raise self.error(f"{name} works on scalars, got {format_type(ty)}", tt)
+        src = None
+        if op in ARITH_CAST:
+            self.expect("to", "'to' and the result type")
+            src = ty
+            tt = self.tok
+            ty = self.type_()
+            if not isinstance(ty, ScalarType):
+                raise self.error(f"{name} works on scalars, got {format_type(ty)}", tt)
+        fl = _is_float(ty.name)
+        if op in ARITH_BINARY and fl != op.endswith("f"):
+            raise self.error(f"{name} needs {'a float' if op.endswith('f') else 'an integer'} "
+                             f"type, got {ty.name}", tt)
+        return ArithOp(r, op, tuple(operands), ty, src, start.line, start.col)
+
+    def for_loop(self, start):
+        iv = self.value()
+        self.expect("=")
+        lb = self.value()
+        self.expect("to")
+        ub = self.value()
+        self.expect("step")
+        step = self.value()
+        ty = None
+        if self.accept(":"):
+            tt = self.tok
+            ty = self.type_()
+            if not isinstance(ty, ScalarType) or _is_float(ty.name):
+                raise self.error("scf.for needs an index or integer induction variable", tt)
+        if self.at("iter_args"):
+            raise self.error("scf.for with iter_args is not supported (tile ops write their "
+                             "outs in place, so loops need no loop-carried values)")
+        self.expect("{", "'{' opening the loop body")
+        body = []
+        while not self.at("}"):
+            if self.tok.kind == "eof":
+                raise self.error("expected '}' closing the loop body")
+            if self.at("scf.yield"):
+                yt = self.next()
+                if self.tok.kind == "percent" and self.tok.line == yt.line:
+                    raise self.error("scf.yield with values is not supported")
+                continue
+            body.append(self.op())
+        self.next()
+        return ForOp(iv.name, lb, ub, step, tuple(body), ty, start.line, start.col)
 
     def constant(self, r, start):
         t = self.tok
@@ -1088,18 +1221,16 @@ def _join(parts):
 # --------------------------------------------------------------------------------------
 
 def _check_func(p: _Parser, func: FuncOp):
-    env = {}
-
     def err(msg, v):
         src = p.lines[v.line - 1] if 0 < v.line <= len(p.lines) else ""
         return AsmSyntaxError(msg, v.line, v.col, src)
 
-    def define(name, ty, at):
+    def define(env, name, ty, at):
         if name in env:
             raise err(f"redefinition of %{name}", at)
         env[name] = ty
 
-    def use(v: Value, want=None, what=""):
+    def use(env, v: Value, want=None, what=""):
         if v.name not in env:
             raise err(f"use of undefined value %{v.name}", v)
         ty = env[v.name]
@@ -1108,12 +1239,13 @@ def _check_func(p: _Parser, func: FuncOp):
                       + (f" ({what})" if what else ""), v)
         return ty
 
-    def use_index(v: Value, what):
-        ty = use(v)
+    def use_index(env, v: Value, what):
+        ty = use(env, v)
         if not (isinstance(ty, ScalarType) and ty.name in ("index", "i64", "i32", "i16")):
             raise err(f"{what} %{v.name} must be an index (or integer) value, "
                       f"got {format_type(ty)}", v)
 
+    env = {}
     for name, ty in func.args:
         if not isinstance(ty, (PtrType, ScalarType)):
             raise AsmSyntaxError(f"argument %{name}: fastisa runs functions whose arguments are "
@@ -1123,57 +1255,77 @@ def _check_func(p: _Parser, func: FuncOp):
             raise AsmSyntaxError(f"duplicate argument %{name}", func.line, func.col,
                                  p.lines[func.line - 1])
         env[name] = ty
-    for op in func.body:
-        here = Value("", op.line, op.col)
-        if isinstance(op, ConstantOp):
-            define(op.result, op.type, here)
-        elif isinstance(op, MakeTensorViewOp):
-            pty = use(op.ptr)
-            if not isinstance(pty, PtrType):
-                raise err(f"pto.make_tensor_view: %{op.ptr.name} must be a !pto.ptr<...>, got "
-                          f"{format_type(pty)}", op.ptr)
-            if pty.elem != op.type.elem:
-                raise err(f"pto.make_tensor_view: pointer element type {pty.elem} does not "
-                          f"match the view's {op.type.elem}", op.ptr)
-            for v in op.shape:
-                use_index(v, "shape operand")
-            for v in op.strides:
-                use_index(v, "stride operand")
-            define(op.result, op.type, here)
-        elif isinstance(op, PartitionViewOp):
-            use(op.source, op.source_type, "partition_view source")
-            for v in op.offsets:
-                use_index(v, "offset operand")
-            for v in op.sizes:
-                use_index(v, "size operand")
-            define(op.result, op.type, here)
-        elif isinstance(op, AllocTileOp):
-            for v in (op.addr, op.valid_row, op.valid_col):
-                if v is not None:
-                    use_index(v, "alloc_tile operand")
-            define(op.result, op.type, here)
-        elif isinstance(op, SetValidShapeOp):
-            use(op.tile, op.type, "set_validshape")
-            if op.type.v_row is not None or op.type.v_col is not None:
-                raise err("pto.set_validshape needs a tile with a dynamic valid shape "
-                          "(valid=?x?)", op.tile)
-            use_index(op.valid_row, "valid row")
-            use_index(op.valid_col, "valid col")
-        elif isinstance(op, DpsOp):
-            kind = INSTRUCTIONS[op.name]
-            for o, ty in zip(op.ins, op.in_types):
-                use(o.value, ty, f"operand of pto.{op.name}")
-            for v, ty in zip(op.outs, op.out_types):
-                use(v, ty, f"result of pto.{op.name}")
-            _check_operand_kinds(op.name, kind, op.in_types, op.out_types,
-                                 [o.value for o in op.ins], op.outs, err)
-        elif isinstance(op, SsaOp):
-            kind = INSTRUCTIONS[op.name]
-            for o, ty in zip(op.operands, op.in_types):
-                use(o.value, ty, f"operand of pto.{op.name}")
-            _check_operand_kinds(op.name, kind, op.in_types, op.out_types,
-                                 [o.value for o in op.operands], [here], err)
-            define(op.results[0], op.out_types[0], here)
+    def check(ops, env, depth=0):
+        for op in ops:
+            here = Value("", op.line, op.col)
+            if isinstance(op, ConstantOp):
+                define(env, op.result, op.type, here)
+            elif isinstance(op, MakeTensorViewOp):
+                pty = use(env, op.ptr)
+                if not isinstance(pty, PtrType):
+                    raise err(f"pto.make_tensor_view: %{op.ptr.name} must be a !pto.ptr<...>, got "
+                              f"{format_type(pty)}", op.ptr)
+                if pty.elem != op.type.elem:
+                    raise err(f"pto.make_tensor_view: pointer element type {pty.elem} does not "
+                              f"match the view's {op.type.elem}", op.ptr)
+                for v in op.shape:
+                    use_index(env, v, "shape operand")
+                for v in op.strides:
+                    use_index(env, v, "stride operand")
+                define(env, op.result, op.type, here)
+            elif isinstance(op, PartitionViewOp):
+                use(env, op.source, op.source_type, "partition_view source")
+                for v in op.offsets:
+                    use_index(env, v, "offset operand")
+                for v in op.sizes:
+                    use_index(env, v, "size operand")
+                define(env, op.result, op.type, here)
+            elif isinstance(op, AllocTileOp):
+                for v in (op.addr, op.valid_row, op.valid_col):
+                    if v is not None:
+                        use_index(env, v, "alloc_tile operand")
+                define(env, op.result, op.type, here)
+            elif isinstance(op, SetValidShapeOp):
+                use(env, op.tile, op.type, "set_validshape")
+                if op.type.v_row is not None or op.type.v_col is not None:
+                    raise err("pto.set_validshape needs a tile with a dynamic valid shape "
+                              "(valid=?x?)", op.tile)
+                use_index(env, op.valid_row, "valid row")
+                use_index(env, op.valid_col, "valid col")
+            elif isinstance(op, DpsOp):
+                kind = INSTRUCTIONS[op.name]
+                for o, ty in zip(op.ins, op.in_types):
+                    use(env, o.value, ty, f"operand of pto.{op.name}")
+                for v, ty in zip(op.outs, op.out_types):
+                    use(env, v, ty, f"result of pto.{op.name}")
+                _check_operand_kinds(op.name, kind, op.in_types, op.out_types,
+                                     [o.value for o in op.ins], op.outs, err)
+            elif isinstance(op, SsaOp):
+                kind = INSTRUCTIONS[op.name]
+                for o, ty in zip(op.operands, op.in_types):
+                    use(env, o.value, ty, f"operand of pto.{op.name}")
+                _check_operand_kinds(op.name, kind, op.in_types, op.out_types,
+                                     [o.value for o in op.operands], [here], err)
+                define(env, op.results[0], op.out_types[0], here)
+            elif isinstance(op, TAssignOp):
+                use(env, op.tile, op.tile_type, "pto.tassign tile")
+                use_index(env, op.addr, "pto.tassign address")
+                define(env, op.result, op.type, here)
+            elif isinstance(op, ArithOp):
+                want = op.src_type or op.type
+                for v in op.operands:
+                    use(env, v, want, f"operand of arith.{op.name}")
+                define(env, op.result, op.type, here)
+            elif isinstance(op, ForOp):
+                for v in (op.lb, op.ub, op.step):
+                    use(env, v, op.type or ScalarType("index"), "scf.for bound")
+                inner = dict(env)
+                define(inner, op.iv, op.type or ScalarType("index"), here)
+                check(op.body, inner, depth + 1)
+            elif isinstance(op, ReturnOp) and depth > 0:
+                raise err("return inside a loop body", here)
+
+    check(func.body, env)
 
 
 def _check_operand_kinds(name, kind, in_types, out_types, ins, outs, err):
@@ -1333,9 +1485,31 @@ def format_op(op) -> str:
     if isinstance(op, SyncOp):
         return f"pto.{op.name}" + ("" if op.text.startswith(("[", "(")) or not op.text
                                     else " ") + op.text
+    if isinstance(op, TAssignOp):
+        return (f"%{op.result} = pto.tassign %{op.tile.name}, %{op.addr.name} : "
+                f"{format_type(op.tile_type)} -> {format_type(op.type)}")
+    if isinstance(op, ArithOp):
+        s = f"%{op.result} = arith.{op.name} {_vals(op.operands)} : "
+        if op.src_type is not None:
+            return s + f"{op.src_type.name} to {op.type.name}"
+        return s + op.type.name
     if isinstance(op, ReturnOp):
         return "return"
     raise TypeError(f"not a PTO-AS operation: {op!r}")
+
+
+def _format_ops(ops, ind) -> list:
+    lines = []
+    for op in ops:
+        if isinstance(op, ForOp):
+            t = f" : {op.type.name}" if op.type is not None else ""
+            lines.append(f"{ind}scf.for %{op.iv} = %{op.lb.name} to %{op.ub.name} step "
+                         f"%{op.step.name}{t} {{")
+            lines += _format_ops(op.body, ind + "  ")
+            lines.append(ind + "}")
+        else:
+            lines.append(ind + format_op(op))
+    return lines
 
 
 def format_module(module: Module) -> str:
@@ -1352,8 +1526,7 @@ def format_module(module: Module) -> str:
         if f.attrs:
             head += f" attributes {_attrs(f.attrs)}"
         lines.append(head + " {")
-        for op in f.body:
-            lines.append(ind + "  " + format_op(op))
+        lines += _format_ops(f.body, ind + "  ")
         lines.append(ind + "}")
     if module.wrapped:
         lines.append("}")
