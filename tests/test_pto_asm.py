@@ -720,3 +720,53 @@ func.func @f(%y: !pto.ptr<f32>, %s: f32) {
     with pytest.raises(AccessError) as ei:                  # outside the 192 KiB UB
         asm.run(text.replace("1024 : i64", "196608 : i64"), {"s": 3.5})
     assert ei.value.line == 8
+
+
+# ---- property: random shapes and valid regions, text == API ----------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=30, deadline=None)
+@given(dtype=st.sampled_from(["f32", "f16"]), R=st.integers(1, 40), C=st.integers(1, 70),
+       extra_rows=st.integers(0, 9), op=st.sampled_from(
+           ["tadd", "tmax", "texp", "tmuls", "trowsum", "trowmax", "trowexpandexpdif",
+            "trowexpandsub", "tcolsum", "tcvt"]), seed=st.integers(0, 2**16))
+def test_text_equals_api_on_random_valid_regions(dtype, R, C, extra_rows, op, seed):
+    per = 32 // np.dtype(NP[dtype]).itemsize
+    cols = -(-C // per) * per
+    rows = R + extra_rows
+    full = S(dtype, rows, cols, R, C)
+    rowvec = S(dtype, -(-rows // per) * per, 1, R, 1, blayout="col_major")
+    if op in ("tadd", "tmax"):
+        args = ([full, full], full)
+    elif op == "texp":
+        args = ([full], full)
+    elif op == "tmuls":
+        args = ([full, Sc(dtype, -1.5)], full)
+    elif op in ("trowsum", "trowmax"):
+        args = ([full], rowvec)
+    elif op == "tcolsum":
+        args = ([full], S(dtype, 1, cols, 1, C))
+    elif op == "tcvt":
+        other = "f16" if dtype == "f32" else "f32"
+        oper = 32 // np.dtype(NP[other]).itemsize
+        args = ([full], S(other, rows, -(-C // oper) * oper, R, C))
+        same_bits(*run_both(op, *args, seed=seed, api_args=(pto.RoundMode.CAST_RINT,)))
+        return
+    else:
+        args = ([full, rowvec], full)
+    same_bits(*run_both(op, *args, seed=seed))
+
+
+def test_bf16_pointers_need_bf16_arrays():
+    import ml_dtypes
+    b = S("bf16", 16, 16)
+    text = program("tmov", [b], b)
+    x = np.random.default_rng(9).standard_normal((16, 16)).astype(ml_dtypes.bfloat16)
+    out = asm.run(text, {"in0": x})["out"]
+    assert out.dtype == ml_dtypes.bfloat16
+    same_bits(out, x)
+    with pytest.raises(ConstraintError, match="must have dtype bfloat16"):
+        asm.run(text, {"in0": x.astype(np.float32)})

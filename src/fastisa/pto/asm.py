@@ -23,8 +23,15 @@ What a program may contain
   ``outs``; ``pto.trecip`` takes ``{precision = #pto<recip_precision HIGH_PRECISION>}``
   (any attribute named ``precision``/``recip_precision`` whose value says
   ``high_precision``, or a unit attribute ``high_precision``);
+* ``scf.for %i = %lb to %ub step %s { ... }`` (no ``iter_args``: tile instructions write
+  their ``outs`` in place), scalar ``arith`` ops (integers wrap to their width, ``index`` is
+  unbounded; floats are rounded once to their type) and casts, and
+  ``%t2 = pto.tassign %t, %addr : !T -> !T`` (TASSIGN; ``%t2`` is ``%t``);
 * synchronisation ops (``pto.set_flag``, ``pto.wait_flag``, ``pto.barrier``, ...) are
   accepted and do nothing: execution is synchronous, as on the reference CPU simulator.
+
+Not supported (AsmSyntaxError): ``scf.if``, ``iter_args``/``scf.yield`` with values,
+``func.call``, ``pto.subset``, the micro-instruction level (``pto.vecscope``, ``pto.vlds``).
 
 Inputs and outputs of :func:`run`
 ---------------------------------
