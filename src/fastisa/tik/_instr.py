@@ -335,8 +335,9 @@ class _Vector:
             mx = (nrep - 1) * rep * B + int(ol.max())
             if counter and nrep > 1:
                 mx = max(mx, (nrep - 2) * rep * B + int(of.max()))
-            jb = np.unique(full // B) * blk  # block offsets of the active blocks
-            g.append((mx, jb))
+            # block offsets of the active blocks: full repeats, last repeat
+            g.append((mx, (np.unique(full // B) * blk, np.unique(last // B) * blk),
+                      len(np.unique(full // B))))
         if len(self._geom_cache) < 256:
             self._geom_cache[key] = g
         return g
@@ -380,7 +381,7 @@ class _Vector:
         if nrep == 0:
             return p, 0
         geo = self._geometry(lo, hi, counter, nrep, tail, blks, reps)
-        for i, (o, s, (mx, _)) in enumerate(zip(self.ops, starts, geo)):
+        for i, (o, s, (mx, _, _)) in enumerate(zip(self.ops, starts, geo)):
             need = s + mx + 1
             if need > o.t.size:
                 verb = "write" if i == 0 else "read"
@@ -405,6 +406,17 @@ class _Vector:
         d = self.ops[0]
         dblk0 = (d.t.byte_off + starts[0] * d.es) // 32
         dset = geo[0][1]
+        # With dst_blk_stride 0 several lanes of one repeat share a dst element; when dst
+        # is also read (axpy, in place) the hardware's read-all-then-write order within a
+        # repeat would matter, which the walker does not model.
+        reads_dst = self.op == AXPY or any(
+            self.ops[i].t.sidx == d.t.sidx and
+            (self.ops[i].t.byte_off + starts[i] * self.ops[i].es) // 32 == dblk0
+            for i in range(1, len(self.ops)))
+        if reads_dst and blks[0] == 0 and geo[0][2] > 1:
+            raise NotImplementedError(
+                f"{self.name}: dst_blk_stride 0 with dst also read in the same repeat "
+                f"(axpy or in place) over more than one block is not implemented")
         srcs = list(range(1, len(self.ops)))
         for i in srcs:
             s = self.ops[i]
@@ -424,8 +436,9 @@ class _Vector:
                                        f"with dst == src1 (rep strides 0), src0 must not "
                                        f"overlap src1")
                 continue
-            same = (sblk0 == dblk0 and blks[i] == blks[0] and len(dset) == len(geo[i][1])
-                    and np.array_equal(dset, geo[i][1]) and (nrep == 1 or reps[i] == reps[0]))
+            same = (sblk0 == dblk0 and blks[i] == blks[0]
+                    and all(np.array_equal(x, y) for x, y in zip(dset, geo[i][1]))
+                    and (nrep == 1 or reps[i] == reps[0]))
             if nrep == 1:
                 if not same and _blocks_meet(dblk0, 0, dset, sblk0, 0, geo[i][1], 1, 0):
                     raise OverlapError(
@@ -469,23 +482,32 @@ class _Vector:
 
 def _blocks_meet(a0, arep, aset, b0, brep, bset, nrep, lag):
     """Do the blocks of operand A in iteration r meet operand B's in iteration r+lag,
-    for some r in [0, nrep - lag)?  Blocks of X in iteration r: x0 + r*xrep + xset."""
+    for some r in [0, nrep - lag)?  Blocks of X in iteration r: x0 + r*xrep + xset,
+    where xset = (full-repeat set, last-repeat set)."""
     n = nrep - lag
     if n <= 0:
         return False
-    a_lo, a_hi = a0 + int(aset.min()), a0 + (n - 1) * arep + int(aset.max())
-    b_lo = b0 + lag * brep + int(bset.min())
-    b_hi = b0 + (nrep - 1) * brep + int(bset.max())
+    # r in [0, n-1): both operands in full repeats; r = n-1: B in its last repeat, A in
+    # its last repeat only when lag == 0.
+    if n - 1 > 0 and _meet_range(a0, arep, aset[0], b0, brep, bset[0], lag, 0, n - 1):
+        return True
+    return _meet_range(a0, arep, aset[0] if lag else aset[1], b0, brep, bset[1], lag, n - 1, n)
+
+
+def _meet_range(a0, arep, aset, b0, brep, bset, lag, r0, r1):
+    a_lo = a0 + r0 * arep + int(aset.min())
+    a_hi = a0 + (r1 - 1) * arep + int(aset.max())
+    b_lo = b0 + (r0 + lag) * brep + int(bset.min())
+    b_hi = b0 + (r1 - 1 + lag) * brep + int(bset.max())
     if a_hi < b_lo or b_hi < a_lo:
         return False
-    # difference of iteration bases is linear in r: (a0 - b0 - lag*brep) + r*(arep - brep)
-    diff = (aset[:, None] - bset[None, :]).ravel()  # a - b block offsets
+    # blocks meet when (a0 - b0 - lag*brep) + r*(arep - brep) == b_off - a_off
+    diff = (bset[None, :] - aset[:, None]).ravel()
     base = a0 - b0 - lag * brep
     step = arep - brep
-    # need r with base + r*step + diff == 0
-    for chunk in range(0, n, 1 << 16):
-        r = np.arange(chunk, min(n, chunk + (1 << 16)), dtype=np.int64)
-        if np.isin(-(base + r * step), diff).any():
+    for chunk in range(r0, r1, 1 << 16):
+        r = np.arange(chunk, min(r1, chunk + (1 << 16)), dtype=np.int64)
+        if np.isin(base + r * step, diff).any():
             return True
     return False
 

@@ -65,7 +65,8 @@ def cast_value(dtype: str, v):
     """Convert a Python number to ``dtype`` the way TIK does (``numpy.<dtype>(v)``):
     floats round to nearest even, float -> int truncates, ints wrap."""
     if _is_float(dtype):
-        return float(np.array(float(v), dtype=np.float64).astype(_DTYPES[dtype][0]))
+        with np.errstate(over="ignore"):
+            return float(np.array(float(v), dtype=np.float64).astype(_DTYPES[dtype][0]))
     iv = int(v) if not isinstance(v, (int, np.integer)) else int(v)
     info = np.iinfo(_DTYPES[dtype][0])
     span = int(info.max) - int(info.min) + 1
