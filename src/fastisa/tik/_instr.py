@@ -241,9 +241,10 @@ class _Vector:
             if isinstance(mask, (list, tuple)):
                 raise ConstraintError(f"{name}: In counter_mode, mask should be an int or a "
                                       f"Scalar, input mask: {mask!r}")
-            _check_int(name, "mask", mask, 1, 2**32 - 1)
+            _check_int(name, "mask", mask, -(2**63), 2**63)
             if not _is_dyn(mask) and not 1 <= int(_static(mask)) <= 2**32 - 1:
-                pass
+                raise ConstraintError(f"{name}: In counter_mode, mask value should be in the "
+                                      f"range of [1, 2**32-1], input mask: {int(_static(mask))}")
             return
         if isinstance(mask, (list, tuple)):
             if len(mask) != 2:
@@ -271,7 +272,7 @@ class _Vector:
             m = int(_static(mask))
             if not 1 <= m <= par:
                 raise ConstraintError(f"{name}: mask value should be in the range of [1, {par}] "
-                                      f"for b{2048 // par // 8} tensor, input mask: {m}")
+                                      f"for b{2048 // par} tensor, input mask: {m}")
 
     def _mask_bits(self, h, l):
         name, par = self.name, self.par
@@ -302,7 +303,7 @@ class _Vector:
             m = int(mask.fn(env) if isinstance(mask, Expr) else mask)
             if not 1 <= m <= par:
                 raise ConstraintError(f"{name}: mask value should be in the range of [1, {par}] "
-                                      f"for b{2048 // par // 8} tensor, input mask: {m}")
+                                      f"for b{2048 // par} tensor, input mask: {m}")
             lo = (1 << min(m, 64)) - 1
             hi = (1 << (m - 64)) - 1 if m > 64 else 0
         nrep = self.nrep
@@ -417,7 +418,7 @@ class _Vector:
             raise NotImplementedError(
                 f"{self.name}: dst_blk_stride 0 with dst also read in the same repeat "
                 f"(axpy or in place) over more than one block is not implemented")
-        srcs = list(range(1, len(self.ops)))
+        srcs = list(range(len(self.ops) - 1, 0, -1))  # src1 first: the accumulate rule
         for i in srcs:
             s = self.ops[i]
             if s.t.sidx != d.t.sidx:
