@@ -236,3 +236,8 @@ class _CceConf:
 
 #: ``from te import platform; platform.cce_conf.api_check_support(...)``
 cce_conf = _CceConf()
+
+#: ``from tbe.common.platform import platform_info`` (the same functions)
+import sys as _sys  # noqa: E402
+
+platform_info = _sys.modules[__name__]
