@@ -62,6 +62,21 @@ cdef extern from "convert.h" nogil:
     void fi_unpack_x4(int fmt, const void *src, uint8_t *dst, Py_ssize_t n)
 
 # ---- walker.h (TIK repeat/stride/mask walker) ------------------------------
+cdef extern from "walker.h" nogil:
+    ctypedef struct fi_tik_instr:
+        int64_t op
+        int64_t fmt[3]
+        int64_t off[3]
+        int64_t blk[3]
+        int64_t rep[3]
+        int64_t nrep, par, mask_lo, mask_hi, counter, tail, sat, rnd
+        double scalar
+    enum: FI_TIK_NPARAM
+    void fi_tik_vector(const fi_tik_instr *ins, uint8_t *dbuf, const uint8_t *s0buf,
+                       const uint8_t *s1buf)
+    void fi_tik_reduce(const fi_tik_instr *ins, uint8_t *dbuf, const uint8_t *sbuf)
+    void fi_tik_dma(uint8_t *dst, const uint8_t *src, int64_t nburst, int64_t burst,
+                    int64_t src_gap, int64_t dst_gap)
 
 # ---- select.h (NKI top-k and max8 family) ----------------------------------
 cdef extern from "select.h" nogil:
