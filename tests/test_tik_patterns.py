@@ -209,3 +209,10 @@ def test_data_move_strided(rng):
     got = run_program("Ascend910", [d0, x], body)
     want = ref.tik_data_move(d0, 0, x, 0, 4, 2, 3, 4)
     assert np.array_equal(got, want)
+
+
+def test_softmax_example_matches():
+    from fastisa import examples
+    rep = examples.run("tik_softmax")
+    assert rep.matches, rep.format()
+    assert rep.cycles["Vector"] > 0 and rep.cycles["MTE"] > 0

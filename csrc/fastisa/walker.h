@@ -153,11 +153,20 @@ static inline double fi_tik_load(const uint8_t *p, int64_t fmt) {
 typedef struct {
     int64_t r0, r1;              /* repeats [r0, r1) */
     int nruns;
+    uint32_t bits[128];          /* lanes of the run that are active (~0u: all) */
     int64_t len[128];
     int64_t roff[3][128];        /* byte offset of each run's first lane, per operand */
 } fi_tik_plan;
 
-/* Cut the lanes [0, par) selected by (lo, hi) into runs contiguous in every operand. */
+static inline int fi_tik_lane_on(uint64_t lo, uint64_t hi, int64_t i) {
+    return i < 64 ? (int)((lo >> i) & 1u) : (int)((hi >> (i - 64)) & 1u);
+}
+
+/* Cut the lanes [0, par) selected by (lo, hi) into runs contiguous in every operand.
+ * A run never crosses a chunk of bmin lanes (the smallest block) unless every block
+ * stride is 1.  When the mask is fragmented (more runs than chunks), each chunk with an
+ * active lane becomes one run over all its lanes with a lane bit mask instead, which
+ * saves the per-run loop overhead (only active lanes are read or written). */
 static inline void fi_tik_make_plan(fi_tik_plan *pl, const fi_tik_instr *in, uint64_t lo,
                                     uint64_t hi, int64_t r0, int64_t r1) {
     int64_t es[3], bpb[3], bmin = 128;
@@ -172,20 +181,31 @@ static inline void fi_tik_make_plan(fi_tik_plan *pl, const fi_tik_instr *in, uin
     }
     pl->r0 = r0; pl->r1 = r1; pl->nruns = 0;
     int64_t i = 0, par = in->par;
+    if (bmin > par) bmin = par;
     while (i < par) {
-        int on = i < 64 ? (int)((lo >> i) & 1u) : (int)((hi >> (i - 64)) & 1u);
-        if (!on) { ++i; continue; }
+        if (!fi_tik_lane_on(lo, hi, i)) { ++i; continue; }
         int64_t j = i + 1;
-        while (j < par) {
-            int onj = j < 64 ? (int)((lo >> j) & 1u) : (int)((hi >> (j - 64)) & 1u);
-            if (!onj || (!contig && j % bmin == 0)) break;
-            ++j;
-        }
+        while (j < par && fi_tik_lane_on(lo, hi, j) && (contig || j % bmin != 0)) ++j;
         int q = pl->nruns++;
         pl->len[q] = j - i;
+        pl->bits[q] = ~0u;
         for (int x = 0; x < 3; ++x)
             pl->roff[x][q] = es[x] ? (i / bpb[x]) * in->blk[x] * 32 + (i % bpb[x]) * es[x] : 0;
         i = j;
+    }
+    if (pl->nruns <= par / bmin || bmin > 32) return;
+    /* fragmented: one masked run per chunk of bmin lanes */
+    pl->nruns = 0;
+    for (int64_t c = 0; c < par; c += bmin) {
+        uint32_t b = 0;
+        for (int64_t k = 0; k < bmin; ++k)
+            if (fi_tik_lane_on(lo, hi, c + k)) b |= 1u << k;
+        if (!b) continue;
+        int q = pl->nruns++;
+        pl->len[q] = bmin;
+        pl->bits[q] = (bmin == 32 && b == 0xffffffffu) || b == ((1u << bmin) - 1) ? ~0u : b;
+        for (int x = 0; x < 3; ++x)
+            pl->roff[x][q] = es[x] ? (c / bpb[x]) * in->blk[x] * 32 + (c % bpb[x]) * es[x] : 0;
     }
 }
 
@@ -209,13 +229,19 @@ static inline int fi_tik_fast_plan(fi_tik_plan *pl, const fi_tik_instr *in, uint
     }
     pl->r0 = 0; pl->r1 = total > 0 ? 1 : 0; pl->nruns = 1;
     pl->len[0] = total;
+    pl->bits[0] = ~0u;
     pl->roff[0][0] = pl->roff[1][0] = pl->roff[2][0] = 0;
     return 1;
 }
 
-/* FI_TIK_WALK(TD, TA, TB, STMT): run STMT for every active lane, with
- * D (TD*), A (const TA*), Bv (const TB*) pointing at the run and k the lane in the run. */
-#define FI_TIK_WALK(TD, TA, TB, STMT)                                                  \
+/* A masked run: only the active lanes are computed and written (a branch per lane was
+ * measured faster than computing every lane and blending). */
+#define FI_TIK_MASKED_LOOP(TD, EXPR)                                                   \
+    for (int64_t k = 0; k < n_; ++k) if ((m_ >> k) & 1u) D[k] = (EXPR)
+
+/* FI_TIK_WALK(TD, TA, TB, EXPR): D[k] = EXPR for every active lane, with D (TD*),
+ * A (const TA*), Bv (const TB*) pointing at the run and k the lane in the run. */
+#define FI_TIK_WALK(TD, TA, TB, EXPR)                                                  \
     do {                                                                               \
         for (int p_ = 0; p_ < nplans; ++p_) {                                          \
             const fi_tik_plan *pl_ = &plans[p_];                                       \
@@ -228,8 +254,13 @@ static inline int fi_tik_fast_plan(fi_tik_plan *pl, const fi_tik_instr *in, uint
                     const TA *A = (const TA *)(ar_ + pl_->roff[1][q_]);                \
                     const TB *Bv = (const TB *)(br_ + pl_->roff[2][q_]);               \
                     const int64_t n_ = pl_->len[q_];                                   \
+                    const uint32_t m_ = pl_->bits[q_];                                 \
                     (void)A; (void)Bv;                                                 \
-                    for (int64_t k = 0; k < n_; ++k) { STMT; }                         \
+                    if (m_ == ~0u) {                                                   \
+                        for (int64_t k = 0; k < n_; ++k) D[k] = (EXPR);                \
+                    } else {                                                           \
+                        FI_TIK_MASKED_LOOP(TD, EXPR);                                  \
+                    }                                                                  \
                 }                                                                      \
             }                                                                          \
         }                                                                              \
@@ -242,10 +273,21 @@ static inline int fi_tik_fast_plan(fi_tik_plan *pl, const fi_tik_instr *in, uint
 #define FI_OH(x) fi_tik_h((x), sat)
 #define FI_OHD(x) fi_tik_hd((x), sat)
 
+/* The walk is compiled twice on x86-64 Linux/GCC, for AVX2 and the baseline, and the
+ * loader picks one at run time (ifunc): wheels stay portable, the contiguous fast path
+ * runs 8 float lanes at a time where the CPU has them.  No FMA is enabled, and
+ * -ffp-contract=off applies, so both versions give the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(FASTISA_DEBUG)
+#define FI_TIK_CLONES __attribute__((target_clones("avx2", "default"), unused))
+#else
+#define FI_TIK_CLONES __attribute__((unused))
+#endif
+
 /* Execute one vector instruction.  dbuf/s0buf/s1buf are the scope buffers of dst, src0,
  * src1 (any may alias); in->off[] locate the operands inside them.  Reads and writes
  * stay inside the extents Python validated.  The plans are on the stack (about 7 KB). */
-static inline void fi_tik_vector(const fi_tik_instr *in, uint8_t *dbuf, const uint8_t *s0buf,
+static FI_TIK_CLONES void fi_tik_vector(const fi_tik_instr *in, uint8_t *dbuf, const uint8_t *s0buf,
                                  const uint8_t *s1buf) {
     fi_tik_plan plans[2];
     int nplans = 0;
@@ -280,175 +322,175 @@ static inline void fi_tik_vector(const fi_tik_instr *in, uint8_t *dbuf, const ui
     switch (FI_TIK_CASE(in->op, in->fmt[0])) {
     /* ---- vector-scalar ---- */
     case FI_TIK_CASE(FI_TIK_ADDS, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, D[k] = FI_OH(FI_H(A[k]) + cf)); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, FI_OH(FI_H(A[k]) + cf)); break;
     case FI_TIK_CASE(FI_TIK_ADDS, FI_FLOAT32):
-        FI_TIK_WALK(float, float, uint8_t, D[k] = A[k] + cf); break;
+        FI_TIK_WALK(float, float, uint8_t, A[k] + cf); break;
     case FI_TIK_CASE(FI_TIK_ADDS, FI_INT16):
-        FI_TIK_WALK(int16_t, int16_t, uint8_t, D[k] = (int16_t)(int32_t)(A[k] + ci)); break;
+        FI_TIK_WALK(int16_t, int16_t, uint8_t, (int16_t)(int32_t)(A[k] + ci)); break;
     case FI_TIK_CASE(FI_TIK_ADDS, FI_INT32):
-        FI_TIK_WALK(int32_t, int32_t, uint8_t, D[k] = (int32_t)(uint32_t)((int64_t)A[k] + ci)); break;
+        FI_TIK_WALK(int32_t, int32_t, uint8_t, (int32_t)(uint32_t)((int64_t)A[k] + ci)); break;
     case FI_TIK_CASE(FI_TIK_MULS, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, D[k] = FI_OH(FI_H(A[k]) * cf)); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, FI_OH(FI_H(A[k]) * cf)); break;
     case FI_TIK_CASE(FI_TIK_MULS, FI_FLOAT32):
-        FI_TIK_WALK(float, float, uint8_t, D[k] = A[k] * cf); break;
+        FI_TIK_WALK(float, float, uint8_t, A[k] * cf); break;
     case FI_TIK_CASE(FI_TIK_MULS, FI_INT16):
-        FI_TIK_WALK(int16_t, int16_t, uint8_t, D[k] = (int16_t)(int32_t)(A[k] * ci)); break;
+        FI_TIK_WALK(int16_t, int16_t, uint8_t, (int16_t)(int32_t)(A[k] * ci)); break;
     case FI_TIK_CASE(FI_TIK_MULS, FI_INT32):
-        FI_TIK_WALK(int32_t, int32_t, uint8_t, D[k] = (int32_t)(uint32_t)((uint64_t)A[k] * (uint64_t)ci)); break;
+        FI_TIK_WALK(int32_t, int32_t, uint8_t, (int32_t)(uint32_t)((uint64_t)A[k] * (uint64_t)ci)); break;
     case FI_TIK_CASE(FI_TIK_MAXS, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, D[k] = FI_OH(fi_tik_fmaxf(FI_H(A[k]), cf))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, FI_OH(fi_tik_fmaxf(FI_H(A[k]), cf))); break;
     case FI_TIK_CASE(FI_TIK_MAXS, FI_FLOAT32):
-        FI_TIK_WALK(float, float, uint8_t, D[k] = fi_tik_fmaxf(A[k], cf)); break;
+        FI_TIK_WALK(float, float, uint8_t, fi_tik_fmaxf(A[k], cf)); break;
     case FI_TIK_CASE(FI_TIK_MAXS, FI_INT16):
-        FI_TIK_WALK(int16_t, int16_t, uint8_t, D[k] = A[k] >= ci ? A[k] : (int16_t)ci); break;
+        FI_TIK_WALK(int16_t, int16_t, uint8_t, A[k] >= ci ? A[k] : (int16_t)ci); break;
     case FI_TIK_CASE(FI_TIK_MAXS, FI_INT32):
-        FI_TIK_WALK(int32_t, int32_t, uint8_t, D[k] = A[k] >= ci ? A[k] : (int32_t)ci); break;
+        FI_TIK_WALK(int32_t, int32_t, uint8_t, A[k] >= ci ? A[k] : (int32_t)ci); break;
     case FI_TIK_CASE(FI_TIK_MINS, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, D[k] = FI_OH(fi_tik_fminf(FI_H(A[k]), cf))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, FI_OH(fi_tik_fminf(FI_H(A[k]), cf))); break;
     case FI_TIK_CASE(FI_TIK_MINS, FI_FLOAT32):
-        FI_TIK_WALK(float, float, uint8_t, D[k] = fi_tik_fminf(A[k], cf)); break;
+        FI_TIK_WALK(float, float, uint8_t, fi_tik_fminf(A[k], cf)); break;
     case FI_TIK_CASE(FI_TIK_MINS, FI_INT16):
-        FI_TIK_WALK(int16_t, int16_t, uint8_t, D[k] = A[k] <= ci ? A[k] : (int16_t)ci); break;
+        FI_TIK_WALK(int16_t, int16_t, uint8_t, A[k] <= ci ? A[k] : (int16_t)ci); break;
     case FI_TIK_CASE(FI_TIK_MINS, FI_INT32):
-        FI_TIK_WALK(int32_t, int32_t, uint8_t, D[k] = A[k] <= ci ? A[k] : (int32_t)ci); break;
+        FI_TIK_WALK(int32_t, int32_t, uint8_t, A[k] <= ci ? A[k] : (int32_t)ci); break;
     case FI_TIK_CASE(FI_TIK_AXPY, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, D[k] = FI_OH(FI_H(A[k]) * cf + FI_H(D[k]))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, FI_OH(FI_H(A[k]) * cf + FI_H(D[k]))); break;
     case FI_TIK_CASE(FI_TIK_AXPY, FI_FLOAT32):
         if (in->fmt[1] == FI_FLOAT16)   /* fmix: fp16 src and scalar, fp32 dst */
-            FI_TIK_WALK(float, uint16_t, uint8_t, D[k] = FI_H(A[k]) * cf + D[k]);
+            FI_TIK_WALK(float, uint16_t, uint8_t, FI_H(A[k]) * cf + D[k]);
         else
-            FI_TIK_WALK(float, float, uint8_t, D[k] = A[k] * cf + D[k]);
+            FI_TIK_WALK(float, float, uint8_t, A[k] * cf + D[k]);
         break;
     /* ---- single-source ---- */
     case FI_TIK_CASE(FI_TIK_ABS, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, D[k] = FI_OH(fabsf(FI_H(A[k])))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, FI_OH(fabsf(FI_H(A[k])))); break;
     case FI_TIK_CASE(FI_TIK_ABS, FI_FLOAT32):
-        FI_TIK_WALK(float, float, uint8_t, D[k] = fabsf(A[k])); break;
+        FI_TIK_WALK(float, float, uint8_t, fabsf(A[k])); break;
     case FI_TIK_CASE(FI_TIK_EXP, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, D[k] = FI_OHD(exp((double)FI_H(A[k])))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, FI_OHD(exp((double)FI_H(A[k])))); break;
     case FI_TIK_CASE(FI_TIK_EXP, FI_FLOAT32):
-        FI_TIK_WALK(float, float, uint8_t, D[k] = (float)exp((double)A[k])); break;
+        FI_TIK_WALK(float, float, uint8_t, (float)exp((double)A[k])); break;
     case FI_TIK_CASE(FI_TIK_LN, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, D[k] = FI_OHD(log((double)FI_H(A[k])))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, FI_OHD(log((double)FI_H(A[k])))); break;
     case FI_TIK_CASE(FI_TIK_LN, FI_FLOAT32):
-        FI_TIK_WALK(float, float, uint8_t, D[k] = (float)log((double)A[k])); break;
+        FI_TIK_WALK(float, float, uint8_t, (float)log((double)A[k])); break;
     case FI_TIK_CASE(FI_TIK_REC, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, D[k] = FI_OHD(1.0 / (double)FI_H(A[k]))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, FI_OHD(1.0 / (double)FI_H(A[k]))); break;
     case FI_TIK_CASE(FI_TIK_REC, FI_FLOAT32):
-        FI_TIK_WALK(float, float, uint8_t, D[k] = (float)(1.0 / (double)A[k])); break;
+        FI_TIK_WALK(float, float, uint8_t, (float)(1.0 / (double)A[k])); break;
     case FI_TIK_CASE(FI_TIK_RSQRT, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, D[k] = FI_OHD(1.0 / sqrt((double)FI_H(A[k])))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, FI_OHD(1.0 / sqrt((double)FI_H(A[k])))); break;
     case FI_TIK_CASE(FI_TIK_RSQRT, FI_FLOAT32):
-        FI_TIK_WALK(float, float, uint8_t, D[k] = (float)(1.0 / sqrt((double)A[k]))); break;
+        FI_TIK_WALK(float, float, uint8_t, (float)(1.0 / sqrt((double)A[k]))); break;
     case FI_TIK_CASE(FI_TIK_SQRT, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, D[k] = FI_OHD(sqrt((double)FI_H(A[k])))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, FI_OHD(sqrt((double)FI_H(A[k])))); break;
     case FI_TIK_CASE(FI_TIK_SQRT, FI_FLOAT32):
-        FI_TIK_WALK(float, float, uint8_t, D[k] = (float)sqrt((double)A[k])); break;
+        FI_TIK_WALK(float, float, uint8_t, (float)sqrt((double)A[k])); break;
     case FI_TIK_CASE(FI_TIK_RELU, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, D[k] = FI_OH((float)fi_tik_relu(FI_H(A[k])))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, FI_OH((float)fi_tik_relu(FI_H(A[k])))); break;
     case FI_TIK_CASE(FI_TIK_RELU, FI_FLOAT32):
-        FI_TIK_WALK(float, float, uint8_t, D[k] = (float)fi_tik_relu(A[k])); break;
+        FI_TIK_WALK(float, float, uint8_t, (float)fi_tik_relu(A[k])); break;
     case FI_TIK_CASE(FI_TIK_RELU, FI_INT32):
-        FI_TIK_WALK(int32_t, int32_t, uint8_t, D[k] = A[k] > 0 ? A[k] : 0); break;
+        FI_TIK_WALK(int32_t, int32_t, uint8_t, A[k] > 0 ? A[k] : 0); break;
     case FI_TIK_CASE(FI_TIK_NOT, FI_UINT16):
     case FI_TIK_CASE(FI_TIK_NOT, FI_INT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, D[k] = (uint16_t)~A[k]); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint8_t, (uint16_t)~A[k]); break;
     /* ---- two-tensor ---- */
     case FI_TIK_CASE(FI_TIK_ADD, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, D[k] = FI_OH(FI_H(A[k]) + FI_H(Bv[k]))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, FI_OH(FI_H(A[k]) + FI_H(Bv[k]))); break;
     case FI_TIK_CASE(FI_TIK_ADD, FI_FLOAT32):
-        FI_TIK_WALK(float, float, float, D[k] = A[k] + Bv[k]); break;
+        FI_TIK_WALK(float, float, float, A[k] + Bv[k]); break;
     case FI_TIK_CASE(FI_TIK_ADD, FI_INT16):
-        FI_TIK_WALK(int16_t, int16_t, int16_t, D[k] = (int16_t)(int32_t)(A[k] + Bv[k])); break;
+        FI_TIK_WALK(int16_t, int16_t, int16_t, (int16_t)(int32_t)(A[k] + Bv[k])); break;
     case FI_TIK_CASE(FI_TIK_ADD, FI_INT32):
-        FI_TIK_WALK(int32_t, int32_t, int32_t, D[k] = (int32_t)(uint32_t)((int64_t)A[k] + Bv[k])); break;
+        FI_TIK_WALK(int32_t, int32_t, int32_t, (int32_t)(uint32_t)((int64_t)A[k] + Bv[k])); break;
     case FI_TIK_CASE(FI_TIK_SUB, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, D[k] = FI_OH(FI_H(A[k]) - FI_H(Bv[k]))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, FI_OH(FI_H(A[k]) - FI_H(Bv[k]))); break;
     case FI_TIK_CASE(FI_TIK_SUB, FI_FLOAT32):
-        FI_TIK_WALK(float, float, float, D[k] = A[k] - Bv[k]); break;
+        FI_TIK_WALK(float, float, float, A[k] - Bv[k]); break;
     case FI_TIK_CASE(FI_TIK_SUB, FI_INT16):
-        FI_TIK_WALK(int16_t, int16_t, int16_t, D[k] = (int16_t)(int32_t)(A[k] - Bv[k])); break;
+        FI_TIK_WALK(int16_t, int16_t, int16_t, (int16_t)(int32_t)(A[k] - Bv[k])); break;
     case FI_TIK_CASE(FI_TIK_SUB, FI_INT32):
-        FI_TIK_WALK(int32_t, int32_t, int32_t, D[k] = (int32_t)(uint32_t)((int64_t)A[k] - Bv[k])); break;
+        FI_TIK_WALK(int32_t, int32_t, int32_t, (int32_t)(uint32_t)((int64_t)A[k] - Bv[k])); break;
     case FI_TIK_CASE(FI_TIK_MUL, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, D[k] = FI_OH(FI_H(A[k]) * FI_H(Bv[k]))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, FI_OH(FI_H(A[k]) * FI_H(Bv[k]))); break;
     case FI_TIK_CASE(FI_TIK_MUL, FI_FLOAT32):
-        FI_TIK_WALK(float, float, float, D[k] = A[k] * Bv[k]); break;
+        FI_TIK_WALK(float, float, float, A[k] * Bv[k]); break;
     case FI_TIK_CASE(FI_TIK_MUL, FI_INT16):
-        FI_TIK_WALK(int16_t, int16_t, int16_t, D[k] = (int16_t)(int32_t)(A[k] * Bv[k])); break;
+        FI_TIK_WALK(int16_t, int16_t, int16_t, (int16_t)(int32_t)(A[k] * Bv[k])); break;
     case FI_TIK_CASE(FI_TIK_MUL, FI_INT32):
-        FI_TIK_WALK(int32_t, int32_t, int32_t, D[k] = (int32_t)(uint32_t)((uint64_t)(int64_t)A[k] * (uint64_t)(int64_t)Bv[k])); break;
+        FI_TIK_WALK(int32_t, int32_t, int32_t, (int32_t)(uint32_t)((uint64_t)(int64_t)A[k] * (uint64_t)(int64_t)Bv[k])); break;
     case FI_TIK_CASE(FI_TIK_DIV, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, D[k] = FI_OH(FI_H(A[k]) / FI_H(Bv[k]))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, FI_OH(FI_H(A[k]) / FI_H(Bv[k]))); break;
     case FI_TIK_CASE(FI_TIK_DIV, FI_FLOAT32):
-        FI_TIK_WALK(float, float, float, D[k] = A[k] / Bv[k]); break;
+        FI_TIK_WALK(float, float, float, A[k] / Bv[k]); break;
     case FI_TIK_CASE(FI_TIK_MAX, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, D[k] = FI_OH(fi_tik_fmaxf(FI_H(A[k]), FI_H(Bv[k])))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, FI_OH(fi_tik_fmaxf(FI_H(A[k]), FI_H(Bv[k])))); break;
     case FI_TIK_CASE(FI_TIK_MAX, FI_FLOAT32):
-        FI_TIK_WALK(float, float, float, D[k] = fi_tik_fmaxf(A[k], Bv[k])); break;
+        FI_TIK_WALK(float, float, float, fi_tik_fmaxf(A[k], Bv[k])); break;
     case FI_TIK_CASE(FI_TIK_MAX, FI_INT16):
-        FI_TIK_WALK(int16_t, int16_t, int16_t, D[k] = A[k] >= Bv[k] ? A[k] : Bv[k]); break;
+        FI_TIK_WALK(int16_t, int16_t, int16_t, A[k] >= Bv[k] ? A[k] : Bv[k]); break;
     case FI_TIK_CASE(FI_TIK_MAX, FI_INT32):
-        FI_TIK_WALK(int32_t, int32_t, int32_t, D[k] = A[k] >= Bv[k] ? A[k] : Bv[k]); break;
+        FI_TIK_WALK(int32_t, int32_t, int32_t, A[k] >= Bv[k] ? A[k] : Bv[k]); break;
     case FI_TIK_CASE(FI_TIK_MIN, FI_FLOAT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, D[k] = FI_OH(fi_tik_fminf(FI_H(A[k]), FI_H(Bv[k])))); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, FI_OH(fi_tik_fminf(FI_H(A[k]), FI_H(Bv[k])))); break;
     case FI_TIK_CASE(FI_TIK_MIN, FI_FLOAT32):
-        FI_TIK_WALK(float, float, float, D[k] = fi_tik_fminf(A[k], Bv[k])); break;
+        FI_TIK_WALK(float, float, float, fi_tik_fminf(A[k], Bv[k])); break;
     case FI_TIK_CASE(FI_TIK_MIN, FI_INT16):
-        FI_TIK_WALK(int16_t, int16_t, int16_t, D[k] = A[k] <= Bv[k] ? A[k] : Bv[k]); break;
+        FI_TIK_WALK(int16_t, int16_t, int16_t, A[k] <= Bv[k] ? A[k] : Bv[k]); break;
     case FI_TIK_CASE(FI_TIK_MIN, FI_INT32):
-        FI_TIK_WALK(int32_t, int32_t, int32_t, D[k] = A[k] <= Bv[k] ? A[k] : Bv[k]); break;
+        FI_TIK_WALK(int32_t, int32_t, int32_t, A[k] <= Bv[k] ? A[k] : Bv[k]); break;
     case FI_TIK_CASE(FI_TIK_AND, FI_UINT16):
     case FI_TIK_CASE(FI_TIK_AND, FI_INT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, D[k] = (uint16_t)(A[k] & Bv[k])); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, (uint16_t)(A[k] & Bv[k])); break;
     case FI_TIK_CASE(FI_TIK_OR, FI_UINT16):
     case FI_TIK_CASE(FI_TIK_OR, FI_INT16):
-        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, D[k] = (uint16_t)(A[k] | Bv[k])); break;
+        FI_TIK_WALK(uint16_t, uint16_t, uint16_t, (uint16_t)(A[k] | Bv[k])); break;
     /* ---- fill (the scalar's bits, unchanged) ---- */
     case FI_TIK_CASE(FI_TIK_DUP, FI_FLOAT16): {
         const uint16_t hc = fi_f32_to_f16(cf);
-        FI_TIK_WALK(uint16_t, uint8_t, uint8_t, D[k] = hc); break; }
+        FI_TIK_WALK(uint16_t, uint8_t, uint8_t, hc); break; }
     case FI_TIK_CASE(FI_TIK_DUP, FI_FLOAT32):
-        FI_TIK_WALK(float, uint8_t, uint8_t, D[k] = cf); break;
+        FI_TIK_WALK(float, uint8_t, uint8_t, cf); break;
     case FI_TIK_CASE(FI_TIK_DUP, FI_INT16):
-        FI_TIK_WALK(int16_t, uint8_t, uint8_t, D[k] = (int16_t)ci); break;
+        FI_TIK_WALK(int16_t, uint8_t, uint8_t, (int16_t)ci); break;
     case FI_TIK_CASE(FI_TIK_DUP, FI_UINT16):
-        FI_TIK_WALK(uint16_t, uint8_t, uint8_t, D[k] = (uint16_t)ci); break;
+        FI_TIK_WALK(uint16_t, uint8_t, uint8_t, (uint16_t)ci); break;
     case FI_TIK_CASE(FI_TIK_DUP, FI_INT32):
-        FI_TIK_WALK(int32_t, uint8_t, uint8_t, D[k] = (int32_t)ci); break;
+        FI_TIK_WALK(int32_t, uint8_t, uint8_t, (int32_t)ci); break;
     case FI_TIK_CASE(FI_TIK_DUP, FI_UINT32):
-        FI_TIK_WALK(uint32_t, uint8_t, uint8_t, D[k] = (uint32_t)ci); break;
+        FI_TIK_WALK(uint32_t, uint8_t, uint8_t, (uint32_t)ci); break;
     /* ---- conversion ---- */
     case FI_TIK_CASE(FI_TIK_CONV, FI_FLOAT32):
         if (in->fmt[1] == FI_FLOAT16)
-            FI_TIK_WALK(float, uint16_t, uint8_t, D[k] = FI_H(A[k]));
+            FI_TIK_WALK(float, uint16_t, uint8_t, FI_H(A[k]));
         else  /* int32 -> fp32, RNE */
-            FI_TIK_WALK(float, int32_t, uint8_t, D[k] = (float)A[k]);
+            FI_TIK_WALK(float, int32_t, uint8_t, (float)A[k]);
         break;
     case FI_TIK_CASE(FI_TIK_CONV, FI_FLOAT16):
         if (in->fmt[1] == FI_FLOAT32) {
             if (rnd == FI_TIK_RND_ODD)
-                FI_TIK_WALK(uint16_t, float, uint8_t, D[k] = (uint16_t)(sat ? fi_f16_saturate(fi_tik_f32_to_f16_odd(A[k])) : fi_tik_f32_to_f16_odd(A[k])));
+                FI_TIK_WALK(uint16_t, float, uint8_t, (uint16_t)(sat ? fi_f16_saturate(fi_tik_f32_to_f16_odd(A[k])) : fi_tik_f32_to_f16_odd(A[k])));
             else
-                FI_TIK_WALK(uint16_t, float, uint8_t, D[k] = FI_OH(A[k]));
+                FI_TIK_WALK(uint16_t, float, uint8_t, FI_OH(A[k]));
         } else if (in->fmt[1] == FI_INT8) {
-            FI_TIK_WALK(uint16_t, int8_t, uint8_t, D[k] = fi_f32_to_f16((float)A[k]));
+            FI_TIK_WALK(uint16_t, int8_t, uint8_t, fi_f32_to_f16((float)A[k]));
         } else if (in->fmt[1] == FI_UINT8) {
-            FI_TIK_WALK(uint16_t, uint8_t, uint8_t, D[k] = fi_f32_to_f16((float)A[k]));
+            FI_TIK_WALK(uint16_t, uint8_t, uint8_t, fi_f32_to_f16((float)A[k]));
         } else {  /* int32 -> fp16: one rounding from the exact value */
-            FI_TIK_WALK(uint16_t, int32_t, uint8_t, D[k] = FI_OHD((double)A[k]));
+            FI_TIK_WALK(uint16_t, int32_t, uint8_t, FI_OHD((double)A[k]));
         }
         break;
     case FI_TIK_CASE(FI_TIK_CONV, FI_INT32):
         if (in->fmt[1] == FI_FLOAT16)
-            FI_TIK_WALK(int32_t, uint16_t, uint8_t, D[k] = (int32_t)fi_tik_round_clamp(FI_H(A[k]), rnd, -2147483648.0, 2147483647.0));
+            FI_TIK_WALK(int32_t, uint16_t, uint8_t, (int32_t)fi_tik_round_clamp(FI_H(A[k]), rnd, -2147483648.0, 2147483647.0));
         else
-            FI_TIK_WALK(int32_t, float, uint8_t, D[k] = (int32_t)fi_tik_round_clamp(A[k], rnd, -2147483648.0, 2147483647.0));
+            FI_TIK_WALK(int32_t, float, uint8_t, (int32_t)fi_tik_round_clamp(A[k], rnd, -2147483648.0, 2147483647.0));
         break;
     case FI_TIK_CASE(FI_TIK_CONV, FI_INT8):
-        FI_TIK_WALK(int8_t, uint16_t, uint8_t, D[k] = (int8_t)fi_tik_round_clamp(FI_H(A[k]), rnd, -128.0, 127.0)); break;
+        FI_TIK_WALK(int8_t, uint16_t, uint8_t, (int8_t)fi_tik_round_clamp(FI_H(A[k]), rnd, -128.0, 127.0)); break;
     case FI_TIK_CASE(FI_TIK_CONV, FI_UINT8):
-        FI_TIK_WALK(uint8_t, uint16_t, uint8_t, D[k] = (uint8_t)fi_tik_round_clamp(FI_H(A[k]), rnd, 0.0, 255.0)); break;
+        FI_TIK_WALK(uint8_t, uint16_t, uint8_t, (uint8_t)fi_tik_round_clamp(FI_H(A[k]), rnd, 0.0, 255.0)); break;
     default:
         break;  /* unreachable: Python only records supported (op, dtype) rows */
     }
