@@ -20,3 +20,21 @@ def test_spec_example_cost_is_4n_plus_k():
 def test_examples_are_listed_first():
     names = examples.names()
     assert names.index("nki_topk_sorted") < names.index("nki_topk_vocab")
+
+
+def test_readme_nki_snippet_runs():
+    import pathlib
+    import re
+    readme = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+    if not readme.exists():
+        pytest.skip("README.md not found (installed package)")
+    text = readme.read_text().split("<!-- section: nki -->", 1)[1]
+    text = text.split("<!-- end section: nki -->")[0]
+    snippets = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert snippets
+    from fastisa import shim
+    try:
+        for code in snippets:
+            exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    finally:
+        shim.uninstall()
