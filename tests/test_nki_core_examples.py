@@ -33,8 +33,10 @@ def test_readme_nki_snippet_runs():
     snippets = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     assert snippets
     from fastisa import shim
+    was_installed = shim.is_installed()
     try:
         for code in snippets:
             exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
     finally:
-        shim.uninstall()
+        if not was_installed:
+            shim.uninstall()
