@@ -461,3 +461,14 @@ def test_match_replace8_constraints():
 def test_tensor_is_the_contract():
     t = nl.ndarray((16, 4), nl.bfloat16)
     assert isinstance(t, NkiTensor) and t.data.dtype == BF16
+
+
+def test_topk_threads_setting_does_not_change_results(monkeypatch):
+    rng = np.random.default_rng(11)
+    bits = _random_bits(rng, (128, 700), "ties")
+    outs = []
+    for threads in (1, 2, 4):
+        monkeypatch.setattr(nisa, "TOPK_THREADS", threads)
+        outs.append(_run_topk(bits, 11111, 333, False))
+    for v, i in outs[1:]:
+        assert np.array_equal(v, outs[0][0]) and np.array_equal(i, outs[0][1])
