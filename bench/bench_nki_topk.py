@@ -72,6 +72,27 @@ def test_topk_numpy(benchmark, k, sorted_):
     benchmark(numpy_topk, x, N, k, sorted_, v, i)
 
 
+def test_topk_gil_released(benchmark):
+    """Two Python threads each run a topk (single-threaded kernel): with the GIL released
+    in the kernel they overlap, so this takes about one topk's time on two free cores."""
+    import threading
+
+    from fastisa._kernels import select as ksel
+    benchmark.group = "nki topk GIL release (2 Python threads x 1 call, k=64)"
+    bits = make_input().view(np.uint16)
+    outs = [(np.zeros((P, 64), np.uint16), np.zeros((P, 64), np.uint32)) for _ in range(2)]
+
+    def two_threads():
+        ts = [threading.Thread(target=ksel.topk_bf16, args=(bits, N, True, v, i, 1))
+              for v, i in outs]
+        for t in ts:
+            t.start()
+        for t in ts:
+            t.join()
+
+    benchmark(two_threads)
+
+
 def _median(fn, repeat=15, number=5):
     return np.median(timeit.repeat(fn, repeat=repeat, number=number)) / number
 

@@ -124,14 +124,24 @@ def test_topk_matches_oracle(groups, n, kfrac, sorted_, kind, extra, seed):
         assert (val[~mask] == 0x1234).all() and (idx[~mask] == 0xABCDEF).all()
 
 
-@pytest.mark.parametrize("k", [1, 7, 16, 64, 100, 1024, 4096, 8192])
-def test_topk_vocab_size_sorted(k):
+@pytest.mark.parametrize("k, sorted_", [(1, True), (7, True), (16, True), (64, True),
+                                        (100, True), (1024, True), (4096, True), (8192, True),
+                                        (16384, False), (12345, False), (64, False)])
+def test_topk_vocab_size(k, sorted_):
     rng = np.random.default_rng(k)
     n = 65535
     bits = _random_bits(rng, (32, 4096), "normal")
-    val, idx = _run_topk(bits, n, k, True)
+    val, idx = _run_topk(bits, n, k, sorted_)
     exp_v, exp_i = ref.nki_topk(bits, n, k, np.full_like(val, 0x1234), np.full_like(idx, 0xABCDEF))
-    assert np.array_equal(val, exp_v) and np.array_equal(idx, exp_i)
+    if sorted_:
+        assert np.array_equal(val, exp_v) and np.array_equal(idx, exp_i)
+    else:
+        got_v, got_i = ref.nki_topk_results(val, idx, k)
+        want_v, want_i = ref.nki_topk_results(exp_v, exp_i, k)
+        for g in range(2):
+            o1, o2 = np.argsort(got_i[g]), np.argsort(want_i[g])
+            assert np.array_equal(got_i[g][o1], want_i[g][o2])
+            assert np.array_equal(got_v[g][o1], want_v[g][o2])
 
 
 def test_topk_every_bf16_code():
@@ -235,7 +245,7 @@ def test_topk_nan_warns():
     bits[3, 1] = 0
     bits[3, 3] = 0x7FC0      # element 51 >= n = 50: ignored, no warning
     with warnings.catch_warnings():
-        warnings.simplefilter("error")
+        warnings.simplefilter("error", RuntimeWarning)
         _run_topk(bits, 50, 8, True)
 
 
@@ -259,7 +269,7 @@ def _tiles(P=16, cols=8, k=8, src_dtype=nl.bfloat16, val_dtype=nl.bfloat16, idx_
     (dict(), 7, False, r"topk: n must satisfy 8 <= n < 65536, got 7"),
     (dict(cols=4096), 65536, False, r"n must satisfy 8 <= n < 65536, got 65536"),
     (dict(k=20), 16, False, r"k \(val_dst free size\) must be <= n \(16\), got 20"),
-    (dict(P=24), 64, False, r"partition dimension must be a multiple of 16, got 24"),
+    (dict(P=24), 64, False, r"partition dimension must be a positive multiple of 16, got 24"),
     (dict(cols=3), 64, False, r"src free size must be >= ceil\(n/16\) = 4, got 3"),
     (dict(src_dtype=nl.float32), 64, False, r"src dtype must be bfloat16, got float32"),
     (dict(val_dtype=nl.float16), 64, False, r"val_dst dtype must be bfloat16, got float16"),
@@ -299,6 +309,10 @@ def test_topk_more_constraints():
     big = nl.ndarray((16, 16), nl.bfloat16)
     with pytest.raises(OverlapError, match="val_dst must not overlap src"):
         nisa.topk(big[:, 8:], idx, big, 64)
+    with pytest.raises(ConstraintError, match="positive multiple of 16, got 0"):
+        nisa.topk(val[0:0], idx[0:0], src[0:0], 64)
+    with pytest.raises(ConstraintError, match="at least one partition"):
+        nisa.max8(nl.ndarray((4, 8), nl.float32)[0:0], nl.ndarray((4, 16), nl.float32)[0:0])
     # nothing was written by the failed calls
     assert np.isnan(val.data.astype(np.float32)).all() and (idx.data == 4).all()
 
@@ -447,3 +461,14 @@ def test_match_replace8_constraints():
 def test_tensor_is_the_contract():
     t = nl.ndarray((16, 4), nl.bfloat16)
     assert isinstance(t, NkiTensor) and t.data.dtype == BF16
+
+
+def test_topk_threads_setting_does_not_change_results(monkeypatch):
+    rng = np.random.default_rng(11)
+    bits = _random_bits(rng, (128, 700), "ties")
+    outs = []
+    for threads in (1, 2, 4):
+        monkeypatch.setattr(nisa, "TOPK_THREADS", threads)
+        outs.append(_run_topk(bits, 11111, 333, False))
+    for v, i in outs[1:]:
+        assert np.array_equal(v, outs[0][0]) and np.array_equal(i, outs[0][1])
