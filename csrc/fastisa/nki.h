@@ -360,8 +360,7 @@ static inline double fi_nki_softplus(double x) {
 #define FI_NKI_2_SQRTPI 1.12837916709551257390
 #define FI_NKI_SQRT_2_PI 0.79788456080286535588
 
-/* The accurate value of activation `act` at x.  `alpha` is PReLU's negative slope. */
-static inline double fi_nki_act(int act, double x, double alpha) {
+static inline double fi_nki_act_raw(int act, double x, double alpha) {
     switch (act) {
     case FI_ACT_COPY: return x;
     case FI_ACT_SQUARE: return x * x;
@@ -402,13 +401,24 @@ static inline double fi_nki_act(int act, double x, double alpha) {
     }
 }
 
+/* The accurate value of activation `act` at x.  `alpha` is PReLU's negative slope.
+ * A NaN input comes out unchanged; a NaN produced from a non-NaN input (log(-1),
+ * sin(inf) ...) is the canonical quiet NaN +0x7ff8000000000000. */
+static inline double fi_nki_act(int act, double x, double alpha) {
+    double y;
+    if (x != x) return x;
+    y = fi_nki_act_raw(act, x, alpha);
+    return y != y ? fi_bits_f64(0x7ff8000000000000ull) : y;
+}
+
 /* ScalarE's sin outside [-pi, pi]: the Taylor cubic about +-pi, evaluated directly
  * (spec 000: no range reduction; sin(9.0) ~ 27.65). */
 static inline double fi_nki_sin_scalar(double x) {
     double a = fabs(x), u;
-    if (!(a > M_PI)) return sin(x);
+    if (x != x) return x;
+    if (!(a > M_PI)) return fi_nki_act(FI_ACT_SIN, x, 0.0);
     u = a - M_PI;
-    u = -u + u * u * u / 6.0;
+    u = u * (u * u / 6.0 - 1.0);              /* -u + u^3/6, +inf at +inf */
     return x < 0.0 ? -u : u;
 }
 
@@ -498,7 +508,8 @@ static inline int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1) {
                                                a->in1.sf, n, ub);
                             fi_nki_stage_bits(st->op, st->rev, tb, ub, 1, n);
                         } else {
-                            fi_nki_stage_bits(st->op, st->rev, tb, st->u + (ptrdiff_t)p * st->usp, 0, n);
+                            static const uint32_t zu = 0;
+                            fi_nki_stage_bits(st->op, st->rev, tb, st->u ? st->u + (ptrdiff_t)p * st->usp : &zu, 0, n);
                         }
                     }
                     fi_nki_encode_bits(a->dst_fmt, d + dst_off * dsz, a->dst_sf, n, tb);
@@ -535,7 +546,8 @@ static inline int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1) {
                             }
                             fi_nki_stage(st->op, st->rev, tr, u, 1, n);
                         } else {
-                            fi_nki_stage(st->op, st->rev, tr, st->f + (ptrdiff_t)p * st->fsp, 0, n);
+                            static const float zf = 0.0f;
+                            fi_nki_stage(st->op, st->rev, tr, st->f ? st->f + (ptrdiff_t)p * st->fsp : &zf, 0, n);
                         }
                     }
                     if (a->act != FI_ACT_NONE) {
@@ -548,7 +560,7 @@ static inline int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1) {
                         if (act == FI_ACT_SIN && a->scalar_engine) {
                             for (int i = 0; i < n; i++) yr[i] = fi_nki_sin_scalar(tr[i]);
                         } else if (act == FI_ACT_EXP) {
-                            for (int i = 0; i < n; i++) yr[i] = exp((double)tr[i]);
+                            for (int i = 0; i < n; i++) yr[i] = tr[i] != tr[i] ? (double)tr[i] : exp((double)tr[i]);
                         } else {
                             for (int i = 0; i < n; i++) yr[i] = fi_nki_act(act, tr[i], al);
                         }
@@ -571,7 +583,8 @@ static inline int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1) {
                         for (int r = 0; r < g; r++)
                             for (int i = 0; i < n; i++) s[r] += (float)y[r][i];
                     }
-                    for (int r = 0; r < g; r++) a->acc[(ptrdiff_t)(pg + r) * a->acc_sp] = s[r];
+                    for (int r = 0; r < g; r++)   /* a NaN sum is the canonical quiet NaN */
+                        a->acc[(ptrdiff_t)(pg + r) * a->acc_sp] = s[r] != s[r] ? fi_nki_qnan() : s[r];
                 }
                 for (int r = 0; r < g; r++)
                     fi_nki_encode_f64(a->dst_fmt, (char *)a->dst +
@@ -591,7 +604,8 @@ static inline int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1) {
                         for (int r = 0; r < g; r++)
                             for (int i = 0; i < n; i++) s[r] += t[r][i];
                     }
-                    for (int r = 0; r < g; r++) a->acc[(ptrdiff_t)(pg + r) * a->acc_sp] = s[r];
+                    for (int r = 0; r < g; r++)   /* a NaN sum is the canonical quiet NaN */
+                        a->acc[(ptrdiff_t)(pg + r) * a->acc_sp] = s[r] != s[r] ? fi_nki_qnan() : s[r];
                 }
                 for (int r = 0; r < g; r++)
                     fi_nki_encode_f32(a->dst_fmt, (char *)a->dst +
@@ -694,8 +708,8 @@ static inline void fi_nki_reduce_rows(const fi_nki_reduce_args *a, int p0, int p
             default: for (; i < n; i++) acc = fi_nki_alu(a->op, acc, buf[i]); break;
             }
         }
-        if (any_nan) acc = fi_nki_qnan();
         if (a->negate) acc = acc * -1.0f;
+        if (any_nan || acc != acc) acc = fi_nki_qnan();   /* NaN results: canonical quiet NaN */
         fi_nki_encode_f32(a->out_fmt, o, 1, 1, &acc);
     }
 }
