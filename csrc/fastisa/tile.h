@@ -30,28 +30,54 @@
 #include "formats.h"
 
 #define FI_TILE_CHUNK 512
-/* With fi_tile_threads > 1 (set by the driver, default 1), tiles with at least
- * FI_TILE_PAR_MIN elements are split by rows over that many OpenMP threads; rows are
- * independent, so the result never depends on the thread count.  Off by default: on a
- * shared, oversubscribed machine spinning OpenMP threads are slower than one thread. */
-#define FI_TILE_PAR_MIN 32768
+/* Row splitting: with fi_tile_threads > 1 (set by the driver), a tile with at least
+ * FI_TILE_PAR_MIN elements is split into that many bands of rows, run on plain POSIX
+ * threads (blocking join, no spinning) while the caller runs the first band.  Rows are
+ * independent, so the result never depends on the thread count; if a thread cannot be
+ * started its band runs on the caller. */
+#define FI_TILE_PAR_MIN 65536
+#define FI_TILE_MAX_THREADS 16
 static int fi_tile_threads = 1;
 
-#ifdef FASTISA_OPENMP
-#include <omp.h>
-#define FI_TILE_PARALLEL(R, C, CALL) do {                                                    \
-    if (fi_tile_threads > 1 && (int64_t)(R) * (C) >= FI_TILE_PAR_MIN && (R) > 1) {           \
-        _Pragma("omp parallel num_threads(fi_tile_threads)")                                 \
-        {                                                                                    \
-            int nt_ = omp_get_num_threads(), t_ = omp_get_thread_num();                      \
-            int r0 = (int)((int64_t)(R) * t_ / nt_), r1 = (int)((int64_t)(R) * (t_ + 1) / nt_); \
-            CALL;                                                                            \
-        }                                                                                    \
-    } else { int r0 = 0, r1 = (R); CALL; }                                                   \
-} while (0)
-#else
-#define FI_TILE_PARALLEL(R, C, CALL) do { int r0 = 0, r1 = (R); CALL; } while (0)
+typedef void (*fi_tile_rows_fn)(const void *ctx, int r0, int r1);
+typedef struct { fi_tile_rows_fn fn; const void *ctx; int r0, r1; } fi_tile_job;
+
+#if !defined(_WIN32)
+#include <pthread.h>
+static void *fi_tile_thread_main(void *p) {
+    fi_tile_job *j = (fi_tile_job *)p;
+    j->fn(j->ctx, j->r0, j->r1);
+    return NULL;
+}
 #endif
+
+static inline void fi_tile_run_rows(fi_tile_rows_fn fn, const void *ctx, int R, int C) {
+    int nt = fi_tile_threads, t;
+    if (nt > FI_TILE_MAX_THREADS) nt = FI_TILE_MAX_THREADS;
+    if (nt > R) nt = R;
+#if !defined(_WIN32)
+    if (nt > 1 && (int64_t)R * C >= FI_TILE_PAR_MIN) {
+        pthread_t th[FI_TILE_MAX_THREADS];
+        fi_tile_job jobs[FI_TILE_MAX_THREADS];
+        int started[FI_TILE_MAX_THREADS];
+        for (t = 1; t < nt; t++) {
+            jobs[t].fn = fn;
+            jobs[t].ctx = ctx;
+            jobs[t].r0 = (int)((int64_t)R * t / nt);
+            jobs[t].r1 = (int)((int64_t)R * (t + 1) / nt);
+            started[t] = pthread_create(&th[t], NULL, fi_tile_thread_main, &jobs[t]) == 0;
+        }
+        fn(ctx, 0, (int)((int64_t)R / nt));
+        for (t = 1; t < nt; t++) {
+            if (started[t]) pthread_join(th[t], NULL);
+            else fn(ctx, jobs[t].r0, jobs[t].r1);
+        }
+        return;
+    }
+#endif
+    (void)t;
+    fn(ctx, 0, R);
+}
 
 typedef enum {
     FI_TOP_COPY = 0, FI_TOP_ABS = 1, FI_TOP_NEG = 2, FI_TOP_RELU = 3, FI_TOP_RECIP = 4,
@@ -370,8 +396,14 @@ static inline void fi_tile_unary_rows(int op, fi_tile_arg d, fi_tile_arg s, int 
 }
 
 /* dst[r, c] = op(src[r, c]) for r < R, c < C. */
+typedef struct { int op; fi_tile_arg d, s; int C; } fi_tile_unary_ctx;
+static void fi_tile_unary_job(const void *p, int r0, int r1) {
+    const fi_tile_unary_ctx *c = (const fi_tile_unary_ctx *)p;
+    fi_tile_unary_rows(c->op, c->d, c->s, r0, r1, c->C);
+}
 static inline void fi_tile_unary(int op, fi_tile_arg d, fi_tile_arg s, int R, int C) {
-    FI_TILE_PARALLEL(R, C, fi_tile_unary_rows(op, d, s, r0, r1, C));
+    fi_tile_unary_ctx c = {op, d, s, C};
+    fi_tile_run_rows(fi_tile_unary_job, &c, R, C);
 }
 
 /* ---- elementwise binary ------------------------------------------------------------ */
@@ -518,11 +550,18 @@ static inline void fi_tile_binary_rows(int op, fi_tile_arg d, fi_tile_arg a, int
     }
 }
 
+typedef struct { int op; fi_tile_arg d, a; int avc; fi_tile_arg b; int bvc; int C; } fi_tile_binary_ctx;
+static void fi_tile_binary_job(const void *p, int r0, int r1) {
+    const fi_tile_binary_ctx *c = (const fi_tile_binary_ctx *)p;
+    fi_tile_binary_rows(c->op, c->d, c->a, c->avc, c->b, c->bvc, r0, r1, c->C);
+}
+
 /* dst[r, c] = op(a[r, c % avc], b[r, c % bvc]) for r < R, c < C.  A wrapping operand
  * (vc < C) must have vc <= FI_TILE_CHUNK. */
 static inline void fi_tile_binary(int op, fi_tile_arg d, fi_tile_arg a, int avc, fi_tile_arg b,
                                   int bvc, int R, int C) {
-    FI_TILE_PARALLEL(R, C, fi_tile_binary_rows(op, d, a, avc, b, bvc, r0, r1, C));
+    fi_tile_binary_ctx c = {op, d, a, avc, b, bvc, C};
+    fi_tile_run_rows(fi_tile_binary_job, &c, R, C);
 }
 
 /* ---- reductions ----------------------------------------------------------------- */
@@ -609,8 +648,13 @@ static inline void fi_tile_rowreduce_rows(int op, fi_tile_arg d, fi_tile_arg s, 
     }
 }
 
+static void fi_tile_rowreduce_job(const void *p, int r0, int r1) {
+    const fi_tile_unary_ctx *c = (const fi_tile_unary_ctx *)p;
+    fi_tile_rowreduce_rows(c->op, c->d, c->s, r0, r1, c->C);
+}
 static inline void fi_tile_rowreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C) {
-    FI_TILE_PARALLEL(R, C, fi_tile_rowreduce_rows(op, d, s, r0, r1, C));
+    fi_tile_unary_ctx c = {op, d, s, C};
+    fi_tile_run_rows(fi_tile_rowreduce_job, &c, R, C);
 }
 
 /* dst[c * d.cs] = fold over r < R of src[r, c] (top to bottom, as fi_tile_rowreduce). */
@@ -793,8 +837,13 @@ static inline void fi_tile_cvt_rows(int mode, fi_tile_arg d, fi_tile_arg s, int 
 }
 
 /* dst[r, c] = round_mode(src[r, c]) in dst's format, over r < R, c < C. */
+static void fi_tile_cvt_job(const void *p, int r0, int r1) {
+    const fi_tile_unary_ctx *c = (const fi_tile_unary_ctx *)p;
+    fi_tile_cvt_rows(c->op, c->d, c->s, r0, r1, c->C);
+}
 static inline void fi_tile_cvt(int mode, fi_tile_arg d, fi_tile_arg s, int R, int C) {
-    FI_TILE_PARALLEL(R, C, fi_tile_cvt_rows(mode, d, s, r0, r1, C));
+    fi_tile_unary_ctx c = {mode, d, s, C};
+    fi_tile_run_rows(fi_tile_cvt_job, &c, R, C);
 }
 
 #endif /* FASTISA_TILE_H */
