@@ -693,3 +693,11 @@ def test_thread_count_never_changes_bits(rng):
     for e, s in outs[1:]:
         assert_bits(e, outs[0][0])
         assert_bits(s, outs[0][1])
+
+
+@pytest.mark.parametrize("name", ["pto_trecip", "pto_softmax", "pto_flash_attention"])
+def test_bundled_examples_match(name):
+    from fastisa import examples
+    rep = examples.run(name, seed=0)
+    assert rep.matches, rep.format()
+    assert rep.cycles.get("Vector", 0) > 0
