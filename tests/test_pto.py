@@ -671,3 +671,33 @@ def test_cost_recorded(rng):
         pto.TEXP(a, a)
     t = p.totals()
     assert t["Vector"] == pto.vector_cycles(16, 16, 4, 1) + pto.vector_cycles(16, 16, 4, 2)
+
+
+def test_thread_count_never_changes_bits(rng):
+    x = tile("float32", 512, 256, rng=rng)
+    m = tile("float32", 512, 1, layout=CM)
+    pto.TROWMAX(m, x)
+    outs = []
+    old = pto.get_num_threads()
+    try:
+        for n in (1, 2, 3, 7):
+            pto.set_num_threads(n)
+            e = tile("float32", 512, 256)
+            s = tile("float32", 512, 1, layout=CM)
+            pto.TROWEXPANDEXPDIF(e, x, m)
+            pto.TROWSUM(s, e)
+            pto.TROWEXPANDDIV(e, e, s)
+            outs.append((e.data.copy(), s.data.copy()))
+    finally:
+        pto.set_num_threads(old)
+    for e, s in outs[1:]:
+        assert_bits(e, outs[0][0])
+        assert_bits(s, outs[0][1])
+
+
+@pytest.mark.parametrize("name", ["pto_trecip", "pto_softmax", "pto_flash_attention"])
+def test_bundled_examples_match(name):
+    from fastisa import examples
+    rep = examples.run(name, seed=0)
+    assert rep.matches, rep.format()
+    assert rep.cycles.get("Vector", 0) > 0

@@ -11,6 +11,7 @@ from __future__ import annotations
 import enum
 import math
 import numbers
+import os
 
 import numpy as np
 
@@ -29,8 +30,28 @@ __all__ = [
     "TROWEXPANDMAX", "TROWEXPANDMIN", "TROWEXPANDEXPDIF",
     "TCOLEXPAND", "TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL", "TCOLEXPANDDIV",
     "TCOLEXPANDMAX", "TCOLEXPANDMIN", "TCOLEXPANDEXPDIF",
-    "TCVT", "TMATMUL", "TMOV", "TTRANS",
+    "TCVT", "TMATMUL", "TMOV", "TTRANS", "set_num_threads", "get_num_threads",
 ]
+
+_THREADS = [1]
+
+
+def set_num_threads(n: int) -> None:
+    """Split tiles of at least 65536 elements into ``n`` bands of rows run on ``n`` threads
+    (elementwise, row-expand, row reductions, TCVT).  Results never depend on ``n``.  The
+    default is ``FASTISA_THREADS`` if set, else min(4, number of CPUs)."""
+    n = int(n)
+    if n < 1:
+        raise constraint("set_num_threads", "n", "must be >= 1", n)
+    _THREADS[0] = n
+    _k.set_threads(n)
+
+
+def get_num_threads() -> int:
+    return _THREADS[0]
+
+
+set_num_threads(int(os.environ.get("FASTISA_THREADS", "0") or 0) or min(4, os.cpu_count() or 1))
 
 
 class RecipAlgorithm(enum.IntEnum):
