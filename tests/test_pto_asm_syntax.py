@@ -233,6 +233,8 @@ ERRORS = [
     (HEAD + TDECL + f"  pto.texp ins(%t : {T}) outs(%u : {T}\n}}\n", 5, "}", "expected ')'"),
     (HEAD + "  %t = pto.alloc_tile : !pto.tile_buf<vec, 16x128xf33>\n}\n", 2, "16x128xf33",
      "unknown element type 'f33'"),
+    (HEAD + "  %t = pto.alloc_tile : !pto.tile_buf<vec, 16xx128xf32>\n}\n", 2, "16xx",
+     "unknown element type 'x128xf32'"),
     (HEAD + "  %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=8, "
      "v_row=16, v_col=8, blayout=diagonal>\n}\n", 2, "diagonal", "unknown blayout 'diagonal'"),
     (HEAD + "  %t = pto.alloc_tile : !pto.tile_buf<vec, 16x128xf32, valid=?x128>\n}\n", 2, "!pto",
@@ -352,3 +354,27 @@ def test_loop_error_positions(text, line, anchor, fragment):
         asm.parse(text)
     assert fragment in str(ei.value)
     assert (ei.value.line, ei.value.column) == (line, col), str(ei.value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.data(), name=st.sampled_from(sorted(PROGRAMS)))
+def test_mutated_programs_raise_only_asm_syntax_error(data, name):
+    """Deleting, duplicating or replacing a few characters never crashes the parser."""
+    text = PROGRAMS[name]
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(text) - 1))
+        kind = data.draw(st.sampled_from(["del", "dup", "sub"]))
+        if kind == "del":
+            text = text[:i] + text[i + 1:]
+        elif kind == "dup":
+            text = text[:i] + text[i] + text[i:]
+        else:
+            text = text[:i] + data.draw(st.sampled_from(list("%@!#<>(){}[],:=?x0-9 \n\"a"))) \
+                + text[i + 1:]
+    try:
+        m = asm.parse(text)
+    except AsmSyntaxError as e:
+        assert e.line >= 1 and e.column >= 1
+        assert e.source_line == text.split("\n")[e.line - 1]
+    else:
+        assert asm.parse(asm.format(m)) == m

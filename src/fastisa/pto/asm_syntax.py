@@ -620,7 +620,8 @@ class _Parser:
         t = self.tok
         if t.kind == "shape":
             self.next()
-            *dims, elem = t.text.split("x")
+            m = re.match(r"((?:(?:[0-9]+|\?)x)+)(.*)", t.text)
+            dims, elem = m.group(1)[:-1].split("x"), m.group(2)
         elif t.kind == "ident":        # rank-0 view: just the element type
             self.next()
             dims, elem = [], t.text
