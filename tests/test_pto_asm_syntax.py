@@ -356,10 +356,7 @@ def test_loop_error_positions(text, line, anchor, fragment):
     assert (ei.value.line, ei.value.column) == (line, col), str(ei.value)
 
 
-@settings(max_examples=300, deadline=None)
-@given(data=st.data(), name=st.sampled_from(sorted(PROGRAMS)))
-def test_mutated_programs_raise_only_asm_syntax_error(data, name):
-    """Deleting, duplicating or replacing a few characters never crashes the parser."""
+def _mutate_and_parse(data, name):
     text = PROGRAMS[name]
     for _ in range(data.draw(st.integers(1, 3))):
         i = data.draw(st.integers(0, len(text) - 1))
@@ -378,3 +375,17 @@ def test_mutated_programs_raise_only_asm_syntax_error(data, name):
         assert e.source_line == text.split("\n")[e.line - 1]
     else:
         assert asm.parse(asm.format(m)) == m
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), name=st.sampled_from(sorted(PROGRAMS)))
+def test_mutated_programs_raise_only_asm_syntax_error(data, name):
+    """Deleting, duplicating or replacing a few characters never crashes the parser."""
+    _mutate_and_parse(data, name)
+
+
+@pytest.mark.slow
+@settings(max_examples=5000, deadline=None)
+@given(data=st.data(), name=st.sampled_from(sorted(PROGRAMS)))
+def test_mutated_programs_raise_only_asm_syntax_error_many(data, name):
+    _mutate_and_parse(data, name)
