@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fastisa import cli, pto
 from fastisa.errors import AccessError, AsmSyntaxError, ConstraintError, OverlapError
@@ -561,6 +563,7 @@ def test_example_softmax_matches_float64_reference():
 
 def test_example_softmax_is_bit_exact_against_the_oracles():
     import reference as ref
+
     from fastisa.examples import pto_softmax_asm as ex
     rng = np.random.default_rng(11)
     x = (rng.standard_normal((ex.ROWS, ex.COLS)) * 4).astype(np.float32)
@@ -723,9 +726,6 @@ func.func @f(%y: !pto.ptr<f32>, %s: f32) {
 
 
 # ---- property: random shapes and valid regions, text == API ----------------------------------
-
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 
 @settings(max_examples=30, deadline=None)

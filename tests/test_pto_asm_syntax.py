@@ -52,9 +52,9 @@ module attributes {{"pto.target_arch" = "a5"}} {{
 }}
 """
 
-SSA_FORMS = f"""\
+SSA_FORMS = """\
 # Automatic mode: the compiler/runtime handles resource placement and scheduling.
-func.func @ssa(%x: !pto.ptr<f16>, %s: f16) {{
+func.func @ssa(%x: !pto.ptr<f16>, %s: f16) {
   %c1 = arith.constant 1 : index
   %c16 = arith.constant 16 : index
   %one = arith.constant 1.0 : f16
@@ -64,7 +64,7 @@ func.func @ssa(%x: !pto.ptr<f16>, %s: f16) {{
   %src = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf16>
   %row = pto.alloc_tile valid_row = %c16 valid_col = %c1 : !pto.tile_buf<vec, 16x1xf16, valid=?x?, blayout=col_major>
   %dst = pto.trecip %src : !pto.tile<16x16xf16> -> !pto.tile<16x16xf16>
-  %d2 = pto.trecip %src {{precision = #pto<recip_precision HIGH_PRECISION>}} : !pto.tile_buf<vec, 16x16xf16> -> !pto.tile<16x16xf16>
+  %d2 = pto.trecip %src {precision = #pto<recip_precision HIGH_PRECISION>} : !pto.tile_buf<vec, 16x16xf16> -> !pto.tile<16x16xf16>
   %d3 = trecip %src : !pto.tile<16x16xf16>
   %d4 = pto.trowexpandexpdif %src, %row : !pto.tile<16x16xf16>, !pto.tile<16x1xf16, valid=?x?, blayout=col_major> -> !pto.tile<16x16xf16>
   %d5 = pto.tadd %d3, %d4 : (!pto.tile<16x16xf16>, !pto.tile<16x16xf16>) -> !pto.tile<16x16xf16>
@@ -72,7 +72,7 @@ func.func @ssa(%x: !pto.ptr<f16>, %s: f16) {{
   %d7 = pto.tmuls %d6, %s : (!pto.tile<16x16xf16>, f16) -> !pto.tile<16x16xf16>
   pto.set_validshape %row, %c16, %c1 : !pto.tile_buf<vec, 16x1xf16, valid=?x?, blayout=col_major>
   func.return
-}}
+}
 """
 
 ALL_DPS = f"""\

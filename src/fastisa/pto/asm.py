@@ -62,9 +62,23 @@ import numpy as np
 
 from ..errors import AccessError, AsmSyntaxError, ConstraintError, FastisaError
 from . import asm_syntax as syn
-from .asm_syntax import (AllocTileOp, ArithOp, ConstantOp, DpsOp, ForOp, MakeTensorViewOp,
-                         Module, PartitionViewOp, PtrType, ReturnOp, ScalarType,
-                         SetValidShapeOp, SsaOp, SyncOp, TAssignOp, TileBufType)
+from .asm_syntax import (
+    AllocTileOp,
+    ArithOp,
+    ConstantOp,
+    DpsOp,
+    ForOp,
+    MakeTensorViewOp,
+    Module,
+    PartitionViewOp,
+    PtrType,
+    ReturnOp,
+    SetValidShapeOp,
+    SsaOp,
+    SyncOp,
+    TAssignOp,
+    TileBufType,
+)
 
 __all__ = ["parse", "format", "run", "Module", "INSTRUCTIONS"]
 
