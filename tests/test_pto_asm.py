@@ -770,3 +770,44 @@ def test_bf16_pointers_need_bf16_arrays():
     same_bits(out, x)
     with pytest.raises(ConstraintError, match="must have dtype bfloat16"):
         asm.run(text, {"in0": x.astype(np.float32)})
+
+
+SPEC_003_MANUAL = """\
+func.func @example(%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %v = pto.make_tensor_view %arg0, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %w = pto.make_tensor_view %arg1, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<16x16xf32>
+  %q = pto.partition_view %w, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<16x16xf32>
+  %src = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+  pto.tload ins(%p : !pto.partition_tensor_view<16x16xf32>) outs(%src : !pto.tile_buf<vec, 16x16xf32>)
+  # Manual mode: explicitly bind resources first, then issue the instruction.
+  # Optional (when the instruction contains tile operands):
+  # pto.tassign %arg0, @tile(0x1000)
+  # pto.tassign %arg1, @tile(0x2000)
+  %dst = pto.trecip %src : !pto.tile<16x16xf32> -> !pto.tile<16x16xf32>
+  pto.tstore ins(%dst : !pto.tile<16x16xf32>) outs(%q : !pto.partition_tensor_view<16x16xf32>)
+  return
+}
+"""
+
+
+def test_spec_003_example_in_pto_as():
+    """Spec 003's example (Tile<Vec, float, 16, 16>; TRECIP(out, x)) written in PTO-AS, with
+    the spec's manual-mode comment lines; the same bits as the Python call."""
+    x = np.random.default_rng(12).uniform(1, 10, (16, 16)).astype(np.float32)
+    got = asm.run(SPEC_003_MANUAL, {"arg0": x})["arg1"]
+    src = pto.Tile(pto.TileType.Vec, "float32", 16, 16)
+    out = pto.Tile(pto.TileType.Vec, "float32", 16, 16)
+    src.data[...] = x
+    pto.TRECIP(out, src)
+    same_bits(got, out.data)
+    # the DPS (AS level 2) spelling of the same instruction, and HIGH_PRECISION
+    dps = SPEC_003_MANUAL.replace(
+        "%dst = pto.trecip %src : !pto.tile<16x16xf32> -> !pto.tile<16x16xf32>",
+        "%dst = pto.alloc_tile : !pto.tile<16x16xf32>\n"
+        "  pto.trecip ins(%src : !pto.tile_buf<vec, 16x16xf32>) outs(%dst : !pto.tile_buf<vec, "
+        "16x16xf32>) {precision = #pto<recip_precision HIGH_PRECISION>}")
+    same_bits(asm.run(dps, {"arg0": x})["arg1"], out.data)

@@ -233,6 +233,8 @@ ERRORS = [
     (HEAD + TDECL + f"  pto.texp ins(%t : {T}) outs(%u : {T}\n}}\n", 5, "}", "expected ')'"),
     (HEAD + "  %t = pto.alloc_tile : !pto.tile_buf<vec, 16x128xf33>\n}\n", 2, "16x128xf33",
      "unknown element type 'f33'"),
+    (HEAD + TDECL + "  %d = pto.trecip %t : !pto.tile<...> -> !pto.tile<...>\n}\n", 4, "...",
+     "'...' is a placeholder in the spec's examples"),
     (HEAD + "  %t = pto.alloc_tile : !pto.tile_buf<vec, 16xx128xf32>\n}\n", 2, "16xx",
      "unknown element type 'x128xf32'"),
     (HEAD + "  %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=8, "

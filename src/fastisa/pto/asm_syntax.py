@@ -99,6 +99,10 @@ def tokenize(text: str) -> list[Token]:
         m = _TOKEN_RE.match(text, pos)
         if m is None:
             col = pos - line_start + 1
+            if text.startswith("...", pos):
+                raise AsmSyntaxError("'...' is a placeholder in the spec's examples; write the "
+                                     "type out, e.g. !pto.tile<16x16xf32> or "
+                                     "!pto.tile_buf<vec, 16x16xf32>", line, col, lines[line - 1])
             raise AsmSyntaxError(f"unexpected character {text[pos]!r}", line, col,
                                  lines[line - 1])
         kind = m.lastgroup
