@@ -811,3 +811,19 @@ def test_spec_003_example_in_pto_as():
         "  pto.trecip ins(%src : !pto.tile_buf<vec, 16x16xf32>) outs(%dst : !pto.tile_buf<vec, "
         "16x16xf32>) {precision = #pto<recip_precision HIGH_PRECISION>}")
     same_bits(asm.run(dps, {"arg0": x})["arg1"], out.data)
+
+
+def test_scalar_inputs_are_checked_and_rounded_once():
+    text = _scalar_program(["%r = arith.addi %a, %b : i32"], "r", "i32", "i32", 8)
+    assert (asm.run(text, {"a": np.array([5]), "b": 2.0})["out"] == 7).all()
+    assert (asm.run(text, {"a": 0xFFFFFFFF, "b": 0})["out"] == -1).all()   # signless pattern
+    with pytest.raises(ConstraintError, match="must be an integer"):
+        asm.run(text, {"a": 2.5, "b": 0})
+    with pytest.raises(ConstraintError, match="does not fit in i32"):
+        asm.run(text, {"a": 2**32, "b": 0})
+    with pytest.raises(ConstraintError, match="single number"):
+        asm.run(text, {"a": np.arange(3), "b": 0})
+    text = _scalar_program(["%r = arith.addf %a, %b : f16"], "r", "f16", "f16", 16)
+    # 1 + 2**-11 (exact in float64) rounds once to even: 1.0 in float16
+    out = asm.run(text, {"a": 1 + 2.0**-11, "b": 0.0})["out"]
+    assert (out == np.float16(1.0)).all()

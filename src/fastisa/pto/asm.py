@@ -536,25 +536,32 @@ def _np_dtype(elem):
 
 
 def _scalar(value, tname, what):
-    """``value`` as a scalar of MLIR type ``tname`` (numpy scalar for floats, int otherwise)."""
-    if tname in ("index", "i64", "i1"):
-        if isinstance(value, (float, np.floating)) and not float(value).is_integer():
-            raise ConstraintError(f"run: {what} must be an integer for {tname}, got {value!r}")
-        return int(value)
-    dt = _np_dtype(tname)
-    if np.issubdtype(dt, np.integer):
-        v = int(value)
-        info = np.iinfo(dt)
-        if not info.min <= v <= info.max:
-            if tname.startswith("i") and 0 <= v < (1 << info.bits):   # signless bit pattern
-                return v - (1 << info.bits)
-            raise ConstraintError(f"run: {what} {v} does not fit in {tname}")
-        return int(v)
+    """``value`` (a number, numpy scalar or one-element array) as a scalar of MLIR type
+    ``tname``: a numpy scalar of the type for floats (rounded once, RNE), an int otherwise."""
     arr = np.asarray(value)
+    if arr.size != 1 or arr.dtype.kind not in "biuf":
+        raise ConstraintError(f"run: {what} must be a single number for {tname}, got "
+                              f"{'shape ' + str(arr.shape) if arr.size != 1 else repr(value)}")
+    arr = arr.reshape(())
+    if tname in _INT_BITS or tname == "index":
+        if arr.dtype.kind == "f":
+            f = float(arr)
+            if not (np.isfinite(f) and f.is_integer()):
+                raise ConstraintError(f"run: {what} must be an integer for {tname}, got {f!r}")
+        v = int(arr)
+        if tname == "index":
+            return v
+        bits = _INT_BITS[tname]
+        lo = 0 if tname.startswith("u") or bits == 1 else -(1 << (bits - 1))
+        hi = (1 << bits) - 1            # signless types also take the unsigned bit pattern
+        if not lo <= v <= hi:
+            raise ConstraintError(f"run: {what} {v} does not fit in {tname}")
+        return _wrap(v, tname)
+    dt = _np_dtype(tname)
     if arr.dtype == dt:
         return arr[()]
     with np.errstate(over="ignore"):
-        return np.asarray(value, dtype=np.float64).astype(dt)[()]
+        return arr.astype(np.float64).astype(dt)[()]
 
 
 def run(text, inputs=None, *, func: str | None = None) -> dict:
