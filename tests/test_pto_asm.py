@@ -827,3 +827,34 @@ def test_scalar_inputs_are_checked_and_rounded_once():
     # 1 + 2**-11 (exact in float64) rounds once to even: 1.0 in float16
     out = asm.run(text, {"a": 1 + 2.0**-11, "b": 0.0})["out"]
     assert (out == np.float16(1.0)).all()
+
+
+def test_five_dimensional_views():
+    """A 5-D tensor view (PTOAS's GlobalTensor shape): ND rows are dims 0-3, columns dim 4."""
+    text = """\
+func.func @f(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %v = pto.make_tensor_view %x, shape = [%c1, %c1, %c2, %c4, %c16], strides = [%c64, %c64, %c64, %c16, %c1] : !pto.tensor_view<?x?x?x?x?xf32>
+  %w = pto.make_tensor_view %y, shape = [%c1, %c1, %c2, %c4, %c16], strides = [%c64, %c64, %c64, %c16, %c1] : !pto.tensor_view<?x?x?x?x?xf32>
+  %p = pto.partition_view %v, offsets = [%c0, %c0, %c0, %c0, %c8], sizes = [%c1, %c1, %c2, %c4, %c8] : !pto.tensor_view<?x?x?x?x?xf32> -> !pto.partition_tensor_view<1x1x2x4x8xf32>
+  %q = pto.partition_view %w, offsets = [%c0, %c0, %c0, %c0, %c0], sizes = [%c1, %c1, %c2, %c4, %c8] : !pto.tensor_view<?x?x?x?x?xf32> -> !pto.partition_tensor_view<1x1x2x4x8xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 8x8xf32>
+  pto.tload ins(%p : !pto.partition_tensor_view<1x1x2x4x8xf32>) outs(%t : !pto.tile_buf<vec, 8x8xf32>)
+  pto.tneg ins(%t : !pto.tile_buf<vec, 8x8xf32>) outs(%t : !pto.tile_buf<vec, 8x8xf32>)
+  pto.tstore ins(%t : !pto.tile_buf<vec, 8x8xf32>) outs(%q : !pto.partition_tensor_view<1x1x2x4x8xf32>)
+  return
+}
+"""
+    x = np.arange(128, dtype=np.float32)
+    y = asm.run(text, {"x": x})["y"]
+    assert y.shape == (1, 1, 2, 4, 16)      # an allocated output takes its dense view's shape
+    y = y.reshape(-1)
+    want = np.zeros(128, np.float32)
+    want.reshape(8, 16)[:, :8] = -x.reshape(8, 16)[:, 8:]
+    np.testing.assert_array_equal(y, want)

@@ -23,6 +23,9 @@ fastisa runs (reference/pto.md section 3):
                   | %d = ["pto."] OP operand, ... [attr-dict] ":" types ["->" type]   # SSA
                   | "pto.set_flag" ... | "pto.wait_flag" ... | "pto.barrier" ...  (one line,
                          kept verbatim; execution is synchronous so they do nothing)
+                  | %t2 = "pto.tassign" %t "," %addr ":" tile-type "->" tile-type
+                  | %r = "arith." OP %a ["," %b] ":" T ["to" T]       # scalar ops and casts
+                  | "scf.for" %i "=" %lb "to" %ub "step" %s [":" T] "{" op* ["scf.yield"] "}"
                   | "return" | "func.return"
     operand     ::= %name [attr-dict]          # e.g. %x{rmode = #pto<round_mode ROUND>}
     tile-buf-type ::= "!pto.tile_buf<" "loc" "=" LOC "," "dtype" "=" T "," "rows" "=" N ","
