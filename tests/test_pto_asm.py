@@ -858,3 +858,18 @@ func.func @f(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {
     want = np.zeros(128, np.float32)
     want.reshape(8, 16)[:, :8] = -x.reshape(8, 16)[:, 8:]
     np.testing.assert_array_equal(y, want)
+
+
+def test_format_error():
+    text = "func.func @f() {\n  %c = arith.constant 1 : index\n  $oops\n}\n"
+    with pytest.raises(AsmSyntaxError) as ei:
+        asm.parse(text)
+    assert asm.format_error(ei.value, "k.pto") == (
+        "k.pto:3:3: error: unexpected character '$'\n      $oops\n      ^")
+    src = np.zeros((8, 64), np.float32)
+    with pytest.raises(AccessError) as ei:
+        asm.run(COPY, {"src": src, "r": 5, "c": 16})
+    report = asm.format_error(ei.value, "copy.pto")
+    assert report.startswith("copy.pto:9:3: error: pto.partition_view: dimension 0")
+    assert report.endswith("\n      ^")
+    assert asm.format_error(ConstraintError("run: bad"), "k.pto") == "k.pto: error: run: bad"

@@ -80,7 +80,7 @@ from .asm_syntax import (
     TileBufType,
 )
 
-__all__ = ["parse", "format", "run", "Module", "INSTRUCTIONS"]
+__all__ = ["parse", "format", "run", "format_error", "Module", "INSTRUCTIONS"]
 
 INSTRUCTIONS = syn.INSTRUCTIONS
 
@@ -99,6 +99,29 @@ def parse(text: str) -> Module:
 def format(module: Module) -> str:  # noqa: A001 - the documented name
     """PTO-AS text for ``module``; ``parse(format(m)) == m`` for every parsed ``m``."""
     return syn.format_module(module)
+
+
+def format_error(exc, filename: str = "<pto>") -> str:
+    """A compiler-style report of an error raised by :func:`parse` or :func:`run`::
+
+        kernel.pto:12:5: error: use of undefined value %v
+            pto.texp ins(%t : !T) outs(%v : !T)
+                                       ^
+    Errors without a position (e.g. bad inputs) give ``filename: error: message``.
+    """
+    line = getattr(exc, "line", 0) or 0
+    col = getattr(exc, "column", 0) or 0
+    msg = str(exc)
+    prefix = f"line {line}, column {col}"
+    if msg.startswith(prefix):
+        msg = msg[len(prefix):].lstrip(" :")
+    if not line:
+        return f"{filename}: error: {msg}"
+    out = f"{filename}:{line}:{col}: error: {msg}"
+    src = getattr(exc, "source_line", "")
+    if src:
+        out += "\n    " + src + "\n    " + " " * max(col - 1, 0) + "^"
+    return out
 
 
 # --------------------------------------------------------------------------------------
