@@ -873,3 +873,18 @@ def test_format_error():
     assert report.startswith("copy.pto:9:3: error: pto.partition_view: dimension 0")
     assert report.endswith("\n      ^")
     assert asm.format_error(ConstraintError("run: bad"), "k.pto") == "k.pto: error: run: bad"
+
+
+def test_cli_bf16_round_trip_through_npy(tmp_path):
+    """np.save/np.load turn bfloat16 into raw |V2 arrays; run takes them bit for bit."""
+    import ml_dtypes
+    b = S("bf16", 16, 16)
+    kernel = tmp_path / "k.pto"
+    kernel.write_text(program("tneg", [b], b))
+    x = np.random.default_rng(13).standard_normal((16, 16)).astype(ml_dtypes.bfloat16)
+    np.save(tmp_path / "x.npy", x)
+    assert np.load(tmp_path / "x.npy").dtype.kind == "V"
+    assert cli.main(["run", str(kernel), "--input", f"in0={tmp_path / 'x.npy'}",
+                     "--output-dir", str(tmp_path)]) == 0
+    out = np.load(tmp_path / "out.npy").view(ml_dtypes.bfloat16)
+    same_bits(out, -x)

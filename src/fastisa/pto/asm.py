@@ -37,8 +37,10 @@ Inputs and outputs of :func:`run`
 ---------------------------------
 ``inputs`` maps argument names (without ``%``) to numpy arrays (pointer arguments) or
 numbers (scalar arguments).  A pointer argument's array must have the pointer's element
-type (``!pto.ptr<bf16>`` needs an ``ml_dtypes.bfloat16`` array; no silent conversion); the
-pointer addresses the array's elements in C order, as global memory.  Inputs are copied,
+type (``!pto.ptr<bf16>`` needs an ``ml_dtypes.bfloat16`` array; no silent conversion; a
+raw-bytes array of the same item size, as ``np.load`` returns for a saved bfloat16 array,
+is taken bit for bit); the pointer addresses the array's elements in C order, as global
+memory.  Inputs are copied,
 never modified.  A pointer argument missing from ``inputs`` is an output-only buffer: it is
 allocated zero-filled, just large enough for every tensor view made over it.
 
@@ -219,6 +221,11 @@ class _Runner:
                 arr = inputs.get(name)
                 if arr is not None:
                     arr = np.asarray(arr)
+                    if arr.dtype.kind == "V" and arr.dtype.itemsize == npdt.itemsize \
+                            and not arr.dtype.fields:
+                        # raw bytes, e.g. an ml_dtypes bfloat16 array saved with np.save and
+                        # read back with np.load (dtype |V2): the bits are the values
+                        arr = arr.view(npdt)
                     if arr.dtype != npdt:
                         raise ConstraintError(
                             f"run: input %{name} must have dtype {npdt} for "
