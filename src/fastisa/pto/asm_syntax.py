@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -82,8 +83,7 @@ _TOKEN_RE = re.compile(r"""
 """, re.VERBOSE)
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     """One token: ``kind`` (a group name of the lexer), ``text``, 1-based ``line``/``col``."""
 
     kind: str
@@ -96,10 +96,12 @@ def tokenize(text: str) -> list[Token]:
     """Split PTO-AS ``text`` into tokens (comments and blanks dropped), ending with ``eof``."""
     lines = text.split("\n")
     out = []
+    append = out.append
+    match = _TOKEN_RE.match
     pos, line, line_start = 0, 1, 0
     n = len(text)
     while pos < n:
-        m = _TOKEN_RE.match(text, pos)
+        m = match(text, pos)
         if m is None:
             col = pos - line_start + 1
             if text.startswith("...", pos):
@@ -112,8 +114,8 @@ def tokenize(text: str) -> list[Token]:
         if kind == "nl":
             line += 1
             line_start = m.end()
-        elif kind not in ("ws", "comment"):
-            out.append(Token(kind, m.group(), line, pos - line_start + 1))
+        elif kind != "ws" and kind != "comment":
+            append(Token(kind, m.group(), line, pos - line_start + 1))
         pos = m.end()
     out.append(Token("eof", "", line, pos - line_start + 1))
     return out
