@@ -30,6 +30,28 @@
 #include "formats.h"
 
 #define FI_TILE_CHUNK 512
+/* With fi_tile_threads > 1 (set by the driver, default 1), tiles with at least
+ * FI_TILE_PAR_MIN elements are split by rows over that many OpenMP threads; rows are
+ * independent, so the result never depends on the thread count.  Off by default: on a
+ * shared, oversubscribed machine spinning OpenMP threads are slower than one thread. */
+#define FI_TILE_PAR_MIN 32768
+static int fi_tile_threads = 1;
+
+#ifdef FASTISA_OPENMP
+#include <omp.h>
+#define FI_TILE_PARALLEL(R, C, CALL) do {                                                    \
+    if (fi_tile_threads > 1 && (int64_t)(R) * (C) >= FI_TILE_PAR_MIN && (R) > 1) {           \
+        _Pragma("omp parallel num_threads(fi_tile_threads)")                                 \
+        {                                                                                    \
+            int nt_ = omp_get_num_threads(), t_ = omp_get_thread_num();                      \
+            int r0 = (int)((int64_t)(R) * t_ / nt_), r1 = (int)((int64_t)(R) * (t_ + 1) / nt_); \
+            CALL;                                                                            \
+        }                                                                                    \
+    } else { int r0 = 0, r1 = (R); CALL; }                                                   \
+} while (0)
+#else
+#define FI_TILE_PARALLEL(R, C, CALL) do { int r0 = 0, r1 = (R); CALL; } while (0)
+#endif
 
 typedef enum {
     FI_TOP_COPY = 0, FI_TOP_ABS = 1, FI_TOP_NEG = 2, FI_TOP_RELU = 3, FI_TOP_RECIP = 4,
@@ -220,6 +242,32 @@ static inline void fi_tile_round_in_place(int fmt, float *v, int n) {
     else if (fmt == FI_BFLOAT16) for (i = 0; i < n; i++) v[i] = fi_bf16_to_f32(fi_f32_to_bf16(v[i]));
 }
 
+/* ---- exp in double ----------------------------------------------------------------------
+ * libm's exp, as the reference CPU simulator's std::exp((double)x); the caller rounds the
+ * double result once to T.  (A vectorised polynomial exp was measured on the 2-core build
+ * machines and was only ~20% faster, so the exact libm result is kept.) */
+static inline void fi_tile_exp_d(double *v, int n) {
+    int i;
+    for (i = 0; i < n; i++) v[i] = exp(v[i]);
+}
+
+/* exp over every float16 code, rounded once to float16 (fi_f64_to_f16 of fi_tile_exp_d):
+ * float16 TEXP and the float16 EXPDIF look results up here.  Filled once by fi_tile_init(),
+ * which the driver calls at import, before any kernel runs; read-only afterwards. */
+static uint16_t fi_tile_exp_f16_tab[65536];
+
+static inline void fi_tile_set_threads(int n) { fi_tile_threads = n < 1 ? 1 : n; }
+
+static inline void fi_tile_init(void) {
+    double d[256];
+    int hi, lo;
+    for (hi = 0; hi < 256; hi++) {
+        for (lo = 0; lo < 256; lo++) d[lo] = (double)fi_f16_to_f32((uint16_t)(hi << 8 | lo));
+        fi_tile_exp_d(d, 256);
+        for (lo = 0; lo < 256; lo++) fi_tile_exp_f16_tab[hi << 8 | lo] = fi_f64_to_f16(d[lo]);
+    }
+}
+
 /* ---- elementwise unary ------------------------------------------------------------ */
 static inline void fi_tile_copy_row(const fi_tile_arg *d, const fi_tile_arg *s, ptrdiff_t r,
                                     int C) {
@@ -253,8 +301,7 @@ static inline void fi_tile_unary_f(int op, float *v, int n) {
 static inline void fi_tile_unary_d(int op, double *v, int n) {
     int i;
     switch (op) {
-    case FI_TOP_EXP: for (i = 0; i < n; i++) v[i] = exp(v[i]);
-        break;
+    case FI_TOP_EXP: fi_tile_exp_d(v, n); break;
     case FI_TOP_LOG: for (i = 0; i < n; i++) v[i] = log(v[i]);
         break;
     case FI_TOP_SQRT: for (i = 0; i < n; i++) v[i] = sqrt(v[i]);
@@ -281,7 +328,7 @@ static inline void fi_tile_unary_i(int op, int64_t *v, int n) {
 }
 
 /* dst[r, c] = op(src[r, c]) for r < R, c < C. */
-static inline void fi_tile_unary(int op, fi_tile_arg d, fi_tile_arg s, int R, int C) {
+static inline void fi_tile_unary_rows(int op, fi_tile_arg d, fi_tile_arg s, int r0, int r1, int C) {
     float fb[FI_TILE_CHUNK];
     double db[FI_TILE_CHUNK];
     int64_t ib[FI_TILE_CHUNK];
@@ -289,10 +336,18 @@ static inline void fi_tile_unary(int op, fi_tile_arg d, fi_tile_arg s, int R, in
     int c0, n;
     int dbl = op == FI_TOP_EXP || op == FI_TOP_LOG || op == FI_TOP_SQRT || op == FI_TOP_RSQRT;
     if (op == FI_TOP_COPY && d.fmt == s.fmt) {
-        for (r = 0; r < R; r++) fi_tile_copy_row(&d, &s, r, C);
+        for (r = r0; r < r1; r++) fi_tile_copy_row(&d, &s, r, C);
         return;
     }
-    for (r = 0; r < R; r++) {
+    if (op == FI_TOP_EXP && s.fmt == FI_FLOAT16 && d.fmt == FI_FLOAT16) {
+        for (r = r0; r < r1; r++) {
+            const uint16_t *sp = (const uint16_t *)fi_tile_at(&s, r, 0);
+            uint16_t *dp = (uint16_t *)fi_tile_at(&d, r, 0);
+            for (c0 = 0; c0 < C; c0++) dp[c0 * d.cs] = fi_tile_exp_f16_tab[sp[c0 * s.cs]];
+        }
+        return;
+    }
+    for (r = r0; r < r1; r++) {
         for (c0 = 0; c0 < C; c0 += FI_TILE_CHUNK) {
             n = C - c0 < FI_TILE_CHUNK ? C - c0 : FI_TILE_CHUNK;
             const char *sp = fi_tile_at(&s, r, c0);
@@ -312,6 +367,11 @@ static inline void fi_tile_unary(int op, fi_tile_arg d, fi_tile_arg s, int R, in
             }
         }
     }
+}
+
+/* dst[r, c] = op(src[r, c]) for r < R, c < C. */
+static inline void fi_tile_unary(int op, fi_tile_arg d, fi_tile_arg s, int R, int C) {
+    FI_TILE_PARALLEL(R, C, fi_tile_unary_rows(op, d, s, r0, r1, C));
 }
 
 /* ---- elementwise binary ------------------------------------------------------------ */
@@ -368,10 +428,44 @@ static inline void fi_tile_fill_wrap_i(const int64_t *row, int vc, int c0, int64
     for (i = 0; i < n; i++) { o[i] = row[j]; if (++j == vc) j = 0; }
 }
 
+/* float32 fast path of fi_tile_binary_rows: dst, a and b float32, dst contiguous, each
+ * source contiguous (vc >= C) or one value per row (vc == 1, any cs).  Same arithmetic as
+ * the general path, without the staging buffers. */
+#define FI_TILE_F32_LOOP(EXPR)                                                             \
+    for (r = r0; r < r1; r++) {                                                            \
+        float *q = (float *)fi_tile_at(&d, r, 0);                                          \
+        const float *pa = (const float *)fi_tile_at(&a, r, 0);                             \
+        const float *pb = (const float *)fi_tile_at(&b, r, 0);                             \
+        if (asc) { const float x = pa[0];                                                  \
+            for (c = 0; c < C; c++) { const float y = pb[c]; q[c] = (EXPR); } }            \
+        else if (bsc) { const float y = pb[0];                                             \
+            for (c = 0; c < C; c++) { const float x = pa[c]; q[c] = (EXPR); } }            \
+        else for (c = 0; c < C; c++) { const float x = pa[c], y = pb[c]; q[c] = (EXPR); } \
+    }
+
+static inline int fi_tile_binary_f32_fast(int op, fi_tile_arg d, fi_tile_arg a, int avc,
+                                          fi_tile_arg b, int bvc, int r0, int r1, int C) {
+    ptrdiff_t r;
+    int c;
+    int asc = avc == 1 && C > 1, bsc = bvc == 1 && C > 1;
+    if (a.fmt != FI_FLOAT32 || b.fmt != FI_FLOAT32 || d.fmt != FI_FLOAT32 || d.cs != 1) return 0;
+    if (!((avc >= C && a.cs == 1) || asc) || !((bvc >= C && b.cs == 1) || bsc)) return 0;
+    switch (op) {
+    case FI_TOP_ADD: FI_TILE_F32_LOOP(x + y); break;
+    case FI_TOP_SUB: FI_TILE_F32_LOOP(x - y); break;
+    case FI_TOP_MUL: FI_TILE_F32_LOOP(x * y); break;
+    case FI_TOP_DIV: FI_TILE_F32_LOOP(x / y); break;
+    case FI_TOP_MAX: FI_TILE_F32_LOOP(x < y ? y : x); break;
+    case FI_TOP_MIN: FI_TILE_F32_LOOP(y < x ? y : x); break;
+    default: return 0;
+    }
+    return 1;
+}
+
 /* dst[r, c] = op(a[r, c % avc], b[r, c % bvc]) for r < R, c < C.  A wrapping operand
  * (vc < C) must have vc <= FI_TILE_CHUNK. */
-static inline void fi_tile_binary(int op, fi_tile_arg d, fi_tile_arg a, int avc, fi_tile_arg b,
-                                  int bvc, int R, int C) {
+static inline void fi_tile_binary_rows(int op, fi_tile_arg d, fi_tile_arg a, int avc,
+                                       fi_tile_arg b, int bvc, int r0, int r1, int C) {
     float fa[FI_TILE_CHUNK], fb[FI_TILE_CHUNK], fra[FI_TILE_CHUNK], frb[FI_TILE_CHUNK];
     double db[FI_TILE_CHUNK];
     int64_t ia[FI_TILE_CHUNK], ib[FI_TILE_CHUNK], ira[FI_TILE_CHUNK], irb[FI_TILE_CHUNK];
@@ -379,7 +473,8 @@ static inline void fi_tile_binary(int op, fi_tile_arg d, fi_tile_arg a, int avc,
     int c0, n, i;
     int isf = fi_tile_is_float(a.fmt);
     int awrap = avc < C, bwrap = bvc < C;
-    for (r = 0; r < R; r++) {
+    if (fi_tile_binary_f32_fast(op, d, a, avc, b, bvc, r0, r1, C)) return;
+    for (r = r0; r < r1; r++) {
         if (awrap) {
             if (isf) fi_tile_load_f(a.fmt, fi_tile_at(&a, r, 0), a.cs, fra, avc);
             else fi_tile_load_i(a.fmt, fi_tile_at(&a, r, 0), a.cs, ira, avc);
@@ -397,9 +492,16 @@ static inline void fi_tile_binary(int op, fi_tile_arg d, fi_tile_arg a, int avc,
                 if (bwrap) fi_tile_fill_wrap_f(frb, bvc, c0, fb, n);
                 else fi_tile_load_f(b.fmt, fi_tile_at(&b, r, c0), b.cs, fb, n);
                 fi_tile_binary_f(op, fa, fb, n);
-                if (op == FI_TOP_EXPDIF) {
+                if (op == FI_TOP_EXPDIF && a.fmt == FI_FLOAT16 && d.fmt == FI_FLOAT16) {
+                    uint16_t *q = (uint16_t *)dp;
+                    for (i = 0; i < n; i++) q[i * d.cs] = fi_tile_exp_f16_tab[fi_f32_to_f16(fa[i])];
+                } else if (op == FI_TOP_EXPDIF && a.fmt == FI_FLOAT32 && d.fmt == FI_FLOAT32) {
+                    float *q = (float *)dp;
+                    for (i = 0; i < n; i++) q[i * d.cs] = (float)exp((double)fa[i]);
+                } else if (op == FI_TOP_EXPDIF) {
                     fi_tile_round_in_place(a.fmt, fa, n);
-                    for (i = 0; i < n; i++) db[i] = exp((double)fa[i]);
+                    for (i = 0; i < n; i++) db[i] = (double)fa[i];
+                    fi_tile_exp_d(db, n);
                     fi_tile_store_d(d.fmt, dp, d.cs, db, n);
                 } else {
                     fi_tile_store_f(d.fmt, dp, d.cs, fa, n);
@@ -416,16 +518,64 @@ static inline void fi_tile_binary(int op, fi_tile_arg d, fi_tile_arg a, int avc,
     }
 }
 
+/* dst[r, c] = op(a[r, c % avc], b[r, c % bvc]) for r < R, c < C.  A wrapping operand
+ * (vc < C) must have vc <= FI_TILE_CHUNK. */
+static inline void fi_tile_binary(int op, fi_tile_arg d, fi_tile_arg a, int avc, fi_tile_arg b,
+                                  int bvc, int R, int C) {
+    FI_TILE_PARALLEL(R, C, fi_tile_binary_rows(op, d, a, avc, b, bvc, r0, r1, C));
+}
+
 /* ---- reductions ----------------------------------------------------------------- */
+/* float32 fast path of fi_tile_rowreduce_rows (contiguous float32 rows): four rows at a
+ * time, each still folded left to right, so the result is the same as one row at a time. */
+static inline int fi_tile_rowreduce_f32_fast(int op, fi_tile_arg d, fi_tile_arg s, int r0,
+                                             int r1, int C) {
+    ptrdiff_t r;
+    int c, k;
+    if (s.fmt != FI_FLOAT32 || s.cs != 1 || C < 1) return 0;
+    if (op != FI_TOP_SUM && op != FI_TOP_MAX && op != FI_TOP_MIN) return 0;
+    for (r = r0; r < r1; r += 4) {
+        int m = r1 - r < 4 ? (int)(r1 - r) : 4;
+        const float *p[4];
+        float acc[4];
+        for (k = 0; k < 4; k++) p[k] = (const float *)fi_tile_at(&s, r + (k < m ? k : 0), 0);
+        if (op == FI_TOP_SUM) {
+            float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+            for (c = 0; c < C; c++) { a0 = a0 + p[0][c]; a1 = a1 + p[1][c]; a2 = a2 + p[2][c]; a3 = a3 + p[3][c]; }
+            acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+        } else if (op == FI_TOP_MAX) {
+            float a0 = p[0][0], a1 = p[1][0], a2 = p[2][0], a3 = p[3][0];
+            for (c = 1; c < C; c++) {
+                a0 = a0 < p[0][c] ? p[0][c] : a0; a1 = a1 < p[1][c] ? p[1][c] : a1;
+                a2 = a2 < p[2][c] ? p[2][c] : a2; a3 = a3 < p[3][c] ? p[3][c] : a3;
+            }
+            acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+        } else {
+            float a0 = p[0][0], a1 = p[1][0], a2 = p[2][0], a3 = p[3][0];
+            for (c = 1; c < C; c++) {
+                a0 = p[0][c] < a0 ? p[0][c] : a0; a1 = p[1][c] < a1 ? p[1][c] : a1;
+                a2 = p[2][c] < a2 ? p[2][c] : a2; a3 = p[3][c] < a3 ? p[3][c] : a3;
+            }
+            acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+        }
+        for (k = 0; k < m; k++) {
+            char *dp = (char *)d.p + (r + k) * d.rs * (ptrdiff_t)fi_tile_itemsize(d.fmt);
+            fi_tile_store_f(d.fmt, dp, 1, &acc[k], 1);
+        }
+    }
+    return 1;
+}
+
 /* dst[r * d.rs] = fold over c < C of src[r, c]: SUM from 0 (float32 accumulator for float
  * sources, int64 for integers), MAX/MIN from src[r, 0] with std::max/std::min. */
-static inline void fi_tile_rowreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C) {
+static inline void fi_tile_rowreduce_rows(int op, fi_tile_arg d, fi_tile_arg s, int r0, int r1, int C) {
     float fb[FI_TILE_CHUNK];
     int64_t ib[FI_TILE_CHUNK];
     ptrdiff_t r;
     int c0, n, i;
     int isf = fi_tile_is_float(s.fmt);
-    for (r = 0; r < R; r++) {
+    if (fi_tile_rowreduce_f32_fast(op, d, s, r0, r1, C)) return;
+    for (r = r0; r < r1; r++) {
         float fa = 0.0f;
         int64_t ia = 0;
         for (c0 = 0; c0 < C; c0 += FI_TILE_CHUNK) {
@@ -457,6 +607,10 @@ static inline void fi_tile_rowreduce(int op, fi_tile_arg d, fi_tile_arg s, int R
         if (isf) fi_tile_store_f(d.fmt, dp, 1, &fa, 1);
         else fi_tile_store_i(d.fmt, dp, 1, &ia, 1);
     }
+}
+
+static inline void fi_tile_rowreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C) {
+    FI_TILE_PARALLEL(R, C, fi_tile_rowreduce_rows(op, d, s, r0, r1, C));
 }
 
 /* dst[c * d.cs] = fold over r < R of src[r, c] (top to bottom, as fi_tile_rowreduce). */
@@ -623,12 +777,12 @@ static inline void fi_tile_cvt_one(int mode, int dfmt, char *dp, double x) {
 
 /* dst[r, c] = round_mode(src[r, c]) in dst's format: the source is exact in double, then
  * rounded once. */
-static inline void fi_tile_cvt(int mode, fi_tile_arg d, fi_tile_arg s, int R, int C) {
+static inline void fi_tile_cvt_rows(int mode, fi_tile_arg d, fi_tile_arg s, int r0, int r1, int C) {
     double db[FI_TILE_CHUNK];
     ptrdiff_t r;
     int c0, n, i;
     ptrdiff_t dstep = d.cs * (ptrdiff_t)fi_tile_itemsize(d.fmt);
-    for (r = 0; r < R; r++) {
+    for (r = r0; r < r1; r++) {
         for (c0 = 0; c0 < C; c0 += FI_TILE_CHUNK) {
             n = C - c0 < FI_TILE_CHUNK ? C - c0 : FI_TILE_CHUNK;
             fi_tile_load_d(s.fmt, fi_tile_at(&s, r, c0), s.cs, db, n);
@@ -636,6 +790,11 @@ static inline void fi_tile_cvt(int mode, fi_tile_arg d, fi_tile_arg s, int R, in
             for (i = 0; i < n; i++) fi_tile_cvt_one(mode, d.fmt, dp + i * dstep, db[i]);
         }
     }
+}
+
+/* dst[r, c] = round_mode(src[r, c]) in dst's format, over r < R, c < C. */
+static inline void fi_tile_cvt(int mode, fi_tile_arg d, fi_tile_arg s, int R, int C) {
+    FI_TILE_PARALLEL(R, C, fi_tile_cvt_rows(mode, d, s, r0, r1, C));
 }
 
 #endif /* FASTISA_TILE_H */

@@ -146,6 +146,8 @@ cdef extern from "tile.h" nogil:
         Py_ssize_t rs
         Py_ssize_t cs
     int FI_TILE_CHUNK
+    void fi_tile_init()
+    void fi_tile_set_threads(int n)
     void fi_tile_unary(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
     void fi_tile_binary(int op, fi_tile_arg d, fi_tile_arg a, int avc, fi_tile_arg b, int bvc,
                         int R, int C)

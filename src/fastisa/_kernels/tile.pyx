@@ -7,7 +7,7 @@ shape, stride and dtype; these drivers do not re-check.
 """
 from fastisa._kernels.capi cimport (
     fi_tile_arg, fi_tile_unary, fi_tile_binary, fi_tile_rowreduce, fi_tile_colreduce,
-    fi_tile_matmul, fi_tile_cvt,
+    fi_tile_matmul, fi_tile_cvt, fi_tile_init, fi_tile_set_threads,
     FI_TOP_COPY, FI_TOP_ABS, FI_TOP_NEG, FI_TOP_RELU, FI_TOP_RECIP, FI_TOP_EXP, FI_TOP_LOG,
     FI_TOP_SQRT, FI_TOP_RSQRT, FI_TOP_ADD, FI_TOP_SUB, FI_TOP_MUL, FI_TOP_DIV, FI_TOP_MAX,
     FI_TOP_MIN, FI_TOP_EXPDIF, FI_TOP_SUM, FI_TILE_CHUNK)
@@ -29,6 +29,8 @@ OP_MAX = FI_TOP_MAX
 OP_MIN = FI_TOP_MIN
 OP_EXPDIF = FI_TOP_EXPDIF
 OP_SUM = FI_TOP_SUM
+fi_tile_init()   # fills the float16 exp table once, before any kernel runs
+
 #: Largest column modulus a wrapping row-expand operand may have.
 CHUNK = FI_TILE_CHUNK
 
@@ -101,3 +103,9 @@ def cvt(int mode, unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs
     cdef fi_tile_arg sa = _arg(s, sfmt, srs, scs)
     with nogil:
         fi_tile_cvt(mode, da, sa, R, C)
+
+
+def set_threads(int n):
+    """Split large tiles by rows over n OpenMP threads (1 = single-threaded, the default).
+    Results never depend on n; without OpenMP at build time n is ignored."""
+    fi_tile_set_threads(n)
