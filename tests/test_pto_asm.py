@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from fastisa import cli, pto
 from fastisa.errors import AccessError, AsmSyntaxError, ConstraintError, OverlapError
@@ -561,6 +563,7 @@ def test_example_softmax_matches_float64_reference():
 
 def test_example_softmax_is_bit_exact_against_the_oracles():
     import reference as ref
+
     from fastisa.examples import pto_softmax_asm as ex
     rng = np.random.default_rng(11)
     x = (rng.standard_normal((ex.ROWS, ex.COLS)) * 4).astype(np.float32)
@@ -724,9 +727,6 @@ func.func @f(%y: !pto.ptr<f32>, %s: f32) {
 
 # ---- property: random shapes and valid regions, text == API ----------------------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
-
 
 @settings(max_examples=30, deadline=None)
 @given(dtype=st.sampled_from(["f32", "f16"]), R=st.integers(1, 40), C=st.integers(1, 70),
@@ -770,3 +770,121 @@ def test_bf16_pointers_need_bf16_arrays():
     same_bits(out, x)
     with pytest.raises(ConstraintError, match="must have dtype bfloat16"):
         asm.run(text, {"in0": x.astype(np.float32)})
+
+
+SPEC_003_MANUAL = """\
+func.func @example(%arg0: !pto.ptr<f32>, %arg1: !pto.ptr<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %v = pto.make_tensor_view %arg0, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %w = pto.make_tensor_view %arg1, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<16x16xf32>
+  %q = pto.partition_view %w, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<16x16xf32>
+  %src = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+  pto.tload ins(%p : !pto.partition_tensor_view<16x16xf32>) outs(%src : !pto.tile_buf<vec, 16x16xf32>)
+  # Manual mode: explicitly bind resources first, then issue the instruction.
+  # Optional (when the instruction contains tile operands):
+  # pto.tassign %arg0, @tile(0x1000)
+  # pto.tassign %arg1, @tile(0x2000)
+  %dst = pto.trecip %src : !pto.tile<16x16xf32> -> !pto.tile<16x16xf32>
+  pto.tstore ins(%dst : !pto.tile<16x16xf32>) outs(%q : !pto.partition_tensor_view<16x16xf32>)
+  return
+}
+"""
+
+
+def test_spec_003_example_in_pto_as():
+    """Spec 003's example (Tile<Vec, float, 16, 16>; TRECIP(out, x)) written in PTO-AS, with
+    the spec's manual-mode comment lines; the same bits as the Python call."""
+    x = np.random.default_rng(12).uniform(1, 10, (16, 16)).astype(np.float32)
+    got = asm.run(SPEC_003_MANUAL, {"arg0": x})["arg1"]
+    src = pto.Tile(pto.TileType.Vec, "float32", 16, 16)
+    out = pto.Tile(pto.TileType.Vec, "float32", 16, 16)
+    src.data[...] = x
+    pto.TRECIP(out, src)
+    same_bits(got, out.data)
+    # the DPS (AS level 2) spelling of the same instruction, and HIGH_PRECISION
+    dps = SPEC_003_MANUAL.replace(
+        "%dst = pto.trecip %src : !pto.tile<16x16xf32> -> !pto.tile<16x16xf32>",
+        "%dst = pto.alloc_tile : !pto.tile<16x16xf32>\n"
+        "  pto.trecip ins(%src : !pto.tile_buf<vec, 16x16xf32>) outs(%dst : !pto.tile_buf<vec, "
+        "16x16xf32>) {precision = #pto<recip_precision HIGH_PRECISION>}")
+    same_bits(asm.run(dps, {"arg0": x})["arg1"], out.data)
+
+
+def test_scalar_inputs_are_checked_and_rounded_once():
+    text = _scalar_program(["%r = arith.addi %a, %b : i32"], "r", "i32", "i32", 8)
+    assert (asm.run(text, {"a": np.array([5]), "b": 2.0})["out"] == 7).all()
+    assert (asm.run(text, {"a": 0xFFFFFFFF, "b": 0})["out"] == -1).all()   # signless pattern
+    with pytest.raises(ConstraintError, match="must be an integer"):
+        asm.run(text, {"a": 2.5, "b": 0})
+    with pytest.raises(ConstraintError, match="does not fit in i32"):
+        asm.run(text, {"a": 2**32, "b": 0})
+    with pytest.raises(ConstraintError, match="single number"):
+        asm.run(text, {"a": np.arange(3), "b": 0})
+    text = _scalar_program(["%r = arith.addf %a, %b : f16"], "r", "f16", "f16", 16)
+    # 1 + 2**-11 (exact in float64) rounds once to even: 1.0 in float16
+    out = asm.run(text, {"a": 1 + 2.0**-11, "b": 0.0})["out"]
+    assert (out == np.float16(1.0)).all()
+
+
+def test_five_dimensional_views():
+    """A 5-D tensor view (PTOAS's GlobalTensor shape): ND rows are dims 0-3, columns dim 4."""
+    text = """\
+func.func @f(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %v = pto.make_tensor_view %x, shape = [%c1, %c1, %c2, %c4, %c16], strides = [%c64, %c64, %c64, %c16, %c1] : !pto.tensor_view<?x?x?x?x?xf32>
+  %w = pto.make_tensor_view %y, shape = [%c1, %c1, %c2, %c4, %c16], strides = [%c64, %c64, %c64, %c16, %c1] : !pto.tensor_view<?x?x?x?x?xf32>
+  %p = pto.partition_view %v, offsets = [%c0, %c0, %c0, %c0, %c8], sizes = [%c1, %c1, %c2, %c4, %c8] : !pto.tensor_view<?x?x?x?x?xf32> -> !pto.partition_tensor_view<1x1x2x4x8xf32>
+  %q = pto.partition_view %w, offsets = [%c0, %c0, %c0, %c0, %c0], sizes = [%c1, %c1, %c2, %c4, %c8] : !pto.tensor_view<?x?x?x?x?xf32> -> !pto.partition_tensor_view<1x1x2x4x8xf32>
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 8x8xf32>
+  pto.tload ins(%p : !pto.partition_tensor_view<1x1x2x4x8xf32>) outs(%t : !pto.tile_buf<vec, 8x8xf32>)
+  pto.tneg ins(%t : !pto.tile_buf<vec, 8x8xf32>) outs(%t : !pto.tile_buf<vec, 8x8xf32>)
+  pto.tstore ins(%t : !pto.tile_buf<vec, 8x8xf32>) outs(%q : !pto.partition_tensor_view<1x1x2x4x8xf32>)
+  return
+}
+"""
+    x = np.arange(128, dtype=np.float32)
+    y = asm.run(text, {"x": x})["y"]
+    assert y.shape == (1, 1, 2, 4, 16)      # an allocated output takes its dense view's shape
+    y = y.reshape(-1)
+    want = np.zeros(128, np.float32)
+    want.reshape(8, 16)[:, :8] = -x.reshape(8, 16)[:, 8:]
+    np.testing.assert_array_equal(y, want)
+
+
+def test_format_error():
+    text = "func.func @f() {\n  %c = arith.constant 1 : index\n  $oops\n}\n"
+    with pytest.raises(AsmSyntaxError) as ei:
+        asm.parse(text)
+    assert asm.format_error(ei.value, "k.pto") == (
+        "k.pto:3:3: error: unexpected character '$'\n      $oops\n      ^")
+    src = np.zeros((8, 64), np.float32)
+    with pytest.raises(AccessError) as ei:
+        asm.run(COPY, {"src": src, "r": 5, "c": 16})
+    report = asm.format_error(ei.value, "copy.pto")
+    assert report.startswith("copy.pto:9:3: error: pto.partition_view: dimension 0")
+    assert report.endswith("\n      ^")
+    assert asm.format_error(ConstraintError("run: bad"), "k.pto") == "k.pto: error: run: bad"
+
+
+def test_cli_bf16_round_trip_through_npy(tmp_path):
+    """np.save/np.load turn bfloat16 into raw |V2 arrays; run takes them bit for bit."""
+    import ml_dtypes
+    b = S("bf16", 16, 16)
+    kernel = tmp_path / "k.pto"
+    kernel.write_text(program("tneg", [b], b))
+    x = np.random.default_rng(13).standard_normal((16, 16)).astype(ml_dtypes.bfloat16)
+    np.save(tmp_path / "x.npy", x)
+    assert np.load(tmp_path / "x.npy").dtype.kind == "V"
+    assert cli.main(["run", str(kernel), "--input", f"in0={tmp_path / 'x.npy'}",
+                     "--output-dir", str(tmp_path)]) == 0
+    out = np.load(tmp_path / "out.npy").view(ml_dtypes.bfloat16)
+    same_bits(out, -x)

@@ -52,9 +52,9 @@ module attributes {{"pto.target_arch" = "a5"}} {{
 }}
 """
 
-SSA_FORMS = f"""\
+SSA_FORMS = """\
 # Automatic mode: the compiler/runtime handles resource placement and scheduling.
-func.func @ssa(%x: !pto.ptr<f16>, %s: f16) {{
+func.func @ssa(%x: !pto.ptr<f16>, %s: f16) {
   %c1 = arith.constant 1 : index
   %c16 = arith.constant 16 : index
   %one = arith.constant 1.0 : f16
@@ -64,7 +64,7 @@ func.func @ssa(%x: !pto.ptr<f16>, %s: f16) {{
   %src = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf16>
   %row = pto.alloc_tile valid_row = %c16 valid_col = %c1 : !pto.tile_buf<vec, 16x1xf16, valid=?x?, blayout=col_major>
   %dst = pto.trecip %src : !pto.tile<16x16xf16> -> !pto.tile<16x16xf16>
-  %d2 = pto.trecip %src {{precision = #pto<recip_precision HIGH_PRECISION>}} : !pto.tile_buf<vec, 16x16xf16> -> !pto.tile<16x16xf16>
+  %d2 = pto.trecip %src {precision = #pto<recip_precision HIGH_PRECISION>} : !pto.tile_buf<vec, 16x16xf16> -> !pto.tile<16x16xf16>
   %d3 = trecip %src : !pto.tile<16x16xf16>
   %d4 = pto.trowexpandexpdif %src, %row : !pto.tile<16x16xf16>, !pto.tile<16x1xf16, valid=?x?, blayout=col_major> -> !pto.tile<16x16xf16>
   %d5 = pto.tadd %d3, %d4 : (!pto.tile<16x16xf16>, !pto.tile<16x16xf16>) -> !pto.tile<16x16xf16>
@@ -72,7 +72,7 @@ func.func @ssa(%x: !pto.ptr<f16>, %s: f16) {{
   %d7 = pto.tmuls %d6, %s : (!pto.tile<16x16xf16>, f16) -> !pto.tile<16x16xf16>
   pto.set_validshape %row, %c16, %c1 : !pto.tile_buf<vec, 16x1xf16, valid=?x?, blayout=col_major>
   func.return
-}}
+}
 """
 
 ALL_DPS = f"""\
@@ -233,6 +233,10 @@ ERRORS = [
     (HEAD + TDECL + f"  pto.texp ins(%t : {T}) outs(%u : {T}\n}}\n", 5, "}", "expected ')'"),
     (HEAD + "  %t = pto.alloc_tile : !pto.tile_buf<vec, 16x128xf33>\n}\n", 2, "16x128xf33",
      "unknown element type 'f33'"),
+    (HEAD + TDECL + "  %d = pto.trecip %t : !pto.tile<...> -> !pto.tile<...>\n}\n", 4, "...",
+     "'...' is a placeholder in the spec's examples"),
+    (HEAD + "  %t = pto.alloc_tile : !pto.tile_buf<vec, 16xx128xf32>\n}\n", 2, "16xx",
+     "unknown element type 'x128xf32'"),
     (HEAD + "  %t = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=8, "
      "v_row=16, v_col=8, blayout=diagonal>\n}\n", 2, "diagonal", "unknown blayout 'diagonal'"),
     (HEAD + "  %t = pto.alloc_tile : !pto.tile_buf<vec, 16x128xf32, valid=?x128>\n}\n", 2, "!pto",
@@ -352,3 +356,38 @@ def test_loop_error_positions(text, line, anchor, fragment):
         asm.parse(text)
     assert fragment in str(ei.value)
     assert (ei.value.line, ei.value.column) == (line, col), str(ei.value)
+
+
+def _mutate_and_parse(data, name):
+    text = PROGRAMS[name]
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(text) - 1))
+        kind = data.draw(st.sampled_from(["del", "dup", "sub"]))
+        if kind == "del":
+            text = text[:i] + text[i + 1:]
+        elif kind == "dup":
+            text = text[:i] + text[i] + text[i:]
+        else:
+            text = text[:i] + data.draw(st.sampled_from(list("%@!#<>(){}[],:=?x0-9 \n\"a"))) \
+                + text[i + 1:]
+    try:
+        m = asm.parse(text)
+    except AsmSyntaxError as e:
+        assert e.line >= 1 and e.column >= 1
+        assert e.source_line == text.split("\n")[e.line - 1]
+    else:
+        assert asm.parse(asm.format(m)) == m
+
+
+@settings(max_examples=100, deadline=None)
+@given(data=st.data(), name=st.sampled_from(sorted(PROGRAMS)))
+def test_mutated_programs_raise_only_asm_syntax_error(data, name):
+    """Deleting, duplicating or replacing a few characters never crashes the parser."""
+    _mutate_and_parse(data, name)
+
+
+@pytest.mark.slow
+@settings(max_examples=5000, deadline=None)
+@given(data=st.data(), name=st.sampled_from(sorted(PROGRAMS)))
+def test_mutated_programs_raise_only_asm_syntax_error_many(data, name):
+    _mutate_and_parse(data, name)

@@ -37,8 +37,10 @@ Inputs and outputs of :func:`run`
 ---------------------------------
 ``inputs`` maps argument names (without ``%``) to numpy arrays (pointer arguments) or
 numbers (scalar arguments).  A pointer argument's array must have the pointer's element
-type (``!pto.ptr<bf16>`` needs an ``ml_dtypes.bfloat16`` array; no silent conversion); the
-pointer addresses the array's elements in C order, as global memory.  Inputs are copied,
+type (``!pto.ptr<bf16>`` needs an ``ml_dtypes.bfloat16`` array; no silent conversion; a
+raw-bytes array of the same item size, as ``np.load`` returns for a saved bfloat16 array,
+is taken bit for bit); the pointer addresses the array's elements in C order, as global
+memory.  Inputs are copied,
 never modified.  A pointer argument missing from ``inputs`` is an output-only buffer: it is
 allocated zero-filled, just large enough for every tensor view made over it.
 
@@ -62,11 +64,25 @@ import numpy as np
 
 from ..errors import AccessError, AsmSyntaxError, ConstraintError, FastisaError
 from . import asm_syntax as syn
-from .asm_syntax import (AllocTileOp, ArithOp, ConstantOp, DpsOp, ForOp, MakeTensorViewOp,
-                         Module, PartitionViewOp, PtrType, ReturnOp, ScalarType,
-                         SetValidShapeOp, SsaOp, SyncOp, TAssignOp, TileBufType)
+from .asm_syntax import (
+    AllocTileOp,
+    ArithOp,
+    ConstantOp,
+    DpsOp,
+    ForOp,
+    MakeTensorViewOp,
+    Module,
+    PartitionViewOp,
+    PtrType,
+    ReturnOp,
+    SetValidShapeOp,
+    SsaOp,
+    SyncOp,
+    TAssignOp,
+    TileBufType,
+)
 
-__all__ = ["parse", "format", "run", "Module", "INSTRUCTIONS"]
+__all__ = ["parse", "format", "run", "format_error", "Module", "INSTRUCTIONS"]
 
 INSTRUCTIONS = syn.INSTRUCTIONS
 
@@ -85,6 +101,29 @@ def parse(text: str) -> Module:
 def format(module: Module) -> str:  # noqa: A001 - the documented name
     """PTO-AS text for ``module``; ``parse(format(m)) == m`` for every parsed ``m``."""
     return syn.format_module(module)
+
+
+def format_error(exc, filename: str = "<pto>") -> str:
+    """A compiler-style report of an error raised by :func:`parse` or :func:`run`::
+
+        kernel.pto:12:5: error: use of undefined value %v
+            pto.texp ins(%t : !T) outs(%v : !T)
+                                       ^
+    Errors without a position (e.g. bad inputs) give ``filename: error: message``.
+    """
+    line = getattr(exc, "line", 0) or 0
+    col = getattr(exc, "column", 0) or 0
+    msg = str(exc)
+    prefix = f"line {line}, column {col}"
+    if msg.startswith(prefix):
+        msg = msg[len(prefix):].lstrip(" :")
+    if not line:
+        return f"{filename}: error: {msg}"
+    out = f"{filename}:{line}:{col}: error: {msg}"
+    src = getattr(exc, "source_line", "")
+    if src:
+        out += "\n    " + src + "\n    " + " " * max(col - 1, 0) + "^"
+    return out
 
 
 # --------------------------------------------------------------------------------------
@@ -182,6 +221,11 @@ class _Runner:
                 arr = inputs.get(name)
                 if arr is not None:
                     arr = np.asarray(arr)
+                    if arr.dtype.kind == "V" and arr.dtype.itemsize == npdt.itemsize \
+                            and not arr.dtype.fields:
+                        # raw bytes, e.g. an ml_dtypes bfloat16 array saved with np.save and
+                        # read back with np.load (dtype |V2): the bits are the values
+                        arr = arr.view(npdt)
                     if arr.dtype != npdt:
                         raise ConstraintError(
                             f"run: input %{name} must have dtype {npdt} for "
@@ -522,25 +566,32 @@ def _np_dtype(elem):
 
 
 def _scalar(value, tname, what):
-    """``value`` as a scalar of MLIR type ``tname`` (numpy scalar for floats, int otherwise)."""
-    if tname in ("index", "i64", "i1"):
-        if isinstance(value, (float, np.floating)) and not float(value).is_integer():
-            raise ConstraintError(f"run: {what} must be an integer for {tname}, got {value!r}")
-        return int(value)
-    dt = _np_dtype(tname)
-    if np.issubdtype(dt, np.integer):
-        v = int(value)
-        info = np.iinfo(dt)
-        if not info.min <= v <= info.max:
-            if tname.startswith("i") and 0 <= v < (1 << info.bits):   # signless bit pattern
-                return v - (1 << info.bits)
-            raise ConstraintError(f"run: {what} {v} does not fit in {tname}")
-        return int(v)
+    """``value`` (a number, numpy scalar or one-element array) as a scalar of MLIR type
+    ``tname``: a numpy scalar of the type for floats (rounded once, RNE), an int otherwise."""
     arr = np.asarray(value)
+    if arr.size != 1 or arr.dtype.kind not in "biuf":
+        raise ConstraintError(f"run: {what} must be a single number for {tname}, got "
+                              f"{'shape ' + str(arr.shape) if arr.size != 1 else repr(value)}")
+    arr = arr.reshape(())
+    if tname in _INT_BITS or tname == "index":
+        if arr.dtype.kind == "f":
+            f = float(arr)
+            if not (np.isfinite(f) and f.is_integer()):
+                raise ConstraintError(f"run: {what} must be an integer for {tname}, got {f!r}")
+        v = int(arr)
+        if tname == "index":
+            return v
+        bits = _INT_BITS[tname]
+        lo = 0 if tname.startswith("u") or bits == 1 else -(1 << (bits - 1))
+        hi = (1 << bits) - 1            # signless types also take the unsigned bit pattern
+        if not lo <= v <= hi:
+            raise ConstraintError(f"run: {what} {v} does not fit in {tname}")
+        return _wrap(v, tname)
+    dt = _np_dtype(tname)
     if arr.dtype == dt:
         return arr[()]
     with np.errstate(over="ignore"):
-        return np.asarray(value, dtype=np.float64).astype(dt)[()]
+        return arr.astype(np.float64).astype(dt)[()]
 
 
 def run(text, inputs=None, *, func: str | None = None) -> dict:

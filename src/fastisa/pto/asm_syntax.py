@@ -23,6 +23,9 @@ fastisa runs (reference/pto.md section 3):
                   | %d = ["pto."] OP operand, ... [attr-dict] ":" types ["->" type]   # SSA
                   | "pto.set_flag" ... | "pto.wait_flag" ... | "pto.barrier" ...  (one line,
                          kept verbatim; execution is synchronous so they do nothing)
+                  | %t2 = "pto.tassign" %t "," %addr ":" tile-type "->" tile-type
+                  | %r = "arith." OP %a ["," %b] ":" T ["to" T]       # scalar ops and casts
+                  | "scf.for" %i "=" %lb "to" %ub "step" %s [":" T] "{" op* ["scf.yield"] "}"
                   | "return" | "func.return"
     operand     ::= %name [attr-dict]          # e.g. %x{rmode = #pto<round_mode ROUND>}
     tile-buf-type ::= "!pto.tile_buf<" "loc" "=" LOC "," "dtype" "=" T "," "rows" "=" N ","
@@ -42,6 +45,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -79,8 +83,7 @@ _TOKEN_RE = re.compile(r"""
 """, re.VERBOSE)
 
 
-@dataclass(frozen=True)
-class Token:
+class Token(NamedTuple):
     """One token: ``kind`` (a group name of the lexer), ``text``, 1-based ``line``/``col``."""
 
     kind: str
@@ -93,20 +96,26 @@ def tokenize(text: str) -> list[Token]:
     """Split PTO-AS ``text`` into tokens (comments and blanks dropped), ending with ``eof``."""
     lines = text.split("\n")
     out = []
+    append = out.append
+    match = _TOKEN_RE.match
     pos, line, line_start = 0, 1, 0
     n = len(text)
     while pos < n:
-        m = _TOKEN_RE.match(text, pos)
+        m = match(text, pos)
         if m is None:
             col = pos - line_start + 1
+            if text.startswith("...", pos):
+                raise AsmSyntaxError("'...' is a placeholder in the spec's examples; write the "
+                                     "type out, e.g. !pto.tile<16x16xf32> or "
+                                     "!pto.tile_buf<vec, 16x16xf32>", line, col, lines[line - 1])
             raise AsmSyntaxError(f"unexpected character {text[pos]!r}", line, col,
                                  lines[line - 1])
         kind = m.lastgroup
         if kind == "nl":
             line += 1
             line_start = m.end()
-        elif kind not in ("ws", "comment"):
-            out.append(Token(kind, m.group(), line, pos - line_start + 1))
+        elif kind != "ws" and kind != "comment":
+            append(Token(kind, m.group(), line, pos - line_start + 1))
         pos = m.end()
     out.append(Token("eof", "", line, pos - line_start + 1))
     return out
@@ -620,7 +629,8 @@ class _Parser:
         t = self.tok
         if t.kind == "shape":
             self.next()
-            *dims, elem = t.text.split("x")
+            m = re.match(r"((?:(?:[0-9]+|\?)x)+)(.*)", t.text)
+            dims, elem = m.group(1)[:-1].split("x"), m.group(2)
         elif t.kind == "ident":        # rank-0 view: just the element type
             self.next()
             dims, elem = [], t.text
