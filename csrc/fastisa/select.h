@@ -502,7 +502,8 @@ static inline void *fi__topk_thread(void *arg)
  *
  * Threads: the groups are handed out from a shared counter to the calling thread and up
  * to threads-1 detached POSIX threads (threads <= 0: OpenMP's default, i.e.
- * OMP_NUM_THREADS or the core count; one thread without FASTISA_OPENMP).  The caller
+ * OMP_NUM_THREADS or the core count, lowered to the cores the 1-minute load average leaves
+ * idle; one thread without FASTISA_OPENMP).  The caller
  * only waits for groups a worker has actually taken, never for a worker the OS has not
  * scheduled yet, so an oversubscribed machine costs nothing beyond the serial time (an
  * OpenMP team's barrier would spin or wait for every thread).  Each group is computed by
@@ -519,8 +520,20 @@ static inline int fi_topk_bf16(const uint16_t *src, ptrdiff_t ps, int groups, in
 #endif
                       };
 #ifdef FI_SELECT_THREADS
-    if (threads <= 0)
+    if (threads <= 0) {
         threads = omp_get_max_threads();
+#if (defined(__linux__) && defined(_DEFAULT_SOURCE)) || defined(__APPLE__)
+        /* automatic choice only: on a machine already busier than its cores a second
+         * thread mostly waits for the scheduler, so use only the cores left idle
+         * (counting this process as one runnable task). */
+        double la[1];
+        if (getloadavg(la, 1) == 1) {
+            int idle = omp_get_num_procs() + 1 - (int)la[0];
+            if (idle < threads)
+                threads = idle < 1 ? 1 : idle;
+        }
+#endif
+    }
     if (threads > groups)
         threads = groups;
     if ((long)n * groups < 32768L)
