@@ -28,8 +28,55 @@ cdef extern from "formats.h" nogil:
     uint32_t fi_f32_to_u32(float f)
 
 # ---- convert.h (number formats) --------------------------------------------
+cdef extern from "convert.h" nogil:
+    enum:
+        FI_KIND_INT, FI_KIND_FLOAT, FI_KIND_PACKED, FI_KIND_BOOL
+        FI_OVF_INF, FI_OVF_NAN, FI_OVF_SATURATE, FI_OVF_NONE
+        FI_SAT_NONE, FI_SAT_MAX, FI_SAT_ASCEND
+    ctypedef struct fi_format_traits_t:
+        const char *name
+        int code
+        int kind
+        int bits
+        int exp_bits
+        int man_bits
+        int bias
+        int is_signed
+        double max_finite
+        double min_normal
+        double min_subnormal
+        int has_inf
+        int n_nan_codes
+        uint32_t nan_codes[14]
+        int overflow
+        int container_bits
+        int lanes
+        int element
+    const fi_format_traits_t fi_format_traits[19]
+    uint32_t fi_encode_f32(int fmt, float x, int saturate)
+    float fi_decode_f32(int fmt, uint32_t code)
+    void fi_encode_f32_array(int fmt, const float *src, void *dst, Py_ssize_t n, int saturate)
+    void fi_decode_f32_array(int fmt, const void *src, float *dst, Py_ssize_t n)
+    void fi_convert_array(int sfmt, const void *src, int dfmt, void *dst, Py_ssize_t n, int saturate)
+    void fi_pack_x4(int fmt, const uint8_t *src, void *dst, Py_ssize_t n)
+    void fi_unpack_x4(int fmt, const void *src, uint8_t *dst, Py_ssize_t n)
 
 # ---- walker.h (TIK repeat/stride/mask walker) ------------------------------
+cdef extern from "walker.h" nogil:
+    ctypedef struct fi_tik_instr:
+        int64_t op
+        int64_t fmt[3]
+        int64_t off[3]
+        int64_t blk[3]
+        int64_t rep[3]
+        int64_t nrep, par, mask_lo, mask_hi, counter, tail, sat, rnd
+        double scalar
+    enum: FI_TIK_NPARAM
+    void fi_tik_vector(const fi_tik_instr *ins, uint8_t *dbuf, const uint8_t *s0buf,
+                       const uint8_t *s1buf)
+    void fi_tik_reduce(const fi_tik_instr *ins, uint8_t *dbuf, const uint8_t *sbuf)
+    void fi_tik_dma(uint8_t *dst, const uint8_t *src, int64_t nburst, int64_t burst,
+                    int64_t src_gap, int64_t dst_gap)
 
 # ---- select.h (NKI top-k and max8 family) ----------------------------------
 cdef extern from "select.h" nogil:
@@ -88,5 +135,28 @@ cdef extern from "nki.h" nogil:
 
 
 # ---- tile.h (PTO tile kernels) ---------------------------------------------
+cdef extern from "tile.h" nogil:
+    ctypedef enum fi_tile_op:
+        FI_TOP_COPY, FI_TOP_ABS, FI_TOP_NEG, FI_TOP_RELU, FI_TOP_RECIP, FI_TOP_EXP,
+        FI_TOP_LOG, FI_TOP_SQRT, FI_TOP_RSQRT, FI_TOP_ADD, FI_TOP_SUB, FI_TOP_MUL,
+        FI_TOP_DIV, FI_TOP_MAX, FI_TOP_MIN, FI_TOP_EXPDIF, FI_TOP_SUM
+    ctypedef enum fi_round_mode:
+        FI_RND_NONE, FI_RND_RINT, FI_RND_ROUND, FI_RND_FLOOR, FI_RND_CEIL, FI_RND_TRUNC,
+        FI_RND_ODD
+    ctypedef struct fi_tile_arg:
+        void *p
+        int fmt
+        Py_ssize_t rs
+        Py_ssize_t cs
+    int FI_TILE_CHUNK
+    void fi_tile_init()
+    void fi_tile_set_threads(int n)
+    void fi_tile_unary(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
+    void fi_tile_binary(int op, fi_tile_arg d, fi_tile_arg a, int avc, fi_tile_arg b, int bvc,
+                        int R, int C)
+    void fi_tile_rowreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
+    void fi_tile_colreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
+    void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, int M, int K, int N)
+    void fi_tile_cvt(int mode, fi_tile_arg d, fi_tile_arg s, int R, int C)
 
 # ---- end ---------------------------------------------------------------------

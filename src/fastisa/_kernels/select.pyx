@@ -10,11 +10,11 @@ from fastisa._kernels.capi cimport (fi_topk_bf16, fi_max8_f32, fi_find_index8_f3
                                     fi_match_replace8_f32)
 
 
-def topk_bf16(const uint16_t[:, ::1] src, int n, bint sorted, uint16_t[:, :] val,
+def topk_bf16(const uint16_t[:, :] src, int n, bint sorted, uint16_t[:, :] val,
               uint32_t[:, :] idx, int threads=0):
     """Snake-layout top-k per 16-partition group (spec 001) on bf16 bit patterns.
 
-    src: [P, >= ceil(n/16)] bf16 bits, rows contiguous; val: [P, >= ceil(k/16)] bf16 bits;
+    src: [P, >= ceil(n/16)] bf16 bits, rows contiguous (inner stride must be 1 element); val: [P, >= ceil(k/16)] bf16 bits;
     idx: [P, >= ceil(k/16)] uint32; k = val.shape[1].  Only the k result slots are written.
     Returns a status: bit 0 = NaN among the active elements, bit 1 = out of memory.
     """

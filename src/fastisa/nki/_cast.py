@@ -3,7 +3,8 @@
 * :func:`to_f32` -- any non-packed tensor's elements as float32: float formats exactly,
   integers rounded to nearest even (exact up to 2^24), bool_ as 0.0 / 1.0.
 * :func:`from_f32` -- float32 values to a destination format with one RNE rounding
-  (integers: RNE, saturate to the destination range, NaN -> 0) via :func:`fastisa.convert`.
+  (integers: RNE, saturate to the destination range, NaN -> 0) via :func:`fastisa.convert`;
+  ``bool_`` rounds then saturates to [0, 1] (as the NKI compute instructions do).
 """
 
 from __future__ import annotations
@@ -36,9 +37,9 @@ def from_f32(x: np.ndarray, fmt) -> np.ndarray:
     x = np.asarray(x, dtype=np.float32)
     if fmt.name == "float32":
         return x.copy()
-    if fmt.kind in ("int", "bool"):
+    if fmt.kind == "bool":
         return _f32_to_int(x, fmt)
-    from .. import convert
+    from .. import convert   # floats: RNE (ml_dtypes overflow rules); ints: RNE, saturate, NaN->0
     return np.asarray(convert(x, fmt))
 
 

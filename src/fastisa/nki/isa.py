@@ -288,9 +288,9 @@ def topk(val_dst, idx_dst, src, n, sorted=False, name=None):
     _max_rank(instr, "val_dst", val_dst, 3)
     _max_rank(instr, "idx_dst", idx_dst, 3)
     P = src.partitions
-    if P % 16 != 0:
-        raise ConstraintError(f"{instr}: src partition dimension must be a multiple of 16, "
-                              f"got {P}")
+    if P % 16 != 0 or P == 0:
+        raise ConstraintError(f"{instr}: src partition dimension must be a positive multiple "
+                              f"of 16, got {P}")
     _same_partitions(instr, "val_dst", val_dst, "src", src)
     _same_partitions(instr, "idx_dst", idx_dst, "src", src)
     n = _int_param(instr, "n", n)
@@ -350,6 +350,9 @@ def _vector_operand(instr, param, t, lo=None, hi=None, rank=None):
     require_unpacked(instr, param, t.dtype)
     if rank is not None:
         _max_rank(instr, param, t, rank)
+    if t.partitions < 1:
+        raise ConstraintError(f"{instr}: {param} must have at least one partition, got shape "
+                              f"{t.shape}")
     if lo is not None and not lo <= t.free_size <= hi:
         raise ConstraintError(f"{instr}: {param} must have {lo} to {hi} elements per partition, "
                               f"got {t.free_size} (shape {t.shape})")
