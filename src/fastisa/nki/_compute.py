@@ -39,7 +39,8 @@ tensor_scalar             Vector    ``max(MIN_II, N)`` (Scalar / GpSimd when map
                                     GpSimd rsqrt ``4 * max(MIN_II, N)``)
 tensor_tensor             Vector    ``max(MIN_II, N)`` if one input is in PSUM, or both in
                                     SBUF, bf16 and op in {add, subtract, multiply};
-                                    else ``max(MIN_II, 2N)`` (GpSimd for power / int32)
+                                    else ``max(MIN_II, 2N)`` (GpSimd for power and the
+                                    native int32/uint32 path)
 scalar_tensor_tensor      Vector    ``N`` (bf16, subtract then multiply, N even) else ``2N``
 activation                Scalar    ``max(MIN_II, N)`` (+ ``MIN_II`` when reading
                                     reduce_res); GpSimd ``4 * max(MIN_II, N)``
@@ -95,6 +96,9 @@ fp32 = _Fp32()
 
 _UNSUPPORTED = ("float8_e8m0fnu", "float4_e2m1fn")
 _CMP_OPS = ("equal", "less", "less_equal", "greater", "greater_equal")
+_INT_OPS = ("add", "subtract", "multiply", "maximum", "minimum", "equal", "not_equal",
+            "greater_equal", "greater", "less_equal", "less", "logical_and", "logical_or",
+            "logical_xor")
 
 
 def _kernels():
@@ -256,7 +260,7 @@ _NO_STAGE = (0, 0, 0, None, None)
 
 def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=False,
             bitvec=False, act=None, scalar_engine=False, alpha=0.0, acc=None, acc_max=False,
-            lut_ok=False):
+            lut_ok=False, intmode=False):
     """Run the elementwise kernel on NkiTensors (any free rank).  Returns #out-of-range."""
     k = _kernels()
     d, commit = _dst_rows(dst)
@@ -273,7 +277,7 @@ def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=Fal
                         0 if in1 is None else in1.dtype.code, stages, raw=int(raw),
                         bitvec=int(bitvec), act=act_code, scalar_engine=int(scalar_engine),
                         alpha=float(alpha), acc=acc, acc_max=int(acc_max),
-                        threads=THREADS, lutf=lutf, lutd=lutd)
+                        threads=THREADS, lutf=lutf, lutd=lutd, intmode=int(intmode))
     if commit is not None:
         commit()
     return oor
@@ -459,8 +463,11 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
         integer dtypes everywhere.  ``nl.power`` runs on GpSimd (SBUF only).
     engine : unknown (Vector; GpSimd for power), vector or gpsimd.
 
-    Arithmetic is float32 for every dtype (all-int32 operands too: fastisa does not model
-    GpSimd's native integer path; values above 2^24 round).  Raises ConstraintError.
+    Arithmetic is float32, except when dst, data1 and data2 are all int32/uint32 and the op
+    is add, subtract, multiply, maximum, minimum, a comparison or a logical op: then the
+    default engine is GpSimd (Vector when a tensor is in PSUM) and GpSimd computes exactly
+    in integers, the result wrapped to dst's 32 bits (two's complement); ``engine=vector``
+    keeps the float32 path.  Raises ConstraintError.
     Cost: ``max(MIN_II, N)`` if one input is in PSUM, or both are bf16 in SBUF and op is
     add/subtract/multiply; otherwise ``max(MIN_II, 2N)``.  Reference: reference/nki.md 2.6.
     """
@@ -483,8 +490,11 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
                 raise ConstraintError(f"{instr}: bitvec op {op!r} needs integer dtypes; {pname} "
                                       f"is {t.dtype.name}")
     eng = engine_name(instr, engine, ("unknown", "vector", "gpsimd"))
+    all_i32 = all(t.dtype.name in ("int32", "uint32") for t in (dst, data1, data2))
+    any_psum = any(t.buffer.name == "psum" for t in (dst, data1, data2))
+    native_int = all_i32 and op.name in _INT_OPS
     if eng == "unknown":
-        eng = "gpsimd" if op.name == "power" else "vector"
+        eng = "gpsimd" if op.name == "power" or (native_int and not any_psum) else "vector"
     if op.is_bitvec and eng != "vector":
         raise ConstraintError(f"{instr}: bitvec ops run on the Vector engine only, got {eng}")
     if op.name == "power" and eng != "gpsimd":
@@ -493,7 +503,7 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
         for pname, t in (("dst", dst), ("data1", data1), ("data2", data2)):
             _onchip(instr, pname, t, allow_psum=False)
     _run_ew(instr, dst, data1, in1=data2, stages=(_stage(op, tensor=True), _NO_STAGE),
-            bitvec=op.is_bitvec)
+            bitvec=op.is_bitvec, intmode=native_int and eng == "gpsimd")
     n = data1.free_size
     one_psum = (data1.buffer.name == "psum") != (data2.buffer.name == "psum")
     fast = one_psum or (data1.dtype.name == data2.dtype.name == "bfloat16"
