@@ -295,7 +295,9 @@ def test_tensor_tensor_matches_oracle(data):
     if data.draw(st.booleans()):      # equal values exercise ==, max/min of +-0
         b = ref.nki_round(ref.nki_to_f32(a, f1), f2)
     dst = empty((P, F), fd)
-    nisa.tensor_tensor(dst, T(a, f1), T(b, f2), getattr(nl, op))
+    # the Vector engine's float32 path (all-int32 operands default to GpSimd's integer
+    # path, tested in test_nki_compute_select.py)
+    nisa.tensor_tensor(dst, T(a, f1), T(b, f2), getattr(nl, op), engine=nisa.engine.vector)
     want = ref.nki_round(ref.nki_alu(op, ref.nki_to_f32(a, f1), ref.nki_to_f32(b, f2)), fd)
     assert_bits(dst.data, want)
 

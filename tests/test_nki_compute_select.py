@@ -464,3 +464,36 @@ def test_more_constraints():
     with pytest.raises(ConstraintError, match="rank <= 5"):
         nisa.tensor_copy(empty((2, 1, 1, 1, 1, 2), "float32"),
                          T(np.zeros((2, 1, 1, 1, 1, 2)), "float32"))
+
+
+@pytest.mark.parametrize("rop", ["add", "maximum"])
+def test_scalar_tensor_tensor_reduce(rop, rng):
+    P, F = 32, 70
+    a = rng.standard_normal((P, F)).astype(np.float32)
+    b = rng.standard_normal((P, F)).astype(np.float32)
+    dst = empty((P, F), "bfloat16")
+    res = empty((P, 1), "float32")
+    nisa.scalar_tensor_tensor(dst, T(a, "float32"), nl.subtract, 0.5, nl.multiply, T(b, "float32"),
+                              reduce_op=getattr(nl, rop), reduce_res=res)
+    t = ((a - np.float32(0.5)).astype(np.float32) * b).astype(np.float32)
+    assert_bits(dst.data, ref.nki_round(t, "bfloat16"))
+    if rop == "add":
+        want = np.zeros(P, np.float32)
+        for j in range(F):
+            want = (want + t[:, j]).astype(np.float32)
+    else:
+        want = t.max(axis=1)
+    assert_bits(res.data[:, 0], want)
+
+
+def test_scalar_tensor_tensor_rejects_bitvec():
+    x = T(np.zeros((4, 8), np.int32), "int32")
+    with pytest.raises(ConstraintError, match="bitvec ops are not supported"):
+        nisa.scalar_tensor_tensor(empty((4, 8), "int32"), x, nl.bitwise_and, 1, nl.add, x)
+    f = T(np.zeros((4, 8), np.float32), "float32")
+    with pytest.raises(ConstraintError, match="needs reduce_op"):
+        nisa.scalar_tensor_tensor(empty((4, 8), "float32"), f, nl.add, 1.0, nl.add, f,
+                                  reduce_cmd=nisa.reduce_cmd.reduce)
+    with pytest.raises(ConstraintError, match="reduce_op must be nl.add or nl.maximum"):
+        nisa.scalar_tensor_tensor(empty((4, 8), "float32"), f, nl.add, 1.0, nl.add, f,
+                                  reduce_op=nl.subtract)

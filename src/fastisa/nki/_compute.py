@@ -514,19 +514,25 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
 
 # ---- scalar_tensor_tensor ------------------------------------------------------------------
 def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False,
-                         reverse1=False, name=None):
+                         reverse1=False, reduce_cmd=None, reduce_op=None, reduce_res=None,
+                         name=None):
     """``dst = (data op0 operand0) op1 operand1`` on the Vector engine.
 
     Parameters
     ----------
     dst, data, operand1 : NkiTensor [P, ...] in SBUF or PSUM (data and operand1 not both in
         PSUM), same partitions and elements per partition.
-    op0, op1 : binary operators of spec 000 Table 8, both arithmetic or both bitvec.
-    operand0 : float32 scalar (int for bitvec) or [P, 1] tensor.
+    op0, op1 : binary ARITHMETIC operators of spec 000 Table 8 (bitvec ops are rejected).
+    operand0 : float32 scalar or [P, 1] tensor.
     reverse0 : ``operand0 op0 data``; reverse1 : ``operand1 op1 t``.
+    reduce_op : None (no accumulation; the default), nl.add or nl.maximum: fold the
+        float32 results of each partition into the Vector engine's registers per
+        ``reduce_cmd`` (``reset_reduce`` by default when reduce_op is given; ``reduce``,
+        ``reset``, ``idle``); reduce_res: optional [P, 1] tensor receiving the registers.
 
     Raises ConstraintError.  Cost: ``N`` when data/operand1 are bf16, op0 is subtract,
-    op1 multiply and N is even, else ``2N`` (Vector).  Reference: reference/nki.md 3.6.
+    op1 multiply and N is even, else ``2N`` (Vector).  Reference: reference/nki.md 3.6;
+    NKI 0.7 ``scalar_tensor_tensor``.
     """
     instr = "scalar_tensor_tensor"
     for pname, t in (("dst", dst), ("data", data), ("operand1", operand1)):
@@ -540,22 +546,41 @@ def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False
     _op(instr, "op0", op0)
     _op(instr, "op1", op1)
     for pname, o in (("op0", op0), ("op1", op1)):
+        if o.is_bitvec:
+            raise ConstraintError(f"{instr}: {pname} must be an arithmetic operator (bitvec ops "
+                                  f"are not supported), got {o!r}")
         if o.is_unary:
             raise ConstraintError(f"{instr}: {pname} must be a binary operator, got the unary "
                                   f"{o!r}")
-    if op0.is_bitvec != op1.is_bitvec:
-        raise ConstraintError(f"{instr}: op0 and op1 must both be bitvec or both arithmetic, got "
-                              f"{op0!r} ({op0.kind}) and {op1!r} ({op1.kind})")
-    bitvec = op0.is_bitvec
-    if bitvec:
-        for pname, t in (("dst", dst), ("data", data), ("operand1", operand1)):
-            if not _is_int(t.dtype):
-                raise ConstraintError(f"{instr}: bitvec op {op0!r} needs integer dtypes; {pname} "
-                                      f"is {t.dtype.name}")
-    fv, uv = _scalar_operand(instr, "operand0", operand0, data.partitions, bitvec=bitvec)
+    P = data.partitions
+    if reduce_op is Ellipsis:
+        reduce_op = None
+    if reduce_op is not None and not (isinstance(reduce_op, _ops.Op) and
+                                      reduce_op.name in ("add", "maximum")):
+        raise ConstraintError(f"{instr}: reduce_op must be nl.add or nl.maximum, got "
+                              f"{reduce_op!r}")
+    cmd = _cmd_name(instr, reduce_cmd) if reduce_cmd is not None else \
+        ("reset_reduce" if reduce_op is not None else "idle")
+    if cmd == "load_reduce":
+        raise ConstraintError(f"{instr}: reduce_cmd must be idle, reset, reduce or "
+                              f"reset_reduce, got load_reduce")
+    if cmd in ("reduce", "reset_reduce") and reduce_op is None:
+        raise ConstraintError(f"{instr}: reduce_cmd {cmd} needs reduce_op (nl.add or "
+                              f"nl.maximum), got None")
+    _check_reduce_res(instr, reduce_res, P)
+    fv, _ = _scalar_operand(instr, "operand0", operand0, P)
+    is_max = reduce_op is not None and reduce_op.name == "maximum"
+    regs = _regs("vector")
+    if cmd in ("reset", "reset_reduce"):
+        regs[:P] = -np.inf if is_max else 0.0
+    acc = np.array(regs[:P], copy=True) if cmd in ("reduce", "reset_reduce") else None
     _run_ew(instr, dst, data, in1=operand1,
-            stages=(_stage(op0, reverse0, False, fv, uv), _stage(op1, reverse1, True)),
-            bitvec=bitvec)
+            stages=(_stage(op0, reverse0, False, fv), _stage(op1, reverse1, True)),
+            acc=acc, acc_max=is_max)
+    if acc is not None:
+        regs[:P] = acc
+    if reduce_res is not None:
+        _write_vec(instr, "reduce_res", reduce_res, regs[:P], P)
     n = data.free_size
     fast = (data.dtype.name == operand1.dtype.name == "bfloat16" and op0.name == "subtract"
             and op1.name == "multiply" and n % 2 == 0)
