@@ -16,7 +16,7 @@ from fastisa.errors import ConstraintError
 from fastisa.nki import isa as nisa
 from fastisa.nki import language as nl
 from fastisa.nki.tensor import NkiTensor
-from test_nki_compute import ALL, ARITH_BINARY, FLOATS, T, assert_bits, empty, random_values
+from test_nki_compute import ALL, ARITH_BINARY, FLOATS, T, assert_bits, bits, empty, random_values
 
 FP32_MIN = float(np.finfo(np.float32).min)
 
@@ -497,3 +497,24 @@ def test_scalar_tensor_tensor_rejects_bitvec():
     with pytest.raises(ConstraintError, match="reduce_op must be nl.add or nl.maximum"):
         nisa.scalar_tensor_tensor(empty((4, 8), "float32"), f, nl.add, 1.0, nl.add, f,
                                   reduce_op=nl.subtract)
+
+
+def test_thread_count_does_not_change_results(rng, monkeypatch):
+    from fastisa.nki import _compute
+    x = random_values(rng, "bfloat16", (128, 1024))
+    y = rng.standard_normal((128, 1024)).astype(np.float32)
+    outs = []
+    for threads in (1, 0, 2):
+        monkeypatch.setattr(_compute, "THREADS", threads)
+        d1 = empty((128, 1024), "bfloat16")
+        r1 = empty((128, 1), "float32")
+        nisa.activation(d1, nl.gelu, T(y, "float32"), scale=0.5,
+                        reduce_cmd=nisa.reduce_cmd.reset_reduce, reduce_res=r1)
+        d2 = empty((128, 1024), "float32")
+        nisa.tensor_tensor(d2, T(x, "bfloat16"), T(y, "float32"), nl.multiply)
+        m = empty((128,), "float32")
+        nisa.tensor_reduce(m, nl.add, T(y, "float32"), axis=1)
+        outs.append([bits(a.data).copy() for a in (d1, r1, d2, m)])
+    for o in outs[1:]:
+        for a, b in zip(outs[0], o):
+            assert a.tobytes() == b.tobytes()
