@@ -1,7 +1,6 @@
 """NKI compute: select family, nc_transpose, nc_matmul, scalar_tensor_tensor, constraints,
 costs, the softmax example -- against tests/reference.py, bit for bit."""
 
-import math
 
 import ml_dtypes
 import numpy as np
@@ -16,7 +15,7 @@ from fastisa.errors import ConstraintError
 from fastisa.nki import isa as nisa
 from fastisa.nki import language as nl
 from fastisa.nki.tensor import NkiTensor
-from test_nki_compute import ALL, ARITH_BINARY, FLOATS, T, assert_bits, bits, empty, random_values
+from test_nki_compute import ALL, ARITH_BINARY, T, assert_bits, bits, empty, random_values
 
 FP32_MIN = float(np.finfo(np.float32).min)
 
