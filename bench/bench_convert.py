@@ -94,6 +94,15 @@ def test_encode_packed(benchmark, x, name):
     _run(benchmark, lambda: fastisa.convert(x, name, out=out))
 
 
+@pytest.mark.parametrize("name", ["float8_e4m3fn_x4", "float4_e2m1fn_x4"])
+def test_decode_packed(benchmark, x, name):
+    benchmark.group = "decode packed x4->f32"
+    benchmark.name = f"fastisa-out {name}"
+    words = fastisa.convert(x, name)
+    out = np.zeros(N, np.float32)
+    _run(benchmark, lambda: fastisa.convert(words, np.float32, out=out, src_dtype=name))
+
+
 @pytest.mark.parametrize("threads", [1, 2])
 def test_gil_released(benchmark, x, threads):
     benchmark.group = "gil f32->float8_e4m3fn (16M elements)"

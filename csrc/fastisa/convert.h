@@ -374,6 +374,16 @@ FI__MULTIVERSION void fi_encode_f32_array(int fmt, const float *src, void *dst, 
     case FI_UINT32: FI__ENC_LOOP(uint32_t, fi_f32_to_u32(fi_bits_f32(u))); break;
     case FI_INT32: FI__ENC_LOOP(int32_t, fi_f32_to_i32(fi_bits_f32(u))); break;
     case FI_FLOAT8_E5M2_X4: case FI_FLOAT8_E4M3FN_X4: {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        /* little-endian host: element i of a uint32 container is byte i in memory */
+        if (fmt == FI_FLOAT8_E5M2_X4) {
+            const fi__fp_modes p = FI__E5M2_MODES(mode);
+            FI__ENC_LOOP(uint8_t, FI__E5M2_ENC(u, p));
+        } else {
+            const fi__fp_modes p = FI__E4M3FN_MODES(mode);
+            FI__ENC_LOOP(uint8_t, FI__E4M3FN_ENC(u, p));
+        }
+#else
         const int e5 = fmt == FI_FLOAT8_E5M2_X4;
         uint32_t *d = (uint32_t *)dst;
         for (ptrdiff_t j = 0; j < n / 4; j++) {
@@ -384,6 +394,7 @@ FI__MULTIVERSION void fi_encode_f32_array(int fmt, const float *src, void *dst, 
             }
             d[j] = w;
         }
+#endif
         break;
     }
     case FI_FLOAT4_E2M1FN_X4: {
@@ -430,6 +441,12 @@ FI__MULTIVERSION void fi_decode_f32_array(int fmt, const void *src, float *dst, 
     case FI_UINT32: FI__DEC_LOOP(uint32_t, (float)c); break;
     case FI_INT32: FI__DEC_LOOP(int32_t, (float)s_[i]); break;
     case FI_FLOAT8_E5M2_X4: case FI_FLOAT8_E4M3FN_X4: {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (fmt == FI_FLOAT8_E5M2_X4)
+            FI__DEC_LOOP(uint8_t, fi_bits_f32(fi__dec_e5m2(c)));
+        else
+            FI__DEC_LOOP(uint8_t, fi_bits_f32(fi__dec_e4m3fn(c)));
+#else
         const int e5 = fmt == FI_FLOAT8_E5M2_X4;
         const uint32_t *s = (const uint32_t *)src;
         for (ptrdiff_t j = 0; j < n / 4; j++) {
@@ -439,6 +456,7 @@ FI__MULTIVERSION void fi_decode_f32_array(int fmt, const void *src, float *dst, 
                 dst[4 * j + k] = fi_bits_f32(e5 ? fi__dec_e5m2(c) : fi__dec_e4m3fn(c));
             }
         }
+#endif
         break;
     }
     case FI_FLOAT4_E2M1FN_X4: {
