@@ -62,11 +62,98 @@ cdef extern from "convert.h" nogil:
     void fi_unpack_x4(int fmt, const void *src, uint8_t *dst, Py_ssize_t n)
 
 # ---- walker.h (TIK repeat/stride/mask walker) ------------------------------
+cdef extern from "walker.h" nogil:
+    ctypedef struct fi_tik_instr:
+        int64_t op
+        int64_t fmt[3]
+        int64_t off[3]
+        int64_t blk[3]
+        int64_t rep[3]
+        int64_t nrep, par, mask_lo, mask_hi, counter, tail, sat, rnd
+        double scalar
+    enum: FI_TIK_NPARAM
+    void fi_tik_vector(const fi_tik_instr *ins, uint8_t *dbuf, const uint8_t *s0buf,
+                       const uint8_t *s1buf)
+    void fi_tik_reduce(const fi_tik_instr *ins, uint8_t *dbuf, const uint8_t *sbuf)
+    void fi_tik_dma(uint8_t *dst, const uint8_t *src, int64_t nburst, int64_t burst,
+                    int64_t src_gap, int64_t dst_gap)
 
 # ---- select.h (NKI top-k and max8 family) ----------------------------------
+cdef extern from "select.h" nogil:
+    int fi_topk_bf16(const uint16_t *src, Py_ssize_t ps, int groups, int n, int k, int sorted,
+                     uint16_t *val, Py_ssize_t vps, Py_ssize_t vfs,
+                     uint32_t *idx, Py_ssize_t ips, Py_ssize_t ifs, int threads)
+    void fi_max8_f32(const float *src, Py_ssize_t ps, int P, int N, float *out_val,
+                     uint32_t *out_idx)
+    void fi_find_index8_f32(const float *data, Py_ssize_t ps, int P, int N, const float *vals,
+                            uint32_t *out)
+    void fi_match_replace8_f32(float *work, Py_ssize_t ps, int P, int N, const float *vals,
+                               float imm, uint32_t *out_idx)
 
 # ---- nki.h (NKI elementwise / reduce / activation) ---------------------------
+cdef extern from "nki.h" nogil:
+    ctypedef struct fi_nki_view:
+        const void *ptr
+        int fmt
+        Py_ssize_t sp, sf
+    ctypedef struct fi_nki_stage_desc:
+        int op, rev, tensor
+        const float *f
+        Py_ssize_t fsp
+        const uint32_t *u
+        Py_ssize_t usp
+    ctypedef struct fi_nki_ew:
+        int P, F
+        void *dst
+        int dst_fmt
+        Py_ssize_t dst_sp, dst_sf
+        fi_nki_view in0, in1
+        fi_nki_stage_desc st[2]
+        int raw, itemsize, bitvec, act, scalar_engine
+        double alpha
+        const double *lut
+        float *acc
+        Py_ssize_t acc_sp
+        int acc_max
+        int threads
+    ctypedef struct fi_nki_reduce_args:
+        int P, F
+        fi_nki_view inp "in"
+        void *out
+        int out_fmt
+        Py_ssize_t out_sp
+        int op, bitvec, negate, threads
+    void fi_nki_init()
+    int64_t fi_nki_elementwise(const fi_nki_ew *a)
+    void fi_nki_reduce(const fi_nki_reduce_args *a)
+    double fi_nki_act(int act, double x, double alpha)
+    double fi_nki_sin_scalar(double x)
+    void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M, int N)
+
 
 # ---- tile.h (PTO tile kernels) ---------------------------------------------
+cdef extern from "tile.h" nogil:
+    ctypedef enum fi_tile_op:
+        FI_TOP_COPY, FI_TOP_ABS, FI_TOP_NEG, FI_TOP_RELU, FI_TOP_RECIP, FI_TOP_EXP,
+        FI_TOP_LOG, FI_TOP_SQRT, FI_TOP_RSQRT, FI_TOP_ADD, FI_TOP_SUB, FI_TOP_MUL,
+        FI_TOP_DIV, FI_TOP_MAX, FI_TOP_MIN, FI_TOP_EXPDIF, FI_TOP_SUM
+    ctypedef enum fi_round_mode:
+        FI_RND_NONE, FI_RND_RINT, FI_RND_ROUND, FI_RND_FLOOR, FI_RND_CEIL, FI_RND_TRUNC,
+        FI_RND_ODD
+    ctypedef struct fi_tile_arg:
+        void *p
+        int fmt
+        Py_ssize_t rs
+        Py_ssize_t cs
+    int FI_TILE_CHUNK
+    void fi_tile_init()
+    void fi_tile_set_threads(int n)
+    void fi_tile_unary(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
+    void fi_tile_binary(int op, fi_tile_arg d, fi_tile_arg a, int avc, fi_tile_arg b, int bvc,
+                        int R, int C)
+    void fi_tile_rowreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
+    void fi_tile_colreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
+    void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, int M, int K, int N)
+    void fi_tile_cvt(int mode, fi_tile_arg d, fi_tile_arg s, int R, int C)
 
 # ---- end ---------------------------------------------------------------------
