@@ -28,6 +28,38 @@ cdef extern from "formats.h" nogil:
     uint32_t fi_f32_to_u32(float f)
 
 # ---- convert.h (number formats) --------------------------------------------
+cdef extern from "convert.h" nogil:
+    enum:
+        FI_KIND_INT, FI_KIND_FLOAT, FI_KIND_PACKED, FI_KIND_BOOL
+        FI_OVF_INF, FI_OVF_NAN, FI_OVF_SATURATE, FI_OVF_NONE
+        FI_SAT_NONE, FI_SAT_MAX, FI_SAT_ASCEND
+    ctypedef struct fi_format_traits_t:
+        const char *name
+        int code
+        int kind
+        int bits
+        int exp_bits
+        int man_bits
+        int bias
+        int is_signed
+        double max_finite
+        double min_normal
+        double min_subnormal
+        int has_inf
+        int n_nan_codes
+        uint32_t nan_codes[14]
+        int overflow
+        int container_bits
+        int lanes
+        int element
+    const fi_format_traits_t fi_format_traits[19]
+    uint32_t fi_encode_f32(int fmt, float x, int saturate)
+    float fi_decode_f32(int fmt, uint32_t code)
+    void fi_encode_f32_array(int fmt, const float *src, void *dst, Py_ssize_t n, int saturate)
+    void fi_decode_f32_array(int fmt, const void *src, float *dst, Py_ssize_t n)
+    void fi_convert_array(int sfmt, const void *src, int dfmt, void *dst, Py_ssize_t n, int saturate)
+    void fi_pack_x4(int fmt, const uint8_t *src, void *dst, Py_ssize_t n)
+    void fi_unpack_x4(int fmt, const void *src, uint8_t *dst, Py_ssize_t n)
 
 # ---- walker.h (TIK repeat/stride/mask walker) ------------------------------
 cdef extern from "walker.h" nogil:
@@ -47,9 +79,81 @@ cdef extern from "walker.h" nogil:
                     int64_t src_gap, int64_t dst_gap)
 
 # ---- select.h (NKI top-k and max8 family) ----------------------------------
+cdef extern from "select.h" nogil:
+    int fi_topk_bf16(const uint16_t *src, Py_ssize_t ps, int groups, int n, int k, int sorted,
+                     uint16_t *val, Py_ssize_t vps, Py_ssize_t vfs,
+                     uint32_t *idx, Py_ssize_t ips, Py_ssize_t ifs, int threads)
+    void fi_max8_f32(const float *src, Py_ssize_t ps, int P, int N, float *out_val,
+                     uint32_t *out_idx)
+    void fi_find_index8_f32(const float *data, Py_ssize_t ps, int P, int N, const float *vals,
+                            uint32_t *out)
+    void fi_match_replace8_f32(float *work, Py_ssize_t ps, int P, int N, const float *vals,
+                               float imm, uint32_t *out_idx)
 
 # ---- nki.h (NKI elementwise / reduce / activation) ---------------------------
+cdef extern from "nki.h" nogil:
+    ctypedef struct fi_nki_view:
+        const void *ptr
+        int fmt
+        Py_ssize_t sp, sf
+    ctypedef struct fi_nki_stage_desc:
+        int op, rev, tensor
+        const float *f
+        Py_ssize_t fsp
+        const uint32_t *u
+        Py_ssize_t usp
+    ctypedef struct fi_nki_ew:
+        int P, F
+        void *dst
+        int dst_fmt
+        Py_ssize_t dst_sp, dst_sf
+        fi_nki_view in0, in1
+        fi_nki_stage_desc st[2]
+        int raw, itemsize, bitvec, act, scalar_engine
+        double alpha
+        const double *lut
+        float *acc
+        Py_ssize_t acc_sp
+        int acc_max
+        int threads
+    ctypedef struct fi_nki_reduce_args:
+        int P, F
+        fi_nki_view inp "in"
+        void *out
+        int out_fmt
+        Py_ssize_t out_sp
+        int op, bitvec, negate, threads
+    void fi_nki_init()
+    int64_t fi_nki_elementwise(const fi_nki_ew *a)
+    void fi_nki_reduce(const fi_nki_reduce_args *a)
+    double fi_nki_act(int act, double x, double alpha)
+    double fi_nki_sin_scalar(double x)
+    void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M, int N)
+
 
 # ---- tile.h (PTO tile kernels) ---------------------------------------------
+cdef extern from "tile.h" nogil:
+    ctypedef enum fi_tile_op:
+        FI_TOP_COPY, FI_TOP_ABS, FI_TOP_NEG, FI_TOP_RELU, FI_TOP_RECIP, FI_TOP_EXP,
+        FI_TOP_LOG, FI_TOP_SQRT, FI_TOP_RSQRT, FI_TOP_ADD, FI_TOP_SUB, FI_TOP_MUL,
+        FI_TOP_DIV, FI_TOP_MAX, FI_TOP_MIN, FI_TOP_EXPDIF, FI_TOP_SUM
+    ctypedef enum fi_round_mode:
+        FI_RND_NONE, FI_RND_RINT, FI_RND_ROUND, FI_RND_FLOOR, FI_RND_CEIL, FI_RND_TRUNC,
+        FI_RND_ODD
+    ctypedef struct fi_tile_arg:
+        void *p
+        int fmt
+        Py_ssize_t rs
+        Py_ssize_t cs
+    int FI_TILE_CHUNK
+    void fi_tile_init()
+    void fi_tile_set_threads(int n)
+    void fi_tile_unary(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
+    void fi_tile_binary(int op, fi_tile_arg d, fi_tile_arg a, int avc, fi_tile_arg b, int bvc,
+                        int R, int C)
+    void fi_tile_rowreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
+    void fi_tile_colreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
+    void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, int M, int K, int N)
+    void fi_tile_cvt(int mode, fi_tile_arg d, fi_tile_arg s, int R, int C)
 
 # ---- end ---------------------------------------------------------------------

@@ -1,0 +1,849 @@
+/* fastisa PTO tile kernels (reference/pto.md sections 1-2, specs 003 and 004).
+ *
+ * Python-free, header-only, static inline, fi_ prefix.  One kernel per operation shape:
+ *   fi_tile_unary     dst = op(src)                    (elementwise, expand, move, transpose)
+ *   fi_tile_binary    dst = op(a, b)                   (elementwise, tile/scalar, row/col expand)
+ *   fi_tile_rowreduce dst[r] = fold_c op(src[r, c])
+ *   fi_tile_colreduce dst[c] = fold_r op(src[r, c])
+ *   fi_tile_matmul    dst = a @ b                      (float32 fma accumulation / int32)
+ *   fi_tile_cvt       dst = round_mode(src)            (any format to any format)
+ * The op is data (an enum switched outside the inner loops).  Every operand is a
+ * pointer with element strides rs (between rows) and cs (between columns), so row-major,
+ * column-major, scalar (rs = cs = 0), per-row (cs = 0) and per-column (rs = 0) operands
+ * share one code path; a binary operand's column index is taken modulo its "vc" (the
+ * ``c % validCol`` rule of the row-expand ops).
+ *
+ * Arithmetic: float32/float16/bfloat16 sources are computed in float32 and rounded once to
+ * the destination (correctly rounded for + - * / since 24 >= 2p + 2); exp, log, sqrt and
+ * rsqrt are computed in double and rounded once (fi_f64_to_f16 / fi_f64_to_bf16 / (float));
+ * integers are computed in int64 and wrap to the destination width.  Kernels trust their
+ * inputs (Python validated them) and never fail.
+ */
+#ifndef FASTISA_TILE_H
+#define FASTISA_TILE_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "formats.h"
+
+#define FI_TILE_CHUNK 512
+/* Row splitting: with fi_tile_threads > 1 (set by the driver), a tile with at least
+ * FI_TILE_PAR_MIN elements is split into that many bands of rows, run on plain POSIX
+ * threads (blocking join, no spinning) while the caller runs the first band.  Rows are
+ * independent, so the result never depends on the thread count; if a thread cannot be
+ * started its band runs on the caller. */
+#define FI_TILE_PAR_MIN 65536
+#define FI_TILE_MAX_THREADS 16
+static int fi_tile_threads = 1;
+
+typedef void (*fi_tile_rows_fn)(const void *ctx, int r0, int r1);
+typedef struct { fi_tile_rows_fn fn; const void *ctx; int r0, r1; } fi_tile_job;
+
+#if !defined(_WIN32)
+#include <pthread.h>
+static void *fi_tile_thread_main(void *p) {
+    fi_tile_job *j = (fi_tile_job *)p;
+    j->fn(j->ctx, j->r0, j->r1);
+    return NULL;
+}
+#endif
+
+static inline void fi_tile_run_rows(fi_tile_rows_fn fn, const void *ctx, int R, int C) {
+    int nt = fi_tile_threads, t;
+    if (nt > FI_TILE_MAX_THREADS) nt = FI_TILE_MAX_THREADS;
+    if (nt > R) nt = R;
+#if !defined(_WIN32)
+    if (nt > 1 && (int64_t)R * C >= FI_TILE_PAR_MIN) {
+        pthread_t th[FI_TILE_MAX_THREADS];
+        fi_tile_job jobs[FI_TILE_MAX_THREADS];
+        int started[FI_TILE_MAX_THREADS];
+        for (t = 1; t < nt; t++) {
+            jobs[t].fn = fn;
+            jobs[t].ctx = ctx;
+            jobs[t].r0 = (int)((int64_t)R * t / nt);
+            jobs[t].r1 = (int)((int64_t)R * (t + 1) / nt);
+            started[t] = pthread_create(&th[t], NULL, fi_tile_thread_main, &jobs[t]) == 0;
+        }
+        fn(ctx, 0, (int)((int64_t)R / nt));
+        for (t = 1; t < nt; t++) {
+            if (started[t]) pthread_join(th[t], NULL);
+            else fn(ctx, jobs[t].r0, jobs[t].r1);
+        }
+        return;
+    }
+#endif
+    (void)t;
+    fn(ctx, 0, R);
+}
+
+typedef enum {
+    FI_TOP_COPY = 0, FI_TOP_ABS = 1, FI_TOP_NEG = 2, FI_TOP_RELU = 3, FI_TOP_RECIP = 4,
+    FI_TOP_EXP = 5, FI_TOP_LOG = 6, FI_TOP_SQRT = 7, FI_TOP_RSQRT = 8,
+    FI_TOP_ADD = 10, FI_TOP_SUB = 11, FI_TOP_MUL = 12, FI_TOP_DIV = 13, FI_TOP_MAX = 14,
+    FI_TOP_MIN = 15, FI_TOP_EXPDIF = 16, FI_TOP_SUM = 17
+} fi_tile_op;
+
+typedef enum {
+    FI_RND_NONE = 0, FI_RND_RINT = 1, FI_RND_ROUND = 2, FI_RND_FLOOR = 3, FI_RND_CEIL = 4,
+    FI_RND_TRUNC = 5, FI_RND_ODD = 6
+} fi_round_mode;
+
+/* One operand: base pointer, format, element strides. */
+typedef struct {
+    void *p;
+    int fmt;
+    ptrdiff_t rs, cs;
+} fi_tile_arg;
+
+static inline int fi_tile_is_float(int fmt) {
+    return fmt == FI_FLOAT32 || fmt == FI_FLOAT16 || fmt == FI_BFLOAT16;
+}
+
+static inline size_t fi_tile_itemsize(int fmt) {
+    switch (fmt) {
+    case FI_UINT8: case FI_INT8: return 1;
+    case FI_UINT16: case FI_INT16: case FI_FLOAT16: case FI_BFLOAT16: return 2;
+    default: return 4;
+    }
+}
+
+static inline char *fi_tile_at(const fi_tile_arg *a, ptrdiff_t r, ptrdiff_t c) {
+    return (char *)a->p + (r * a->rs + c * a->cs) * (ptrdiff_t)fi_tile_itemsize(a->fmt);
+}
+
+/* ---- loaders: n elements at stride cs into a float / double / int64 buffer -------- */
+static inline void fi_tile_load_f(int fmt, const char *p, ptrdiff_t cs, float *o, int n) {
+    int i;
+    switch (fmt) {
+    case FI_FLOAT32: {
+        const float *q = (const float *)p;
+        if (cs == 1) memcpy(o, q, (size_t)n * sizeof(float));
+        else for (i = 0; i < n; i++) o[i] = q[i * cs];
+        break; }
+    case FI_FLOAT16: { const uint16_t *q = (const uint16_t *)p;
+        for (i = 0; i < n; i++) o[i] = fi_f16_to_f32(q[i * cs]);
+        break; }
+    case FI_BFLOAT16: { const uint16_t *q = (const uint16_t *)p;
+        for (i = 0; i < n; i++) o[i] = fi_bf16_to_f32(q[i * cs]);
+        break; }
+    case FI_INT32: { const int32_t *q = (const int32_t *)p;
+        for (i = 0; i < n; i++) o[i] = (float)q[i * cs];
+        break; }
+    case FI_INT16: { const int16_t *q = (const int16_t *)p;
+        for (i = 0; i < n; i++) o[i] = (float)q[i * cs];
+        break; }
+    default: for (i = 0; i < n; i++) o[i] = 0.0f;
+        break;
+    }
+}
+
+static inline void fi_tile_load_d(int fmt, const char *p, ptrdiff_t cs, double *o, int n) {
+    int i;
+    switch (fmt) {
+    case FI_FLOAT32: { const float *q = (const float *)p;
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
+    case FI_FLOAT16: { const uint16_t *q = (const uint16_t *)p;
+        for (i = 0; i < n; i++) o[i] = (double)fi_f16_to_f32(q[i * cs]);
+        break; }
+    case FI_BFLOAT16: { const uint16_t *q = (const uint16_t *)p;
+        for (i = 0; i < n; i++) o[i] = (double)fi_bf16_to_f32(q[i * cs]);
+        break; }
+    case FI_INT32: { const int32_t *q = (const int32_t *)p;
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
+    case FI_UINT32: { const uint32_t *q = (const uint32_t *)p;
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
+    case FI_INT16: { const int16_t *q = (const int16_t *)p;
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
+    case FI_UINT16: { const uint16_t *q = (const uint16_t *)p;
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
+    case FI_INT8: { const int8_t *q = (const int8_t *)p;
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
+    case FI_UINT8: { const uint8_t *q = (const uint8_t *)p;
+        for (i = 0; i < n; i++) o[i] = (double)q[i * cs];
+        break; }
+    default: for (i = 0; i < n; i++) o[i] = 0.0;
+        break;
+    }
+}
+
+static inline void fi_tile_load_i(int fmt, const char *p, ptrdiff_t cs, int64_t *o, int n) {
+    int i;
+    switch (fmt) {
+    case FI_INT32: { const int32_t *q = (const int32_t *)p;
+        for (i = 0; i < n; i++) o[i] = q[i * cs];
+        break; }
+    case FI_UINT32: { const uint32_t *q = (const uint32_t *)p;
+        for (i = 0; i < n; i++) o[i] = q[i * cs];
+        break; }
+    case FI_INT16: { const int16_t *q = (const int16_t *)p;
+        for (i = 0; i < n; i++) o[i] = q[i * cs];
+        break; }
+    case FI_UINT16: { const uint16_t *q = (const uint16_t *)p;
+        for (i = 0; i < n; i++) o[i] = q[i * cs];
+        break; }
+    case FI_INT8: { const int8_t *q = (const int8_t *)p;
+        for (i = 0; i < n; i++) o[i] = q[i * cs];
+        break; }
+    case FI_UINT8: { const uint8_t *q = (const uint8_t *)p;
+        for (i = 0; i < n; i++) o[i] = q[i * cs];
+        break; }
+    default: for (i = 0; i < n; i++) o[i] = 0;
+        break;
+    }
+}
+
+/* ---- stores: round once to the destination format ------------------------------- */
+static inline void fi_tile_store_f(int fmt, char *p, ptrdiff_t cs, const float *v, int n) {
+    int i;
+    switch (fmt) {
+    case FI_FLOAT32: { float *q = (float *)p;
+        if (cs == 1) memcpy(q, v, (size_t)n * sizeof(float));
+        else for (i = 0; i < n; i++) q[i * cs] = v[i];
+        break; }
+    case FI_FLOAT16: { uint16_t *q = (uint16_t *)p;
+        for (i = 0; i < n; i++) q[i * cs] = fi_f32_to_f16(v[i]);
+        break; }
+    case FI_BFLOAT16: { uint16_t *q = (uint16_t *)p;
+        for (i = 0; i < n; i++) q[i * cs] = fi_f32_to_bf16(v[i]);
+        break; }
+    default: break;
+    }
+}
+
+static inline void fi_tile_store_d(int fmt, char *p, ptrdiff_t cs, const double *v, int n) {
+    int i;
+    switch (fmt) {
+    case FI_FLOAT32: { float *q = (float *)p;
+        for (i = 0; i < n; i++) q[i * cs] = (float)v[i];
+        break; }
+    case FI_FLOAT16: { uint16_t *q = (uint16_t *)p;
+        for (i = 0; i < n; i++) q[i * cs] = fi_f64_to_f16(v[i]);
+        break; }
+    case FI_BFLOAT16: { uint16_t *q = (uint16_t *)p;
+        for (i = 0; i < n; i++) q[i * cs] = fi_f64_to_bf16(v[i]);
+        break; }
+    default: break;
+    }
+}
+
+/* Integers wrap to the destination width (two's complement). */
+static inline void fi_tile_store_i(int fmt, char *p, ptrdiff_t cs, const int64_t *v, int n) {
+    int i;
+    switch (fmt) {
+    case FI_INT32: { int32_t *q = (int32_t *)p;
+        for (i = 0; i < n; i++) q[i * cs] = (int32_t)(uint32_t)(uint64_t)v[i];
+        break; }
+    case FI_UINT32: { uint32_t *q = (uint32_t *)p;
+        for (i = 0; i < n; i++) q[i * cs] = (uint32_t)(uint64_t)v[i];
+        break; }
+    case FI_INT16: { int16_t *q = (int16_t *)p;
+        for (i = 0; i < n; i++) q[i * cs] = (int16_t)(uint16_t)(uint64_t)v[i];
+        break; }
+    case FI_UINT16: { uint16_t *q = (uint16_t *)p;
+        for (i = 0; i < n; i++) q[i * cs] = (uint16_t)(uint64_t)v[i];
+        break; }
+    case FI_INT8: { int8_t *q = (int8_t *)p;
+        for (i = 0; i < n; i++) q[i * cs] = (int8_t)(uint8_t)(uint64_t)v[i];
+        break; }
+    case FI_UINT8: { uint8_t *q = (uint8_t *)p;
+        for (i = 0; i < n; i++) q[i * cs] = (uint8_t)(uint64_t)v[i];
+        break; }
+    default: break;
+    }
+}
+
+/* Rounds a float32 value to T and back (the "in T" step of EXPDIF's subtraction). */
+static inline void fi_tile_round_in_place(int fmt, float *v, int n) {
+    int i;
+    if (fmt == FI_FLOAT16) for (i = 0; i < n; i++) v[i] = fi_f16_to_f32(fi_f32_to_f16(v[i]));
+    else if (fmt == FI_BFLOAT16) for (i = 0; i < n; i++) v[i] = fi_bf16_to_f32(fi_f32_to_bf16(v[i]));
+}
+
+/* ---- exp in double ----------------------------------------------------------------------
+ * libm's exp, as the reference CPU simulator's std::exp((double)x); the caller rounds the
+ * double result once to T.  (A vectorised polynomial exp was measured on the 2-core build
+ * machines and was only ~20% faster, so the exact libm result is kept.) */
+static inline void fi_tile_exp_d(double *v, int n) {
+    int i;
+    for (i = 0; i < n; i++) v[i] = exp(v[i]);
+}
+
+/* exp over every float16 code, rounded once to float16 (fi_f64_to_f16 of fi_tile_exp_d):
+ * float16 TEXP and the float16 EXPDIF look results up here.  Filled once by fi_tile_init(),
+ * which the driver calls at import, before any kernel runs; read-only afterwards. */
+static uint16_t fi_tile_exp_f16_tab[65536];
+
+static inline void fi_tile_set_threads(int n) { fi_tile_threads = n < 1 ? 1 : n; }
+
+static inline void fi_tile_init(void) {
+    double d[256];
+    int hi, lo;
+    for (hi = 0; hi < 256; hi++) {
+        for (lo = 0; lo < 256; lo++) d[lo] = (double)fi_f16_to_f32((uint16_t)(hi << 8 | lo));
+        fi_tile_exp_d(d, 256);
+        for (lo = 0; lo < 256; lo++) fi_tile_exp_f16_tab[hi << 8 | lo] = fi_f64_to_f16(d[lo]);
+    }
+}
+
+/* ---- elementwise unary ------------------------------------------------------------ */
+static inline void fi_tile_copy_row(const fi_tile_arg *d, const fi_tile_arg *s, ptrdiff_t r,
+                                    int C) {
+    ptrdiff_t c;
+    size_t isz = fi_tile_itemsize(d->fmt);
+    char *dp = fi_tile_at(d, r, 0);
+    const char *sp = fi_tile_at(s, r, 0);
+    if (d->cs == 1 && s->cs == 1) { memcpy(dp, sp, (size_t)C * isz); return; }
+    switch (isz) {
+    case 1: for (c = 0; c < C; c++) ((uint8_t *)dp)[c * d->cs] = ((const uint8_t *)sp)[c * s->cs]; break;
+    case 2: for (c = 0; c < C; c++) ((uint16_t *)dp)[c * d->cs] = ((const uint16_t *)sp)[c * s->cs]; break;
+    default: for (c = 0; c < C; c++) ((uint32_t *)dp)[c * d->cs] = ((const uint32_t *)sp)[c * s->cs]; break;
+    }
+}
+
+static inline void fi_tile_unary_f(int op, float *v, int n) {
+    int i;
+    switch (op) {
+    case FI_TOP_ABS: for (i = 0; i < n; i++) v[i] = fabsf(v[i]);
+        break;
+    case FI_TOP_NEG: for (i = 0; i < n; i++) v[i] = -v[i];
+        break;
+    case FI_TOP_RELU: for (i = 0; i < n; i++) v[i] = v[i] > 0.0f ? v[i] : 0.0f;
+        break;
+    case FI_TOP_RECIP: for (i = 0; i < n; i++) v[i] = 1.0f / v[i];
+        break;
+    default: break;  /* COPY (with conversion) */
+    }
+}
+
+static inline void fi_tile_unary_d(int op, double *v, int n) {
+    int i;
+    switch (op) {
+    case FI_TOP_EXP: fi_tile_exp_d(v, n); break;
+    case FI_TOP_LOG: for (i = 0; i < n; i++) v[i] = log(v[i]);
+        break;
+    case FI_TOP_SQRT: for (i = 0; i < n; i++) v[i] = sqrt(v[i]);
+        break;
+    case FI_TOP_RSQRT: for (i = 0; i < n; i++) v[i] = 1.0 / sqrt(v[i]);
+        break;
+    default: break;
+    }
+}
+
+static inline void fi_tile_unary_i(int op, int64_t *v, int n) {
+    int i;
+    switch (op) {
+    case FI_TOP_ABS: for (i = 0; i < n; i++) v[i] = v[i] < 0 ? -v[i] : v[i];
+        break;
+    case FI_TOP_NEG: for (i = 0; i < n; i++) v[i] = -v[i];
+        break;
+    case FI_TOP_RELU: for (i = 0; i < n; i++) v[i] = v[i] > 0 ? v[i] : 0;
+        break;
+    case FI_TOP_RECIP: for (i = 0; i < n; i++) v[i] = v[i] != 0 ? 1 / v[i] : 0;
+        break;
+    default: break;
+    }
+}
+
+/* dst[r, c] = op(src[r, c]) for r < R, c < C. */
+static inline void fi_tile_unary_rows(int op, fi_tile_arg d, fi_tile_arg s, int r0, int r1, int C) {
+    float fb[FI_TILE_CHUNK];
+    double db[FI_TILE_CHUNK];
+    int64_t ib[FI_TILE_CHUNK];
+    ptrdiff_t r;
+    int c0, n;
+    int dbl = op == FI_TOP_EXP || op == FI_TOP_LOG || op == FI_TOP_SQRT || op == FI_TOP_RSQRT;
+    if (op == FI_TOP_COPY && d.fmt == s.fmt) {
+        for (r = r0; r < r1; r++) fi_tile_copy_row(&d, &s, r, C);
+        return;
+    }
+    if (op == FI_TOP_EXP && s.fmt == FI_FLOAT16 && d.fmt == FI_FLOAT16) {
+        for (r = r0; r < r1; r++) {
+            const uint16_t *sp = (const uint16_t *)fi_tile_at(&s, r, 0);
+            uint16_t *dp = (uint16_t *)fi_tile_at(&d, r, 0);
+            for (c0 = 0; c0 < C; c0++) dp[c0 * d.cs] = fi_tile_exp_f16_tab[sp[c0 * s.cs]];
+        }
+        return;
+    }
+    for (r = r0; r < r1; r++) {
+        for (c0 = 0; c0 < C; c0 += FI_TILE_CHUNK) {
+            n = C - c0 < FI_TILE_CHUNK ? C - c0 : FI_TILE_CHUNK;
+            const char *sp = fi_tile_at(&s, r, c0);
+            char *dp = fi_tile_at(&d, r, c0);
+            if (!fi_tile_is_float(s.fmt)) {
+                fi_tile_load_i(s.fmt, sp, s.cs, ib, n);
+                fi_tile_unary_i(op, ib, n);
+                fi_tile_store_i(d.fmt, dp, d.cs, ib, n);
+            } else if (dbl) {
+                fi_tile_load_d(s.fmt, sp, s.cs, db, n);
+                fi_tile_unary_d(op, db, n);
+                fi_tile_store_d(d.fmt, dp, d.cs, db, n);
+            } else {
+                fi_tile_load_f(s.fmt, sp, s.cs, fb, n);
+                fi_tile_unary_f(op, fb, n);
+                fi_tile_store_f(d.fmt, dp, d.cs, fb, n);
+            }
+        }
+    }
+}
+
+/* dst[r, c] = op(src[r, c]) for r < R, c < C. */
+typedef struct { int op; fi_tile_arg d, s; int C; } fi_tile_unary_ctx;
+static void fi_tile_unary_job(const void *p, int r0, int r1) {
+    const fi_tile_unary_ctx *c = (const fi_tile_unary_ctx *)p;
+    fi_tile_unary_rows(c->op, c->d, c->s, r0, r1, c->C);
+}
+static inline void fi_tile_unary(int op, fi_tile_arg d, fi_tile_arg s, int R, int C) {
+    fi_tile_unary_ctx c = {op, d, s, C};
+    fi_tile_run_rows(fi_tile_unary_job, &c, R, C);
+}
+
+/* ---- elementwise binary ------------------------------------------------------------ */
+static inline void fi_tile_binary_f(int op, float *a, const float *b, int n) {
+    int i;
+    switch (op) {
+    case FI_TOP_ADD: for (i = 0; i < n; i++) a[i] = a[i] + b[i];
+        break;
+    case FI_TOP_SUB: for (i = 0; i < n; i++) a[i] = a[i] - b[i];
+        break;
+    case FI_TOP_MUL: for (i = 0; i < n; i++) a[i] = a[i] * b[i];
+        break;
+    case FI_TOP_DIV: for (i = 0; i < n; i++) a[i] = a[i] / b[i];
+        break;
+    case FI_TOP_MAX: for (i = 0; i < n; i++) a[i] = a[i] < b[i] ? b[i] : a[i];
+        break;
+    case FI_TOP_MIN: for (i = 0; i < n; i++) a[i] = b[i] < a[i] ? b[i] : a[i];
+        break;
+    case FI_TOP_EXPDIF: for (i = 0; i < n; i++) a[i] = a[i] - b[i];
+        break;
+    default: break;
+    }
+}
+
+static inline void fi_tile_binary_i(int op, int64_t *a, const int64_t *b, int n) {
+    int i;
+    switch (op) {
+    case FI_TOP_ADD: for (i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] + (uint64_t)b[i]);
+        break;
+    case FI_TOP_SUB: for (i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] - (uint64_t)b[i]);
+        break;
+    case FI_TOP_MUL: for (i = 0; i < n; i++) a[i] = (int64_t)((uint64_t)a[i] * (uint64_t)b[i]);
+        break;
+    case FI_TOP_DIV: for (i = 0; i < n; i++) a[i] = b[i] != 0 ? a[i] / b[i] : 0;
+        break;
+    case FI_TOP_MAX: for (i = 0; i < n; i++) a[i] = a[i] < b[i] ? b[i] : a[i];
+        break;
+    case FI_TOP_MIN: for (i = 0; i < n; i++) a[i] = b[i] < a[i] ? b[i] : a[i];
+        break;
+    default: break;
+    }
+}
+
+/* Loads columns c0..c0+n-1 of row r of operand x, whose column index wraps at vc
+ * (vc >= C: no wrap).  rowf/rowi hold the operand's first vc elements of the row. */
+static inline void fi_tile_fill_wrap_f(const float *row, int vc, int c0, float *o, int n) {
+    int i, j = c0 % vc;
+    if (vc == 1) { float v = row[0]; for (i = 0; i < n; i++) o[i] = v; return; }
+    for (i = 0; i < n; i++) { o[i] = row[j]; if (++j == vc) j = 0; }
+}
+
+static inline void fi_tile_fill_wrap_i(const int64_t *row, int vc, int c0, int64_t *o, int n) {
+    int i, j = c0 % vc;
+    for (i = 0; i < n; i++) { o[i] = row[j]; if (++j == vc) j = 0; }
+}
+
+/* float32 fast path of fi_tile_binary_rows: dst, a and b float32, dst contiguous, each
+ * source contiguous (vc >= C) or one value per row (vc == 1, any cs).  Same arithmetic as
+ * the general path, without the staging buffers. */
+#define FI_TILE_F32_LOOP(EXPR)                                                             \
+    for (r = r0; r < r1; r++) {                                                            \
+        float *q = (float *)fi_tile_at(&d, r, 0);                                          \
+        const float *pa = (const float *)fi_tile_at(&a, r, 0);                             \
+        const float *pb = (const float *)fi_tile_at(&b, r, 0);                             \
+        if (asc) { const float x = pa[0];                                                  \
+            for (c = 0; c < C; c++) { const float y = pb[c]; q[c] = (EXPR); } }            \
+        else if (bsc) { const float y = pb[0];                                             \
+            for (c = 0; c < C; c++) { const float x = pa[c]; q[c] = (EXPR); } }            \
+        else for (c = 0; c < C; c++) { const float x = pa[c], y = pb[c]; q[c] = (EXPR); } \
+    }
+
+static inline int fi_tile_binary_f32_fast(int op, fi_tile_arg d, fi_tile_arg a, int avc,
+                                          fi_tile_arg b, int bvc, int r0, int r1, int C) {
+    ptrdiff_t r;
+    int c;
+    int asc = avc == 1 && C > 1, bsc = bvc == 1 && C > 1;
+    if (a.fmt != FI_FLOAT32 || b.fmt != FI_FLOAT32 || d.fmt != FI_FLOAT32 || d.cs != 1) return 0;
+    if (!((avc >= C && a.cs == 1) || asc) || !((bvc >= C && b.cs == 1) || bsc)) return 0;
+    switch (op) {
+    case FI_TOP_ADD: FI_TILE_F32_LOOP(x + y); break;
+    case FI_TOP_SUB: FI_TILE_F32_LOOP(x - y); break;
+    case FI_TOP_MUL: FI_TILE_F32_LOOP(x * y); break;
+    case FI_TOP_DIV: FI_TILE_F32_LOOP(x / y); break;
+    case FI_TOP_MAX: FI_TILE_F32_LOOP(x < y ? y : x); break;
+    case FI_TOP_MIN: FI_TILE_F32_LOOP(y < x ? y : x); break;
+    default: return 0;
+    }
+    return 1;
+}
+
+/* dst[r, c] = op(a[r, c % avc], b[r, c % bvc]) for r < R, c < C.  A wrapping operand
+ * (vc < C) must have vc <= FI_TILE_CHUNK. */
+static inline void fi_tile_binary_rows(int op, fi_tile_arg d, fi_tile_arg a, int avc,
+                                       fi_tile_arg b, int bvc, int r0, int r1, int C) {
+    float fa[FI_TILE_CHUNK], fb[FI_TILE_CHUNK], fra[FI_TILE_CHUNK], frb[FI_TILE_CHUNK];
+    double db[FI_TILE_CHUNK];
+    int64_t ia[FI_TILE_CHUNK], ib[FI_TILE_CHUNK], ira[FI_TILE_CHUNK], irb[FI_TILE_CHUNK];
+    ptrdiff_t r;
+    int c0, n, i;
+    int isf = fi_tile_is_float(a.fmt);
+    int awrap = avc < C, bwrap = bvc < C;
+    if (fi_tile_binary_f32_fast(op, d, a, avc, b, bvc, r0, r1, C)) return;
+    for (r = r0; r < r1; r++) {
+        if (awrap) {
+            if (isf) fi_tile_load_f(a.fmt, fi_tile_at(&a, r, 0), a.cs, fra, avc);
+            else fi_tile_load_i(a.fmt, fi_tile_at(&a, r, 0), a.cs, ira, avc);
+        }
+        if (bwrap) {
+            if (isf) fi_tile_load_f(b.fmt, fi_tile_at(&b, r, 0), b.cs, frb, bvc);
+            else fi_tile_load_i(b.fmt, fi_tile_at(&b, r, 0), b.cs, irb, bvc);
+        }
+        for (c0 = 0; c0 < C; c0 += FI_TILE_CHUNK) {
+            n = C - c0 < FI_TILE_CHUNK ? C - c0 : FI_TILE_CHUNK;
+            char *dp = fi_tile_at(&d, r, c0);
+            if (isf) {
+                if (awrap) fi_tile_fill_wrap_f(fra, avc, c0, fa, n);
+                else fi_tile_load_f(a.fmt, fi_tile_at(&a, r, c0), a.cs, fa, n);
+                if (bwrap) fi_tile_fill_wrap_f(frb, bvc, c0, fb, n);
+                else fi_tile_load_f(b.fmt, fi_tile_at(&b, r, c0), b.cs, fb, n);
+                fi_tile_binary_f(op, fa, fb, n);
+                if (op == FI_TOP_EXPDIF && a.fmt == FI_FLOAT16 && d.fmt == FI_FLOAT16) {
+                    uint16_t *q = (uint16_t *)dp;
+                    for (i = 0; i < n; i++) q[i * d.cs] = fi_tile_exp_f16_tab[fi_f32_to_f16(fa[i])];
+                } else if (op == FI_TOP_EXPDIF && a.fmt == FI_FLOAT32 && d.fmt == FI_FLOAT32) {
+                    float *q = (float *)dp;
+                    for (i = 0; i < n; i++) q[i * d.cs] = (float)exp((double)fa[i]);
+                } else if (op == FI_TOP_EXPDIF) {
+                    fi_tile_round_in_place(a.fmt, fa, n);
+                    for (i = 0; i < n; i++) db[i] = (double)fa[i];
+                    fi_tile_exp_d(db, n);
+                    fi_tile_store_d(d.fmt, dp, d.cs, db, n);
+                } else {
+                    fi_tile_store_f(d.fmt, dp, d.cs, fa, n);
+                }
+            } else {
+                if (awrap) fi_tile_fill_wrap_i(ira, avc, c0, ia, n);
+                else fi_tile_load_i(a.fmt, fi_tile_at(&a, r, c0), a.cs, ia, n);
+                if (bwrap) fi_tile_fill_wrap_i(irb, bvc, c0, ib, n);
+                else fi_tile_load_i(b.fmt, fi_tile_at(&b, r, c0), b.cs, ib, n);
+                fi_tile_binary_i(op, ia, ib, n);
+                fi_tile_store_i(d.fmt, dp, d.cs, ia, n);
+            }
+        }
+    }
+}
+
+typedef struct { int op; fi_tile_arg d, a; int avc; fi_tile_arg b; int bvc; int C; } fi_tile_binary_ctx;
+static void fi_tile_binary_job(const void *p, int r0, int r1) {
+    const fi_tile_binary_ctx *c = (const fi_tile_binary_ctx *)p;
+    fi_tile_binary_rows(c->op, c->d, c->a, c->avc, c->b, c->bvc, r0, r1, c->C);
+}
+
+/* dst[r, c] = op(a[r, c % avc], b[r, c % bvc]) for r < R, c < C.  A wrapping operand
+ * (vc < C) must have vc <= FI_TILE_CHUNK. */
+static inline void fi_tile_binary(int op, fi_tile_arg d, fi_tile_arg a, int avc, fi_tile_arg b,
+                                  int bvc, int R, int C) {
+    fi_tile_binary_ctx c = {op, d, a, avc, b, bvc, C};
+    fi_tile_run_rows(fi_tile_binary_job, &c, R, C);
+}
+
+/* ---- reductions ----------------------------------------------------------------- */
+/* float32 fast path of fi_tile_rowreduce_rows (contiguous float32 rows): four rows at a
+ * time, each still folded left to right, so the result is the same as one row at a time. */
+static inline int fi_tile_rowreduce_f32_fast(int op, fi_tile_arg d, fi_tile_arg s, int r0,
+                                             int r1, int C) {
+    ptrdiff_t r;
+    int c, k;
+    if (s.fmt != FI_FLOAT32 || s.cs != 1 || C < 1) return 0;
+    if (op != FI_TOP_SUM && op != FI_TOP_MAX && op != FI_TOP_MIN) return 0;
+    for (r = r0; r < r1; r += 4) {
+        int m = r1 - r < 4 ? (int)(r1 - r) : 4;
+        const float *p[4];
+        float acc[4];
+        for (k = 0; k < 4; k++) p[k] = (const float *)fi_tile_at(&s, r + (k < m ? k : 0), 0);
+        if (op == FI_TOP_SUM) {
+            float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+            for (c = 0; c < C; c++) { a0 = a0 + p[0][c]; a1 = a1 + p[1][c]; a2 = a2 + p[2][c]; a3 = a3 + p[3][c]; }
+            acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+        } else if (op == FI_TOP_MAX) {
+            float a0 = p[0][0], a1 = p[1][0], a2 = p[2][0], a3 = p[3][0];
+            for (c = 1; c < C; c++) {
+                a0 = a0 < p[0][c] ? p[0][c] : a0; a1 = a1 < p[1][c] ? p[1][c] : a1;
+                a2 = a2 < p[2][c] ? p[2][c] : a2; a3 = a3 < p[3][c] ? p[3][c] : a3;
+            }
+            acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+        } else {
+            float a0 = p[0][0], a1 = p[1][0], a2 = p[2][0], a3 = p[3][0];
+            for (c = 1; c < C; c++) {
+                a0 = p[0][c] < a0 ? p[0][c] : a0; a1 = p[1][c] < a1 ? p[1][c] : a1;
+                a2 = p[2][c] < a2 ? p[2][c] : a2; a3 = p[3][c] < a3 ? p[3][c] : a3;
+            }
+            acc[0] = a0; acc[1] = a1; acc[2] = a2; acc[3] = a3;
+        }
+        for (k = 0; k < m; k++) {
+            char *dp = (char *)d.p + (r + k) * d.rs * (ptrdiff_t)fi_tile_itemsize(d.fmt);
+            fi_tile_store_f(d.fmt, dp, 1, &acc[k], 1);
+        }
+    }
+    return 1;
+}
+
+/* dst[r * d.rs] = fold over c < C of src[r, c]: SUM from 0 (float32 accumulator for float
+ * sources, int64 for integers), MAX/MIN from src[r, 0] with std::max/std::min. */
+static inline void fi_tile_rowreduce_rows(int op, fi_tile_arg d, fi_tile_arg s, int r0, int r1, int C) {
+    float fb[FI_TILE_CHUNK];
+    int64_t ib[FI_TILE_CHUNK];
+    ptrdiff_t r;
+    int c0, n, i;
+    int isf = fi_tile_is_float(s.fmt);
+    if (fi_tile_rowreduce_f32_fast(op, d, s, r0, r1, C)) return;
+    for (r = r0; r < r1; r++) {
+        float fa = 0.0f;
+        int64_t ia = 0;
+        for (c0 = 0; c0 < C; c0 += FI_TILE_CHUNK) {
+            n = C - c0 < FI_TILE_CHUNK ? C - c0 : FI_TILE_CHUNK;
+            const char *sp = fi_tile_at(&s, r, c0);
+            if (isf) {
+                fi_tile_load_f(s.fmt, sp, s.cs, fb, n);
+                i = 0;
+                if (c0 == 0 && op != FI_TOP_SUM) { fa = fb[0]; i = 1; }
+                switch (op) {
+                case FI_TOP_SUM: for (; i < n; i++) fa = fa + fb[i]; break;
+                case FI_TOP_MAX: for (; i < n; i++) fa = fa < fb[i] ? fb[i] : fa; break;
+                case FI_TOP_MIN: for (; i < n; i++) fa = fb[i] < fa ? fb[i] : fa; break;
+                default: break;
+                }
+            } else {
+                fi_tile_load_i(s.fmt, sp, s.cs, ib, n);
+                i = 0;
+                if (c0 == 0 && op != FI_TOP_SUM) { ia = ib[0]; i = 1; }
+                switch (op) {
+                case FI_TOP_SUM: for (; i < n; i++) ia = (int64_t)((uint64_t)ia + (uint64_t)ib[i]); break;
+                case FI_TOP_MAX: for (; i < n; i++) ia = ia < ib[i] ? ib[i] : ia; break;
+                case FI_TOP_MIN: for (; i < n; i++) ia = ib[i] < ia ? ib[i] : ia; break;
+                default: break;
+                }
+            }
+        }
+        char *dp = (char *)d.p + r * d.rs * (ptrdiff_t)fi_tile_itemsize(d.fmt);
+        if (isf) fi_tile_store_f(d.fmt, dp, 1, &fa, 1);
+        else fi_tile_store_i(d.fmt, dp, 1, &ia, 1);
+    }
+}
+
+static void fi_tile_rowreduce_job(const void *p, int r0, int r1) {
+    const fi_tile_unary_ctx *c = (const fi_tile_unary_ctx *)p;
+    fi_tile_rowreduce_rows(c->op, c->d, c->s, r0, r1, c->C);
+}
+static inline void fi_tile_rowreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C) {
+    fi_tile_unary_ctx c = {op, d, s, C};
+    fi_tile_run_rows(fi_tile_rowreduce_job, &c, R, C);
+}
+
+/* dst[c * d.cs] = fold over r < R of src[r, c] (top to bottom, as fi_tile_rowreduce). */
+static inline void fi_tile_colreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C) {
+    float fb[FI_TILE_CHUNK], fa[FI_TILE_CHUNK];
+    int64_t ib[FI_TILE_CHUNK], ia[FI_TILE_CHUNK];
+    ptrdiff_t r;
+    int c0, n, i;
+    int isf = fi_tile_is_float(s.fmt);
+    for (c0 = 0; c0 < C; c0 += FI_TILE_CHUNK) {
+        n = C - c0 < FI_TILE_CHUNK ? C - c0 : FI_TILE_CHUNK;
+        for (i = 0; i < n; i++) { fa[i] = 0.0f; ia[i] = 0; }
+        for (r = 0; r < R; r++) {
+            const char *sp = fi_tile_at(&s, r, c0);
+            if (isf) {
+                fi_tile_load_f(s.fmt, sp, s.cs, fb, n);
+                if (r == 0 && op != FI_TOP_SUM) { for (i = 0; i < n; i++) fa[i] = fb[i];
+                    continue; }
+                switch (op) {
+                case FI_TOP_SUM: for (i = 0; i < n; i++) fa[i] = fa[i] + fb[i];
+        break;
+                case FI_TOP_MAX: for (i = 0; i < n; i++) fa[i] = fa[i] < fb[i] ? fb[i] : fa[i];
+        break;
+                case FI_TOP_MIN: for (i = 0; i < n; i++) fa[i] = fb[i] < fa[i] ? fb[i] : fa[i];
+        break;
+                default: break;
+                }
+            } else {
+                fi_tile_load_i(s.fmt, sp, s.cs, ib, n);
+                if (r == 0 && op != FI_TOP_SUM) { for (i = 0; i < n; i++) ia[i] = ib[i];
+                    continue; }
+                switch (op) {
+                case FI_TOP_SUM: for (i = 0; i < n; i++) ia[i] = (int64_t)((uint64_t)ia[i] + (uint64_t)ib[i]);
+        break;
+                case FI_TOP_MAX: for (i = 0; i < n; i++) ia[i] = ia[i] < ib[i] ? ib[i] : ia[i];
+        break;
+                case FI_TOP_MIN: for (i = 0; i < n; i++) ia[i] = ib[i] < ia[i] ? ib[i] : ia[i];
+        break;
+                default: break;
+                }
+            }
+        }
+        char *dp = (char *)d.p + (ptrdiff_t)c0 * d.cs * (ptrdiff_t)fi_tile_itemsize(d.fmt);
+        if (isf) fi_tile_store_f(d.fmt, dp, d.cs, fa, n);
+        else fi_tile_store_i(d.fmt, dp, d.cs, ia, n);
+    }
+}
+
+/* ---- matmul -------------------------------------------------------------------------- */
+/* dst[i, j] = sum_k a[i, k] * b[k, j]: float sources accumulate in float32 with fmaf,
+ * sequentially over k from +0; integer sources accumulate exactly in int64 (wrapping on
+ * store). */
+static inline void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, int M, int K,
+                                  int N) {
+    float acc[FI_TILE_CHUNK], bb[FI_TILE_CHUNK], av;
+    int64_t iacc[FI_TILE_CHUNK], ibb[FI_TILE_CHUNK], iav;
+    int i, k, j, j0, n;
+    int isf = fi_tile_is_float(a.fmt);
+    for (i = 0; i < M; i++) {
+        for (j0 = 0; j0 < N; j0 += FI_TILE_CHUNK) {
+            n = N - j0 < FI_TILE_CHUNK ? N - j0 : FI_TILE_CHUNK;
+            if (isf) {
+                for (j = 0; j < n; j++) acc[j] = 0.0f;
+                for (k = 0; k < K; k++) {
+                    fi_tile_load_f(a.fmt, fi_tile_at(&a, i, k), 1, &av, 1);
+                    fi_tile_load_f(b.fmt, fi_tile_at(&b, k, j0), b.cs, bb, n);
+                    for (j = 0; j < n; j++) acc[j] = fmaf(av, bb[j], acc[j]);
+                }
+                fi_tile_store_f(d.fmt, fi_tile_at(&d, i, j0), d.cs, acc, n);
+            } else {
+                for (j = 0; j < n; j++) iacc[j] = 0;
+                for (k = 0; k < K; k++) {
+                    fi_tile_load_i(a.fmt, fi_tile_at(&a, i, k), 1, &iav, 1);
+                    fi_tile_load_i(b.fmt, fi_tile_at(&b, k, j0), b.cs, ibb, n);
+                    for (j = 0; j < n; j++) iacc[j] = (int64_t)((uint64_t)iacc[j] + (uint64_t)(iav * ibb[j]));
+                }
+                fi_tile_store_i(d.fmt, fi_tile_at(&d, i, j0), d.cs, iacc, n);
+            }
+        }
+    }
+}
+
+/* ---- conversion with a rounding mode ---------------------------------------------- */
+/* Rounds y (a double) to an integer-valued double with the given mode. */
+static inline double fi_tile_round_int(double y, int mode) {
+    double t;
+    switch (mode) {
+    case FI_RND_ROUND: return round(y);
+    case FI_RND_FLOOR: return floor(y);
+    case FI_RND_CEIL: return ceil(y);
+    case FI_RND_TRUNC: return trunc(y);
+    case FI_RND_ODD:
+        t = trunc(y);
+        if (t != y && fmod(t, 2.0) == 0.0) t += (y > 0 ? 1.0 : -1.0);
+        return t;
+    default: return nearbyint(y);  /* RINT / NONE: ties to even (default environment) */
+    }
+}
+
+/* Rounds x to a binary float with man_bits fraction bits, minimum normal exponent emin and
+ * largest finite value maxf, with the given mode; returns an exactly representable double
+ * (or +-inf on overflow when the mode rounds that way). */
+static inline double fi_tile_round_float(double x, int man_bits, int emin, double maxf,
+                                         int mode) {
+    int e;
+    double q, y, ax;
+    if (x != x || x == 0.0 || isinf(x)) return x;
+    frexp(x, &e);            /* x = m * 2^e, 0.5 <= |m| < 1: leading bit exponent e - 1 */
+    e = e - 1;
+    if (e < emin) e = emin;
+    q = ldexp(1.0, e - man_bits);   /* the quantum at x's binade */
+    y = fi_tile_round_int(x / q, mode) * q;
+    ax = fabs(y);
+    if (ax > maxf) {
+        int to_inf;
+        switch (mode) {
+        case FI_RND_TRUNC: case FI_RND_ODD: to_inf = 0; break;
+        case FI_RND_FLOOR: to_inf = x < 0; break;
+        case FI_RND_CEIL: to_inf = x > 0; break;
+        default: to_inf = 1; break;
+        }
+        return to_inf ? copysign(INFINITY, x) : copysign(maxf, x);
+    }
+    return y;
+}
+
+static inline void fi_tile_cvt_one(int mode, int dfmt, char *dp, double x) {
+    double y, lo, hi;
+    switch (dfmt) {
+    case FI_FLOAT32:
+        *(float *)dp = (float)fi_tile_round_float(x, 23, -126, 3.4028234663852886e38, mode);
+        return;
+    case FI_FLOAT16:
+        *(uint16_t *)dp = fi_f64_to_f16(fi_tile_round_float(x, 10, -14, 65504.0, mode));
+        return;
+    case FI_BFLOAT16:
+        *(uint16_t *)dp = fi_f64_to_bf16(fi_tile_round_float(x, 7, -126, 3.3895313892515355e38, mode));
+        return;
+    default: break;
+    }
+    switch (dfmt) {
+    case FI_INT32: lo = -2147483648.0; hi = 2147483647.0; break;
+    case FI_INT16: lo = -32768.0; hi = 32767.0; break;
+    case FI_INT8: lo = -128.0; hi = 127.0; break;
+    case FI_UINT8: lo = 0.0; hi = 255.0; break;
+    case FI_UINT16: lo = 0.0; hi = 65535.0; break;
+    default: lo = 0.0; hi = 4294967295.0; break;
+    }
+    if (x != x) y = 0.0;
+    else {
+        y = fi_tile_round_int(x, mode);
+        if (y < lo) y = lo;
+        if (y > hi) y = hi;
+    }
+    switch (dfmt) {
+    case FI_INT32: *(int32_t *)dp = (int32_t)y; break;
+    case FI_INT16: *(int16_t *)dp = (int16_t)y; break;
+    case FI_INT8: *(int8_t *)dp = (int8_t)y; break;
+    case FI_UINT8: *(uint8_t *)dp = (uint8_t)y; break;
+    case FI_UINT16: *(uint16_t *)dp = (uint16_t)y; break;
+    default: *(uint32_t *)dp = (uint32_t)y; break;
+    }
+}
+
+/* dst[r, c] = round_mode(src[r, c]) in dst's format: the source is exact in double, then
+ * rounded once. */
+static inline void fi_tile_cvt_rows(int mode, fi_tile_arg d, fi_tile_arg s, int r0, int r1, int C) {
+    double db[FI_TILE_CHUNK];
+    ptrdiff_t r;
+    int c0, n, i;
+    ptrdiff_t dstep = d.cs * (ptrdiff_t)fi_tile_itemsize(d.fmt);
+    for (r = r0; r < r1; r++) {
+        for (c0 = 0; c0 < C; c0 += FI_TILE_CHUNK) {
+            n = C - c0 < FI_TILE_CHUNK ? C - c0 : FI_TILE_CHUNK;
+            fi_tile_load_d(s.fmt, fi_tile_at(&s, r, c0), s.cs, db, n);
+            char *dp = fi_tile_at(&d, r, c0);
+            for (i = 0; i < n; i++) fi_tile_cvt_one(mode, d.fmt, dp + i * dstep, db[i]);
+        }
+    }
+}
+
+/* dst[r, c] = round_mode(src[r, c]) in dst's format, over r < R, c < C. */
+static void fi_tile_cvt_job(const void *p, int r0, int r1) {
+    const fi_tile_unary_ctx *c = (const fi_tile_unary_ctx *)p;
+    fi_tile_cvt_rows(c->op, c->d, c->s, r0, r1, c->C);
+}
+static inline void fi_tile_cvt(int mode, fi_tile_arg d, fi_tile_arg s, int R, int C) {
+    fi_tile_unary_ctx c = {mode, d, s, C};
+    fi_tile_run_rows(fi_tile_cvt_job, &c, R, C);
+}
+
+#endif /* FASTISA_TILE_H */

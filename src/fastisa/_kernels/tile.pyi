@@ -1,0 +1,35 @@
+"""Type stubs for fastisa._kernels.tile (PTO tile kernel drivers)."""
+OP_COPY: int
+OP_ABS: int
+OP_NEG: int
+OP_RELU: int
+OP_RECIP: int
+OP_EXP: int
+OP_LOG: int
+OP_SQRT: int
+OP_RSQRT: int
+OP_ADD: int
+OP_SUB: int
+OP_MUL: int
+OP_DIV: int
+OP_MAX: int
+OP_MIN: int
+OP_EXPDIF: int
+OP_SUM: int
+CHUNK: int
+
+def unary(op: int, d: memoryview, dfmt: int, drs: int, dcs: int, s: memoryview, sfmt: int,
+          srs: int, scs: int, R: int, C: int) -> None: ...
+def binary(op: int, d: memoryview, dfmt: int, drs: int, dcs: int, a: memoryview, afmt: int,
+           ars: int, acs: int, avc: int, b: memoryview, bfmt: int, brs: int, bcs: int,
+           bvc: int, R: int, C: int) -> None: ...
+def rowreduce(op: int, d: memoryview, dfmt: int, drs: int, s: memoryview, sfmt: int, srs: int,
+              scs: int, R: int, C: int) -> None: ...
+def colreduce(op: int, d: memoryview, dfmt: int, dcs: int, s: memoryview, sfmt: int, srs: int,
+              scs: int, R: int, C: int) -> None: ...
+def matmul(d: memoryview, dfmt: int, drs: int, dcs: int, a: memoryview, afmt: int, ars: int,
+           acs: int, b: memoryview, bfmt: int, brs: int, bcs: int, M: int, K: int,
+           N: int) -> None: ...
+def cvt(mode: int, d: memoryview, dfmt: int, drs: int, dcs: int, s: memoryview, sfmt: int,
+        srs: int, scs: int, R: int, C: int) -> None: ...
+def set_threads(n: int) -> None: ...

@@ -1,0 +1,32 @@
+"""fastisa.pto: the Huawei Ascend PTO tile ISA in Python (specs 003 and 004).
+
+Mirrors the PTO C++ API: ``Tile`` (``Tile<TileType, T, Rows, Cols, BLayout, ValidRow,
+ValidCol, SLayout, SFractalSize, PadVal>``), ``GlobalTensor``, ``TLOAD``/``TSTORE``/
+``TASSIGN``, and the tile instructions as upper-case functions with dst first and the C++
+template parameters as keyword arguments::
+
+    from fastisa import pto
+    x = pto.Tile(pto.TileType.Vec, "float32", 16, 16)
+    out = pto.Tile(pto.TileType.Vec, "float32", 16, 16)
+    x.data[:] = ...
+    pto.TRECIP(out, x)
+    pto.TRECIP(out, x, precision=pto.RecipAlgorithm.HIGH_PRECISION)
+
+Every instruction iterates over dst's valid region and leaves the rest of dst untouched;
+Python validates every rule (reference/pto.md section 8) before the C kernel runs.
+PTO-AS text programs: :mod:`fastisa.pto.asm`.
+"""
+
+from __future__ import annotations
+
+from . import _ops, _tile
+from ._ops import *  # noqa: F401,F403
+from ._ops import RecipAlgorithm, RoundMode, expdif_tmp_bytes
+from ._tile import *  # noqa: F401,F403
+from ._tile import (BUFFER_BYTES, DYNAMIC, BLayout, GlobalTensor, Layout, PadValue, SLayout, Tile,
+                    TileType)
+
+#: The C++ name of the TCVT rounding-mode enum is RoundMode; CastMode is an alias.
+CastMode = RoundMode
+
+__all__ = list(_tile.__all__) + list(_ops.__all__) + ["expdif_tmp_bytes", "CastMode"]

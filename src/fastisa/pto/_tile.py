@@ -1,0 +1,534 @@
+"""PTO tiles, global tensors, the simulated on-chip buffers and the target/debug settings.
+
+Mirrors ``Tile<TileType, T, Rows, Cols, BLayout, ValidRow, ValidCol, SLayout,
+SFractalSize, PadVal>`` and ``GlobalTensor<T, Shape, Stride, Layout>`` of the PTO C++
+API (reference/pto.md sections 1.1-1.5).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import os
+
+import numpy as np
+
+from .. import cost, dtypes
+from ..errors import AccessError, AlignmentError, ConstraintError, constraint
+
+__all__ = [
+    "TileType", "BLayout", "SLayout", "PadValue", "Layout", "DYNAMIC", "Tile", "GlobalTensor",
+    "TLOAD", "TSTORE", "TASSIGN", "set_target", "get_target", "set_debug", "get_debug",
+    "BUFFER_BYTES",
+]
+
+#: A valid row/column count fixed at run time (``pto::DYNAMIC``, -1 in C++).
+DYNAMIC = -1
+
+
+class TileType(enum.IntEnum):
+    """Where a tile lives: ``Vec`` (UB), ``Mat`` (L1), ``Left`` (L0A), ``Right`` (L0B),
+    ``Acc`` (L0C), ``Bias`` (bias table), ``Scaling`` (fixpipe buffer), ...  (type.hpp)."""
+    Vec = 0
+    Mat = 1
+    Left = 2
+    Right = 3
+    Acc = 4
+    Bias = 5
+    Scaling = 6
+    ScaleLeft = 7
+    ScaleRight = 8
+    Ctrl = 9
+
+
+class BLayout(enum.IntEnum):
+    """Base layout of a tile: row-major (``r*Cols + c``) or column-major (``c*Rows + r``)."""
+    RowMajor = 0
+    ColMajor = 1
+
+
+class SLayout(enum.IntEnum):
+    """Layout inside a fractal box; ``NoneBox`` means the tile is not boxed."""
+    NoneBox = 0
+    RowMajor = 1
+    ColMajor = 2
+
+
+class PadValue(enum.IntEnum):
+    """The value TLOAD writes outside the loaded region: Null and Zero give 0, Max gives
+    +inf (the type's maximum for integers), Min gives -inf (the type's minimum)."""
+    Null = 0
+    Zero = 1
+    Max = 2
+    Min = 3
+
+
+class Layout(enum.IntEnum):
+    """GlobalTensor layout hint: ND (row-major) or DN (column-major)."""
+    ND = 0
+    DN = 1
+
+
+#: Simulated on-chip buffer capacities in bytes per target (reference/pto.md 1.5,
+#: ``NPUMemoryModel.hpp``).  Bias (1 KiB) and Scaling (2 KiB) are our assumption: the
+#: reference does not give them.
+BUFFER_BYTES = {
+    "A2A3": {"UB": 192 * 1024, "L1": 512 * 1024, "L0A": 64 * 1024, "L0B": 64 * 1024,
+             "L0C": 128 * 1024, "BT": 1024, "FB": 2048},
+    "A5": {"UB": 256 * 1024, "L1": 512 * 1024, "L0A": 64 * 1024, "L0B": 64 * 1024,
+           "L0C": 256 * 1024, "BT": 1024, "FB": 2048},
+}
+
+_LOC_BUFFER = {TileType.Vec: "UB", TileType.Mat: "L1", TileType.Left: "L0A",
+               TileType.Right: "L0B", TileType.Acc: "L0C", TileType.Bias: "BT",
+               TileType.Scaling: "FB", TileType.ScaleLeft: "L0A", TileType.ScaleRight: "L0B",
+               TileType.Ctrl: "UB"}
+
+#: Element formats a tile may hold.
+TILE_FORMATS = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8", "uint16",
+                "uint32")
+
+_TARGETS = {"A2A3": "A2A3", "A2": "A2A3", "A3": "A2A3", "A2/A3": "A2A3", "A5": "A5"}
+
+
+class _State:
+    target = "A2A3"
+    debug = os.environ.get("FASTISA_PTO_DEBUG", "") not in ("", "0")
+    pools: dict = {}
+
+
+def set_target(target: str) -> None:
+    """Select the target whose rules apply: ``"A2A3"`` (Atlas A2/A3, the default) or ``"A5"``
+    (Ascend 950).  Decides the TRECIP same-memory rule, the TROWEXPANDEXPDIF tmp rule and
+    the on-chip buffer sizes TASSIGN checks against.  Raises ConstraintError otherwise."""
+    key = _TARGETS.get(str(target).upper())
+    if key is None:
+        raise constraint("set_target", "target", "must be 'A2A3' or 'A5'", target)
+    if key != _State.target:
+        _State.pools = {}
+    _State.target = key
+
+
+def get_target() -> str:
+    """The current target, ``"A2A3"`` or ``"A5"``."""
+    return _State.target
+
+
+def set_debug(on: bool) -> None:
+    """Debug mode: division by zero (TDIV, TDIVS, TRECIP, TRSQRT, the row/column-expand DIV
+    forms) raises ConstraintError, as the reference CPU simulator's debug builds assert.
+    Off by default, where float division by zero gives the IEEE result (+-inf or NaN).  The
+    environment variable ``FASTISA_PTO_DEBUG=1`` switches it on at import."""
+    _State.debug = bool(on)
+
+
+def get_debug() -> bool:
+    return _State.debug
+
+
+def _pool(name: str) -> np.ndarray:
+    p = _State.pools.get(name)
+    if p is None:
+        p = np.zeros(BUFFER_BYTES[_State.target][name], dtype=np.uint8)
+        _State.pools[name] = p
+    return p
+
+
+def _fmt_of(dtype, where: str):
+    try:
+        fmt = dtypes.lookup(dtype)
+    except ConstraintError:
+        raise constraint(where, "dtype", f"must be one of {list(TILE_FORMATS)}", dtype) from None
+    if fmt.name not in TILE_FORMATS:
+        raise constraint(where, "dtype", f"must be one of {list(TILE_FORMATS)}", fmt.name)
+    return fmt
+
+
+def _as_int(x, what: str, where: str) -> int:
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise constraint(where, what, "must be an integer", x)
+    return int(x)
+
+
+class Tile:
+    """A tile: ``Tile<loc, dtype, rows, cols, blayout, valid_row, valid_col, slayout,
+    fractal, pad>`` (reference/pto.md 1.1).
+
+    Parameters
+    ----------
+    loc : TileType
+        Where the tile lives (Vec = UB, Mat = L1, Left/Right/Acc = L0A/L0B/L0C, ...).
+    dtype : format name, numpy/ml_dtypes dtype or :class:`fastisa.dtypes.Format`
+        One of float32, float16, bfloat16, int32, int16, int8, uint8, uint16, uint32.
+    rows, cols : int
+        Physical shape in elements.  Unboxed row-major tiles need ``cols * itemsize % 32
+        == 0`` and column-major ones ``rows * itemsize % 32 == 0`` (32-byte rule); boxed
+        tiles need ``cols % InnerCols == 0`` and, unless Vec or one row, ``rows %
+        InnerRows == 0``.
+    blayout : BLayout
+        Row-major (``r*cols + c``) or column-major (``c*rows + r``) storage.
+    valid_row, valid_col : int, DYNAMIC or None
+        The valid region ``[0, valid_row) x [0, valid_col)`` (a prefix, never larger than
+        the tile).  ``None`` means the full shape; ``DYNAMIC`` makes it settable at run time
+        (:meth:`set_valid_row`, :meth:`set_valid_col`), starting at the full shape.
+    slayout : SLayout
+        Fractal box layout (``NoneBox``: unboxed).  Boxed tiles are validated; their values
+        are stored in ``blayout`` order (fastisa does not model the in-box byte order).
+    fractal : int
+        Box size in bytes: 512 (16 x 32 bytes), 1024 or 32.
+    pad : PadValue
+        The value TLOAD fills outside the loaded region.
+
+    Attributes: ``data`` is the numpy view ``[rows, cols]`` of the physical buffer and
+    ``valid`` the view ``[valid_row, valid_col]`` of the valid region; writing to them
+    writes the tile.  A new tile's buffer is zero.  Raises ConstraintError (shape, dtype,
+    valid region) or AlignmentError (32-byte rule).
+    """
+
+    __slots__ = ("loc", "format", "dtype", "rows", "cols", "blayout", "slayout", "fractal",
+                 "pad", "_vr", "_vc", "_dyn_row", "_dyn_col", "_buf", "addr", "_rs", "_cs")
+
+    def __init__(self, loc, dtype, rows, cols, blayout=BLayout.RowMajor, valid_row=None,
+                 valid_col=None, slayout=SLayout.NoneBox, fractal=512, pad=PadValue.Null):
+        where = "Tile"
+        try:
+            self.loc = TileType(loc)
+        except ValueError:
+            raise constraint(where, "loc", "must be a TileType", loc) from None
+        self.format = _fmt_of(dtype, where)
+        self.dtype = self.format.np_dtype
+        rows = _as_int(rows, "rows", where)
+        cols = _as_int(cols, "cols", where)
+        if rows <= 0:
+            raise constraint(where, "rows", "must be > 0", rows)
+        if cols <= 0:
+            raise constraint(where, "cols", "must be > 0", cols)
+        self.rows, self.cols = rows, cols
+        try:
+            self.blayout = BLayout(blayout)
+        except ValueError:
+            raise constraint(where, "blayout", "must be a BLayout", blayout) from None
+        try:
+            self.slayout = SLayout(slayout)
+        except ValueError:
+            raise constraint(where, "slayout", "must be an SLayout", slayout) from None
+        try:
+            self.pad = PadValue(pad)
+        except ValueError:
+            raise constraint(where, "pad", "must be a PadValue (Null, Zero, Max, Min)", pad) from None
+        fractal = _as_int(fractal, "fractal", where)
+        if fractal not in (32, 512, 1024):
+            raise constraint(where, "fractal", "must be 32, 512 or 1024 bytes", fractal)
+        self.fractal = fractal
+        isz = self.dtype.itemsize
+        if self.slayout == SLayout.NoneBox:
+            if self.blayout == BLayout.RowMajor and (cols * isz) % 32:
+                raise AlignmentError(
+                    f"{where}: a row-major tile needs cols * sizeof(T) % 32 == 0 (32-byte rows), "
+                    f"got cols={cols} x {isz} bytes = {cols * isz}")
+            if self.blayout == BLayout.ColMajor and (rows * isz) % 32:
+                raise AlignmentError(
+                    f"{where}: a column-major tile needs rows * sizeof(T) % 32 == 0 (32-byte "
+                    f"columns), got rows={rows} x {isz} bytes = {rows * isz}")
+        else:
+            ir, ic = self.inner_shape
+            if cols % ic:
+                raise AlignmentError(f"{where}: a boxed tile needs cols % InnerCols ({ic}) == 0, "
+                                     f"got cols={cols}")
+            if self.loc != TileType.Vec and rows != 1 and rows % ir:
+                raise AlignmentError(f"{where}: a boxed tile needs rows % InnerRows ({ir}) == 0, "
+                                     f"got rows={rows}")
+        self._dyn_row = valid_row is not None and _as_int(valid_row, "valid_row", where) == DYNAMIC
+        self._dyn_col = valid_col is not None and _as_int(valid_col, "valid_col", where) == DYNAMIC
+        self._vr = rows if (valid_row is None or self._dyn_row) else self._check_valid(
+            valid_row, rows, "valid_row", "rows", where)
+        self._vc = cols if (valid_col is None or self._dyn_col) else self._check_valid(
+            valid_col, cols, "valid_col", "cols", where)
+        if self.blayout == BLayout.RowMajor:
+            self._rs, self._cs = cols, 1
+        else:
+            self._rs, self._cs = 1, rows
+        self._buf = np.zeros(rows * cols, dtype=self.dtype)
+        self.addr = None
+
+    @staticmethod
+    def _check_valid(v, cap, what, capname, where) -> int:
+        v = _as_int(v, what, where)
+        if v < 0 or v > cap:
+            raise constraint(where, what, f"must be in [0, {capname}={cap}] (the valid region "
+                             "never exceeds the tile)", v)
+        return v
+
+    # ---- shape information -------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.rows, self.cols)
+
+    @property
+    def valid_shape(self) -> tuple[int, int]:
+        return (self._vr, self._vc)
+
+    @property
+    def valid_row(self) -> int:
+        return self._vr
+
+    @property
+    def valid_col(self) -> int:
+        return self._vc
+
+    @property
+    def is_row_major(self) -> bool:
+        return self.blayout == BLayout.RowMajor
+
+    @property
+    def is_dynamic(self) -> tuple[bool, bool]:
+        """(valid_row is DYNAMIC, valid_col is DYNAMIC)."""
+        return (self._dyn_row, self._dyn_col)
+
+    @property
+    def inner_shape(self) -> tuple[int, int]:
+        """(InnerRows, InnerCols): the fractal box in elements; (1, 1) when unboxed."""
+        if self.slayout == SLayout.NoneBox:
+            return (1, 1)
+        isz = self.dtype.itemsize
+        if self.fractal == 32:
+            return (1, max(1, 32 // isz))
+        return (16, max(1, self.fractal // (16 * isz)))
+
+    @property
+    def nbytes(self) -> int:
+        return self.rows * self.cols * self.dtype.itemsize
+
+    def set_valid_row(self, n) -> None:
+        """Set a DYNAMIC valid row count (0 <= n <= rows).  ConstraintError if static."""
+        if not self._dyn_row:
+            raise constraint("Tile.set_valid_row", "valid_row", "is static (declare it DYNAMIC "
+                             "to set it at run time)", n)
+        self._vr = self._check_valid(n, self.rows, "valid_row", "rows", "Tile.set_valid_row")
+
+    def set_valid_col(self, n) -> None:
+        """Set a DYNAMIC valid column count (0 <= n <= cols).  ConstraintError if static."""
+        if not self._dyn_col:
+            raise constraint("Tile.set_valid_col", "valid_col", "is static (declare it DYNAMIC "
+                             "to set it at run time)", n)
+        self._vc = self._check_valid(n, self.cols, "valid_col", "cols", "Tile.set_valid_col")
+
+    # C++ spellings
+    def GetValidRow(self) -> int:  # noqa: N802
+        return self._vr
+
+    def GetValidCol(self) -> int:  # noqa: N802
+        return self._vc
+
+    SetValidRow = set_valid_row
+    SetValidCol = set_valid_col
+
+    # ---- numpy views -------------------------------------------------------------------
+    @property
+    def buffer(self) -> np.ndarray:
+        """The physical buffer, 1-D, ``rows*cols`` elements in storage order."""
+        return self._buf
+
+    @property
+    def data(self) -> np.ndarray:
+        """View ``[rows, cols]`` of the whole physical tile (writes go to the tile)."""
+        if self.blayout == BLayout.RowMajor:
+            return self._buf.reshape(self.rows, self.cols)
+        return self._buf.reshape(self.cols, self.rows).T
+
+    @property
+    def valid(self) -> np.ndarray:
+        """View ``[valid_row, valid_col]`` of the valid region (writes go to the tile)."""
+        return self.data[: self._vr, : self._vc]
+
+    def fill(self, value) -> None:
+        """Set every element of the physical buffer (a convenience, not an instruction)."""
+        self._buf[...] = value
+
+    def __repr__(self) -> str:
+        vr = "?" if self._dyn_row else ""
+        vc = "?" if self._dyn_col else ""
+        return (f"Tile<{self.loc.name}, {self.format.name}, {self.rows}, {self.cols}, "
+                f"{self.blayout.name}, valid={vr}{self._vr}x{vc}{self._vc}, "
+                f"{self.slayout.name}, {self.fractal}, {self.pad.name}>")
+
+
+class GlobalTensor:
+    """A global-memory (GM) tensor: ``GlobalTensor<T, Shape<N1..N5>, Stride<S1..S5>, Layout>``.
+
+    ``array`` is the numpy array holding GM (its dtype is the element type, it is written by
+    TSTORE).  ``shape`` and ``strides`` (in elements, up to 5 dims, left-padded to 5 with
+    shape 1) default to the array's own.  Every addressed element must lie inside ``array``
+    (AccessError otherwise).  ``layout`` is ND (row-major: rows are dims 0-3, columns dim 4)
+    or DN (column-major: rows are dim 3, columns dims 0,1,2,4).
+    """
+
+    def __init__(self, array, shape=None, strides=None, layout=Layout.ND):
+        if not isinstance(array, np.ndarray):
+            raise constraint("GlobalTensor", "array", "must be a numpy array", type(array).__name__)
+        self.array = array
+        self.format = _fmt_of(array.dtype, "GlobalTensor")
+        isz = array.dtype.itemsize
+        if shape is None:
+            shape = array.shape
+        shape = tuple(_as_int(s, "shape", "GlobalTensor") for s in shape)
+        if not 1 <= len(shape) <= 5:
+            raise constraint("GlobalTensor", "shape", "must have 1 to 5 dimensions", shape)
+        if any(s < 0 for s in shape):
+            raise constraint("GlobalTensor", "shape", "must be >= 0 in every dimension", shape)
+        if strides is None:
+            if shape == tuple(array.shape):
+                strides = tuple(s // isz for s in array.strides)
+            else:
+                strides = []
+                acc = 1
+                for s in reversed(shape):
+                    strides.insert(0, acc)
+                    acc *= s
+                strides = tuple(strides)
+        strides = tuple(_as_int(s, "strides", "GlobalTensor") for s in strides)
+        if len(strides) != len(shape):
+            raise constraint("GlobalTensor", "strides", f"must have {len(shape)} entries like "
+                             "shape", strides)
+        if any(s < 0 for s in strides):
+            raise constraint("GlobalTensor", "strides", "must be >= 0 elements", strides)
+        self.shape = (1,) * (5 - len(shape)) + shape
+        self.strides = (0,) * (5 - len(strides)) + strides
+        try:
+            self.layout = Layout(layout)
+        except ValueError:
+            raise constraint("GlobalTensor", "layout", "must be Layout.ND or Layout.DN", layout) from None
+        # The whole array as one flat element sequence (no copy when contiguous).
+        if not (array.flags.c_contiguous or array.flags.f_contiguous):
+            raise constraint("GlobalTensor", "array", "must be contiguous (GM is flat memory)",
+                             "a strided view")
+        if 0 in self.shape:
+            hi = -1
+        else:
+            hi = sum((n - 1) * s for n, s in zip(self.shape, self.strides))
+        if hi >= array.size:
+            raise AccessError(f"GlobalTensor: shape {self.shape} with strides {self.strides} "
+                              f"reaches element {hi}, outside the array of {array.size} elements")
+
+    def _view5(self) -> np.ndarray:
+        flat = self.array.reshape(-1, order="A")
+        isz = flat.dtype.itemsize
+        return np.lib.stride_tricks.as_strided(
+            flat, shape=self.shape, strides=tuple(s * isz for s in self.strides),
+            writeable=self.array.flags.writeable)
+
+    def view2d(self) -> np.ndarray:
+        """The tensor as ``[rows, cols]`` (ND: rows = dims 0-3; DN: rows = dim 3)."""
+        v = self._view5()
+        n = self.shape
+        if self.layout == Layout.ND:
+            return v.reshape(n[0] * n[1] * n[2] * n[3], n[4])
+        return v.transpose(3, 0, 1, 2, 4).reshape(n[3], n[0] * n[1] * n[2] * n[4])
+
+    @property
+    def rows(self) -> int:
+        n = self.shape
+        return n[0] * n[1] * n[2] * n[3] if self.layout == Layout.ND else n[3]
+
+    @property
+    def cols(self) -> int:
+        n = self.shape
+        return n[4] if self.layout == Layout.ND else n[0] * n[1] * n[2] * n[4]
+
+    def __repr__(self) -> str:
+        return (f"GlobalTensor<{self.format.name}, Shape{self.shape}, Stride{self.strides}, "
+                f"{self.layout.name}>")
+
+
+def _check_tile(instr: str, name: str, t) -> Tile:
+    if not isinstance(t, Tile):
+        raise constraint(instr, name, "must be a Tile", type(t).__name__)
+    return t
+
+
+def _pad_value(tile: Tile):
+    fmt = tile.format
+    if tile.pad in (PadValue.Null, PadValue.Zero):
+        return 0
+    if fmt.is_float:
+        return np.inf if tile.pad == PadValue.Max else -np.inf
+    info = np.iinfo(tile.dtype)
+    return info.max if tile.pad == PadValue.Max else info.min
+
+
+def _mte_cycles(nbytes: int) -> int:
+    # Estimate: 64 cycles of DMA start-up plus 64 bytes per cycle.
+    return 64 + math.ceil(nbytes / 64)
+
+
+def TLOAD(tile, gt) -> None:  # noqa: N802
+    """``tile[valid] = gt``: load a GM tensor into a tile's valid region (MTE2).
+
+    The whole tile capacity is first filled with the tile's pad value (Null/Zero: 0, Max:
+    +inf or the integer maximum, Min: -inf or the integer minimum), as the reference CPU
+    simulator does (reference/pto.md 1.5), then the valid region is copied.  The tensor's
+    rows x cols (ND: dims 0-3 x dim 4; DN: dim 3 x dims 0,1,2,4) must equal the tile's valid
+    shape and its dtype the tile's.  Raises ConstraintError.
+    """
+    _check_tile("TLOAD", "tile", tile)
+    if not isinstance(gt, GlobalTensor):
+        raise constraint("TLOAD", "src", "must be a GlobalTensor", type(gt).__name__)
+    if gt.format.name != tile.format.name:
+        raise constraint("TLOAD", "src.dtype", f"must equal the tile dtype {tile.format.name}",
+                         gt.format.name)
+    if (gt.rows, gt.cols) != tile.valid_shape:
+        raise constraint("TLOAD", "src shape", f"(rows, cols) must equal the tile valid shape "
+                         f"{tile.valid_shape}", (gt.rows, gt.cols))
+    tile._buf[...] = _pad_value(tile)
+    np.copyto(tile.valid, gt.view2d())
+    cost.record("MTE", "TLOAD", _mte_cycles(tile.valid_row * tile.valid_col * tile.dtype.itemsize))
+
+
+def TSTORE(gt, tile) -> None:  # noqa: N802
+    """``gt = tile[valid]``: store a tile's valid region to a GM tensor (MTE3); nothing else
+    of ``gt.array`` is written.  Shapes and dtypes as TLOAD.  Raises ConstraintError."""
+    _check_tile("TSTORE", "tile", tile)
+    if not isinstance(gt, GlobalTensor):
+        raise constraint("TSTORE", "dst", "must be a GlobalTensor", type(gt).__name__)
+    if gt.format.name != tile.format.name:
+        raise constraint("TSTORE", "dst.dtype", f"must equal the tile dtype {tile.format.name}",
+                         gt.format.name)
+    if (gt.rows, gt.cols) != tile.valid_shape:
+        raise constraint("TSTORE", "dst shape", f"(rows, cols) must equal the tile valid shape "
+                         f"{tile.valid_shape}", (gt.rows, gt.cols))
+    if not gt.array.flags.writeable:
+        raise constraint("TSTORE", "dst.array", "must be writeable", "read-only array")
+    view = gt.view2d()
+    if not np.shares_memory(view, gt.array):
+        # ND/DN reshape had to copy: write through the 5-D view instead.
+        v5 = gt._view5()
+        n = gt.shape
+        src = tile.valid
+        if gt.layout == Layout.ND:
+            v5[...] = src.reshape(n)
+        else:
+            v5[...] = src.reshape(n[3], n[0], n[1], n[2], n[4]).transpose(1, 2, 3, 0, 4)
+    else:
+        np.copyto(view, tile.valid)
+    cost.record("MTE", "TSTORE", _mte_cycles(tile.valid_row * tile.valid_col * tile.dtype.itemsize))
+
+
+def TASSIGN(tile, addr) -> None:  # noqa: N802
+    """Bind ``tile`` to byte offset ``addr`` of its on-chip buffer (Vec: UB, Mat: L1,
+    Left: L0A, Right: L0B, Acc: L0C, Bias: BT, Scaling: FB), sized per target (A2/A3 UB
+    192 KiB, A5 256 KiB; see BUFFER_BYTES).  The tile then reads and writes that memory:
+    tiles assigned overlapping addresses alias.  The previous contents of the tile are not
+    copied.  Raises AlignmentError (addr % 32 != 0) or AccessError (outside the buffer)."""
+    _check_tile("TASSIGN", "tile", tile)
+    addr = _as_int(addr, "addr", "TASSIGN")
+    name = _LOC_BUFFER[tile.loc]
+    cap = BUFFER_BYTES[_State.target][name]
+    if addr < 0:
+        raise AccessError(f"TASSIGN: addr must be >= 0, got {addr}")
+    if addr % 32:
+        raise AlignmentError(f"TASSIGN: addr must be a multiple of 32 bytes, got {addr}")
+    if addr + tile.nbytes > cap:
+        raise AccessError(f"TASSIGN: addr {addr} + tile size {tile.nbytes} bytes exceeds the "
+                          f"{name} capacity of {cap} bytes on {_State.target}")
+    tile._buf = _pool(name)[addr: addr + tile.nbytes].view(tile.dtype)
+    tile.addr = addr
