@@ -297,12 +297,14 @@ def test_binary(instr, op, dtype, rng):
 
 
 @pytest.mark.parametrize("instr,op", BIN)
-def test_binary_f16_every_code(instr, op, rng):
-    a = tile("float16", 256, 256)
-    a.data[...] = all_f16_codes()
-    b = tile("float16", 256, 256, rng=rng)
-    b.data[::7] = all_f16_codes()[::-1][::7]
-    dst = tile("float16", 256, 256)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_binary_16bit_every_code(instr, op, dtype, rng):
+    codes = all_f16_codes() if dtype == "float16" else all_bf16_codes()
+    a = tile(dtype, 256, 256)
+    a.data[...] = codes
+    b = tile(dtype, 256, 256, rng=rng)
+    b.data[::7] = codes[::-1][::7]
+    dst = tile(dtype, 256, 256)
     getattr(pto, instr)(dst, a, b)
     assert_bits(dst.data, ref.pto_binary(op, a.data, b.data), instr)
     getattr(pto, instr)(dst, b, a)
@@ -393,6 +395,25 @@ def test_texpands(rng):
     before = dst.data.copy()
     pto.TEXPANDS(dst, 1.0 / 3)
     check_dst(dst, before, np.full((9, 30), 1.0 / 3).astype(np.float16))
+
+
+@pytest.mark.parametrize("mode", ["RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD"])
+@pytest.mark.parametrize("ddt", ["float32", "float16", "int16", "int8"])
+def test_tcvt_from_every_bf16_code(mode, ddt):
+    src = tile("bfloat16", 256, 256)
+    src.data[...] = all_bf16_codes()
+    dst = tile(ddt, 256, 256)
+    pto.TCVT(dst, src, mode)
+    assert_bits(dst.data, ref.pto_cvt(src.data, NPDT[ddt], mode), f"bf16->{ddt} {mode}")
+
+
+def test_bf16_scalar_rounds_once_from_double():
+    src = tile("bfloat16", 1, 16)
+    src.data[...] = 0
+    dst = tile("bfloat16", 1, 16)
+    v = 1.0 + 2.0**-8 + 2.0**-30          # just above the bf16 midpoint 1 + 2^-8
+    pto.TADDS(dst, src, v)
+    assert float(dst.data[0, 0]) == 1.0 + 2.0**-7
 
 
 def test_scalar_rounds_to_tile_dtype():
