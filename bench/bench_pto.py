@@ -92,7 +92,7 @@ def test_pto(benchmark, dtype, what, impl):
     benchmark(fa if impl == "fastisa" else fn)
 
 
-def _best(f, n=7):
+def _best(f, n=15):
     best = float("inf")
     for _ in range(n):
         t = time.perf_counter()
@@ -102,7 +102,7 @@ def _best(f, n=7):
 
 
 def main() -> int:
-    print(f"PTO [{R}, {C}]: best of 7, fastisa vs numpy with the same rounding")
+    print(f"PTO [{R}, {C}]: best of 15, fastisa vs numpy with the same rounding")
     for dtype in ("float32", "float16"):
         c = case(dtype)
         for what in ("expdif", "softmax"):
