@@ -749,3 +749,36 @@ def test_texp_f32_is_libm_exp_rounded_once(rng):
     dst.fill(0)
     pto.TROWEXPANDEXPDIF(dst, src, zero)
     assert_bits(dst.data, want, "EXPDIF f32 vs libm")
+
+
+@settings(max_examples=25)
+@given(st.integers(1, 48), st.integers(1, 4), st.integers(0, 48), st.integers(0, 64),
+       st.sampled_from(["float32", "float16", "int32"]), st.sampled_from(REXP + [("EXPDIF", "EXPDIF")]),
+       st.sampled_from([1, 2]), st.booleans(), st.integers(0, 2**32 - 1))
+def test_row_expand_hypothesis(rows, cblocks, vr, vc, dtype, instr_op, mode, row_first, seed):
+    """Random shapes, valid regions, modes and operand orders for the row-expand family."""
+    instr, op = instr_op
+    if op == "EXPDIF":
+        if dtype == "int32":
+            dtype = "float32"
+        row_first = False
+        instr = "TROWEXPANDEXPDIF"
+    rng = np.random.default_rng(seed)
+    per = 32 // NPDT[dtype].itemsize
+    C = cblocks * per * 2
+    vr, vc = min(vr, rows), min(vc, C)
+    full = tile(dtype, rows, C, vr=vr, vc=vc, rng=rng)
+    row = _rowvec(dtype, vr, mode, rng, rows=None if mode == 1 else max(rows, 1))
+    if op == "DIV":
+        row.data[row.data == 0] = 1
+        full.data[full.data == 0] = 1
+    dst = tile(dtype, rows, C, vr=vr, vc=vc, rng=rng)
+    before = dst.data.copy()
+    s = ref.pto_expand_cols(row.valid, vc) if vc else np.zeros((vr, 0), row.dtype)
+    if row_first:
+        getattr(pto, instr)(dst, row, full)
+        want = ref.pto_binary(op, s, full.valid)
+    else:
+        getattr(pto, instr)(dst, full, row)
+        want = ref.pto_binary(op, full.valid, s)
+    check_dst(dst, before, want, instr, ulp=TRANSCENDENTAL_ULP if op == "EXPDIF" else 0)
