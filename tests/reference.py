@@ -20,6 +20,185 @@ import numpy as np
 # ======================================================================================
 
 
+
+# The formats as data, written from spec 000's table and reference/numerics.md 1.2 / 5.1:
+# name -> (exponent bits, mantissa bits, bias, signed, has_inf, nan rule, max finite).
+#   nan rule: "ieee" (exponent all ones, mantissa != 0), "fn" (only S.1111.111),
+#             "e8m0" (only 0xff), None (no NaN).
+FLOAT_DEFS = {
+    "float8_e4m3": (4, 3, 7, True, True, "ieee", 240.0),
+    "float8_e5m2": (5, 2, 15, True, True, "ieee", 57344.0),
+    "float8_e4m3fn": (4, 3, 7, True, False, "fn", 448.0),
+    "float8_e8m0fnu": (8, 0, 127, False, False, "e8m0", 2.0**127),
+    "float16": (5, 10, 15, True, True, "ieee", 65504.0),
+    "bfloat16": (8, 7, 127, True, True, "ieee", (2 - 2.0**-7) * 2.0**127),
+    "tfloat32": (8, 10, 127, True, True, "ieee", (2 - 2.0**-10) * 2.0**127),
+    "float4_e2m1fn": (2, 1, 1, True, False, None, 6.0),
+}
+# canonical NaN code (positive) each format's encoder produces; None: no NaN
+CANONICAL_NAN = {"float8_e4m3": 0x7C, "float8_e5m2": 0x7E, "float8_e4m3fn": 0x7F,
+                 "float8_e8m0fnu": 0xFF, "bfloat16": 0x7FC0, "tfloat32": 0x3FE00,  # 19-bit S E8 M10
+                 "float16": 0x7E00, "float4_e2m1fn": None}
+INT_RANGES = {"uint8": (0, 255, np.uint8), "int8": (-128, 127, np.int8),
+              "uint16": (0, 65535, np.uint16), "int16": (-32768, 32767, np.int16),
+              "uint32": (0, 2**32 - 1, np.uint32), "int32": (-2**31, 2**31 - 1, np.int32)}
+
+
+def float_decode(name, codes):
+    """Value (float64) of each code of a float format, from its definition: sign, biased
+    exponent e and mantissa m give (-1)^s * 2^(e-bias) * (1 + m/2^M) for e > 0 and
+    (-1)^s * 2^(1-bias) * m/2^M for e = 0; inf/NaN encodings as FLOAT_DEFS says.
+    e8m0 is unsigned 2^(c-127) (0xff NaN).  tfloat32 codes are 19-bit (S E8 M10)."""
+    E, M, B, signed, has_inf, nan, _ = FLOAT_DEFS[name]
+    c = np.asarray(codes, dtype=np.int64)
+    nb = 1 + E + M if signed else E + M
+    if name == "float4_e2m1fn":
+        neg = (c & 0xFF) > 7          # ml_dtypes: any bit above the magnitude is the sign
+    else:
+        neg = ((c >> (nb - 1)) & 1).astype(bool) if signed else np.zeros(c.shape, bool)
+    e = (c >> M) & ((1 << E) - 1)
+    m = c & ((1 << M) - 1)
+    emax = (1 << E) - 1
+    with np.errstate(over="ignore"):
+        mag = np.where(e > 0, np.ldexp(1.0 + m / 2.0**M, (e - B).astype(np.int32)),
+                       np.ldexp(m / 2.0**M, 1 - B))
+    if name == "float8_e8m0fnu":
+        mag = np.ldexp(1.0, (c & 0xFF).astype(np.int32) - 127)
+    if has_inf:
+        mag = np.where((e == emax) & (m == 0), np.inf, mag)
+    isnan = np.zeros(c.shape, bool)
+    if nan == "ieee":
+        isnan = (e == emax) & (m != 0)
+    elif nan == "fn":
+        isnan = (e == emax) & (m == (1 << M) - 1)
+    elif nan == "e8m0":
+        isnan = (c & 0xFF) == 0xFF
+    val = np.where(neg, -mag, mag)
+    return np.where(isnan, np.nan, val), isnan
+
+
+def float_encode(name, x, saturate=False):
+    """float32 -> code of a small float format, from the definition of RNE and the
+    overflow rules (reference/numerics.md 0 and 1.7, the "generic model"):
+    r = rint(|x| / 2^q) * 2^q with q = max(floor(log2|x|), 1 - bias) - M (numpy rint is
+    half-to-even), computed in float64 (exact); then if r > max the overflow rule:
+    default -> inf (if the format has inf), NaN (e4m3fn), max (float4); saturate=True or
+    "ascend" -> max.  NaN -> canonical NaN with the input's sign (float4: zero of the
+    opposite sign; "ascend": 0).  The code is found by searching the table of values.
+    Not for float16's NaN payloads or e8m0 (see e8m0_encode)."""
+    E, M, B, signed, has_inf, nan, mx = FLOAT_DEFS[name]
+    nb = 1 + E + M
+    x = np.asarray(x, np.float32).astype(np.float64)
+    neg = np.signbit(x)
+    a = np.abs(x)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        q = np.maximum(np.floor(np.log2(np.where(a > 0, a, 1.0))), 1 - B) - M
+        q = np.where(np.isfinite(a), q, 0)
+        r = np.rint(a / np.exp2(q)) * np.exp2(q)
+    sat = bool(saturate)
+    over = (r > mx) | np.isinf(a)
+    if sat or not (has_inf or nan == "fn"):
+        r = np.where(over, mx, r)
+    # code of a finite magnitude: its index in the table of positive magnitudes
+    npos = 1 << (nb - 1)
+    table, tnan = float_decode(name, np.arange(npos))
+    finite = np.isfinite(table) & ~tnan
+    vals = table[finite]
+    idx = np.searchsorted(vals, np.where(np.isfinite(r), r, 0.0))
+    idx = np.minimum(idx, len(vals) - 1)
+    codes = np.arange(npos)[finite][idx].astype(np.int64)
+    if has_inf:
+        inf_code = int(np.nonzero(np.isinf(table))[0][0])
+        codes = np.where(over & (not sat), inf_code, codes)
+    elif nan == "fn":
+        codes = np.where(over & (not sat), CANONICAL_NAN[name], codes)
+    codes = codes | (neg.astype(np.int64) << (nb - 1))
+    isnan = np.isnan(x)
+    if saturate == "ascend":
+        nan_code = np.zeros_like(codes)
+    elif CANONICAL_NAN[name] is None:
+        nan_code = np.where(neg, 0, 1 << (nb - 1))
+    else:
+        nan_code = CANONICAL_NAN[name] | (neg.astype(np.int64) << (nb - 1))
+    return np.where(isnan, nan_code, codes)
+
+
+def e8m0_encode(x, saturate=False):
+    """float32 -> float8_e8m0fnu code, ml_dtypes' rule (reference/numerics.md 1.4): for
+    x >= 2^-126 the exponent k = floor(log2 x), plus one if the mantissa is >= 1.5 (half
+    up); code k + 127, and 0xff past 2^127.  float32 subnormals: 0 up to 2^-127, 1 above.
+    0, negatives, NaN, +inf -> 0xff.  saturate: zero/negative -> 0, overflow/+inf -> 0xfe;
+    "ascend" also NaN -> 0."""
+    x = np.asarray(x, np.float32).astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = np.floor(np.log2(np.where(x > 0, x, 1.0)))
+        frac = x / np.exp2(k)
+    code = k + 127 + (frac >= 1.5)
+    code = np.where(x < 2.0**-126, np.where(x > 2.0**-127, 1, 0), code)
+    over = (code > 254) | np.isposinf(x)
+    bad = (x <= 0) | np.signbit(x)
+    if saturate:
+        code = np.where(over, 0xFE, np.where(bad, 0, code))
+    else:
+        code = np.where(over | bad, 0xFF, code)
+    code = np.where(np.isnan(x), 0 if saturate == "ascend" else 0xFF, code)
+    return code.astype(np.int64)
+
+
+def f16_nan_numpy(bits32):
+    """numpy's float32 -> float16 NaN rule (npy_floatbits_to_halfbits): sign | 0x7c00 |
+    (mantissa >> 13), 0x7c01 when that is zero."""
+    b = np.asarray(bits32, np.uint32).astype(np.int64)
+    p = (b & 0x7FFFFF) >> 13
+    return ((b >> 16) & 0x8000) | 0x7C00 | np.where(p == 0, 1, p)
+
+
+def tf32_encode(x, saturate=False):
+    """float32 -> tfloat32 (float32 container, low 13 bits zero), by the generic model:
+    RNE to 10 mantissa bits, overflow -> inf (saturate: max), NaN -> 0x7fc00000 | sign
+    ("ascend": 0).  Returns uint32 bit patterns."""
+    codes = float_encode("tfloat32", x, saturate)
+    E, M = 8, 10
+    c = codes.astype(np.int64)
+    sign = (c >> 18) & 1
+    mag = c & ((1 << 18) - 1)
+    out = (sign << 31) | (mag << 13)
+    if saturate == "ascend":
+        out = np.where(np.isnan(np.asarray(x, np.float32)), 0, out)
+    return out.astype(np.uint32)
+
+
+def f32_to_int(x, name):
+    """spec 000 "FP32-to-Integer Conversion": round to nearest even, saturate to the
+    destination range, NaN -> 0 (reference/nki.md: the 0.6.0 simulator rule)."""
+    lo, hi, dt = INT_RANGES[name]
+    x = np.asarray(x, np.float32).astype(np.float64)
+    r = np.clip(np.rint(np.nan_to_num(x, nan=0.0, posinf=hi, neginf=lo)), lo, hi)
+    return r.astype(np.int64).astype(dt)
+
+
+def int_to_f32(v):
+    """spec 000 "Integer-to-FP32 Conversion": nearest float32, ties to even (exact in
+    float64 for every int32/uint32, then one RNE rounding float64 -> float32)."""
+    return np.asarray(v).astype(np.float64).astype(np.float32)
+
+
+def pack_x4_loops(codes, bits):
+    """Pack (..., 4m) element codes into (..., m) words, element i at bits i*bits: plain
+    Python loops (reference/numerics.md 2.4)."""
+    codes = np.asarray(codes)
+    m = codes.shape[-1] // 4
+    out = np.zeros(codes.shape[:-1] + (m,), np.uint64)
+    flat_in = codes.reshape(-1, codes.shape[-1])
+    flat_out = out.reshape(-1, m)
+    for r in range(flat_in.shape[0]):
+        for j in range(m):
+            w = 0
+            for i in range(4):
+                w |= (int(flat_in[r, 4 * j + i]) & ((1 << bits) - 1)) << (bits * i)
+            flat_out[r, j] = w
+    return out
+
 # ---- end of formats section ----
 
 
@@ -28,12 +207,754 @@ import numpy as np
 # ======================================================================================
 
 
+# The TIK vector model (reference/tik.md 0.2-0.6 and the 1.9 pseudo-code), lane by lane.
+# Operands are flat 1-D numpy arrays (the tensor's elements) plus a start element; the
+# oracle walks repeats in order, and inside a repeat reads every active lane's sources
+# before writing (so dst == src in place and the accumulate idiom are well defined).
+
+TIK_SAT_F16_MAX = np.uint16(0x7BFF)
+
+
+def tik_lanes_per_repeat(*dtypes) -> int:
+    """PAR = 256 bytes / largest element size."""
+    return 256 // max(np.dtype(d).itemsize for d in dtypes)
+
+
+def tik_active_lanes(par, mask=None, counter=None, nrep=None):
+    """-> (number of repeats, [lane list of repeat r] function).
+
+    mask: int m (lanes 0..m-1) or [mask_h, mask_l] (bit i of mask_l = lane i, bit i of
+    mask_h = lane 64 + i); counter: element count (full repeats, then a partial one)."""
+    if counter is not None:
+        n = -(-counter // par)
+        tail = counter - (n - 1) * par
+        return n, (lambda r: list(range(par)) if r < n - 1 else list(range(tail)))
+    if isinstance(mask, (list, tuple)):
+        h, lo = int(mask[0]) % 2**64, int(mask[1]) % 2**64
+        lanes = [i for i in range(par) if (lo >> i) & 1] + \
+                [i for i in range(64, par) if (h >> (i - 64)) & 1]
+    else:
+        lanes = list(range(int(mask)))
+    return nrep, (lambda r: lanes)
+
+
+def tik_lane_offset(r, i, start, blk, rep, dtype) -> int:
+    """Element offset of lane i of repeat r: start + r*rep*B + (i//B)*blk*B + i%B."""
+    B = 32 // np.dtype(dtype).itemsize
+    return start + r * rep * B + (i // B) * blk * B + i % B
+
+
+def tik_f16_saturate(h: np.ndarray) -> np.ndarray:
+    """Ascend saturation mode on float16 bit patterns: +-inf -> +-65504, NaN -> +0."""
+    h = h.astype(np.uint16).copy()
+    a = h & 0x7FFF
+    h[a > 0x7C00] = 0
+    inf = a == 0x7C00
+    h[inf] = (h[inf] & 0x8000) | 0x7BFF
+    return h
+
+
+def tik_to_f16(v) -> np.ndarray:
+    """float32/float64 -> float16, RNE, one rounding; a NaN stays NaN with its sign and
+    top payload bits and the quiet bit set (as x86 F16C / formats.h; numpy's own cast
+    keeps signalling NaNs signalling)."""
+    v = np.asarray(v)
+    out = v.astype(np.float16)
+    nan = np.isnan(v)
+    if nan.any():
+        if v.dtype == np.float32:
+            bits = v.view(np.uint32).astype(np.uint64)
+            sign, pay = (bits >> 16) & 0x8000, (bits >> 13) & 0x3FF
+        else:
+            bits = v.astype(np.float64).view(np.uint64)
+            sign, pay = (bits >> 48) & 0x8000, (bits >> 42) & 0x3FF
+        out.view(np.uint16)[nan] = (sign | 0x7E00 | pay)[nan].astype(np.uint16)
+    return out
+
+
+def _round_out(v, dtype, sat):
+    """Round a float32/float64 array once to dtype (float16 saturating when sat)."""
+    v = np.asarray(v)
+    with np.errstate(all="ignore"):
+        out = tik_to_f16(v) if np.dtype(dtype) == np.float16 else v.astype(dtype)
+    if np.dtype(dtype) == np.float16 and sat:
+        out = tik_f16_saturate(out.view(np.uint16)).view(np.float16)
+    return out
+
+
+def _tik_max(a, b):
+    return np.where((a >= b) | np.isnan(a), a, b)
+
+
+def _tik_min(a, b):
+    return np.where((a <= b) | np.isnan(a), a, b)
+
+
+def tik_f32_to_f16_odd(x: np.ndarray) -> np.ndarray:
+    """float32 -> float16 rounding to odd: truncate toward zero, set the last bit when
+    inexact (NaN/inf pass through)."""
+    x = np.asarray(x, dtype=np.float32)
+    out = np.empty(x.shape, dtype=np.uint16)
+    for k, v in enumerate(x.ravel()):
+        h = tik_to_f16(np.array([v]))[0]
+        if np.isnan(v) or np.isinf(v) or float(h) == float(v):
+            out.flat[k] = h.view(np.uint16)
+            continue
+        if abs(float(h)) > abs(float(v)):
+            h = np.nextafter(h, np.float16(0))
+        out.flat[k] = h.view(np.uint16) | 1
+    return out.view(np.float16)
+
+
+def tik_round_int(x, mode, dtype):
+    """float -> integer with a vec_conv round mode, saturating, NaN -> 0."""
+    x = np.asarray(x, dtype=np.float64)
+    if mode in ("", "none", "round"):
+        y = np.rint(x)
+    elif mode == "floor":
+        y = np.floor(x)
+    elif mode in ("ceil", "ceiling"):
+        y = np.ceil(x)
+    elif mode == "away-zero":
+        y = np.where(x >= 0, np.floor(x + 0.5), np.ceil(x - 0.5))
+        # floor(x + 0.5) is exact here: x has at most 24 significant bits
+    elif mode == "to-zero":
+        y = np.trunc(x)
+    else:
+        raise ValueError(mode)
+    info = np.iinfo(dtype)
+    y = np.where(np.isnan(x), 0, np.clip(y, info.min, info.max))
+    return y.astype(dtype)
+
+
+def tik_op(name, dst_dtype, srcs, scalar, old_dst, sat, round_mode=""):
+    """The per-lane op of one TIK vector instruction on gathered lanes (numpy arrays)."""
+    dd = np.dtype(dst_dtype)
+    a = srcs[0] if srcs else None
+    b = srcs[1] if len(srcs) > 1 else None
+    isf = dd.kind == "f"
+    base = name[4:] if name.startswith("vec_") else name[1:]
+    base = {"ector_dup": "dup", "adds": "adds"}.get(base, base)
+    if base == "dup":
+        return np.full(len(old_dst), scalar, dtype=dd)
+    if base == "conv":
+        sd = a.dtype
+        if dd.kind in "iu" and sd.kind == "f":
+            return tik_round_int(a, round_mode, dd)
+        if sd == np.float32 and dd == np.float16:
+            v = tik_f32_to_f16_odd(a) if round_mode == "odd" else tik_to_f16(a)
+            if sat:
+                v = tik_f16_saturate(v.view(np.uint16)).view(np.float16)
+            return v
+        if sd == np.int32 and dd == np.float16:
+            return _round_out(a.astype(np.float64), dd, sat)
+        return a.astype(dd)  # exact (f16 -> f32, int8/uint8 -> f16) or RNE (int32 -> f32)
+    if isf:
+        af = a.astype(np.float32) if a is not None else None
+        bf = b.astype(np.float32) if b is not None else None
+        c = np.float32(scalar) if scalar is not None else None
+        a64 = a.astype(np.float64) if a is not None else None
+        with np.errstate(all="ignore"):
+            r = {
+                "adds": lambda: af + c, "muls": lambda: af * c,
+                "maxs": lambda: _tik_max(af, c), "mins": lambda: _tik_min(af, c),
+                "axpy": lambda: af * c + old_dst.astype(np.float32),
+                "abs": lambda: np.abs(af), "relu": lambda: np.where(af > 0, af, np.float32(0)),
+                "exp": lambda: np.exp(a64), "ln": lambda: np.log(a64),
+                "rec": lambda: 1.0 / a64, "rsqrt": lambda: 1.0 / np.sqrt(a64),
+                "sqrt": lambda: np.sqrt(a64),
+                "add": lambda: af + bf, "sub": lambda: af - bf, "mul": lambda: af * bf,
+                "div": lambda: af / bf, "max": lambda: _tik_max(af, bf),
+                "min": lambda: _tik_min(af, bf),
+            }[base]()
+            return _round_out(r, dd, sat)
+    # integers: exact in int64, then wrap to the dtype
+    ai = a.astype(np.int64) if a is not None else None
+    bi = b.astype(np.int64) if b is not None else None
+    c = int(scalar) if scalar is not None else None
+    r = {
+        "adds": lambda: ai + c, "muls": lambda: ai * c,
+        "maxs": lambda: np.maximum(ai, c), "mins": lambda: np.minimum(ai, c),
+        "relu": lambda: np.maximum(ai, 0), "not": lambda: ~ai,
+        "add": lambda: ai + bi, "sub": lambda: ai - bi, "mul": lambda: ai * bi,
+        "max": lambda: np.maximum(ai, bi), "min": lambda: np.minimum(ai, bi),
+        "and": lambda: ai & bi, "or": lambda: ai | bi,
+    }[base]()
+    return r.astype(dd)
+
+
+def tik_vector(name, dst, dst_start, srcs, src_starts, *, scalar=None, mask=128, nrep=1,
+               counter=None, blks=None, reps=None, sat=False, round_mode=""):
+    """Run one TIK vector instruction on copies of flat arrays; return the new dst.
+
+    srcs: list of flat arrays (the source tensors), src_starts their start elements.
+    blks/reps: block and repeat strides (32-byte blocks), dst first.  scalar: already
+    converted to the source dtype by the caller (``np.<dtype>(value)``)."""
+    dst = dst.copy()
+    dts = [dst.dtype] + [s.dtype for s in srcs]
+    par = tik_lanes_per_repeat(*dts)
+    n, lanes_of = tik_active_lanes(par, mask, counter, nrep)
+    blks = blks or [1] * len(dts)
+    starts = [dst_start] + list(src_starts)
+    for r in range(n):
+        lanes = lanes_of(r)
+        if not lanes:
+            continue
+        offs = [[tik_lane_offset(r, i, starts[k], blks[k], reps[k], dts[k]) for i in lanes]
+                for k in range(len(dts))]
+        gathered = [srcs[k - 1][offs[k]] for k in range(1, len(dts))]
+        old = dst[offs[0]]
+        dst[offs[0]] = tik_op(name, dst.dtype, gathered, scalar, old, sat, round_mode)
+    return dst
+
+
+def tik_extent(dtype, start, blk, rep, par, mask=128, nrep=1, counter=None) -> int:
+    """Number of elements from the tensor start an operand reaches (last lane + 1)."""
+    n, lanes_of = tik_active_lanes(par, mask, counter, nrep)
+    hi = start
+    for r in ([0, n - 2, n - 1] if n > 1 else [0]):
+        if r < 0:
+            continue
+        for i in lanes_of(r):
+            hi = max(hi, tik_lane_offset(r, i, start, blk, rep, dtype) + 1)
+    return hi
+
+
+def tik_reduce_repeat(name, src, start, *, mask, nrep, blk, rep, sat=False):
+    """vcadd per repeat: the active lanes summed in lane order in float64, rounded once."""
+    par = tik_lanes_per_repeat(src.dtype)
+    n, lanes_of = tik_active_lanes(par, mask, None, nrep)
+    out = []
+    for r in range(n):
+        acc = None
+        for i in lanes_of(r):
+            v = float(src[tik_lane_offset(r, i, start, blk, rep, src.dtype)])
+            if acc is None:
+                acc = v
+            elif name == "add":
+                acc = acc + v
+            elif name == "max":
+                acc = acc if (acc >= v or math.isnan(acc)) else v
+            else:
+                acc = acc if (acc <= v or math.isnan(acc)) else v
+        out.append(acc)
+    return _round_out(np.array(out, dtype=np.float64), src.dtype, sat)
+
+
+def tik_data_move(dst, dst_start, src, src_start, nburst, burst, src_stride, dst_stride):
+    """data_move in 32-byte units with tail-to-head gaps, element by element."""
+    dst = dst.copy()
+    B = 32 // dst.dtype.itemsize
+    for k in range(nburst):
+        for e in range(burst * B):
+            dst[dst_start + k * (burst + dst_stride) * B + e] = \
+                src[src_start + k * (burst + src_stride) * B + e]
+    return dst
+
+
 # ---- end of TIK section ----
 
 
 # ======================================================================================
 # NKI (specs 000 and 001; reference/nki.md section 2)
 # ======================================================================================
+
+
+# ---- NKI core: topk, max8 family, iota, casting (nki-core) ----------------------------
+
+def nki_bf16_order_key(bits):
+    """Order key of bf16 bit patterns as Python-comparable floats: value order with
+    -0 == +0; a NaN ranks by its bit pattern (positive NaN above +inf, negative below -inf).
+    """
+    bits = np.asarray(bits, dtype=np.uint16).astype(np.int64)
+    vals = (bits << 16).astype(np.uint32).view(np.float32).astype(np.float64)
+    vals = np.where(vals == 0.0, 0.0, vals)                    # -0 == +0
+    nan = np.isnan(vals)
+    pos = (bits & 0x8000) == 0
+    # NaN: beyond the infinities, ordered by payload bits
+    vals = np.where(nan & pos, np.inf, vals)
+    vals = np.where(nan & ~pos, -np.inf, vals)
+    tier = np.where(nan & pos, 1, np.where(nan & ~pos, -1, 0))
+    payload = np.where(pos, bits & 0x7FFF, -(bits & 0x7FFF))
+    return tier, vals, payload
+
+
+def nki_topk_group(snake_bits, k):
+    """Spec 001 for one group: (value bits, indices) of the top k of a de-snaked group,
+    descending by value, ties by lower index first.  snake_bits: 1-D uint16, length n."""
+    snake_bits = np.asarray(snake_bits, dtype=np.uint16)
+    tier, vals, payload = nki_bf16_order_key(snake_bits)
+    idx = np.arange(snake_bits.size)
+    order = sorted(idx.tolist(), key=lambda i: (-tier[i], -vals[i], -payload[i] if tier[i] else 0, i))
+    top = np.array(order[:k], dtype=np.int64)
+    return snake_bits[top], top.astype(np.uint32)
+
+
+def nki_desnake(src_bits, n):
+    """[P, F] bf16 bits (P a multiple of 16) -> [P // 16, n] snakes: e = col*16 + partition."""
+    src_bits = np.asarray(src_bits, dtype=np.uint16)
+    P = src_bits.shape[0]
+    cols = (n + 15) // 16
+    out = []
+    for g in range(P // 16):
+        block = src_bits[16 * g:16 * g + 16, :cols]        # [16, cols]
+        out.append(block.T.reshape(-1)[:n])
+    return np.stack(out)
+
+
+def nki_topk(src_bits, n, k, val_before, idx_before):
+    """nisa.topk(sorted=True) on [P, F] bf16 bits: the expected val_dst / idx_dst ([P, k]),
+    starting from their previous contents; only result slots j < k are written, at
+    partition j % 16, column j // 16 of each group."""
+    val = np.array(val_before, dtype=np.uint16, copy=True)
+    idx = np.array(idx_before, dtype=np.uint32, copy=True)
+    snakes = nki_desnake(src_bits, n)
+    for g in range(snakes.shape[0]):
+        v, i = nki_topk_group(snakes[g], k)
+        for j in range(k):
+            val[16 * g + j % 16, j // 16] = v[j]
+            idx[16 * g + j % 16, j // 16] = i[j]
+    return val, idx
+
+
+def nki_topk_results(val_bits, idx, k):
+    """Read back the k results per group from snake-layout [P, >= ceil(k/16)] outputs."""
+    P = val_bits.shape[0]
+    v = np.empty((P // 16, k), np.uint16)
+    i = np.empty((P // 16, k), np.uint32)
+    for g in range(P // 16):
+        for j in range(k):
+            v[g, j] = val_bits[16 * g + j % 16, j // 16]
+            i[g, j] = idx[16 * g + j % 16, j // 16]
+    return v, i
+
+
+def _f32_rank_key(x):
+    x = float(x)
+    if math.isnan(x):
+        return (1, 0.0)
+    return (0, 0.0 if x == 0.0 else x)
+
+
+def nki_max8(rows):
+    """max8 on [P, N] float32 rows: (values [P, 8], indices [P, 8]), descending, NaN above
+    +inf, -0 == +0, ties by lower index."""
+    rows = np.asarray(rows, dtype=np.float32)
+    P, N = rows.shape
+    vals = np.empty((P, 8), np.float32)
+    idx = np.empty((P, 8), np.uint32)
+    for p in range(P):
+        order = sorted(range(N), key=lambda i: (tuple(-v for v in _f32_rank_key(rows[p, i])), i))
+        for j, i in enumerate(order[:8]):
+            vals[p, j] = rows[p, i]
+            idx[p, j] = i
+    return vals, idx
+
+
+def nki_find_index8(data, vals):
+    """nc_find_index8 on [P, N] / [P, 8] float32: first occurrence, duplicates in vals take
+    successive occurrences, missing -> 0xFFFFFFFF (reference/nki.md 2.3)."""
+    data = np.asarray(data, dtype=np.float32)
+    vals = np.asarray(vals, dtype=np.float32)
+    P, N = data.shape
+    out = np.full((P, 8), 0xFFFFFFFF, np.uint32)
+    for p in range(P):
+        for j in range(8):
+            start = 0
+            prev = [i for i in range(j) if vals[p, i] == vals[p, j]]
+            if prev:
+                if out[p, prev[-1]] == 0xFFFFFFFF:
+                    continue
+                start = int(out[p, prev[-1]]) + 1
+            for i in range(start, N):
+                if data[p, i] == vals[p, j]:
+                    out[p, j] = i
+                    break
+    return out
+
+
+def nki_match_replace8(data, vals, imm):
+    """nc_match_replace8 on [P, N] / [P, 8] float32: for i = 7..0 replace the first element
+    equal to vals[i] by imm (a later search sees earlier replacements); returns (data after,
+    indices [P, 8], 0xFFFFFFFF when not found)."""
+    work = np.array(data, dtype=np.float32, copy=True)
+    vals = np.asarray(vals, dtype=np.float32)
+    P, N = work.shape
+    idx = np.full((P, 8), 0xFFFFFFFF, np.uint32)
+    for p in range(P):
+        for i in range(7, -1, -1):
+            for e in range(N):
+                if work[p, e] == vals[p, i]:
+                    work[p, e] = np.float32(imm)
+                    idx[p, i] = e
+                    break
+    return work, idx
+
+
+def nki_iota(P, pattern, offset=0, channel_multiplier=0):
+    """iota values as int32 [P, prod(num)]: offset + p*cm + sum idx_d*step_d, wrapped."""
+    sizes = [n for _, n in pattern]
+    out = np.empty((P, int(np.prod(sizes))), np.int64)
+    for p in range(P):
+        for flat, multi in enumerate(np.ndindex(*sizes)):
+            out[p, flat] = offset + p * channel_multiplier + \
+                sum(i * s for i, (s, _) in zip(multi, pattern))
+    return ((out + 2**31) % 2**32 - 2**31).astype(np.int32)
+
+
+def nki_f32_to(x, np_dtype):
+    """float32 -> destination storage with one RNE rounding (spec 000 Type Casting):
+    integers RNE + saturate (NaN -> 0), floats by ml_dtypes / numpy RNE casts."""
+    x = np.asarray(x, dtype=np.float32)
+    dt = np.dtype(np_dtype)
+    if dt.kind in "iu":
+        info = np.iinfo(dt)
+        r = np.rint(x.astype(np.float64))
+        r = np.where(np.isnan(r), 0, np.clip(r, info.min, info.max))
+        return r.astype(dt)
+    return x.astype(dt)
+
+
+
+# ---- NKI compute (nki-compute): casting, operators, activation, reduce, matmul ----------
+# Spec 000 "Type Casting", Table 8 (operators), Table 9 (activation functions);
+# reference/nki.md 2.5-2.17.  Values are numpy arrays; formats are spec names.
+
+_NKI_FP8 = {  # name: (mantissa bits, bias, max finite, overflow -> NaN)
+    "float8_e4m3": (3, 7, 240.0, False),
+    "float8_e5m2": (2, 15, 57344.0, False),
+    "float8_e4m3fn": (3, 7, 448.0, True),
+}
+_NKI_NP = {
+    "uint8": np.uint8, "int8": np.int8, "uint16": np.uint16, "int16": np.int16,
+    "uint32": np.uint32, "int32": np.int32, "bool_": np.uint8, "float16": np.float16,
+    "bfloat16": ml_dtypes.bfloat16, "tfloat32": np.float32, "float32": np.float32,
+    "float8_e4m3": ml_dtypes.float8_e4m3, "float8_e5m2": ml_dtypes.float8_e5m2,
+    "float8_e4m3fn": ml_dtypes.float8_e4m3fn,
+}
+
+
+def nki_to_f32(a, fmt):
+    """Elements of a ``fmt`` array as float32: floats exactly, integers RNE (spec 000)."""
+    return np.asarray(a).astype(np.float32)
+
+
+def _nki_round_p(x, man, emin):
+    """Round float64 x to ``man`` mantissa bits, minimum exponent emin, RNE, unbounded above."""
+    x = np.asarray(x, np.float64)
+    a = np.abs(x)
+    fin = np.isfinite(a) & (a > 0)
+    safe = np.where(fin, a, 1.0)
+    _, e = np.frexp(safe)
+    e = np.maximum(e - 1, emin)
+    q = np.ldexp(1.0, e - man)
+    r = np.rint(safe / q) * q
+    return np.where(fin, np.copysign(r, x), x)
+
+
+def nki_round(x, fmt):
+    """float64 (or float32) values rounded ONCE to ``fmt``; returns its storage array.
+
+    Integers: RNE, saturate to the range, NaN -> 0 (spec 000 FP32-to-Integer); bool_ to
+    [0, 1].  Floats: RNE with subnormals; overflow -> inf (NaN for float8_e4m3fn).
+    """
+    npdt = _NKI_NP[fmt]
+    if fmt == "float32":   # float32 in: unchanged (NaN payloads too); float64 in: one RNE
+        return np.asarray(x).astype(np.float32)
+    x = np.asarray(x, np.float64)
+    if fmt in ("uint8", "int8", "uint16", "int16", "uint32", "int32", "bool_"):
+        lo, hi = (0.0, 1.0) if fmt == "bool_" else (float(np.iinfo(npdt).min), float(np.iinfo(npdt).max))
+        r = np.where(np.isnan(x), 0.0, np.clip(np.rint(x), lo, hi))
+        return r.astype(npdt)
+    if fmt in _NKI_FP8:
+        man, bias, mx, ovf_nan = _NKI_FP8[fmt]
+        emin = 1 - bias
+    elif fmt == "bfloat16":
+        man, emin, mx, ovf_nan = 7, -126, float(ml_dtypes.finfo(ml_dtypes.bfloat16).max), False
+    elif fmt == "float16":
+        man, emin, mx, ovf_nan = 10, -14, 65504.0, False
+    elif fmt == "tfloat32":
+        man, emin, mx, ovf_nan = 10, -126, (2 - 2.0**-10) * 2.0**127, False
+    else:
+        raise ValueError(fmt)
+    r = _nki_round_p(x, man, emin)
+    over = np.abs(r) > mx
+    r = np.where(over & ~np.isnan(r), np.copysign(np.nan if ovf_nan else np.inf, r), r)
+    if fmt == "tfloat32":
+        out = r.astype(np.float32)
+        nan = np.isnan(out)
+        bits = out.view(np.uint32)
+        return np.where(nan, (bits & np.uint32(0x80000000)) | np.uint32(0x7FC00000),
+                        bits).astype(np.uint32).view(np.float32)
+    return r.astype(npdt)
+
+
+def _nki_qnan():
+    return np.uint32(0x7FC00000).view(np.float32)
+
+
+def nki_maximum(a, b):
+    """IEEE 754-2019 maximum in float32: NaN -> canonical quiet NaN, -0 < +0."""
+    a = np.asarray(a, np.float32)
+    b = np.asarray(b, np.float32)
+    a, b = np.broadcast_arrays(a, b)
+    eq = np.where(a == b, (a.view(np.uint32) & b.view(np.uint32)).view(np.float32), 0)
+    r = np.where(a > b, a, np.where(b > a, b, eq))
+    return np.where(np.isnan(a) | np.isnan(b), _nki_qnan(), r).astype(np.float32)
+
+
+def nki_minimum(a, b):
+    a = np.asarray(a, np.float32)
+    b = np.asarray(b, np.float32)
+    a, b = np.broadcast_arrays(a, b)
+    eq = np.where(a == b, (a.view(np.uint32) | b.view(np.uint32)).view(np.float32), 0)
+    r = np.where(a < b, a, np.where(b < a, b, eq))
+    return np.where(np.isnan(a) | np.isnan(b), _nki_qnan(), r).astype(np.float32)
+
+
+def _nki_pow(a, b):
+    f = np.frompyfunc(lambda x, y: _nki_pyfloat_pow(x, y), 2, 1)
+    return f(a.astype(np.float64), b.astype(np.float64)).astype(np.float64).astype(np.float32)
+
+
+def _nki_pyfloat_pow(x, y):
+    try:
+        return math.pow(x, y)
+    except (OverflowError, ValueError):
+        return float(np.power(np.float64(x), np.float64(y)))
+
+
+def nki_alu(op, a, b=None):
+    """Arithmetic operator ``op`` (a spec name) on float32 arrays, in float32 (spec 000 Table 8)."""
+    a = np.asarray(a, np.float32)
+    b = np.float32(0) if b is None else np.asarray(b, np.float32)
+    one, zero = np.float32(1), np.float32(0)
+    with np.errstate(all="ignore"):
+        if op == "add":
+            return (a + b).astype(np.float32)
+        if op == "subtract":
+            return (a - b).astype(np.float32)
+        if op == "multiply":
+            return (a * b).astype(np.float32)
+        if op == "maximum":
+            return nki_maximum(a, b)
+        if op == "minimum":
+            return nki_minimum(a, b)
+        cmp = {"equal": np.equal, "not_equal": np.not_equal, "greater_equal": np.greater_equal,
+               "greater": np.greater, "less_equal": np.less_equal, "less": np.less}
+        if op in cmp:
+            return np.where(cmp[op](a, b), one, zero).astype(np.float32)
+        if op == "logical_and":
+            return np.where((a != 0) & (b != 0), one, zero).astype(np.float32)
+        if op == "logical_or":
+            return np.where((a != 0) | (b != 0), one, zero).astype(np.float32)
+        if op == "logical_xor":
+            return np.where((a != 0) != (b != 0), one, zero).astype(np.float32)
+        if op == "power":
+            a, b = np.broadcast_arrays(a, b)
+            return _nki_pow(a, b)
+        if op == "abs_max":
+            return nki_maximum(np.abs(a), np.abs(b))
+        if op == "abs_min":
+            return nki_minimum(np.abs(a), np.abs(b))
+        if op == "abs":
+            return np.abs(a)
+        if op == "square":
+            return (a * a).astype(np.float32)
+        if op == "relu":
+            return np.where(np.isnan(a), a, np.where(a > 0, a, zero)).astype(np.float32)
+        if op == "rsqrt":
+            return (1.0 / np.sqrt(a.astype(np.float64))).astype(np.float32)
+        if op == "reciprocal":
+            return (one / a).astype(np.float32)
+    raise ValueError(op)
+
+
+def nki_bitvec(op, a, b, width_a):
+    """Bitvec operator on uint32 bit patterns (a zero-extended from ``width_a`` bits)."""
+    a = np.asarray(a, np.uint64) & ((1 << width_a) - 1)
+    b = np.asarray(b, np.uint64) & 0xFFFFFFFF
+    m = np.uint64(0xFFFFFFFF)
+    if op == "invert":
+        r = ~a & m
+    elif op == "bitwise_and":
+        r = a & b
+    elif op == "bitwise_or":
+        r = a | b
+    elif op == "bitwise_xor":
+        r = a ^ b
+    elif op == "left_shift":
+        r = np.where(b >= 32, 0, (a << np.minimum(b, 31)) & m)
+    elif op == "right_shift":
+        r = np.where(b >= 32, 0, a >> np.minimum(b, 31))
+    else:
+        raise ValueError(op)
+    return r.astype(np.uint64)
+
+
+def _nki_sig(x):
+    return 1.0 / (1.0 + math.exp(-x)) if x >= 0 else math.exp(x) / (1.0 + math.exp(x))
+
+
+def _nki_softplus(x):
+    return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
+
+
+def _nki_safe(f):
+    def g(x):
+        try:
+            return f(x)
+        except OverflowError:
+            return math.inf
+        except ValueError:
+            return math.nan
+    return g
+
+
+_NKI_ACT = {
+    "copy": lambda x: x,
+    "square": lambda x: x * x,
+    "sigmoid": _nki_sig,
+    "relu": lambda x: x if x != x else (x if x > 0 else 0.0),
+    "gelu": lambda x: 0.5 * x * (1.0 + math.erf(x * 0.70710678118654752440)),
+    "gelu_dx": lambda x: 0.5 * (1.0 + math.erf(x * 0.70710678118654752440))
+    + x * 0.39894228040143267794 * math.exp(-0.5 * x * x),
+    "gelu_apprx_tanh": lambda x: 0.5 * x * (1.0 + math.tanh(
+        0.79788456080286535588 * (x + 0.044715 * x * x * x))),
+    "gelu_apprx_sigmoid": lambda x: x * _nki_sig(1.702 * x),
+    "gelu_apprx_sigmoid_dx": lambda x: (lambda s: s + 1.702 * x * s * (1.0 - s))(_nki_sig(1.702 * x)),
+    "silu": lambda x: x * _nki_sig(x),
+    "silu_dx": lambda x: (lambda s: s * (1.0 + x * (1.0 - s)))(_nki_sig(x)),
+    "tanh": math.tanh,
+    "softplus": _nki_softplus,
+    "mish": lambda x: x * math.tanh(_nki_softplus(x)),
+    "erf": math.erf,
+    "erf_dx": lambda x: 1.12837916709551257390 * math.exp(-x * x),
+    "exp": math.exp,
+    "log": lambda x: -math.inf if x == 0 else (math.nan if x < 0 else math.log(x)),
+    "log1p": lambda x: -math.inf if x == -1 else (math.nan if x < -1 else math.log1p(x)),
+    "sin": math.sin,
+    "arctan": math.atan,
+    "sqrt": lambda x: math.nan if x < 0 else math.sqrt(x),
+    "rsqrt": lambda x: math.inf if x == 0 and math.copysign(1, x) > 0 else (
+        -math.inf if x == 0 else (math.nan if x < 0 else 1.0 / math.sqrt(x))),
+    "reciprocal": lambda x: math.copysign(math.inf, x) if x == 0 else 1.0 / x,
+    "sign": lambda x: x if x != x else (1.0 if x > 0 else (-1.0 if x < 0 else 0.0)),
+    "abs": abs,
+}
+
+
+def nki_sin_scalar(x):
+    """ScalarE sin: accurate in [-pi, pi]; outside, the cubic about +-pi (spec 000 note)."""
+    a = abs(x)
+    if not a > math.pi:
+        return _nki_safe(math.sin)(x)
+    u = a - math.pi
+    u = u * (u * u / 6.0 - 1.0)        # -u + u^3/6, evaluated so that +inf -> +inf
+    return -u if x < 0 else u
+
+
+def nki_activation_f64(op, x, scalar_engine=True, alpha=0.0):
+    """Activation ``op`` of float32 inputs ``x`` in float64, element by element (libm)."""
+    if op == "sin" and scalar_engine:
+        f = nki_sin_scalar
+    elif op == "prelu":
+        def f(v):
+            return v if v != v else (v if v > 0 else (alpha * v if v < 0 else 0.0))
+    else:
+        base = _NKI_ACT[op]
+
+        def f(v):
+            return _nki_safe(base)(v)
+    # a NaN input comes out unchanged (sign and payload); a NaN made from a number is +qNaN
+    def g(v):
+        if v != v:
+            return float(v)
+        y = float(f(float(v)))
+        return math.nan if y != y else y
+    vf = np.frompyfunc(g, 1, 1)
+    return vf(np.asarray(x, np.float32)).astype(np.float64)
+
+
+def nki_activation(op, data, data_fmt, dst_fmt, scale=1.0, bias=None, scalar_engine=True,
+                   alpha=0.0, acc=None):
+    """``dst = op(data*scale + bias)`` (float32 affine, float64 function, one rounding).
+
+    scale / bias: scalars or [P] arrays (None = no bias).  acc: float32 [P] registers to add
+    the float32-rounded results into (left to right), updated in place.
+    Returns dst's storage array [P, F].
+    """
+    t = nki_to_f32(data, data_fmt)
+    P = t.shape[0]
+    sc = np.asarray(scale, np.float32).reshape(-1, 1) if np.ndim(scale) else np.float32(scale)
+    if not (np.ndim(scale) == 0 and np.float32(scale) == 1):
+        t = (t * sc).astype(np.float32)
+    if bias is not None:
+        b = np.asarray(bias, np.float32).reshape(-1, 1) if np.ndim(bias) else np.float32(bias)
+        t = (t + b).astype(np.float32)
+    y = nki_activation_f64(op, t, scalar_engine, alpha)
+    if acc is not None:
+        y32 = y.astype(np.float32)
+        for p in range(P):
+            s = np.float32(acc[p])
+            for v in y32[p]:
+                s = np.float32(s + v)
+            acc[p] = _nki_qnan() if np.isnan(s) else s   # a NaN sum is the canonical qNaN
+    return nki_round(y, dst_fmt)
+
+
+def nki_tensor_scalar(data, data_fmt, dst_fmt, op0, operand0, op1=None, operand1=None,
+                      reverse0=False, reverse1=False):
+    """(data op0 operand0) op1 operand1 in float32 (arithmetic), one rounding to dst."""
+    t = nki_to_f32(data, data_fmt)
+    for op, opd, rev in ((op0, operand0, reverse0), (op1, operand1, reverse1)):
+        if op is None:
+            continue
+        o = np.asarray(opd if opd is not None else 0, np.float32)
+        o = o.reshape(-1, 1) if o.ndim else o
+        t = nki_alu(op, o, t) if rev and op not in ("abs", "square", "relu", "rsqrt", "reciprocal") \
+            else nki_alu(op, t, o)
+    return nki_round(t, dst_fmt)
+
+
+def nki_tensor_reduce(data, data_fmt, dst_fmt, op, negate=False):
+    """Fold each row of a [R, F] array left to right in float32; negate; one rounding.
+
+    maximum / minimum are IEEE 754-2019 (order-independent); add / subtract / multiply /
+    logical ops are folded strictly left to right.
+    """
+    t = nki_to_f32(data, data_fmt)
+    R = t.shape[0]
+    out = np.empty(R, np.float32)
+    for r in range(R):
+        if op == "maximum":
+            out[r] = _nki_fold(nki_maximum, t[r])
+        elif op == "minimum":
+            out[r] = _nki_fold(nki_minimum, t[r])
+        else:
+            out[r] = _nki_fold(lambda a, b: nki_alu(op, a, b), t[r])
+    if negate:
+        out = (out * np.float32(-1)).astype(np.float32)
+    out = np.where(np.isnan(out), _nki_qnan(), out)   # NaN results: canonical quiet NaN
+    return nki_round(out, dst_fmt)
+
+
+def _nki_fold(f, row):
+    acc = row[0]
+    for v in row[1:]:
+        acc = f(acc, v)[()]
+    return acc
+
+
+def nki_matmul(stationary, moving, start):
+    """start + stationary.T @ moving in float32: products and sums rounded, k ascending."""
+    s = np.asarray(stationary, np.float32)
+    v = np.asarray(moving, np.float32)
+    out = np.array(start, np.float32, copy=True)
+    for k in range(s.shape[0]):
+        out = (out + (s[k][:, None] * v[k][None, :]).astype(np.float32)).astype(np.float32)
+    return out
+
 
 
 # ---- end of NKI section ----

@@ -97,15 +97,18 @@ static inline float fi_f16_to_f32(uint16_t h) {
     return fi_bits_f32(sign | r);
 }
 
-/* float32 -> float16, RNE, IEEE overflow to inf; NaN stays NaN (quiet bit set,
- * top payload bits kept, sign kept), as x86 F16C and numpy's astype do. */
+/* float32 -> float16, RNE, IEEE overflow to inf; NaN stays NaN with the input's sign
+ * and the top 10 payload bits, exactly as numpy's astype (npy_floatbits_to_halfbits):
+ * 0x7c00 | (mantissa >> 13), or 0x7c01 when those bits are all zero.  The quiet bit is
+ * NOT forced (a signalling NaN stays signalling), unlike x86 F16C. */
 static inline uint16_t fi_f32_to_f16(float f) {
     uint32_t u = fi_f32_bits(f);
     uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
     uint32_t a = u & 0x7fffffffu;
     uint16_t r;
     if (a > 0x7f800000u) {
-        r = (uint16_t)(0x7e00u | ((a >> 13) & 0x3ffu));
+        uint32_t p = (a >> 13) & 0x3ffu;
+        r = (uint16_t)(0x7c00u | (p ? p : 1u));
     } else if (a >= 0x477ff000u) {               /* >= 65520: rounds to inf */
         r = 0x7c00u;
     } else if (a >= 0x38800000u) {               /* >= 2^-14: normal */
@@ -118,14 +121,16 @@ static inline uint16_t fi_f32_to_f16(float f) {
     return (uint16_t)(sign | r);
 }
 
-/* float64 -> float16 with a single RNE rounding. */
+/* float64 -> float16 with a single RNE rounding; NaN as numpy's astype
+ * (npy_doublebits_to_halfbits): sign | 0x7c00 | top 10 payload bits, 0x7c01 if zero. */
 static inline uint16_t fi_f64_to_f16(double d) {
     uint64_t u = fi_f64_bits(d);
     uint16_t sign = (uint16_t)((u >> 48) & 0x8000u);
     uint64_t a = u & 0x7fffffffffffffffull;
     uint16_t r;
     if (a > 0x7ff0000000000000ull) {
-        r = (uint16_t)(0x7e00u | ((a >> 42) & 0x3ffu));
+        uint16_t p = (uint16_t)((a >> 42) & 0x3ffu);
+        r = (uint16_t)(0x7c00u | (p ? p : 1u));
     } else if (a >= 0x40effe0000000000ull) {     /* >= 65520 */
         r = 0x7c00u;
     } else if (a >= 0x3f10000000000000ull) {     /* >= 2^-14 */

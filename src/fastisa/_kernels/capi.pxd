@@ -28,12 +28,108 @@ cdef extern from "formats.h" nogil:
     uint32_t fi_f32_to_u32(float f)
 
 # ---- convert.h (number formats) --------------------------------------------
+cdef extern from "convert.h" nogil:
+    enum:
+        FI_KIND_INT, FI_KIND_FLOAT, FI_KIND_PACKED, FI_KIND_BOOL
+        FI_OVF_INF, FI_OVF_NAN, FI_OVF_SATURATE, FI_OVF_NONE
+        FI_SAT_NONE, FI_SAT_MAX, FI_SAT_ASCEND
+    ctypedef struct fi_format_traits_t:
+        const char *name
+        int code
+        int kind
+        int bits
+        int exp_bits
+        int man_bits
+        int bias
+        int is_signed
+        double max_finite
+        double min_normal
+        double min_subnormal
+        int has_inf
+        int n_nan_codes
+        uint32_t nan_codes[14]
+        int overflow
+        int container_bits
+        int lanes
+        int element
+    const fi_format_traits_t fi_format_traits[19]
+    uint32_t fi_encode_f32(int fmt, float x, int saturate)
+    float fi_decode_f32(int fmt, uint32_t code)
+    void fi_encode_f32_array(int fmt, const float *src, void *dst, Py_ssize_t n, int saturate)
+    void fi_decode_f32_array(int fmt, const void *src, float *dst, Py_ssize_t n)
+    void fi_convert_array(int sfmt, const void *src, int dfmt, void *dst, Py_ssize_t n, int saturate)
+    void fi_pack_x4(int fmt, const uint8_t *src, void *dst, Py_ssize_t n)
+    void fi_unpack_x4(int fmt, const void *src, uint8_t *dst, Py_ssize_t n)
 
 # ---- walker.h (TIK repeat/stride/mask walker) ------------------------------
+cdef extern from "walker.h" nogil:
+    ctypedef struct fi_tik_instr:
+        int64_t op
+        int64_t fmt[3]
+        int64_t off[3]
+        int64_t blk[3]
+        int64_t rep[3]
+        int64_t nrep, par, mask_lo, mask_hi, counter, tail, sat, rnd
+        double scalar
+    enum: FI_TIK_NPARAM
+    void fi_tik_vector(const fi_tik_instr *ins, uint8_t *dbuf, const uint8_t *s0buf,
+                       const uint8_t *s1buf)
+    void fi_tik_reduce(const fi_tik_instr *ins, uint8_t *dbuf, const uint8_t *sbuf)
+    void fi_tik_dma(uint8_t *dst, const uint8_t *src, int64_t nburst, int64_t burst,
+                    int64_t src_gap, int64_t dst_gap)
 
 # ---- select.h (NKI top-k and max8 family) ----------------------------------
+cdef extern from "select.h" nogil:
+    int fi_topk_bf16(const uint16_t *src, Py_ssize_t ps, int groups, int n, int k, int sorted,
+                     uint16_t *val, Py_ssize_t vps, Py_ssize_t vfs,
+                     uint32_t *idx, Py_ssize_t ips, Py_ssize_t ifs, int threads)
+    void fi_max8_f32(const float *src, Py_ssize_t ps, int P, int N, float *out_val,
+                     uint32_t *out_idx)
+    void fi_find_index8_f32(const float *data, Py_ssize_t ps, int P, int N, const float *vals,
+                            uint32_t *out)
+    void fi_match_replace8_f32(float *work, Py_ssize_t ps, int P, int N, const float *vals,
+                               float imm, uint32_t *out_idx)
 
 # ---- nki.h (NKI elementwise / reduce / activation) ---------------------------
+cdef extern from "nki.h" nogil:
+    ctypedef struct fi_nki_view:
+        const void *ptr
+        int fmt
+        Py_ssize_t sp, sf
+    ctypedef struct fi_nki_stage_desc:
+        int op, rev, tensor
+        const float *f
+        Py_ssize_t fsp
+        const uint32_t *u
+        Py_ssize_t usp
+    ctypedef struct fi_nki_ew:
+        int P, F
+        void *dst
+        int dst_fmt
+        Py_ssize_t dst_sp, dst_sf
+        fi_nki_view in0, in1
+        fi_nki_stage_desc st[2]
+        int raw, itemsize, bitvec, act, scalar_engine
+        double alpha
+        const double *lut
+        float *acc
+        Py_ssize_t acc_sp
+        int acc_max
+        int threads
+    ctypedef struct fi_nki_reduce_args:
+        int P, F
+        fi_nki_view inp "in"
+        void *out
+        int out_fmt
+        Py_ssize_t out_sp
+        int op, bitvec, negate, threads
+    void fi_nki_init()
+    int64_t fi_nki_elementwise(const fi_nki_ew *a)
+    void fi_nki_reduce(const fi_nki_reduce_args *a)
+    double fi_nki_act(int act, double x, double alpha)
+    double fi_nki_sin_scalar(double x)
+    void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M, int N)
+
 
 # ---- tile.h (PTO tile kernels) ---------------------------------------------
 cdef extern from "tile.h" nogil:

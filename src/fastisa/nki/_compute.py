@@ -1,6 +1,1173 @@
-"""NKI compute instructions (tensor_scalar, tensor_tensor, activation, ...).
+"""NKI compute instructions (NKI 0.7 signatures, destination first), re-exported by ``nki.isa``.
 
-Owned by the NKI compute work; re-exported by :mod:`fastisa.nki.isa`.
+Every instruction validates all of its documented constraints first (raising
+:mod:`fastisa.errors` exceptions naming the instruction, the parameter, the rule and the
+value), then runs ONE C kernel (``csrc/fastisa/nki.h``: the elementwise shape or the
+reduce shape, with the op passed as data), then adds its estimated cost with
+:func:`fastisa.cost.record`.
+
+Numerics (spec 000 "Type Casting", "Supported Math Operators"; reference/nki.md 2):
+
+* arithmetic operators: every input converted to float32 (floats exactly; int32/uint32
+  RNE), computed in float32, the result rounded ONCE to ``dst.dtype`` (RNE; integers
+  RNE + saturation, NaN -> 0; ``bool_`` saturates to [0, 1]).  ``maximum``/``minimum``
+  are IEEE 754-2019 maximum/minimum (NaN-propagating, -0 < +0); ``power`` is
+  ``pow`` in float64 rounded to float32; ``rsqrt`` is ``1/sqrt`` in float64 rounded to
+  float32; comparisons and logical ops give 1.0 / 0.0.
+* bitvec operators: integer dtypes only (a float tensor is a ConstraintError); each
+  element is its bit pattern zero-extended to 32 bits, shifts by >= 32 give 0, the result
+  is truncated to dst's width.  Scalar operands are Python ints (two's complement).
+* activation functions: ``op(data * scale + bias)`` -- the affine part in float32 (a
+  multiply then an add, two roundings), the function in float64 (libm), rounded ONCE to
+  ``dst.dtype``.  On ScalarE an input outside the function's valid range gives the
+  accurate value plus a RuntimeWarning, except ``sin``, which follows ScalarE's cubic
+  (``nl.sin.out_of_range``).  The accumulator adds the float32-rounded results, left to
+  right along the free axis, in float32.
+* same-dtype copies are bit copies; dtype-changing copies go through float32.
+
+Accumulator registers (128 per-lane float32 registers for ScalarE, another 128 for
+VectorE) belong to the current kernel instance (``nki.simulate`` starts each instance
+with fresh registers, all zero); lane i is partition i of the instruction's tile.
+
+Engine costs (cycles; N = elements per partition, MIN_II = 64; spec 000 and
+reference/nki.md 3.6):
+
+========================  ========  ========================================================
+instruction               engine    cycles
+========================  ========  ========================================================
+tensor_scalar             Vector    ``max(MIN_II, N)`` (Scalar / GpSimd when mapped there;
+                                    GpSimd rsqrt ``4 * max(MIN_II, N)``)
+tensor_tensor             Vector    ``max(MIN_II, N)`` if one input is in PSUM, or both in
+                                    SBUF, bf16 and op in {add, subtract, multiply};
+                                    else ``max(MIN_II, 2N)`` (GpSimd for power / int32)
+scalar_tensor_tensor      Vector    ``N`` (bf16, subtract then multiply, N even) else ``2N``
+activation                Scalar    ``max(MIN_II, N)`` (+ ``MIN_II`` when reading
+                                    reduce_res); GpSimd ``4 * max(MIN_II, N)``
+activation_reduce         Scalar    ``max(MIN_II, N) + MIN_II``
+reciprocal                Vector    ``max(MIN_II, 8N)``
+exponential               Vector    ``max(MIN_II, N)`` (fastisa's estimate)
+tensor_copy               Vector    ``max(MIN_II, N)`` (or the engine given)
+tensor_reduce             Vector    ``N/2`` (bf16 in and out, add or maximum) else ``N``
+select_reduce             Vector    ``max(MIN_II, N)`` (fastisa's estimate)
+range_select              Vector    ``max(MIN_II, N)``
+affine_select             GpSimd    ``150 + N``
+nc_transpose              Vector    ``max(MIN_II, N)``; Tensor ``max(P, min(64, F))``
+nc_matmul                 Tensor    ``max(min(64, M), N)`` (x4 for float32 inputs)
+========================  ========  ========================================================
 """
 
-__all__: list[str] = []
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from .. import cost as _cost
+from .. import dtypes as _dt
+from ..errors import ConstraintError
+from . import ops as _ops
+from .enums import engine_name, reduce_cmd as _reduce_cmd
+from .tensor import NkiTensor, PMAX
+
+__all__ = ["tensor_scalar", "tensor_tensor", "scalar_tensor_tensor", "activation",
+           "activation_reduce", "reciprocal", "exponential", "tensor_copy", "tensor_reduce",
+           "select_reduce", "range_select", "affine_select", "nc_transpose", "nc_matmul",
+           "fp32"]
+
+MIN_II = _cost.MIN_II
+GPSIMD_START = 150
+#: OpenMP threads used by the compute kernels (0 = OpenMP default / OMP_NUM_THREADS).
+THREADS = 0
+
+#: -3.4028235e38, the most negative finite float32 (``nisa.fp32.min``).
+FP32_MIN = float(np.finfo(np.float32).min)
+
+
+class _Fp32:
+    """``nisa.fp32.min``: the bit pattern 0xff7fffff (most negative finite float32)."""
+
+    min = FP32_MIN
+
+
+fp32 = _Fp32()
+
+_UNSUPPORTED = ("float8_e8m0fnu", "float4_e2m1fn")
+_CMP_OPS = ("equal", "less", "less_equal", "greater", "greater_equal")
+
+
+def _kernels():
+    from .._kernels import nki as _k
+    return _k
+
+
+# ---- validation helpers ------------------------------------------------------------------
+def _tensor(instr, param, x) -> NkiTensor:
+    if not isinstance(x, NkiTensor):
+        raise ConstraintError(f"{instr}: {param} must be an NkiTensor, got {type(x).__name__}")
+    if x.ndim < 2:
+        raise ConstraintError(f"{instr}: {param} must have a partition and a free dimension, "
+                              f"got shape {x.shape}")
+    if x.ndim > 5:
+        raise ConstraintError(f"{instr}: {param} must have rank <= 5 (at most four free "
+                              f"dimensions), got rank {x.ndim}")
+    if x.partitions > PMAX:
+        raise ConstraintError(f"{instr}: {param} partition dimension must be <= {PMAX}, got "
+                              f"{x.partitions}")
+    return x
+
+
+def _onchip(instr, param, t, allow_psum=True):
+    allowed = ("sbuf", "psum") if allow_psum else ("sbuf",)
+    if t.buffer.name not in allowed:
+        raise ConstraintError(f"{instr}: {param} must be in {' or '.join(allowed)}, got "
+                              f"{t.buffer.name}")
+
+
+def _computable(instr, param, t):
+    fmt = t.dtype
+    if fmt.kind == "packed":
+        raise ConstraintError(f"{instr}: {param} dtype must not be a packed x4 type, got "
+                              f"{fmt.name}")
+    if fmt.name in _UNSUPPORTED:
+        raise NotImplementedError(f"{instr}: {param} dtype {fmt.name} is not implemented by "
+                                  f"fastisa's compute instructions")
+
+
+def _same_shape(instr, a_name, a, b_name, b):
+    if a.partitions != b.partitions:
+        raise ConstraintError(f"{instr}: {a_name} and {b_name} must have the same partition "
+                              f"dimension, got {a.partitions} and {b.partitions}")
+    if a.free_size != b.free_size:
+        raise ConstraintError(f"{instr}: {a_name} and {b_name} must have the same number of "
+                              f"elements per partition, got {a.free_size} and {b.free_size}")
+
+
+def _op(instr, param, op, *, kinds=None, activation=False):
+    if not isinstance(op, _ops.Op):
+        raise ConstraintError(f"{instr}: {param} must be an nki.language operator, got {op!r}")
+    if activation and not op.is_activation:
+        raise ConstraintError(f"{instr}: {param} must be an activation function (spec 000 "
+                              f"Table 9), got {op!r}")
+    if not activation and not op.is_operator:
+        raise ConstraintError(f"{instr}: {param} must be a math operator (spec 000 Table 8), "
+                              f"got {op!r}")
+    return op
+
+
+def _target():
+    from . import language
+    return language.target()
+
+
+def _require_target(instr, what, targets):
+    t = _target()
+    if t not in targets:
+        raise ConstraintError(f"{instr}: {what} requires target {' or '.join(targets)}, got "
+                              f"{t}")
+
+
+def _is_int(fmt) -> bool:
+    return fmt.kind in ("int", "bool")
+
+
+def _rows(t: NkiTensor) -> np.ndarray:
+    """[P, F] view of a tensor's storage (a copy when strides do not allow a view)."""
+    return t.data.reshape(t.partitions, t.free_size)
+
+
+def _dst_rows(t: NkiTensor):
+    """([P, F] view to write, or a temporary) and a function that commits the temporary."""
+    v = t.data.view()
+    try:
+        v.shape = (t.partitions, t.free_size)
+        return v, None
+    except (AttributeError, ValueError):
+        tmp = np.array(t.data.reshape(t.partitions, t.free_size), copy=True)
+        return tmp, lambda: t.data.__setitem__(Ellipsis, tmp.reshape(t.shape))
+
+
+def _unalias(src_rows, dst_rows):
+    """A copy of src_rows when it shares memory with dst_rows in a different layout."""
+    if np.may_share_memory(src_rows, dst_rows) and np.shares_memory(src_rows, dst_rows):
+        same = (src_rows.__array_interface__["data"][0] == dst_rows.__array_interface__["data"][0]
+                and src_rows.strides == dst_rows.strides and src_rows.itemsize == dst_rows.itemsize)
+        if not same:
+            return np.array(src_rows, copy=True)
+    return src_rows
+
+
+def _f32_vec(t: NkiTensor) -> np.ndarray:
+    """A [P, 1] tensor's values as float32 [P] (exact for floats; integers RNE)."""
+    from ._cast import to_f32
+    return np.ascontiguousarray(to_f32(t.data, t.dtype).reshape(t.partitions))
+
+
+def _scalar_operand(instr, param, value, P, *, bitvec=False, allow_none=False):
+    """(float32 [P] or [1] array, uint32 array or None) for a scalar / [P, 1] operand."""
+    if value is None:
+        if allow_none:
+            return None, None
+        raise ConstraintError(f"{instr}: {param} must be a scalar or a [P, 1] tensor, got None")
+    if isinstance(value, NkiTensor):
+        if value.partitions != P or value.free_size != 1:
+            raise ConstraintError(f"{instr}: {param} must be a scalar or a [{P}, 1] tensor "
+                                  f"(one value per partition), got shape {value.shape}")
+        _onchip(instr, param, value)
+        _computable(instr, param, value)
+        if bitvec:
+            if not _is_int(value.dtype):
+                raise ConstraintError(f"{instr}: {param} of a bitvec op must have an integer "
+                                      f"dtype, got {value.dtype.name}")
+            bits = value.data.reshape(P)
+            width = value.dtype.itemsize * 8
+            u = (bits.astype(np.int64) & ((1 << width) - 1)).astype(np.uint32)
+            return None, u
+        return _f32_vec(value), None
+    if isinstance(value, (bool, np.bool_)):
+        value = int(value)
+    if bitvec:
+        if isinstance(value, (float, np.floating)):
+            if not float(value).is_integer():
+                raise ConstraintError(f"{instr}: {param} of a bitvec op must be an integer, got "
+                                      f"{value!r}")
+            value = int(value)
+        if not isinstance(value, (int, np.integer)):
+            raise ConstraintError(f"{instr}: {param} must be an int or a [P, 1] tensor, got "
+                                  f"{type(value).__name__}")
+        v = int(value)
+        if not -(1 << 31) <= v < (1 << 32):
+            raise ConstraintError(f"{instr}: {param} of a bitvec op must fit in 32 bits, got "
+                                  f"{v}")
+        return None, np.array([v & 0xFFFFFFFF], np.uint32)
+    if not isinstance(value, (int, float, np.integer, np.floating)):
+        raise ConstraintError(f"{instr}: {param} must be a float32 scalar or a [P, 1] tensor, "
+                              f"got {type(value).__name__}")
+    return np.array([np.float32(value)], np.float32), None
+
+
+def _stage(op, rev=False, tensor=False, fvec=None, uvec=None):
+    return (0 if op is None else op.alu, int(bool(rev)), int(bool(tensor)), fvec, uvec)
+
+
+_NO_STAGE = (0, 0, 0, None, None)
+
+
+def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=False,
+            bitvec=False, act=None, scalar_engine=False, alpha=0.0, acc=None, acc_max=False,
+            lut_ok=False):
+    """Run the elementwise kernel on NkiTensors (any free rank).  Returns #out-of-range."""
+    k = _kernels()
+    d, commit = _dst_rows(dst)
+    s0 = _unalias(_rows(in0), d)
+    s1 = None if in1 is None else _unalias(_rows(in1), d)
+    lut = None
+    act_code = 0 if act is None else act.act
+    if (act is not None and lut_ok and in0.dtype.itemsize <= 2 and in0.dtype.kind != "packed"
+            and d.size >= (1 << 17) and stages[0][0] == 0 and stages[1][0] == 0
+            and not (scalar_engine and act.scalar_range != (-math.inf, math.inf, False))):
+        lut = _act_table(act, in0.dtype, alpha, scalar_engine)
+    oor = k.elementwise(d, dst.dtype.code, s0, in0.dtype.code, s1,
+                        0 if in1 is None else in1.dtype.code, stages, raw=int(raw),
+                        bitvec=int(bitvec), act=act_code, scalar_engine=int(scalar_engine),
+                        alpha=float(alpha), lut=lut, acc=acc, acc_max=int(acc_max),
+                        threads=THREADS)
+    if commit is not None:
+        commit()
+    return oor
+
+
+_LUTS: dict = {}
+
+
+def _act_table(act, fmt, alpha, scalar_engine):
+    """float64 activation values for every code of a <=16-bit format (cached per process).
+
+    Built with the same C function the kernel calls per element, so a table lookup gives
+    exactly the bits the direct path gives.
+    """
+    key = (act.name, fmt.name, float(alpha), bool(scalar_engine))
+    t = _LUTS.get(key)
+    if t is None:
+        bits = fmt.itemsize * 8
+        codes = np.arange(1 << bits, dtype=np.uint8 if bits == 8 else np.uint16)
+        x = codes.view(fmt.np_dtype).astype(np.float32).astype(np.float64)
+        t = np.empty(1 << bits, np.float64)
+        _kernels().act_table(act.act, float(alpha), int(scalar_engine), x, t)
+        _LUTS[key] = t
+    return t
+
+
+def _regs(engine: str) -> np.ndarray:
+    """The 128 float32 accumulator registers of ``engine`` for the current kernel instance."""
+    from . import language
+    m = language._machine()
+    attr = "_fastisa_acc_" + engine
+    r = getattr(m, attr, None)
+    if r is None:
+        r = np.zeros(PMAX, np.float32)
+        setattr(m, attr, r)
+    return r
+
+
+def _cmd_name(instr, value) -> str:
+    if value is None:
+        return "idle"
+    name = value if isinstance(value, str) else getattr(value, "name", None)
+    if name not in _reduce_cmd.__members__:
+        raise ConstraintError(f"{instr}: reduce_cmd must be one of "
+                              f"{sorted(_reduce_cmd.__members__)}, got {value!r}")
+    return name
+
+
+def _write_vec(instr, param, t, values, P):
+    """Write float32 values [P] into a [P, 1] tensor (rounded once to its dtype)."""
+    if not isinstance(t, NkiTensor):
+        raise ConstraintError(f"{instr}: {param} must be an NkiTensor, got {type(t).__name__}")
+    if t.partitions != P or t.free_size != 1:
+        raise ConstraintError(f"{instr}: {param} must have shape [{P}, 1] (one element per "
+                              f"partition), got {t.shape}")
+    _onchip(instr, param, t)
+    _computable(instr, param, t)
+    src = NkiTensor(np.ascontiguousarray(values, np.float32).reshape(P, 1), _dt.float32)
+    _run_ew(instr, t, src)
+
+
+def _check_reduce_res(instr, reduce_res, P):
+    if reduce_res is None:
+        return
+    if not isinstance(reduce_res, NkiTensor):
+        raise ConstraintError(f"{instr}: reduce_res must be an NkiTensor, got "
+                              f"{type(reduce_res).__name__}")
+    if reduce_res.partitions != P or reduce_res.free_size != 1:
+        raise ConstraintError(f"{instr}: reduce_res must have shape [{P}, 1] (one element per "
+                              f"partition), got {reduce_res.shape}")
+    _onchip(instr, "reduce_res", reduce_res)
+    _computable(instr, "reduce_res", reduce_res)
+
+
+def _unary_operand_ok(value) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool):
+        return float(value) == 0.0
+    return False
+
+
+# ---- tensor_scalar -------------------------------------------------------------------------
+def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=None,
+                  reverse1=False, engine=None, name=None):
+    """``dst = (data op0 operand0) op1 operand1`` with operands broadcast along the free axis.
+
+    ``reverse0`` computes ``operand0 op0 data``; ``reverse1`` computes ``operand1 op1 t``.
+
+    Parameters
+    ----------
+    dst, data : NkiTensor [P, ...] in SBUF or PSUM, P <= 128, same partitions and elements
+        per partition; any unpacked dtype (arithmetic) or integer dtypes (bitvec).
+    op0, op1 : nki.language operators (spec 000 Table 8), both arithmetic or both bitvec.
+        Unary ops (abs, square, relu, rsqrt, reciprocal, invert) take operand None or 0.
+    operand0, operand1 : float32 scalar (int for bitvec) or a [P, 1] tensor (one value per
+        partition) in SBUF / PSUM.
+    engine : nisa.engine (unknown -> Vector).  ScalarE supports only (multiply, add),
+        (multiply, None), (add, None); GpSimd only rsqrt (SBUF only); bitvec only Vector.
+
+    Raises ConstraintError for any violated rule above; NotImplementedError for
+    float8_e8m0fnu.  Cost: ``max(MIN_II, N)`` on the engine (GpSimd ``4*max(MIN_II, N)``).
+    Reference: reference/nki.md 2.5; spec 000 Table 8.
+    """
+    instr = "tensor_scalar"
+    _tensor(instr, "dst", dst)
+    _tensor(instr, "data", data)
+    _onchip(instr, "dst", dst)
+    _onchip(instr, "data", data)
+    _same_shape(instr, "dst", dst, "data", data)
+    _computable(instr, "dst", dst)
+    _computable(instr, "data", data)
+    _op(instr, "op0", op0)
+    if op1 is not None:
+        _op(instr, "op1", op1)
+        if op0.is_bitvec != op1.is_bitvec:
+            raise ConstraintError(f"{instr}: op0 and op1 must both be bitvec or both arithmetic, "
+                                  f"got {op0!r} ({op0.kind}) and {op1!r} ({op1.kind})")
+    bitvec = op0.is_bitvec
+    if bitvec:
+        for pname, t in (("data", data), ("dst", dst)):
+            if not _is_int(t.dtype):
+                raise ConstraintError(f"{instr}: bitvec op {op0!r} needs integer dtypes; {pname} "
+                                      f"is {t.dtype.name}")
+    eng = engine_name(instr, engine, ("unknown", "vector", "scalar", "gpsimd"))
+    if eng == "unknown":
+        eng = "vector"
+    if bitvec and eng != "vector":
+        raise ConstraintError(f"{instr}: bitvec ops run on the Vector engine only, got engine "
+                              f"{eng}")
+    if eng == "scalar":
+        pair = (op0.name, None if op1 is None else op1.name)
+        if pair not in (("multiply", "add"), ("multiply", None), ("add", None)):
+            raise ConstraintError(f"{instr}: the Scalar engine supports only (multiply, add), "
+                                  f"(multiply, None) and (add, None), got {pair}")
+    if eng == "gpsimd":
+        if op0.name != "rsqrt" or op1 is not None:
+            raise ConstraintError(f"{instr}: the GpSimd engine supports only op0=nl.rsqrt with "
+                                  f"op1=None, got ({op0!r}, {op1!r})")
+        _onchip(instr, "dst", dst, allow_psum=False)
+        _onchip(instr, "data", data, allow_psum=False)
+    for o in (op0, op1):
+        if o is not None and o.name in ("abs_max", "abs_min"):
+            _require_target(instr, f"{o!r}", ("trn3",))
+    P = data.partitions
+    stages = []
+    for i, (o, operand, rev) in enumerate(((op0, operand0, reverse0), (op1, operand1, reverse1))):
+        pname = f"operand{i}"
+        if o is None:
+            stages.append(_NO_STAGE)
+            continue
+        if o.is_unary:
+            if not _unary_operand_ok(operand):
+                raise ConstraintError(f"{instr}: {pname} of the unary op {o!r} must be None or 0, "
+                                      f"got {operand!r}")
+            stages.append(_stage(o))
+            continue
+        fv, uv = _scalar_operand(instr, pname, operand, P, bitvec=bitvec)
+        stages.append(_stage(o, rev, False, fv, uv))
+    _run_ew(instr, dst, data, stages=tuple(stages), bitvec=bitvec)
+    n = data.free_size
+    cyc = max(MIN_II, n) * (4 if eng == "gpsimd" else 1)
+    _cost.record({"vector": "Vector", "scalar": "Scalar", "gpsimd": "GpSimd"}[eng], instr, cyc)
+
+
+# ---- tensor_tensor -------------------------------------------------------------------------
+def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
+    """``dst = data1 op data2`` element-wise.
+
+    Parameters
+    ----------
+    dst, data1, data2 : NkiTensor [P, ...] in SBUF or PSUM (not both inputs in PSUM), same
+        partitions and elements per partition.
+    op : a binary operator of spec 000 Table 8 (unary ops are rejected); bitvec ops need
+        integer dtypes everywhere.  ``nl.power`` runs on GpSimd (SBUF only).
+    engine : unknown (Vector; GpSimd for power), vector or gpsimd.
+
+    Arithmetic is float32 for every dtype (all-int32 operands too: fastisa does not model
+    GpSimd's native integer path; values above 2^24 round).  Raises ConstraintError.
+    Cost: ``max(MIN_II, N)`` if one input is in PSUM, or both are bf16 in SBUF and op is
+    add/subtract/multiply; otherwise ``max(MIN_II, 2N)``.  Reference: reference/nki.md 2.6.
+    """
+    instr = "tensor_tensor"
+    for pname, t in (("dst", dst), ("data1", data1), ("data2", data2)):
+        _tensor(instr, pname, t)
+        _onchip(instr, pname, t)
+        _computable(instr, pname, t)
+    _same_shape(instr, "dst", dst, "data1", data1)
+    _same_shape(instr, "data1", data1, "data2", data2)
+    if data1.buffer.name == "psum" and data2.buffer.name == "psum":
+        raise ConstraintError(f"{instr}: data1 and data2 must not both be in psum, got psum and "
+                              f"psum")
+    _op(instr, "op", op)
+    if op.is_unary:
+        raise ConstraintError(f"{instr}: op must be a binary operator, got the unary {op!r}")
+    if op.is_bitvec:
+        for pname, t in (("dst", dst), ("data1", data1), ("data2", data2)):
+            if not _is_int(t.dtype):
+                raise ConstraintError(f"{instr}: bitvec op {op!r} needs integer dtypes; {pname} "
+                                      f"is {t.dtype.name}")
+    eng = engine_name(instr, engine, ("unknown", "vector", "gpsimd"))
+    if eng == "unknown":
+        eng = "gpsimd" if op.name == "power" else "vector"
+    if op.is_bitvec and eng != "vector":
+        raise ConstraintError(f"{instr}: bitvec ops run on the Vector engine only, got {eng}")
+    if op.name == "power" and eng != "gpsimd":
+        raise ConstraintError(f"{instr}: nl.power runs on the GpSimd engine only, got {eng}")
+    if eng == "gpsimd":
+        for pname, t in (("dst", dst), ("data1", data1), ("data2", data2)):
+            _onchip(instr, pname, t, allow_psum=False)
+    _run_ew(instr, dst, data1, in1=data2, stages=(_stage(op, tensor=True), _NO_STAGE),
+            bitvec=op.is_bitvec)
+    n = data1.free_size
+    one_psum = (data1.buffer.name == "psum") != (data2.buffer.name == "psum")
+    fast = one_psum or (data1.dtype.name == data2.dtype.name == "bfloat16"
+                        and op.name in ("add", "subtract", "multiply"))
+    _cost.record("GpSimd" if eng == "gpsimd" else "Vector", instr,
+                 max(MIN_II, n if fast else 2 * n))
+
+
+# ---- scalar_tensor_tensor ------------------------------------------------------------------
+def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False,
+                         reverse1=False, name=None):
+    """``dst = (data op0 operand0) op1 operand1`` on the Vector engine.
+
+    Parameters
+    ----------
+    dst, data, operand1 : NkiTensor [P, ...] in SBUF or PSUM (data and operand1 not both in
+        PSUM), same partitions and elements per partition.
+    op0, op1 : binary operators of spec 000 Table 8, both arithmetic or both bitvec.
+    operand0 : float32 scalar (int for bitvec) or [P, 1] tensor.
+    reverse0 : ``operand0 op0 data``; reverse1 : ``operand1 op1 t``.
+
+    Raises ConstraintError.  Cost: ``N`` when data/operand1 are bf16, op0 is subtract,
+    op1 multiply and N is even, else ``2N`` (Vector).  Reference: reference/nki.md 3.6.
+    """
+    instr = "scalar_tensor_tensor"
+    for pname, t in (("dst", dst), ("data", data), ("operand1", operand1)):
+        _tensor(instr, pname, t)
+        _onchip(instr, pname, t)
+        _computable(instr, pname, t)
+    _same_shape(instr, "dst", dst, "data", data)
+    _same_shape(instr, "data", data, "operand1", operand1)
+    if data.buffer.name == "psum" and operand1.buffer.name == "psum":
+        raise ConstraintError(f"{instr}: data and operand1 must not both be in psum")
+    _op(instr, "op0", op0)
+    _op(instr, "op1", op1)
+    for pname, o in (("op0", op0), ("op1", op1)):
+        if o.is_unary:
+            raise ConstraintError(f"{instr}: {pname} must be a binary operator, got the unary "
+                                  f"{o!r}")
+    if op0.is_bitvec != op1.is_bitvec:
+        raise ConstraintError(f"{instr}: op0 and op1 must both be bitvec or both arithmetic, got "
+                              f"{op0!r} ({op0.kind}) and {op1!r} ({op1.kind})")
+    bitvec = op0.is_bitvec
+    if bitvec:
+        for pname, t in (("dst", dst), ("data", data), ("operand1", operand1)):
+            if not _is_int(t.dtype):
+                raise ConstraintError(f"{instr}: bitvec op {op0!r} needs integer dtypes; {pname} "
+                                      f"is {t.dtype.name}")
+    fv, uv = _scalar_operand(instr, "operand0", operand0, data.partitions, bitvec=bitvec)
+    _run_ew(instr, dst, data, in1=operand1,
+            stages=(_stage(op0, reverse0, False, fv, uv), _stage(op1, reverse1, True)),
+            bitvec=bitvec)
+    n = data.free_size
+    fast = (data.dtype.name == operand1.dtype.name == "bfloat16" and op0.name == "subtract"
+            and op1.name == "multiply" and n % 2 == 0)
+    _cost.record("Vector", instr, n if fast else 2 * n)
+
+
+# ---- activation ------------------------------------------------------------------------------
+def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None,
+               reduce_cmd=None, engine=None, name=None):
+    """``dst = op(data * scale + bias)``, optionally accumulating per lane.
+
+    Parameters
+    ----------
+    dst, data : NkiTensor [P, ...] in SBUF or PSUM (SBUF only on GpSimd), same partitions
+        and elements per partition, any unpacked dtype.
+    op : an activation function of spec 000 Table 9 implemented on ``engine``.
+    bias : None, a float32 scalar, or a [P, 1] tensor (any dtype but tfloat32).  On trn1
+        (NC-v2) bias must be a [P, 1] tensor and op=reciprocal takes no bias.
+    scale : float32 scalar or [P, 1] tensor.
+    reduce_op : None or nl.add (the ScalarE registers only sum).
+    reduce_cmd : nisa.reduce_cmd: ``idle`` (registers untouched), ``reset`` (set to 0),
+        ``reduce`` (add this instruction's per-lane sum), ``reset_reduce`` (0, then add).
+    reduce_res : optional [P, 1] tensor that receives the registers after the instruction.
+    engine : nisa.engine.scalar (default) or gpsimd (trn3 / NeuronCore-v4+ only; no
+        accumulator).
+
+    ``data*scale`` and ``+bias`` are float32 operations; the function is evaluated in
+    float64 and rounded once to dst.dtype; on ScalarE an input outside the valid range
+    gives a RuntimeWarning and the accurate value, except sin (ScalarE's cubic).  The
+    registers sum the float32-rounded results left to right.
+
+    Raises ConstraintError.  Cost: Scalar ``max(MIN_II, N)`` (+``MIN_II`` with reduce_res);
+    GpSimd ``4*max(MIN_II, N)`` (fastisa's estimate, from spec 000's rsqrt ratio).
+    Reference: spec 000 Table 9; reference/nki.md 2.7.
+    """
+    return _activation("activation", dst, op, data, bias, scale, reduce_op, reduce_res,
+                       reduce_cmd, engine)
+
+
+def _activation(instr, dst, op, data, bias, scale, reduce_op, reduce_res, reduce_cmd, engine):
+    _tensor(instr, "dst", dst)
+    _tensor(instr, "data", data)
+    _same_shape(instr, "dst", dst, "data", data)
+    _computable(instr, "dst", dst)
+    _computable(instr, "data", data)
+    _op(instr, "op", op, activation=True)
+    eng = engine_name(instr, engine, ("unknown", "scalar", "gpsimd"))
+    if eng == "unknown":
+        eng = "scalar"
+    if eng not in op.engines:
+        raise ConstraintError(f"{instr}: {op!r} is not implemented on the {eng} engine "
+                              f"(spec 000 Table 9: {', '.join(op.engines)})")
+    if eng == "gpsimd":
+        _require_target(instr, "engine=gpsimd", ("trn3",))
+    allow_psum = eng == "scalar"
+    _onchip(instr, "dst", dst, allow_psum)
+    _onchip(instr, "data", data, allow_psum)
+    P = data.partitions
+    cmd = _cmd_name(instr, reduce_cmd)
+    if reduce_op is not None and not (isinstance(reduce_op, _ops.Op) and reduce_op.name == "add"):
+        raise ConstraintError(f"{instr}: reduce_op must be nl.add (the Scalar engine registers "
+                              f"only sum), got {reduce_op!r}")
+    if cmd == "load_reduce":
+        raise ConstraintError(f"{instr}: reduce_cmd must be idle, reset, reduce or reset_reduce, "
+                              f"got load_reduce")
+    if eng == "gpsimd" and (cmd != "idle" or reduce_res is not None or reduce_op is not None):
+        raise ConstraintError(f"{instr}: the accumulator is only available on the Scalar "
+                              f"engine, got engine gpsimd with reduce_cmd {cmd}")
+    _check_reduce_res(instr, reduce_res, P)
+    target = _target()
+    if isinstance(bias, NkiTensor) and bias.dtype.name == "tfloat32":
+        raise ConstraintError(f"{instr}: bias dtype must not be tfloat32, got tfloat32")
+    if target == "trn1" and bias is not None:
+        if not isinstance(bias, NkiTensor):
+            raise ConstraintError(f"{instr}: on trn1 (NeuronCore-v2) bias must be a [P, 1] "
+                                  f"tensor, got {bias!r}")
+        if op.name == "reciprocal":
+            raise ConstraintError(f"{instr}: nl.reciprocal does not support bias on trn1 "
+                                  f"(NeuronCore-v2)")
+    fs, _ = _scalar_operand(instr, "scale", scale, P)
+    fb, _ = _scalar_operand(instr, "bias", bias, P, allow_none=True)
+    unit_scale = fs.shape[0] == 1 and fs[0] == np.float32(1.0)
+    stages = (_NO_STAGE if unit_scale else _stage(_ops.multiply, False, False, fs),
+              _NO_STAGE if fb is None else _stage(_ops.add, False, False, fb))
+    regs = _regs("scalar")
+    if cmd in ("reset", "reset_reduce"):
+        regs[:P] = 0.0
+    acc = None
+    if cmd in ("reduce", "reset_reduce"):
+        acc = np.array(regs[:P], copy=True)
+    oor = _run_ew(instr, dst, data, stages=stages, act=op, scalar_engine=(eng == "scalar"),
+                  acc=acc, lut_ok=True)
+    if acc is not None:
+        regs[:P] = acc
+    if oor and op.name != "sin":
+        lo, hi, sym = op.scalar_range
+        rng = f"+-[{lo:g}, {hi:g}]" if sym else f"[{lo:g}, {hi:g}]"
+        warnings.warn(f"{instr}: {oor} input(s) of {op!r} outside the Scalar engine's valid "
+                      f"range {rng} (hardware gives invalid results there); fastisa returns "
+                      f"the accurate values", RuntimeWarning, stacklevel=3)
+    if reduce_res is not None:
+        _write_vec(instr, "reduce_res", reduce_res, regs[:P], P)
+    n = data.free_size
+    if eng == "gpsimd":
+        _cost.record("GpSimd", instr, 4 * max(MIN_II, n))
+    else:
+        _cost.record("Scalar", instr, max(MIN_II, n) + (MIN_II if reduce_res is not None else 0))
+
+
+def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, name=None):
+    """``activation`` with ``reduce_cmd=reset_reduce``: ``reduce_res[p] = sum_f dst_f32[p, f]``.
+
+    Same parameters and rules as :func:`activation`; ``reduce_op`` must be nl.add and
+    ``reduce_res`` a [P, 1] tensor.  Cost: Scalar ``max(MIN_II, N) + MIN_II``.
+    Reference: reference/nki.md 2.7.
+    """
+    instr = "activation_reduce"
+    if reduce_res is None:
+        raise ConstraintError(f"{instr}: reduce_res must be a [P, 1] tensor, got None")
+    if reduce_op is None:
+        raise ConstraintError(f"{instr}: reduce_op must be nl.add, got None")
+    return _activation(instr, dst, op, data, bias, scale, reduce_op, reduce_res,
+                       "reset_reduce", "scalar")
+
+
+# ---- reciprocal / exponential ---------------------------------------------------------------
+def reciprocal(dst, data, name=None):
+    """``dst = 1 / data`` on the Vector engine: float32 division, rounded once to dst.dtype.
+
+    dst, data : NkiTensor [P, ...] in SBUF or PSUM, same partitions and elements per
+    partition, any unpacked dtype.  Raises ConstraintError.
+    Cost: ``max(MIN_II, 8*N)`` Vector cycles (spec 000 "NKI Engine Selection").
+    """
+    instr = "reciprocal"
+    for pname, t in (("dst", dst), ("data", data)):
+        _tensor(instr, pname, t)
+        _onchip(instr, pname, t)
+        _computable(instr, pname, t)
+    _same_shape(instr, "dst", dst, "data", data)
+    _run_ew(instr, dst, data, stages=(_stage(_ops.reciprocal), _NO_STAGE))
+    _cost.record("Vector", instr, max(MIN_II, 8 * data.free_size))
+
+
+_EXP_DST = ("float8_e4m3", "float8_e5m2", "float16", "bfloat16", "float32", "tfloat32",
+            "int8", "int16", "int32", "uint8", "uint16")
+
+
+def exponential(dst, src, max_value=0.0, reduce_res=None, reduce_cmd=None, reduce_init=0.0,
+                name=None):
+    """``dst = exp(src - max_value)`` on the Vector engine (trn3 / NeuronCore-v4+ only).
+
+    Parameters
+    ----------
+    dst, src : NkiTensor [P, ...] in SBUF or PSUM, same partitions and elements per
+        partition; dst dtype one of fp8_e4m3, fp8_e5m2, fp16, bf16, fp32, tf32, int8/16/32,
+        uint8/16.
+    max_value : float32 scalar or [P, 1] tensor (subtracted in float32).
+    reduce_cmd : VectorE accumulator: ``idle`` (untouched), ``reset`` (0), ``reduce``
+        (add the row sums), ``reset_reduce`` (0 then add), ``load_reduce`` (reduce_init then
+        add).  reduce_res: optional [P, 1] tensor receiving the registers.
+
+    exp is evaluated in float64 and rounded once; the registers sum the float32-rounded
+    results.  Raises ConstraintError.  Cost: ``max(MIN_II, N)`` Vector (fastisa's estimate).
+    Reference: reference/nki.md 2.9.
+    """
+    instr = "exponential"
+    _require_target(instr, "exponential", ("trn3",))
+    for pname, t in (("dst", dst), ("src", src)):
+        _tensor(instr, pname, t)
+        _onchip(instr, pname, t)
+        _computable(instr, pname, t)
+    _same_shape(instr, "dst", dst, "src", src)
+    if dst.dtype.name not in _EXP_DST:
+        raise ConstraintError(f"{instr}: dst dtype must be one of {', '.join(_EXP_DST)}, got "
+                              f"{dst.dtype.name}")
+    P = src.partitions
+    cmd = _cmd_name(instr, reduce_cmd)
+    _check_reduce_res(instr, reduce_res, P)
+    fm, _ = _scalar_operand(instr, "max_value", max_value, P)
+    if not isinstance(reduce_init, (int, float, np.integer, np.floating)) or \
+            isinstance(reduce_init, bool):
+        raise ConstraintError(f"{instr}: reduce_init must be a float32 scalar, got "
+                              f"{reduce_init!r}")
+    regs = _regs("vector")
+    if cmd in ("reset", "reset_reduce"):
+        regs[:P] = 0.0
+    elif cmd == "load_reduce":
+        regs[:P] = np.float32(reduce_init)
+    acc = np.array(regs[:P], copy=True) if cmd in ("reduce", "reset_reduce", "load_reduce") \
+        else None
+    zero = fm.shape[0] == 1 and fm[0] == 0 and not np.signbit(fm[0])
+    _run_ew(instr, dst, src, stages=(_NO_STAGE if zero else _stage(_ops.subtract, False, False, fm),
+                                     _NO_STAGE), act=_ops.exp, acc=acc, lut_ok=True)
+    if acc is not None:
+        regs[:P] = acc
+    if reduce_res is not None:
+        _write_vec(instr, "reduce_res", reduce_res, regs[:P], P)
+    _cost.record("Vector", instr, max(MIN_II, src.free_size))
+
+
+# ---- tensor_copy -------------------------------------------------------------------------------
+def tensor_copy(dst, src, engine=None, name=None):
+    """``dst = src``: a bit copy when dtypes match, else through float32 (one rounding).
+
+    dst, src : NkiTensor [P, ...] in SBUF or PSUM (SBUF only on GpSimd), same partitions and
+    elements per partition.  engine : unknown (Vector), vector, scalar (not on trn1:
+    use activation(nl.copy)) or gpsimd.  Packed x4 dtypes copy only to the same dtype.
+    Raises ConstraintError.  Cost: ``max(MIN_II, N)`` on the engine.
+    Reference: reference/nki.md 2.10; spec 000 "Type Casting".
+    """
+    instr = "tensor_copy"
+    _tensor(instr, "dst", dst)
+    _tensor(instr, "src", src)
+    _same_shape(instr, "dst", dst, "src", src)
+    eng = engine_name(instr, engine, ("unknown", "vector", "scalar", "gpsimd"))
+    if eng == "unknown":
+        eng = "vector"
+    if eng == "scalar" and _target() == "trn1":
+        raise ConstraintError(f"{instr}: the Scalar engine cannot run tensor_copy on trn1 "
+                              f"(NeuronCore-v2); use activation(op=nl.copy)")
+    allow_psum = eng != "gpsimd"
+    _onchip(instr, "dst", dst, allow_psum)
+    _onchip(instr, "src", src, allow_psum)
+    same = dst.dtype is src.dtype
+    if not same:
+        _computable(instr, "dst", dst)
+        _computable(instr, "src", src)
+    _run_ew(instr, dst, src, raw=same)
+    _cost.record({"vector": "Vector", "scalar": "Scalar", "gpsimd": "GpSimd"}[eng], instr,
+                 max(MIN_II, src.free_size))
+
+
+# ---- tensor_reduce -------------------------------------------------------------------------
+def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
+    """``dst = op-fold of data over the trailing free axes`` (``-`` that when ``negate``).
+
+    Parameters
+    ----------
+    dst : NkiTensor in SBUF or PSUM, same partitions as data, one element per kept
+        position (shape data.shape without ``axis``, or with 1s there when ``keepdims``).
+    op : a legal reduction operator (spec 000 Table 8 "Legal Reduction op" = Y):
+        bitwise_and/or/xor (integer dtypes, bit patterns), add, subtract, multiply,
+        maximum, minimum, logical_and/or/xor (float32).
+    data : NkiTensor [P, ...] in SBUF or PSUM.
+    axis : int or tuple of ints: free axes (>= 1) that end at the last axis and are
+        consecutive.
+    negate : multiply the float32 result by -1 (arithmetic ops only).
+
+    The fold runs left to right in float32 (add/subtract/multiply in that order;
+    maximum/minimum are order-independent IEEE 754-2019 maximum/minimum), rounded once to
+    dst.dtype.  Raises ConstraintError.  Cost: ``N/2`` Vector cycles when data and dst are
+    bf16 and op is add or maximum, else ``N``.  Reference: reference/nki.md 2.13.
+    """
+    instr = "tensor_reduce"
+    if not isinstance(dst, NkiTensor):
+        raise ConstraintError(f"{instr}: dst must be an NkiTensor, got {type(dst).__name__}")
+    _tensor(instr, "data", data)
+    _onchip(instr, "dst", dst)
+    _onchip(instr, "data", data)
+    _computable(instr, "dst", dst)
+    _computable(instr, "data", data)
+    _op(instr, "op", op)
+    if not op.reducible:
+        raise ConstraintError(f"{instr}: op must be a legal reduction op (spec 000 Table 8), got "
+                              f"{op!r}")
+    if op.is_bitvec:
+        for pname, t in (("dst", dst), ("data", data)):
+            if not _is_int(t.dtype):
+                raise ConstraintError(f"{instr}: bitvec op {op!r} needs integer dtypes; {pname} "
+                                      f"is {t.dtype.name}")
+        if negate:
+            raise ConstraintError(f"{instr}: negate applies to arithmetic ops only, got "
+                                  f"negate=True with {op!r}")
+    axes = (axis,) if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) \
+        else axis
+    try:
+        axes = tuple(int(a) for a in axes)
+    except TypeError:
+        raise ConstraintError(f"{instr}: axis must be an int or a tuple of ints, got "
+                              f"{axis!r}") from None
+    nd = data.ndim
+    axes = tuple(a + nd if a < 0 else a for a in axes)
+    if not axes or any(a < 1 or a >= nd for a in axes):
+        raise ConstraintError(f"{instr}: axis must name free axes (1..{nd - 1}), got {axis!r}")
+    if sorted(axes) != list(range(nd - len(axes), nd)):
+        raise ConstraintError(f"{instr}: axis must be the last consecutive free axes "
+                              f"(ending at {nd - 1}), got {axis!r}")
+    kept = data.shape[:nd - len(axes)]
+    want = kept + (1,) * len(axes) if keepdims else kept
+    if dst.partitions != data.partitions or dst.size != math.prod(want):
+        raise ConstraintError(f"{instr}: dst must have shape {want} (data {data.shape} reduced "
+                              f"over {axes}), got {dst.shape}")
+    R = math.prod(kept)
+    F = math.prod(data.shape[nd - len(axes):])
+    inp = data.data.reshape(R, F)
+    out = dst.data.view()
+    commit = None
+    try:
+        out.shape = (R,)
+    except (AttributeError, ValueError):
+        out = np.empty(R, dst.dtype.np_dtype)
+        commit = lambda: dst.data.__setitem__(Ellipsis, out.reshape(dst.shape))  # noqa: E731
+    k = _kernels()
+    k.reduce(out, dst.dtype.code, inp, data.dtype.code, op.alu, bitvec=int(op.is_bitvec),
+             negate=int(bool(negate)), threads=THREADS)
+    if commit is not None:
+        commit()
+    n = data.free_size
+    half = (data.dtype.name == dst.dtype.name == "bfloat16" and op.name in ("add", "maximum"))
+    _cost.record("Vector", instr, n // 2 if half else n)
+
+
+# ---- select family -----------------------------------------------------------------------
+_PRED_DTYPES = ("int8", "uint8", "int16", "uint16", "bool_")
+
+
+def select_reduce(dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd=None,
+                  reduce_op=None, reverse_pred=False, name=None):
+    """``dst = predicate != 0 ? on_true : on_false`` (``== 0`` when reverse_pred), with an
+    optional per-lane maximum into the Vector engine's registers.
+
+    Parameters
+    ----------
+    dst, on_true : NkiTensor [P, ...] in SBUF or PSUM, same partitions and elements per
+        partition; on_true any dtype but tfloat32 / int32 / uint32.
+    predicate : NkiTensor of the same shape, dtype int8/uint8/int16/uint16/bool_ (not in
+        PSUM together with on_true).
+    on_false : float32 scalar or [P, 1] tensor.
+    reduce_cmd : ``idle``, ``reset`` (registers to -inf), ``reduce`` (maximum with the row
+        maxima of the float32 selected values, before rounding to dst.dtype),
+        ``reset_reduce`` (-inf then reduce).
+    reduce_op : nl.maximum (the default) only.  reduce_res: optional [P, 1] float tensor.
+
+    The selected value goes through float32 and is rounded once to dst.dtype.  Raises
+    ConstraintError.  Cost: ``max(MIN_II, N)`` Vector (fastisa's estimate).
+    Reference: reference/nki.md 2.15.
+    """
+    instr = "select_reduce"
+    for pname, t in (("dst", dst), ("predicate", predicate), ("on_true", on_true)):
+        _tensor(instr, pname, t)
+        _onchip(instr, pname, t)
+        _computable(instr, pname, t)
+    _same_shape(instr, "dst", dst, "on_true", on_true)
+    _same_shape(instr, "predicate", predicate, "on_true", on_true)
+    if predicate.dtype.name not in _PRED_DTYPES:
+        raise ConstraintError(f"{instr}: predicate dtype must be one of "
+                              f"{', '.join(_PRED_DTYPES)}, got {predicate.dtype.name}")
+    if on_true.dtype.name in ("tfloat32", "int32", "uint32"):
+        raise ConstraintError(f"{instr}: on_true dtype must not be tfloat32, int32 or uint32, "
+                              f"got {on_true.dtype.name}")
+    if predicate.buffer.name == "psum" and on_true.buffer.name == "psum":
+        raise ConstraintError(f"{instr}: predicate and on_true must not both be in psum")
+    if reduce_op is not None and not (isinstance(reduce_op, _ops.Op) and
+                                      reduce_op.name == "maximum"):
+        raise ConstraintError(f"{instr}: reduce_op must be nl.maximum, got {reduce_op!r}")
+    P = on_true.partitions
+    _check_reduce_res(instr, reduce_res, P)
+    if reduce_res is not None and reduce_res.dtype.kind != "float":
+        raise ConstraintError(f"{instr}: reduce_res dtype must be a float type, got "
+                              f"{reduce_res.dtype.name}")
+    cmd = _cmd_name(instr, reduce_cmd)
+    if cmd == "load_reduce":
+        raise ConstraintError(f"{instr}: reduce_cmd must be idle, reset, reduce or "
+                              f"reset_reduce, got load_reduce")
+    fo, _ = _scalar_operand(instr, "on_false", on_false, P)
+    _select(instr, dst, on_true, predicate, fo, bool(reverse_pred), cmd, reduce_res, P)
+    _cost.record("Vector", instr, max(MIN_II, on_true.free_size))
+
+
+def _select(instr, dst, on_true, pred, fo, rev, cmd, reduce_res, P):
+    regs = _regs("vector")
+    if cmd in ("reset", "reset_reduce"):
+        regs[:P] = -np.inf
+    acc = np.array(regs[:P], copy=True) if cmd in ("reduce", "reset_reduce") else None
+    _run_ew(instr, dst, on_true, in1=pred, stages=(_stage_sel(fo, rev), _NO_STAGE),
+            acc=acc, acc_max=True)
+    if acc is not None:
+        regs[:P] = acc
+    if reduce_res is not None:
+        _write_vec(instr, "reduce_res", reduce_res, regs[:P], P)
+
+
+def _stage_sel(fo, rev):
+    return (29, int(rev), 1, fo, None)
+
+
+def range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=None,
+                 reduce_res=None, reduce_op=None, range_start=0, on_false_value=FP32_MIN,
+                 name=None):
+    """Keep ``on_true_tile[p, i]`` where ``comp_op0(idx, bound0[p]) and comp_op1(idx,
+    bound1[p])`` with ``idx = range_start + i`` (float32), else ``on_false_value``; optional
+    per-lane maximum into the Vector registers (reduce_cmd defaults to reset_reduce).
+
+    Parameters
+    ----------
+    dst, on_true_tile : NkiTensor [P, ...] in SBUF or PSUM; on_true_tile a float dtype.
+    comp_op0, comp_op1 : nl.equal, less, less_equal, greater or greater_equal.
+    bound0, bound1 : [P, 1] tensors or float32 scalars.
+    range_start : int; ``range_start + N - 1`` must stay below 2^24 (exact in float32).
+    on_false_value : must be FP32_MIN (-3.4028235e38, ``nisa.fp32.min``); it becomes
+        -inf in bf16/fp16/fp8 destinations.
+    reduce_op : nl.maximum only.  trn2 (NeuronCore-v3) or newer.
+
+    Raises ConstraintError.  Cost: ``max(MIN_II, N)`` Vector.  Reference: reference/nki.md 2.16.
+    """
+    instr = "range_select"
+    if _target() == "trn1":
+        raise ConstraintError(f"{instr}: requires NeuronCore-v3 or newer (trn2, trn3), got trn1")
+    for pname, t in (("dst", dst), ("on_true_tile", on_true_tile)):
+        _tensor(instr, pname, t)
+        _onchip(instr, pname, t)
+        _computable(instr, pname, t)
+    _same_shape(instr, "dst", dst, "on_true_tile", on_true_tile)
+    if on_true_tile.dtype.kind != "float":
+        raise ConstraintError(f"{instr}: on_true_tile dtype must be a float type, got "
+                              f"{on_true_tile.dtype.name}")
+    for pname, o in (("comp_op0", comp_op0), ("comp_op1", comp_op1)):
+        if not isinstance(o, _ops.Op) or o.name not in _CMP_OPS:
+            raise ConstraintError(f"{instr}: {pname} must be one of "
+                                  f"{', '.join('nl.' + c for c in _CMP_OPS)}, got {o!r}")
+    if float(np.float32(on_false_value)) != FP32_MIN:
+        raise ConstraintError(f"{instr}: on_false_value must be FP32_MIN (-3.4028235e38), got "
+                              f"{on_false_value!r}")
+    if reduce_op is not None and not (isinstance(reduce_op, _ops.Op) and
+                                      reduce_op.name == "maximum"):
+        raise ConstraintError(f"{instr}: reduce_op must be nl.maximum, got {reduce_op!r}")
+    if isinstance(range_start, bool) or not isinstance(range_start, (int, np.integer)):
+        raise ConstraintError(f"{instr}: range_start must be an int, got {range_start!r}")
+    P, N = on_true_tile.partitions, on_true_tile.free_size
+    if not (-(1 << 24) < int(range_start) and int(range_start) + N - 1 < (1 << 24)):
+        raise ConstraintError(f"{instr}: range_start + free index must stay within (-2^24, 2^24) "
+                              f"(exact in float32), got range_start {range_start} with {N} "
+                              f"elements per partition")
+    cmd = _cmd_name(instr, "reset_reduce" if reduce_cmd is None else reduce_cmd)
+    if cmd == "load_reduce":
+        raise ConstraintError(f"{instr}: reduce_cmd must be idle, reset, reduce or "
+                              f"reset_reduce, got load_reduce")
+    _check_reduce_res(instr, reduce_res, P)
+    b0, _ = _scalar_operand(instr, "bound0", bound0, P)
+    b1, _ = _scalar_operand(instr, "bound1", bound1, P)
+    # predicate[p, i] from the float32 index and bounds (one [P, N] comparison each)
+    idx = (np.float32(range_start) + np.arange(N, dtype=np.float32))[None, :]
+    cmp = {"equal": np.equal, "less": np.less, "less_equal": np.less_equal,
+           "greater": np.greater, "greater_equal": np.greater_equal}
+    pred = (cmp[comp_op0.name](idx, b0[:, None]) & cmp[comp_op1.name](idx, b1[:, None]))
+    pred_t = NkiTensor(np.ascontiguousarray(np.broadcast_to(pred, (P, N))).view(np.uint8),
+                       _dt.uint8)
+    fo = np.array([np.float32(FP32_MIN)], np.float32)
+    _select(instr, dst, on_true_tile, pred_t, fo, False, cmd, reduce_res, P)
+    _cost.record("Vector", instr, max(MIN_II, N))
+
+
+def affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value,
+                  cmp_op=None, offset=0, name=None):
+    """``dst[p, i] = on_true_tile[p, i] if cmp_op(affine(p, i), 0) else on_false_value`` with
+    ``affine = offset + p*channel_multiplier + sum_d idx_d*step_d`` (int32, like iota).
+
+    Parameters
+    ----------
+    dst, on_true_tile : NkiTensor [P, ...] in SBUF, same partitions and elements per
+        partition.
+    pattern : [[step, num], ...] (up to 4 free dims) with prod(num) = elements per partition.
+    channel_multiplier, offset : ints.
+    on_false_value : float32 scalar.
+    cmp_op : nl.equal (default), not_equal, less, less_equal, greater, greater_equal.
+
+    The selected value goes through float32 and is rounded once to dst.dtype.  Raises
+    ConstraintError.  Cost: ``150 + N`` GpSimd cycles.  Reference: reference/nki.md 2.17.
+    """
+    instr = "affine_select"
+    for pname, t in (("dst", dst), ("on_true_tile", on_true_tile)):
+        _tensor(instr, pname, t)
+        _onchip(instr, pname, t, allow_psum=False)
+        _computable(instr, pname, t)
+    _same_shape(instr, "dst", dst, "on_true_tile", on_true_tile)
+    cmp_op = _ops.equal if cmp_op is None else cmp_op
+    cmp_names = _CMP_OPS + ("not_equal",)
+    if not isinstance(cmp_op, _ops.Op) or cmp_op.name not in cmp_names:
+        raise ConstraintError(f"{instr}: cmp_op must be one of "
+                              f"{', '.join('nl.' + c for c in cmp_names)}, got {cmp_op!r}")
+    for pname, v in (("channel_multiplier", channel_multiplier), ("offset", offset)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ConstraintError(f"{instr}: {pname} must be an int, got {v!r}")
+    if not isinstance(on_false_value, (int, float, np.integer, np.floating)) or \
+            isinstance(on_false_value, bool):
+        raise ConstraintError(f"{instr}: on_false_value must be a float32 scalar, got "
+                              f"{on_false_value!r}")
+    try:
+        pairs = [(int(s), int(n)) for s, n in pattern]
+    except (TypeError, ValueError):
+        raise ConstraintError(f"{instr}: pattern must be a list of [step, num] pairs, got "
+                              f"{pattern!r}") from None
+    if not 1 <= len(pairs) <= 4 or any(n < 1 for _, n in pairs):
+        raise ConstraintError(f"{instr}: pattern must have 1 to 4 [step, num] pairs with num >= 1, "
+                              f"got {pattern!r}")
+    P, N = on_true_tile.partitions, on_true_tile.free_size
+    if math.prod(n for _, n in pairs) != N:
+        raise ConstraintError(f"{instr}: the product of pattern nums must equal the elements per "
+                              f"partition ({N}), got {pattern!r}")
+    val = np.full((P,) + tuple(n for _, n in pairs), int(offset), np.int64)
+    val += (np.arange(P, dtype=np.int64) * int(channel_multiplier)).reshape((P,) + (1,) * len(pairs))
+    for d, (s, n) in enumerate(pairs):
+        shp = [1] * (len(pairs) + 1)
+        shp[d + 1] = n
+        val += (np.arange(n, dtype=np.int64) * s).reshape(shp)
+    val = val.reshape(P, N).astype(np.int32)   # int32 arithmetic (wraps like the hardware)
+    cmp = {"equal": np.equal, "not_equal": np.not_equal, "less": np.less,
+           "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal}
+    pred = NkiTensor(cmp[cmp_op.name](val, 0).view(np.uint8), _dt.uint8)
+    fo = np.array([np.float32(on_false_value)], np.float32)
+    _run_ew(instr, dst, on_true_tile, in1=pred, stages=(_stage_sel(fo, False), _NO_STAGE))
+    _cost.record("GpSimd", instr, GPSIMD_START + N)
+
+
+# ---- nc_transpose / nc_matmul ------------------------------------------------------------------
+def nc_transpose(dst, data, engine=None, name=None):
+    """``dst[f, p] = data[p, f]``: swap the partition and free axes of a 2-D tile.
+
+    data : NkiTensor [P, F] in SBUF or PSUM; dst [F, P].  engine: vector (P, F <= 32),
+    tensor (P, F <= 128; data in SBUF, dst in PSUM), or unknown (vector when both fit in
+    32, else tensor).  Same dtype: bit copy (Vector) / values through float32 (Tensor:
+    a matmul with the identity, exact for every float value); different dtypes go through
+    float32.  Raises ConstraintError.  Cost: Vector ``max(MIN_II, F)``; Tensor
+    ``max(P, min(64, F))``.  Reference: reference/nki.md 3.6.
+    """
+    instr = "nc_transpose"
+    _tensor(instr, "dst", dst)
+    _tensor(instr, "data", data)
+    for pname, t in (("dst", dst), ("data", data)):
+        if t.ndim != 2:
+            raise ConstraintError(f"{instr}: {pname} must be 2-D [partition, free], got shape "
+                                  f"{t.shape}")
+    P, F = data.shape
+    if dst.shape != (F, P):
+        raise ConstraintError(f"{instr}: dst must have shape {(F, P)} (data {data.shape} "
+                              f"transposed), got {dst.shape}")
+    eng = engine_name(instr, engine, ("unknown", "vector", "tensor"))
+    if eng == "unknown":
+        eng = "vector" if P <= 32 and F <= 32 else "tensor"
+    lim = 32 if eng == "vector" else 128
+    if P > lim or F > lim:
+        raise ConstraintError(f"{instr}: on the {eng} engine data must be at most [{lim}, {lim}], "
+                              f"got {data.shape}")
+    if eng == "tensor":
+        _onchip(instr, "data", data, allow_psum=False)
+        if dst.buffer.name != "psum":
+            raise ConstraintError(f"{instr}: on the tensor engine dst must be in psum, got "
+                                  f"{dst.buffer.name}")
+    else:
+        _onchip(instr, "dst", dst)
+        _onchip(instr, "data", data)
+    same = dst.dtype is data.dtype and (eng == "vector" or data.dtype.kind != "int")
+    if not same:
+        _computable(instr, "dst", dst)
+        _computable(instr, "data", data)
+    dT = NkiTensor(dst.data.T, dst.dtype, dst.buffer, dst.name)
+    _run_ew(instr, dT, data, raw=same)
+    if eng == "vector":
+        _cost.record("Vector", instr, max(MIN_II, F))
+    else:
+        _cost.record("Tensor", instr, max(P, min(64, F)))
+
+
+_MM_DTYPES = ("float8_e4m3", "float8_e5m2", "float8_e4m3fn", "bfloat16", "float16",
+              "tfloat32", "float32")
+
+
+def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False,
+              is_transpose=False, accumulate=None, tile_position=(), tile_size=(),
+              perf_mode=None, name=None):
+    """``dst = stationary.T @ moving`` on the Tensor engine, accumulated in float32 in PSUM.
+
+    Parameters
+    ----------
+    dst : NkiTensor [M, N] in PSUM (float32 or bfloat16).
+    stationary : NkiTensor [K, M] in SBUF, K <= 128, M <= 128.
+    moving : NkiTensor [K, N] in SBUF, N <= 512; same K.
+    dtypes of stationary / moving: fp8 (e4m3, e5m2, e4m3fn), bf16, fp16, tf32, fp32.
+    accumulate : True adds into dst's current values; False overwrites; None (default)
+        accumulates (PSUM accumulation, as ``psum_tile += nc_matmul(...)`` did).
+    is_transpose : not supported here (raises NotImplementedError); tile_position,
+    tile_size, perf_mode, is_*_onezero are accepted and do not change results.
+
+    Each product ``s[k, m] * v[k, n]`` is a float32 multiply (exact for inputs of at most
+    12 significant bits), summed in float32 in k order 0..K-1 onto the starting value
+    (dst's value when accumulating, else 0), then rounded once to dst.dtype.  Raises
+    ConstraintError.  Cost: ``max(min(64, M), N)`` Tensor cycles, x4 with float32 inputs.
+    Reference: reference/nki.md 3.6.
+    """
+    instr = "nc_matmul"
+    for pname, t in (("dst", dst), ("stationary", stationary), ("moving", moving)):
+        _tensor(instr, pname, t)
+        if t.ndim != 2:
+            raise ConstraintError(f"{instr}: {pname} must be 2-D, got shape {t.shape}")
+    if is_transpose:
+        raise NotImplementedError(f"{instr}: is_transpose=True is not implemented by fastisa; "
+                                  f"use nc_transpose")
+    _onchip(instr, "stationary", stationary, allow_psum=False)
+    _onchip(instr, "moving", moving, allow_psum=False)
+    if dst.buffer.name != "psum":
+        raise ConstraintError(f"{instr}: dst must be in psum, got {dst.buffer.name}")
+    if dst.dtype.name not in ("float32", "bfloat16"):
+        raise ConstraintError(f"{instr}: dst dtype must be float32 or bfloat16, got "
+                              f"{dst.dtype.name}")
+    for pname, t in (("stationary", stationary), ("moving", moving)):
+        if t.dtype.name not in _MM_DTYPES:
+            raise ConstraintError(f"{instr}: {pname} dtype must be one of {', '.join(_MM_DTYPES)}, "
+                                  f"got {t.dtype.name}")
+    K, M = stationary.shape
+    K2, N = moving.shape
+    if K != K2:
+        raise ConstraintError(f"{instr}: stationary and moving must have the same partition "
+                              f"(contraction) size, got {K} and {K2}")
+    if M > 128:
+        raise ConstraintError(f"{instr}: stationary free size must be <= 128, got {M}")
+    if N > 512:
+        raise ConstraintError(f"{instr}: moving free size must be <= 512, got {N}")
+    if dst.shape != (M, N):
+        raise ConstraintError(f"{instr}: dst must have shape {(M, N)}, got {dst.shape}")
+    acc = True if accumulate is None else bool(accumulate)
+    k = _kernels()
+    out = np.empty((M, N), np.float32)
+    if acc:
+        cur = NkiTensor(out, _dt.float32)
+        _run_ew(instr, cur, dst)
+    else:
+        out[...] = 0.0
+    s32 = NkiTensor(np.empty((K, M), np.float32), _dt.float32)
+    m32 = NkiTensor(np.empty((K, N), np.float32), _dt.float32)
+    _run_ew(instr, s32, stationary)
+    _run_ew(instr, m32, moving)
+    k.matmul_f32(out, s32.data, m32.data)
+    _run_ew(instr, dst, NkiTensor(out, _dt.float32))
+    f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
+    _cost.record("Tensor", instr, max(min(64, M), N) * (4 if f32 else 1))

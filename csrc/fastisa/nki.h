@@ -1,0 +1,744 @@
+/* fastisa NKI compute kernels: one elementwise shape and one reduce shape.
+ *
+ * Python-free, header-only, static inline, every name with the fi_nki_ prefix.
+ * The instruction is data: a fi_nki_ew describes one elementwise instruction
+ * (tensor_scalar, tensor_tensor, scalar_tensor_tensor, activation, exponential,
+ * reciprocal, tensor_copy) as
+ *
+ *     t   = decode(in0)                         (any format -> float32, exact or RNE for int32)
+ *     t   = t  opA  a        (a: per-partition float32 scalar, or in1's element)
+ *     t   = t  opB  b        (each stage optionally reversed: a opA t)
+ *     y   = act(t)           in float64 (or y = t when there is no activation)
+ *     acc[p] = acc[p] + (float)y     sequentially along the free axis (optional)
+ *     dst = encode(y)        rounded ONCE to dst's format (RNE; integers saturate)
+ *
+ * over a [P, F] strided 2-D view.  Rows are processed in groups of FI_NKI_G rows and
+ * column chunks of FI_NKI_CH elements; each stage is one loop over a chunk with the op
+ * switch hoisted out of it.  Bit-pattern (bitvec) instructions use a uint32 pipeline.
+ * The reduce shape (tensor_reduce) folds each row left to right.
+ *
+ * Kernels never validate: the Python front-end (fastisa.nki._compute) checks every
+ * constraint first.  Strides are in elements.  NaN rules: maximum/minimum propagate NaN
+ * (canonical quiet NaN) and order -0 < +0 (IEEE 754-2019 maximum/minimum), so the
+ * reductions are order-independent.
+ *
+ * Formats handled: uint8, int8, uint16, int16, uint32, int32, bool_, float8_e4m3,
+ * float8_e5m2, float8_e4m3fn, float16, bfloat16, tfloat32, float32.
+ */
+#ifndef FASTISA_NKI_H
+#define FASTISA_NKI_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "formats.h"
+
+#ifdef FASTISA_OPENMP
+#include <omp.h>
+#endif
+
+#define FI_NKI_G 4      /* rows per group (independent accumulation chains) */
+#define FI_NKI_CH 512   /* columns per chunk */
+
+/* ---- operators (mirrors fastisa.nki.ops.Op.alu) ------------------------------------ */
+enum {
+    FI_ALU_NONE = 0,
+    FI_ALU_ADD, FI_ALU_SUB, FI_ALU_MUL, FI_ALU_MAX, FI_ALU_MIN,
+    FI_ALU_EQ, FI_ALU_NE, FI_ALU_GE, FI_ALU_GT, FI_ALU_LE, FI_ALU_LT,
+    FI_ALU_LAND, FI_ALU_LOR, FI_ALU_LXOR, FI_ALU_POW, FI_ALU_ABS_MAX, FI_ALU_ABS_MIN,
+    /* arithmetic unary (the operand is ignored) */
+    FI_ALU_ABS, FI_ALU_SQUARE, FI_ALU_RELU, FI_ALU_RSQRT, FI_ALU_RECIP,
+    /* bitvec (uint32 bit patterns) */
+    FI_ALU_INVERT, FI_ALU_AND, FI_ALU_OR, FI_ALU_XOR, FI_ALU_SHL, FI_ALU_SHR,
+    /* select: t = (in1 != 0) != rev ? t : the per-partition scalar (select_reduce ...) */
+    FI_ALU_SELECT,
+    FI_ALU_COUNT
+};
+
+/* ---- activation functions (mirrors fastisa.nki.ops.Op.act) ---------------------------- */
+enum {
+    FI_ACT_NONE = 0,
+    FI_ACT_COPY, FI_ACT_SQUARE, FI_ACT_SIGMOID, FI_ACT_RELU, FI_ACT_PRELU, FI_ACT_GELU,
+    FI_ACT_GELU_DX, FI_ACT_GELU_TANH, FI_ACT_GELU_SIGMOID, FI_ACT_GELU_SIGMOID_DX,
+    FI_ACT_SILU, FI_ACT_SILU_DX, FI_ACT_TANH, FI_ACT_SOFTPLUS, FI_ACT_MISH, FI_ACT_ERF,
+    FI_ACT_ERF_DX, FI_ACT_EXP, FI_ACT_LOG, FI_ACT_LOG1P, FI_ACT_SIN, FI_ACT_ARCTAN,
+    FI_ACT_SQRT, FI_ACT_RSQRT, FI_ACT_RECIP, FI_ACT_SIGN, FI_ACT_ABS,
+    FI_ACT_COUNT
+};
+
+/* ---- float8 traits ------------------------------------------------------------------ */
+typedef struct {
+    int man;            /* mantissa bits */
+    int bias;
+    double max_finite;
+    int overflow_nan;   /* 1: overflow and inf -> NaN (e4m3fn); 0: -> inf */
+    uint8_t inf_code;   /* unsigned inf code (when !overflow_nan) */
+    uint8_t nan_code;   /* unsigned canonical NaN code (ml_dtypes') */
+    int ieee_special;   /* 1: top exponent holds inf/NaN (e4m3, e5m2); 0: only 0x7f is NaN */
+} fi_nki_fp8_traits;
+
+static inline const fi_nki_fp8_traits *fi_nki_fp8(int fmt) {
+    static const fi_nki_fp8_traits e4m3 = {3, 7, 240.0, 0, 0x78, 0x7c, 1};
+    static const fi_nki_fp8_traits e5m2 = {2, 15, 57344.0, 0, 0x7c, 0x7e, 1};
+    static const fi_nki_fp8_traits e4m3fn = {3, 7, 448.0, 1, 0x7f, 0x7f, 0};
+    return fmt == FI_FLOAT8_E4M3 ? &e4m3 : fmt == FI_FLOAT8_E5M2 ? &e5m2 : &e4m3fn;
+}
+
+static float fi_nki_fp8_table[3][256];   /* filled by fi_nki_init() */
+
+static inline float fi_nki_fp8_decode(const fi_nki_fp8_traits *t, uint8_t c) {
+    int sign = c >> 7, m = t->man, ebits = 7 - m;
+    int e = (c >> m) & ((1 << ebits) - 1), f = c & ((1 << m) - 1);
+    float v;
+    if (t->ieee_special && e == (1 << ebits) - 1) {
+        v = f ? NAN : INFINITY;
+    } else if (!t->ieee_special && (c & 0x7f) == 0x7f) {
+        v = NAN;
+    } else if (e == 0) {
+        v = ldexpf((float)f, 1 - t->bias - m);
+    } else {
+        v = ldexpf((float)(f | (1 << m)), e - t->bias - m);
+    }
+    return sign ? -v : v;
+}
+
+/* Fill the float8 decode tables; call once before the first kernel (idempotent). */
+static inline void fi_nki_init(void) {
+    for (int f = 0; f < 3; f++)
+        for (int c = 0; c < 256; c++)
+            fi_nki_fp8_table[f][c] = fi_nki_fp8_decode(fi_nki_fp8(FI_FLOAT8_E4M3 + f), (uint8_t)c);
+}
+
+/* Round x to a float with `man` mantissa bits and minimum normal exponent `emin`
+ * (subnormals kept), RNE, with an unbounded exponent.  Exact for every double. */
+static inline double fi_nki_round_p(double x, int man, int emin) {
+    double a = fabs(x);
+    int e;
+    if (!(a <= 1.79769313486231570815e308) || a == 0.0) return x;
+    frexp(a, &e);
+    e -= 1;                                   /* a in [2^e, 2^(e+1)) */
+    if (e < emin) e = emin;
+    double q = ldexp(1.0, e - man);
+    double r = nearbyint(a / q) * q;
+    return copysign(r, x);
+}
+
+static inline uint8_t fi_nki_fp8_encode(const fi_nki_fp8_traits *t, double x) {
+    uint8_t sign = signbit(x) ? 0x80 : 0;
+    double r;
+    int e;
+    if (x != x) return (uint8_t)(sign | t->nan_code);
+    r = fabs(fi_nki_round_p(x, t->man, 1 - t->bias));
+    if (r > t->max_finite) return (uint8_t)(sign | (t->overflow_nan ? t->nan_code : t->inf_code));
+    if (r == 0.0) return sign;
+    frexp(r, &e);
+    e -= 1;
+    if (e < 1 - t->bias) {                    /* subnormal */
+        return (uint8_t)(sign | (uint8_t)ldexp(r, t->bias - 1 + t->man));
+    }
+    return (uint8_t)(sign | (uint8_t)((e + t->bias) << t->man) |
+                     (uint8_t)(ldexp(r, t->man - e) - (double)(1 << t->man)));
+}
+
+/* tfloat32 (1, 8, 10) in a float32 container. */
+static inline float fi_nki_tf32(double x) {
+    float r;
+    if (x != x) return fi_bits_f32((signbit(x) ? 0x80000000u : 0u) | 0x7fc00000u);
+    r = (float)fi_nki_round_p(x, 10, -126);     /* exact in float (or +-inf) */
+    if (fabsf(r) > 0x1.ffcp127f) r = copysignf(INFINITY, r);
+    return r;
+}
+
+/* ---- row decode / encode ----------------------------------------------------------- */
+#define FI_NKI_LOOP(T, EXPR)                                                        \
+    do {                                                                            \
+        const T *s_ = (const T *)src;                                               \
+        if (sf == 1) { for (int i = 0; i < n; i++) { T v = s_[i]; out[i] = (EXPR); } } \
+        else { for (int i = 0; i < n; i++) { T v = s_[(ptrdiff_t)i * sf]; out[i] = (EXPR); } } \
+    } while (0)
+
+/* out[i] = float32 value of element i of a row (exact; int32/uint32 RNE). */
+static inline void fi_nki_decode(int fmt, const void *src, ptrdiff_t sf, int n, float *out) {
+    switch (fmt) {
+    case FI_UINT8: case FI_BOOL: FI_NKI_LOOP(uint8_t, (float)v); break;
+    case FI_INT8: FI_NKI_LOOP(int8_t, (float)v); break;
+    case FI_UINT16: FI_NKI_LOOP(uint16_t, (float)v); break;
+    case FI_INT16: FI_NKI_LOOP(int16_t, (float)v); break;
+    case FI_UINT32: FI_NKI_LOOP(uint32_t, (float)v); break;
+    case FI_INT32: FI_NKI_LOOP(int32_t, (float)v); break;
+    case FI_FLOAT16: FI_NKI_LOOP(uint16_t, fi_f16_to_f32(v)); break;
+    case FI_BFLOAT16: FI_NKI_LOOP(uint16_t, fi_bits_f32((uint32_t)v << 16)); break;
+    case FI_FLOAT8_E4M3: case FI_FLOAT8_E5M2: case FI_FLOAT8_E4M3FN: {
+        const float *lut = fi_nki_fp8_table[fmt - FI_FLOAT8_E4M3];
+        FI_NKI_LOOP(uint8_t, lut[v]);
+        break;
+    }
+    default: FI_NKI_LOOP(float, v); break;    /* float32, tfloat32 */
+    }
+}
+
+/* uint32 bit pattern of each element, zero-extended from its own width. */
+static inline void fi_nki_decode_bits(int fmt, const void *src, ptrdiff_t sf, int n, uint32_t *out) {
+    switch (fmt) {
+    case FI_UINT8: case FI_INT8: case FI_BOOL: FI_NKI_LOOP(uint8_t, (uint32_t)v); break;
+    case FI_UINT16: case FI_INT16: FI_NKI_LOOP(uint16_t, (uint32_t)v); break;
+    default: FI_NKI_LOOP(uint32_t, v); break;
+    }
+}
+#undef FI_NKI_LOOP
+
+#define FI_NKI_STORE(T, EXPR)                                                       \
+    do {                                                                            \
+        T *d_ = (T *)dst;                                                           \
+        if (sf == 1) { for (int i = 0; i < n; i++) { d_[i] = (EXPR); } }            \
+        else { for (int i = 0; i < n; i++) { d_[(ptrdiff_t)i * sf] = (EXPR); } }    \
+    } while (0)
+
+static inline uint16_t fi_nki_bf16_rne(float f) {   /* branch-light fi_f32_to_bf16 */
+    uint32_t u = fi_f32_bits(f);
+    uint32_t r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+    uint32_t q = ((u >> 16) & 0x8000u) | 0x7fc0u;
+    return (uint16_t)(((u & 0x7fffffffu) > 0x7f800000u) ? q : r);
+}
+
+/* Round float32 values once to fmt and store (integers: RNE, saturate, NaN -> 0;
+ * bool_: RNE, saturate to [0, 1]). */
+static inline void fi_nki_encode_f32(int fmt, void *dst, ptrdiff_t sf, int n, const float *in) {
+    switch (fmt) {
+    case FI_UINT8: FI_NKI_STORE(uint8_t, fi_f32_to_u8(in[i])); break;
+    case FI_BOOL: FI_NKI_STORE(uint8_t, (uint8_t)fi_rne_clamp(in[i], 0.0, 1.0)); break;
+    case FI_INT8: FI_NKI_STORE(int8_t, fi_f32_to_i8(in[i])); break;
+    case FI_UINT16: FI_NKI_STORE(uint16_t, fi_f32_to_u16(in[i])); break;
+    case FI_INT16: FI_NKI_STORE(int16_t, fi_f32_to_i16(in[i])); break;
+    case FI_UINT32: FI_NKI_STORE(uint32_t, fi_f32_to_u32(in[i])); break;
+    case FI_INT32: FI_NKI_STORE(int32_t, fi_f32_to_i32(in[i])); break;
+    case FI_FLOAT16: FI_NKI_STORE(uint16_t, fi_f32_to_f16(in[i])); break;
+    case FI_BFLOAT16: FI_NKI_STORE(uint16_t, fi_nki_bf16_rne(in[i])); break;
+    case FI_TFLOAT32: FI_NKI_STORE(float, fi_nki_tf32(in[i])); break;
+    case FI_FLOAT8_E4M3: case FI_FLOAT8_E5M2: case FI_FLOAT8_E4M3FN: {
+        const fi_nki_fp8_traits *t = fi_nki_fp8(fmt);
+        FI_NKI_STORE(uint8_t, fi_nki_fp8_encode(t, in[i]));
+        break;
+    }
+    default: FI_NKI_STORE(float, in[i]); break;
+    }
+}
+
+/* Round float64 values ONCE to fmt and store (no double rounding through float32). */
+static inline void fi_nki_encode_f64(int fmt, void *dst, ptrdiff_t sf, int n, const double *in) {
+    switch (fmt) {
+    case FI_UINT8: FI_NKI_STORE(uint8_t, (uint8_t)fi_rne_clamp(in[i], 0.0, 255.0)); break;
+    case FI_BOOL: FI_NKI_STORE(uint8_t, (uint8_t)fi_rne_clamp(in[i], 0.0, 1.0)); break;
+    case FI_INT8: FI_NKI_STORE(int8_t, (int8_t)fi_rne_clamp(in[i], -128.0, 127.0)); break;
+    case FI_UINT16: FI_NKI_STORE(uint16_t, (uint16_t)fi_rne_clamp(in[i], 0.0, 65535.0)); break;
+    case FI_INT16: FI_NKI_STORE(int16_t, (int16_t)fi_rne_clamp(in[i], -32768.0, 32767.0)); break;
+    case FI_UINT32: FI_NKI_STORE(uint32_t, (uint32_t)fi_rne_clamp(in[i], 0.0, 4294967295.0)); break;
+    case FI_INT32:
+        FI_NKI_STORE(int32_t, (int32_t)fi_rne_clamp(in[i], -2147483648.0, 2147483647.0));
+        break;
+    case FI_FLOAT16: FI_NKI_STORE(uint16_t, fi_f64_to_f16(in[i])); break;
+    case FI_BFLOAT16: FI_NKI_STORE(uint16_t, fi_f64_to_bf16(in[i])); break;
+    case FI_TFLOAT32: FI_NKI_STORE(float, fi_nki_tf32(in[i])); break;
+    case FI_FLOAT8_E4M3: case FI_FLOAT8_E5M2: case FI_FLOAT8_E4M3FN: {
+        const fi_nki_fp8_traits *t = fi_nki_fp8(fmt);
+        FI_NKI_STORE(uint8_t, fi_nki_fp8_encode(t, in[i]));
+        break;
+    }
+    default: FI_NKI_STORE(float, (float)in[i]); break;
+    }
+}
+
+static inline void fi_nki_encode_bits(int fmt, void *dst, ptrdiff_t sf, int n, const uint32_t *in) {
+    switch (fmt) {
+    case FI_UINT8: case FI_INT8: case FI_BOOL: FI_NKI_STORE(uint8_t, (uint8_t)in[i]); break;
+    case FI_UINT16: case FI_INT16: FI_NKI_STORE(uint16_t, (uint16_t)in[i]); break;
+    default: FI_NKI_STORE(uint32_t, in[i]); break;
+    }
+}
+#undef FI_NKI_STORE
+
+/* ---- scalar operators ---------------------------------------------------------------- */
+static inline float fi_nki_qnan(void) { return fi_bits_f32(0x7fc00000u); }
+
+/* IEEE 754-2019 maximum: NaN-propagating, -0 < +0. */
+static inline float fi_nki_max(float a, float b) {
+    if (a != a || b != b) return fi_nki_qnan();
+    if (a > b) return a;
+    if (b > a) return b;
+    return fi_bits_f32(fi_f32_bits(a) & fi_f32_bits(b));
+}
+static inline float fi_nki_min(float a, float b) {
+    if (a != a || b != b) return fi_nki_qnan();
+    if (a < b) return a;
+    if (b < a) return b;
+    return fi_bits_f32(fi_f32_bits(a) | fi_f32_bits(b));
+}
+
+static inline float fi_nki_alu(int op, float a, float b) {
+    switch (op) {
+    case FI_ALU_ADD: return a + b;
+    case FI_ALU_SUB: return a - b;
+    case FI_ALU_MUL: return a * b;
+    case FI_ALU_MAX: return fi_nki_max(a, b);
+    case FI_ALU_MIN: return fi_nki_min(a, b);
+    case FI_ALU_EQ: return a == b ? 1.0f : 0.0f;
+    case FI_ALU_NE: return a != b ? 1.0f : 0.0f;
+    case FI_ALU_GE: return a >= b ? 1.0f : 0.0f;
+    case FI_ALU_GT: return a > b ? 1.0f : 0.0f;
+    case FI_ALU_LE: return a <= b ? 1.0f : 0.0f;
+    case FI_ALU_LT: return a < b ? 1.0f : 0.0f;
+    case FI_ALU_LAND: return (a != 0.0f && b != 0.0f) ? 1.0f : 0.0f;
+    case FI_ALU_LOR: return (a != 0.0f || b != 0.0f) ? 1.0f : 0.0f;
+    case FI_ALU_LXOR: return ((a != 0.0f) != (b != 0.0f)) ? 1.0f : 0.0f;
+    case FI_ALU_POW: return (float)pow((double)a, (double)b);
+    case FI_ALU_ABS_MAX: return fi_nki_max(fabsf(a), fabsf(b));
+    case FI_ALU_ABS_MIN: return fi_nki_min(fabsf(a), fabsf(b));
+    case FI_ALU_ABS: return fabsf(a);
+    case FI_ALU_SQUARE: return a * a;
+    case FI_ALU_RELU: return (a != a) ? a : (a > 0.0f ? a : 0.0f);
+    case FI_ALU_RSQRT: return (float)(1.0 / sqrt((double)a));
+    case FI_ALU_RECIP: return 1.0f / a;
+    default: return a;
+    }
+}
+
+static inline uint32_t fi_nki_alu_bits(int op, uint32_t a, uint32_t b) {
+    switch (op) {
+    case FI_ALU_INVERT: return ~a;
+    case FI_ALU_AND: return a & b;
+    case FI_ALU_OR: return a | b;
+    case FI_ALU_XOR: return a ^ b;
+    case FI_ALU_SHL: return b >= 32u ? 0u : a << b;
+    case FI_ALU_SHR: return b >= 32u ? 0u : a >> b;
+    default: return a;
+    }
+}
+
+/* One stage over a chunk: t[i] = t[i] op b[i] (or b[i] op t[i] when rev).  b is either
+ * a per-element operand (bstride 1) or a broadcast scalar (bstride 0).  The switch is
+ * outside the loops; the common ops get their own loops so they vectorise. */
+#define FI_NKI_STAGE_LOOP(EXPR)                                                     \
+    do {                                                                            \
+        if (rev) { for (int i = 0; i < n; i++) { float a = b[i * bs], c = t[i]; t[i] = (EXPR); } } \
+        else { for (int i = 0; i < n; i++) { float a = t[i], c = b[i * bs]; t[i] = (EXPR); } } \
+    } while (0)
+
+static inline void fi_nki_stage(int op, int rev, float *t, const float *b, int bs, int n) {
+    switch (op) {
+    case FI_ALU_NONE: break;
+    case FI_ALU_ADD: FI_NKI_STAGE_LOOP(a + c); break;
+    case FI_ALU_SUB: FI_NKI_STAGE_LOOP(a - c); break;
+    case FI_ALU_MUL: FI_NKI_STAGE_LOOP(a * c); break;
+    case FI_ALU_MAX: FI_NKI_STAGE_LOOP(fi_nki_max(a, c)); break;
+    case FI_ALU_MIN: FI_NKI_STAGE_LOOP(fi_nki_min(a, c)); break;
+    case FI_ALU_ABS: case FI_ALU_SQUARE: case FI_ALU_RELU: case FI_ALU_RSQRT: case FI_ALU_RECIP:
+        for (int i = 0; i < n; i++) t[i] = fi_nki_alu(op, t[i], 0.0f);
+        break;
+    default: FI_NKI_STAGE_LOOP(fi_nki_alu(op, a, c)); break;
+    }
+}
+#undef FI_NKI_STAGE_LOOP
+
+static inline void fi_nki_stage_bits(int op, int rev, uint32_t *t, const uint32_t *b, int bs, int n) {
+    if (op == FI_ALU_NONE) return;
+    if (rev) { for (int i = 0; i < n; i++) t[i] = fi_nki_alu_bits(op, b[i * bs], t[i]); }
+    else { for (int i = 0; i < n; i++) t[i] = fi_nki_alu_bits(op, t[i], b[i * bs]); }
+}
+
+/* ---- activation functions (float64, accurate) ------------------------------------- */
+static inline double fi_nki_sigmoid(double x) {
+    return x >= 0.0 ? 1.0 / (1.0 + exp(-x)) : exp(x) / (1.0 + exp(x));
+}
+static inline double fi_nki_softplus(double x) {
+    return x > 0.0 ? x + log1p(exp(-x)) : log1p(exp(x));
+}
+
+#define FI_NKI_SQRT1_2 0.70710678118654752440
+#define FI_NKI_INV_SQRT_2PI 0.39894228040143267794
+#define FI_NKI_2_SQRTPI 1.12837916709551257390
+#define FI_NKI_SQRT_2_PI 0.79788456080286535588
+
+static inline double fi_nki_act_raw(int act, double x, double alpha) {
+    switch (act) {
+    case FI_ACT_COPY: return x;
+    case FI_ACT_SQUARE: return x * x;
+    case FI_ACT_SIGMOID: return fi_nki_sigmoid(x);
+    case FI_ACT_RELU: return (x != x) ? x : (x > 0.0 ? x : 0.0);
+    case FI_ACT_PRELU: return (x != x) ? x : (x > 0.0 ? x : (x < 0.0 ? alpha * x : 0.0));
+    case FI_ACT_GELU: return 0.5 * x * (1.0 + erf(x * FI_NKI_SQRT1_2));
+    case FI_ACT_GELU_DX:
+        return 0.5 * (1.0 + erf(x * FI_NKI_SQRT1_2)) + x * FI_NKI_INV_SQRT_2PI * exp(-0.5 * x * x);
+    case FI_ACT_GELU_TANH:
+        return 0.5 * x * (1.0 + tanh(FI_NKI_SQRT_2_PI * (x + 0.044715 * x * x * x)));
+    case FI_ACT_GELU_SIGMOID: return x * fi_nki_sigmoid(1.702 * x);
+    case FI_ACT_GELU_SIGMOID_DX: {
+        double s = fi_nki_sigmoid(1.702 * x);
+        return s + 1.702 * x * s * (1.0 - s);
+    }
+    case FI_ACT_SILU: return x * fi_nki_sigmoid(x);
+    case FI_ACT_SILU_DX: {
+        double s = fi_nki_sigmoid(x);
+        return s * (1.0 + x * (1.0 - s));
+    }
+    case FI_ACT_TANH: return tanh(x);
+    case FI_ACT_SOFTPLUS: return fi_nki_softplus(x);
+    case FI_ACT_MISH: return x * tanh(fi_nki_softplus(x));
+    case FI_ACT_ERF: return erf(x);
+    case FI_ACT_ERF_DX: return FI_NKI_2_SQRTPI * exp(-x * x);
+    case FI_ACT_EXP: return exp(x);
+    case FI_ACT_LOG: return log(x);
+    case FI_ACT_LOG1P: return log1p(x);
+    case FI_ACT_SIN: return sin(x);
+    case FI_ACT_ARCTAN: return atan(x);
+    case FI_ACT_SQRT: return sqrt(x);
+    case FI_ACT_RSQRT: return 1.0 / sqrt(x);
+    case FI_ACT_RECIP: return 1.0 / x;
+    case FI_ACT_SIGN: return (x != x) ? x : (x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0));
+    case FI_ACT_ABS: return fabs(x);
+    default: return x;
+    }
+}
+
+/* The accurate value of activation `act` at x.  `alpha` is PReLU's negative slope.
+ * A NaN input comes out unchanged; a NaN produced from a non-NaN input (log(-1),
+ * sin(inf) ...) is the canonical quiet NaN +0x7ff8000000000000. */
+static inline double fi_nki_act(int act, double x, double alpha) {
+    double y;
+    if (x != x) return x;
+    y = fi_nki_act_raw(act, x, alpha);
+    return y != y ? fi_bits_f64(0x7ff8000000000000ull) : y;
+}
+
+/* ScalarE's sin outside [-pi, pi]: the Taylor cubic about +-pi, evaluated directly
+ * (spec 000: no range reduction; sin(9.0) ~ 27.65). */
+static inline double fi_nki_sin_scalar(double x) {
+    double a = fabs(x), u;
+    if (x != x) return x;
+    if (!(a > M_PI)) return fi_nki_act(FI_ACT_SIN, x, 0.0);
+    u = a - M_PI;
+    u = u * (u * u / 6.0 - 1.0);              /* -u + u^3/6, +inf at +inf */
+    return x < 0.0 ? -u : u;
+}
+
+/* 1 when x is outside ScalarE's valid input range for `act` (spec 000 Table 9). */
+static inline int fi_nki_scalar_out_of_range(int act, double x) {
+    double a = fabs(x);
+    switch (act) {
+    case FI_ACT_LOG: return x < 0x1p-64 || x > 0x1p64;
+    case FI_ACT_SIN: return a > M_PI;
+    case FI_ACT_ARCTAN: return a > M_PI / 2;
+    case FI_ACT_SQRT: return x < 0x1p-116 || x > 0x1p118;
+    case FI_ACT_RSQRT: return x < 0x1p-87 || x > 0x1p97;
+    case FI_ACT_RECIP: return a < 0x1p-42 || a > 0x1p42;
+    default: return 0;
+    }
+}
+
+/* ---- the elementwise shape ---------------------------------------------------------- */
+typedef struct {
+    const void *ptr; int fmt; ptrdiff_t sp, sf;
+} fi_nki_view;
+
+typedef struct {
+    int op;                    /* FI_ALU_* (FI_ALU_NONE: stage skipped) */
+    int rev;                   /* 1: operand op t */
+    int tensor;                /* 1: the operand is in1's element; 0: the per-partition scalar */
+    const float *f; ptrdiff_t fsp;       /* float32 scalar per partition (fsp 0: one scalar) */
+    const uint32_t *u; ptrdiff_t usp;    /* bit-pattern scalar per partition (bitvec) */
+} fi_nki_stage_desc;
+
+typedef struct {
+    int P, F;
+    void *dst; int dst_fmt; ptrdiff_t dst_sp, dst_sf;
+    fi_nki_view in0, in1;
+    fi_nki_stage_desc st[2];
+    int raw;                   /* 1: same-format bit copy of in0 (itemsize bytes) */
+    int itemsize;
+    int bitvec;                /* 1: uint32 bit-pattern pipeline */
+    int act;                   /* FI_ACT_* (FI_ACT_NONE: y = t in float32) */
+    int scalar_engine;         /* 1: ScalarE (sin cubic outside [-pi, pi], range counting) */
+    double alpha;              /* PReLU negative slope */
+    const double *lut;         /* optional: 2^bits table act(decode(code)) (no stages) */
+    float *acc; ptrdiff_t acc_sp;        /* optional per-partition float32 accumulator */
+    int acc_max;               /* 0: acc += y; 1: acc = maximum(acc, y) (IEEE 754-2019) */
+    int threads;               /* OpenMP threads (0: default) */
+} fi_nki_ew;
+
+static inline int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1) {
+    float t[FI_NKI_G][FI_NKI_CH], u[FI_NKI_CH];
+    double y[FI_NKI_G][FI_NKI_CH];
+    uint32_t tb[FI_NKI_CH], ub[FI_NKI_CH];
+    int64_t oor = 0;
+    const int dsz = a->itemsize;
+    for (int pg = p0; pg < p1; pg += FI_NKI_G) {
+        int g = p1 - pg < FI_NKI_G ? p1 - pg : FI_NKI_G;
+        for (int c0 = 0; c0 < a->F; c0 += FI_NKI_CH) {
+            int n = a->F - c0 < FI_NKI_CH ? a->F - c0 : FI_NKI_CH;
+            for (int r = 0; r < g; r++) {
+                int p = pg + r;
+                const char *s0 = (const char *)a->in0.ptr;
+                char *d = (char *)a->dst;
+                ptrdiff_t src_off = (ptrdiff_t)p * a->in0.sp + (ptrdiff_t)c0 * a->in0.sf;
+                ptrdiff_t dst_off = (ptrdiff_t)p * a->dst_sp + (ptrdiff_t)c0 * a->dst_sf;
+                if (a->raw) {
+                    int isz = dsz;
+                    if (a->in0.sf == 1 && a->dst_sf == 1) {
+                        memmove(d + dst_off * isz, s0 + src_off * isz, (size_t)n * isz);
+                    } else {
+                        for (int i = 0; i < n; i++)
+                            memcpy(d + (dst_off + (ptrdiff_t)i * a->dst_sf) * isz,
+                                   s0 + (src_off + (ptrdiff_t)i * a->in0.sf) * isz, isz);
+                    }
+                    continue;
+                }
+                if (a->bitvec) {
+                    int isz0 = a->in0.fmt <= FI_INT8 || a->in0.fmt == FI_BOOL ? 1 :
+                               a->in0.fmt <= FI_INT16 ? 2 : 4;
+                    fi_nki_decode_bits(a->in0.fmt, s0 + src_off * isz0, a->in0.sf, n, tb);
+                    for (int s = 0; s < 2; s++) {
+                        const fi_nki_stage_desc *st = &a->st[s];
+                        if (st->op == FI_ALU_NONE) continue;
+                        if (st->tensor) {
+                            int isz1 = a->in1.fmt <= FI_INT8 || a->in1.fmt == FI_BOOL ? 1 :
+                                       a->in1.fmt <= FI_INT16 ? 2 : 4;
+                            fi_nki_decode_bits(a->in1.fmt, (const char *)a->in1.ptr +
+                                               ((ptrdiff_t)p * a->in1.sp + (ptrdiff_t)c0 * a->in1.sf) * isz1,
+                                               a->in1.sf, n, ub);
+                            fi_nki_stage_bits(st->op, st->rev, tb, ub, 1, n);
+                        } else {
+                            static const uint32_t zu = 0;
+                            fi_nki_stage_bits(st->op, st->rev, tb, st->u ? st->u + (ptrdiff_t)p * st->usp : &zu, 0, n);
+                        }
+                    }
+                    fi_nki_encode_bits(a->dst_fmt, d + dst_off * dsz, a->dst_sf, n, tb);
+                    continue;
+                }
+                {
+                    static const int isz_of[FI_NUM_FORMATS] = {1, 1, 2, 2, 4, 4, 1, 1, 1, 1, 2, 2, 4, 4, 4, 4, 2, 1, 1};
+                    float *tr = t[r];
+                    if (a->lut) {
+                        double *yr = y[r];
+                        if (isz_of[a->in0.fmt] == 1) {
+                            const uint8_t *s8 = (const uint8_t *)s0 + src_off;
+                            for (int i = 0; i < n; i++) yr[i] = a->lut[s8[(ptrdiff_t)i * a->in0.sf]];
+                        } else {
+                            const uint16_t *s16 = (const uint16_t *)s0 + src_off;
+                            if (a->in0.sf == 1) { for (int i = 0; i < n; i++) yr[i] = a->lut[s16[i]]; }
+                            else { for (int i = 0; i < n; i++) yr[i] = a->lut[s16[(ptrdiff_t)i * a->in0.sf]]; }
+                        }
+                        continue;
+                    }
+                    fi_nki_decode(a->in0.fmt, s0 + src_off * isz_of[a->in0.fmt], a->in0.sf, n, tr);
+                    for (int s = 0; s < 2; s++) {
+                        const fi_nki_stage_desc *st = &a->st[s];
+                        if (st->op == FI_ALU_NONE) continue;
+                        if (st->tensor) {
+                            fi_nki_decode(a->in1.fmt, (const char *)a->in1.ptr +
+                                          ((ptrdiff_t)p * a->in1.sp + (ptrdiff_t)c0 * a->in1.sf) * isz_of[a->in1.fmt],
+                                          a->in1.sf, n, u);
+                            if (st->op == FI_ALU_SELECT) {
+                                float off = st->f[(ptrdiff_t)p * st->fsp];
+                                int rv = st->rev != 0;
+                                for (int i = 0; i < n; i++) tr[i] = ((u[i] != 0.0f) != rv) ? tr[i] : off;
+                                continue;
+                            }
+                            fi_nki_stage(st->op, st->rev, tr, u, 1, n);
+                        } else {
+                            static const float zf = 0.0f;
+                            fi_nki_stage(st->op, st->rev, tr, st->f ? st->f + (ptrdiff_t)p * st->fsp : &zf, 0, n);
+                        }
+                    }
+                    if (a->act != FI_ACT_NONE) {
+                        double *yr = y[r];
+                        int act = a->act;
+                        double al = a->alpha;
+                        if (a->scalar_engine) {
+                            for (int i = 0; i < n; i++) oor += fi_nki_scalar_out_of_range(act, tr[i]);
+                        }
+                        if (act == FI_ACT_SIN && a->scalar_engine) {
+                            for (int i = 0; i < n; i++) yr[i] = fi_nki_sin_scalar(tr[i]);
+                        } else if (act == FI_ACT_EXP) {
+                            for (int i = 0; i < n; i++) yr[i] = tr[i] != tr[i] ? (double)tr[i] : exp((double)tr[i]);
+                        } else {
+                            for (int i = 0; i < n; i++) yr[i] = fi_nki_act(act, tr[i], al);
+                        }
+                    }
+                }
+            }
+            if (a->raw || a->bitvec) continue;
+            /* accumulate (independent chains across the g rows) and store */
+            if (a->act != FI_ACT_NONE || a->lut) {
+                if (a->acc) {
+                    float s[FI_NKI_G];
+                    for (int r = 0; r < g; r++) s[r] = a->acc[(ptrdiff_t)(pg + r) * a->acc_sp];
+                    if (a->acc_max) {
+                        for (int r = 0; r < g; r++)
+                            for (int i = 0; i < n; i++) s[r] = fi_nki_max(s[r], (float)y[r][i]);
+                    } else if (g == FI_NKI_G) {
+                        for (int i = 0; i < n; i++)
+                            for (int r = 0; r < FI_NKI_G; r++) s[r] += (float)y[r][i];
+                    } else {
+                        for (int r = 0; r < g; r++)
+                            for (int i = 0; i < n; i++) s[r] += (float)y[r][i];
+                    }
+                    for (int r = 0; r < g; r++)   /* a NaN sum is the canonical quiet NaN */
+                        a->acc[(ptrdiff_t)(pg + r) * a->acc_sp] = s[r] != s[r] ? fi_nki_qnan() : s[r];
+                }
+                for (int r = 0; r < g; r++)
+                    fi_nki_encode_f64(a->dst_fmt, (char *)a->dst +
+                                      ((ptrdiff_t)(pg + r) * a->dst_sp + (ptrdiff_t)c0 * a->dst_sf) * dsz,
+                                      a->dst_sf, n, y[r]);
+            } else {
+                if (a->acc) {
+                    float s[FI_NKI_G];
+                    for (int r = 0; r < g; r++) s[r] = a->acc[(ptrdiff_t)(pg + r) * a->acc_sp];
+                    if (a->acc_max) {
+                        for (int r = 0; r < g; r++)
+                            for (int i = 0; i < n; i++) s[r] = fi_nki_max(s[r], t[r][i]);
+                    } else if (g == FI_NKI_G) {
+                        for (int i = 0; i < n; i++)
+                            for (int r = 0; r < FI_NKI_G; r++) s[r] += t[r][i];
+                    } else {
+                        for (int r = 0; r < g; r++)
+                            for (int i = 0; i < n; i++) s[r] += t[r][i];
+                    }
+                    for (int r = 0; r < g; r++)   /* a NaN sum is the canonical quiet NaN */
+                        a->acc[(ptrdiff_t)(pg + r) * a->acc_sp] = s[r] != s[r] ? fi_nki_qnan() : s[r];
+                }
+                for (int r = 0; r < g; r++)
+                    fi_nki_encode_f32(a->dst_fmt, (char *)a->dst +
+                                      ((ptrdiff_t)(pg + r) * a->dst_sp + (ptrdiff_t)c0 * a->dst_sf) * dsz,
+                                      a->dst_sf, n, t[r]);
+            }
+        }
+    }
+    return oor;
+}
+
+/* Run one elementwise instruction.  Returns the number of inputs outside ScalarE's
+ * valid range (0 unless scalar_engine).  Rows are split across OpenMP threads when
+ * the tile is large; results do not depend on the thread count. */
+static inline int64_t fi_nki_elementwise(const fi_nki_ew *a) {
+    int64_t oor = 0;
+#ifdef FASTISA_OPENMP
+    int ngroups = (a->P + FI_NKI_G - 1) / FI_NKI_G;
+    if ((int64_t)a->P * a->F >= (1 << 16) && ngroups > 1 && a->threads != 1) {
+        int nt = a->threads > 0 ? a->threads : 0;
+#pragma omp parallel for schedule(static) reduction(+:oor) num_threads(nt > 0 ? nt : omp_get_max_threads())
+        for (int gi = 0; gi < ngroups; gi++) {
+            int p0 = gi * FI_NKI_G, p1 = p0 + FI_NKI_G < a->P ? p0 + FI_NKI_G : a->P;
+            oor += fi_nki_ew_rows(a, p0, p1);
+        }
+        return oor;
+    }
+#endif
+    oor = fi_nki_ew_rows(a, 0, a->P);
+    return oor;
+}
+
+/* ---- the reduce shape ---------------------------------------------------------------- */
+/* out[p] = in[p,0] op in[p,1] op ... op in[p,F-1], folded left to right in float32
+ * (arithmetic) or on uint32 bit patterns (bitvec); negate multiplies the float32 result
+ * by -1; the result is rounded once to out's format.  F >= 1. */
+typedef struct {
+    int P, F;
+    fi_nki_view in;
+    void *out; int out_fmt; ptrdiff_t out_sp;
+    int op;
+    int bitvec;
+    int negate;
+    int threads;
+} fi_nki_reduce_args;
+
+static inline void fi_nki_reduce_rows(const fi_nki_reduce_args *a, int p0, int p1) {
+    static const int isz_of[FI_NUM_FORMATS] = {1, 1, 2, 2, 4, 4, 1, 1, 1, 1, 2, 2, 4, 4, 4, 4, 2, 1, 1};
+    float buf[FI_NKI_CH];
+    uint32_t bb[FI_NKI_CH];
+    int isz = isz_of[a->in.fmt], osz = isz_of[a->out_fmt];
+    for (int p = p0; p < p1; p++) {
+        const char *row = (const char *)a->in.ptr + (ptrdiff_t)p * a->in.sp * isz;
+        char *o = (char *)a->out + (ptrdiff_t)p * a->out_sp * osz;
+        if (a->bitvec) {
+            uint32_t acc = 0;
+            for (int c0 = 0; c0 < a->F; c0 += FI_NKI_CH) {
+                int n = a->F - c0 < FI_NKI_CH ? a->F - c0 : FI_NKI_CH;
+                fi_nki_decode_bits(a->in.fmt, row + (ptrdiff_t)c0 * a->in.sf * isz, a->in.sf, n, bb);
+                int i = 0;
+                if (c0 == 0) { acc = bb[0]; i = 1; }
+                for (; i < n; i++) acc = fi_nki_alu_bits(a->op, acc, bb[i]);
+            }
+            fi_nki_encode_bits(a->out_fmt, o, 1, 1, &acc);
+            continue;
+        }
+        float acc = 0.0f;
+        int any_nan = 0;
+        for (int c0 = 0; c0 < a->F; c0 += FI_NKI_CH) {
+            int n = a->F - c0 < FI_NKI_CH ? a->F - c0 : FI_NKI_CH;
+            int i = 0;
+            fi_nki_decode(a->in.fmt, row + (ptrdiff_t)c0 * a->in.sf * isz, a->in.sf, n, buf);
+            if (c0 == 0) { acc = buf[0]; i = 1; }
+            switch (a->op) {
+            case FI_ALU_ADD: for (; i < n; i++) acc += buf[i]; break;
+            case FI_ALU_SUB: for (; i < n; i++) acc -= buf[i]; break;
+            case FI_ALU_MUL: for (; i < n; i++) acc *= buf[i]; break;
+            case FI_ALU_MAX: case FI_ALU_MIN: {
+                /* order-independent (IEEE 754-2019 maximum/minimum): 4 lanes, then fold */
+                float l[4] = {acc, acc, acc, acc};
+                int isnan_ = acc != acc;
+                int ismax = a->op == FI_ALU_MAX;
+                for (; i + 4 <= n; i += 4) {
+                    for (int k = 0; k < 4; k++) {
+                        float x = buf[i + k];
+                        isnan_ |= x != x;
+                        if (ismax) {
+                            l[k] = x > l[k] ? x : (x == l[k] ? fi_bits_f32(fi_f32_bits(x) & fi_f32_bits(l[k])) : l[k]);
+                        } else {
+                            l[k] = x < l[k] ? x : (x == l[k] ? fi_bits_f32(fi_f32_bits(x) | fi_f32_bits(l[k])) : l[k]);
+                        }
+                    }
+                }
+                for (; i < n; i++) l[0] = ismax ? fi_nki_max(l[0], buf[i]) : fi_nki_min(l[0], buf[i]);
+                for (int k = 1; k < 4; k++) l[0] = ismax ? fi_nki_max(l[0], l[k]) : fi_nki_min(l[0], l[k]);
+                any_nan |= isnan_;
+                acc = l[0];
+                break;
+            }
+            default: for (; i < n; i++) acc = fi_nki_alu(a->op, acc, buf[i]); break;
+            }
+        }
+        if (a->negate) acc = acc * -1.0f;
+        if (any_nan || acc != acc) acc = fi_nki_qnan();   /* NaN results: canonical quiet NaN */
+        fi_nki_encode_f32(a->out_fmt, o, 1, 1, &acc);
+    }
+}
+
+static inline void fi_nki_reduce(const fi_nki_reduce_args *a) {
+#ifdef FASTISA_OPENMP
+    if ((int64_t)a->P * a->F >= (1 << 16) && a->P > 1 && a->threads != 1) {
+        int nt = a->threads > 0 ? a->threads : 0;
+#pragma omp parallel for schedule(static) num_threads(nt > 0 ? nt : omp_get_max_threads())
+        for (int p = 0; p < a->P; p++) fi_nki_reduce_rows(a, p, p + 1);
+        return;
+    }
+#endif
+    fi_nki_reduce_rows(a, 0, a->P);
+}
+
+/* ---- the matmul shape ----------------------------------------------------------------- */
+/* out[m, n] = out[m, n] + s[0, m]*v[0, n] + s[1, m]*v[1, n] + ... (k ascending), every
+ * product and sum a float32 operation (no FMA).  s: [K, M], v: [K, N], out: [M, N], all
+ * C-contiguous. */
+static inline void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M, int N) {
+    for (int m = 0; m < M; m++) {
+        float *o = out + (ptrdiff_t)m * N;
+        for (int k = 0; k < K; k++) {
+            float a = s[(ptrdiff_t)k * M + m];
+            const float *vr = v + (ptrdiff_t)k * N;
+            for (int n = 0; n < N; n++) o[n] += a * vr[n];
+        }
+    }
+}
+
+#endif /* FASTISA_NKI_H */

@@ -1,0 +1,140 @@
+# cython: language_level=3
+"""NKI compute drivers over csrc/fastisa/nki.h: one elementwise and one reduce entry point.
+
+Arrays are 2-D numpy arrays ([partition, free], any strides, storage dtype of their
+format); formats are ``fi_format`` codes.  Python (fastisa.nki._compute) has validated
+everything; these drivers only take pointers and strides and run one ``with nogil:``.
+"""
+from libc.stdint cimport uint32_t, int64_t
+from libc.string cimport memset
+cimport numpy as cnp
+import numpy as np
+
+from fastisa._kernels.capi cimport (fi_nki_ew, fi_nki_reduce_args, fi_nki_init,
+                                    fi_nki_elementwise, fi_nki_reduce, fi_nki_act,
+                                    fi_nki_sin_scalar, fi_nki_matmul_f32)
+
+cnp.import_array()
+fi_nki_init()
+
+
+cdef inline void _view(object arr, const void **ptr, Py_ssize_t *sp, Py_ssize_t *sf):
+    cdef cnp.ndarray a = <cnp.ndarray>arr
+    cdef Py_ssize_t it = cnp.PyArray_ITEMSIZE(a)
+    ptr[0] = cnp.PyArray_DATA(a)
+    sp[0] = cnp.PyArray_STRIDES(a)[0] // it
+    sf[0] = cnp.PyArray_STRIDES(a)[1] // it
+
+
+def elementwise(dst, int dst_fmt, in0, int in0_fmt, in1, int in1_fmt, stages,
+                int raw=0, int bitvec=0, int act=0, int scalar_engine=0, double alpha=0.0,
+                lut=None, acc=None, int acc_max=0, int threads=0):
+    """Run one elementwise instruction; returns the count of inputs outside ScalarE's range.
+
+    dst, in0, in1: 2-D arrays [P, F] (in1 may be None).  stages: two tuples
+    ``(op, rev, tensor, fvec, uvec)`` where fvec is a float32 [P] (or [1]) array of
+    per-partition operands and uvec a uint32 one (either may be None).  lut: float64
+    array indexed by in0's code, or None.  acc: float32 [P] accumulator, or None.
+    """
+    cdef fi_nki_ew a
+    cdef const void *p
+    cdef Py_ssize_t sp, sf
+    cdef cnp.ndarray fv, uv, lt, ac
+    cdef int64_t r
+    memset(&a, 0, sizeof(a))
+    a.P = dst.shape[0]
+    a.F = dst.shape[1]
+    _view(dst, &p, &sp, &sf)
+    a.dst = <void *>p
+    a.dst_fmt = dst_fmt
+    a.dst_sp = sp
+    a.dst_sf = sf
+    a.itemsize = dst.itemsize
+    _view(in0, &p, &sp, &sf)
+    a.in0.ptr = p
+    a.in0.fmt = in0_fmt
+    a.in0.sp = sp
+    a.in0.sf = sf
+    if in1 is not None:
+        _view(in1, &p, &sp, &sf)
+        a.in1.ptr = p
+        a.in1.fmt = in1_fmt
+        a.in1.sp = sp
+        a.in1.sf = sf
+    keep = []
+    for s in range(2):
+        op, rev, tensor, fvec, uvec = stages[s]
+        a.st[s].op = op
+        a.st[s].rev = rev
+        a.st[s].tensor = tensor
+        if fvec is not None:
+            fv = np.ascontiguousarray(fvec, dtype=np.float32)
+            keep.append(fv)
+            a.st[s].f = <const float *>cnp.PyArray_DATA(fv)
+            a.st[s].fsp = 1 if fv.shape[0] > 1 else 0
+        if uvec is not None:
+            uv = np.ascontiguousarray(uvec, dtype=np.uint32)
+            keep.append(uv)
+            a.st[s].u = <const uint32_t *>cnp.PyArray_DATA(uv)
+            a.st[s].usp = 1 if uv.shape[0] > 1 else 0
+    a.raw = raw
+    a.bitvec = bitvec
+    a.act = act
+    a.scalar_engine = scalar_engine
+    a.alpha = alpha
+    if lut is not None:
+        lt = <cnp.ndarray>lut
+        a.lut = <const double *>cnp.PyArray_DATA(lt)
+    if acc is not None:
+        ac = <cnp.ndarray>acc
+        a.acc = <float *>cnp.PyArray_DATA(ac)
+        a.acc_sp = 1
+        a.acc_max = acc_max
+    a.threads = threads
+    with nogil:
+        r = fi_nki_elementwise(&a)
+    return r
+
+
+def reduce(out, int out_fmt, inp, int in_fmt, int op, int bitvec=0, int negate=0,
+           int threads=0):
+    """out[p] = fold(op, inp[p, :]) rounded once to out's format.  out: 1-D [P]."""
+    cdef fi_nki_reduce_args a
+    cdef const void *p
+    cdef Py_ssize_t sp, sf
+    cdef cnp.ndarray o = <cnp.ndarray>out
+    memset(&a, 0, sizeof(a))
+    a.P = inp.shape[0]
+    a.F = inp.shape[1]
+    _view(inp, &p, &sp, &sf)
+    a.inp.ptr = p
+    a.inp.fmt = in_fmt
+    a.inp.sp = sp
+    a.inp.sf = sf
+    a.out = cnp.PyArray_DATA(o)
+    a.out_fmt = out_fmt
+    a.out_sp = cnp.PyArray_STRIDES(o)[0] // cnp.PyArray_ITEMSIZE(o)
+    a.op = op
+    a.bitvec = bitvec
+    a.negate = negate
+    a.threads = threads
+    with nogil:
+        fi_nki_reduce(&a)
+
+
+def act_table(int act, double alpha, int scalar_engine, double[::1] x, double[::1] out):
+    """out[i] = activation ``act`` at x[i] (float64; ScalarE's sin cubic when scalar_engine)."""
+    cdef Py_ssize_t i, n = x.shape[0]
+    with nogil:
+        for i in range(n):
+            if scalar_engine and act == 21:
+                out[i] = fi_nki_sin_scalar(x[i])
+            else:
+                out[i] = fi_nki_act(act, x[i], alpha)
+
+
+def matmul_f32(float[:, ::1] out, const float[:, ::1] s, const float[:, ::1] v):
+    """out[M, N] += s[K, M].T @ v[K, N], float32, k ascending, no FMA."""
+    cdef int K = s.shape[0], M = s.shape[1], N = v.shape[1]
+    with nogil:
+        fi_nki_matmul_f32(&out[0, 0], &s[0, 0], &v[0, 0], K, M, N)

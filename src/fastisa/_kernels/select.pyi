@@ -1,0 +1,13 @@
+"""Type stubs for the selection drivers (csrc/fastisa/select.h)."""
+
+import numpy as np
+import numpy.typing as npt
+
+def topk_bf16(src: npt.NDArray[np.uint16], n: int, sorted: bool, val: npt.NDArray[np.uint16],
+              idx: npt.NDArray[np.uint32], threads: int = ...) -> int: ...
+def max8_f32(src: npt.NDArray[np.float32], out_val: npt.NDArray[np.float32],
+             out_idx: npt.NDArray[np.uint32]) -> None: ...
+def find_index8_f32(data: npt.NDArray[np.float32], vals: npt.NDArray[np.float32],
+                    out: npt.NDArray[np.uint32]) -> None: ...
+def match_replace8_f32(work: npt.NDArray[np.float32], vals: npt.NDArray[np.float32], imm: float,
+                       out_idx: npt.NDArray[np.uint32]) -> None: ...

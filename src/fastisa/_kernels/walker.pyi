@@ -1,0 +1,9 @@
+import numpy as np
+
+NPARAM: int
+
+def vector(params: np.ndarray, scalar: float, dbuf: np.ndarray, s0buf: np.ndarray,
+           s1buf: np.ndarray) -> None: ...
+def reduce(params: np.ndarray, dbuf: np.ndarray, sbuf: np.ndarray) -> None: ...
+def dma(dbuf: np.ndarray, doff: int, sbuf: np.ndarray, soff: int, nburst: int, burst: int,
+        src_gap: int, dst_gap: int) -> None: ...

@@ -1,0 +1,38 @@
+# cython: language_level=3
+"""TIK walker drivers: one nogil call into csrc/fastisa/walker.h per instruction.
+
+``params`` is the int64 image of ``fi_tik_instr`` (FI_TIK_NPARAM fields, see walker.h),
+filled and validated by :mod:`fastisa.tik`; these drivers trust it completely.
+"""
+from libc.stdint cimport int64_t, uint8_t
+from libc.string cimport memcpy
+from fastisa._kernels.capi cimport (fi_tik_instr, FI_TIK_NPARAM, fi_tik_vector,
+                                    fi_tik_reduce, fi_tik_dma)
+
+NPARAM = FI_TIK_NPARAM
+
+
+def vector(const int64_t[::1] params, double scalar, uint8_t[::1] dbuf,
+           const uint8_t[::1] s0buf, const uint8_t[::1] s1buf):
+    """Run one vector instruction (op, strides, mask as data) over the scope buffers."""
+    cdef fi_tik_instr ins
+    memcpy(&ins, &params[0], FI_TIK_NPARAM * sizeof(int64_t))
+    ins.scalar = scalar
+    with nogil:
+        fi_tik_vector(&ins, &dbuf[0], &s0buf[0], &s1buf[0])
+
+
+def reduce(const int64_t[::1] params, uint8_t[::1] dbuf, const uint8_t[::1] sbuf):
+    """Per-repeat reduction (vcadd/vcmax/vcmin shape) of src's active lanes."""
+    cdef fi_tik_instr ins
+    memcpy(&ins, &params[0], FI_TIK_NPARAM * sizeof(int64_t))
+    ins.scalar = 0.0
+    with nogil:
+        fi_tik_reduce(&ins, &dbuf[0], &sbuf[0])
+
+
+def dma(uint8_t[::1] dbuf, int64_t doff, const uint8_t[::1] sbuf, int64_t soff,
+        int64_t nburst, int64_t burst, int64_t src_gap, int64_t dst_gap):
+    """data_move: nburst bursts of ``burst`` bytes with tail-to-head gaps (bytes)."""
+    with nogil:
+        fi_tik_dma(&dbuf[doff], &sbuf[soff], nburst, burst, src_gap, dst_gap)

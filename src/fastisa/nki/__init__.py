@@ -1,0 +1,190 @@
+"""fastisa's NKI front-end: ``nki.jit``, ``nki.simulate``, ``nki.isa``, ``nki.language``.
+
+Kernels written for AWS Neuron's ``nki`` (``import nki``, ``import nki.isa as nisa``,
+``import nki.language as nl``) run unchanged with :mod:`fastisa.shim` installed::
+
+    @nki.jit
+    def kernel(a):                      # a: an HBM tensor
+        t = nl.ndarray(a.shape, a.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=a)
+        ...
+        out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=t)
+        return out
+
+    result = nki.simulate(kernel)(a_numpy)      # numpy in, numpy out
+    kernel.profile.totals()                     # {'DMA': ..., 'GpSimd': ...} engine cycles
+
+As in the official simulator: each numpy argument becomes an HBM :class:`NkiTensor`
+(``nl.hbm``; ``nl.shared_hbm`` for SPMD launches) over the caller's array, so an input
+the kernel writes is updated in place; other arguments pass through; every instruction
+runs eagerly, in program order; returned tensors come back as numpy arrays (same nesting:
+a tensor, a tuple/list, a dict).  ``nki.simulate(kernel[n])`` (or ``kernel[n]`` for a
+grid ``kernel[n, m]``) runs the ``n`` SPMD instances one after the other, each with its
+own ``nl.program_id()``, its own SBUF/PSUM and the same ``shared_hbm`` outputs.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from .. import cost as _cost
+from .. import dtypes as _dt
+from ..errors import ConstraintError
+from . import language
+from .tensor import NkiTensor
+
+__all__ = ["jit", "simulate", "Kernel", "NkiTensor", "isa", "language", "profile"]
+
+#: The profile of the most recent ``nki.simulate`` run (None before the first run).
+profile = None
+
+
+class Kernel:
+    """A ``@nki.jit`` kernel.  ``kernel[grid]`` is the SPMD launch; calling runs it.
+
+    Calling a Kernel with numpy arrays simulates it (like ``nki.simulate(kernel)(...)``);
+    calling it with NkiTensors (from inside another kernel) just runs the function.
+    ``.profile`` holds the :class:`fastisa.cost.Profile` of the last simulated run.
+    """
+
+    def __init__(self, func, grid=(1,), options=None, parent=None):
+        self.func = func
+        self.grid = tuple(grid)
+        self.options = dict(options or {})
+        self._parent = parent
+        self._profile = None
+        functools.update_wrapper(self, func)
+
+    @property
+    def profile(self):
+        return self._profile
+
+    @profile.setter
+    def profile(self, p):
+        self._profile = p
+        if self._parent is not None:
+            self._parent.profile = p
+
+    def __getitem__(self, grid) -> "Kernel":
+        if not isinstance(grid, tuple):
+            grid = (grid,)
+        try:
+            grid = tuple(int(g) for g in grid)
+        except TypeError:
+            raise ConstraintError(f"launch grid: must be ints, got {grid!r}") from None
+        if not grid or any(g < 1 for g in grid):
+            raise ConstraintError(f"launch grid: every dimension must be >= 1, got {grid}")
+        return Kernel(self.func, grid, self.options, parent=self)
+
+    def __call__(self, *args, **kwargs):
+        if _has_numpy(args, kwargs):
+            return simulate(self)(*args, **kwargs)
+        return self.func(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        g = "" if self.grid == (1,) else f"[{', '.join(map(str, self.grid))}]"
+        return f"<nki kernel {getattr(self.func, '__name__', '?')}{g}>"
+
+
+def jit(func=None, **options):
+    """Decorator: ``@nki.jit`` or ``@nki.jit(**options)`` (options are accepted and kept)."""
+    if func is None:
+        return lambda f: Kernel(f, options=options)
+    return Kernel(func, options=options)
+
+
+def _has_numpy(args, kwargs) -> bool:
+    return any(isinstance(a, np.ndarray) for a in args) or \
+        any(isinstance(v, np.ndarray) for v in kwargs.values())
+
+
+def _wrap(x, buffer, name):
+    if isinstance(x, np.ndarray):
+        if x.dtype == np.float64:
+            raise ConstraintError(f"simulate: argument {name!r}: unsupported dtype float64 (NKI "
+                                  f"has no float64; convert to float32 first)")
+        fmt = _dt.lookup(x.dtype)
+        data = x if x.flags.writeable else x.copy()
+        return NkiTensor(data, fmt, buffer, name)
+    return x
+
+
+def _unwrap(r):
+    if isinstance(r, NkiTensor):
+        if r.buffer.on_chip:
+            raise ConstraintError(f"simulate: returned tensor {r.name!r} must be in HBM "
+                                  f"(nl.shared_hbm), got {r.buffer.name}")
+        out = np.array(r.data, copy=True)
+        if r.dtype.kind == "bool":
+            out = out.astype(np.bool_)
+        return out
+    if isinstance(r, tuple):
+        return tuple(_unwrap(v) for v in r)
+    if isinstance(r, list):
+        return [_unwrap(v) for v in r]
+    if isinstance(r, dict):
+        return {k: _unwrap(v) for k, v in r.items()}
+    return r
+
+
+class Simulated:
+    """What ``nki.simulate(kernel)`` returns: call it with numpy arrays."""
+
+    def __init__(self, kernel, target=None):
+        if not isinstance(kernel, Kernel):
+            if not callable(kernel):
+                raise TypeError(f"simulate: expected a kernel, got {type(kernel).__name__}")
+            kernel = Kernel(kernel)
+        self.kernel = kernel
+        self.target = target
+        self.profile = None
+
+    def __getitem__(self, grid) -> "Simulated":
+        return Simulated(self.kernel[grid], self.target)
+
+    def __call__(self, *args, **kwargs):
+        global profile
+        grid = self.kernel.grid
+        nprog = math.prod(grid)
+        buf = language.shared_hbm if nprog > 1 else language.hbm
+        names = _arg_names(self.kernel.func, len(args))
+        targs = [_wrap(a, buf, n) for a, n in zip(args, names)]
+        tkw = {k: _wrap(v, buf, k) for k, v in kwargs.items()}
+        shared: list = []
+        result = None
+        with _cost.profiling() as p:
+            for pid in np.ndindex(*grid):
+                with language._instance(self.target, pid, grid, shared):
+                    result = self.kernel.func(*targs, **tkw)
+        self.profile = p
+        self.kernel.profile = p
+        profile = p
+        return _unwrap(result)
+
+
+def _arg_names(func, n):
+    try:
+        import inspect
+        params = list(inspect.signature(func).parameters)
+    except (TypeError, ValueError):
+        params = []
+    return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
+
+
+def simulate(kernel, *, target=None) -> Simulated:
+    """``nki.simulate(kernel)(*numpy_arrays)``: run a kernel on fastisa, numpy in and out.
+
+    ``kernel`` is a ``@nki.jit`` kernel, an SPMD launch ``kernel[n]`` or a plain function.
+    ``target`` selects the NeuronCore generation (``"trn2"`` default, ``"trn3"``) for the
+    SBUF/PSUM capacity checks.  After the call, ``.profile`` (on the returned object, on
+    the kernel and as ``fastisa.nki.profile``) is the run's :class:`fastisa.cost.Profile`:
+    ``.totals()`` gives estimated cycles per engine, ``.summary()`` a table.
+    """
+    return Simulated(kernel, target)
+
+
+from . import isa  # noqa: E402

@@ -1,0 +1,55 @@
+"""Type casting through float32 (spec 000 "Type Casting"), shared by the NKI instructions.
+
+* :func:`to_f32` -- any non-packed tensor's elements as float32: float formats exactly,
+  integers rounded to nearest even (exact up to 2^24), bool_ as 0.0 / 1.0.
+* :func:`from_f32` -- float32 values to a destination format with one RNE rounding
+  (integers: RNE, saturate to the destination range, NaN -> 0) via :func:`fastisa.convert`;
+  ``bool_`` rounds then saturates to [0, 1] (as the NKI compute instructions do).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..errors import ConstraintError
+
+__all__ = ["to_f32", "from_f32", "require_unpacked"]
+
+
+def require_unpacked(instr: str, param: str, fmt) -> None:
+    if fmt.kind == "packed":
+        raise ConstraintError(f"{instr}: {param} dtype must not be a packed x4 type when the "
+                              f"instruction converts values, got {fmt.name}")
+
+
+def to_f32(data: np.ndarray, fmt) -> np.ndarray:
+    """float32 copy of ``data`` (storage of format ``fmt``)."""
+    fmt = _dt.lookup(fmt)
+    if fmt.kind == "packed":
+        raise ConstraintError(f"to_f32: packed type {fmt.name} has no per-element float32 view")
+    return np.asarray(data).astype(np.float32)
+
+
+def from_f32(x: np.ndarray, fmt) -> np.ndarray:
+    """float32 array ``x`` rounded once to format ``fmt`` (an array of ``fmt.np_dtype``)."""
+    fmt = _dt.lookup(fmt)
+    x = np.asarray(x, dtype=np.float32)
+    if fmt.name == "float32":
+        return x.copy()
+    if fmt.kind == "bool":
+        return _f32_to_int(x, fmt)
+    from .. import convert   # floats: RNE (ml_dtypes overflow rules); ints: RNE, saturate, NaN->0
+    return np.asarray(convert(x, fmt))
+
+
+def _f32_to_int(x: np.ndarray, fmt) -> np.ndarray:
+    """RNE, saturate to the destination range, NaN -> 0 (spec 000 FP32-to-Integer)."""
+    if fmt.kind == "bool":
+        lo, hi = 0.0, 1.0
+    else:
+        info = np.iinfo(fmt.np_dtype)
+        lo, hi = float(info.min), float(info.max)
+    r = np.rint(x.astype(np.float64))
+    r = np.where(np.isnan(r), 0.0, np.clip(r, lo, hi))
+    return r.astype(fmt.np_dtype)

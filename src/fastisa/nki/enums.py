@@ -1,0 +1,80 @@
+"""Enumerations of ``nki.isa``: engines, accumulator commands, DMA modes.
+
+Re-exported by :mod:`fastisa.nki.isa` (``nisa.engine.vector``, ``nisa.vector_engine``,
+``nisa.reduce_cmd.reset_reduce``, ``nisa.oob_mode.skip`` ...).  Instructions accept a
+member of these enums, an equivalent object with the same ``.name``, or the name as a
+string; :func:`engine_name` normalises.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from ..errors import ConstraintError
+
+__all__ = ["engine", "reduce_cmd", "oob_mode", "dge_mode", "tensor_engine", "vector_engine",
+           "scalar_engine", "gpsimd_engine", "unknown_engine", "engine_name", "ENGINE_COST_NAME"]
+
+
+class engine(enum.Enum):
+    """The NeuronCore compute engines an instruction can be mapped to."""
+
+    unknown = 0
+    tensor = 1
+    vector = 2
+    scalar = 3
+    gpsimd = 4
+    sync = 5
+    dma = 6
+
+
+class reduce_cmd(enum.Enum):
+    """Commands for the per-lane accumulation registers (activation, exponential, ...)."""
+
+    idle = 0
+    reset = 1
+    reduce = 2
+    reset_reduce = 3
+    load_reduce = 4
+
+
+class oob_mode(enum.Enum):
+    error = 0
+    skip = 1
+
+
+class dge_mode(enum.Enum):
+    unknown = 0
+    none = 1
+    swdge = 2
+    hwdge = 3
+
+
+tensor_engine = engine.tensor
+vector_engine = engine.vector
+scalar_engine = engine.scalar
+gpsimd_engine = engine.gpsimd
+unknown_engine = engine.unknown
+
+#: engine name -> the engine name fastisa.cost.record uses.
+ENGINE_COST_NAME = {"tensor": "Tensor", "vector": "Vector", "scalar": "Scalar",
+                    "gpsimd": "GpSimd", "sync": "DMA", "dma": "DMA"}
+
+
+def engine_name(instr: str, value, allowed=None) -> str:
+    """Normalise an ``engine=`` argument to its lower-case name, checking ``allowed``.
+
+    ``None`` means ``unknown``.  Raises ConstraintError for anything else.
+    """
+    if value is None:
+        name = "unknown"
+    elif isinstance(value, str):
+        name = value.lower().removesuffix("_engine")
+    else:
+        name = str(getattr(value, "name", value)).lower().removesuffix("_engine")
+    if name not in engine.__members__:
+        raise ConstraintError(f"{instr}: engine must be one of {sorted(engine.__members__)}, "
+                              f"got {value!r}")
+    if allowed is not None and name not in allowed:
+        raise ConstraintError(f"{instr}: engine must be {' or '.join(allowed)}, got {name}")
+    return name

@@ -1,0 +1,349 @@
+"""``nki.language`` for fastisa: data types, buffers, tensor allocation, SPMD ids, tile sizes.
+
+* Every spec 000 data type as ``nl.<name>`` (the :class:`fastisa.dtypes.Format` objects):
+  ``uint8 int8 uint16 int16 uint32 int32 float8_e4m3 float8_e5m2 float8_e4m3fn
+  float8_e8m0fnu float16 bfloat16 tfloat32 float32 float8_e5m2_x4 float8_e4m3fn_x4
+  float4_e2m1fn_x4 bool_``.
+* Buffers ``nl.sbuf``, ``nl.psum``, ``nl.hbm`` (= ``nl.private_hbm``), ``nl.shared_hbm``.
+* ``nl.ndarray(shape, dtype, buffer=nl.sbuf, name='')`` allocates a tensor filled the way
+  the official simulator fills new memory: **NaN for float dtypes, 4 for integer dtypes**
+  (bool_ too), so reading unwritten memory is visible.  Packed x4 containers: every fp8
+  lane holds the NaN code 0x7F; float4_e2m1fn has no NaN, its lanes hold code 0x7 (6.0).
+* SBUF / PSUM capacity per partition is tracked per kernel instance for the target
+  (``trn2`` by default; ``trn3`` / ``trn1`` with :func:`use_target`, ``nki.simulate(...,
+  target=)`` or ``NEURON_PLATFORM_TARGET_OVERRIDE``); an allocation that does not fit
+  raises :class:`~fastisa.errors.AccessError`.  Memory is released when the tensor (and
+  every view of it) is garbage-collected.
+* ``nl.tile_size`` (``pmax`` 128, ``psum_fmax`` 512, ...), ``nl.ds(start, size)``,
+  ``nl.program_id(axis)``, ``nl.num_programs(axes)``, ``nl.program_ndim()``.
+* The operator and activation tables (``nl.add`` ..., ``nl.exp`` ...) come from
+  :mod:`fastisa.nki.ops` (re-exported at the end of this module).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import math
+import os
+import weakref
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..errors import AccessError, ConstraintError
+from .tensor import PMAX, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, Buffer, NkiTensor
+
+# ---- data types (spec 000, Table 7) ------------------------------------------------------
+SPEC_DTYPES = ("uint8", "int8", "uint16", "int16", "uint32", "int32",
+               "float8_e4m3", "float8_e5m2", "float8_e4m3fn", "float8_e8m0fnu",
+               "float16", "bfloat16", "tfloat32", "float32",
+               "float8_e5m2_x4", "float8_e4m3fn_x4", "float4_e2m1fn_x4", "bool_")
+
+uint8 = _dt.FORMATS["uint8"]
+int8 = _dt.FORMATS["int8"]
+uint16 = _dt.FORMATS["uint16"]
+int16 = _dt.FORMATS["int16"]
+uint32 = _dt.FORMATS["uint32"]
+int32 = _dt.FORMATS["int32"]
+float8_e4m3 = _dt.FORMATS["float8_e4m3"]
+float8_e5m2 = _dt.FORMATS["float8_e5m2"]
+float8_e4m3fn = _dt.FORMATS["float8_e4m3fn"]
+float8_e8m0fnu = _dt.FORMATS["float8_e8m0fnu"]
+float16 = _dt.FORMATS["float16"]
+bfloat16 = _dt.FORMATS["bfloat16"]
+tfloat32 = _dt.FORMATS["tfloat32"]
+float32 = _dt.FORMATS["float32"]
+float8_e5m2_x4 = _dt.FORMATS["float8_e5m2_x4"]
+float8_e4m3fn_x4 = _dt.FORMATS["float8_e4m3fn_x4"]
+float4_e2m1fn_x4 = _dt.FORMATS["float4_e2m1fn_x4"]
+bool_ = _dt.FORMATS["bool_"]
+
+# ---- buffers -------------------------------------------------------------------------
+sbuf = SBUF
+psum = PSUM
+private_hbm = PRIVATE_HBM
+hbm = PRIVATE_HBM
+shared_hbm = SHARED_HBM
+
+
+# ---- targets and on-chip capacity ---------------------------------------------------------
+@dataclass(frozen=True)
+class Target:
+    """A NeuronCore generation: SBUF and PSUM bytes per partition.
+
+    trn1 (NC-v2): SBUF 24 MiB = 128 x 192 KiB; trn2 (NC-v3): SBUF 28 MiB = 128 x 224 KiB;
+    PSUM 2 MiB = 128 x 16 KiB (reference/nki.md section 1.4).  trn3 (NC-v4) sizes are not
+    in the reference: fastisa assumes SBUF 32 MiB = 128 x 256 KiB and PSUM 128 x 16 KiB.
+    """
+
+    name: str
+    sbuf_bytes: int
+    psum_bytes: int
+
+
+TARGETS = {
+    "trn1": Target("trn1", 192 * 1024, 16 * 1024),
+    "trn2": Target("trn2", 224 * 1024, 16 * 1024),
+    "trn3": Target("trn3", 256 * 1024, 16 * 1024),
+}
+_TARGET_ALIASES = {"gen2": "trn1", "gen3": "trn2", "gen4": "trn3", "inf2": "trn1"}
+
+
+def _lookup_target(name) -> Target:
+    if isinstance(name, Target):
+        return name
+    key = _TARGET_ALIASES.get(str(name).lower(), str(name).lower())
+    if key not in TARGETS:
+        raise ConstraintError(f"target: must be one of {sorted(TARGETS)}, got {name!r}")
+    return TARGETS[key]
+
+
+def _default_target() -> Target:
+    env = os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE")
+    return _lookup_target(env) if env else TARGETS["trn2"]
+
+
+@dataclass
+class _Machine:
+    """Per-kernel-instance state: target, SPMD ids, on-chip bytes in use per partition."""
+
+    target: Target
+    program_id: tuple = (0,)
+    grid: tuple = (1,)
+    used: dict = field(default_factory=lambda: {"sbuf": 0, "psum": 0})
+    shared: list = field(default_factory=list)   # shared_hbm allocations of an SPMD launch
+    n_shared: int = 0                            # this instance's shared_hbm allocations so far
+
+    def capacity(self, buffer: str) -> int:
+        return self.target.sbuf_bytes if buffer == "sbuf" else self.target.psum_bytes
+
+    def release(self, buffer: str, nbytes: int) -> None:
+        self.used[buffer] -= nbytes
+
+
+_MACHINE: contextvars.ContextVar[_Machine | None] = contextvars.ContextVar(
+    "fastisa_nki_machine", default=None)
+_DEFAULT_MACHINE: list = []
+
+
+def _machine() -> _Machine:
+    m = _MACHINE.get()
+    if m is None:
+        if not _DEFAULT_MACHINE:
+            _DEFAULT_MACHINE.append(_Machine(_default_target()))
+        m = _DEFAULT_MACHINE[0]
+    return m
+
+
+@contextlib.contextmanager
+def _instance(target, program_id=(0,), grid=(1,), shared=None):
+    """Run a block as one kernel instance (fresh SBUF/PSUM accounting)."""
+    m = _Machine(_lookup_target(target) if target is not None else _default_target(),
+                 tuple(program_id), tuple(grid), shared=[] if shared is None else shared)
+    token = _MACHINE.set(m)
+    try:
+        yield m
+    finally:
+        _MACHINE.reset(token)
+
+
+@contextlib.contextmanager
+def use_target(name):
+    """Run the block on target ``name`` (``"trn2"``, ``"trn3"``, ``"trn1"``, or gen2/3/4)."""
+    with _instance(name):
+        yield
+
+
+def target() -> str:
+    """Name of the current target (``"trn2"`` unless selected otherwise)."""
+    return _machine().target.name
+
+
+def sbuf_capacity() -> int:
+    """SBUF bytes per partition of the current target."""
+    return _machine().target.sbuf_bytes
+
+
+def psum_capacity() -> int:
+    """PSUM bytes per partition of the current target."""
+    return _machine().target.psum_bytes
+
+
+def sbuf_usage() -> int:
+    """SBUF bytes per partition currently allocated by live tensors of this instance."""
+    return _machine().used["sbuf"]
+
+
+def psum_usage() -> int:
+    return _machine().used["psum"]
+
+
+class _TileSize:
+    """``nl.tile_size``: hardware tile limits (elements)."""
+
+    pmax = PMAX                   #: max partition dimension
+    psum_fmax = 512               #: max free size of a PSUM tile (one 2 KiB bank of fp32)
+    psum_bank_fmax = 512
+    gemm_stationary_fmax = 128    #: max free size of nc_matmul's stationary operand
+    gemm_moving_fmax = 512        #: max free size of nc_matmul's moving operand
+    bn_stats_fmax = 512
+
+    @property
+    def total_available_sbuf_size(self) -> int:
+        return sbuf_capacity()
+
+    def __repr__(self) -> str:
+        return (f"tile_size(pmax={self.pmax}, psum_fmax={self.psum_fmax}, "
+                f"gemm_stationary_fmax={self.gemm_stationary_fmax}, "
+                f"gemm_moving_fmax={self.gemm_moving_fmax})")
+
+
+tile_size = _TileSize()
+
+
+# ---- allocation ------------------------------------------------------------------------
+def _fill_value(fmt):
+    if fmt.kind == "float":
+        return np.nan
+    if fmt.kind in ("int", "bool"):
+        return 4
+    if fmt.name == "float4_e2m1fn_x4":
+        return 0x7777
+    return 0x7F7F7F7F  # fp8 x4: NaN code 0x7F in every lane
+
+
+def _check_shape(shape) -> tuple:
+    if isinstance(shape, (int, np.integer)):
+        shape = (shape,)
+    try:
+        shape = tuple(int(s) for s in shape)
+    except TypeError:
+        raise ConstraintError(f"ndarray: shape must be a tuple of ints, got {shape!r}") from None
+    if not shape:
+        raise ConstraintError("ndarray: shape must have at least one dimension (the partition "
+                              "dimension), got ()")
+    if any(s <= 0 for s in shape):
+        raise ConstraintError(f"ndarray: every dimension must be positive, got {shape}")
+    return shape
+
+
+def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -> NkiTensor:
+    """Allocate a tensor of ``shape`` (axis 0 = partition dimension) and ``dtype`` in ``buffer``.
+
+    New memory is filled NaN (float dtypes) or 4 (integer dtypes), like ``nki.simulate``.
+
+    Parameters
+    ----------
+    shape : tuple of int
+        ``shape[0]`` is the partition dimension: at most 128 (``nl.tile_size.pmax``) for
+        ``nl.sbuf`` / ``nl.psum``.  Packed x4 dtypes count containers (4 elements each).
+    dtype : an ``nl`` data type (or a numpy dtype / format name).
+    buffer : ``nl.sbuf`` (default), ``nl.psum``, ``nl.hbm``/``nl.private_hbm``, ``nl.shared_hbm``.
+    name : str
+    address : ignored (fastisa does not model SBUF addresses).
+
+    Raises
+    ------
+    ConstraintError
+        Bad shape, unknown dtype, partition dimension > 128 on chip.
+    AccessError
+        The allocation does not fit the target's SBUF / PSUM bytes per partition.
+    """
+    shape = _check_shape(shape)
+    fmt = _dt.lookup(dtype)
+    if buffer is None:
+        buffer = SBUF
+    if isinstance(buffer, str):
+        from .tensor import _BUFFERS
+        if buffer not in _BUFFERS:
+            raise ConstraintError(f"ndarray: buffer must be nl.sbuf, nl.psum, nl.hbm or "
+                                  f"nl.shared_hbm, got {buffer!r}")
+        buffer = _BUFFERS[buffer]
+    if not isinstance(buffer, Buffer):
+        raise ConstraintError(f"ndarray: buffer must be nl.sbuf, nl.psum, nl.hbm or "
+                              f"nl.shared_hbm, got {buffer!r}")
+    m = _machine()
+    if buffer is SHARED_HBM and len(m.grid) and math.prod(m.grid) > 1:
+        # one shared tensor per SPMD launch: the i-th shared_hbm allocation of every
+        # instance is the same memory (each program writes its part of the output).
+        i = m.n_shared
+        m.n_shared += 1
+        if i < len(m.shared):
+            t = m.shared[i]
+            if t.shape == shape and t.dtype is fmt:
+                return t
+        t = NkiTensor(np.full(shape, _fill_value(fmt), fmt.np_dtype), fmt, buffer, name)
+        if i < len(m.shared):
+            m.shared[i] = t
+        else:
+            m.shared.append(t)
+        return t
+    if buffer.on_chip:
+        if shape[0] > PMAX:
+            raise ConstraintError(f"ndarray: partition dimension must be <= {PMAX} for "
+                                  f"{buffer.name}, got {shape[0]} (shape {shape})")
+        per_part = math.prod(shape[1:]) * fmt.itemsize
+        cap = m.capacity(buffer.name)
+        if m.used[buffer.name] + per_part > cap:
+            raise AccessError(
+                f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
+                f"{shape} {fmt.name} needs {per_part} bytes per partition, "
+                f"{m.used[buffer.name]} of {cap} are in use")
+    data = np.full(shape, _fill_value(fmt), fmt.np_dtype)
+    if buffer.on_chip:
+        m.used[buffer.name] += per_part
+        weakref.finalize(data, m.release, buffer.name, per_part)
+    return NkiTensor(data, fmt, buffer, name)
+
+
+def zeros(shape, dtype, buffer=None, name: str = "", **kwargs) -> NkiTensor:
+    """Like :func:`ndarray` but filled with zeros (no engine cycles are counted)."""
+    t = ndarray(shape, dtype, buffer=buffer, name=name)
+    t.data[...] = 0
+    return t
+
+
+def par_dim(size):
+    """Legacy partition-dimension marker in shapes: returns ``size`` unchanged."""
+    return size
+
+
+def ds(start, size) -> slice:
+    """Dynamic slice ``[start, start + size)`` for tensor indexing: ``t[:, nl.ds(64, 128)]``."""
+    start, size = int(start), int(size)
+    if size < 0:
+        raise ConstraintError(f"ds: size must be >= 0, got {size}")
+    return slice(start, start + size)
+
+
+# ---- SPMD ------------------------------------------------------------------------------
+def program_id(axis: int = 0) -> int:
+    """Index of this kernel instance along launch-grid ``axis`` (``kernel[n]`` / ``kernel[n, m]``)."""
+    m = _machine()
+    axis = int(axis)
+    if not 0 <= axis < len(m.grid):
+        raise ConstraintError(f"program_id: axis must be in [0, {len(m.grid) - 1}], got {axis}")
+    return m.program_id[axis]
+
+
+def num_programs(axes=None):
+    """Launch-grid size along ``axes`` (an int, a tuple of ints, or None for the whole grid)."""
+    m = _machine()
+    if axes is None:
+        return m.grid[0] if len(m.grid) == 1 else tuple(m.grid)
+    if isinstance(axes, (tuple, list)):
+        return tuple(num_programs(a) for a in axes)
+    axes = int(axes)
+    if not 0 <= axes < len(m.grid):
+        raise ConstraintError(f"num_programs: axes must be in [0, {len(m.grid) - 1}], got {axes}")
+    return m.grid[axes]
+
+
+def program_ndim() -> int:
+    """Number of dimensions of the launch grid."""
+    return len(_machine().grid)
+
+
+from .ops import *  # noqa: F401,F403,E402

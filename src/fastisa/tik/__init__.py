@@ -1,0 +1,27 @@
+"""fastisa's TIK front-end: ``from tbe import tik`` / ``from te import tik`` programs run
+unchanged (with :mod:`fastisa.shim` installed) on one C repeat/stride/mask walker.
+
+Build a program with ``tik.Tik()``, ``Tensor``/``Scalar``, the vector instructions and
+``data_move``, register it with ``BuildCCE`` and run it with
+``tik_instance.tikdb.start_debug(feed_dict={name: ndarray}, interactive=False)``, which
+returns the outputs as numpy arrays.  The semantics are reference/tik.md sections 0-1
+and spec 002; see the README's TIK section for what is and is not implemented.
+"""
+
+from __future__ import annotations
+
+from . import platform
+from ._instr import MTE_ISSUE_CYCLES, VECTOR_ISSUE_CYCLES, VECTOR_OPS, Tik
+from ._program import (UNINIT_FILL, Expr, InputScalar, Scalar, Tensor, TensorView, all_,
+                       any_, scope_ca, scope_cb, scope_cbuf, scope_cbuf_out, scope_cc,
+                       scope_gm, scope_ubuf)
+from .platform import Dprofile, get_target, set_target
+
+#: ``tik.all(...)`` / ``tik.any(...)`` conditions for if_scope
+globals()["all"] = all_
+globals()["any"] = any_
+
+__all__ = ["Tik", "Tensor", "TensorView", "Scalar", "InputScalar", "Expr", "scope_gm",
+           "scope_ubuf", "scope_cbuf", "scope_cbuf_out", "scope_ca", "scope_cb", "scope_cc",
+           "set_target", "get_target", "Dprofile", "platform", "UNINIT_FILL", "VECTOR_OPS",
+           "VECTOR_ISSUE_CYCLES", "MTE_ISSUE_CYCLES"]

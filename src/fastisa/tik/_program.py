@@ -1,0 +1,693 @@
+"""TIK programs: tensors, scalars, expressions, control flow, BuildCCE and the debugger.
+
+A TIK program is built first and run later.  Every API call records one operation into
+the current block (``for_range``/``if_scope`` bodies are nested blocks); immediate
+arguments are validated right there.  ``tikdb.start_debug(feed_dict)`` allocates one
+byte buffer per scope, copies the inputs in and executes the recorded operations; values
+only known at run time (Scalars, Exprs) are validated then, with the same messages.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import operator
+
+import numpy as np
+
+from .. import cost
+from ..errors import AccessError, AlignmentError, ConstraintError, FastisaError
+from . import platform as _platform
+
+__all__ = ["Tik", "Tensor", "TensorView", "Scalar", "InputScalar", "Expr", "scope_gm",
+           "scope_ubuf", "scope_cbuf", "scope_cbuf_out", "scope_ca", "scope_cb", "scope_cc",
+           "UNINIT_FILL", "all_", "any_"]
+
+scope_gm = "global"
+scope_ubuf = "local.UB"
+scope_cbuf = "local.L1"
+scope_cbuf_out = "local.L1_OUT"
+scope_ca = "local.L0A"
+scope_cb = "local.L0B"
+scope_cc = "local.L0C"
+_SCOPE_INDEX = {scope_gm: 0, scope_ubuf: 1, scope_cbuf: 2}
+_SCOPE_SHORT = {scope_gm: "gm", scope_ubuf: "ub", scope_cbuf: "l1"}
+
+#: The byte every uninitialised UB/L1/GM byte (scratch tensors and outputs) is set to
+#: before a run: 0xA5, i.e. float16 -0.02213 (0xA5A5), float32 -2.87e-16, int16 -23131.
+#: Deterministic and non-zero, so a lane an instruction failed to write is visible.
+#: Per instance: ``tik.Tik(uninit_fill=...)``.
+UNINIT_FILL = 0xA5
+
+#: dtype name -> (numpy dtype, fi_format code or -1, element bytes)
+_DTYPES = {
+    "uint8": (np.dtype(np.uint8), 0, 1), "int8": (np.dtype(np.int8), 1, 1),
+    "uint16": (np.dtype(np.uint16), 2, 2), "int16": (np.dtype(np.int16), 3, 2),
+    "uint32": (np.dtype(np.uint32), 4, 4), "int32": (np.dtype(np.int32), 5, 4),
+    "float16": (np.dtype(np.float16), 10, 2), "float32": (np.dtype(np.float32), 13, 4),
+    "uint64": (np.dtype(np.uint64), -1, 8), "int64": (np.dtype(np.int64), -1, 8),
+}
+_INT_SCALAR_DTYPES = ("int16", "int32", "int64", "uint16", "uint32", "uint64")
+
+
+def _dtype_name(dtype) -> str:
+    name = np.dtype(dtype).name if not isinstance(dtype, str) else dtype
+    if name not in _DTYPES:
+        raise ConstraintError(f"dtype should be one of {sorted(_DTYPES)}, input dtype: {dtype!r}")
+    return name
+
+
+def _is_float(dtype: str) -> bool:
+    return dtype.startswith("float")
+
+
+def cast_value(dtype: str, v):
+    """Convert a Python number to ``dtype`` the way TIK does (``numpy.<dtype>(v)``):
+    floats round to nearest even, float -> int truncates, ints wrap."""
+    if _is_float(dtype):
+        with np.errstate(over="ignore"):
+            return float(np.array(float(v), dtype=np.float64).astype(_DTYPES[dtype][0]))
+    iv = int(v) if not isinstance(v, (int, np.integer)) else int(v)
+    info = np.iinfo(_DTYPES[dtype][0])
+    span = int(info.max) - int(info.min) + 1
+    return (iv - int(info.min)) % span + int(info.min)
+
+
+# ======================================================================================
+# Expressions and scalars
+# ======================================================================================
+
+def _const_fn(v):
+    return lambda env: v
+
+
+class Expr:
+    """A scalar expression over Scalars (TIK ``Expr``): arithmetic builds a tree, which
+    is compiled to a closure; ``const`` is its value when it is static."""
+
+    __slots__ = ("dtype", "const", "fn")
+
+    def __init__(self, dtype: str, const=None, fn=None):
+        self.dtype = dtype
+        self.const = const
+        self.fn = fn if fn is not None else _const_fn(const)
+
+    def eval_value(self):
+        """The Python value when static, else None (as TIK's ``Expr.eval_value``)."""
+        return self.const
+
+    # arithmetic ---------------------------------------------------------------------
+    def _bin(self, other, f, swap=False, dtype=None):
+        a, b = (as_expr(other), self) if swap else (self, as_expr(other))
+        dt = dtype or (a.dtype if not isinstance(a, _Const) else b.dtype)
+        if a.const is not None and b.const is not None:
+            return _Const(dt, f(a.const, b.const))
+        fa, fb = a.fn, b.fn
+        return Expr(dt, fn=lambda env: f(fa(env), fb(env)))
+
+    def __add__(self, o): return self._bin(o, operator.add)
+    def __radd__(self, o): return self._bin(o, operator.add, True)
+    def __sub__(self, o): return self._bin(o, operator.sub)
+    def __rsub__(self, o): return self._bin(o, operator.sub, True)
+    def __mul__(self, o): return self._bin(o, operator.mul)
+    def __rmul__(self, o): return self._bin(o, operator.mul, True)
+    def __floordiv__(self, o): return self._bin(o, operator.floordiv)
+    def __rfloordiv__(self, o): return self._bin(o, operator.floordiv, True)
+    def __truediv__(self, o): return self._bin(o, _tdiv)
+    def __rtruediv__(self, o): return self._bin(o, _tdiv, True)
+    def __mod__(self, o): return self._bin(o, operator.mod)
+    def __rmod__(self, o): return self._bin(o, operator.mod, True)
+    def __lshift__(self, o): return self._bin(o, operator.lshift)
+    def __rshift__(self, o): return self._bin(o, operator.rshift)
+    def __and__(self, o): return self._bin(o, operator.and_)
+    def __or__(self, o): return self._bin(o, operator.or_)
+    def __xor__(self, o): return self._bin(o, operator.xor)
+    def __lt__(self, o): return self._bin(o, operator.lt, dtype="bool")
+    def __le__(self, o): return self._bin(o, operator.le, dtype="bool")
+    def __gt__(self, o): return self._bin(o, operator.gt, dtype="bool")
+    def __ge__(self, o): return self._bin(o, operator.ge, dtype="bool")
+    def __eq__(self, o): return self._bin(o, operator.eq, dtype="bool")  # type: ignore[override]
+    def __ne__(self, o): return self._bin(o, operator.ne, dtype="bool")  # type: ignore[override]
+    __hash__ = object.__hash__
+
+    def __neg__(self):
+        if self.const is not None:
+            return _Const(self.dtype, -self.const)
+        f = self.fn
+        return Expr(self.dtype, fn=lambda env: -f(env))
+
+    def __bool__(self):
+        if self.const is None:
+            raise TypeError("a runtime TIK Expr has no Python truth value; use if_scope")
+        return bool(self.const)
+
+    def __index__(self):
+        if self.const is None or not isinstance(self.const, (int, np.integer)):
+            raise TypeError("a runtime TIK Expr cannot be used as a Python int")
+        return int(self.const)
+
+    def __repr__(self):
+        return f"Expr({self.dtype}, {self.const if self.const is not None else '<runtime>'})"
+
+
+def _tdiv(a, b):
+    if isinstance(a, int) and isinstance(b, int):
+        q = abs(a) // abs(b)
+        return q if (a >= 0) == (b >= 0) else -q
+    return a / b
+
+
+class _Const(Expr):
+    __slots__ = ()
+
+
+def as_expr(x) -> Expr:
+    if isinstance(x, Expr):
+        return x
+    if isinstance(x, (bool, np.bool_)):
+        return _Const("bool", bool(x))
+    if isinstance(x, (int, np.integer)):
+        return _Const("int32", int(x))
+    if isinstance(x, (float, np.floating)):
+        return _Const("float32", float(x))
+    raise ConstraintError(f"expected an int/float immediate, Scalar or Expr, got {x!r}")
+
+
+def all_(*conds) -> Expr:
+    """``tik.all(a, b, ...)``: logical and of conditions."""
+    out = as_expr(conds[0])
+    for c in conds[1:]:
+        out = out._bin(c, lambda x, y: bool(x) and bool(y), dtype="bool")
+    return out
+
+
+def any_(*conds) -> Expr:
+    """``tik.any(a, b, ...)``: logical or of conditions."""
+    out = as_expr(conds[0])
+    for c in conds[1:]:
+        out = out._bin(c, lambda x, y: bool(x) or bool(y), dtype="bool")
+    return out
+
+
+class Scalar(Expr):
+    """A scalar register (``tik_instance.Scalar(dtype, name, init_value)``); its value
+    lives in the run's environment.  ``set_as`` records an assignment."""
+
+    __slots__ = ("tik", "sid", "name")
+
+    def __init__(self, tik: "Tik", dtype="int64", name="reg_buf", init_value=None):
+        dtype = _dtype_name(dtype)
+        self.tik = tik
+        self.sid = tik._new_sid()
+        self.name = name
+        super().__init__(dtype, None, operator.itemgetter(self.sid))
+        if init_value is not None:
+            self.set_as(init_value)
+
+    def set_as(self, value, src_offset=None) -> None:
+        """Record ``self = value`` (an immediate, Scalar, Expr or a tensor element)."""
+        self.tik._record(_Assign(self, value))
+
+    def __repr__(self):
+        return f"Scalar({self.name!r}, {self.dtype})"
+
+
+class InputScalar(Scalar):
+    """A kernel argument scalar, fed by name through ``start_debug(feed_dict)``."""
+
+    __slots__ = ()
+
+    def __init__(self, tik, dtype="int64", name="input_scalar"):
+        super().__init__(tik, dtype, name, None)
+
+
+class _Assign:
+    __slots__ = ("sid", "dtype", "fn", "run")
+
+    def __init__(self, scalar: Scalar, value):
+        self.sid = scalar.sid
+        self.dtype = dtype = scalar.dtype
+        if isinstance(value, (Tensor, TensorView)):
+            view = value if isinstance(value, TensorView) else TensorView(value, 0)
+            self.run = self._run_read
+            self.fn = view._reader()
+        else:
+            e = as_expr(value)
+            if e.const is not None:
+                v = cast_value(dtype, e.const)
+                self.fn = lambda env: v
+            else:
+                f = e.fn
+                self.fn = lambda env: cast_value(dtype, f(env))
+
+        if not hasattr(self, "run"):
+            self.run = self._run_expr
+
+    def _run_expr(self, st):
+        st.env[self.sid] = self.fn(st.env)
+
+    def _run_read(self, st):
+        st.env[self.sid] = cast_value(self.dtype, self.fn(st))
+
+
+# ======================================================================================
+# Tensors
+# ======================================================================================
+
+class Tensor:
+    """A tensor in one scope (``tik_instance.Tensor(dtype, shape, name=, scope=)``).
+
+    It occupies ``nbytes`` rounded up to 32 bytes at a 32-byte-aligned offset of its
+    scope's buffer.  ``t[i]`` / ``t[a:b]`` / ``t[i, j]`` give a start element for an
+    instruction (the flattened element index; may be an Expr)."""
+
+    def __init__(self, tik, dtype, shape, name, scope, byte_off=None, base=None):
+        self.tik = tik
+        self.dtype = _dtype_name(dtype)
+        self.np_dtype, self.code, self.esize = _DTYPES[self.dtype]
+        if isinstance(shape, (int, np.integer, Expr)):
+            shape = (shape,)
+        shp = []
+        for s in shape:
+            s = s.const if isinstance(s, Expr) else s
+            if not isinstance(s, (int, np.integer)) or s <= 0:
+                raise ConstraintError(f"Tensor {name}: shape must be positive int immediates, "
+                                      f"got {tuple(shape)!r}")
+            shp.append(int(s))
+        self.shape = tuple(shp)
+        self.size = int(np.prod(self.shape))
+        self.nbytes = self.size * self.esize
+        self.name = name
+        if scope not in _SCOPE_INDEX:
+            raise NotImplementedError(
+                f"Tensor {name}: scope {scope!r} is not simulated by fastisa "
+                f"(supported: scope_gm, scope_ubuf, scope_cbuf)")
+        self.scope = scope
+        self.sidx = _SCOPE_INDEX[scope]
+        self.base = base
+        self.byte_off = byte_off if byte_off is not None else tik._alloc(self)
+
+    # views -------------------------------------------------------------------------
+    def _strides(self):
+        st, acc = [], 1
+        for s in reversed(self.shape):
+            st.append(acc)
+            acc *= s
+        return st[::-1]
+
+    def __getitem__(self, idx) -> "TensorView":
+        if not isinstance(idx, tuple):
+            idx = (idx,)
+        strides = self._strides()
+        off = 0
+        for d, ix in enumerate(idx):
+            if isinstance(ix, slice):
+                if ix.step not in (None, 1):
+                    raise NotImplementedError("tensor slices with a step are not supported")
+                ix = 0 if ix.start is None else ix.start
+            off = off + ix * strides[d] if d < len(strides) else off + ix
+        return TensorView(self, off)
+
+    def __setitem__(self, idx, value):
+        self[idx].set_as(value)
+
+    def reshape(self, new_shape) -> "Tensor":
+        """A view with another shape over the same elements."""
+        t = Tensor(self.tik, self.dtype, new_shape, self.name, self.scope, self.byte_off, self)
+        if t.size != self.size:
+            raise ConstraintError(f"Tensor {self.name}: reshape must keep the element count "
+                                  f"{self.size}, got shape {tuple(new_shape)}")
+        return t
+
+    def reinterpret_cast_to(self, dtype) -> "Tensor":
+        """A view of the same bytes as another dtype."""
+        dt = _dtype_name(dtype)
+        es = _DTYPES[dt][2]
+        if self.nbytes % es:
+            raise ConstraintError(f"Tensor {self.name}: {self.nbytes} bytes are not a whole "
+                                  f"number of {dt} elements")
+        return Tensor(self.tik, dt, (self.nbytes // es,), self.name, self.scope, self.byte_off,
+                      self)
+
+    def __repr__(self):
+        return f"Tensor({self.name!r}, {self.dtype}, {self.shape}, {self.scope})"
+
+
+class TensorView:
+    """``tensor[index]``: a start element (an int or Expr) inside a tensor."""
+
+    __slots__ = ("tensor", "offset")
+
+    def __init__(self, tensor: Tensor, offset):
+        self.tensor = tensor
+        self.offset = offset
+
+    @property
+    def dtype(self):
+        return self.tensor.dtype
+
+    @property
+    def scope(self):
+        return self.tensor.scope
+
+    @property
+    def name(self):
+        return self.tensor.name
+
+    def __getitem__(self, idx):
+        return TensorView(self.tensor, as_expr(self.offset) + idx if isinstance(
+            self.offset, Expr) or isinstance(idx, Expr) else self.offset + idx)
+
+    def _reader(self):
+        t = self.tensor
+        off = as_expr(self.offset)
+        f = off.fn
+        npdt, es = t.np_dtype, t.esize
+        dtype = t.dtype
+
+        def read(st):
+            i = f(st.env)
+            if not 0 <= i < t.size:
+                raise AccessError(f"AccessViolation: tensor {t.name} need read element {i}, "
+                                  f"but only {t.size} elements space")
+            b = t.byte_off + i * es
+            v = st.bufs[t.sidx][b:b + es].view(npdt)[0]
+            return float(v) if _is_float(dtype) else int(v)
+        return read
+
+    def set_as(self, value) -> None:
+        """Record ``tensor[offset] = value`` (one element)."""
+        self.tensor.tik._record(_Store(self, value))
+
+
+class _Store:
+    def __init__(self, view: TensorView, value):
+        t = view.tensor
+        self.t = t
+        self.off = as_expr(view.offset).fn
+        if isinstance(value, (Tensor, TensorView)):
+            v = value if isinstance(value, TensorView) else TensorView(value, 0)
+            self.val = v._reader()
+        else:
+            e = as_expr(value)
+            f = e.fn
+            self.val = lambda st: f(st.env)
+        self.val_needs_state = True
+
+    def run(self, st):
+        t = self.t
+        i = self.off(st.env)
+        if not 0 <= i < t.size:
+            raise AccessError(f"AccessViolation: tensor {t.name} need write element {i}, "
+                              f"but only {t.size} elements space")
+        v = cast_value(t.dtype, self.val(st))
+        b = t.byte_off + i * t.esize
+        st.bufs[t.sidx][b:b + t.esize] = np.array([v], dtype=t.np_dtype).view(np.uint8)
+
+
+# ======================================================================================
+# Control flow
+# ======================================================================================
+
+def run_block(ops, st):
+    for op in ops:
+        op.run(st)
+
+
+class _Loop:
+    def __init__(self, var, begin, end):
+        self.sid = var.sid
+        self.begin = as_expr(begin).fn
+        self.end = as_expr(end).fn
+        self.body = []
+
+    def run(self, st):
+        env = st.env
+        sid = self.sid
+        body = self.body
+        for v in range(int(self.begin(env)), int(self.end(env))):
+            env[sid] = v
+            for op in body:
+                op.run(st)
+
+
+class _If:
+    def __init__(self, cond):
+        self.cond = as_expr(cond).fn
+        self.then = []
+        self.orelse = None
+
+    def run(self, st):
+        if self.cond(st.env):
+            run_block(self.then, st)
+        elif self.orelse is not None:
+            run_block(self.orelse, st)
+
+
+# ======================================================================================
+# The run state and the debugger
+# ======================================================================================
+
+class _State:
+    __slots__ = ("env", "bufs", "tik")
+
+    def __init__(self, tik, nscalars, bufs):
+        self.env = [0] * nscalars
+        self.bufs = bufs
+        self.tik = tik
+
+
+class TikDebugger:
+    """``tik_instance.tikdb``: ``start_debug(feed_dict, interactive=True)`` runs the
+    program on fastisa's kernels and returns the BuildCCE outputs as numpy arrays, in
+    order.  ``interactive`` is accepted and ignored (there is no debugger prompt)."""
+
+    def __init__(self, tik):
+        self._tik = tik
+
+    def start_debug(self, feed_dict, interactive=True):
+        tik = self._tik
+        if tik.disable_debug:
+            raise RuntimeError("Debug function is disabled, please try to open it when you "
+                               "define the tik_instance.")
+        if tik._inputs is None:
+            raise RuntimeError("start_debug: call BuildCCE before debugging")
+        st = tik._make_state(feed_dict)
+        run_block(tik._root, st)
+        outs = []
+        for t in tik._outputs:
+            buf = st.bufs[0]
+            outs.append(buf[t.byte_off:t.byte_off + t.nbytes].view(t.np_dtype)
+                        .reshape(t.shape).copy())
+        return outs
+
+    def debug_print(self, expr):
+        """Recorded no-op (fastisa has no debug print stream)."""
+        return None
+
+
+class Tik:
+    """``tik.Tik()``: a TIK program builder on the current target
+    (:func:`fastisa.tik.platform.set_target`).
+
+    Accepts the real constructor's arguments (``profiling`` may be a ``Dprofile``,
+    ``disable_debug``, ``err_msg_level``, ``block_size``); ``uninit_fill`` (fastisa
+    only) sets the byte uninitialised memory is filled with (default :data:`UNINIT_FILL`).
+    """
+
+    def __init__(self, profiling=None, disable_debug=False, err_msg_level=0, block_size=32,
+                 *, uninit_fill: int | None = None, **kwargs):
+        if isinstance(profiling, _platform.Dprofile):
+            self.target = profiling.target
+        else:
+            self.target = _platform.get_target()
+        if block_size != 32:
+            raise ConstraintError(f"Tik: block_size must be 32, got {block_size!r}")
+        self.disable_debug = bool(disable_debug)
+        self.err_msg_level = err_msg_level
+        self.uninit_fill = UNINIT_FILL if uninit_fill is None else int(uninit_fill) & 0xFF
+        self._nscalars = 0
+        self._root: list = []
+        self._stack: list = [self._root]
+        self._cursor = [0, 0, 0]
+        self._peak = [0, 0, 0]
+        self._tensors: list[Tensor] = []
+        self._scalars: list[Scalar] = []
+        self._inputs = None
+        self._outputs = None
+        self.tikdb = TikDebugger(self)
+
+    # recording --------------------------------------------------------------------
+    def _new_sid(self) -> int:
+        self._nscalars += 1
+        return self._nscalars - 1
+
+    def _record(self, op):
+        self._stack[-1].append(op)
+
+    def _alloc(self, t: Tensor) -> int:
+        i = t.sidx
+        off = self._cursor[i]
+        self._cursor[i] = off + (t.nbytes + 31) // 32 * 32
+        cap = {1: self.target.ub_size, 2: self.target.l1_size}.get(i)
+        if cap is not None and self._cursor[i] > cap:
+            self._cursor[i] = off
+            raise ConstraintError(
+                f"Tensor {t.name}: {_SCOPE_SHORT[t.scope]} buffer overflow: the tensors need "
+                f"{off + t.nbytes} bytes but {self.target.name} has only {cap}")
+        self._peak[i] = max(self._peak[i], self._cursor[i])
+        self._tensors.append(t)
+        return off
+
+    @contextlib.contextmanager
+    def _scope(self, block):
+        saved = list(self._cursor)
+        self._stack.append(block)
+        try:
+            yield
+        finally:
+            self._stack.pop()
+            # tensors declared in a scope are freed at its end (their buffer is reused)
+            self._cursor[1:] = saved[1:]
+
+    # public API: declarations ----------------------------------------------------
+    def Tensor(self, dtype, shape, scope=scope_ubuf, name="tensor", enable_buffer_reuse=False,
+               no_reuse_list=None, reuse_list=None, is_workspace=False, is_atomic_add=False,
+               **kwargs) -> Tensor:
+        """Declare a tensor of ``dtype`` and ``shape`` in ``scope``."""
+        return Tensor(self, dtype, shape, name, scope)
+
+    def Scalar(self, dtype="int64", name="reg_buf", init_value=None, **kwargs) -> Scalar:
+        """Declare a scalar register, optionally initialised."""
+        s = Scalar(self, dtype, name, init_value)
+        self._scalars.append(s)
+        return s
+
+    def InputScalar(self, dtype="int64", name="input_scalar") -> InputScalar:
+        """Declare a kernel-argument scalar (fed through ``start_debug``)."""
+        s = InputScalar(self, dtype, name)
+        self._scalars.append(s)
+        return s
+
+    # public API: control flow ---------------------------------------------------
+    @contextlib.contextmanager
+    def for_range(self, begin, end, name="i", thread_num=1, thread_type="whole", block_num=1,
+                  dtype="int32", for_type="serial"):
+        """``with tik_instance.for_range(begin, end) as i:`` (iterations run in order;
+        ``block_num`` cores run one after the other)."""
+        var = Scalar(self, dtype, name)
+        loop = _Loop(var, begin, end)
+        self._record(loop)
+        with self._scope(loop.body):
+            yield var
+
+    @contextlib.contextmanager
+    def if_scope(self, cond):
+        """``with tik_instance.if_scope(cond):`` (cond: a Scalar comparison)."""
+        node = _If(cond)
+        self._record(node)
+        with self._scope(node.then):
+            yield
+
+    @contextlib.contextmanager
+    def else_scope(self):
+        """``with tik_instance.else_scope():`` right after an ``if_scope`` block."""
+        cur = self._stack[-1]
+        if not cur or not isinstance(cur[-1], _If) or cur[-1].orelse is not None:
+            raise ConstraintError("else_scope: must directly follow an if_scope")
+        cur[-1].orelse = []
+        with self._scope(cur[-1].orelse):
+            yield
+
+    @contextlib.contextmanager
+    def new_stmt_scope(self, disable_sync=False):
+        """A plain scope: tensors declared inside are freed at its end."""
+        block: list = []
+        self._record(_Seq(block))
+        with self._scope(block):
+            yield
+
+    # public API: build --------------------------------------------------------------
+    def BuildCCE(self, kernel_name, inputs, outputs, output_files_path=None, enable_l2=False,
+                 config=None, flowtable=None, **kwargs):
+        """Register the kernel's inputs (GM tensors, then InputScalars) and outputs."""
+        if not isinstance(kernel_name, str) or not kernel_name:
+            raise ConstraintError(f"BuildCCE: kernel_name must be a non-empty str, "
+                                  f"got {kernel_name!r}")
+        inputs = list(inputs or [])
+        outputs = list(outputs or [])
+        for what, lst in (("inputs", inputs), ("outputs", outputs)):
+            if len(lst) > 64:
+                raise ConstraintError(f"BuildCCE: {what} must have at most 64 entries, "
+                                      f"got {len(lst)}")
+        seen_scalar = False
+        for x in inputs:
+            if isinstance(x, InputScalar):
+                seen_scalar = True
+            elif isinstance(x, Tensor):
+                if seen_scalar:
+                    raise ConstraintError("BuildCCE: input tensors must come before "
+                                          "InputScalars")
+                if x.scope != scope_gm:
+                    raise ConstraintError(f"BuildCCE: input {x.name} scope should be gm, "
+                                          f"input scope: {x.scope}")
+            else:
+                raise ConstraintError(f"BuildCCE: inputs must be gm Tensors or InputScalars, "
+                                      f"got {x!r}")
+        for x in outputs:
+            if not isinstance(x, Tensor) or x.scope != scope_gm:
+                raise ConstraintError(f"BuildCCE: outputs must be gm Tensors, got {x!r}")
+            if any(x is y for y in inputs):
+                raise ConstraintError(f"BuildCCE: tensor {x.name} is both an input and an "
+                                      f"output")
+        names = [x.name for x in inputs]
+        if len(set(names)) != len(names):
+            raise ConstraintError(f"BuildCCE: input names must be unique, got {names}")
+        if not outputs:
+            outputs = [Tensor(self, "float16", (1,), "__fake_tensor", scope_gm)]
+        self.kernel_name = kernel_name
+        self._inputs = inputs
+        self._outputs = outputs
+
+    # running ------------------------------------------------------------------------
+    def _make_state(self, feed_dict) -> _State:
+        if not isinstance(feed_dict, dict):
+            raise ConstraintError(f"start_debug: feed_dict must be a dict, got {feed_dict!r}")
+        names = {x.name for x in self._inputs}
+        for k in feed_dict:
+            if k not in names:
+                raise ConstraintError(f"start_debug: feed_dict key {k!r} is not an input of "
+                                      f"the kernel (inputs: {sorted(names)})")
+        for x in self._inputs:
+            if x.name not in feed_dict:
+                raise ConstraintError(f"start_debug: input {x.name!r} is missing from feed_dict")
+        bufs = [np.full(max(c, 32), self.uninit_fill, dtype=np.uint8) for c in self._peak]
+        st = _State(self, self._nscalars, bufs)
+        for x in self._inputs:
+            v = feed_dict[x.name]
+            if isinstance(x, InputScalar):
+                want = float if _is_float(x.dtype) else int
+                if isinstance(v, bool) or not isinstance(v, want):
+                    raise ConstraintError(f"{x.name} input dtype mismatch: InputScalar of "
+                                          f"{x.dtype} needs a Python {want.__name__}, "
+                                          f"got {type(v).__name__}")
+                st.env[x.sid] = cast_value(x.dtype, v)
+                continue
+            a = np.asarray(v)
+            if tuple(a.shape) != x.shape:
+                raise ConstraintError(f"{x.name} input shape mismatch: expected {x.shape}, "
+                                      f"got {tuple(a.shape)}")
+            if a.dtype != x.np_dtype:
+                raise ConstraintError(f"{x.name} input dtype mismatch: expected {x.dtype}, "
+                                      f"got {a.dtype}")
+            bufs[0][x.byte_off:x.byte_off + x.nbytes] = np.ascontiguousarray(a).view(
+                np.uint8).reshape(-1)
+        return st
+
+
+class _Seq:
+    def __init__(self, block):
+        self.block = block
+
+    def run(self, st):
+        run_block(self.block, st)

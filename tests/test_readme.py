@@ -1,0 +1,23 @@
+"""The README's "Using fastisa from Python" snippets run as written."""
+
+import pathlib
+import re
+
+import pytest
+
+README = pathlib.Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _snippets():
+    if not README.exists():  # tests run from an installed package without the source tree
+        return []
+    text = README.read_text()
+    # the "Using fastisa from Python" section: complete, runnable programs
+    text = text.split("<!-- section: python -->", 1)[1].split("<!-- end section: python -->")[0]
+    return re.findall(r"```python\n(.*?)```", text, flags=re.S)
+
+
+@pytest.mark.parametrize("code", _snippets() or [pytest.param("", marks=pytest.mark.skip(
+    reason="README.md not found"))])
+def test_readme_snippet_runs(code):
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
