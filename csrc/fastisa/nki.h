@@ -521,8 +521,8 @@ typedef struct {
     int scalar_engine;         /* 1: ScalarE (sin cubic outside [-pi, pi], range counting) */
     double alpha;              /* PReLU negative slope */
     const double *lut;         /* optional: 2^bits table act(decode(code)) (no stages) */
-    const float *lutf;         /* optional, with lutd: (float)act(decode(code)) ... */
-    const void *lutd;          /* ... and dst's encoding of act(decode(code)) (no stages) */
+    const uint64_t *lutp;      /* optional table over in0's codes (no stages): bits 0-31 the
+                                  float32 (float)act(decode(code)), 32-63 dst's encoding */
     float *acc; ptrdiff_t acc_sp;        /* optional per-partition float32 accumulator */
     int acc_max;               /* 0: acc += y; 1: acc = maximum(acc, y) (IEEE 754-2019) */
     int threads;               /* OpenMP threads (0: default) */
@@ -533,7 +533,7 @@ typedef struct {
  * then the g rows' float32 values are summed with one independent chain per row. */
 #define FI_NKI_LUT_LOOP(TI, TD)                                                                \
     do {                                                                                       \
-        const TD *ld = (const TD *)a->lutd;                                                    \
+        const uint64_t *lp = a->lutp;                                                          \
         for (int c0 = 0; c0 < F; c0 += FI_NKI_CH) {                                            \
             int n = F - c0 < FI_NKI_CH ? F - c0 : FI_NKI_CH;                                   \
             for (int r = 0; r < g; r++) {                                                      \
@@ -542,12 +542,16 @@ typedef struct {
                 TD *D = (TD *)a->dst + (ptrdiff_t)(pg + r) * a->dst_sp + (ptrdiff_t)c0 * dsf;  \
                 float *vr = v[r];                                                              \
                 if (isf == 1 && dsf == 1) {                                                    \
-                    for (int i = 0; i < n; i++) { TI c = S[i]; D[i] = ld[c]; vr[i] = lf[c]; }   \
+                    for (int i = 0; i < n; i++) {                                              \
+                        uint64_t e = lp[S[i]];                                                 \
+                        D[i] = (TD)(e >> 32);                                                  \
+                        vr[i] = fi_bits_f32((uint32_t)e);                                      \
+                    }                                                                          \
                 } else {                                                                       \
                     for (int i = 0; i < n; i++) {                                              \
-                        TI c = S[(ptrdiff_t)i * isf];                                          \
-                        D[(ptrdiff_t)i * dsf] = ld[c];                                         \
-                        vr[i] = lf[c];                                                         \
+                        uint64_t e = lp[S[(ptrdiff_t)i * isf]];                                \
+                        D[(ptrdiff_t)i * dsf] = (TD)(e >> 32);                                 \
+                        vr[i] = fi_bits_f32((uint32_t)e);                                      \
                     }                                                                          \
                 }                                                                              \
             }                                                                                  \
@@ -564,7 +568,6 @@ typedef struct {
     } while (0)
 
 static FI_NKI_NOINLINE void fi_nki_ew_lut_rows(const fi_nki_ew *a, int p0, int p1, int isz) {
-    const float *lf = a->lutf;
     const ptrdiff_t isf = a->in0.sf, dsf = a->dst_sf;
     const int F = a->F;
     float v[FI_NKI_G][FI_NKI_CH];
@@ -593,13 +596,53 @@ static inline void fi_nki_encode_f64_array(int fmt, void *dst, const double *in,
     fi_nki_encode_f64(fmt, dst, 1, n, in);
 }
 
+/* Fused path: bf16 -> one add/subtract/multiply with a per-partition scalar -> bf16,
+ * contiguous rows (the same arithmetic as the staged path, in one vectorised loop). */
+static inline int fi_nki_bf16_fused_ok(const fi_nki_ew *a) {
+    const fi_nki_stage_desc *s0 = &a->st[0];
+    return !a->raw && !a->bitvec && !a->intmode && a->act == FI_ACT_NONE && !a->lut &&
+           !a->lutp && !a->acc && a->in0.fmt == FI_BFLOAT16 && a->dst_fmt == FI_BFLOAT16 &&
+           a->in0.sf == 1 && a->dst_sf == 1 && !s0->tensor && s0->f &&
+           (s0->op == FI_ALU_ADD || s0->op == FI_ALU_SUB || s0->op == FI_ALU_MUL) &&
+           a->st[1].op == FI_ALU_NONE;
+}
+
+#define FI_NKI_FUSED(EXPR)                                                          \
+    for (int i = 0; i < F; i++) {                                                   \
+        float x = fi_bits_f32((uint32_t)s_[i] << 16);                              \
+        d_[i] = fi_nki_bf16_rne(EXPR);                                              \
+    }
+
+static FI_NKI_NOINLINE void fi_nki_bf16_fused_rows(const fi_nki_ew *a, int p0, int p1) {
+    const fi_nki_stage_desc *st = &a->st[0];
+    const int F = a->F;
+    for (int p = p0; p < p1; p++) {
+        const uint16_t *s_ = (const uint16_t *)a->in0.ptr + (ptrdiff_t)p * a->in0.sp;
+        uint16_t *d_ = (uint16_t *)a->dst + (ptrdiff_t)p * a->dst_sp;
+        const float k = st->f[(ptrdiff_t)p * st->fsp];
+        switch (st->op * 2 + (st->rev != 0)) {
+        case FI_ALU_ADD * 2: FI_NKI_FUSED(x + k); break;
+        case FI_ALU_ADD * 2 + 1: FI_NKI_FUSED(k + x); break;
+        case FI_ALU_SUB * 2: FI_NKI_FUSED(x - k); break;
+        case FI_ALU_SUB * 2 + 1: FI_NKI_FUSED(k - x); break;
+        case FI_ALU_MUL * 2: FI_NKI_FUSED(x * k); break;
+        default: FI_NKI_FUSED(k * x); break;
+        }
+    }
+}
+#undef FI_NKI_FUSED
+
 static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1) {
     float t[FI_NKI_G][FI_NKI_CH], u[FI_NKI_CH];
     double y[FI_NKI_G][FI_NKI_CH];
     uint32_t tb[FI_NKI_CH], ub[FI_NKI_CH];
     int64_t oor = 0;
     const int dsz = a->itemsize;
-    if (a->lutf && a->lutd && !a->acc_max) {
+    if (fi_nki_bf16_fused_ok(a)) {
+        fi_nki_bf16_fused_rows(a, p0, p1);
+        return 0;
+    }
+    if (a->lutp && !a->acc_max) {
         int isz = a->in0.fmt <= FI_INT8 || a->in0.fmt == FI_BOOL ||
                   (a->in0.fmt >= FI_FLOAT8_E4M3 && a->in0.fmt <= FI_FLOAT8_E8M0FNU) ? 1 : 2;
         fi_nki_ew_lut_rows(a, p0, p1, isz);

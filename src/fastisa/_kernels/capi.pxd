@@ -112,8 +112,7 @@ cdef extern from "nki.h" nogil:
         int raw, itemsize, bitvec, intmode, act, scalar_engine
         double alpha
         const double *lut
-        const float *lutf
-        const void *lutd
+        const uint64_t *lutp
         float *acc
         Py_ssize_t acc_sp
         int acc_max

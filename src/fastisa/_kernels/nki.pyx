@@ -5,7 +5,7 @@ Arrays are 2-D numpy arrays ([partition, free], any strides, storage dtype of th
 format); formats are ``fi_format`` codes.  Python (fastisa.nki._compute) has validated
 everything; these drivers only take pointers and strides and run one ``with nogil:``.
 """
-from libc.stdint cimport uint32_t, int64_t
+from libc.stdint cimport uint32_t, int64_t, uint64_t
 from libc.string cimport memset
 cimport numpy as cnp
 import numpy as np
@@ -29,19 +29,20 @@ cdef inline void _view(object arr, const void **ptr, Py_ssize_t *sp, Py_ssize_t 
 
 def elementwise(dst, int dst_fmt, in0, int in0_fmt, in1, int in1_fmt, stages,
                 int raw=0, int bitvec=0, int act=0, int scalar_engine=0, double alpha=0.0,
-                lut=None, acc=None, int acc_max=0, int threads=0, lutf=None, lutd=None,
+                lut=None, acc=None, int acc_max=0, int threads=0, lutp=None,
                 int intmode=0):
     """Run one elementwise instruction; returns the count of inputs outside ScalarE's range.
 
     dst, in0, in1: 2-D arrays [P, F] (in1 may be None).  stages: two tuples
     ``(op, rev, tensor, fvec, uvec)`` where fvec is a float32 [P] (or [1]) array of
-    per-partition operands and uvec a uint32 one (either may be None).  lut: float64
-    array indexed by in0's code, or None.  acc: float32 [P] accumulator, or None.
+    per-partition operands and uvec a uint32 one (either may be None).  lutp: uint64 table
+    indexed by in0's code (bits 0-31: the float32 result, 32-63: dst's code), or None.
+    acc: float32 [P] accumulator, or None.
     """
     cdef fi_nki_ew a
     cdef const void *p
     cdef Py_ssize_t sp, sf
-    cdef cnp.ndarray fv, uv, lt, ac, lf, ld
+    cdef cnp.ndarray fv, uv, lt, ac, lf
     cdef int64_t r
     memset(&a, 0, sizeof(a))
     a.P = dst.shape[0]
@@ -88,11 +89,9 @@ def elementwise(dst, int dst_fmt, in0, int in0_fmt, in1, int in1_fmt, stages,
     if lut is not None:
         lt = <cnp.ndarray>lut
         a.lut = <const double *>cnp.PyArray_DATA(lt)
-    if lutf is not None and lutd is not None:
-        lf = <cnp.ndarray>lutf
-        ld = <cnp.ndarray>lutd
-        a.lutf = <const float *>cnp.PyArray_DATA(lf)
-        a.lutd = <const void *>cnp.PyArray_DATA(ld)
+    if lutp is not None:
+        lf = <cnp.ndarray>lutp
+        a.lutp = <const uint64_t *>cnp.PyArray_DATA(lf)
     if acc is not None:
         ac = <cnp.ndarray>acc
         a.acc = <float *>cnp.PyArray_DATA(ac)

@@ -60,6 +60,7 @@ nc_matmul                 Tensor    ``max(min(64, M), N)`` (x4 for float32 input
 from __future__ import annotations
 
 import math
+import os
 import warnings
 
 import numpy as np
@@ -78,9 +79,21 @@ __all__ = ["tensor_scalar", "tensor_tensor", "scalar_tensor_tensor", "activation
 
 MIN_II = _cost.MIN_II
 GPSIMD_START = 150
-#: OpenMP threads of the compute kernels: 1 (default) runs single-threaded; 0 uses the
-#: OpenMP default (OMP_NUM_THREADS) for tiles of >= 2^16 elements.  Results never depend on it.
-THREADS = 1
+#: OpenMP threads of the compute kernels for tiles of >= 2^16 elements: None (default) =
+#: the CPUs the 1-minute load average leaves idle (at least 1); 1 = single-threaded;
+#: 0 = the OpenMP default (OMP_NUM_THREADS); n = n threads.  Results never depend on it.
+THREADS = None
+
+
+def _threads() -> int:
+    if THREADS is not None:
+        return int(THREADS)
+    n = os.cpu_count() or 1
+    try:
+        idle = n - os.getloadavg()[0]
+    except OSError:
+        idle = n
+    return max(1, min(n, int(idle + 0.5)))
 
 #: -3.4028235e38, the most negative finite float32 (``nisa.fp32.min``).
 FP32_MIN = float(np.finfo(np.float32).min)
@@ -266,18 +279,18 @@ def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=Fal
     d, commit = _dst_rows(dst)
     s0 = _unalias(_rows(in0), d)
     s1 = None if in1 is None else _unalias(_rows(in1), d)
-    lutf = lutd = None
+    lutp = None
     act_code = 0 if act is None else act.act
     if (act is not None and lut_ok and in0.dtype.itemsize <= 2 and in0.dtype.kind != "packed"
             and d.size >= (1 << 17) and stages[0][0] == 0 and stages[1][0] == 0
             and not acc_max and dst.dtype.kind != "packed"
             and not (scalar_engine and act.scalar_range != (-math.inf, math.inf, False))):
-        lutf, lutd = _act_table(act, in0.dtype, dst.dtype, alpha, scalar_engine)
+        lutp = _act_table(act, in0.dtype, dst.dtype, alpha, scalar_engine)
     oor = k.elementwise(d, dst.dtype.code, s0, in0.dtype.code, s1,
                         0 if in1 is None else in1.dtype.code, stages, raw=int(raw),
                         bitvec=int(bitvec), act=act_code, scalar_engine=int(scalar_engine),
                         alpha=float(alpha), acc=acc, acc_max=int(acc_max),
-                        threads=THREADS, lutf=lutf, lutd=lutd, intmode=int(intmode))
+                        threads=_threads(), lutp=lutp, intmode=int(intmode))
     if commit is not None:
         commit()
     return oor
@@ -287,8 +300,8 @@ _LUTS: dict = {}
 
 
 def _act_table(act, fmt, dst_fmt, alpha, scalar_engine):
-    """Tables over every code of a <=16-bit input format (cached per process):
-    ``(float32 result, dst's encoding of the result)`` of the activation.
+    """Table over every code of a <=16-bit input format (cached per process): uint64
+    entries, bits 0-31 the float32 result of the activation, bits 32-63 dst's encoding.
 
     Built with the same C functions the kernel calls per element (fi_nki_act, then one
     rounding), so a lookup gives exactly the bits of the direct path.
@@ -307,7 +320,8 @@ def _act_table(act, fmt, dst_fmt, alpha, scalar_engine):
             yf = y.astype(np.float32)
         yd = np.empty(1 << bits, dst_fmt.np_dtype)
         k.encode_f64(dst_fmt.code, y, yd)
-        t = (yf, yd)
+        code = yd.view({1: np.uint8, 2: np.uint16, 4: np.uint32}[yd.itemsize]).astype(np.uint64)
+        t = (code << np.uint64(32)) | yf.view(np.uint32).astype(np.uint64)
         _LUTS[key] = t
     return t
 
@@ -885,7 +899,7 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
         commit = lambda: dst.data.__setitem__(Ellipsis, out.reshape(dst.shape))  # noqa: E731
     k = _kernels()
     k.reduce(out, dst.dtype.code, inp, data.dtype.code, op.alu, bitvec=int(op.is_bitvec),
-             negate=int(bool(negate)), threads=THREADS)
+             negate=int(bool(negate)), threads=_threads())
     if commit is not None:
         commit()
     n = data.free_size
