@@ -653,3 +653,20 @@ def test_tensor_reduce_cost():
         nisa.tensor_reduce(empty((4, 1), "bfloat16"), nl.maximum, x, axis=1, keepdims=True)
         nisa.tensor_reduce(empty((4, 1), "float32"), nl.maximum, x, axis=1, keepdims=True)
     assert [e.cycles for e in p.events] == [50, 100]
+
+
+@pytest.mark.parametrize("op", ["add", "subtract", "multiply"])
+@pytest.mark.parametrize("rev", [False, True])
+@pytest.mark.parametrize("vec", [False, True])
+def test_tensor_scalar_bf16_fused_path_every_code(op, rev, vec, rng):
+    """bf16 -> bf16 with one add/subtract/multiply (the fused loop), every input code."""
+    x = np.arange(65536, dtype=np.uint16).view(ml_dtypes.bfloat16).reshape(128, 512)
+    k = (rng.standard_normal(128) * 3).astype(np.float32)
+    if not vec:
+        k[:] = np.float32(1.5)
+    dst = empty((128, 512), "bfloat16")
+    nisa.tensor_scalar(dst, T(x, "bfloat16"), getattr(nl, op),
+                       T(k.reshape(128, 1), "float32") if vec else 1.5, reverse0=rev)
+    want = ref.nki_tensor_scalar(x, "bfloat16", "bfloat16", op, k if vec else np.float32(1.5),
+                                 reverse0=rev)
+    assert_bits(dst.data, want)
