@@ -1140,7 +1140,8 @@ def pto_cvt(x, dtype, mode):
     target format are found from its RNE rounding by stepping one code; overflow goes to
     inf or the largest finite value by direction.  Integer targets saturate, NaN -> 0."""
     dt = np.dtype(dtype)
-    x = np.asarray(x).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        x = np.asarray(x).astype(np.float64)
     if mode == "NONE":
         mode = "RINT"
     with np.errstate(all="ignore"):

@@ -90,24 +90,53 @@ def _check(name, family, dst_dt, src_dts, target, geo, data, scalar=None, round_
     arrays = [random_values(rng, d, n) for d, n in zip(dts, sizes)]
     m = counter if counter is not None else mask
     mode = "counter" if counter is not None else "normal"
+    # half of the examples pass mask, repeat count, strides and start elements as runtime
+    # Scalars (validated and resolved when the program runs, not when it is recorded)
+    dynamic = data.draw(st.booleans())
+    scalar_arg = scalar
 
     def body(tk, ub):
-        d = ub[0][starts[0]]
-        srcs = [u[s] for u, s in zip(ub[1:], starts[1:])]
+        nonlocal m, scalar_arg
+        if dynamic:
+            def dyn(v):
+                return tk.Scalar("int64", "d", init_value=v)
+            if isinstance(m, list):
+                m = [dyn(m[0] - 2**64 if m[0] >= 2**63 else m[0]),
+                     dyn(m[1] - 2**64 if m[1] >= 2**63 else m[1])]
+            else:
+                m = dyn(m)
+            nrep_, blks_, reps_ = dyn(nrep), [dyn(b) for b in blks], [dyn(r) for r in reps]
+            d = ub[0][dyn(starts[0])]
+            srcs = [u[dyn(s)] for u, s in zip(ub[1:], starts[1:])]
+            if scalar is not None:
+                sdt = dst_dt if family == "dup" else src_dts[0]
+                scalar_arg = tk.Scalar(sdt, "c", init_value=scalar)
+        else:
+            nrep_, blks_, reps_ = nrep, blks, reps
+            d = ub[0][starts[0]]
+            srcs = [u[s] for u, s in zip(ub[1:], starts[1:])]
+        _call(tk, d, srcs, nrep_, blks_, reps_)
+
+    def _call(tk, d, srcs, nrep, blks, reps):
         if family == "vs":
             kw = {} if name == "vaxpy" else {"mask_mode": mode}
-            getattr(tk, name)(m, d, srcs[0], scalar, nrep, blks[0], blks[1], reps[0], reps[1],
-                              **kw)
+            getattr(tk, name)(m, d, srcs[0], scalar_arg, nrep, blks[0], blks[1], reps[0],
+                              reps[1], **kw)
         elif family == "un":
             getattr(tk, name)(m, d, srcs[0], nrep, blks[0], blks[1], reps[0], reps[1])
         elif family == "bin":
             getattr(tk, name)(m, d, srcs[0], srcs[1], nrep, *blks, *reps)
         elif family == "dup":
-            tk.vector_dup(m, d, scalar, nrep, blks[0], reps[0])
+            tk.vector_dup(m, d, scalar_arg, nrep, blks[0], reps[0])
         else:
             tk.vconv(m, round_mode, d, srcs[0], nrep, blks[0], blks[1], reps[0], reps[1])
 
-    got = run_program(target, arrays, body)
+    everything = run_program(target, arrays, body, out_index="all")
+    got = everything[0]
+    # sources (the UB tensors right after dst) are never modified: nothing is written
+    # outside dst's active lanes
+    for k, (a, b) in enumerate(zip(arrays[1:], everything[1:])):
+        assert np.array_equal(a.view(np.uint8), b.view(np.uint8)), f"src {k} modified"
     sc = None
     if scalar is not None:
         sdt = dst_dt if family == "dup" else src_dts[0]

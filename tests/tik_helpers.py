@@ -15,7 +15,8 @@ def blocks(n, dtype):
 def run_program(target, arrays, body, out_index=0, ub_size=None):
     """Build a program with one GM input + one UB tensor per array (copied in with
     data_move), call ``body(tik_instance, ub_tensors)`` to record the instruction(s),
-    copy UB tensor ``out_index`` back to GM and return it after start_debug."""
+    copy UB tensor ``out_index`` back to GM and return it after start_debug
+    (``out_index="all"``: every UB tensor, in order)."""
     platform.set_target(target, ub_size=ub_size)
     try:
         tk = tik.Tik()
@@ -26,13 +27,16 @@ def run_program(target, arrays, body, out_index=0, ub_size=None):
         for g, u, a in zip(gms, ubs, arrays):
             tk.data_move(u, g, 0, 1, blocks(a.size, a.dtype), 0, 0)
         body(tk, ubs)
-        o = arrays[out_index]
-        out = tk.Tensor(str(o.dtype), o.shape, name="out", scope=tik.scope_gm)
-        tk.data_move(out, ubs[out_index], 0, 1, blocks(o.size, o.dtype), 0, 0)
-        tk.BuildCCE(kernel_name="k", inputs=gms, outputs=[out])
-        (res,) = tk.tikdb.start_debug({f"in{k}": a for k, a in enumerate(arrays)},
-                                      interactive=False)
-        return res
+        idx = range(len(arrays)) if out_index == "all" else [out_index]
+        outs = []
+        for k in idx:
+            o = arrays[k]
+            outs.append(tk.Tensor(str(o.dtype), o.shape, name=f"out{k}", scope=tik.scope_gm))
+            tk.data_move(outs[-1], ubs[k], 0, 1, blocks(o.size, o.dtype), 0, 0)
+        tk.BuildCCE(kernel_name="k", inputs=gms, outputs=outs)
+        res = tk.tikdb.start_debug({f"in{k}": a for k, a in enumerate(arrays)},
+                                   interactive=False)
+        return res if out_index == "all" else res[0]
     finally:
         platform.set_target("Ascend910")
 

@@ -36,3 +36,41 @@ def dma(uint8_t[::1] dbuf, int64_t doff, const uint8_t[::1] sbuf, int64_t soff,
     """data_move: nburst bursts of ``burst`` bytes with tail-to-head gaps (bytes)."""
     with nogil:
         fi_tik_dma(&dbuf[doff], &sbuf[soff], nburst, burst, src_gap, dst_gap)
+
+
+cdef class Buffers:
+    """The three scope buffers (GM, UB, L1) of one run, as raw pointers.
+
+    Holds references to the numpy uint8 arrays so the pointers stay valid; the arrays
+    must not be resized while this object lives."""
+    cdef uint8_t *ptr[3]
+    cdef object keep
+
+    def __init__(self, list bufs):
+        cdef uint8_t[::1] mv
+        cdef int i
+        if len(bufs) != 3:
+            raise ValueError("Buffers needs the 3 scope buffers (gm, ub, l1)")
+        self.keep = list(bufs)
+        for i in range(3):
+            mv = bufs[i]
+            self.ptr[i] = &mv[0]
+
+
+cdef class Instr:
+    """One fully resolved vector instruction (its fi_tik_instr precomputed at record
+    time), run against a Buffers object: dst is in UB, sources in buffers s0/s1."""
+    cdef fi_tik_instr ins
+    cdef int s0, s1
+
+    def __init__(self, const int64_t[::1] params, int s0, int s1):
+        if params.shape[0] != FI_TIK_NPARAM or not (0 <= s0 < 3 and 0 <= s1 < 3):
+            raise ValueError("Instr: bad parameter block")
+        memcpy(&self.ins, &params[0], FI_TIK_NPARAM * sizeof(int64_t))
+        self.s0 = s0
+        self.s1 = s1
+
+    def run(self, Buffers b, double scalar):
+        self.ins.scalar = scalar
+        with nogil:
+            fi_tik_vector(&self.ins, b.ptr[1], b.ptr[self.s0], b.ptr[self.s1])

@@ -230,6 +230,7 @@ class _Vector:
             self._p, self._cycles = self._resolve(None)
             self._s0 = self.ops[1].t.sidx if len(self.ops) > 1 else 1
             self._s1 = self.ops[2].t.sidx if len(self.ops) > 2 else self._s0
+            self._ins = _w.Instr(self._p, self._s0, self._s1)
             self.run = self._run_static
         else:
             self.run = self._run_dynamic
@@ -461,8 +462,7 @@ class _Vector:
 
     # ---- run ------------------------------------------------------------------------
     def _run_static(self, st):
-        b = st.bufs
-        _w.vector(self._p, self.scalar, b[1], b[self._s0], b[self._s1])
+        self._ins.run(st.cbufs, self.scalar)
         if cost._ACTIVE.get():
             cost.record("Vector", self.name, self._cycles)
 

@@ -449,11 +449,13 @@ class _If:
 # ======================================================================================
 
 class _State:
-    __slots__ = ("env", "bufs", "tik")
+    __slots__ = ("env", "bufs", "cbufs", "tik")
 
     def __init__(self, tik, nscalars, bufs):
+        from .._kernels import walker
         self.env = [0] * nscalars
         self.bufs = bufs
+        self.cbufs = walker.Buffers(bufs)  # raw pointers for the static instructions
         self.tik = tik
 
 

@@ -1,0 +1,218 @@
+"""TIK benchmarks: fastisa vs the numpy oracle vs numpy's own ufunc, in the same run.
+
+    pytest bench/bench_tik.py --benchmark-only       # pytest-benchmark groups
+    python bench/bench_tik.py                         # the ratios the README reports
+
+Groups (one per shape of work):
+* ``tik-full-<dtype>``: a full-mask contiguous vec_adds / vec_add with 255 repeats,
+  against ``np.add(x, s, out=y)`` on the same number of elements and the oracle;
+* ``tik-masked-<dtype>``: a bitwise-masked, block-strided vadds (blk stride 2, rep stride
+  16) with two masks (block-granular ``0xFFFF0000...`` and interleaved ``0x5555...``),
+  against ``np.add`` on the same number of lanes;
+* ``tik-1rep-<dtype>``: the fixed cost of one recorded 1-repeat instruction against one
+  small ``np.add`` call;
+* ``tik-softmax``: the whole softmax program (64K float16) through ``start_debug`` against
+  a per-instruction, per-repeat Python interpretation built on the oracle (how the TIK
+  debugger's statement walk works).
+
+The instruction benchmarks time the recorded instruction's run step (what start_debug
+executes per instruction: argument dispatch plus one walker call), not program building.
+"""
+from __future__ import annotations
+
+import gc
+import os
+import sys
+import timeit
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+import reference as ref  # noqa: E402
+
+from fastisa import examples, tik  # noqa: E402
+from fastisa.tik import platform  # noqa: E402
+
+MASKS = {"block": (0xFFFF0000FFFF0000, 0xFFFF0000FFFF0000),
+         "interleaved": (0x5555555555555555, 0x5555555555555555)}
+
+
+def _instr(dtype, kind, mask=None, nrep=255):
+    """-> (run(), np_baseline(), oracle(), lanes) for one recorded instruction."""
+    platform.set_target("Ascend910", ub_size=8 << 20)
+    try:
+        tk = tik.Tik()
+        par = 256 // np.dtype(dtype).itemsize
+        blk, rep = (2, 16) if kind == "masked" else (1, 8)
+        n = par * nrep * (2 if kind == "masked" else 1) + par
+        rng = np.random.default_rng(0)
+        xs = [(rng.standard_normal(n) * 10).astype(dtype) for _ in range(3)]
+        a, b, c = (tk.Tensor(dtype, (n,), name=nm, scope=tik.scope_ubuf) for nm in "abc")
+        if kind == "vec_add":
+            tk.vec_add(par, a, b, c, nrep, 8, 8, 8)
+        elif kind == "masked":
+            h, lo = MASKS[mask]
+            m = [h if par == 128 else 0, lo]
+            tk.vadds(m, a, b, 2.0, nrep, blk, blk, rep, rep)
+        else:
+            tk.vec_adds(par, a, b, 2.0, nrep, 8, 8)
+        tk.BuildCCE("bench", [], [])
+        st = tk._make_state({})
+        for t, x in zip((a, b, c), xs):
+            st.bufs[1][t.byte_off:t.byte_off + t.nbytes] = x.view(np.uint8)
+        op = tk._root[-1]
+    finally:
+        platform.set_target("Ascend910")
+    lanes = par * nrep
+    x, y = xs[1][:lanes].copy(), np.empty(lanes, dtype)
+    s = np.array(2, dtype)
+
+    def run():
+        op.run(st)
+
+    def np_add():
+        np.add(x, s, out=y)
+
+    if kind == "masked":
+        h, lo = MASKS[mask]
+
+        def oracle():
+            ref.tik_vector("vadds", xs[0], 0, [xs[1]], [0], scalar=np.dtype(dtype).type(2),
+                           mask=[h if par == 128 else 0, lo], nrep=nrep, blks=[blk, blk],
+                           reps=[rep, rep], sat=True)
+    elif kind == "vec_add":
+        def oracle():
+            ref.tik_vector("vec_add", xs[0], 0, [xs[1], xs[2]], [0, 0], mask=par, nrep=nrep,
+                           reps=[8, 8, 8], sat=True)
+    else:
+        def oracle():
+            ref.tik_vector("vec_adds", xs[0], 0, [xs[1]], [0], scalar=np.dtype(dtype).type(2),
+                           mask=par, nrep=nrep, reps=[8, 8], sat=True)
+    return run, np_add, oracle, lanes
+
+
+# ---- the softmax program and its per-repeat Python interpretation -----------------------
+
+def _softmax():
+    mod = examples.load("tik_softmax")
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal(65536) * 3).astype(np.float16)
+    tk = mod.build(x.size)
+
+    def run():
+        return tk.tikdb.start_debug({"x": x}, interactive=False)[0]
+
+    def interpret():
+        """The same instruction sequence, each instruction walked repeat by repeat and
+        lane by lane in Python (reference.tik_vector / tik_reduce_repeat), buffers copied
+        per instruction like the TIK debugger's model calls."""
+        T, L = mod.TILE, mod.LANES
+        reps = T // L
+        tiles = x.reshape(-1, T)
+        vmax = np.float16(-65504.0)
+        for t in tiles:
+            ub = t.copy()
+            r1 = ref.tik_reduce_repeat("max", ub, 0, mask=L, nrep=reps, blk=1, rep=8, sat=True)
+            m = ref.tik_reduce_repeat("max", r1, 0, mask=L, nrep=1, blk=1, rep=8, sat=True)[0]
+            if m > vmax:
+                vmax = m
+        neg = np.float16(-vmax)
+        total = np.float32(0)
+
+        def exp_tile(t):
+            ub = ref.tik_vector("vec_adds", t.copy(), 0, [t.copy()], [0], scalar=neg, mask=L,
+                                nrep=reps, reps=[8, 8], sat=True)
+            return ref.tik_vector("vec_exp", ub, 0, [ub.copy()], [0], mask=L, nrep=reps,
+                                  reps=[8, 8], sat=True)
+        for t in tiles:
+            e = exp_tile(t)
+            r1 = ref.tik_reduce_repeat("add", e, 0, mask=L, nrep=reps, blk=1, rep=8, sat=True)
+            s = ref.tik_reduce_repeat("add", r1, 0, mask=L, nrep=1, blk=1, rep=8, sat=True)[0]
+            total = np.float32(total + np.float32(s))
+        inv = np.float16(1.0 / float(total))
+        out = []
+        for t in tiles:
+            e = exp_tile(t)
+            out.append(ref.tik_vector("vec_muls", e, 0, [e.copy()], [0], scalar=inv, mask=L,
+                                      nrep=reps, reps=[8, 8], sat=True))
+        return np.concatenate(out)
+    return run, interpret
+
+
+# ---- pytest-benchmark ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@pytest.mark.parametrize("impl", ["fastisa_vec_adds", "fastisa_vec_add", "np_add", "oracle"])
+def test_full(benchmark, dtype, impl):
+    benchmark.group = f"tik-full-{dtype}"
+    run, np_add, oracle, _ = _instr(dtype, "vec_add" if impl == "fastisa_vec_add" else "adds")
+    benchmark({"fastisa_vec_adds": run, "fastisa_vec_add": run, "np_add": np_add,
+               "oracle": oracle}[impl])
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@pytest.mark.parametrize("impl", ["fastisa_block", "fastisa_interleaved", "np_add", "oracle"])
+def test_masked(benchmark, dtype, impl):
+    benchmark.group = f"tik-masked-{dtype}"
+    mask = "interleaved" if impl == "fastisa_interleaved" else "block"
+    run, np_add, oracle, _ = _instr(dtype, "masked", mask)
+    benchmark({"np_add": np_add, "oracle": oracle}.get(impl, run))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@pytest.mark.parametrize("impl", ["fastisa", "np_add"])
+def test_one_repeat(benchmark, dtype, impl):
+    benchmark.group = f"tik-1rep-{dtype}"
+    run, np_add, _, _ = _instr(dtype, "adds", nrep=1)
+    benchmark(run if impl == "fastisa" else np_add)
+
+
+@pytest.mark.parametrize("impl", ["fastisa", "interpreted"])
+def test_softmax(benchmark, impl):
+    benchmark.group = "tik-softmax"
+    run, interpret = _softmax()
+    if impl == "fastisa":
+        benchmark(run)
+    else:
+        benchmark.pedantic(interpret, rounds=1, iterations=1)
+
+
+# ---- plain ratios ---------------------------------------------------------------------------
+
+def _best(f, number, repeat=7):
+    gc.disable()
+    try:
+        return min(timeit.repeat(f, number=number, repeat=repeat)) / number
+    finally:
+        gc.enable()
+
+
+def main():
+    print("ratio = fastisa time / baseline time (same number of elements, one run)")
+    for dt in ("float16", "float32"):
+        run, np_add, oracle, lanes = _instr(dt, "adds")
+        run2, _, _, _ = _instr(dt, "vec_add")
+        t_np = _best(np_add, 200)
+        t_or = _best(oracle, 1, 3)
+        print(f"{dt} full-mask contiguous, 255 repeats ({lanes} elements): "
+              f"vec_adds/np.add = {_best(run, 200) / t_np:.2f}, "
+              f"vec_add/np.add = {_best(run2, 200) / t_np:.2f}, "
+              f"oracle/vec_adds = {t_or / _best(run, 200):.0f}")
+        for mask in ("block", "interleaved"):
+            run, np_add, _, lanes = _instr(dt, "masked", mask)
+            print(f"{dt} bitwise-masked ({mask}), blk stride 2, rep stride 16, 255 repeats: "
+                  f"vadds/np.add({lanes}) = {_best(run, 100) / _best(np_add, 100):.2f}")
+        run, np_add, _, lanes = _instr(dt, "adds", nrep=1)
+        print(f"{dt} one 1-repeat instruction vs one np.add of {lanes}: "
+              f"{_best(run, 5000) / _best(np_add, 5000):.2f}")
+    run, interpret = _softmax()
+    assert np.array_equal(run().view(np.uint16), interpret().view(np.uint16))
+    t_i = _best(interpret, 1, 1)
+    t_f = _best(run, 5, 3)
+    print(f"softmax 64K float16: interpreted {t_i * 1e3:.0f} ms, fastisa {t_f * 1e3:.2f} ms, "
+          f"speed-up {t_i / t_f:.0f}x")
+
+
+if __name__ == "__main__":
+    main()
