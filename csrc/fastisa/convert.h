@@ -46,7 +46,7 @@
  * baseline, and picked at load time (ifunc): the same C, the same bits (no FMA, no
  * -ffast-math), about twice the throughput where AVX2 exists.  Wheels stay portable. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
-    !defined(__AVX2__) && !defined(FASTISA_NO_MULTIVERSION)
+    defined(__GLIBC__) && !defined(__AVX2__) && !defined(FASTISA_NO_MULTIVERSION)
 #define FI__MULTIVERSION static __attribute__((target_clones("avx2", "default"), unused))
 #else
 #define FI__MULTIVERSION static inline
