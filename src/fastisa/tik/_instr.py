@@ -706,6 +706,27 @@ class _Reduce:
         cost.record("Vector", self.name, cyc)
 
 
+_COMMON = """
+
+    Parameters (reference/tik.md sections 0-1; spec 002 for the vector-scalar template):
+    mask -- int in [1, lanes] (lanes 0..mask-1), ``[mask_h, mask_l]`` (bit i of mask_l =
+        lane i, of mask_h = lane 64+i; mask_h must be 0 for 32-bit types; not [0, 0]), or
+        with ``mask_mode="counter"`` (targets with counter mode) the element count in
+        [1, 2**32-1].  lanes = 256 bytes / the largest element size.
+    dst, src, src0, src1 -- UB Tensors or ``t[i]`` start elements (32-byte aligned).
+        Lane i of repeat r of X is element ``start + r*rep_stride*B + (i//B)*blk_stride*B
+        + i%B``, B = 32 / element size.
+    repeat_times -- [1, 255] immediate, or a Scalar/Expr in [0, 255] (0: nothing).
+    *_blk_stride -- legacy forms only, 32-byte blocks ([0, 65535]; two-tensor [0, 255]).
+    *_rep_stride -- 32-byte blocks, [0, 255].
+
+    Repeats run in order; masked-off lanes keep their contents.  Raises ConstraintError
+    (ranges, dtypes, target), AccessError (past a tensor's end), AlignmentError (UB start
+    not 32-byte aligned), OverlapError (spec 002's overlap rules).  Immediates are checked
+    when recorded, Scalars/Exprs when run.
+"""
+
+
 class Tik(P.Tik):
     __doc__ = P.Tik.__doc__
 
@@ -734,7 +755,7 @@ class Tik(P.Tik):
 
     def vec_muls(self, mask, dst, src, scalar, repeat_times, dst_rep_stride, src_rep_stride,
                  mask_mode="normal"):
-        """dst = src * scalar per active lane (spec 002 template; see vec_adds)."""
+        """dst = src * scalar per active lane (spec 002 template)."""
         self._vec("vec_muls", mask, dst, [src], scalar, repeat_times, [1, 1],
                   [dst_rep_stride, src_rep_stride], mask_mode)
 
@@ -752,8 +773,8 @@ class Tik(P.Tik):
                       [dst_blk_stride, src_blk_stride], [dst_rep_stride, src_rep_stride],
                       mask_mode, stride_unit=stride_unit)
         f.__name__ = name
-        f.__doc__ = (f"Legacy ``{name}`` with block strides ([0, 65535] blocks of 32 "
-                     f"bytes); otherwise as the vec_ form.")
+        f.__doc__ = (f"Legacy ``{name}``: dst = {name[1:-1]}(src, scalar) per active lane, with "
+                     f"block strides; the scalar is converted to src's dtype first." + _COMMON)
         return f
 
     vadds = _legacy_vs("vadds")
@@ -774,7 +795,7 @@ class Tik(P.Tik):
             self._vec(name, mask, dst, [src], None, repeat_times, [1, 1],
                       [dst_rep_stride, src_rep_stride])
         f.__name__ = name
-        f.__doc__ = (f"dst = {formula} per active lane; mask/repeat/strides as vec_adds.")
+        f.__doc__ = (f"dst = {formula} per active lane of every repeat." + _COMMON)
         return f
 
     vec_abs = _unary("vec_abs", "|src|")
@@ -793,7 +814,7 @@ class Tik(P.Tik):
                       [dst_blk_stride, src_blk_stride], [dst_rep_stride, src_rep_stride],
                       stride_unit=stride_unit)
         f.__name__ = name
-        f.__doc__ = f"Legacy ``{name}`` with block strides ([0, 65535])."
+        f.__doc__ = f"Legacy ``{name}``: the vec_ form with block strides." + _COMMON
         return f
 
     vabs = _legacy_un("vabs")
@@ -813,7 +834,8 @@ class Tik(P.Tik):
                       [dst_rep_stride, src0_rep_stride, src1_rep_stride])
         f.__name__ = name
         f.__doc__ = (f"dst = {formula} per active lane (float16 via float32, rounded once); "
-                     f"dst may be src1 with dst/src1 rep strides 0 (accumulate idiom).")
+                     f"dst may be src1 with dst/src1 rep strides 0 (accumulate idiom)."
+                     + _COMMON)
         return f
 
     vec_add = _binary("vec_add", "src0 + src1")
@@ -834,7 +856,7 @@ class Tik(P.Tik):
                       [dst_rep_stride, src0_rep_stride, src1_rep_stride],
                       stride_unit=stride_unit)
         f.__name__ = name
-        f.__doc__ = f"Legacy ``{name}`` with block strides ([0, 255])."
+        f.__doc__ = f"Legacy ``{name}``: the vec_ form with block strides." + _COMMON
         return f
 
     vadd = _legacy_bin("vadd")
@@ -934,4 +956,7 @@ class Tik(P.Tik):
         AccessError, AlignmentError."""
         self._record(_DataMove(self, dst, src, sid, nburst, burst, src_stride, dst_stride))
 
-    del _legacy_vs, _unary, _legacy_un, _binary, _legacy_bin
+    for _f in (vec_muls, vec_axpy, vaxpy, vec_dup, vector_dup, vec_conv, vconv, vcadd,
+               vec_reduce_add, vec_reduce_max, vec_reduce_min):
+        _f.__doc__ = (_f.__doc__ or "") + _COMMON
+    del _legacy_vs, _unary, _legacy_un, _binary, _legacy_bin, _f
