@@ -664,6 +664,7 @@ def nki_round(x, fmt):
     npdt = _NKI_NP[fmt]
     if fmt == "float32":   # float32 in: unchanged (NaN payloads too); float64 in: one RNE
         return np.asarray(x).astype(np.float32)
+    x_in = np.asarray(x)
     x = np.asarray(x, np.float64)
     if fmt in ("uint8", "int8", "uint16", "int16", "uint32", "int32", "bool_"):
         lo, hi = (0.0, 1.0) if fmt == "bool_" else (float(np.iinfo(npdt).min), float(np.iinfo(npdt).max))
@@ -689,6 +690,13 @@ def nki_round(x, fmt):
         bits = out.view(np.uint32)
         return np.where(nan, (bits & np.uint32(0x80000000)) | np.uint32(0x7FC00000),
                         bits).astype(np.uint32).view(np.float32)
+    if fmt == "float16":
+        # A NaN converts with numpy's float32 -> float16 rule (payload kept, quiet bit not
+        # forced); numpy's float64 -> float16 path would force the quiet bit.
+        # (float32 -> float64 would quiet a signalling NaN: use the float32 input itself.)
+        with np.errstate(invalid="ignore"):
+            nan16 = x_in.astype(np.float32).astype(np.float16)
+        return np.where(np.isnan(r), nan16, r.astype(np.float16))
     return r.astype(npdt)
 
 
@@ -1135,7 +1143,8 @@ def pto_cvt(x, dtype, mode):
     target format are found from its RNE rounding by stepping one code; overflow goes to
     inf or the largest finite value by direction.  Integer targets saturate, NaN -> 0."""
     dt = np.dtype(dtype)
-    x = np.asarray(x).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        x = np.asarray(x).astype(np.float64)
     if mode == "NONE":
         mode = "RINT"
     with np.errstate(all="ignore"):

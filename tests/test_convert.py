@@ -579,3 +579,69 @@ def test_encode_all_2_32_float32_patterns(name):
             raise AssertionError(f"{name}: {bad.size} mismatches in chunk {k}, first input "
                                  f"{hex(int(x.view(np.uint32)[bad[0]]))}")
     print(f"{name}: all 2^32 inputs in {time.perf_counter() - t0:.1f} s")
+
+
+# ---- formats.h scalar primitives -----------------------------------------------------
+
+def test_formats_h_f32_primitives_agree_with_convert(stratified):
+    x = np.ascontiguousarray(stratified[::4])
+    h = np.empty(x.size, np.uint16)
+    K.f32_to_f16(x, h)
+    np.testing.assert_array_equal(h, bits(fastisa.convert(x, "float16")))
+    K.f32_to_bf16(x, h)
+    np.testing.assert_array_equal(h, bits(fastisa.convert(x, "bfloat16")))
+    codes = np.arange(1 << 16, dtype=np.uint16)
+    f = np.empty(codes.size, np.float32)
+    K.f16_to_f32(codes, f)
+    np.testing.assert_array_equal(bits(f), bits(codes.view(np.float16).astype(np.float32)))
+    K.bf16_to_f32(codes, f)
+    np.testing.assert_array_equal(bits(f), codes.astype(np.uint32) << 16)
+
+
+def test_formats_h_f64_single_rounding(stratified):
+    """fi_f64_to_f16 equals numpy's float64 -> float16 astype (one rounding, numpy's NaN
+    rule); fi_f64_to_bf16 equals the generic RNE model applied to the double (one
+    rounding; ml_dtypes would round twice through float32)."""
+    rng = np.random.default_rng(11)
+    u = rng.integers(0, 2**64, size=1 << 20, dtype=np.uint64)
+    u[: 1 << 16] = (np.arange(1 << 16, dtype=np.uint64) << 48) | np.uint64(1 << 28)  # ties+eps
+    d = np.concatenate([u.view(np.float64), stratified[::64].astype(np.float64),
+                        [1 + 2.0**-8 + 2.0**-40, 65520.0, 65519.999, 2.0**-25, 2.0**-25 * 1.0000001]])
+    h = np.empty(d.size, np.uint16)
+    K.f64_to_f16(d, h)
+    np.testing.assert_array_equal(h, bits(d.astype(np.float16)))
+    K.f64_to_bf16(d, h)
+    ok = ~np.isnan(d)
+    want = _bf16_from_f64(d[ok])
+    np.testing.assert_array_equal(h[ok].astype(np.int64), want)
+    assert np.all((h[~ok] & 0x7FFF) == 0x7FC0)
+    # reference/numerics.md 4 (#401): 1 + 2^-8 + 2^-40 -> bf16 1.0078125 with one rounding
+    K.f64_to_bf16(np.array([1 + 2.0**-8 + 2.0**-40]), h[:1])
+    assert h[0] == 0x3F81
+
+
+def _bf16_from_f64(d):
+    """RNE of doubles to bfloat16 by the generic model (exact in float64 arithmetic on
+    the integer mantissa; huge and tiny values handled by the exponent clamp)."""
+    a = np.abs(d)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        q = np.maximum(np.floor(np.log2(np.where(a > 0, a, 1.0))), -126) - 7
+        q = np.where(np.isfinite(a), q, 0)
+        r = np.rint(a / np.exp2(q)) * np.exp2(q)
+    r = np.where(r > R.FLOAT_DEFS["bfloat16"][6], np.inf, r)
+    r32 = r.astype(np.float32)      # exact: r is a bfloat16 value or inf
+    return ((r32.view(np.uint32) >> 16) | (np.signbit(d).astype(np.uint32) << 15)).astype(np.int64)
+
+
+def test_formats_h_f16_saturate_every_code():
+    codes = np.arange(1 << 16, dtype=np.uint16)
+    out = np.empty_like(codes)
+    K.f16_saturate(codes, out)
+    a = codes & 0x7FFF
+    want = np.where(a > 0x7C00, 0, np.where(a == 0x7C00, (codes & 0x8000) | 0x7BFF, codes))
+    np.testing.assert_array_equal(out, want.astype(np.uint16))
+    # and convert(saturate="ascend") to float16 == fi_f16_saturate(default result)
+    x = np.random.default_rng(4).integers(0, 2**32, 1 << 16, dtype=np.uint64).astype(
+        np.uint32).view(np.float32)
+    K.f16_saturate(bits(fastisa.convert(x, "float16")).copy(), out)
+    np.testing.assert_array_equal(out, bits(fastisa.convert(x, "float16", saturate="ascend")))

@@ -297,12 +297,14 @@ def test_binary(instr, op, dtype, rng):
 
 
 @pytest.mark.parametrize("instr,op", BIN)
-def test_binary_f16_every_code(instr, op, rng):
-    a = tile("float16", 256, 256)
-    a.data[...] = all_f16_codes()
-    b = tile("float16", 256, 256, rng=rng)
-    b.data[::7] = all_f16_codes()[::-1][::7]
-    dst = tile("float16", 256, 256)
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_binary_16bit_every_code(instr, op, dtype, rng):
+    codes = all_f16_codes() if dtype == "float16" else all_bf16_codes()
+    a = tile(dtype, 256, 256)
+    a.data[...] = codes
+    b = tile(dtype, 256, 256, rng=rng)
+    b.data[::7] = codes[::-1][::7]
+    dst = tile(dtype, 256, 256)
     getattr(pto, instr)(dst, a, b)
     assert_bits(dst.data, ref.pto_binary(op, a.data, b.data), instr)
     getattr(pto, instr)(dst, b, a)
@@ -393,6 +395,25 @@ def test_texpands(rng):
     before = dst.data.copy()
     pto.TEXPANDS(dst, 1.0 / 3)
     check_dst(dst, before, np.full((9, 30), 1.0 / 3).astype(np.float16))
+
+
+@pytest.mark.parametrize("mode", ["RINT", "ROUND", "FLOOR", "CEIL", "TRUNC", "ODD"])
+@pytest.mark.parametrize("ddt", ["float32", "float16", "int16", "int8"])
+def test_tcvt_from_every_bf16_code(mode, ddt):
+    src = tile("bfloat16", 256, 256)
+    src.data[...] = all_bf16_codes()
+    dst = tile(ddt, 256, 256)
+    pto.TCVT(dst, src, mode)
+    assert_bits(dst.data, ref.pto_cvt(src.data, NPDT[ddt], mode), f"bf16->{ddt} {mode}")
+
+
+def test_bf16_scalar_rounds_once_from_double():
+    src = tile("bfloat16", 1, 16)
+    src.data[...] = 0
+    dst = tile("bfloat16", 1, 16)
+    v = 1.0 + 2.0**-8 + 2.0**-30          # just above the bf16 midpoint 1 + 2^-8
+    pto.TADDS(dst, src, v)
+    assert float(dst.data[0, 0]) == 1.0 + 2.0**-7
 
 
 def test_scalar_rounds_to_tile_dtype():
@@ -701,3 +722,63 @@ def test_bundled_examples_match(name):
     rep = examples.run(name, seed=0)
     assert rep.matches, rep.format()
     assert rep.cycles.get("Vector", 0) > 0
+
+
+def test_texp_f32_is_libm_exp_rounded_once(rng):
+    """float32 TEXP and EXPDIF give exactly (float)exp((double)x) with libm's exp
+    (Python's math.exp), including inputs near float32 rounding midpoints, the subnormal
+    and overflow ranges, and NaN/inf."""
+    import math
+    x = np.concatenate([
+        rng.uniform(-110, 95, 60000), rng.uniform(-1, 1, 20000),
+        np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 88.0, 88.72, 88.73, -87.0, -87.5,
+                  -103.9, -104.0, -150.0, 1e-30, -1e-30]),
+    ]).astype(np.float32)
+    x = np.concatenate([x, np.zeros((-x.size) % 512, np.float32)])
+    src = tile("float32", x.size // 64, 64)
+    src.data[...] = x.reshape(-1, 64)
+    dst = tile("float32", x.size // 64, 64)
+    pto.TEXP(dst, src)
+    with np.errstate(over="ignore"):
+        want = np.array([math.exp(v) if not math.isnan(v) and v < 700 else v * np.inf
+                         for v in src.data.reshape(-1).tolist()],
+                        dtype=np.float64).astype(np.float32).reshape(src.shape)
+    assert_bits(dst.data, want, "TEXP f32 vs libm")
+    zero = tile("float32", src.rows, 1, layout=CM)
+    zero.data[...] = 0
+    dst.fill(0)
+    pto.TROWEXPANDEXPDIF(dst, src, zero)
+    assert_bits(dst.data, want, "EXPDIF f32 vs libm")
+
+
+@settings(max_examples=25)
+@given(st.integers(1, 48), st.integers(1, 4), st.integers(0, 48), st.integers(0, 64),
+       st.sampled_from(["float32", "float16", "int32"]), st.sampled_from(REXP + [("EXPDIF", "EXPDIF")]),
+       st.sampled_from([1, 2]), st.booleans(), st.integers(0, 2**32 - 1))
+def test_row_expand_hypothesis(rows, cblocks, vr, vc, dtype, instr_op, mode, row_first, seed):
+    """Random shapes, valid regions, modes and operand orders for the row-expand family."""
+    instr, op = instr_op
+    if op == "EXPDIF":
+        if dtype == "int32":
+            dtype = "float32"
+        row_first = False
+        instr = "TROWEXPANDEXPDIF"
+    rng = np.random.default_rng(seed)
+    per = 32 // NPDT[dtype].itemsize
+    C = cblocks * per * 2
+    vr, vc = min(vr, rows), min(vc, C)
+    full = tile(dtype, rows, C, vr=vr, vc=vc, rng=rng)
+    row = _rowvec(dtype, vr, mode, rng, rows=None if mode == 1 else max(rows, 1))
+    if op == "DIV":
+        row.data[row.data == 0] = 1
+        full.data[full.data == 0] = 1
+    dst = tile(dtype, rows, C, vr=vr, vc=vc, rng=rng)
+    before = dst.data.copy()
+    s = ref.pto_expand_cols(row.valid, vc) if vc else np.zeros((vr, 0), row.dtype)
+    if row_first:
+        getattr(pto, instr)(dst, row, full)
+        want = ref.pto_binary(op, s, full.valid)
+    else:
+        getattr(pto, instr)(dst, full, row)
+        want = ref.pto_binary(op, full.valid, s)
+    check_dst(dst, before, want, instr, ulp=TRANSCENDENTAL_ULP if op == "EXPDIF" else 0)

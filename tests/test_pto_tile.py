@@ -117,3 +117,10 @@ def test_targets():
 def test_round_mode_names():
     assert pto.RoundMode.from_name("ROUND") is pto.RoundMode.CAST_ROUND
     assert pto.RoundMode.from_name("cast_rint") is pto.RoundMode.CAST_RINT
+
+
+def test_pto_as_dtype_names():
+    for name, want in [("f32", np.float32), ("f16", np.float16), ("bf16", ml_dtypes.bfloat16),
+                       ("i32", np.int32), ("i16", np.int16), ("i8", np.int8), ("ui8", np.uint8)]:
+        t = pto.Tile(V, name, 16, 32)
+        assert t.dtype == np.dtype(want)

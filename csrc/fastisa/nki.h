@@ -39,6 +39,14 @@
 #include <omp.h>
 #endif
 
+/* The row workers are kept out of line: inlined into the OpenMP dispatchers under the
+ * -fwrapv that Python extensions are built with, GCC stops vectorising their loops. */
+#if defined(__GNUC__)
+#define FI_NKI_NOINLINE __attribute__((noinline))
+#else
+#define FI_NKI_NOINLINE
+#endif
+
 #define FI_NKI_G 4      /* rows per group (independent accumulation chains) */
 #define FI_NKI_CH 512   /* columns per chunk */
 
@@ -276,6 +284,20 @@ static inline float fi_nki_min(float a, float b) {
     return fi_bits_f32(fi_f32_bits(a) | fi_f32_bits(b));
 }
 
+/* A signed-integer key that orders non-NaN floats as IEEE totalOrder (-0 < +0). */
+static inline int32_t fi_nki_key(float f) {
+    uint32_t u = fi_f32_bits(f);
+    return (int32_t)(u ^ ((uint32_t)((int32_t)u >> 31) >> 1));
+}
+static inline float fi_nki_unkey(int32_t k) {
+    uint32_t u = (uint32_t)k;
+    return fi_bits_f32(u ^ ((uint32_t)((int32_t)u >> 31) >> 1));
+}
+
+static inline int16_t fi_nki_key16(uint16_t c) {
+    return (int16_t)(c ^ ((uint16_t)((int16_t)c >> 15) >> 1));
+}
+
 static inline float fi_nki_alu(int op, float a, float b) {
     switch (op) {
     case FI_ALU_ADD: return a + b;
@@ -321,8 +343,12 @@ static inline uint32_t fi_nki_alu_bits(int op, uint32_t a, uint32_t b) {
  * outside the loops; the common ops get their own loops so they vectorise. */
 #define FI_NKI_STAGE_LOOP(EXPR)                                                     \
     do {                                                                            \
-        if (rev) { for (int i = 0; i < n; i++) { float a = b[i * bs], c = t[i]; t[i] = (EXPR); } } \
-        else { for (int i = 0; i < n; i++) { float a = t[i], c = b[i * bs]; t[i] = (EXPR); } } \
+        if (bs == 0) {                                                              \
+            const float k_ = b[0];                                                  \
+            if (rev) { for (int i = 0; i < n; i++) { float a = k_, c = t[i]; t[i] = (EXPR); } } \
+            else { for (int i = 0; i < n; i++) { float a = t[i], c = k_; t[i] = (EXPR); } } \
+        } else if (rev) { for (int i = 0; i < n; i++) { float a = b[i], c = t[i]; t[i] = (EXPR); } } \
+        else { for (int i = 0; i < n; i++) { float a = t[i], c = b[i]; t[i] = (EXPR); } } \
     } while (0)
 
 static inline void fi_nki_stage(int op, int rev, float *t, const float *b, int bs, int n) {
@@ -461,17 +487,90 @@ typedef struct {
     int scalar_engine;         /* 1: ScalarE (sin cubic outside [-pi, pi], range counting) */
     double alpha;              /* PReLU negative slope */
     const double *lut;         /* optional: 2^bits table act(decode(code)) (no stages) */
+    const float *lutf;         /* optional, with lutd: (float)act(decode(code)) ... */
+    const void *lutd;          /* ... and dst's encoding of act(decode(code)) (no stages) */
     float *acc; ptrdiff_t acc_sp;        /* optional per-partition float32 accumulator */
     int acc_max;               /* 0: acc += y; 1: acc = maximum(acc, y) (IEEE 754-2019) */
     int threads;               /* OpenMP threads (0: default) */
 } fi_nki_ew;
 
-static inline int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1) {
+/* The table path: every element's result depends only on its input code.  Per chunk:
+ * each row looks up its dst codes and float32 values (one sequential stream per row),
+ * then the g rows' float32 values are summed with one independent chain per row. */
+#define FI_NKI_LUT_LOOP(TI, TD)                                                                \
+    do {                                                                                       \
+        const TD *ld = (const TD *)a->lutd;                                                    \
+        for (int c0 = 0; c0 < F; c0 += FI_NKI_CH) {                                            \
+            int n = F - c0 < FI_NKI_CH ? F - c0 : FI_NKI_CH;                                   \
+            for (int r = 0; r < g; r++) {                                                      \
+                const TI *S = (const TI *)a->in0.ptr + (ptrdiff_t)(pg + r) * a->in0.sp         \
+                              + (ptrdiff_t)c0 * isf;                                           \
+                TD *D = (TD *)a->dst + (ptrdiff_t)(pg + r) * a->dst_sp + (ptrdiff_t)c0 * dsf;  \
+                float *vr = v[r];                                                              \
+                if (isf == 1 && dsf == 1) {                                                    \
+                    for (int i = 0; i < n; i++) { TI c = S[i]; D[i] = ld[c]; vr[i] = lf[c]; }   \
+                } else {                                                                       \
+                    for (int i = 0; i < n; i++) {                                              \
+                        TI c = S[(ptrdiff_t)i * isf];                                          \
+                        D[(ptrdiff_t)i * dsf] = ld[c];                                         \
+                        vr[i] = lf[c];                                                         \
+                    }                                                                          \
+                }                                                                              \
+            }                                                                                  \
+            if (a->acc) {                                                                      \
+                if (g == FI_NKI_G) {                                                           \
+                    for (int i = 0; i < n; i++)                                                \
+                        for (int r = 0; r < FI_NKI_G; r++) s[r] += v[r][i];                    \
+                } else {                                                                       \
+                    for (int r = 0; r < g; r++)                                                \
+                        for (int i = 0; i < n; i++) s[r] += v[r][i];                           \
+                }                                                                              \
+            }                                                                                  \
+        }                                                                                      \
+    } while (0)
+
+static FI_NKI_NOINLINE void fi_nki_ew_lut_rows(const fi_nki_ew *a, int p0, int p1, int isz) {
+    const float *lf = a->lutf;
+    const ptrdiff_t isf = a->in0.sf, dsf = a->dst_sf;
+    const int F = a->F;
+    float v[FI_NKI_G][FI_NKI_CH];
+    for (int pg = p0; pg < p1; pg += FI_NKI_G) {
+        int g = p1 - pg < FI_NKI_G ? p1 - pg : FI_NKI_G;
+        float s[FI_NKI_G] = {0.0f, 0.0f, 0.0f, 0.0f};
+        if (a->acc) for (int r = 0; r < g; r++) s[r] = a->acc[(ptrdiff_t)(pg + r) * a->acc_sp];
+        if (isz == 1) {
+            if (a->itemsize == 1) FI_NKI_LUT_LOOP(uint8_t, uint8_t);
+            else if (a->itemsize == 2) FI_NKI_LUT_LOOP(uint8_t, uint16_t);
+            else FI_NKI_LUT_LOOP(uint8_t, uint32_t);
+        } else {
+            if (a->itemsize == 1) FI_NKI_LUT_LOOP(uint16_t, uint8_t);
+            else if (a->itemsize == 2) FI_NKI_LUT_LOOP(uint16_t, uint16_t);
+            else FI_NKI_LUT_LOOP(uint16_t, uint32_t);
+        }
+        if (a->acc)
+            for (int r = 0; r < g; r++)
+                a->acc[(ptrdiff_t)(pg + r) * a->acc_sp] = s[r] != s[r] ? fi_nki_qnan() : s[r];
+    }
+}
+#undef FI_NKI_LUT_LOOP
+
+/* Encode float64 values to fmt (the table builder of the table path). */
+static inline void fi_nki_encode_f64_array(int fmt, void *dst, const double *in, int n) {
+    fi_nki_encode_f64(fmt, dst, 1, n, in);
+}
+
+static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1) {
     float t[FI_NKI_G][FI_NKI_CH], u[FI_NKI_CH];
     double y[FI_NKI_G][FI_NKI_CH];
     uint32_t tb[FI_NKI_CH], ub[FI_NKI_CH];
     int64_t oor = 0;
     const int dsz = a->itemsize;
+    if (a->lutf && a->lutd && !a->acc_max) {
+        int isz = a->in0.fmt <= FI_INT8 || a->in0.fmt == FI_BOOL ||
+                  (a->in0.fmt >= FI_FLOAT8_E4M3 && a->in0.fmt <= FI_FLOAT8_E8M0FNU) ? 1 : 2;
+        fi_nki_ew_lut_rows(a, p0, p1, isz);
+        return 0;
+    }
     for (int pg = p0; pg < p1; pg += FI_NKI_G) {
         int g = p1 - pg < FI_NKI_G ? p1 - pg : FI_NKI_G;
         for (int c0 = 0; c0 < a->F; c0 += FI_NKI_CH) {
@@ -652,7 +751,7 @@ typedef struct {
     int threads;
 } fi_nki_reduce_args;
 
-static inline void fi_nki_reduce_rows(const fi_nki_reduce_args *a, int p0, int p1) {
+static FI_NKI_NOINLINE void fi_nki_reduce_rows(const fi_nki_reduce_args *a, int p0, int p1) {
     static const int isz_of[FI_NUM_FORMATS] = {1, 1, 2, 2, 4, 4, 1, 1, 1, 1, 2, 2, 4, 4, 4, 4, 2, 1, 1};
     float buf[FI_NKI_CH];
     uint32_t bb[FI_NKI_CH];
@@ -674,6 +773,52 @@ static inline void fi_nki_reduce_rows(const fi_nki_reduce_args *a, int p0, int p
         }
         float acc = 0.0f;
         int any_nan = 0;
+        if (a->in.fmt == FI_BFLOAT16 && a->in.sf == 1 && (a->op == FI_ALU_MAX || a->op == FI_ALU_MIN)) {
+            /* bf16 maximum/minimum straight on the codes: int16 total-order keys */
+            const uint16_t *u = (const uint16_t *)row;
+            int16_t l0 = fi_nki_key16(u[0]);
+            int16_t l[16];
+            uint16_t nanm = 0;
+            int ismax = a->op == FI_ALU_MAX, F = a->F, i = 0;
+            for (int k = 0; k < 16; k++) l[k] = l0;
+            {
+                const int nb = F / 16;      /* a counted loop: vectorises even under -fwrapv */
+                if (ismax) {
+                    for (int b = 0; b < nb; b++)
+                        for (int k = 0; k < 16; k++) {
+                            int16_t kx = fi_nki_key16(u[b * 16 + k]);
+                            l[k] = kx > l[k] ? kx : l[k];
+                        }
+                } else {
+                    for (int b = 0; b < nb; b++)
+                        for (int k = 0; k < 16; k++) {
+                            int16_t kx = fi_nki_key16(u[b * 16 + k]);
+                            l[k] = kx < l[k] ? kx : l[k];
+                        }
+                }
+                i = nb * 16;
+            }
+            for (; i < F; i++) {
+                int16_t kx = fi_nki_key16(u[i]);
+                l[0] = ismax ? (kx > l[0] ? kx : l[0]) : (kx < l[0] ? kx : l[0]);
+            }
+            for (int k = 1; k < 16; k++) l[0] = ismax ? (l[k] > l[0] ? l[k] : l[0]) : (l[k] < l[0] ? l[k] : l[0]);
+            {   /* NaN: |code| > 0x7f80, i.e. the largest magnitude code exceeds inf's */
+                uint16_t mx = 0;
+                for (int q = 0; q < F; q++) { uint16_t c = (uint16_t)(u[q] & 0x7fffu); mx = c > mx ? c : mx; }
+                nanm = mx > 0x7f80u;
+            }
+            int nanc = nanm;
+            {
+                uint16_t c = (uint16_t)l[0];
+                c = (uint16_t)(c ^ ((uint16_t)((int16_t)c >> 15) >> 1));
+                acc = fi_bits_f32((uint32_t)c << 16);
+            }
+            if (a->negate) acc = acc * -1.0f;
+            if (nanc || acc != acc) acc = fi_nki_qnan();
+            fi_nki_encode_f32(a->out_fmt, o, 1, 1, &acc);
+            continue;
+        }
         for (int c0 = 0; c0 < a->F; c0 += FI_NKI_CH) {
             int n = a->F - c0 < FI_NKI_CH ? a->F - c0 : FI_NKI_CH;
             int i = 0;
@@ -684,25 +829,29 @@ static inline void fi_nki_reduce_rows(const fi_nki_reduce_args *a, int p0, int p
             case FI_ALU_SUB: for (; i < n; i++) acc -= buf[i]; break;
             case FI_ALU_MUL: for (; i < n; i++) acc *= buf[i]; break;
             case FI_ALU_MAX: case FI_ALU_MIN: {
-                /* order-independent (IEEE 754-2019 maximum/minimum): 4 lanes, then fold */
-                float l[4] = {acc, acc, acc, acc};
-                int isnan_ = acc != acc;
+                /* order-independent IEEE 754-2019 maximum/minimum: fold int32 keys of a
+                 * total order (-0 < +0) over 8 lanes; NaN tracked separately */
+                int32_t l[8];
+                int32_t k0 = fi_nki_key(acc);
+                int nanc = acc != acc;
                 int ismax = a->op == FI_ALU_MAX;
-                for (; i + 4 <= n; i += 4) {
-                    for (int k = 0; k < 4; k++) {
+                for (int k = 0; k < 8; k++) l[k] = k0;
+                for (int nb = (n - i) / 8; nb > 0; nb--, i += 8) {
+                    for (int k = 0; k < 8; k++) {
                         float x = buf[i + k];
-                        isnan_ |= x != x;
-                        if (ismax) {
-                            l[k] = x > l[k] ? x : (x == l[k] ? fi_bits_f32(fi_f32_bits(x) & fi_f32_bits(l[k])) : l[k]);
-                        } else {
-                            l[k] = x < l[k] ? x : (x == l[k] ? fi_bits_f32(fi_f32_bits(x) | fi_f32_bits(l[k])) : l[k]);
-                        }
+                        int32_t kx = fi_nki_key(x);
+                        nanc |= x != x;
+                        l[k] = ismax ? (kx > l[k] ? kx : l[k]) : (kx < l[k] ? kx : l[k]);
                     }
                 }
-                for (; i < n; i++) l[0] = ismax ? fi_nki_max(l[0], buf[i]) : fi_nki_min(l[0], buf[i]);
-                for (int k = 1; k < 4; k++) l[0] = ismax ? fi_nki_max(l[0], l[k]) : fi_nki_min(l[0], l[k]);
-                any_nan |= isnan_;
-                acc = l[0];
+                for (; i < n; i++) {
+                    int32_t kx = fi_nki_key(buf[i]);
+                    nanc |= buf[i] != buf[i];
+                    l[0] = ismax ? (kx > l[0] ? kx : l[0]) : (kx < l[0] ? kx : l[0]);
+                }
+                for (int k = 1; k < 8; k++) l[0] = ismax ? (l[k] > l[0] ? l[k] : l[0]) : (l[k] < l[0] ? l[k] : l[0]);
+                any_nan |= nanc;
+                acc = fi_nki_unkey(l[0]);
                 break;
             }
             default: for (; i < n; i++) acc = fi_nki_alu(a->op, acc, buf[i]); break;

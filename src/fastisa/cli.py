@@ -73,11 +73,17 @@ def _parse_inputs(items):
 def _run_pto(args) -> int:
     import numpy as np
 
+    from .errors import FastisaError
     from .pto import asm
 
     with open(args.target) as f:
         text = f.read()
-    outputs = asm.run(text, _parse_inputs(args.input))
+    try:
+        outputs = asm.run(text, _parse_inputs(args.input))
+    except FastisaError as exc:
+        # syntax/type errors and instruction errors, reported compiler-style with the line
+        print(asm.format_error(exc, args.target), file=sys.stderr)
+        return 1
     for name, arr in outputs.items():
         if args.output_dir:
             os.makedirs(args.output_dir, exist_ok=True)

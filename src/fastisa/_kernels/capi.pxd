@@ -112,6 +112,8 @@ cdef extern from "nki.h" nogil:
         int raw, itemsize, bitvec, act, scalar_engine
         double alpha
         const double *lut
+        const float *lutf
+        const void *lutd
         float *acc
         Py_ssize_t acc_sp
         int acc_max
@@ -128,6 +130,7 @@ cdef extern from "nki.h" nogil:
     void fi_nki_reduce(const fi_nki_reduce_args *a)
     double fi_nki_act(int act, double x, double alpha)
     double fi_nki_sin_scalar(double x)
+    void fi_nki_encode_f64_array(int fmt, void *dst, const double *inp, int n)
     void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M, int N)
 
 

@@ -9,6 +9,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t
 from fastisa._kernels.capi cimport (
     fi_format_traits, fi_encode_f32, fi_decode_f32, fi_convert_array, fi_pack_x4, fi_unpack_x4,
     fi_f32_to_bf16, fi_bf16_to_f32, fi_f32_to_f16, fi_f16_to_f32, FI_NUM_FORMATS,
+    fi_f64_to_f16, fi_f64_to_bf16, fi_f16_saturate,
 )
 
 
@@ -93,3 +94,28 @@ def f16_to_f32(const uint16_t[::1] src, float[::1] dst):
     with nogil:
         for i in range(n):
             dst[i] = fi_f16_to_f32(src[i])
+
+
+# formats.h scalar primitives over arrays (used by tests/test_convert.py to check them).
+def f64_to_f16(const double[::1] src, uint16_t[::1] dst):
+    """dst[i] = fi_f64_to_f16(src[i]): one RNE rounding from double."""
+    cdef Py_ssize_t i, n = src.shape[0]
+    with nogil:
+        for i in range(n):
+            dst[i] = fi_f64_to_f16(src[i])
+
+
+def f64_to_bf16(const double[::1] src, uint16_t[::1] dst):
+    """dst[i] = fi_f64_to_bf16(src[i]): one RNE rounding from double."""
+    cdef Py_ssize_t i, n = src.shape[0]
+    with nogil:
+        for i in range(n):
+            dst[i] = fi_f64_to_bf16(src[i])
+
+
+def f16_saturate(const uint16_t[::1] src, uint16_t[::1] dst):
+    """dst[i] = fi_f16_saturate(src[i]) (Ascend saturation mode on float16 bits)."""
+    cdef Py_ssize_t i, n = src.shape[0]
+    with nogil:
+        for i in range(n):
+            dst[i] = fi_f16_saturate(src[i])

@@ -12,7 +12,8 @@ import numpy as np
 
 from fastisa._kernels.capi cimport (fi_nki_ew, fi_nki_reduce_args, fi_nki_init,
                                     fi_nki_elementwise, fi_nki_reduce, fi_nki_act,
-                                    fi_nki_sin_scalar, fi_nki_matmul_f32)
+                                    fi_nki_sin_scalar, fi_nki_matmul_f32,
+                                    fi_nki_encode_f64_array)
 
 cnp.import_array()
 fi_nki_init()
@@ -28,7 +29,7 @@ cdef inline void _view(object arr, const void **ptr, Py_ssize_t *sp, Py_ssize_t 
 
 def elementwise(dst, int dst_fmt, in0, int in0_fmt, in1, int in1_fmt, stages,
                 int raw=0, int bitvec=0, int act=0, int scalar_engine=0, double alpha=0.0,
-                lut=None, acc=None, int acc_max=0, int threads=0):
+                lut=None, acc=None, int acc_max=0, int threads=0, lutf=None, lutd=None):
     """Run one elementwise instruction; returns the count of inputs outside ScalarE's range.
 
     dst, in0, in1: 2-D arrays [P, F] (in1 may be None).  stages: two tuples
@@ -39,7 +40,7 @@ def elementwise(dst, int dst_fmt, in0, int in0_fmt, in1, int in1_fmt, stages,
     cdef fi_nki_ew a
     cdef const void *p
     cdef Py_ssize_t sp, sf
-    cdef cnp.ndarray fv, uv, lt, ac
+    cdef cnp.ndarray fv, uv, lt, ac, lf, ld
     cdef int64_t r
     memset(&a, 0, sizeof(a))
     a.P = dst.shape[0]
@@ -85,6 +86,11 @@ def elementwise(dst, int dst_fmt, in0, int in0_fmt, in1, int in1_fmt, stages,
     if lut is not None:
         lt = <cnp.ndarray>lut
         a.lut = <const double *>cnp.PyArray_DATA(lt)
+    if lutf is not None and lutd is not None:
+        lf = <cnp.ndarray>lutf
+        ld = <cnp.ndarray>lutd
+        a.lutf = <const float *>cnp.PyArray_DATA(lf)
+        a.lutd = <const void *>cnp.PyArray_DATA(ld)
     if acc is not None:
         ac = <cnp.ndarray>acc
         a.acc = <float *>cnp.PyArray_DATA(ac)
@@ -138,3 +144,12 @@ def matmul_f32(float[:, ::1] out, const float[:, ::1] s, const float[:, ::1] v):
     cdef int K = s.shape[0], M = s.shape[1], N = v.shape[1]
     with nogil:
         fi_nki_matmul_f32(&out[0, 0], &s[0, 0], &v[0, 0], K, M, N)
+
+
+def encode_f64(int fmt, const double[::1] x, out):
+    """out[i] = x[i] rounded once to format ``fmt`` (out: 1-D contiguous storage array)."""
+    cdef cnp.ndarray o = <cnp.ndarray>out
+    cdef int n = x.shape[0]
+    cdef void *d = cnp.PyArray_DATA(o)
+    with nogil:
+        fi_nki_encode_f64_array(fmt, d, &x[0], n)

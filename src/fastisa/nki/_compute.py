@@ -77,8 +77,9 @@ __all__ = ["tensor_scalar", "tensor_tensor", "scalar_tensor_tensor", "activation
 
 MIN_II = _cost.MIN_II
 GPSIMD_START = 150
-#: OpenMP threads used by the compute kernels (0 = OpenMP default / OMP_NUM_THREADS).
-THREADS = 0
+#: OpenMP threads of the compute kernels: 1 (default) runs single-threaded; 0 uses the
+#: OpenMP default (OMP_NUM_THREADS) for tiles of >= 2^16 elements.  Results never depend on it.
+THREADS = 1
 
 #: -3.4028235e38, the most negative finite float32 (``nisa.fp32.min``).
 FP32_MIN = float(np.finfo(np.float32).min)
@@ -261,17 +262,18 @@ def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=Fal
     d, commit = _dst_rows(dst)
     s0 = _unalias(_rows(in0), d)
     s1 = None if in1 is None else _unalias(_rows(in1), d)
-    lut = None
+    lutf = lutd = None
     act_code = 0 if act is None else act.act
     if (act is not None and lut_ok and in0.dtype.itemsize <= 2 and in0.dtype.kind != "packed"
             and d.size >= (1 << 17) and stages[0][0] == 0 and stages[1][0] == 0
+            and not acc_max and dst.dtype.kind != "packed"
             and not (scalar_engine and act.scalar_range != (-math.inf, math.inf, False))):
-        lut = _act_table(act, in0.dtype, alpha, scalar_engine)
+        lutf, lutd = _act_table(act, in0.dtype, dst.dtype, alpha, scalar_engine)
     oor = k.elementwise(d, dst.dtype.code, s0, in0.dtype.code, s1,
                         0 if in1 is None else in1.dtype.code, stages, raw=int(raw),
                         bitvec=int(bitvec), act=act_code, scalar_engine=int(scalar_engine),
-                        alpha=float(alpha), lut=lut, acc=acc, acc_max=int(acc_max),
-                        threads=THREADS)
+                        alpha=float(alpha), acc=acc, acc_max=int(acc_max),
+                        threads=THREADS, lutf=lutf, lutd=lutd)
     if commit is not None:
         commit()
     return oor
@@ -280,20 +282,28 @@ def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=Fal
 _LUTS: dict = {}
 
 
-def _act_table(act, fmt, alpha, scalar_engine):
-    """float64 activation values for every code of a <=16-bit format (cached per process).
+def _act_table(act, fmt, dst_fmt, alpha, scalar_engine):
+    """Tables over every code of a <=16-bit input format (cached per process):
+    ``(float32 result, dst's encoding of the result)`` of the activation.
 
-    Built with the same C function the kernel calls per element, so a table lookup gives
-    exactly the bits the direct path gives.
+    Built with the same C functions the kernel calls per element (fi_nki_act, then one
+    rounding), so a lookup gives exactly the bits of the direct path.
     """
-    key = (act.name, fmt.name, float(alpha), bool(scalar_engine))
+    key = (act.name, fmt.name, dst_fmt.name, float(alpha), bool(scalar_engine))
     t = _LUTS.get(key)
     if t is None:
         bits = fmt.itemsize * 8
         codes = np.arange(1 << bits, dtype=np.uint8 if bits == 8 else np.uint16)
-        x = codes.view(fmt.np_dtype).astype(np.float32).astype(np.float64)
-        t = np.empty(1 << bits, np.float64)
-        _kernels().act_table(act.act, float(alpha), int(scalar_engine), x, t)
+        with np.errstate(invalid="ignore"):
+            x = codes.view(fmt.np_dtype).astype(np.float32).astype(np.float64)
+        y = np.empty(1 << bits, np.float64)
+        k = _kernels()
+        k.act_table(act.act, float(alpha), int(scalar_engine), x, y)
+        with np.errstate(over="ignore", invalid="ignore"):
+            yf = y.astype(np.float32)
+        yd = np.empty(1 << bits, dst_fmt.np_dtype)
+        k.encode_f64(dst_fmt.code, y, yd)
+        t = (yf, yd)
         _LUTS[key] = t
     return t
 
@@ -1056,9 +1066,9 @@ def nc_transpose(dst, data, engine=None, name=None):
 
     data : NkiTensor [P, F] in SBUF or PSUM; dst [F, P].  engine: vector (P, F <= 32),
     tensor (P, F <= 128; data in SBUF, dst in PSUM), or unknown (vector when both fit in
-    32, else tensor).  Same dtype: bit copy (Vector) / values through float32 (Tensor:
-    a matmul with the identity, exact for every float value); different dtypes go through
-    float32.  Raises ConstraintError.  Cost: Vector ``max(MIN_II, F)``; Tensor
+    32, else tensor).  Same float dtype: a bit copy on both engines (the Tensor engine's
+    identity matmul is exact for float values); integer dtypes on the Tensor engine and
+    dtype changes go through float32 (int32 above 2^24 rounds).  Raises ConstraintError.  Cost: Vector ``max(MIN_II, F)``; Tensor
     ``max(P, min(64, F))``.  Reference: reference/nki.md 3.6.
     """
     instr = "nc_transpose"

@@ -182,9 +182,14 @@ def _scalar_array(instr, name, value, fmt):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.generic)):
         raise constraint(instr, name, "must be a real number", value)
     if fmt.is_float:
+        v = np.array([value], dtype=np.float64)
         if fmt.name == "bfloat16":
-            return np.array([np.float32(value)]).astype(fmt.np_dtype)
-        return np.array([value], dtype=np.float64).astype(fmt.np_dtype)
+            # one rounding from double: round to odd in float32 (24 >= 8 + 2 bits), then RNE
+            f = v.astype(np.float32)
+            if np.isfinite(f[0]) and float(f[0]) != v[0] and (f.view(np.uint32)[0] & 1) == 0:
+                f = np.nextafter(f, np.float32(np.inf) if v[0] > f[0] else np.float32(-np.inf))
+            return f.astype(fmt.np_dtype)
+        return v.astype(fmt.np_dtype)   # numpy rounds double -> float16/float32 once
     v = float(value)
     if not v.is_integer():
         raise constraint(instr, name, f"must be an integer for a {fmt.name} tile", value)

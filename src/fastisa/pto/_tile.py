@@ -19,7 +19,7 @@ from ..errors import AccessError, AlignmentError, ConstraintError, constraint
 __all__ = [
     "TileType", "BLayout", "SLayout", "PadValue", "Layout", "DYNAMIC", "Tile", "GlobalTensor",
     "TLOAD", "TSTORE", "TASSIGN", "set_target", "get_target", "set_debug", "get_debug",
-    "BUFFER_BYTES",
+    "BUFFER_BYTES", "PTO_DTYPE_NAMES",
 ]
 
 #: A valid row/column count fixed at run time (``pto::DYNAMIC``, -1 in C++).
@@ -134,7 +134,16 @@ def _pool(name: str) -> np.ndarray:
     return p
 
 
+#: PTO-AS element type names (``!pto.tile_buf<..., dtype=f32, ...>``) -> format names.
+PTO_DTYPE_NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i32": "int32",
+                   "i16": "int16", "i8": "int8", "ui8": "uint8", "u8": "uint8",
+                   "ui16": "uint16", "u16": "uint16", "ui32": "uint32", "u32": "uint32",
+                   "half": "float16", "float": "float32"}
+
+
 def _fmt_of(dtype, where: str):
+    if isinstance(dtype, str):
+        dtype = PTO_DTYPE_NAMES.get(dtype, dtype)
     try:
         fmt = dtypes.lookup(dtype)
     except ConstraintError:
@@ -184,9 +193,6 @@ class Tile:
     writes the tile.  A new tile's buffer is zero.  Raises ConstraintError (shape, dtype,
     valid region) or AlignmentError (32-byte rule).
     """
-
-    __slots__ = ("loc", "format", "dtype", "rows", "cols", "blayout", "slayout", "fractal",
-                 "pad", "_vr", "_vc", "_dyn_row", "_dyn_col", "_buf", "addr", "_rs", "_cs")
 
     def __init__(self, loc, dtype, rows, cols, blayout=BLayout.RowMajor, valid_row=None,
                  valid_col=None, slayout=SLayout.NoneBox, fractal=512, pad=PadValue.Null):
