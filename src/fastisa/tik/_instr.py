@@ -221,17 +221,26 @@ class _Vector:
             self.scalar = 0.0
         self.sat = 1 if tg.saturation else 0
         self._geom_cache = {}
+        self._same_dep = {}
         self._dyn = (any(_is_dyn(x) for x in [mask if not isinstance(mask, (list, tuple))
                                                 else mask[0], repeat_times] + list(blks) +
                          list(reps) + ([scalar] if family in ("vs", "dup") else []))
                      or (isinstance(mask, (list, tuple)) and any(_is_dyn(m) for m in mask))
                      or any(o.off is None for o in self.ops))
+        self._fixed = None
+        geo_dyn = (_is_dyn(mask) or (isinstance(mask, (list, tuple)) and any(
+            _is_dyn(m) for m in mask)) or _is_dyn(repeat_times) or
+            any(_is_dyn(x) for x in list(blks) + list(reps)))
+        if self._dyn and not geo_dyn:
+            self._prepare_fixed()
         if not self._dyn:
             self._p, self._cycles = self._resolve(None)
             self._s0 = self.ops[1].t.sidx if len(self.ops) > 1 else 1
             self._s1 = self.ops[2].t.sidx if len(self.ops) > 2 else self._s0
             self._ins = _w.Instr(self._p, self._s0, self._s1)
             self.run = self._run_static
+        elif self._fixed is not None:
+            self.run = self._run_fixed
         else:
             self.run = self._run_dynamic
 
@@ -344,6 +353,81 @@ class _Vector:
             self._geom_cache[key] = g
         return g
 
+    def _prepare_fixed(self):
+        """Mask, repeats and strides are immediates, only start elements (or the scalar)
+        are runtime values: validate the geometry once and keep the parameter block."""
+        lo, hi, counter, nrep, tail = self._mask_value(None)
+        blks = [int(_static(v)) for v in self.blks]
+        reps = [int(_static(v)) for v in self.reps]
+        p = np.zeros(_w.NPARAM, dtype=np.int64)
+        p[0] = self.op
+        p[1:4] = -1
+        p[13] = nrep
+        geo = self._geometry(lo, hi, counter, nrep, tail, blks, reps) if nrep else None
+        for i, o in enumerate(self.ops):
+            p[1 + i] = o.code
+            p[7 + i] = blks[i]
+            p[10 + i] = reps[i]
+        p[14] = self.par
+        p[15] = _s64(lo & (_U64 - 1))
+        p[16] = _s64(hi & (_U64 - 1))
+        p[17] = counter
+        p[18] = tail
+        p[19] = self.sat
+        p[20] = self.rnd
+        gkey = (lo, hi, counter, nrep, tail, tuple(blks), tuple(reps))
+        s0 = self.ops[1].t.sidx if len(self.ops) > 1 else 1
+        s1 = self.ops[2].t.sidx if len(self.ops) > 2 else s0
+        dt = self.ops[0].t
+        alias = self.op == AXPY or any(
+            o.t.sidx == dt.sidx and o.t.byte_off < dt.byte_off + dt.nbytes and
+            dt.byte_off < o.t.byte_off + o.t.nbytes for o in self.ops[1:])
+        # per operand: (const start or None, start fn, tensor byte offset, element size,
+        # last element reached + 1 relative to the start, tensor size)
+        opers = [(o.off, o.off_fn, o.t.byte_off, o.es, (g[0] + 1) if geo else 0, o.t.size)
+                 for o, g in zip(self.ops, geo or [None] * len(self.ops))]
+        self._fixed = (_w.Instr(p, s0, s1), VECTOR_ISSUE_CYCLES + nrep, geo, blks, reps, nrep,
+                       gkey, alias, opers)
+
+    def _fixed_error(self, i, s):
+        o = self.ops[i]
+        addr = o.t.byte_off + s * o.es
+        if s < 0:
+            return AccessError(f"{self.name}: {o.role} start element of tensor {o.t.name} "
+                               f"must be >= 0, got {s}")
+        if addr % 32:
+            return AlignmentError(f"{self.name}: Address align error! {o.role} ({o.t.name}"
+                                  f"[{s}]) address {addr} is not 32 align")
+        need = s + self._fixed[8][i][4]
+        return AccessError(f"{self.name}: `{o.t.name}` tensor overflow, instruction need "
+                           f"{'write' if i == 0 else 'read'} {need} elements but only "
+                           f"{o.t.size} elements space")
+
+    def _run_fixed(self, st):
+        ins, cyc, geo, blks, reps, nrep, gkey, alias, opers = self._fixed
+        if nrep == 0:
+            return
+        env = st.env
+        starts = []
+        addrs = [0, 0, 0]
+        i = 0
+        for const, fn, boff, es, ext, size in opers:
+            s = const if const is not None else int(fn(env))
+            a = boff + s * es
+            if s < 0 or a % 32 or s + ext > size:
+                raise self._fixed_error(i, s)
+            addrs[i] = a
+            starts.append(s)
+            i += 1
+        if alias:
+            self._check_overlap(starts, blks, reps, geo, nrep, gkey)
+        sc = self.scalar
+        if isinstance(sc, Expr):
+            sc = cast_value(self.scalar_dtype, sc.fn(env))
+        ins.run_at(st.cbufs, sc, addrs[0], addrs[1], addrs[2])
+        if cost._ACTIVE.get():
+            cost.record("Vector", self.name, cyc)
+
     def _resolve(self, env):
         """Evaluate and validate everything; -> (param array, estimated cycles)."""
         name = self.name
@@ -389,7 +473,8 @@ class _Vector:
                 verb = "write" if i == 0 else "read"
                 raise AccessError(f"{name}: `{o.t.name}` tensor overflow, instruction need "
                                   f"{verb} {need} elements but only {o.t.size} elements space")
-        self._check_overlap(starts, blks, reps, geo, nrep)
+        self._check_overlap(starts, blks, reps, geo, nrep,
+                            (lo, hi, counter, nrep, tail, tuple(blks), tuple(reps)))
         for i, (o, s) in enumerate(zip(self.ops, starts)):
             p[1 + i] = o.code
             p[4 + i] = o.t.byte_off + s * o.es
@@ -404,8 +489,13 @@ class _Vector:
         p[20] = self.rnd
         return p, VECTOR_ISSUE_CYCLES + nrep
 
-    def _check_overlap(self, starts, blks, reps, geo, nrep):
+    def _check_overlap(self, starts, blks, reps, geo, nrep, gkey=None):
         d = self.ops[0]
+        dt = d.t
+        dlo, dhi = dt.byte_off, dt.byte_off + dt.nbytes
+        if self.op != AXPY and not any(o.t.sidx == dt.sidx and o.t.byte_off < dhi and
+                                       dlo < o.t.byte_off + o.t.nbytes for o in self.ops[1:]):
+            return  # no source shares memory with dst's tensor
         dblk0 = (d.t.byte_off + starts[0] * d.es) // 32
         dset = geo[0][1]
         # With dst_blk_stride 0 several lanes of one repeat share a dst element; when dst
@@ -438,9 +528,23 @@ class _Vector:
                                        f"with dst == src1 (rep strides 0), src0 must not "
                                        f"overlap src1")
                 continue
-            same = (sblk0 == dblk0 and blks[i] == blks[0]
-                    and all(np.array_equal(x, y) for x, y in zip(dset, geo[i][1]))
+            # same start, same strides and same block size: the same blocks every repeat
+            same = (sblk0 == dblk0 and blks[i] == blks[0] and s.B == d.B
                     and (nrep == 1 or reps[i] == reps[0]))
+            if same and nrep > 1 and gkey is not None:
+                # translation invariant: the answer depends on the geometry only
+                key = (i,) + gkey
+                dep = self._same_dep.get(key)
+                if dep is None:
+                    dep = _blocks_meet(0, reps[0], dset, 0, reps[i], geo[i][1], nrep, 1)
+                    if len(self._same_dep) < 256:
+                        self._same_dep[key] = dep
+                if dep:
+                    raise OverlapError(
+                        f"{self.name}: dst and {s.role} address overlapping error. When "
+                        f"repeat_times>1, It is not support iteration N's destination is the "
+                        f"source of next iteration")
+                continue
             if nrep == 1:
                 if not same and _blocks_meet(dblk0, 0, dset, sblk0, 0, geo[i][1], 1, 0):
                     raise OverlapError(
