@@ -324,7 +324,7 @@ def test_not_implemented_instructions():
 @pytest.mark.parametrize("start,err,msg", [
     (1, errors.AlignmentError, r"Address align error! dst \(x\[1\]\) address 2 is not 32 "
                                r"align"),
-    (-16, errors.AccessError, "start element of tensor x must be >= 0, got -16"),
+    (-16, errors.AccessError, "dst start element of tensor x must be >= 0, got -16"),
     (400, errors.AccessError, "`x` tensor overflow, instruction need write 528 elements"),
 ])
 def test_runtime_start_checks(start, err, msg):
