@@ -107,7 +107,6 @@ def test_expr_arithmetic_static_and_runtime():
     assert e.eval_value() is None
     c = tik.Expr("int32", 5) * 2 + 1
     assert c.eval_value() == 11
-    st = tk._make_state.__func__  # noqa: F841 (just checks the attribute exists)
     assert e.fn([7]) == (7 * 3 + 2) // 4 - 4
 
 

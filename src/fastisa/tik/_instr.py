@@ -17,7 +17,7 @@ from .. import cost
 from .._kernels import walker as _w
 from ..errors import AccessError, AlignmentError, ConstraintError, OverlapError
 from . import _program as P
-from ._program import Expr, Tensor, TensorView, as_expr, cast_value, scope_gm, scope_ubuf
+from ._program import Expr, Tensor, TensorView, as_expr, cast_value, scope_ubuf
 
 __all__ = ["Tik", "VECTOR_OPS", "VECTOR_ISSUE_CYCLES", "MTE_ISSUE_CYCLES"]
 
@@ -759,7 +759,6 @@ class _Reduce:
         if ss + mx + 1 > s.t.size:
             raise AccessError(f"{self.name}: `{s.t.name}` tensor overflow, instruction need "
                               f"read {ss + mx + 1} elements but only {s.t.size} elements space")
-        nout = 1 if self.whole else nrep
         dlast = ds + (0 if self.whole else (nrep - 1) * dst_rep)
         if dlast + 1 > d.t.size:
             raise AccessError(f"{self.name}: `{d.t.name}` tensor overflow, instruction need "
