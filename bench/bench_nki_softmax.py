@@ -11,6 +11,7 @@ Run:  pytest bench/bench_nki_softmax.py --benchmark-only      (pytest-benchmark 
 """
 
 import os
+import statistics
 import sys
 import time
 
@@ -75,22 +76,24 @@ def test_softmax_numpy_ml_dtypes(benchmark, F):
     benchmark(numpy_softmax, x)
 
 
-def _best(f, x, reps):
+def _times(f, x, reps):
     f(x)
     ts = []
     for _ in range(reps):
         t0 = time.perf_counter()
         f(x)
         ts.append(time.perf_counter() - t0)
-    return min(ts)
+    return min(ts), statistics.median(ts)
 
 
 if __name__ == "__main__":
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 10
-    print(f"OMP_NUM_THREADS={os.environ.get('OMP_NUM_THREADS', '(default)')}, best of {reps}")
+    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 20
+    print(f"best and median of {reps} runs; load average "
+          f"{os.getloadavg()[0]:.1f}")
     for F in SIZES:
         x = make_input(F)
-        a = _best(fastisa_softmax, x, reps)
-        b = _best(numpy_softmax, x, reps)
-        print(f"[128, {F:6d}] bf16: fastisa {a * 1e3:8.2f} ms   numpy+ml_dtypes {b * 1e3:8.2f} ms"
-              f"   ratio {b / a:5.1f}x")
+        a = _times(fastisa_softmax, x, reps)
+        b = _times(numpy_softmax, x, reps)
+        print(f"[128, {F:6d}] bf16: fastisa {a[0] * 1e3:7.2f} / {a[1] * 1e3:7.2f} ms   "
+              f"numpy+ml_dtypes {b[0] * 1e3:7.2f} / {b[1] * 1e3:7.2f} ms   "
+              f"ratio {b[0] / a[0]:4.1f}x (best) {b[1] / a[1]:4.1f}x (median)")

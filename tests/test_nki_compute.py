@@ -295,7 +295,9 @@ def test_tensor_tensor_matches_oracle(data):
     if data.draw(st.booleans()):      # equal values exercise ==, max/min of +-0
         b = ref.nki_round(ref.nki_to_f32(a, f1), f2)
     dst = empty((P, F), fd)
-    nisa.tensor_tensor(dst, T(a, f1), T(b, f2), getattr(nl, op))
+    # the Vector engine's float32 path (all-int32 operands default to GpSimd's integer
+    # path, tested in test_nki_compute_select.py)
+    nisa.tensor_tensor(dst, T(a, f1), T(b, f2), getattr(nl, op), engine=nisa.engine.vector)
     want = ref.nki_round(ref.nki_alu(op, ref.nki_to_f32(a, f1), ref.nki_to_f32(b, f2)), fd)
     assert_bits(dst.data, want)
 
@@ -345,20 +347,35 @@ def test_activation_bf16_codes(name, dst_fmt):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ACT_NAMES)
-def test_activation_all_bf16_codes(name):
-    """Every bf16 input code, rounded to bf16 (the LUT path: >= 2^17 elements) and float32."""
-    codes = np.arange(65536, dtype=np.uint16).view(ml_dtypes.bfloat16)
+@pytest.mark.parametrize("src", ["bfloat16", "float16"])
+def test_activation_all_16bit_codes(name, src):
+    """Every bf16 / fp16 input code (the table path: >= 2^17 elements), rounded to bf16,
+    fp16 and float32, on ScalarE (GpSimd for log1p) and, where implemented, on GpSimd."""
+    codes = np.arange(65536, dtype=np.uint16).view(dt.lookup(src).np_dtype)
     x = np.concatenate([codes, codes]).reshape(2, 65536)
     op = getattr(nl, name)
-    eng = "scalar" if "scalar" in op.engines else "gpsimd"
-    want64 = ref.nki_activation_f64(name, ref.nki_to_f32(x, "bfloat16"),
-                                    scalar_engine=eng == "scalar")
-    for fmt in ("bfloat16", "float32"):
-        dst = empty(x.shape, fmt)
-        with nl.use_target("trn3"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            nisa.activation(dst, op, T(x, "bfloat16"), engine=getattr(nisa.engine, eng))
-        assert_bits(dst.data, ref.nki_round(want64, fmt))
+    for eng in op.engines:
+        want64 = ref.nki_activation_f64(name, ref.nki_to_f32(x, src),
+                                        scalar_engine=eng == "scalar")
+        for fmt in ("bfloat16", "float16", "float32"):
+            dst = empty(x.shape, fmt)
+            with nl.use_target("trn3"), warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                nisa.activation(dst, op, T(x, src), engine=getattr(nisa.engine, eng))
+            assert_bits(dst.data, ref.nki_round(want64, fmt))
+
+
+@pytest.mark.parametrize("name", [n for n, *_ in TABLE9 if n in
+                                  ("sigmoid", "silu", "softplus", "exp", "log", "log1p", "sqrt",
+                                   "rsqrt")])
+def test_activation_gpsimd_random_f32(name, rng):
+    x = random_values(rng, "float32", (128, 64))
+    dst = empty((128, 64), "float32")
+    with nl.use_target("trn3"):
+        nisa.activation(dst, getattr(nl, name), T(x, "float32"), engine=nisa.engine.gpsimd,
+                        scale=0.5, bias=0.25)
+    assert_bits(dst.data, ref.nki_activation(name, x, "float32", "float32", 0.5, np.float32(0.25),
+                                             scalar_engine=False))
 
 
 @settings(max_examples=40)

@@ -1,7 +1,6 @@
 """NKI compute: select family, nc_transpose, nc_matmul, scalar_tensor_tensor, constraints,
 costs, the softmax example -- against tests/reference.py, bit for bit."""
 
-import math
 
 import ml_dtypes
 import numpy as np
@@ -16,7 +15,7 @@ from fastisa.errors import ConstraintError
 from fastisa.nki import isa as nisa
 from fastisa.nki import language as nl
 from fastisa.nki.tensor import NkiTensor
-from test_nki_compute import ALL, ARITH_BINARY, FLOATS, T, assert_bits, empty, random_values
+from test_nki_compute import ALL, ARITH_BINARY, T, assert_bits, bits, empty, random_values
 
 FP32_MIN = float(np.finfo(np.float32).min)
 
@@ -387,3 +386,134 @@ def test_accumulator_fresh_per_simulate_run():
     x = np.ones((4, 5), np.float32)
     assert fnki.simulate(k)(x).ravel().tolist() == [5.0] * 4
     assert fnki.simulate(k)(x).ravel().tolist() == [5.0] * 4   # registers start at 0 again
+
+
+# ---- tensor_tensor: GpSimd's native int32/uint32 path ---------------------------------------
+INT_OPS = ["add", "subtract", "multiply", "maximum", "minimum", "equal", "not_equal",
+           "greater_equal", "greater", "less_equal", "less", "logical_and", "logical_or",
+           "logical_xor"]
+
+
+@pytest.mark.parametrize("op", INT_OPS)
+@pytest.mark.parametrize("f1,f2,fd", [("int32", "int32", "int32"), ("uint32", "int32", "uint32"),
+                                      ("uint32", "uint32", "int32")])
+def test_tensor_tensor_native_int(op, f1, f2, fd, rng):
+    a = random_values(rng, f1, (16, 40))
+    b = random_values(rng, f2, (16, 40))
+    b[:, :5] = a[:, :5].astype(np.int64).astype(b.dtype)   # some equal pairs
+    dst = empty((16, 40), fd)
+    with cost.profiling() as p:
+        nisa.tensor_tensor(dst, T(a, f1), T(b, f2), getattr(nl, op))
+    A, B = a.astype(object), b.astype(object)
+    f = {"add": lambda x, y: x + y, "subtract": lambda x, y: x - y,
+         "multiply": lambda x, y: x * y, "maximum": max, "minimum": min,
+         "equal": lambda x, y: int(x == y), "not_equal": lambda x, y: int(x != y),
+         "greater_equal": lambda x, y: int(x >= y), "greater": lambda x, y: int(x > y),
+         "less_equal": lambda x, y: int(x <= y), "less": lambda x, y: int(x < y),
+         "logical_and": lambda x, y: int(x != 0 and y != 0),
+         "logical_or": lambda x, y: int(x != 0 or y != 0),
+         "logical_xor": lambda x, y: int((x != 0) != (y != 0))}[op]
+    exact = np.frompyfunc(f, 2, 1)(A, B)
+    wrapped = np.array([int(v) & 0xFFFFFFFF for v in exact.ravel()], np.uint32).reshape(16, 40)
+    assert_bits(dst.data, wrapped.view(dst.data.dtype))
+    assert list(p.totals()) == ["GpSimd"]
+
+
+def test_tensor_tensor_int32_vector_engine_goes_through_fp32():
+    a = np.array([[2**24 + 1, 7]], np.int32)
+    b = np.array([[0, 0]], np.int32)
+    dst = empty((1, 2), "int32")
+    nisa.tensor_tensor(dst, T(a, "int32"), T(b, "int32"), nl.add, engine=nisa.engine.vector)
+    assert dst.data.tolist() == [[2**24, 7]]
+    nisa.tensor_tensor(dst, T(a, "int32"), T(b, "int32"), nl.add)
+    assert dst.data.tolist() == [[2**24 + 1, 7]]
+    # a PSUM operand falls back to the Vector engine (float32)
+    with cost.profiling() as p:
+        nisa.tensor_tensor(dst, T(a, "int32", nl.psum), T(b, "int32"), nl.add)
+    assert dst.data.tolist() == [[2**24, 7]] and list(p.totals()) == ["Vector"]
+
+
+def test_more_constraints():
+    x = T(np.zeros((4, 8), np.float32), "float32")
+    d = empty((4, 8), "float32")
+    with nl.use_target("trn3"):
+        with pytest.raises(ConstraintError, match="dst dtype must be one of"):
+            nisa.exponential(empty((4, 8), "uint32"), x)
+        with pytest.raises(ConstraintError, match="reduce_init must be a float32 scalar"):
+            nisa.exponential(d, x, reduce_init="a")
+    with pytest.raises(ConstraintError, match="got load_reduce"):
+        nisa.activation(d, nl.exp, x, reduce_cmd=nisa.reduce_cmd.load_reduce)
+    with pytest.raises(ConstraintError, match="reduce_res must be a \\[P, 1\\] tensor"):
+        nisa.activation_reduce(d, nl.exp, x, reduce_op=nl.add, reduce_res=None)
+    with pytest.raises(ConstraintError, match="reduce_op must be nl.add, got None"):
+        nisa.activation_reduce(d, nl.exp, x, reduce_op=None, reduce_res=empty((4, 1), "float32"))
+    with pytest.raises(ConstraintError, match="reduce_res must have shape"):
+        nisa.activation(d, nl.exp, x, reduce_res=empty((4, 2), "float32"))
+    with pytest.raises(ConstraintError, match="must be in sbuf, got psum"):
+        nisa.tensor_copy(d, T(np.zeros((4, 8)), "float32", nl.psum), engine=nisa.engine.gpsimd)
+    with pytest.raises(ConstraintError, match="engine must be"):
+        nisa.tensor_copy(d, x, engine=nisa.engine.tensor)
+    with pytest.raises(ConstraintError, match="got load_reduce"):
+        nisa.select_reduce(d, T(np.zeros((4, 8)), "uint8"), x, 0.0,
+                           reduce_cmd=nisa.reduce_cmd.load_reduce)
+    with pytest.raises(ConstraintError, match="nl.power runs on the GpSimd engine only"):
+        nisa.tensor_tensor(d, x, x, nl.power, engine=nisa.engine.vector)
+    with pytest.raises(ConstraintError, match="operand1"):
+        nisa.scalar_tensor_tensor(d, x, nl.add, 1.0, nl.add, T(np.zeros((4, 7)), "float32"))
+    with pytest.raises(ConstraintError, match="rank <= 5"):
+        nisa.tensor_copy(empty((2, 1, 1, 1, 1, 2), "float32"),
+                         T(np.zeros((2, 1, 1, 1, 1, 2)), "float32"))
+
+
+@pytest.mark.parametrize("rop", ["add", "maximum"])
+def test_scalar_tensor_tensor_reduce(rop, rng):
+    P, F = 32, 70
+    a = rng.standard_normal((P, F)).astype(np.float32)
+    b = rng.standard_normal((P, F)).astype(np.float32)
+    dst = empty((P, F), "bfloat16")
+    res = empty((P, 1), "float32")
+    nisa.scalar_tensor_tensor(dst, T(a, "float32"), nl.subtract, 0.5, nl.multiply, T(b, "float32"),
+                              reduce_op=getattr(nl, rop), reduce_res=res)
+    t = ((a - np.float32(0.5)).astype(np.float32) * b).astype(np.float32)
+    assert_bits(dst.data, ref.nki_round(t, "bfloat16"))
+    if rop == "add":
+        want = np.zeros(P, np.float32)
+        for j in range(F):
+            want = (want + t[:, j]).astype(np.float32)
+    else:
+        want = t.max(axis=1)
+    assert_bits(res.data[:, 0], want)
+
+
+def test_scalar_tensor_tensor_rejects_bitvec():
+    x = T(np.zeros((4, 8), np.int32), "int32")
+    with pytest.raises(ConstraintError, match="bitvec ops are not supported"):
+        nisa.scalar_tensor_tensor(empty((4, 8), "int32"), x, nl.bitwise_and, 1, nl.add, x)
+    f = T(np.zeros((4, 8), np.float32), "float32")
+    with pytest.raises(ConstraintError, match="needs reduce_op"):
+        nisa.scalar_tensor_tensor(empty((4, 8), "float32"), f, nl.add, 1.0, nl.add, f,
+                                  reduce_cmd=nisa.reduce_cmd.reduce)
+    with pytest.raises(ConstraintError, match="reduce_op must be nl.add or nl.maximum"):
+        nisa.scalar_tensor_tensor(empty((4, 8), "float32"), f, nl.add, 1.0, nl.add, f,
+                                  reduce_op=nl.subtract)
+
+
+def test_thread_count_does_not_change_results(rng, monkeypatch):
+    from fastisa.nki import _compute
+    x = random_values(rng, "bfloat16", (128, 1024))
+    y = rng.standard_normal((128, 1024)).astype(np.float32)
+    outs = []
+    for threads in (1, 0, 2):
+        monkeypatch.setattr(_compute, "THREADS", threads)
+        d1 = empty((128, 1024), "bfloat16")
+        r1 = empty((128, 1), "float32")
+        nisa.activation(d1, nl.gelu, T(y, "float32"), scale=0.5,
+                        reduce_cmd=nisa.reduce_cmd.reset_reduce, reduce_res=r1)
+        d2 = empty((128, 1024), "float32")
+        nisa.tensor_tensor(d2, T(x, "bfloat16"), T(y, "float32"), nl.multiply)
+        m = empty((128,), "float32")
+        nisa.tensor_reduce(m, nl.add, T(y, "float32"), axis=1)
+        outs.append([bits(a.data).copy() for a in (d1, r1, d2, m)])
+    for o in outs[1:]:
+        for a, b in zip(outs[0], o):
+            assert a.tobytes() == b.tobytes()

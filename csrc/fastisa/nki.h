@@ -462,6 +462,38 @@ static inline int fi_nki_scalar_out_of_range(int act, double x) {
     }
 }
 
+/* ---- native integer path (GpSimd tensor_tensor on int32/uint32) ---------------------- */
+static inline void fi_nki_decode_i64(int fmt, const void *src, ptrdiff_t sf, int n, int64_t *out) {
+    if (fmt == FI_INT32) {
+        const int32_t *s_ = (const int32_t *)src;
+        for (int i = 0; i < n; i++) out[i] = s_[(ptrdiff_t)i * sf];
+    } else {
+        const uint32_t *s_ = (const uint32_t *)src;
+        for (int i = 0; i < n; i++) out[i] = s_[(ptrdiff_t)i * sf];
+    }
+}
+
+/* Exact integer result of `op` on two int64 values (inputs are 32-bit, so exact). */
+static inline int64_t fi_nki_alu_i64(int op, int64_t a, int64_t b) {
+    switch (op) {
+    case FI_ALU_ADD: return a + b;
+    case FI_ALU_SUB: return a - b;
+    case FI_ALU_MUL: return a * b;
+    case FI_ALU_MAX: return a > b ? a : b;
+    case FI_ALU_MIN: return a < b ? a : b;
+    case FI_ALU_EQ: return a == b;
+    case FI_ALU_NE: return a != b;
+    case FI_ALU_GE: return a >= b;
+    case FI_ALU_GT: return a > b;
+    case FI_ALU_LE: return a <= b;
+    case FI_ALU_LT: return a < b;
+    case FI_ALU_LAND: return a != 0 && b != 0;
+    case FI_ALU_LOR: return a != 0 || b != 0;
+    case FI_ALU_LXOR: return (a != 0) != (b != 0);
+    default: return a;
+    }
+}
+
 /* ---- the elementwise shape ---------------------------------------------------------- */
 typedef struct {
     const void *ptr; int fmt; ptrdiff_t sp, sf;
@@ -483,6 +515,8 @@ typedef struct {
     int raw;                   /* 1: same-format bit copy of in0 (itemsize bytes) */
     int itemsize;
     int bitvec;                /* 1: uint32 bit-pattern pipeline */
+    int intmode;               /* 1: exact int64 arithmetic of int32/uint32 in0 op in1, the
+                                  result wrapped to dst's 32 bits (stage 0 only) */
     int act;                   /* FI_ACT_* (FI_ACT_NONE: y = t in float32) */
     int scalar_engine;         /* 1: ScalarE (sin cubic outside [-pi, pi], range counting) */
     double alpha;              /* PReLU negative slope */
@@ -592,6 +626,18 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
                     }
                     continue;
                 }
+                if (a->intmode) {
+                    int64_t x0[FI_NKI_CH], x1[FI_NKI_CH];
+                    const fi_nki_stage_desc *st = &a->st[0];
+                    uint32_t *dd = (uint32_t *)d + dst_off;
+                    fi_nki_decode_i64(a->in0.fmt, (const uint32_t *)s0 + src_off, a->in0.sf, n, x0);
+                    fi_nki_decode_i64(a->in1.fmt, (const uint32_t *)a->in1.ptr +
+                                      ((ptrdiff_t)p * a->in1.sp + (ptrdiff_t)c0 * a->in1.sf),
+                                      a->in1.sf, n, x1);
+                    for (int i = 0; i < n; i++)
+                        dd[(ptrdiff_t)i * a->dst_sf] = (uint32_t)(uint64_t)fi_nki_alu_i64(st->op, x0[i], x1[i]);
+                    continue;
+                }
                 if (a->bitvec) {
                     int isz0 = a->in0.fmt <= FI_INT8 || a->in0.fmt == FI_BOOL ? 1 :
                                a->in0.fmt <= FI_INT16 ? 2 : 4;
@@ -666,7 +712,7 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
                     }
                 }
             }
-            if (a->raw || a->bitvec) continue;
+            if (a->raw || a->bitvec || a->intmode) continue;
             /* accumulate (independent chains across the g rows) and store */
             if (a->act != FI_ACT_NONE || a->lut) {
                 if (a->acc) {

@@ -109,7 +109,7 @@ cdef extern from "nki.h" nogil:
         Py_ssize_t dst_sp, dst_sf
         fi_nki_view in0, in1
         fi_nki_stage_desc st[2]
-        int raw, itemsize, bitvec, act, scalar_engine
+        int raw, itemsize, bitvec, intmode, act, scalar_engine
         double alpha
         const double *lut
         const float *lutf

@@ -29,7 +29,8 @@ cdef inline void _view(object arr, const void **ptr, Py_ssize_t *sp, Py_ssize_t 
 
 def elementwise(dst, int dst_fmt, in0, int in0_fmt, in1, int in1_fmt, stages,
                 int raw=0, int bitvec=0, int act=0, int scalar_engine=0, double alpha=0.0,
-                lut=None, acc=None, int acc_max=0, int threads=0, lutf=None, lutd=None):
+                lut=None, acc=None, int acc_max=0, int threads=0, lutf=None, lutd=None,
+                int intmode=0):
     """Run one elementwise instruction; returns the count of inputs outside ScalarE's range.
 
     dst, in0, in1: 2-D arrays [P, F] (in1 may be None).  stages: two tuples
@@ -80,6 +81,7 @@ def elementwise(dst, int dst_fmt, in0, int in0_fmt, in1, int in1_fmt, stages,
             a.st[s].usp = 1 if uv.shape[0] > 1 else 0
     a.raw = raw
     a.bitvec = bitvec
+    a.intmode = intmode
     a.act = act
     a.scalar_engine = scalar_engine
     a.alpha = alpha

@@ -39,7 +39,8 @@ tensor_scalar             Vector    ``max(MIN_II, N)`` (Scalar / GpSimd when map
                                     GpSimd rsqrt ``4 * max(MIN_II, N)``)
 tensor_tensor             Vector    ``max(MIN_II, N)`` if one input is in PSUM, or both in
                                     SBUF, bf16 and op in {add, subtract, multiply};
-                                    else ``max(MIN_II, 2N)`` (GpSimd for power / int32)
+                                    else ``max(MIN_II, 2N)`` (GpSimd for power and the
+                                    native int32/uint32 path)
 scalar_tensor_tensor      Vector    ``N`` (bf16, subtract then multiply, N even) else ``2N``
 activation                Scalar    ``max(MIN_II, N)`` (+ ``MIN_II`` when reading
                                     reduce_res); GpSimd ``4 * max(MIN_II, N)``
@@ -95,6 +96,9 @@ fp32 = _Fp32()
 
 _UNSUPPORTED = ("float8_e8m0fnu", "float4_e2m1fn")
 _CMP_OPS = ("equal", "less", "less_equal", "greater", "greater_equal")
+_INT_OPS = ("add", "subtract", "multiply", "maximum", "minimum", "equal", "not_equal",
+            "greater_equal", "greater", "less_equal", "less", "logical_and", "logical_or",
+            "logical_xor")
 
 
 def _kernels():
@@ -256,7 +260,7 @@ _NO_STAGE = (0, 0, 0, None, None)
 
 def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=False,
             bitvec=False, act=None, scalar_engine=False, alpha=0.0, acc=None, acc_max=False,
-            lut_ok=False):
+            lut_ok=False, intmode=False):
     """Run the elementwise kernel on NkiTensors (any free rank).  Returns #out-of-range."""
     k = _kernels()
     d, commit = _dst_rows(dst)
@@ -273,7 +277,7 @@ def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=Fal
                         0 if in1 is None else in1.dtype.code, stages, raw=int(raw),
                         bitvec=int(bitvec), act=act_code, scalar_engine=int(scalar_engine),
                         alpha=float(alpha), acc=acc, acc_max=int(acc_max),
-                        threads=THREADS, lutf=lutf, lutd=lutd)
+                        threads=THREADS, lutf=lutf, lutd=lutd, intmode=int(intmode))
     if commit is not None:
         commit()
     return oor
@@ -459,8 +463,11 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
         integer dtypes everywhere.  ``nl.power`` runs on GpSimd (SBUF only).
     engine : unknown (Vector; GpSimd for power), vector or gpsimd.
 
-    Arithmetic is float32 for every dtype (all-int32 operands too: fastisa does not model
-    GpSimd's native integer path; values above 2^24 round).  Raises ConstraintError.
+    Arithmetic is float32, except when dst, data1 and data2 are all int32/uint32 and the op
+    is add, subtract, multiply, maximum, minimum, a comparison or a logical op: then the
+    default engine is GpSimd (Vector when a tensor is in PSUM) and GpSimd computes exactly
+    in integers, the result wrapped to dst's 32 bits (two's complement); ``engine=vector``
+    keeps the float32 path.  Raises ConstraintError.
     Cost: ``max(MIN_II, N)`` if one input is in PSUM, or both are bf16 in SBUF and op is
     add/subtract/multiply; otherwise ``max(MIN_II, 2N)``.  Reference: reference/nki.md 2.6.
     """
@@ -483,8 +490,11 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
                 raise ConstraintError(f"{instr}: bitvec op {op!r} needs integer dtypes; {pname} "
                                       f"is {t.dtype.name}")
     eng = engine_name(instr, engine, ("unknown", "vector", "gpsimd"))
+    all_i32 = all(t.dtype.name in ("int32", "uint32") for t in (dst, data1, data2))
+    any_psum = any(t.buffer.name == "psum" for t in (dst, data1, data2))
+    native_int = all_i32 and op.name in _INT_OPS
     if eng == "unknown":
-        eng = "gpsimd" if op.name == "power" else "vector"
+        eng = "gpsimd" if op.name == "power" or (native_int and not any_psum) else "vector"
     if op.is_bitvec and eng != "vector":
         raise ConstraintError(f"{instr}: bitvec ops run on the Vector engine only, got {eng}")
     if op.name == "power" and eng != "gpsimd":
@@ -493,7 +503,7 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
         for pname, t in (("dst", dst), ("data1", data1), ("data2", data2)):
             _onchip(instr, pname, t, allow_psum=False)
     _run_ew(instr, dst, data1, in1=data2, stages=(_stage(op, tensor=True), _NO_STAGE),
-            bitvec=op.is_bitvec)
+            bitvec=op.is_bitvec, intmode=native_int and eng == "gpsimd")
     n = data1.free_size
     one_psum = (data1.buffer.name == "psum") != (data2.buffer.name == "psum")
     fast = one_psum or (data1.dtype.name == data2.dtype.name == "bfloat16"
@@ -504,19 +514,25 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
 
 # ---- scalar_tensor_tensor ------------------------------------------------------------------
 def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False,
-                         reverse1=False, name=None):
+                         reverse1=False, reduce_cmd=None, reduce_op=None, reduce_res=None,
+                         name=None):
     """``dst = (data op0 operand0) op1 operand1`` on the Vector engine.
 
     Parameters
     ----------
     dst, data, operand1 : NkiTensor [P, ...] in SBUF or PSUM (data and operand1 not both in
         PSUM), same partitions and elements per partition.
-    op0, op1 : binary operators of spec 000 Table 8, both arithmetic or both bitvec.
-    operand0 : float32 scalar (int for bitvec) or [P, 1] tensor.
+    op0, op1 : binary ARITHMETIC operators of spec 000 Table 8 (bitvec ops are rejected).
+    operand0 : float32 scalar or [P, 1] tensor.
     reverse0 : ``operand0 op0 data``; reverse1 : ``operand1 op1 t``.
+    reduce_op : None (no accumulation; the default), nl.add or nl.maximum: fold the
+        float32 results of each partition into the Vector engine's registers per
+        ``reduce_cmd`` (``reset_reduce`` by default when reduce_op is given; ``reduce``,
+        ``reset``, ``idle``); reduce_res: optional [P, 1] tensor receiving the registers.
 
     Raises ConstraintError.  Cost: ``N`` when data/operand1 are bf16, op0 is subtract,
-    op1 multiply and N is even, else ``2N`` (Vector).  Reference: reference/nki.md 3.6.
+    op1 multiply and N is even, else ``2N`` (Vector).  Reference: reference/nki.md 3.6;
+    NKI 0.7 ``scalar_tensor_tensor``.
     """
     instr = "scalar_tensor_tensor"
     for pname, t in (("dst", dst), ("data", data), ("operand1", operand1)):
@@ -530,22 +546,41 @@ def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False
     _op(instr, "op0", op0)
     _op(instr, "op1", op1)
     for pname, o in (("op0", op0), ("op1", op1)):
+        if o.is_bitvec:
+            raise ConstraintError(f"{instr}: {pname} must be an arithmetic operator (bitvec ops "
+                                  f"are not supported), got {o!r}")
         if o.is_unary:
             raise ConstraintError(f"{instr}: {pname} must be a binary operator, got the unary "
                                   f"{o!r}")
-    if op0.is_bitvec != op1.is_bitvec:
-        raise ConstraintError(f"{instr}: op0 and op1 must both be bitvec or both arithmetic, got "
-                              f"{op0!r} ({op0.kind}) and {op1!r} ({op1.kind})")
-    bitvec = op0.is_bitvec
-    if bitvec:
-        for pname, t in (("dst", dst), ("data", data), ("operand1", operand1)):
-            if not _is_int(t.dtype):
-                raise ConstraintError(f"{instr}: bitvec op {op0!r} needs integer dtypes; {pname} "
-                                      f"is {t.dtype.name}")
-    fv, uv = _scalar_operand(instr, "operand0", operand0, data.partitions, bitvec=bitvec)
+    P = data.partitions
+    if reduce_op is Ellipsis:
+        reduce_op = None
+    if reduce_op is not None and not (isinstance(reduce_op, _ops.Op) and
+                                      reduce_op.name in ("add", "maximum")):
+        raise ConstraintError(f"{instr}: reduce_op must be nl.add or nl.maximum, got "
+                              f"{reduce_op!r}")
+    cmd = _cmd_name(instr, reduce_cmd) if reduce_cmd is not None else \
+        ("reset_reduce" if reduce_op is not None else "idle")
+    if cmd == "load_reduce":
+        raise ConstraintError(f"{instr}: reduce_cmd must be idle, reset, reduce or "
+                              f"reset_reduce, got load_reduce")
+    if cmd in ("reduce", "reset_reduce") and reduce_op is None:
+        raise ConstraintError(f"{instr}: reduce_cmd {cmd} needs reduce_op (nl.add or "
+                              f"nl.maximum), got None")
+    _check_reduce_res(instr, reduce_res, P)
+    fv, _ = _scalar_operand(instr, "operand0", operand0, P)
+    is_max = reduce_op is not None and reduce_op.name == "maximum"
+    regs = _regs("vector")
+    if cmd in ("reset", "reset_reduce"):
+        regs[:P] = -np.inf if is_max else 0.0
+    acc = np.array(regs[:P], copy=True) if cmd in ("reduce", "reset_reduce") else None
     _run_ew(instr, dst, data, in1=operand1,
-            stages=(_stage(op0, reverse0, False, fv, uv), _stage(op1, reverse1, True)),
-            bitvec=bitvec)
+            stages=(_stage(op0, reverse0, False, fv), _stage(op1, reverse1, True)),
+            acc=acc, acc_max=is_max)
+    if acc is not None:
+        regs[:P] = acc
+    if reduce_res is not None:
+        _write_vec(instr, "reduce_res", reduce_res, regs[:P], P)
     n = data.free_size
     fast = (data.dtype.name == operand1.dtype.name == "bfloat16" and op0.name == "subtract"
             and op1.name == "multiply" and n % 2 == 0)
