@@ -52,6 +52,9 @@ def _flags():
             ldflags += ["-fsanitize=address,undefined"]
     else:
         cflags += ["-O3", "-DNDEBUG"]
+    if sys.platform != "win32":  # topk and tile kernels start POSIX threads
+        cflags.append("-pthread")
+        ldflags.append("-pthread")
     arch = os.environ.get("FASTISA_ARCH")
     if arch:
         cflags.append("-march=" + arch)

@@ -55,6 +55,9 @@ def _instr(dtype, kind, mask=None, nrep=255):
             h, lo = MASKS[mask]
             m = [h if par == 128 else 0, lo]
             tk.vadds(m, a, b, 2.0, nrep, blk, blk, rep, rep)
+        elif kind == "dyn":
+            i = tk.Scalar("int32", "i")  # a loop-indexed start: resolved at run time
+            tk.vec_adds(par, a[i * par], b[i * par], 2.0, nrep, 8, 8)
         else:
             tk.vec_adds(par, a, b, 2.0, nrep, 8, 8)
         tk.BuildCCE("bench", [], [])
@@ -206,6 +209,9 @@ def main():
         run, np_add, _, lanes = _instr(dt, "adds", nrep=1)
         print(f"{dt} one 1-repeat instruction vs one np.add of {lanes}: "
               f"{_best(run, 5000) / _best(np_add, 5000):.2f}")
+        run, np_add, _, lanes = _instr(dt, "dyn", nrep=1)
+        print(f"{dt} one 1-repeat instruction with a runtime (Scalar-indexed) start vs one "
+              f"np.add of {lanes}: {_best(run, 5000) / _best(np_add, 5000):.2f}")
     run, interpret = _softmax()
     assert np.array_equal(run().view(np.uint16), interpret().view(np.uint16))
     t_i = _best(interpret, 1, 1)

@@ -384,13 +384,16 @@ def tik_op(name, dst_dtype, srcs, scalar, old_dst, sat, round_mode=""):
 
 
 def tik_vector(name, dst, dst_start, srcs, src_starts, *, scalar=None, mask=128, nrep=1,
-               counter=None, blks=None, reps=None, sat=False, round_mode=""):
+               counter=None, blks=None, reps=None, sat=False, round_mode="", src_is_dst=()):
     """Run one TIK vector instruction on copies of flat arrays; return the new dst.
 
     srcs: list of flat arrays (the source tensors), src_starts their start elements.
     blks/reps: block and repeat strides (32-byte blocks), dst first.  scalar: already
-    converted to the source dtype by the caller (``np.<dtype>(value)``)."""
+    converted to the source dtype by the caller (``np.<dtype>(value)``).  src_is_dst[k]
+    True: source k is the dst tensor itself (in place), so a repeat reads what earlier
+    repeats wrote."""
     dst = dst.copy()
+    srcs = [dst if (k < len(src_is_dst) and src_is_dst[k]) else a for k, a in enumerate(srcs)]
     dts = [dst.dtype] + [s.dtype for s in srcs]
     par = tik_lanes_per_repeat(*dts)
     n, lanes_of = tik_active_lanes(par, mask, counter, nrep)

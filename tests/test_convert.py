@@ -337,7 +337,12 @@ def test_f32_to_int_matches_oracle(name, stratified):
     lo, hi = R.INT_RANGES[name][:2]
     edges = np.array([lo, hi, lo - 1, hi + 1, lo + 0.5, hi - 0.5, 0.5, 1.5, 2.5, -0.5, -1.5,
                       -2.5, 0.49999997, np.nan, -np.nan, np.inf, -np.inf, -0.0], np.float64)
-    x = np.concatenate([stratified[::8], edges.astype(np.float32),
+    limits = np.array([lo, hi, lo - 0.5, hi + 0.5, 2.0**22, 2.0**23, 2.0**24, 2.0**31,
+                       2.0**32, 0.5, 1.5], np.float32)
+    lb = np.concatenate([(limits.view(np.uint32).astype(np.int64) + d).astype(np.uint32)
+                         for d in range(-3, 4)])
+    near = np.concatenate([lb, lb | np.uint32(0x80000000)]).view(np.float32)
+    x = np.concatenate([stratified[::8], edges.astype(np.float32), near,
                         np.arange(-70000, 70000, 0.25, dtype=np.float32)])
     got = fastisa.convert(x, name)
     np.testing.assert_array_equal(got, R.f32_to_int(x, name))

@@ -319,3 +319,17 @@ def test_not_implemented_instructions():
         tk.vec_reduce_max(128, ub(tk), ub(tk), ub(tk), 1, 8, cal_index=True)
     with pytest.raises(NotImplementedError):
         tk.vec_conv(64, "", ub(tk, dtype="float32"), ub(tk), 1, 8, 4, deqscale=1.0)
+
+
+@pytest.mark.parametrize("start,err,msg", [
+    (1, errors.AlignmentError, r"Address align error! dst \(x\[1\]\) address 2 is not 32 "
+                               r"align"),
+    (-16, errors.AccessError, "dst start element of tensor x must be >= 0, got -16"),
+    (400, errors.AccessError, "`x` tensor overflow, instruction need write 528 elements"),
+])
+def test_runtime_start_checks(start, err, msg):
+    tk = tik.Tik()
+    s = tk.Scalar("int32", "s", init_value=start)
+    tk.vec_adds(128, ub(tk)[s], ub(tk, name="y"), 1.0, 1, 8, 8)
+    with pytest.raises(err, match="vec_adds: " + msg):
+        run(tk)

@@ -6,7 +6,6 @@ import numpy as np
 import pytest
 
 import reference as ref
-from fastisa.tik import platform
 from tik_helpers import random_values, run_program, same_bits
 
 

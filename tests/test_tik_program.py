@@ -107,7 +107,6 @@ def test_expr_arithmetic_static_and_runtime():
     assert e.eval_value() is None
     c = tik.Expr("int32", 5) * 2 + 1
     assert c.eval_value() == 11
-    st = tk._make_state.__func__  # noqa: F841 (just checks the attribute exists)
     assert e.fn([7]) == (7 * 3 + 2) // 4 - 4
 
 
@@ -163,3 +162,23 @@ def test_vendor_platform_calls():
         tk = vtik.Tik(vtik.Dprofile("v100", "mini"))
         assert tk.target.name == "Ascend310"
         assert vtik.Dprofile("v100", "cloud").get_unified_buffer_size() == 256 * 1024
+
+
+def test_l1_path_and_vector_scope():
+    tk = tik.Tik()
+    x = tk.Tensor("float32", (64,), name="x", scope=tik.scope_gm)
+    y = tk.Tensor("float32", (64,), name="y", scope=tik.scope_gm)
+    l1 = tk.Tensor("float32", (64,), name="l1", scope=tik.scope_cbuf)
+    u = tk.Tensor("float32", (64,), name="u", scope=tik.scope_ubuf)
+    tk.data_move(l1, x, 0, 1, 8, 0, 0)      # GM -> L1
+    tk.data_move(u, l1, 0, 2, 4, 0, 0)      # L1 -> UB in two bursts
+    with pytest.raises(errors.ConstraintError, match="src scope should be ub"):
+        tk.vec_muls(64, u, l1, 2.0, 1, 8, 8)
+    with pytest.raises(errors.ConstraintError, match="path local.L1 -> global"):
+        tk.data_move(y, l1, 0, 1, 8, 0, 0)  # L1 -> GM only on A2/A3
+    tk.vec_muls(64, u, u, 2.0, 1, 8, 8)
+    tk.data_move(y, u, 0, 1, 8, 0, 0)
+    tk.BuildCCE("k", [x], [y])
+    xin = np.arange(64, dtype=np.float32)
+    (out,) = tk.tikdb.start_debug({"x": xin}, interactive=False)
+    assert np.array_equal(out, xin * 2)

@@ -294,3 +294,49 @@ def test_every_f16_code_conv(dst, modes):
         want = ref.tik_vector("vec_conv", d0, 0, [ALL_F16], [0], counter=65536,
                               reps=[drep, srep], round_mode=mode)
         _sweep("Ascend910B", f"conv {dst} {mode}", [d0, ALL_F16], call, want)
+
+
+ALL_I16 = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.int16)
+
+
+@pytest.mark.parametrize("name", ["vadds", "vmuls", "vmaxs", "vmins"])
+def test_every_int16_code_vector_scalar(name):
+    dst0 = np.zeros(65536, np.int16)
+    for s in (3, -32768, 32767):
+        def call(tk, ub, s=s):
+            getattr(tk, name)(65536, ub[0], ub[1], s, 1, 1, 1, 8, 8, mask_mode="counter")
+        want = ref.tik_vector(name, dst0, 0, [ALL_I16], [0], scalar=np.int16(s),
+                              counter=65536, reps=[8, 8])
+        _sweep("Ascend310P", f"{name} {s}", [dst0, ALL_I16], call, want)
+
+
+@pytest.mark.parametrize("name", ["vadd", "vmul", "vmax", "vand", "vor", "vnot"])
+def test_every_16bit_integer_code_two_tensor(name):
+    dt = np.uint16 if name in ("vand", "vor", "vnot") else np.int16
+    a = ALL_I16.view(np.uint16).astype(dt)
+    b = np.random.default_rng(3).permutation(a)
+    dst0 = np.zeros(65536, dt)
+
+    def call(tk, ub):
+        with tk.for_range(0, 256) as r:
+            if name == "vnot":
+                tk.vnot(128, ub[0][r * 256], ub[1][r * 256], 2, 1, 1, 8, 8)
+            else:
+                getattr(tk, name)(128, ub[0][r * 256], ub[1][r * 256], ub[2][r * 256], 2,
+                                  1, 1, 1, 8, 8, 8)
+    srcs = [a] if name == "vnot" else [a, b]
+    want = ref.tik_vector(name, dst0, 0, srcs, [0] * len(srcs), counter=65536,
+                          reps=[8] * (1 + len(srcs)))
+    _sweep("Ascend310P", name, [dst0] + srcs, call, want)
+
+
+@pytest.mark.parametrize("src", ["int8", "uint8"])
+def test_every_8bit_code_conv_to_f16(src):
+    a = np.arange(256, dtype=np.uint16).astype(np.uint8).view(src)
+    dst0 = np.zeros(256, np.float16)
+
+    def call(tk, ub):
+        tk.vec_conv(128, "", ub[0], ub[1], 2, 8, 4)
+    want = ref.tik_vector("vec_conv", dst0, 0, [a], [0], mask=128, nrep=2, reps=[8, 4])
+    _sweep("Ascend910", src, [dst0, a], call, want)
+    assert np.array_equal(want, a.astype(np.float16))

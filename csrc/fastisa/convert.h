@@ -46,7 +46,7 @@
  * baseline, and picked at load time (ifunc): the same C, the same bits (no FMA, no
  * -ffast-math), about twice the throughput where AVX2 exists.  Wheels stay portable. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
-    !defined(__AVX2__) && !defined(FASTISA_NO_MULTIVERSION)
+    defined(__GLIBC__) && !defined(__AVX2__) && !defined(FASTISA_NO_MULTIVERSION)
 #define FI__MULTIVERSION static __attribute__((target_clones("avx2", "default"), unused))
 #else
 #define FI__MULTIVERSION static inline
@@ -233,6 +233,46 @@ static inline uint32_t fi__enc_e2m1(uint32_t u, int mode) {
     const fi__fp_modes p = FI__E2M1_MODES(mode); return FI__E2M1_ENC(u, p);
 }
 
+/* float32 -> integer, spec 000 "FP32-to-Integer Conversion": round to nearest even,
+ * saturate to [lo, hi], NaN -> 0 -- the same results as formats.h fi_f32_to_i8 ...
+ * fi_f32_to_u32, but branch-free so the loops vectorise.  RNE(|x|) for |x| < 2^23 is
+ * (|x| + 2^23) - 2^23 in float32 (exact integers above).  hi_bits: float32 bits of the
+ * largest float <= hi; lo_bits: float32 bits of -lo (exact; 0 for unsigned types).
+ * Returns the two's-complement bits (the caller truncates to the type's width). */
+static inline uint32_t fi__enc_int(uint32_t u, uint32_t hi, uint32_t hi_bits, uint32_t lo,
+                                   uint32_t lo_bits, int is_unsigned, int is_u32) {
+    const uint32_t a = u & 0x7fffffffu;
+    const uint32_t neg = 0u - (u >> 31);
+    const uint32_t small = 0u - (uint32_t)((int32_t)a < 0x4b000000);
+    const uint32_t tr = fi_f32_bits((fi_bits_f32(a) + 0x1p23f) - 0x1p23f);
+    const uint32_t t = (tr & small) | (a & ~small);          /* bits of RNE(|x|) */
+    /* |x| as uint32 for t <= hi_bits (both halves computed on clamped inputs: no UB) */
+    const uint32_t t1 = (int32_t)t < 0x4effffff ? t : 0x4effffffu;
+    uint32_t mag = (uint32_t)(int32_t)fi_bits_f32(t1);
+    if (is_u32) {   /* 2^31 <= |x| < 2^32: exponent 31, so the value is the mantissa << 8 */
+        const uint32_t m2 = ((t & 0x7fffffu) | 0x800000u) << 8;
+        const uint32_t hi_half = 0u - (uint32_t)((int32_t)t >= 0x4f000000);
+        mag = (m2 & hi_half) | (mag & ~hi_half);
+    }
+    const uint32_t pos_sat = 0u - (uint32_t)((int32_t)t > (int32_t)hi_bits);
+    const uint32_t rpos = (hi & pos_sat) | (mag & ~pos_sat);
+    uint32_t rneg;
+    if (is_unsigned) {
+        rneg = 0u;
+    } else {
+        const uint32_t neg_sat = 0u - (uint32_t)((int32_t)t >= (int32_t)lo_bits);
+        rneg = (lo & neg_sat) | ((0u - mag) & ~neg_sat);
+    }
+    const uint32_t r = (rneg & neg) | (rpos & ~neg);
+    return (int32_t)a > 0x7f800000 ? 0u : r;                  /* NaN -> 0 */
+}
+#define FI__ENC_U8(u) fi__enc_int(u, 255u, 0x437f0000u, 0u, 0u, 1, 0)
+#define FI__ENC_I8(u) fi__enc_int(u, 127u, 0x42fe0000u, 0xffffff80u, 0x43000000u, 0, 0)
+#define FI__ENC_U16(u) fi__enc_int(u, 65535u, 0x477fff00u, 0u, 0u, 1, 0)
+#define FI__ENC_I16(u) fi__enc_int(u, 32767u, 0x46fffe00u, 0xffff8000u, 0x47000000u, 0, 0)
+#define FI__ENC_U32(u) fi__enc_int(u, 0xffffffffu, 0x4f7fffffu, 0u, 0u, 1, 1)
+#define FI__ENC_I32(u) fi__enc_int(u, 0x7fffffffu, 0x4effffffu, 0x80000000u, 0x4f000000u, 0, 0)
+
 static inline uint32_t fi__enc_bool(uint32_t u) { return (u & 0x7fffffffu) != 0u; }
 
 /* Scalar encode of one float32 to format fmt (element code for packed formats).
@@ -367,12 +407,12 @@ FI__MULTIVERSION void fi_encode_f32_array(int fmt, const float *src, void *dst, 
     case FI_FLOAT4_E2M1FN: { const fi__fp_modes p = FI__E2M1_MODES(mode);
         FI__ENC_LOOP(uint8_t, FI__E2M1_ENC(u, p)); break; }
     case FI_BOOL: FI__ENC_LOOP(uint8_t, fi__enc_bool(u)); break;
-    case FI_UINT8: FI__ENC_LOOP(uint8_t, fi_f32_to_u8(fi_bits_f32(u))); break;
-    case FI_INT8: FI__ENC_LOOP(int8_t, fi_f32_to_i8(fi_bits_f32(u))); break;
-    case FI_UINT16: FI__ENC_LOOP(uint16_t, fi_f32_to_u16(fi_bits_f32(u))); break;
-    case FI_INT16: FI__ENC_LOOP(int16_t, fi_f32_to_i16(fi_bits_f32(u))); break;
-    case FI_UINT32: FI__ENC_LOOP(uint32_t, fi_f32_to_u32(fi_bits_f32(u))); break;
-    case FI_INT32: FI__ENC_LOOP(int32_t, fi_f32_to_i32(fi_bits_f32(u))); break;
+    case FI_UINT8: FI__ENC_LOOP(uint8_t, FI__ENC_U8(u)); break;
+    case FI_INT8: FI__ENC_LOOP(uint8_t, FI__ENC_I8(u)); break;
+    case FI_UINT16: FI__ENC_LOOP(uint16_t, FI__ENC_U16(u)); break;
+    case FI_INT16: FI__ENC_LOOP(uint16_t, FI__ENC_I16(u)); break;
+    case FI_UINT32: FI__ENC_LOOP(uint32_t, FI__ENC_U32(u)); break;
+    case FI_INT32: FI__ENC_LOOP(uint32_t, FI__ENC_I32(u)); break;
     case FI_FLOAT8_E5M2_X4: case FI_FLOAT8_E4M3FN_X4: {
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
         /* little-endian host: element i of a uint32 container is byte i in memory */

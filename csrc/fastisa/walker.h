@@ -154,6 +154,8 @@ typedef struct {
     int64_t r0, r1;              /* repeats [r0, r1) */
     int nruns;
     uint32_t bits[128];          /* lanes of the run that are active (~0u: all) */
+    uint8_t nidx[128];           /* masked runs: number of active lanes ... */
+    uint8_t idx[128][32];        /* ... and their positions in the run */
     int64_t len[128];
     int64_t roff[3][128];        /* byte offset of each run's first lane, per operand */
 } fi_tik_plan;
@@ -204,6 +206,9 @@ static inline void fi_tik_make_plan(fi_tik_plan *pl, const fi_tik_instr *in, uin
         int q = pl->nruns++;
         pl->len[q] = bmin;
         pl->bits[q] = (bmin == 32 && b == 0xffffffffu) || b == ((1u << bmin) - 1) ? ~0u : b;
+        pl->nidx[q] = 0;
+        for (int64_t k = 0; k < bmin; ++k)
+            if ((b >> k) & 1u) pl->idx[q][pl->nidx[q]++] = (uint8_t)k;
         for (int x = 0; x < 3; ++x)
             pl->roff[x][q] = es[x] ? (c / bpb[x]) * in->blk[x] * 32 + (c % bpb[x]) * es[x] : 0;
     }
@@ -237,7 +242,10 @@ static inline int fi_tik_fast_plan(fi_tik_plan *pl, const fi_tik_instr *in, uint
 /* A masked run: only the active lanes are computed and written (a branch per lane was
  * measured faster than computing every lane and blending). */
 #define FI_TIK_MASKED_LOOP(TD, EXPR)                                                   \
-    for (int64_t k = 0; k < n_; ++k) if ((m_ >> k) & 1u) D[k] = (EXPR)
+    for (int j_ = 0; j_ < pl_->nidx[q_]; ++j_) {                                        \
+        const int64_t k = pl_->idx[q_][j_];                                            \
+        D[k] = (EXPR);                                                                 \
+    }
 
 /* FI_TIK_WALK(TD, TA, TB, EXPR): D[k] = EXPR for every active lane, with D (TD*),
  * A (const TA*), Bv (const TB*) pointing at the run and k the lane in the run. */

@@ -13,6 +13,8 @@ with the GIL released; no numpy arithmetic or ml_dtypes code runs in a conversio
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from . import dtypes as _dt
@@ -124,8 +126,9 @@ def convert(x, dtype, *, saturate=False, out=None, src_dtype=None):
             raise _err.constraint("convert", "x", f"last dimension must be a multiple of "
                                   f"{dst.lanes} to pack into {dst.name}", lshape)
         oshape = lshape[:-1] + (lshape[-1] // dst.lanes,)
-    n = int(np.prod(lshape, dtype=np.int64))
-    xc = np.require(xa, requirements=["C", "A"])
+    n = math.prod(lshape)
+    flags = xa.flags
+    xc = xa if (flags.c_contiguous and flags.aligned) else np.array(xa, order="C", copy=True)
     if xc.dtype == np.bool_:
         xc = xc.view(np.uint8)
     if out is None:
@@ -143,14 +146,13 @@ def convert(x, dtype, *, saturate=False, out=None, src_dtype=None):
             raise _err.constraint("convert", "out", "must be C-contiguous, aligned and writeable",
                                   "a view that is not")
         if n and np.may_share_memory(res, xc):
-            same = (res.__array_interface__["data"][0] == xc.__array_interface__["data"][0]
-                    and res.nbytes == xc.nbytes)
+            same = _k.same_data(res, xc) and res.nbytes == xc.nbytes
             if not same:
                 raise _err.OverlapError(
                     "convert: out must not overlap x except exactly in place with the same "
                     f"bytes per element, got {src.name} -> {dst.name} overlapping")
     if n:
-        _k.convert_raw(src.code, _flat_bytes(xc), dst.code, _flat_bytes(res), n, mode)
+        _k.convert_raw(src.code, xc, dst.code, res, n, mode)
     return res
 
 

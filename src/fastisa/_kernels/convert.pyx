@@ -1,26 +1,37 @@
 # cython: language_level=3
 """Format-conversion drivers over csrc/fastisa/convert.h.
 
-Every function takes flat C-contiguous byte views (``arr.reshape(-1).view(np.uint8)``)
-and element counts; the Python layer (:mod:`fastisa.numerics`) validates shapes, dtypes,
+``convert_raw`` takes the arrays themselves (C-contiguous and aligned), the others flat
+C-contiguous byte views (``arr.reshape(-1).view(np.uint8)``), all with element counts; the Python layer (:mod:`fastisa.numerics`) validates shapes, dtypes,
 alignment and overlap before calling.  One ``with nogil:`` per call, no allocation.
 """
 from libc.stdint cimport uint8_t, uint16_t, uint32_t
+cimport numpy as cnp
 from fastisa._kernels.capi cimport (
     fi_format_traits, fi_encode_f32, fi_decode_f32, fi_convert_array, fi_pack_x4, fi_unpack_x4,
     fi_f32_to_bf16, fi_bf16_to_f32, fi_f32_to_f16, fi_f16_to_f32, FI_NUM_FORMATS,
     fi_f64_to_f16, fi_f64_to_bf16, fi_f16_saturate,
 )
 
+cnp.import_array()
 
-def convert_raw(int sfmt, const uint8_t[::1] src, int dfmt, uint8_t[::1] dst, Py_ssize_t n,
-                int mode):
-    """Convert n logical elements of format ``sfmt`` (bytes of ``src``) to format ``dfmt``
-    (bytes of ``dst``) through float32; ``mode`` is FI_SAT_NONE/MAX/ASCEND (0/1/2)."""
+
+def convert_raw(int sfmt, cnp.ndarray src, int dfmt, cnp.ndarray dst, Py_ssize_t n, int mode):
+    """Convert n logical elements of format ``sfmt`` (C-contiguous, aligned ``src``) to
+    format ``dfmt`` (C-contiguous, aligned, writeable ``dst``) through float32; ``mode`` is
+    FI_SAT_NONE/MAX/ASCEND (0/1/2).  The caller (fastisa.numerics.convert) has checked
+    the layouts and that both arrays hold n elements of their formats."""
+    cdef const void *s = cnp.PyArray_DATA(src)
+    cdef void *d = cnp.PyArray_DATA(dst)
     if n <= 0:
         return
     with nogil:
-        fi_convert_array(sfmt, &src[0], dfmt, &dst[0], n, mode)
+        fi_convert_array(sfmt, s, dfmt, d, n, mode)
+
+
+def same_data(cnp.ndarray a, cnp.ndarray b):
+    """True when both arrays start at the same address."""
+    return cnp.PyArray_DATA(a) == cnp.PyArray_DATA(b)
 
 
 def pack_raw(int fmt, const uint8_t[::1] src, uint8_t[::1] dst, Py_ssize_t n):

@@ -74,3 +74,12 @@ cdef class Instr:
         self.ins.scalar = scalar
         with nogil:
             fi_tik_vector(&self.ins, b.ptr[1], b.ptr[self.s0], b.ptr[self.s1])
+
+    def run_at(self, Buffers b, double scalar, int64_t off0, int64_t off1, int64_t off2):
+        """Run with the operands' byte offsets given now (validated by the caller)."""
+        self.ins.scalar = scalar
+        self.ins.off[0] = off0
+        self.ins.off[1] = off1
+        self.ins.off[2] = off2
+        with nogil:
+            fi_tik_vector(&self.ins, b.ptr[1], b.ptr[self.s0], b.ptr[self.s1])

@@ -17,7 +17,7 @@ from .. import cost
 from .._kernels import walker as _w
 from ..errors import AccessError, AlignmentError, ConstraintError, OverlapError
 from . import _program as P
-from ._program import Expr, Tensor, TensorView, as_expr, cast_value, scope_gm, scope_ubuf
+from ._program import Expr, Tensor, TensorView, as_expr, cast_value, scope_ubuf
 
 __all__ = ["Tik", "VECTOR_OPS", "VECTOR_ISSUE_CYCLES", "MTE_ISSUE_CYCLES"]
 
@@ -221,17 +221,26 @@ class _Vector:
             self.scalar = 0.0
         self.sat = 1 if tg.saturation else 0
         self._geom_cache = {}
+        self._same_dep = {}
         self._dyn = (any(_is_dyn(x) for x in [mask if not isinstance(mask, (list, tuple))
                                                 else mask[0], repeat_times] + list(blks) +
                          list(reps) + ([scalar] if family in ("vs", "dup") else []))
                      or (isinstance(mask, (list, tuple)) and any(_is_dyn(m) for m in mask))
                      or any(o.off is None for o in self.ops))
+        self._fixed = None
+        geo_dyn = (_is_dyn(mask) or (isinstance(mask, (list, tuple)) and any(
+            _is_dyn(m) for m in mask)) or _is_dyn(repeat_times) or
+            any(_is_dyn(x) for x in list(blks) + list(reps)))
+        if self._dyn and not geo_dyn:
+            self._prepare_fixed()
         if not self._dyn:
             self._p, self._cycles = self._resolve(None)
             self._s0 = self.ops[1].t.sidx if len(self.ops) > 1 else 1
             self._s1 = self.ops[2].t.sidx if len(self.ops) > 2 else self._s0
             self._ins = _w.Instr(self._p, self._s0, self._s1)
             self.run = self._run_static
+        elif self._fixed is not None:
+            self.run = self._run_fixed
         else:
             self.run = self._run_dynamic
 
@@ -344,6 +353,81 @@ class _Vector:
             self._geom_cache[key] = g
         return g
 
+    def _prepare_fixed(self):
+        """Mask, repeats and strides are immediates, only start elements (or the scalar)
+        are runtime values: validate the geometry once and keep the parameter block."""
+        lo, hi, counter, nrep, tail = self._mask_value(None)
+        blks = [int(_static(v)) for v in self.blks]
+        reps = [int(_static(v)) for v in self.reps]
+        p = np.zeros(_w.NPARAM, dtype=np.int64)
+        p[0] = self.op
+        p[1:4] = -1
+        p[13] = nrep
+        geo = self._geometry(lo, hi, counter, nrep, tail, blks, reps) if nrep else None
+        for i, o in enumerate(self.ops):
+            p[1 + i] = o.code
+            p[7 + i] = blks[i]
+            p[10 + i] = reps[i]
+        p[14] = self.par
+        p[15] = _s64(lo & (_U64 - 1))
+        p[16] = _s64(hi & (_U64 - 1))
+        p[17] = counter
+        p[18] = tail
+        p[19] = self.sat
+        p[20] = self.rnd
+        gkey = (lo, hi, counter, nrep, tail, tuple(blks), tuple(reps))
+        s0 = self.ops[1].t.sidx if len(self.ops) > 1 else 1
+        s1 = self.ops[2].t.sidx if len(self.ops) > 2 else s0
+        dt = self.ops[0].t
+        alias = self.op == AXPY or any(
+            o.t.sidx == dt.sidx and o.t.byte_off < dt.byte_off + dt.nbytes and
+            dt.byte_off < o.t.byte_off + o.t.nbytes for o in self.ops[1:])
+        # per operand: (const start or None, start fn, tensor byte offset, element size,
+        # last element reached + 1 relative to the start, tensor size)
+        opers = [(o.off, o.off_fn, o.t.byte_off, o.es, (g[0] + 1) if geo else 0, o.t.size)
+                 for o, g in zip(self.ops, geo or [None] * len(self.ops))]
+        self._fixed = (_w.Instr(p, s0, s1), VECTOR_ISSUE_CYCLES + nrep, geo, blks, reps, nrep,
+                       gkey, alias, opers)
+
+    def _fixed_error(self, i, s):
+        o = self.ops[i]
+        addr = o.t.byte_off + s * o.es
+        if s < 0:
+            return AccessError(f"{self.name}: {o.role} start element of tensor {o.t.name} "
+                               f"must be >= 0, got {s}")
+        if addr % 32:
+            return AlignmentError(f"{self.name}: Address align error! {o.role} ({o.t.name}"
+                                  f"[{s}]) address {addr} is not 32 align")
+        need = s + self._fixed[8][i][4]
+        return AccessError(f"{self.name}: `{o.t.name}` tensor overflow, instruction need "
+                           f"{'write' if i == 0 else 'read'} {need} elements but only "
+                           f"{o.t.size} elements space")
+
+    def _run_fixed(self, st):
+        ins, cyc, geo, blks, reps, nrep, gkey, alias, opers = self._fixed
+        if nrep == 0:
+            return
+        env = st.env
+        starts = []
+        addrs = [0, 0, 0]
+        i = 0
+        for const, fn, boff, es, ext, size in opers:
+            s = const if const is not None else int(fn(env))
+            a = boff + s * es
+            if s < 0 or a % 32 or s + ext > size:
+                raise self._fixed_error(i, s)
+            addrs[i] = a
+            starts.append(s)
+            i += 1
+        if alias:
+            self._check_overlap(starts, blks, reps, geo, nrep, gkey)
+        sc = self.scalar
+        if isinstance(sc, Expr):
+            sc = cast_value(self.scalar_dtype, sc.fn(env))
+        ins.run_at(st.cbufs, sc, addrs[0], addrs[1], addrs[2])
+        if cost._ACTIVE.get():
+            cost.record("Vector", self.name, cyc)
+
     def _resolve(self, env):
         """Evaluate and validate everything; -> (param array, estimated cycles)."""
         name = self.name
@@ -389,7 +473,8 @@ class _Vector:
                 verb = "write" if i == 0 else "read"
                 raise AccessError(f"{name}: `{o.t.name}` tensor overflow, instruction need "
                                   f"{verb} {need} elements but only {o.t.size} elements space")
-        self._check_overlap(starts, blks, reps, geo, nrep)
+        self._check_overlap(starts, blks, reps, geo, nrep,
+                            (lo, hi, counter, nrep, tail, tuple(blks), tuple(reps)))
         for i, (o, s) in enumerate(zip(self.ops, starts)):
             p[1 + i] = o.code
             p[4 + i] = o.t.byte_off + s * o.es
@@ -404,8 +489,13 @@ class _Vector:
         p[20] = self.rnd
         return p, VECTOR_ISSUE_CYCLES + nrep
 
-    def _check_overlap(self, starts, blks, reps, geo, nrep):
+    def _check_overlap(self, starts, blks, reps, geo, nrep, gkey=None):
         d = self.ops[0]
+        dt = d.t
+        dlo, dhi = dt.byte_off, dt.byte_off + dt.nbytes
+        if self.op != AXPY and not any(o.t.sidx == dt.sidx and o.t.byte_off < dhi and
+                                       dlo < o.t.byte_off + o.t.nbytes for o in self.ops[1:]):
+            return  # no source shares memory with dst's tensor
         dblk0 = (d.t.byte_off + starts[0] * d.es) // 32
         dset = geo[0][1]
         # With dst_blk_stride 0 several lanes of one repeat share a dst element; when dst
@@ -438,9 +528,23 @@ class _Vector:
                                        f"with dst == src1 (rep strides 0), src0 must not "
                                        f"overlap src1")
                 continue
-            same = (sblk0 == dblk0 and blks[i] == blks[0]
-                    and all(np.array_equal(x, y) for x, y in zip(dset, geo[i][1]))
+            # same start, same strides and same block size: the same blocks every repeat
+            same = (sblk0 == dblk0 and blks[i] == blks[0] and s.B == d.B
                     and (nrep == 1 or reps[i] == reps[0]))
+            if same and nrep > 1 and gkey is not None:
+                # translation invariant: the answer depends on the geometry only
+                key = (i,) + gkey
+                dep = self._same_dep.get(key)
+                if dep is None:
+                    dep = _blocks_meet(0, reps[0], dset, 0, reps[i], geo[i][1], nrep, 1)
+                    if len(self._same_dep) < 256:
+                        self._same_dep[key] = dep
+                if dep:
+                    raise OverlapError(
+                        f"{self.name}: dst and {s.role} address overlapping error. When "
+                        f"repeat_times>1, It is not support iteration N's destination is the "
+                        f"source of next iteration")
+                continue
             if nrep == 1:
                 if not same and _blocks_meet(dblk0, 0, dset, sblk0, 0, geo[i][1], 1, 0):
                     raise OverlapError(
@@ -655,7 +759,6 @@ class _Reduce:
         if ss + mx + 1 > s.t.size:
             raise AccessError(f"{self.name}: `{s.t.name}` tensor overflow, instruction need "
                               f"read {ss + mx + 1} elements but only {s.t.size} elements space")
-        nout = 1 if self.whole else nrep
         dlast = ds + (0 if self.whole else (nrep - 1) * dst_rep)
         if dlast + 1 > d.t.size:
             raise AccessError(f"{self.name}: `{d.t.name}` tensor overflow, instruction need "
@@ -706,6 +809,27 @@ class _Reduce:
         cost.record("Vector", self.name, cyc)
 
 
+_COMMON = """
+
+    Parameters (reference/tik.md sections 0-1; spec 002 for the vector-scalar template):
+    mask -- int in [1, lanes] (lanes 0..mask-1), ``[mask_h, mask_l]`` (bit i of mask_l =
+        lane i, of mask_h = lane 64+i; mask_h must be 0 for 32-bit types; not [0, 0]), or
+        with ``mask_mode="counter"`` (targets with counter mode) the element count in
+        [1, 2**32-1].  lanes = 256 bytes / the largest element size.
+    dst, src, src0, src1 -- UB Tensors or ``t[i]`` start elements (32-byte aligned).
+        Lane i of repeat r of X is element ``start + r*rep_stride*B + (i//B)*blk_stride*B
+        + i%B``, B = 32 / element size.
+    repeat_times -- [1, 255] immediate, or a Scalar/Expr in [0, 255] (0: nothing).
+    *_blk_stride -- legacy forms only, 32-byte blocks ([0, 65535]; two-tensor [0, 255]).
+    *_rep_stride -- 32-byte blocks, [0, 255].
+
+    Repeats run in order; masked-off lanes keep their contents.  Raises ConstraintError
+    (ranges, dtypes, target), AccessError (past a tensor's end), AlignmentError (UB start
+    not 32-byte aligned), OverlapError (spec 002's overlap rules).  Immediates are checked
+    when recorded, Scalars/Exprs when run.
+"""
+
+
 class Tik(P.Tik):
     __doc__ = P.Tik.__doc__
 
@@ -734,7 +858,7 @@ class Tik(P.Tik):
 
     def vec_muls(self, mask, dst, src, scalar, repeat_times, dst_rep_stride, src_rep_stride,
                  mask_mode="normal"):
-        """dst = src * scalar per active lane (spec 002 template; see vec_adds)."""
+        """dst = src * scalar per active lane (spec 002 template)."""
         self._vec("vec_muls", mask, dst, [src], scalar, repeat_times, [1, 1],
                   [dst_rep_stride, src_rep_stride], mask_mode)
 
@@ -752,8 +876,8 @@ class Tik(P.Tik):
                       [dst_blk_stride, src_blk_stride], [dst_rep_stride, src_rep_stride],
                       mask_mode, stride_unit=stride_unit)
         f.__name__ = name
-        f.__doc__ = (f"Legacy ``{name}`` with block strides ([0, 65535] blocks of 32 "
-                     f"bytes); otherwise as the vec_ form.")
+        f.__doc__ = (f"Legacy ``{name}``: dst = {name[1:-1]}(src, scalar) per active lane, with "
+                     f"block strides; the scalar is converted to src's dtype first." + _COMMON)
         return f
 
     vadds = _legacy_vs("vadds")
@@ -774,7 +898,7 @@ class Tik(P.Tik):
             self._vec(name, mask, dst, [src], None, repeat_times, [1, 1],
                       [dst_rep_stride, src_rep_stride])
         f.__name__ = name
-        f.__doc__ = (f"dst = {formula} per active lane; mask/repeat/strides as vec_adds.")
+        f.__doc__ = (f"dst = {formula} per active lane of every repeat." + _COMMON)
         return f
 
     vec_abs = _unary("vec_abs", "|src|")
@@ -793,7 +917,7 @@ class Tik(P.Tik):
                       [dst_blk_stride, src_blk_stride], [dst_rep_stride, src_rep_stride],
                       stride_unit=stride_unit)
         f.__name__ = name
-        f.__doc__ = f"Legacy ``{name}`` with block strides ([0, 65535])."
+        f.__doc__ = f"Legacy ``{name}``: the vec_ form with block strides." + _COMMON
         return f
 
     vabs = _legacy_un("vabs")
@@ -813,7 +937,8 @@ class Tik(P.Tik):
                       [dst_rep_stride, src0_rep_stride, src1_rep_stride])
         f.__name__ = name
         f.__doc__ = (f"dst = {formula} per active lane (float16 via float32, rounded once); "
-                     f"dst may be src1 with dst/src1 rep strides 0 (accumulate idiom).")
+                     f"dst may be src1 with dst/src1 rep strides 0 (accumulate idiom)."
+                     + _COMMON)
         return f
 
     vec_add = _binary("vec_add", "src0 + src1")
@@ -834,7 +959,7 @@ class Tik(P.Tik):
                       [dst_rep_stride, src0_rep_stride, src1_rep_stride],
                       stride_unit=stride_unit)
         f.__name__ = name
-        f.__doc__ = f"Legacy ``{name}`` with block strides ([0, 255])."
+        f.__doc__ = f"Legacy ``{name}``: the vec_ form with block strides." + _COMMON
         return f
 
     vadd = _legacy_bin("vadd")
@@ -934,4 +1059,7 @@ class Tik(P.Tik):
         AccessError, AlignmentError."""
         self._record(_DataMove(self, dst, src, sid, nburst, burst, src_stride, dst_stride))
 
-    del _legacy_vs, _unary, _legacy_un, _binary, _legacy_bin
+    for _f in (vec_muls, vec_axpy, vaxpy, vec_dup, vector_dup, vec_conv, vconv, vcadd,
+               vec_reduce_add, vec_reduce_max, vec_reduce_min):
+        _f.__doc__ = (_f.__doc__ or "") + _COMMON
+    del _legacy_vs, _unary, _legacy_un, _binary, _legacy_bin, _f

@@ -10,13 +10,11 @@ only known at run time (Scalars, Exprs) are validated then, with the same messag
 from __future__ import annotations
 
 import contextlib
-import math
 import operator
 
 import numpy as np
 
-from .. import cost
-from ..errors import AccessError, AlignmentError, ConstraintError, FastisaError
+from ..errors import AccessError, ConstraintError
 from . import platform as _platform
 
 __all__ = ["Tik", "Tensor", "TensorView", "Scalar", "InputScalar", "Expr", "scope_gm",
@@ -392,7 +390,6 @@ class _Store:
             e = as_expr(value)
             f = e.fn
             self.val = lambda st: f(st.env)
-        self.val_needs_state = True
 
     def run(self, st):
         t = self.t
