@@ -670,3 +670,33 @@ def test_tensor_scalar_bf16_fused_path_every_code(op, rev, vec, rng):
     want = ref.nki_tensor_scalar(x, "bfloat16", "bfloat16", op, k if vec else np.float32(1.5),
                                  reverse0=rev)
     assert_bits(dst.data, want)
+
+
+@pytest.mark.parametrize("op", ["bitwise_and", "bitwise_or", "bitwise_xor", "left_shift",
+                                "right_shift"])
+@pytest.mark.parametrize("f1,f2,fd", [("int32", "int32", "int32"), ("uint8", "uint16", "uint16"),
+                                      ("int16", "uint32", "int8"), ("bool_", "uint8", "bool_")])
+def test_tensor_tensor_bitvec(op, f1, f2, fd, rng):
+    a = random_values(rng, f1, (12, 50))
+    b = random_values(rng, f2, (12, 50))
+    if "shift" in op:
+        b = (bits(b) % 40).astype(b.dtype)          # shift amounts, some >= 32
+    dst = empty((12, 50), fd)
+    nisa.tensor_tensor(dst, T(a, f1), T(b, f2), getattr(nl, op))
+    wa = dt.lookup(f1).itemsize * 8
+    wb = dt.lookup(f2).itemsize * 8
+    bb = bits(b).astype(np.uint64) & ((1 << wb) - 1)
+    want = ref.nki_bitvec(op, bits(a), bb, wa)
+    wd = dt.lookup(fd).itemsize * 8
+    assert_bits(dst.data, (want & ((1 << wd) - 1)).astype(bits(dst.data).dtype))
+
+
+def test_tensor_scalar_bitvec_vector_operand(rng):
+    x = random_values(rng, "int16", (16, 20))
+    m = rng.integers(-32768, 32768, (16, 1)).astype(np.int16)
+    dst = empty((16, 20), "int16")
+    nisa.tensor_scalar(dst, T(x, "int16"), nl.bitwise_xor, T(m, "int16"), op1=nl.right_shift,
+                       operand1=3)
+    t = ref.nki_bitvec("bitwise_xor", bits(x), bits(m).astype(np.uint64), 16)
+    t = ref.nki_bitvec("right_shift", t, 3, 32)
+    assert_bits(dst.data, (t & 0xFFFF).astype(np.uint16))
