@@ -91,7 +91,13 @@ def extensions():
         "cdivision": True,
         "embedsignature": True,
     }
-    return cythonize(exts, compiler_directives=directives, include_path=[KERNELS], quiet=True)
+    return cythonize(exts, compiler_directives=directives, include_path=[KERNELS], quiet=True,
+                     nthreads=_jobs())
 
 
-setup(ext_modules=extensions())
+def _jobs():
+    """Parallel build jobs: FASTISA_BUILD_JOBS, else every CPU (kernels compile independently)."""
+    return int(os.environ.get("FASTISA_BUILD_JOBS", 0)) or (os.cpu_count() or 1)
+
+
+setup(ext_modules=extensions(), options={"build_ext": {"parallel": _jobs()}})

@@ -121,3 +121,26 @@ def test_lookup_rejects_unknown_dtype():
         fastisa.dtypes.lookup("float64")
     with pytest.raises(errors.ConstraintError):
         fastisa.dtypes.lookup(np.float64)
+
+
+def test_run_example_options_after_the_name(monkeypatch, tmp_path, capsys):
+    seen = {}
+
+    def fake_run(name, seed=0):
+        from fastisa import cost as c
+        c.record("Vector", "op", 7)
+        seen["seed"] = seed
+        return examples.Report(name, "t", checks=[("ok", True)])
+    monkeypatch.setattr(examples, "run", fake_run)
+    trace = tmp_path / "t.json"
+    assert cli.main(["run", "some_example", "--seed", "3", "--profile", "--trace", str(trace)]) == 0
+    assert seen["seed"] == 3
+    assert "engine-cycle profile" in capsys.readouterr().out
+    assert trace.exists()
+
+
+def test_run_pto_missing_input_file_is_a_clean_error(tmp_path):
+    f = tmp_path / "k.pto"
+    f.write_text("func.func @k() {\n  return\n}\n")
+    with pytest.raises(SystemExit, match="cannot read --input a="):
+        cli.main(["run", str(f), "--input", f"a={tmp_path / 'missing.npy'}"])

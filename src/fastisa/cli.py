@@ -66,7 +66,10 @@ def _parse_inputs(items):
         if "=" not in item:
             raise SystemExit(f"fastisa run: --input expects NAME=FILE.npy, got {item!r}")
         name, path = item.split("=", 1)
-        out[name.lstrip("%")] = np.load(path)
+        try:
+            out[name.lstrip("%")] = np.load(path)
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"fastisa run: cannot read --input {name}={path}: {exc}") from None
     return out
 
 
@@ -107,22 +110,29 @@ def _cmd_run(args) -> int:
         print("fastisa run: give a kernel file (.py or .pto) or an example name "
               "(see fastisa run --list)", file=sys.stderr)
         return 2
-    if args.target.endswith(".pto") and args.args:
-        # options written after the .pto file (fastisa run k.pto --input x=x.npy)
-        extra = argparse.ArgumentParser(prog="fastisa run FILE.pto")
+    is_script = not args.target.endswith(".pto") and (
+        os.path.exists(args.target) or args.target.endswith(".py"))
+    if not is_script and args.args:
+        # options written after a .pto file or an example name (fastisa run k.pto --input
+        # x=x.npy); after a .py file they belong to the script.
+        extra = argparse.ArgumentParser(prog=f"fastisa run {args.target}")
         extra.add_argument("--input", action="append", default=[])
         extra.add_argument("--output-dir")
         extra.add_argument("--profile", action="store_true")
         extra.add_argument("--trace")
+        extra.add_argument("--seed", type=int)
+        extra.add_argument("--full", action="store_true")
         more = extra.parse_args(args.args)
         args.input = (args.input or []) + more.input
         args.output_dir = more.output_dir or args.output_dir
         args.profile = args.profile or more.profile
         args.trace = more.trace or args.trace
+        args.seed = args.seed if more.seed is None else more.seed
+        args.full = args.full or more.full
     with cost.profiling() as profile:
         if args.target.endswith(".pto"):
             rc = _run_pto(args)
-        elif os.path.exists(args.target) or args.target.endswith(".py"):
+        elif is_script:
             old_argv = sys.argv
             sys.argv = [args.target] + list(args.args)
             sys.path.insert(0, os.path.dirname(os.path.abspath(args.target)))
