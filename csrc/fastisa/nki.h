@@ -47,7 +47,7 @@
 #define FI_NKI_NOINLINE
 #endif
 
-#define FI_NKI_G 4      /* rows per group (independent accumulation chains) */
+#define FI_NKI_G 8      /* rows per group (independent accumulation chains) */
 #define FI_NKI_CH 512   /* columns per chunk */
 
 /* ---- operators (mirrors fastisa.nki.ops.Op.alu) ------------------------------------ */
@@ -573,7 +573,7 @@ static FI_NKI_NOINLINE void fi_nki_ew_lut_rows(const fi_nki_ew *a, int p0, int p
     float v[FI_NKI_G][FI_NKI_CH];
     for (int pg = p0; pg < p1; pg += FI_NKI_G) {
         int g = p1 - pg < FI_NKI_G ? p1 - pg : FI_NKI_G;
-        float s[FI_NKI_G] = {0.0f, 0.0f, 0.0f, 0.0f};
+        float s[FI_NKI_G] = {0.0f};
         if (a->acc) for (int r = 0; r < g; r++) s[r] = a->acc[(ptrdiff_t)(pg + r) * a->acc_sp];
         if (isz == 1) {
             if (a->itemsize == 1) FI_NKI_LUT_LOOP(uint8_t, uint8_t);
