@@ -208,3 +208,10 @@ def test_alignment():
     tk.vcmax(128, u[2], _ub(tk, 384, name="s"), 1, 1, 1, 8)
     with pytest.raises(errors.AlignmentError, match="not 32 align"):
         _build_run(tk)
+
+
+@pytest.mark.parametrize("name", ["vcmax", "vcmin"])
+def test_stride_unit_not_implemented(name):
+    tk = _tk()
+    with pytest.raises(NotImplementedError, match="stride_unit"):
+        getattr(tk, name)(128, _ub(tk), _ub(tk), 1, 1, 1, 8, stride_unit=1)

@@ -1040,6 +1040,9 @@ class Tik(P.Tik):
         vec_reduce_max).  TIK's index_low (index before value) and max_cnt_index
         options and counter mode are not supported (as for vcadd).  dst must hold
         ``2*((repeat_times-1)*dst_rep_stride + 1)`` elements from its start."""
+        if stride_unit not in (0, None):
+            raise NotImplementedError(f"vcmax: stride_unit={stride_unit!r} is not implemented "
+                                      f"(only stride_unit=0, the 32-byte block unit)")
         self._record(_Reduce(self, "vcmax", MAX, mask, dst, src, repeat_times, dst_rep_stride,
                              src_blk_stride, src_rep_stride, whole=False, pair=True))
 
@@ -1049,6 +1052,9 @@ class Tik(P.Tik):
         src's active lanes and ``dst[2*r*dst_rep_stride + 1]`` = its lane number (uint16 /
         uint32 bit pattern); ties and -0/+0: lowest lane; NaN: first NaN lane wins;
         dst_rep_stride counts pairs."""
+        if stride_unit not in (0, None):
+            raise NotImplementedError(f"vcmin: stride_unit={stride_unit!r} is not implemented "
+                                      f"(only stride_unit=0, the 32-byte block unit)")
         self._record(_Reduce(self, "vcmin", MIN, mask, dst, src, repeat_times, dst_rep_stride,
                              src_blk_stride, src_rep_stride, whole=False, pair=True))
 
