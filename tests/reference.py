@@ -455,6 +455,41 @@ def tik_data_move(dst, dst_start, src, src_start, nburst, burst, src_stride, dst
     return dst
 
 
+def tik_reduce_arg(name, dst, dst_start, src, start, *, mask, nrep, dst_rep, blk, rep):
+    """vcmax/vcmin lane by lane: for each repeat, the first lane (lowest lane number)
+    holding the max ("max") / min ("min") of the active lanes -- a NaN lane wins over
+    any number, the first NaN wins -- then dst[dst_start + 2*r*dst_rep] = that element's
+    bits and dst[... + 1] = the lane number as an unsigned integer of the element width.
+    dst_rep counts [value, index] pairs.  Returns a new dst array."""
+    par = tik_lanes_per_repeat(src.dtype)
+    n, lanes_of = tik_active_lanes(par, mask, None, nrep)
+    ut = {2: np.uint16, 4: np.uint32}[src.dtype.itemsize]
+    out = dst.copy().view(ut)
+    sbits = src.view(ut)
+    for r in range(n):
+        best_i, best_v, best_b = None, None, None
+        for i in lanes_of(r):
+            k = tik_lane_offset(r, i, start, blk, rep, src.dtype)
+            v = float(src[k])
+            if best_i is None:
+                take = True
+            elif math.isnan(best_v):
+                take = False
+            elif math.isnan(v):
+                take = True
+            elif name == "max":
+                take = v > best_v
+            else:
+                take = v < best_v
+            if take:
+                best_i, best_v, best_b = i, v, sbits[k]
+        if best_i is None:
+            continue
+        out[dst_start + 2 * r * dst_rep] = best_b
+        out[dst_start + 2 * r * dst_rep + 1] = best_i
+    return out.view(src.dtype)
+
+
 # ---- end of TIK section ----
 
 

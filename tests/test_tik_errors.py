@@ -314,8 +314,6 @@ def test_scalar_read_out_of_range():
 def test_not_implemented_instructions():
     tk = tik.Tik()
     with pytest.raises(NotImplementedError):
-        tk.vcmax(128, ub(tk), ub(tk), 1, 1, 1, 8)
-    with pytest.raises(NotImplementedError):
         tk.vec_reduce_max(128, ub(tk), ub(tk), ub(tk), 1, 8, cal_index=True)
     with pytest.raises(NotImplementedError):
         tk.vec_conv(64, "", ub(tk, dtype="float32"), ub(tk), 1, 8, 4, deqscale=1.0)

@@ -550,4 +550,51 @@ static inline void fi_tik_dma(uint8_t *dst, const uint8_t *src, int64_t nburst, 
         memmove(dst + k * (burst + dst_gap), src + k * (burst + src_gap), (size_t)burst);
 }
 
+/* ---- vcmax / vcmin: per-repeat [value, index] pairs (appended; see fi_tik_reduce) ----
+ * For every repeat r, over the active lanes of src (same addressing and mask as
+ * fi_tik_reduce; op FI_TIK_MAX or FI_TIK_MIN, fmt float16 or float32), find the extreme
+ * value and the lane number (0..par-1 within the repeat) where it is, and write the pair
+ * at dst + r*rep[0] ELEMENTS: element 0 = the winning element's bits unchanged, element 1
+ * = the lane number as an unsigned integer of the element's width (uint16 / uint32).
+ * Ties (incl. -0 == +0): the lowest lane wins.  NaN: the first NaN lane wins (NaN
+ * propagates).  A repeat with no active lane writes nothing.  Reads every lane of a
+ * repeat before writing its pair. */
+static inline void fi_tik_reduce_arg(const fi_tik_instr *in, uint8_t *dbuf, const uint8_t *sbuf) {
+    const int64_t fmt = in->fmt[1], es = fi_tik_esize(fmt), bpb = 32 / es;
+    const uint64_t lo = (uint64_t)in->mask_lo, hi = (uint64_t)in->mask_hi;
+    const int is_max = in->op == FI_TIK_MAX;
+    for (int64_t r = 0; r < in->nrep; ++r) {
+        double best = 0.0;
+        int64_t bi = -1;
+        uint32_t bbits = 0;
+        for (int64_t i = 0; i < in->par; ++i) {
+            int on = i < 64 ? (int)((lo >> i) & 1u) : (int)((hi >> (i - 64)) & 1u);
+            if (!on) continue;
+            const uint8_t *p = sbuf + in->off[1] + r * in->rep[1] * 32 +
+                               (i / bpb) * in->blk[1] * 32 + (i % bpb) * es;
+            const double v = fi_tik_load(p, fmt);
+            int take;
+            if (bi < 0) take = 1;
+            else if (best != best) take = 0;        /* NaN already won */
+            else if (v != v) take = 1;              /* first NaN wins */
+            else take = is_max ? (v > best) : (v < best);
+            if (take) {
+                best = v;
+                bi = i;
+                if (es == 2) { uint16_t b16; memcpy(&b16, p, 2); bbits = b16; }
+                else memcpy(&bbits, p, 4);
+            }
+        }
+        if (bi < 0) continue;
+        uint8_t *d = dbuf + in->off[0] + r * in->rep[0] * es;
+        if (es == 2) {
+            const uint16_t pair[2] = {(uint16_t)bbits, (uint16_t)bi};
+            memcpy(d, pair, 4);
+        } else {
+            const uint32_t pair[2] = {bbits, (uint32_t)bi};
+            memcpy(d, pair, 8);
+        }
+    }
+}
+
 #endif /* FASTISA_WALKER_H */

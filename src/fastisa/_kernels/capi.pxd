@@ -77,6 +77,7 @@ cdef extern from "walker.h" nogil:
     void fi_tik_reduce(const fi_tik_instr *ins, uint8_t *dbuf, const uint8_t *sbuf)
     void fi_tik_dma(uint8_t *dst, const uint8_t *src, int64_t nburst, int64_t burst,
                     int64_t src_gap, int64_t dst_gap)
+    void fi_tik_reduce_arg(const fi_tik_instr *ins, uint8_t *dbuf, const uint8_t *sbuf)
 
 # ---- select.h (NKI top-k and max8 family) ----------------------------------
 cdef extern from "select.h" nogil:

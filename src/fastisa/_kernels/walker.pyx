@@ -7,7 +7,8 @@ filled and validated by :mod:`fastisa.tik`; these drivers trust it completely.
 from libc.stdint cimport int64_t, uint8_t
 from libc.string cimport memcpy
 from fastisa._kernels.capi cimport (fi_tik_instr, FI_TIK_NPARAM, fi_tik_vector,
-                                    fi_tik_reduce, fi_tik_dma)
+                                    fi_tik_reduce, fi_tik_dma,
+                                    fi_tik_reduce_arg)
 
 NPARAM = FI_TIK_NPARAM
 
@@ -83,3 +84,12 @@ cdef class Instr:
         self.ins.off[2] = off2
         with nogil:
             fi_tik_vector(&self.ins, b.ptr[1], b.ptr[self.s0], b.ptr[self.s1])
+
+
+def reduce_arg(const int64_t[::1] params, uint8_t[::1] dbuf, const uint8_t[::1] sbuf):
+    """vcmax/vcmin: per repeat, the [value, lane index] pair of src's active lanes."""
+    cdef fi_tik_instr ins
+    memcpy(&ins, &params[0], FI_TIK_NPARAM * sizeof(int64_t))
+    ins.scalar = 0.0
+    with nogil:
+        fi_tik_reduce_arg(&ins, &dbuf[0], &sbuf[0])

@@ -697,9 +697,10 @@ class _Reduce:
     reduction kernel over the same lane addressing as the walker."""
 
     def __init__(self, tik, name, op, mask, dst, src, repeat_times, dst_rep, src_blk,
-                 src_rep, whole, work=None):
+                 src_rep, whole, work=None, pair=False):
         self.name = name
         self.whole = whole
+        self.pair = pair  # vcmax/vcmin: [value, index] pairs, dst_rep_stride in pairs
         # reuse _Vector's validation of mask/repeat/strides with dst treated as 1 lane
         self.v = _Vector.__new__(_Vector)
         v = self.v
@@ -759,7 +760,10 @@ class _Reduce:
         if ss + mx + 1 > s.t.size:
             raise AccessError(f"{self.name}: `{s.t.name}` tensor overflow, instruction need "
                               f"read {ss + mx + 1} elements but only {s.t.size} elements space")
-        dlast = ds + (0 if self.whole else (nrep - 1) * dst_rep)
+        if self.pair:
+            dlast = ds + (nrep - 1) * dst_rep * 2 + 1
+        else:
+            dlast = ds + (0 if self.whole else (nrep - 1) * dst_rep)
         if dlast + 1 > d.t.size:
             raise AccessError(f"{self.name}: `{d.t.name}` tensor overflow, instruction need "
                               f"write {dlast + 1} elements but only {d.t.size} elements space")
@@ -776,6 +780,12 @@ class _Reduce:
         p[19] = v.sat
         b = st.bufs
         p[5] = s.t.byte_off + ss * s.es
+        if self.pair:
+            p[4] = d.t.byte_off + ds * d.es
+            p[10] = dst_rep * 2
+            _w.reduce_arg(p, b[1], b[1])
+            cost.record("Vector", self.name, VECTOR_ISSUE_CYCLES + nrep)
+            return
         if not self.whole:
             p[4] = d.t.byte_off + ds * d.es
             p[10] = dst_rep
@@ -1015,13 +1025,38 @@ class Tik(P.Tik):
 
     def vcmax(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride,
               src_rep_stride, stride_unit=0):
-        raise NotImplementedError("vcmax: the [value, index] pair output is not implemented; "
-                                  "use vec_reduce_max without cal_index")
+        """Per repeat r: ``dst[2*r*dst_rep_stride] = max`` of src's active lanes in repeat
+        r and ``dst[2*r*dst_rep_stride + 1] = i``, the lane number (0..lanes-1 within the
+        repeat) of that element, stored as the bit pattern of an unsigned integer of the
+        element's width (uint16 for float16, uint32 for float32; read it with
+        ``reinterpret_cast_to``/``.view``).  dtypes float16, float32 (dst == src dtype).
+
+        dst_rep_stride counts [value, index] PAIRS (2 elements), as the dst extent
+        ``repeat_times*dst_rep_stride*2*sizeof`` of TIK's _vector_whole_reduce_func;
+        0 makes every repeat write the same pair (the last repeat's stays).  The value is
+        the winning element's bits unchanged (no rounding, no saturation).  Ties (and
+        -0 == +0): the lowest lane wins (first occurrence, as vec_reduce_max's
+        cal_index documents).  NaN: the first NaN lane wins (NaN propagates, as in
+        vec_reduce_max).  TIK's index_low (index before value) and max_cnt_index
+        options and counter mode are not supported (as for vcadd).  dst must hold
+        ``2*((repeat_times-1)*dst_rep_stride + 1)`` elements from its start."""
+        if stride_unit not in (0, None):
+            raise NotImplementedError(f"vcmax: stride_unit={stride_unit!r} is not implemented "
+                                      f"(only stride_unit=0, the 32-byte block unit)")
+        self._record(_Reduce(self, "vcmax", MAX, mask, dst, src, repeat_times, dst_rep_stride,
+                             src_blk_stride, src_rep_stride, whole=False, pair=True))
 
     def vcmin(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride,
               src_rep_stride, stride_unit=0):
-        raise NotImplementedError("vcmin: the [value, index] pair output is not implemented; "
-                                  "use vec_reduce_min without cal_index")
+        """As vcmax with the minimum: per repeat r, ``dst[2*r*dst_rep_stride] = min`` of
+        src's active lanes and ``dst[2*r*dst_rep_stride + 1]`` = its lane number (uint16 /
+        uint32 bit pattern); ties and -0/+0: lowest lane; NaN: first NaN lane wins;
+        dst_rep_stride counts pairs."""
+        if stride_unit not in (0, None):
+            raise NotImplementedError(f"vcmin: stride_unit={stride_unit!r} is not implemented "
+                                      f"(only stride_unit=0, the 32-byte block unit)")
+        self._record(_Reduce(self, "vcmin", MIN, mask, dst, src, repeat_times, dst_rep_stride,
+                             src_blk_stride, src_rep_stride, whole=False, pair=True))
 
     def _reduce_whole(self, name, op, mask, dst, src, work_tensor, repeat_times,
                       src_rep_stride, cal_index=False):
@@ -1059,7 +1094,8 @@ class Tik(P.Tik):
         AccessError, AlignmentError."""
         self._record(_DataMove(self, dst, src, sid, nburst, burst, src_stride, dst_stride))
 
-    for _f in (vec_muls, vec_axpy, vaxpy, vec_dup, vector_dup, vec_conv, vconv, vcadd,
+    for _f in (vec_muls, vec_axpy, vaxpy, vec_dup, vector_dup, vec_conv, vconv, vcadd, vcmax,
+               vcmin,
                vec_reduce_add, vec_reduce_max, vec_reduce_min):
         _f.__doc__ = (_f.__doc__ or "") + _COMMON
     del _legacy_vs, _unary, _legacy_un, _binary, _legacy_bin, _f
