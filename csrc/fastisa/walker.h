@@ -158,6 +158,14 @@ typedef struct {
     uint8_t idx[128][32];        /* ... and their positions in the run */
     int64_t len[128];
     int64_t roff[3][128];        /* byte offset of each run's first lane, per operand */
+    /* masked-blend path (fragmented mask, every operand of one element size): repeats
+     * [r0, rb) have every run's whole block inside the validated extents, so the op is
+     * computed over the whole block into a temporary and the active lanes are blended
+     * into dst under the lane mask lm32/lm16 (run q, lane k at q*len + k: -1 on, 0 off). */
+    int blend;
+    int64_t rb;
+    int32_t lm32[128];
+    int16_t lm16[128];
 } fi_tik_plan;
 
 static inline int fi_tik_lane_on(uint64_t lo, uint64_t hi, int64_t i) {
@@ -182,6 +190,7 @@ static inline void fi_tik_make_plan(fi_tik_plan *pl, const fi_tik_instr *in, uin
         }
     }
     pl->r0 = r0; pl->r1 = r1; pl->nruns = 0;
+    pl->blend = 0; pl->rb = r0;
     int64_t i = 0, par = in->par;
     if (bmin > par) bmin = par;
     while (i < par) {
@@ -211,7 +220,43 @@ static inline void fi_tik_make_plan(fi_tik_plan *pl, const fi_tik_instr *in, uin
             if ((b >> k) & 1u) pl->idx[q][pl->nidx[q]++] = (uint8_t)k;
         for (int x = 0; x < 3; ++x)
             pl->roff[x][q] = es[x] ? (c / bpb[x]) * in->blk[x] * 32 + (c % bpb[x]) * es[x] : 0;
+        for (int64_t k = 0; k < bmin; ++k) {
+            int on = (int)((b >> k) & 1u);
+            pl->lm32[q * bmin + k] = on ? -1 : 0;
+            pl->lm16[q * bmin + k] = (int16_t)(on ? -1 : 0);
+        }
     }
+    /* Masked blend: only when every used operand has the dst's element size (a run is
+     * then exactly one 32-byte block of every operand; blocks are 32-byte aligned, so a
+     * dst block and a source block in one buffer are the same block or disjoint and the
+     * whole-block read-compute-blend equals the lane-by-lane walk), and only for the
+     * repeats whose every run's whole block lies inside the validated extent of every
+     * operand: the bytes up to its last active lane of the instruction (rep strides >= 0,
+     * so these are the leading repeats [r0, rb)). */
+    if (es[0] != 4) return;   /* float16: the whole-block compute (scalar conversions)
+                                 was measured slower than the per-lane walk */
+    for (int x = 1; x < 3; ++x)
+        if (es[x] && es[x] != es[0]) return;
+    int64_t rb = r1;
+    for (int x = 0; x < 3; ++x) {
+        if (!es[x]) continue;
+        int64_t act = 0, ce = 0, rs = in->rep[x] * 32;
+        for (int q = 0; q < pl->nruns; ++q) {
+            /* a run is one block: its active lanes end after its highest set bit */
+            int64_t top = bmin;
+            if (pl->bits[q] != ~0u)
+                while (top > 0 && !((pl->bits[q] >> (top - 1)) & 1u)) --top;
+            if (pl->roff[x][q] + top * es[x] > act) act = pl->roff[x][q] + top * es[x];
+            if (pl->roff[x][q] + 32 > ce) ce = pl->roff[x][q] + 32;
+        }
+        act += (r1 - 1) * rs;          /* validated: [0, act) bytes from the start */
+        int64_t n;                      /* repeats r in [r0, r1) with r*rs + ce <= act */
+        if (ce > act) n = 0;
+        else if (rs == 0) n = r1;
+        else n = (act - ce) / rs + 1;
+        if (n < rb) rb = n;
+    }
+    if (rb > r0) { pl->blend = 1; pl->rb = rb; }
 }
 
 /* Whole instruction contiguous in every operand with a full mask: one run. */
@@ -247,6 +292,39 @@ static inline int fi_tik_fast_plan(fi_tik_plan *pl, const fi_tik_instr *in, uint
         D[k] = (EXPR);                                                                 \
     }
 
+/* Masked blend of one run (one 32-byte block, NB_ lanes): the op over the whole block
+ * into a temporary, then dst takes it where the lane mask is on: a bitwise select over
+ * the 32 bytes, (t & m) | (d & ~m), as one 32-byte vector where the compiler has vector
+ * extensions (a per-lane ternary here was compiled into a branch per lane).  Used only
+ * where fi_tik_make_plan set pl_->blend. */
+#if defined(__GNUC__) || defined(__clang__)
+typedef uint64_t fi_tik_v32 __attribute__((vector_size(32)));
+static inline void fi_tik_blend32(void *d, const void *t, const void *m) {
+    fi_tik_v32 tv, dv, mv;
+    memcpy(&tv, t, 32); memcpy(&dv, d, 32); memcpy(&mv, m, 32);
+    dv = (tv & mv) | (dv & ~mv);
+    memcpy(d, &dv, 32);
+}
+#else
+static inline void fi_tik_blend32(void *d, const void *t, const void *m) {
+    uint64_t tv[4], dv[4], mv[4];
+    memcpy(tv, t, 32); memcpy(dv, d, 32); memcpy(mv, m, 32);
+    for (int k = 0; k < 4; ++k) dv[k] = (tv[k] & mv[k]) | (dv[k] & ~mv[k]);
+    memcpy(d, dv, 32);
+}
+#endif
+
+#define FI_TIK_BLEND_LOOP(TD, EXPR)                                                    \
+    do {                                                                               \
+        enum { NB_ = 32 / sizeof(TD) };                                                \
+        TD t_[NB_];                                                                    \
+        for (int k = 0; k < NB_; ++k) t_[k] = (EXPR);                                  \
+        if (sizeof(TD) == 4)                                                           \
+            fi_tik_blend32(D, t_, pl_->lm32 + (int64_t)q_ * NB_);                      \
+        else                                                                           \
+            fi_tik_blend32(D, t_, pl_->lm16 + (int64_t)q_ * NB_);                      \
+    } while (0)
+
 /* FI_TIK_WALK(TD, TA, TB, EXPR): D[k] = EXPR for every active lane, with D (TD*),
  * A (const TA*), Bv (const TB*) pointing at the run and k the lane in the run. */
 #define FI_TIK_WALK(TD, TA, TB, EXPR)                                                  \
@@ -257,6 +335,7 @@ static inline int fi_tik_fast_plan(fi_tik_plan *pl, const fi_tik_instr *in, uint
                 uint8_t *dr_ = d0 + r_ * rs0;                                          \
                 const uint8_t *ar_ = a0 + r_ * rs1;                                    \
                 const uint8_t *br_ = b0 + r_ * rs2;                                    \
+                const int bl_ = sizeof(TD) == 4 && pl_->blend && r_ < pl_->rb;         \
                 for (int q_ = 0; q_ < pl_->nruns; ++q_) {                              \
                     TD *D = (TD *)(dr_ + pl_->roff[0][q_]);                            \
                     const TA *A = (const TA *)(ar_ + pl_->roff[1][q_]);                \
@@ -266,6 +345,8 @@ static inline int fi_tik_fast_plan(fi_tik_plan *pl, const fi_tik_instr *in, uint
                     (void)A; (void)Bv;                                                 \
                     if (m_ == ~0u) {                                                   \
                         for (int64_t k = 0; k < n_; ++k) D[k] = (EXPR);                \
+                    } else if (bl_) {                                                  \
+                        FI_TIK_BLEND_LOOP(TD, EXPR);                                   \
                     } else {                                                           \
                         FI_TIK_MASKED_LOOP(TD, EXPR);                                  \
                     }                                                                  \
