@@ -516,7 +516,8 @@ static inline void fi_tile_fill_wrap_i(const int64_t *row, int vc, int c0, int64
 
 /* float32 fast path of fi_tile_binary_rows: dst, a and b float32, dst contiguous, each
  * source contiguous (vc >= C) or one value per row (vc == 1, any cs).  Same arithmetic as
- * the general path, without the staging buffers. */
+ * the general path, without the staging buffers.  A source with cs == 0 (a scalar or a
+ * per-row value) is read once per row. */
 #define FI_TILE_F32_LOOP(EXPR)                                                             \
     for (r = r0; r < r1; r++) {                                                            \
         float *q = (float *)fi_tile_at(&d, r, 0);                                          \
@@ -533,9 +534,10 @@ static inline int fi_tile_binary_f32_fast(int op, fi_tile_arg d, fi_tile_arg a, 
                                           fi_tile_arg b, int bvc, int r0, int r1, int C) {
     ptrdiff_t r;
     int c;
-    int asc = avc == 1 && C > 1, bsc = bvc == 1 && C > 1;
+    int asc = (avc == 1 || a.cs == 0) && C > 1, bsc = (bvc == 1 || b.cs == 0) && C > 1;
     if (a.fmt != FI_FLOAT32 || b.fmt != FI_FLOAT32 || d.fmt != FI_FLOAT32 || d.cs != 1) return 0;
     if (!((avc >= C && a.cs == 1) || asc) || !((bvc >= C && b.cs == 1) || bsc)) return 0;
+    if (asc && bsc) return 0;
     switch (op) {
     case FI_TOP_ADD: FI_TILE_F32_LOOP(x + y); break;
     case FI_TOP_SUB: FI_TILE_F32_LOOP(x - y); break;
