@@ -1150,9 +1150,10 @@ def _pto_fma_f32(a, b, c):
     return s.astype(np.float32)
 
 
-def pto_matmul(a, b, dtype):
+def pto_matmul(a, b, dtype, init=None):
     """TMATMUL: float sources accumulate in float32 with one fma per k, sequentially from
-    +0 (reference/pto.md 2.2); int8 sources exactly in int64, wrapped to int32."""
+    +0 (reference/pto.md 2.2); int8 sources exactly in int64, wrapped to int32.
+    TMATMUL_ACC / TMATMUL_BIAS: the chain starts from ``init`` (broadcast to [M, N])."""
     a = np.asarray(a)
     b = np.asarray(b)
     M, K = a.shape
@@ -1161,11 +1162,14 @@ def pto_matmul(a, b, dtype):
         fa = a.astype(np.float32)
         fb = b.astype(np.float32)
         acc = np.zeros((M, N), dtype=np.float32)
+        if init is not None:
+            acc = np.broadcast_to(np.asarray(init, dtype=np.float32), (M, N)).copy()
         for k in range(K):
             acc = _pto_fma_f32(np.repeat(fa[:, k:k + 1], N, axis=1),
                                np.repeat(fb[k:k + 1, :], M, axis=0), acc)
         return acc.astype(dtype)
-    return (a.astype(np.int64) @ b.astype(np.int64)).astype(dtype)
+    base = 0 if init is None else np.asarray(init).astype(np.int64)
+    return (base + a.astype(np.int64) @ b.astype(np.int64)).astype(dtype)
 
 
 _PTO_FLOAT_LIMITS = {np.dtype(np.float32): (23, -126), np.dtype(np.float16): (10, -14),

@@ -782,3 +782,31 @@ def test_row_expand_hypothesis(rows, cblocks, vr, vc, dtype, instr_op, mode, row
         getattr(pto, instr)(dst, full, row)
         want = ref.pto_binary(op, full.valid, s)
     check_dst(dst, before, want, instr, ulp=TRANSCENDENTAL_ULP if op == "EXPDIF" else 0)
+
+
+@pytest.mark.parametrize("adt,ddt", [("float16", "float32"), ("float32", "float32"),
+                                     ("int8", "int32")])
+def test_tmatmul_acc_and_bias(adt, ddt, rng):
+    M, K, N = 16, 32, 16
+    isz = NPDT[adt].itemsize
+    pad = lambda n: -(-n * isz // 32) * (32 // isz)  # noqa: E731
+    a = tile(adt, M, pad(K), loc=pto.TileType.Left, vc=K, rng=rng)
+    b = tile(adt, K, pad(N), loc=pto.TileType.Right, vc=N, rng=rng)
+    acc = tile(ddt, M, N, loc=pto.TileType.Acc, rng=rng)
+    if NPDT[ddt].kind == "i":
+        acc.data[...] = rng.integers(-1000, 1000, (M, N))
+    d = tile(ddt, M, N, loc=pto.TileType.Acc, rng=rng)
+    pto.TMATMUL_ACC(d, acc, a, b)
+    assert_bits(d.data, ref.pto_matmul(a.valid, b.valid, NPDT[ddt], init=acc.data), "ACC")
+    want = ref.pto_matmul(a.valid, b.valid, NPDT[ddt], init=acc.data)
+    pto.TMATMUL_ACC(acc, acc, a, b)                  # in place
+    assert_bits(acc.data, want, "ACC in place")
+    bias = tile(ddt, 1, N, loc=pto.TileType.Bias, rng=rng)
+    if NPDT[ddt].kind == "i":
+        bias.data[...] = rng.integers(-1000, 1000, (1, N))
+    pto.TMATMUL_BIAS(d, a, b, bias)
+    assert_bits(d.data, ref.pto_matmul(a.valid, b.valid, NPDT[ddt], init=bias.data), "BIAS")
+    with pytest.raises(ConstraintError, match="TMATMUL_BIAS: bias.loc must be TileType.Bias"):
+        pto.TMATMUL_BIAS(d, a, b, acc)
+    with pytest.raises(ConstraintError, match="TMATMUL_ACC: acc valid shape must equal"):
+        pto.TMATMUL_ACC(d, tile(ddt, M, N, loc=pto.TileType.Acc, vr=3), a, b)

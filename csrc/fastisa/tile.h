@@ -516,7 +516,8 @@ static inline void fi_tile_fill_wrap_i(const int64_t *row, int vc, int c0, int64
 
 /* float32 fast path of fi_tile_binary_rows: dst, a and b float32, dst contiguous, each
  * source contiguous (vc >= C) or one value per row (vc == 1, any cs).  Same arithmetic as
- * the general path, without the staging buffers. */
+ * the general path, without the staging buffers.  A source with cs == 0 (a scalar or a
+ * per-row value) is read once per row. */
 #define FI_TILE_F32_LOOP(EXPR)                                                             \
     for (r = r0; r < r1; r++) {                                                            \
         float *q = (float *)fi_tile_at(&d, r, 0);                                          \
@@ -533,9 +534,10 @@ static inline int fi_tile_binary_f32_fast(int op, fi_tile_arg d, fi_tile_arg a, 
                                           fi_tile_arg b, int bvc, int r0, int r1, int C) {
     ptrdiff_t r;
     int c;
-    int asc = avc == 1 && C > 1, bsc = bvc == 1 && C > 1;
+    int asc = (avc == 1 || a.cs == 0) && C > 1, bsc = (bvc == 1 || b.cs == 0) && C > 1;
     if (a.fmt != FI_FLOAT32 || b.fmt != FI_FLOAT32 || d.fmt != FI_FLOAT32 || d.cs != 1) return 0;
     if (!((avc >= C && a.cs == 1) || asc) || !((bvc >= C && b.cs == 1) || bsc)) return 0;
+    if (asc && bsc) return 0;
     switch (op) {
     case FI_TOP_ADD: FI_TILE_F32_LOOP(x + y); break;
     case FI_TOP_SUB: FI_TILE_F32_LOOP(x - y); break;
@@ -758,11 +760,12 @@ static inline void fi_tile_colreduce(int op, fi_tile_arg d, fi_tile_arg s, int R
 }
 
 /* ---- matmul -------------------------------------------------------------------------- */
-/* dst[i, j] = sum_k a[i, k] * b[k, j]: float sources accumulate in float32 with fmaf,
- * sequentially over k from +0; integer sources accumulate exactly in int64 (wrapping on
- * store). */
-static inline void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, int M, int K,
-                                  int N) {
+/* dst[i, j] = init[i, j] + sum_k a[i, k] * b[k, j]: float sources accumulate in float32 with
+ * fmaf, sequentially over k, starting from init (has_init) or +0; integer sources accumulate
+ * exactly in int64 (wrapping on store).  init may alias dst (rows are read before written)
+ * and may have rs = 0 (a bias row). */
+static inline void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, fi_tile_arg c,
+                                  int has_init, int M, int K, int N) {
     float acc[FI_TILE_CHUNK], bb[FI_TILE_CHUNK], av;
     int64_t iacc[FI_TILE_CHUNK], ibb[FI_TILE_CHUNK], iav;
     int i, k, j, j0, n;
@@ -771,7 +774,8 @@ static inline void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, i
         for (j0 = 0; j0 < N; j0 += FI_TILE_CHUNK) {
             n = N - j0 < FI_TILE_CHUNK ? N - j0 : FI_TILE_CHUNK;
             if (isf) {
-                for (j = 0; j < n; j++) acc[j] = 0.0f;
+                if (has_init) fi_tile_load_f(c.fmt, fi_tile_at(&c, i, j0), c.cs, acc, n);
+                else for (j = 0; j < n; j++) acc[j] = 0.0f;
                 for (k = 0; k < K; k++) {
                     fi_tile_load_f(a.fmt, fi_tile_at(&a, i, k), 1, &av, 1);
                     fi_tile_load_f(b.fmt, fi_tile_at(&b, k, j0), b.cs, bb, n);
@@ -779,7 +783,8 @@ static inline void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, i
                 }
                 fi_tile_store_f(d.fmt, fi_tile_at(&d, i, j0), d.cs, acc, n);
             } else {
-                for (j = 0; j < n; j++) iacc[j] = 0;
+                if (has_init) fi_tile_load_i(c.fmt, fi_tile_at(&c, i, j0), c.cs, iacc, n);
+                else for (j = 0; j < n; j++) iacc[j] = 0;
                 for (k = 0; k < K; k++) {
                     fi_tile_load_i(a.fmt, fi_tile_at(&a, i, k), 1, &iav, 1);
                     fi_tile_load_i(b.fmt, fi_tile_at(&b, k, j0), b.cs, ibb, n);

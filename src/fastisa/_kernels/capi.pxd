@@ -156,7 +156,8 @@ cdef extern from "tile.h" nogil:
                         int R, int C)
     void fi_tile_rowreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
     void fi_tile_colreduce(int op, fi_tile_arg d, fi_tile_arg s, int R, int C)
-    void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, int M, int K, int N)
+    void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, fi_tile_arg c,
+                        int has_init, int M, int K, int N)
     void fi_tile_cvt(int mode, fi_tile_arg d, fi_tile_arg s, int R, int C)
 
 # ---- end ---------------------------------------------------------------------

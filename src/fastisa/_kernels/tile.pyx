@@ -87,13 +87,21 @@ def colreduce(int op, unsigned char[::1] d, int dfmt, Py_ssize_t dcs,
 def matmul(unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
            const unsigned char[::1] a, int afmt, Py_ssize_t ars, Py_ssize_t acs,
            const unsigned char[::1] b, int bfmt, Py_ssize_t brs, Py_ssize_t bcs,
-           int M, int K, int N):
-    """dst[i, j] = sum_k a[i, k] * b[k, j] (float32 fma accumulation, or exact integers)."""
+           int M, int K, int N, c=None, int cfmt=0, Py_ssize_t crs=0, Py_ssize_t ccs=0):
+    """dst[i, j] = c[i, j] (or 0) + sum_k a[i, k] * b[k, j] (float32 fma accumulation, or
+    exact integers).  ``c``: optional uint8 view of the initial accumulator (rs may be 0)."""
     cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
     cdef fi_tile_arg aa = _arg(a, afmt, ars, acs)
     cdef fi_tile_arg ba = _arg(b, bfmt, brs, bcs)
+    cdef fi_tile_arg ca = da
+    cdef int has = 0
+    cdef const unsigned char[::1] cv
+    if c is not None:
+        cv = c
+        ca = _arg(cv, cfmt, crs, ccs)
+        has = 1
     with nogil:
-        fi_tile_matmul(da, aa, ba, M, K, N)
+        fi_tile_matmul(da, aa, ba, ca, has, M, K, N)
 
 
 def cvt(int mode, unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,

@@ -30,7 +30,8 @@ __all__ = [
     "TROWEXPANDMAX", "TROWEXPANDMIN", "TROWEXPANDEXPDIF",
     "TCOLEXPAND", "TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL", "TCOLEXPANDDIV",
     "TCOLEXPANDMAX", "TCOLEXPANDMIN", "TCOLEXPANDEXPDIF",
-    "TCVT", "TMATMUL", "TMOV", "TTRANS", "set_num_threads", "get_num_threads",
+    "TCVT", "TMATMUL", "TMATMUL_ACC", "TMATMUL_BIAS", "TMOV", "TTRANS",
+    "set_num_threads", "get_num_threads",
 ]
 
 _THREADS = [1]
@@ -837,16 +838,7 @@ _MM_TYPES = {("float16", "float16"): "float32", ("bfloat16", "bfloat16"): "float
              ("float32", "float32"): "float32", ("int8", "int8"): "int32"}
 
 
-def TMATMUL(dst, a, b) -> None:  # noqa: N802
-    """``dst[i, j] = sum_k a[i, k] * b[k, j]`` with M = a.valid_row, K = a.valid_col =
-    b.valid_row, N = b.valid_col.
-
-    a: Left tile, b: Right tile, dst: Acc tile with valid shape [M, N].  (a, b) -> dst
-    dtypes: (f16, f16), (bf16, bf16), (f32, f32) -> float32, accumulated in float32 with a
-    fused multiply-add per k, sequentially from k = 0 (starting at +0), as the reference
-    CPU simulator does; (i8, i8) -> int32, exact (wrapping).  Raises ConstraintError.
-    """
-    instr = "TMATMUL"
+def _matmul(instr, dst, a, b, init=None, init_rs=None):
     for name, t, loc in (("dst", dst, TileType.Acc), ("a", a, TileType.Left),
                          ("b", b, TileType.Right)):
         _tile(instr, name, t)
@@ -866,8 +858,50 @@ def TMATMUL(dst, a, b) -> None:  # noqa: N802
         raise constraint(instr, "dst valid shape", f"must be (M, N) = {(M, N)}", dst.valid_shape)
     if M and N:
         d = _operand(dst)
-        _k.matmul(d[0], d[1], d[2], d[3], *_operand(a, dst), *_operand(b, dst), M, K, N)
+        extra = ()
+        if init is not None:
+            c = _operand(init, dst, rs=init_rs)
+            extra = (c[0], c[1], c[2], c[3])
+        _k.matmul(d[0], d[1], d[2], d[3], *_operand(a, dst), *_operand(b, dst), M, K, N, *extra)
     cost.record("Cube", instr, cube_cycles(M, K, N, a.dtype.itemsize))
+
+
+def TMATMUL(dst, a, b) -> None:  # noqa: N802
+    """``dst[i, j] = sum_k a[i, k] * b[k, j]`` with M = a.valid_row, K = a.valid_col =
+    b.valid_row, N = b.valid_col.
+
+    a: Left tile, b: Right tile, dst: Acc tile with valid shape [M, N].  (a, b) -> dst
+    dtypes: (f16, f16), (bf16, bf16), (f32, f32) -> float32, accumulated in float32 with a
+    fused multiply-add per k, sequentially from k = 0 (starting at +0), as the reference
+    CPU simulator does; (i8, i8) -> int32, exact (wrapping).  Raises ConstraintError.
+    """
+    _matmul("TMATMUL", dst, a, b)
+
+
+def TMATMUL_ACC(dst, acc, a, b) -> None:  # noqa: N802
+    """``dst[i, j] = acc[i, j] + sum_k a[i, k] * b[k, j]``: as TMATMUL, the fma chain starting
+    from ``acc`` (an Acc tile with dst's dtype and valid shape; it may be dst itself)."""
+    instr = "TMATMUL_ACC"
+    _tile(instr, "acc", acc)
+    if acc.loc != TileType.Acc:
+        raise constraint(instr, "acc.loc", "must be TileType.Acc", acc.loc.name)
+    _same_dtype(instr, dst, "acc", acc)
+    _same_valid(instr, dst, "acc", acc)
+    _matmul(instr, dst, a, b, init=acc)
+
+
+def TMATMUL_BIAS(dst, a, b, bias) -> None:  # noqa: N802
+    """``dst[i, j] = bias[0, j] + sum_k a[i, k] * b[k, j]``: as TMATMUL, the fma chain starting
+    from the bias row (a Bias tile of dst's dtype with valid shape [1, N])."""
+    instr = "TMATMUL_BIAS"
+    _tile(instr, "bias", bias)
+    if bias.loc != TileType.Bias:
+        raise constraint(instr, "bias.loc", "must be TileType.Bias", bias.loc.name)
+    _same_dtype(instr, dst, "bias", bias)
+    if bias.valid_row != 1 or bias.valid_col != b.valid_col:
+        raise constraint(instr, "bias valid shape", f"must be (1, N) = (1, {b.valid_col})",
+                         bias.valid_shape)
+    _matmul(instr, dst, a, b, init=bias, init_rs=0)
 
 
 def TMOV(dst, src) -> None:  # noqa: N802
