@@ -9,7 +9,9 @@
 * ``fastisa-alloc``: ``fastisa.convert(x, fmt)`` (allocates, like ``astype``);
 * ``ml_dtypes-astype`` / ``numpy-astype``: ``x.astype(dtype)`` (the issue's anchor);
 * ``ml_dtypes-copyto`` / ``numpy-copyto``: ``np.copyto(buf, x, casting="unsafe")``
-  (the ml_dtypes/numpy cast loop into a preallocated buffer).
+  (the ml_dtypes/numpy cast loop into a preallocated buffer);
+* ``floor-read`` / ``floor-truncate`` (bfloat16 group only): the memory system's limit for
+  one thread, see ``test_encode_bfloat16_memory_floor``.
 
 The ``gil`` group runs the same per-thread work in one thread and in two threads (twice
 the total work): with the GIL released in the kernel, two threads take clearly less than
@@ -66,6 +68,24 @@ def test_encode(benchmark, x, name, impl):
         _run(benchmark, lambda: x.astype(dt))
     else:
         _run(benchmark, lambda: np.copyto(out, x, casting="unsafe"))
+
+
+@pytest.mark.parametrize("impl", ["floor-read", "floor-truncate"])
+def test_encode_bfloat16_memory_floor(benchmark, x, impl):
+    """What the memory system allows one thread, in the same run as the bf16 rows:
+    ``floor-read`` only reads the 64 MiB input (``x.view(uint32).max()``, numpy's AVX2
+    reduction); ``floor-truncate`` reads it and writes the 32 MiB output (a strided copy of
+    the high halves: bf16 by truncation, no rounding).  No f32 -> bf16 pass can beat
+    ``floor-read``, so ``ml_dtypes-astype / floor-read`` is the largest ratio possible."""
+    benchmark.group = "encode f32->bfloat16"
+    benchmark.name = impl
+    if impl == "floor-read":
+        u = x.view(np.uint32)
+        _run(benchmark, lambda: u.max())
+    else:
+        hi = x.view(np.uint16)[1::2]
+        out = np.zeros(N, np.uint16)
+        _run(benchmark, lambda: np.copyto(out, hi))
 
 
 @pytest.mark.parametrize("name", list(FORMATS))

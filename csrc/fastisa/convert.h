@@ -149,6 +149,70 @@ static inline uint32_t fi__enc_bf16(uint32_t u, int mode) {
     return (a > 0x7f800000u) ? rnan : r;
 }
 
+/* float32 -> bfloat16 over large arrays: the same formula as fi__enc_bf16, eight lanes
+ * at a time in AVX2, with the source prefetched 2 KiB ahead and the result written with
+ * non-temporal (streaming) stores.  The pass is memory-bound: streaming stores skip the
+ * read-for-ownership of dst (96 instead of 128 bytes of traffic per 16 elements) and the
+ * prefetch keeps enough loads in flight for one core.  Used only from FI__STREAM_MIN
+ * elements up, where dst would not stay in cache anyway; bit-identical to the scalar
+ * loop (tests/test_convert.py checks both sides of the threshold). */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(FASTISA_NO_STREAM)
+#include <immintrin.h>
+#define FI__HAVE_STREAM 1
+#define FI__STREAM_MIN ((ptrdiff_t)1 << 20)
+#ifndef FI__PF_BYTES
+#define FI__PF_BYTES 4096
+#endif
+#ifndef FI__PF_HINT
+#define FI__PF_HINT _MM_HINT_NTA
+#endif
+
+static inline __attribute__((target("avx2"))) __m256i fi__enc_bf16_x8(__m256i u, __m256i ovf,
+                                                                        __m256i nan) {
+    const __m256i s = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(0x8000));
+    const __m256i a = _mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff));
+    const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(u, 16), _mm256_set1_epi32(1));
+    __m256i r = _mm256_srli_epi32(
+        _mm256_add_epi32(u, _mm256_add_epi32(_mm256_set1_epi32(0x7fff), lsb)), 16);
+    const __m256i big = _mm256_cmpgt_epi32(_mm256_and_si256(r, _mm256_set1_epi32(0x7fff)),
+                                           _mm256_set1_epi32(0x7f7f));
+    r = _mm256_blendv_epi8(_mm256_and_si256(r, _mm256_set1_epi32(0xffff)),
+                           _mm256_or_si256(s, ovf), big);
+    const __m256i isnan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7f800000));
+    return _mm256_blendv_epi8(r, _mm256_or_si256(_mm256_and_si256(s, nan), _mm256_andnot_si256(
+                                     _mm256_set1_epi32(0x8000), nan)), isnan);
+}
+
+static __attribute__((target("avx2"), noinline, unused)) void fi__enc_bf16_stream(const float *src,
+                                                                         uint16_t *dst,
+                                                                         ptrdiff_t n, int mode) {
+    const __m256i ovf = _mm256_set1_epi32(mode ? 0x7f7f : 0x7f80);
+    /* nan: low 15 bits are the code, bit 15 says "keep the input's sign" */
+    const __m256i nan = _mm256_set1_epi32(mode == FI_SAT_ASCEND ? 0 : 0xffc0);
+    const uint32_t *s32 = (const uint32_t *)src;
+    ptrdiff_t i = 0;
+    for (; i < n && ((uintptr_t)(dst + i) & 31u); i++) dst[i] = (uint16_t)fi__enc_bf16(s32[i], mode);
+    for (; i + 16 <= n; i += 16) {
+        _mm_prefetch((const char *)(s32 + i) + FI__PF_BYTES, FI__PF_HINT);
+        const __m256i r0 = fi__enc_bf16_x8(_mm256_loadu_si256((const __m256i *)(s32 + i)), ovf, nan);
+        const __m256i r1 = fi__enc_bf16_x8(_mm256_loadu_si256((const __m256i *)(s32 + i + 8)), ovf, nan);
+        _mm256_stream_si256((__m256i *)(dst + i),
+                            _mm256_permute4x64_epi64(_mm256_packus_epi32(r0, r1), 0xd8));
+    }
+    _mm_sfence();
+    for (; i < n; i++) dst[i] = (uint16_t)fi__enc_bf16(s32[i], mode);
+}
+
+static inline int fi__have_avx2(void) {
+    static int have = -1;
+    if (have < 0) {
+        __builtin_cpu_init();
+        have = __builtin_cpu_supports("avx2") ? 1 : 0;
+    }
+    return have;
+}
+#endif
+
 /* float16: RNE, IEEE overflow to inf; NaN as numpy's astype (npy_floatbits_to_halfbits):
  * sign | 0x7c00 + (mantissa >> 13), and 0x7c01 if that would read as inf -- the payload's
  * top 10 bits are kept and the quiet bit is NOT forced. */
@@ -393,7 +457,15 @@ FI__MULTIVERSION void fi_encode_f32_array(int fmt, const float *src, void *dst, 
                                        int saturate) {
     const int mode = saturate == FI_SAT_ASCEND ? FI_SAT_ASCEND : (saturate ? FI_SAT_MAX : 0);
     switch (fmt) {
-    case FI_BFLOAT16: FI__ENC_LOOP(uint16_t, fi__enc_bf16(u, mode)); break;
+    case FI_BFLOAT16:
+#ifdef FI__HAVE_STREAM
+        if (n >= FI__STREAM_MIN && fi__have_avx2()) {
+            fi__enc_bf16_stream(src, (uint16_t *)dst, n, mode);
+            break;
+        }
+#endif
+        FI__ENC_LOOP(uint16_t, fi__enc_bf16(u, mode));
+        break;
     case FI_FLOAT16: FI__ENC_LOOP(uint16_t, fi__enc_f16(u, mode)); break;
     case FI_TFLOAT32: FI__ENC_LOOP(uint32_t, fi__enc_tf32(u, mode)); break;
     case FI_FLOAT32: FI__ENC_LOOP(uint32_t, fi__enc_f32(u, mode)); break;
