@@ -170,8 +170,9 @@ def tf32_encode(x, saturate=False):
 
 def f32_to_int(x, name):
     """spec 000 "FP32-to-Integer Conversion": round to nearest even, saturate to the
-    destination range, NaN -> 0 (reference/nki.md: the 0.6.0 simulator rule)."""
-    lo, hi, dt = INT_RANGES[name]
+    destination range, NaN -> 0 (reference/nki.md: the 0.6.0 simulator rule).  bool_
+    ("boolean stored as uint8") is the range [0, 1]."""
+    lo, hi, dt = (0, 1, np.uint8) if name == "bool_" else INT_RANGES[name]
     x = np.asarray(x, np.float32).astype(np.float64)
     r = np.clip(np.rint(np.nan_to_num(x, nan=0.0, posinf=hi, neginf=lo)), lo, hi)
     return r.astype(np.int64).astype(dt)

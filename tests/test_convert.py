@@ -360,9 +360,9 @@ def test_spec_int_to_f32_rne_example():
     assert fastisa.convert(np.array([300, -5], np.int16), "uint8").tolist() == [255, 0]
 
 
-@pytest.mark.parametrize("name", list(R.INT_RANGES))
+@pytest.mark.parametrize("name", list(R.INT_RANGES) + ["bool_"])
 def test_f32_to_int_matches_oracle(name, stratified):
-    lo, hi = R.INT_RANGES[name][:2]
+    lo, hi = R.INT_RANGES[name][:2] if name != "bool_" else (0, 1)
     edges = np.array([lo, hi, lo - 1, hi + 1, lo + 0.5, hi - 0.5, 0.5, 1.5, 2.5, -0.5, -1.5,
                       -2.5, 0.49999997, np.nan, -np.nan, np.inf, -np.inf, -0.0], np.float64)
     limits = np.array([lo, hi, lo - 0.5, hi + 0.5, 2.0**22, 2.0**23, 2.0**24, 2.0**31,
@@ -395,8 +395,11 @@ def test_int_sources_go_through_float32(src, dst):
 
 
 def test_bool_destination():
-    x = np.array([0.0, -0.0, 1.0, -2.5, np.nan, np.inf, 1e-45], np.float32)
-    assert fastisa.convert(x, "bool_").tolist() == [0, 0, 1, 1, 1, 1, 1]
+    # bool_ is the integer range [0, 1]: RNE, saturate, NaN -> 0 (spec 000 FP32-to-Integer)
+    x = np.array([0.0, -0.0, 1.0, -2.5, np.nan, np.inf, 1e-45, 0.5, 0.7, 1.5, 2.0, -np.inf,
+                  0.49999997], np.float32)
+    assert fastisa.convert(x, "bool_").tolist() == [0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 1, 0, 0]
+    np.testing.assert_array_equal(fastisa.convert(x, "bool_"), R.nki_round(x, "bool_"))
     assert fastisa.convert(np.array([True, False]), "float32").tolist() == [1.0, 0.0]
 
 

@@ -22,7 +22,7 @@
  *                 NaN -> code 0 (+0; 2^-127 for e8m0, which has no zero).
  *
  * Integer destinations always round to nearest even, saturate and map NaN to 0 (the mode
- * does not change them); bool_ stores (x != 0) as 0/1 (NaN -> 1, as numpy).
+ * does not change them); bool_ is the integer range [0, 1] (RNE, saturate, NaN -> 0).
  *
  * Codes are returned zero-extended in a uint32_t: the storage bit pattern of one element
  * (int8 -128 is 0x80; a float8 code is 0..255; float4 0..15; tfloat32 and float32 are the
@@ -337,7 +337,12 @@ static inline uint32_t fi__enc_int(uint32_t u, uint32_t hi, uint32_t hi_bits, ui
 #define FI__ENC_U32(u) fi__enc_int(u, 0xffffffffu, 0x4f7fffffu, 0u, 0u, 1, 1)
 #define FI__ENC_I32(u) fi__enc_int(u, 0x7fffffffu, 0x4effffffu, 0x80000000u, 0x4f000000u, 0, 0)
 
-static inline uint32_t fi__enc_bool(uint32_t u) { return (u & 0x7fffffffu) != 0u; }
+/* bool_ is an integer format with range [0, 1] (spec 000 lists it as "boolean stored as
+ * uint8"; its FP32-to-Integer rule applies): RNE, saturate, NaN -> 0.  0.5 -> 0, 0.7 -> 1,
+ * 2 -> 1, -3 -> 0, +inf -> 1. */
+static inline uint32_t fi__enc_bool(uint32_t u) {
+    return fi__enc_int(u, 1u, 0x3f800000u, 0u, 0u, 1, 0);
+}
 
 /* Scalar encode of one float32 to format fmt (element code for packed formats).
  * saturate is FI_SAT_NONE / FI_SAT_MAX / FI_SAT_ASCEND (any other non-zero = MAX). */

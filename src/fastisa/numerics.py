@@ -87,7 +87,9 @@ def convert(x, dtype, *, saturate=False, out=None, src_dtype=None):
           rounded result.
 
         Integer destinations always round to nearest even, saturate to their range and map
-        NaN to 0, whatever ``saturate`` says; ``bool_`` stores ``x != 0`` (NaN -> 1).
+        NaN to 0, whatever ``saturate`` says; ``bool_`` is the integer range [0, 1] by
+        the same rule (0.5 -> 0, 0.7 -> 1, 2 -> 1, -3 -> 0, NaN -> 0), as the NKI
+        instructions write it.
     out : ndarray, optional
         Preallocated result: C-contiguous, aligned, writeable, dtype ``Format.np_dtype`` of
         ``dtype`` and the result's shape.  It may be ``x`` itself when both formats store

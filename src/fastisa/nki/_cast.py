@@ -4,7 +4,7 @@
   integers rounded to nearest even (exact up to 2^24), bool_ as 0.0 / 1.0.
 * :func:`from_f32` -- float32 values to a destination format with one RNE rounding
   (integers: RNE, saturate to the destination range, NaN -> 0) via :func:`fastisa.convert`;
-  ``bool_`` rounds then saturates to [0, 1] (as the NKI compute instructions do).
+  ``bool_`` is the integer range [0, 1] (RNE, saturate, NaN -> 0), as everywhere.
 """
 
 from __future__ import annotations
@@ -37,19 +37,5 @@ def from_f32(x: np.ndarray, fmt) -> np.ndarray:
     x = np.asarray(x, dtype=np.float32)
     if fmt.name == "float32":
         return x.copy()
-    if fmt.kind == "bool":
-        return _f32_to_int(x, fmt)
     from .. import convert   # floats: RNE (ml_dtypes overflow rules); ints: RNE, saturate, NaN->0
     return np.asarray(convert(x, fmt))
-
-
-def _f32_to_int(x: np.ndarray, fmt) -> np.ndarray:
-    """RNE, saturate to the destination range, NaN -> 0 (spec 000 FP32-to-Integer)."""
-    if fmt.kind == "bool":
-        lo, hi = 0.0, 1.0
-    else:
-        info = np.iinfo(fmt.np_dtype)
-        lo, hi = float(info.min), float(info.max)
-    r = np.rint(x.astype(np.float64))
-    r = np.where(np.isnan(r), 0.0, np.clip(r, lo, hi))
-    return r.astype(fmt.np_dtype)
