@@ -164,6 +164,13 @@ typedef struct {
      * into dst under the lane mask lm32/lm16 (run q, lane k at q*len + k: -1 on, 0 off). */
     int blend;
     int64_t rb;
+    /* repeats [r0, re) may run run by run (every repeat of run 0, then of run 1, ...):
+     * set by fi_tik_set_reorder when no two of their writes hit one dst byte and no
+     * source byte they read is a dst byte (except a source that IS dst, lane for lane),
+     * so the order cannot change a bit.  Per-run offsets, lengths and the blend lane mask
+     * then stay in registers across the repeats (re = rb for blend plans). */
+    int reorder;
+    int64_t re;
     int32_t lm32[128];
     int16_t lm16[128];
 } fi_tik_plan;
@@ -190,7 +197,7 @@ static inline void fi_tik_make_plan(fi_tik_plan *pl, const fi_tik_instr *in, uin
         }
     }
     pl->r0 = r0; pl->r1 = r1; pl->nruns = 0;
-    pl->blend = 0; pl->rb = r0;
+    pl->blend = 0; pl->rb = r0; pl->reorder = 0;
     int64_t i = 0, par = in->par;
     if (bmin > par) bmin = par;
     while (i < par) {
@@ -259,6 +266,47 @@ static inline void fi_tik_make_plan(fi_tik_plan *pl, const fi_tik_instr *in, uin
     if (rb > r0) { pl->blend = 1; pl->rb = rb; }
 }
 
+/* Decide pl->reorder and pl->re (see fi_tik_plan) once the operand base pointers are
+ * known (operands in different buffers never overlap).  Only while the operands' spans
+ * over those repeats stay cache-sized: run-major order revisits each repeat's lines
+ * once per run. */
+#define FI_TIK_REORDER_MAX_BYTES ((int64_t)512 * 1024)
+static inline void fi_tik_set_reorder(fi_tik_plan *pl, const fi_tik_instr *in,
+                                      const uint8_t *d0, const uint8_t *a0, const uint8_t *b0) {
+    pl->reorder = 0;
+    pl->re = pl->blend ? pl->rb : pl->r1;
+    if (pl->re - pl->r0 < 2 || pl->nruns == 0) return;
+    if (pl->nruns > 1 && in->blk[0] < 1) return;        /* runs of a repeat share dst bytes */
+    const uint8_t *base[3] = {d0, a0, b0};
+    uintptr_t lo[3], hi[3];
+    int64_t total = 0;
+    for (int x = 0; x < 3; ++x) {
+        const int64_t es = fi_tik_esize(in->fmt[x]);
+        if (!es) continue;
+        int64_t mn = INT64_MAX, mx = 0;
+        for (int q = 0; q < pl->nruns; ++q) {
+            if (pl->roff[x][q] < mn) mn = pl->roff[x][q];
+            if (pl->roff[x][q] + pl->len[q] * es > mx) mx = pl->roff[x][q] + pl->len[q] * es;
+        }
+        const int64_t rs = in->rep[x] * 32;
+        if (x == 0 && rs < mx - mn) return;                /* repeats share dst bytes */
+        lo[x] = (uintptr_t)base[x] + (uintptr_t)(pl->r0 * rs + mn);
+        hi[x] = (uintptr_t)base[x] + (uintptr_t)((pl->re - 1) * rs + mx);
+        total += (int64_t)(hi[x] - lo[x]);
+    }
+    if (total > FI_TIK_REORDER_MAX_BYTES) return;
+    const int64_t es0 = fi_tik_esize(in->fmt[0]);
+    for (int x = 1; x < 3; ++x) {
+        const int64_t es = fi_tik_esize(in->fmt[x]);
+        if (!es) continue;
+        if (lo[x] >= hi[0] || hi[x] <= lo[0]) continue;            /* disjoint */
+        if (base[x] == d0 && es == es0 && in->rep[x] == in->rep[0] && in->blk[x] == in->blk[0])
+            continue;                                                /* reads what it writes */
+        return;
+    }
+    pl->reorder = 1;
+}
+
 /* Whole instruction contiguous in every operand with a full mask: one run. */
 static inline int fi_tik_fast_plan(fi_tik_plan *pl, const fi_tik_instr *in, uint64_t lo,
                                    uint64_t hi) {
@@ -278,6 +326,7 @@ static inline int fi_tik_fast_plan(fi_tik_plan *pl, const fi_tik_instr *in, uint
         total = in->nrep * par;
     }
     pl->r0 = 0; pl->r1 = total > 0 ? 1 : 0; pl->nruns = 1;
+    pl->blend = 0; pl->rb = 0; pl->reorder = 0; pl->re = pl->r1;
     pl->len[0] = total;
     pl->bits[0] = ~0u;
     pl->roff[0][0] = pl->roff[1][0] = pl->roff[2][0] = 0;
@@ -314,6 +363,50 @@ static inline void fi_tik_blend32(void *d, const void *t, const void *m) {
 }
 #endif
 
+/* One whole 32-byte dst block (every lane active): the op into a temporary of fixed
+ * length, then one copy -- no aliasing question for the compiler (EXPR reads lane k of
+ * A, Bv and D only, and 32-byte-aligned blocks are the same block or disjoint), so it
+ * becomes straight vector code without a remainder loop. */
+#define FI_TIK_BLOCK(TD, EXPR)                                                         \
+    do {                                                                               \
+        TD t_[32 / sizeof(TD)];                                                        \
+        for (int k = 0; k < (int)(32 / sizeof(TD)); ++k) t_[k] = (EXPR);               \
+        memcpy(D, t_, 32);                                                             \
+    } while (0)
+
+/* The blend repeats of one run, block by block, with the lane mask held in mv_. */
+#if defined(__GNUC__) || defined(__clang__)
+#define FI_TIK_BLEND_RUN(TD, EXPR)                                                     \
+    do {                                                                               \
+        enum { NB_ = 32 / sizeof(TD) };                                                \
+        fi_tik_v32 mv_;                                                                \
+        memcpy(&mv_, pl_->lm32 + (int64_t)q_ * NB_, 32);                               \
+        for (int64_t r_ = pl_->r0; r_ < pl_->rb; ++r_) {                               \
+            TD *D = (TD *)(dq_ + r_ * rs0);                                            \
+            const TA_ *A = (const TA_ *)(aq_ + r_ * rs1);                              \
+            const TB_ *Bv = (const TB_ *)(bq_ + r_ * rs2);                             \
+            (void)A; (void)Bv;                                                         \
+            TD t_[NB_];                                                                \
+            for (int k = 0; k < NB_; ++k) t_[k] = (EXPR);                              \
+            fi_tik_v32 tv_, dv_;                                                       \
+            memcpy(&tv_, t_, 32); memcpy(&dv_, D, 32);                                 \
+            dv_ = (tv_ & mv_) | (dv_ & ~mv_);                                          \
+            memcpy(D, &dv_, 32);                                                       \
+        }                                                                              \
+    } while (0)
+#else
+#define FI_TIK_BLEND_RUN(TD, EXPR)                                                     \
+    do {                                                                               \
+        for (int64_t r_ = pl_->r0; r_ < pl_->rb; ++r_) {                               \
+            TD *D = (TD *)(dq_ + r_ * rs0);                                            \
+            const TA_ *A = (const TA_ *)(aq_ + r_ * rs1);                              \
+            const TB_ *Bv = (const TB_ *)(bq_ + r_ * rs2);                             \
+            (void)A; (void)Bv;                                                         \
+            FI_TIK_BLEND_LOOP(TD, EXPR);                                               \
+        }                                                                              \
+    } while (0)
+#endif
+
 #define FI_TIK_BLEND_LOOP(TD, EXPR)                                                    \
     do {                                                                               \
         enum { NB_ = 32 / sizeof(TD) };                                                \
@@ -329,9 +422,37 @@ static inline void fi_tik_blend32(void *d, const void *t, const void *m) {
  * A (const TA*), Bv (const TB*) pointing at the run and k the lane in the run. */
 #define FI_TIK_WALK(TD, TA, TB, EXPR)                                                  \
     do {                                                                               \
+        typedef TA TA_;                                                                \
+        typedef TB TB_;                                                                \
         for (int p_ = 0; p_ < nplans; ++p_) {                                          \
             const fi_tik_plan *pl_ = &plans[p_];                                       \
-            for (int64_t r_ = pl_->r0; r_ < pl_->r1; ++r_) {                           \
+            int64_t rstart_ = pl_->r0;                                                 \
+            if (pl_->reorder) {                                                        \
+                for (int q_ = 0; q_ < pl_->nruns; ++q_) {                              \
+                    uint8_t *dq_ = d0 + pl_->roff[0][q_];                              \
+                    const uint8_t *aq_ = a0 + pl_->roff[1][q_];                        \
+                    const uint8_t *bq_ = b0 + pl_->roff[2][q_];                        \
+                    const int64_t n_ = pl_->len[q_];                                   \
+                    if (sizeof(TD) == 4 && pl_->blend && pl_->bits[q_] != ~0u) {       \
+                        FI_TIK_BLEND_RUN(TD, EXPR);                                    \
+                        continue;                                                      \
+                    }                                                                  \
+                    for (int64_t r_ = pl_->r0; r_ < pl_->re; ++r_) {                   \
+                        TD *D = (TD *)(dq_ + r_ * rs0);                                \
+                        const TA *A = (const TA *)(aq_ + r_ * rs1);                    \
+                        const TB *Bv = (const TB *)(bq_ + r_ * rs2);                   \
+                        (void)A; (void)Bv;                                             \
+                        if (pl_->bits[q_] != ~0u) {                                    \
+                            FI_TIK_MASKED_LOOP(TD, EXPR);                              \
+                        } else if (n_ == 32 / (int64_t)sizeof(TD))                       \
+                            FI_TIK_BLOCK(TD, EXPR);                                    \
+                        else                                                           \
+                            for (int64_t k = 0; k < n_; ++k) D[k] = (EXPR);            \
+                    }                                                                  \
+                }                                                                      \
+                rstart_ = pl_->re;                                                     \
+            }                                                                          \
+            for (int64_t r_ = rstart_; r_ < pl_->r1; ++r_) {                           \
                 uint8_t *dr_ = d0 + r_ * rs0;                                          \
                 const uint8_t *ar_ = a0 + r_ * rs1;                                    \
                 const uint8_t *br_ = b0 + r_ * rs2;                                    \
@@ -344,7 +465,10 @@ static inline void fi_tik_blend32(void *d, const void *t, const void *m) {
                     const uint32_t m_ = pl_->bits[q_];                                 \
                     (void)A; (void)Bv;                                                 \
                     if (m_ == ~0u) {                                                   \
-                        for (int64_t k = 0; k < n_; ++k) D[k] = (EXPR);                \
+                        if (n_ == 32 / (int64_t)sizeof(TD))                            \
+                            FI_TIK_BLOCK(TD, EXPR);                                    \
+                        else                                                           \
+                            for (int64_t k = 0; k < n_; ++k) D[k] = (EXPR);            \
                     } else if (bl_) {                                                  \
                         FI_TIK_BLEND_LOOP(TD, EXPR);                                   \
                     } else {                                                           \
@@ -402,6 +526,7 @@ static FI_TIK_CLONES void fi_tik_vector(const fi_tik_instr *in, uint8_t *dbuf, c
     const int64_t rs0 = in->rep[0] * 32;
     const int64_t rs1 = in->fmt[1] >= 0 ? in->rep[1] * 32 : 0;
     const int64_t rs2 = in->fmt[2] >= 0 ? in->rep[2] * 32 : 0;
+    for (int p = 0; p < nplans; ++p) fi_tik_set_reorder(&plans[p], in, d0, a0, b0);
     const int sat = (int)in->sat;
     const double c = in->scalar;
     const float cf = (float)c;
