@@ -445,6 +445,17 @@ class _If:
 # The run state and the debugger
 # ======================================================================================
 
+def _scope_buffer(nbytes: int, fill: int) -> np.ndarray:
+    """A scope's memory: ``nbytes`` uint8 filled with ``fill``, starting on a 64-byte host
+    boundary.  Operand addresses are 32-byte aligned in the scope (spec 002), so with an
+    aligned base every 32-byte block lies inside one host cache line; numpy's own large
+    allocations start 16 bytes past a page, which split every other block across two lines
+    (measured: masked float32 instructions up to 2.5x slower)."""
+    raw = np.full(nbytes + 64, fill, dtype=np.uint8)
+    off = -raw.ctypes.data % 64
+    return raw[off:off + nbytes]
+
+
 class _State:
     __slots__ = ("env", "bufs", "cbufs", "tik")
 
@@ -660,7 +671,7 @@ class Tik:
         for x in self._inputs:
             if x.name not in feed_dict:
                 raise ConstraintError(f"start_debug: input {x.name!r} is missing from feed_dict")
-        bufs = [np.full(max(c, 32), self.uninit_fill, dtype=np.uint8) for c in self._peak]
+        bufs = [_scope_buffer(max(c, 32), self.uninit_fill) for c in self._peak]
         st = _State(self, self._nscalars, bufs)
         for x in self._inputs:
             v = feed_dict[x.name]
