@@ -182,3 +182,18 @@ def test_l1_path_and_vector_scope():
     xin = np.arange(64, dtype=np.float32)
     (out,) = tk.tikdb.start_debug({"x": xin}, interactive=False)
     assert np.array_equal(out, xin * 2)
+
+
+def test_scope_buffers_start_on_a_cache_line():
+    """Every scope's host buffer starts on a 64-byte boundary (a 32-byte-aligned operand
+    block then never spans two host cache lines) and has the pattern fill."""
+    tk = tik.Tik()
+    x = tk.Tensor("float32", (1000,), name="x", scope=tik.scope_gm)
+    u = tk.Tensor("float32", (60000,), name="u", scope=tik.scope_ubuf)
+    tk.data_move(u, x, 0, 1, 125, 0, 0)
+    tk.BuildCCE("k", [x], [])
+    for _ in range(5):
+        st = tk._make_state({"x": np.zeros(1000, np.float32)})
+        for b in st.bufs:
+            assert b.ctypes.data % 64 == 0
+        assert (st.bufs[1][4000:] == tk.uninit_fill).all()
