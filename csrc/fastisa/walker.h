@@ -184,54 +184,97 @@ static inline int fi_tik_lane_on(uint64_t lo, uint64_t hi, int64_t i) {
  * stride is 1.  When the mask is fragmented (more runs than chunks), each chunk with an
  * active lane becomes one run over all its lanes with a lane bit mask instead, which
  * saves the per-run loop overhead (only active lanes are read or written). */
+/* Lanes [c, c + w) of the 128-lane mask (lo, hi) as bits 0..w-1; w in {8, 16, 32, 64} and
+ * c a multiple of w, so the field never straddles lo and hi. */
+static inline uint64_t fi_tik_lane_bits(uint64_t lo, uint64_t hi, int64_t c, int64_t w) {
+    const uint64_t v = c < 64 ? lo >> c : (c < 128 ? hi >> (c - 64) : 0);
+    return w >= 64 ? v : v & ((1ull << w) - 1);
+}
+
+/* First lane >= i in [0, par) whose mask bit equals `on`, or par. */
+static inline int64_t fi_tik_next_lane(uint64_t lo, uint64_t hi, int64_t i, int64_t par,
+                                       int on) {
+    while (i < par && i < 128) {
+        const uint64_t w = i < 64 ? lo : hi;
+        const uint64_t v = (on ? w : ~w) >> (i & 63);
+        if (v) {
+            const int64_t j = i + __builtin_ctzll(v);
+            return j < par ? j : par;
+        }
+        i = (i | 63) + 1;
+    }
+    return par;
+}
+
+static inline int fi_tik_log2(int64_t v) { return 63 - __builtin_clzll((uint64_t)v); }
+
 static inline void fi_tik_make_plan(fi_tik_plan *pl, const fi_tik_instr *in, uint64_t lo,
                                     uint64_t hi, int64_t r0, int64_t r1) {
-    int64_t es[3], bpb[3], bmin = 128;
+    int64_t es[3], bmin = 128;
+    int lg[3], lges[3];
     int contig = 1;
     for (int x = 0; x < 3; ++x) {
         es[x] = fi_tik_esize(in->fmt[x]);
-        bpb[x] = es[x] ? 32 / es[x] : 128;
+        lges[x] = es[x] ? fi_tik_log2(es[x]) : 0;
+        lg[x] = 5 - lges[x];                              /* log2(lanes per block) */
         if (es[x]) {
-            if (bpb[x] < bmin) bmin = bpb[x];
+            if ((32 / es[x]) < bmin) bmin = 32 / es[x];
             if (in->blk[x] != 1) contig = 0;
         }
     }
     pl->r0 = r0; pl->r1 = r1; pl->nruns = 0;
     pl->blend = 0; pl->rb = r0; pl->reorder = 0;
-    int64_t i = 0, par = in->par;
+    const int64_t par = in->par > 128 ? 128 : in->par;
     if (bmin > par) bmin = par;
-    while (i < par) {
-        if (!fi_tik_lane_on(lo, hi, i)) { ++i; continue; }
-        int64_t j = i + 1;
-        while (j < par && fi_tik_lane_on(lo, hi, j) && (contig || j % bmin != 0)) ++j;
-        int q = pl->nruns++;
-        pl->len[q] = j - i;
-        pl->bits[q] = ~0u;
-        for (int x = 0; x < 3; ++x)
-            pl->roff[x][q] = es[x] ? (i / bpb[x]) * in->blk[x] * 32 + (i % bpb[x]) * es[x] : 0;
-        i = j;
-    }
-    if (pl->nruns <= par / bmin || bmin > 32) return;
-    /* fragmented: one masked run per chunk of bmin lanes */
-    pl->nruns = 0;
-    for (int64_t c = 0; c < par; c += bmin) {
-        uint32_t b = 0;
-        for (int64_t k = 0; k < bmin; ++k)
-            if (fi_tik_lane_on(lo, hi, c + k)) b |= 1u << k;
-        if (!b) continue;
-        int q = pl->nruns++;
-        pl->len[q] = bmin;
-        pl->bits[q] = (bmin == 32 && b == 0xffffffffu) || b == ((1u << bmin) - 1) ? ~0u : b;
-        pl->nidx[q] = 0;
-        for (int64_t k = 0; k < bmin; ++k)
-            if ((b >> k) & 1u) pl->idx[q][pl->nidx[q]++] = (uint8_t)k;
-        for (int x = 0; x < 3; ++x)
-            pl->roff[x][q] = es[x] ? (c / bpb[x]) * in->blk[x] * 32 + (c % bpb[x]) * es[x] : 0;
-        for (int64_t k = 0; k < bmin; ++k) {
-            int on = (int)((b >> k) & 1u);
-            pl->lm32[q * bmin + k] = on ? -1 : 0;
-            pl->lm16[q * bmin + k] = (int16_t)(on ? -1 : 0);
+    /* keep only lanes [0, par) */
+    if (par < 64) { lo &= (1ull << par) - 1; hi = 0; }
+    else if (par < 128) hi &= (1ull << (par - 64)) - 1;
+    const int64_t nchunks = par / bmin;
+    /* count the runs before building them: a run starts at a set lane whose left neighbour
+     * is clear, or (block strides other than 1) at a set lane that begins a chunk */
+    int64_t starts = 0;
+    {
+        const uint64_t slo = lo & ~(lo << 1), shi = hi & ~((hi << 1) | (lo >> 63));
+        starts = __builtin_popcountll(slo) + __builtin_popcountll(shi);
+        if (!contig) {
+            uint64_t cm = 0;   /* one bit at each chunk start */
+            for (int64_t c = 0; c < 64; c += bmin) cm |= 1ull << c;
+            starts += __builtin_popcountll(lo & (lo << 1) & cm) +
+                      __builtin_popcountll(hi & ((hi << 1) | (lo >> 63)) & cm);
         }
+    }
+    if (starts <= nchunks || bmin > 32) {
+        int64_t i = fi_tik_next_lane(lo, hi, 0, par, 1);
+        while (i < par) {
+            int64_t j = fi_tik_next_lane(lo, hi, i + 1, par, 0);
+            if (!contig) {
+                const int64_t cb = (i | (bmin - 1)) + 1;   /* next chunk boundary */
+                if (j > cb) j = cb;
+            }
+            const int q = pl->nruns++;
+            pl->len[q] = j - i;
+            pl->bits[q] = ~0u;
+            for (int x = 0; x < 3; ++x)
+                pl->roff[x][q] = es[x] ? ((i >> lg[x]) * in->blk[x] << 5) +
+                                             ((i & ((1 << lg[x]) - 1)) << lges[x]) : 0;
+            i = fi_tik_next_lane(lo, hi, j, par, 1);
+        }
+        return;
+    }
+    /* fragmented: one masked run per chunk of bmin lanes */
+    const uint32_t full = bmin >= 32 ? 0xffffffffu : (uint32_t)((1ull << bmin) - 1);
+    for (int64_t c = 0; c < par; c += bmin) {
+        const uint32_t b = (uint32_t)fi_tik_lane_bits(lo, hi, c, bmin);
+        if (!b) continue;
+        const int q = pl->nruns++;
+        pl->len[q] = bmin;
+        pl->bits[q] = b == full ? ~0u : b;
+        int n = 0;
+        for (uint32_t v = b; v; v &= v - 1) pl->idx[q][n++] = (uint8_t)__builtin_ctz(v);
+        pl->nidx[q] = (uint8_t)n;
+        for (int x = 0; x < 3; ++x)
+            pl->roff[x][q] = es[x] ? ((c >> lg[x]) * in->blk[x] << 5) +
+                                         ((c & ((1 << lg[x]) - 1)) << lges[x]) : 0;
     }
     /* Masked blend: only when every used operand has the dst's element size (a run is
      * then exactly one 32-byte block of every operand; blocks are 32-byte aligned, so a
@@ -250,9 +293,7 @@ static inline void fi_tik_make_plan(fi_tik_plan *pl, const fi_tik_instr *in, uin
         int64_t act = 0, ce = 0, rs = in->rep[x] * 32;
         for (int q = 0; q < pl->nruns; ++q) {
             /* a run is one block: its active lanes end after its highest set bit */
-            int64_t top = bmin;
-            if (pl->bits[q] != ~0u)
-                while (top > 0 && !((pl->bits[q] >> (top - 1)) & 1u)) --top;
+            const int64_t top = pl->bits[q] == ~0u ? bmin : 32 - __builtin_clz(pl->bits[q]);
             if (pl->roff[x][q] + top * es[x] > act) act = pl->roff[x][q] + top * es[x];
             if (pl->roff[x][q] + 32 > ce) ce = pl->roff[x][q] + 32;
         }
@@ -263,7 +304,14 @@ static inline void fi_tik_make_plan(fi_tik_plan *pl, const fi_tik_instr *in, uin
         else n = (act - ce) / rs + 1;
         if (n < rb) rb = n;
     }
-    if (rb > r0) { pl->blend = 1; pl->rb = rb; }
+    if (rb <= r0) return;
+    pl->blend = 1; pl->rb = rb;
+    for (int q = 0; q < pl->nruns; ++q)
+        for (int64_t k = 0; k < bmin; ++k) {
+            const int on = (int)((pl->bits[q] >> k) & 1u);
+            pl->lm32[q * bmin + k] = on ? -1 : 0;
+            pl->lm16[q * bmin + k] = (int16_t)(on ? -1 : 0);
+        }
 }
 
 /* Decide pl->reorder and pl->re (see fi_tik_plan) once the operand base pointers are
