@@ -239,10 +239,24 @@ def tik_active_lanes(par, mask=None, counter=None, nrep=None):
     return nrep, (lambda r: lanes)
 
 
-def tik_lane_offset(r, i, start, blk, rep, dtype) -> int:
-    """Element offset of lane i of repeat r: start + r*rep*B + (i//B)*blk*B + i%B."""
+def tik_lane_offset(r, i, start, blk, rep, dtype, stride_unit=0) -> int:
+    """Element offset of lane i of repeat r (B elements per 32-byte block, j = i//B):
+
+    stride_unit 0: start + r*rep*B + j*blk*B + i%B          (strides in blocks)
+    stride_unit 1: start + r*((7*blk + 1)*B + rep*B) + j*blk*B + i%B   (rep gap in blocks)
+    stride_unit 2: start + r*rep + j*(B + blk) + i%B         (blk gap, rep stride: elements)
+    stride_unit 3: start + r*(7*(B + blk) + B + rep) + j*(B + blk) + i%B  (gaps: elements)
+
+    (reference/tik.md 1.4; TIK common_util.get_extend_interval / vector_max_offset_cal.)"""
     B = 32 // np.dtype(dtype).itemsize
-    return start + r * rep * B + (i // B) * blk * B + i % B
+    j = i // B
+    if stride_unit == 0:
+        return start + r * rep * B + j * blk * B + i % B
+    if stride_unit == 1:
+        return start + r * ((7 * blk + 1) * B + rep * B) + j * blk * B + i % B
+    if stride_unit == 2:
+        return start + r * rep + j * (B + blk) + i % B
+    return start + r * (7 * (B + blk) + B + rep) + j * (B + blk) + i % B
 
 
 def tik_f16_saturate(h: np.ndarray) -> np.ndarray:
@@ -385,11 +399,13 @@ def tik_op(name, dst_dtype, srcs, scalar, old_dst, sat, round_mode=""):
 
 
 def tik_vector(name, dst, dst_start, srcs, src_starts, *, scalar=None, mask=128, nrep=1,
-               counter=None, blks=None, reps=None, sat=False, round_mode="", src_is_dst=()):
+               counter=None, blks=None, reps=None, sat=False, round_mode="", src_is_dst=(),
+               stride_unit=0):
     """Run one TIK vector instruction on copies of flat arrays; return the new dst.
 
     srcs: list of flat arrays (the source tensors), src_starts their start elements.
-    blks/reps: block and repeat strides (32-byte blocks), dst first.  scalar: already
+    blks/reps: block and repeat strides (32-byte blocks), dst first, in the units
+    ``stride_unit`` gives (see tik_lane_offset).  scalar: already
     converted to the source dtype by the caller (``np.<dtype>(value)``).  src_is_dst[k]
     True: source k is the dst tensor itself (in place), so a repeat reads what earlier
     repeats wrote."""
@@ -404,15 +420,16 @@ def tik_vector(name, dst, dst_start, srcs, src_starts, *, scalar=None, mask=128,
         lanes = lanes_of(r)
         if not lanes:
             continue
-        offs = [[tik_lane_offset(r, i, starts[k], blks[k], reps[k], dts[k]) for i in lanes]
-                for k in range(len(dts))]
+        offs = [[tik_lane_offset(r, i, starts[k], blks[k], reps[k], dts[k], stride_unit)
+                 for i in lanes] for k in range(len(dts))]
         gathered = [srcs[k - 1][offs[k]] for k in range(1, len(dts))]
         old = dst[offs[0]]
         dst[offs[0]] = tik_op(name, dst.dtype, gathered, scalar, old, sat, round_mode)
     return dst
 
 
-def tik_extent(dtype, start, blk, rep, par, mask=128, nrep=1, counter=None) -> int:
+def tik_extent(dtype, start, blk, rep, par, mask=128, nrep=1, counter=None,
+               stride_unit=0) -> int:
     """Number of elements from the tensor start an operand reaches (last lane + 1)."""
     n, lanes_of = tik_active_lanes(par, mask, counter, nrep)
     hi = start
@@ -420,7 +437,7 @@ def tik_extent(dtype, start, blk, rep, par, mask=128, nrep=1, counter=None) -> i
         if r < 0:
             continue
         for i in lanes_of(r):
-            hi = max(hi, tik_lane_offset(r, i, start, blk, rep, dtype) + 1)
+            hi = max(hi, tik_lane_offset(r, i, start, blk, rep, dtype, stride_unit) + 1)
     return hi
 
 

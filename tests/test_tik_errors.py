@@ -128,10 +128,27 @@ def test_rep_and_blk_stride_ranges():
         tk.vec_add(128, ub(tk), ub(tk), ub(tk), 1, 8, -1, 8)
 
 
-def test_stride_unit_not_implemented():
+def test_stride_unit():
+    """TIK forces stride_unit to 0 on Ascend 310/910; elsewhere it is an int in [0, 3], and
+    fastisa implements 0 and 1 (2 and 3, element units, raise NotImplementedError)."""
     tk = tik.Tik()
-    with pytest.raises(NotImplementedError, match="stride_unit"):
-        tk.vadds(128, ub(tk), ub(tk), 1.0, 1, 1, 1, 8, 8, stride_unit=2)
+    tk.vadds(128, ub(tk), ub(tk, name="y"), 1.0, 1, 1, 1, 8, 8, stride_unit=2)  # ignored
+    tk.vadd(128, ub(tk), ub(tk, name="y"), ub(tk, name="z"), 1, 1, 1, 1, 8, 8, 8,
+            stride_unit=9)
+    platform.set_target("Ascend310P")
+    tk = tik.Tik()
+    for su in (2, 3):
+        with pytest.raises(NotImplementedError, match=f"vadds: stride_unit={su} .* not "
+                           f"implemented"):
+            tk.vadds(128, ub(tk), ub(tk, name="y"), 1.0, 1, 1, 1, 8, 8, stride_unit=su)
+    with pytest.raises(errors.ConstraintError, match=r"vabs: stride_unit should be in the "
+                       r"range of \[0, 3\], input stride_unit: 4"):
+        tk.vabs(128, ub(tk), ub(tk, name="y"), 1, 1, 1, 8, 8, stride_unit=4)
+    with pytest.raises(errors.ConstraintError, match="vector_dup: input stride_unit should be "
+                       "int"):
+        tk.vector_dup(128, ub(tk), 1.0, 1, 1, 8, stride_unit="1")
+    tk.vadd(128, ub(tk), ub(tk, name="y"), ub(tk, name="z"), 1, 1, 1, 1, 8, 8, 8,
+            stride_unit=1)
 
 
 # ---- operands ----------------------------------------------------------------------------

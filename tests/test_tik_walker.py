@@ -76,15 +76,21 @@ def geometry(draw, par, nops, family, counter_ok):
     return mask, counter, nrep, blks, reps, starts
 
 
-def _check(name, family, dst_dt, src_dts, target, geo, data, scalar=None, round_mode=""):
+def _check(name, family, dst_dt, src_dts, target, geo, data, scalar=None, round_mode="",
+           stride_unit=None):
+    """stride_unit None: the legacy call leaves it at its default; else it is passed and
+    the oracle walks the addresses of the unit the target uses (0 on Ascend 310/910)."""
     mask, counter, nrep, blks, reps, sblocks = geo
     tg = platform.TARGETS[target]
     par = ref.tik_lanes_per_repeat(dst_dt, *src_dts)
     dts = [dst_dt] + list(src_dts)
     starts = [k * (32 // np.dtype(d).itemsize) for k, d in zip(sblocks, dts)]
+    su = 0 if stride_unit is None or tg.family == "v100" else stride_unit
+    sukw = {} if stride_unit is None else {"stride_unit": stride_unit}
     sizes = []
     for d, s, b, r in zip(dts, starts, blks, reps):
-        ext = ref.tik_extent(d, s, b, r, par, mask if mask is not None else par, nrep, counter)
+        ext = ref.tik_extent(d, s, b, r, par, mask if mask is not None else par, nrep, counter,
+                             su)
         sizes.append(ext + data.draw(st.integers(0, 20)))
     rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
     arrays = [random_values(rng, d, n) for d, n in zip(dts, sizes)]
@@ -121,15 +127,16 @@ def _check(name, family, dst_dt, src_dts, target, geo, data, scalar=None, round_
         if family == "vs":
             kw = {} if name == "vaxpy" else {"mask_mode": mode}
             getattr(tk, name)(m, d, srcs[0], scalar_arg, nrep, blks[0], blks[1], reps[0],
-                              reps[1], **kw)
+                              reps[1], **kw, **sukw)
         elif family == "un":
-            getattr(tk, name)(m, d, srcs[0], nrep, blks[0], blks[1], reps[0], reps[1])
+            getattr(tk, name)(m, d, srcs[0], nrep, blks[0], blks[1], reps[0], reps[1], **sukw)
         elif family == "bin":
-            getattr(tk, name)(m, d, srcs[0], srcs[1], nrep, *blks, *reps)
+            getattr(tk, name)(m, d, srcs[0], srcs[1], nrep, *blks, *reps, **sukw)
         elif family == "dup":
-            tk.vector_dup(m, d, scalar_arg, nrep, blks[0], reps[0])
+            tk.vector_dup(m, d, scalar_arg, nrep, blks[0], reps[0], **sukw)
         else:
-            tk.vconv(m, round_mode, d, srcs[0], nrep, blks[0], blks[1], reps[0], reps[1])
+            tk.vconv(m, round_mode, d, srcs[0], nrep, blks[0], blks[1], reps[0], reps[1],
+                     **sukw)
 
     everything = run_program(target, arrays, body, out_index="all")
     got = everything[0]
@@ -145,9 +152,10 @@ def _check(name, family, dst_dt, src_dts, target, geo, data, scalar=None, round_
                 else np.array(int(scalar)).astype(np.int64).astype(sdt)
     want = ref.tik_vector(name, arrays[0], starts[0], arrays[1:], starts[1:], scalar=sc,
                           mask=mask, nrep=nrep, counter=counter, blks=blks, reps=reps,
-                          sat=tg.saturation, round_mode=round_mode)
+                          sat=tg.saturation, round_mode=round_mode, stride_unit=su)
     assert same_bits(got, want), (
-        f"{name} {dts} {target} mask={mask} counter={counter} nrep={nrep} blks={blks} "
+        f"{name} {dts} {target} stride_unit={stride_unit} mask={mask} counter={counter} "
+        f"nrep={nrep} blks={blks} "
         f"reps={reps} starts={starts}\n got={got}\nwant={want}")
 
 
@@ -212,6 +220,34 @@ def test_conv(case, data):
         ["", "none"] if dst in ("int8", "uint8") else []))))
     geo = data.draw(geometry(ref.tik_lanes_per_repeat(dst, src), 2, "legacy", False))
     _check(name, "conv", dst, [src], target, geo, data, round_mode=mode)
+
+
+STRIDE_UNIT_CASES = [("vadds", "vs", 2), ("vaxpy", "vs", 2), ("vmuls", "vs", 2),
+                     ("vabs", "un", 2), ("vexp", "un", 2), ("vadd", "bin", 3),
+                     ("vmax", "bin", 3), ("vector_dup", "dup", 1), ("vconv", "conv", 2)]
+
+
+@settings(max_examples=12, deadline=None)
+@pytest.mark.parametrize("name,family,nops", STRIDE_UNIT_CASES, ids=[c[0] for c in
+                                                                       STRIDE_UNIT_CASES])
+@given(data=st.data())
+def test_stride_unit(name, family, nops, data):
+    """Legacy forms with stride_unit 0 or 1 (rep stride = gap in blocks after a repeat's
+    last block) on targets that have the field; on Ascend910 any value is ignored."""
+    target = data.draw(st.sampled_from(TARGETS))
+    su = data.draw(st.sampled_from([0, 1, 1] + ([2, 3, 7] if target == "Ascend910" else [])))
+    dst = src = "float16"
+    if name == "vaxpy":
+        dst = data.draw(st.sampled_from(["float16", "float32"]))
+    if name == "vconv":
+        dst = "float32"
+    par = ref.tik_lanes_per_repeat(dst, src)
+    geo = data.draw(geometry(par, nops, "legacy", False))
+    if name == "vaxpy" and geo[3][0] == 0:
+        geo[3][0] = 1
+    srcs = [src] * (nops - 1)
+    scalar = _scalar(data, src) if family in ("vs", "dup") else None
+    _check(name, family, dst, srcs, target, geo, data, scalar=scalar, stride_unit=su)
 
 
 # ---- every float16 code ---------------------------------------------------------------

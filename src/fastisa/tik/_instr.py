@@ -116,6 +116,53 @@ def _check_repeat(name, v):
                               f"immediate 0 is not supported, input repeat_times: 0")
 
 
+def _stride_unit(name, target, stride_unit):
+    """The legacy forms' ``stride_unit`` -> the unit the instruction uses.
+
+    As TIK's ``_vector_scalar_single_elewise_func``: on Ascend 310/910 (v100) the field
+    does not exist and the argument is ignored (forced to 0); elsewhere it must be an int
+    in [0, 3] (reference/tik.md 1.4, TIK ``get_extend_interval``):
+
+    * 0: blk_stride and rep_stride in 32-byte blocks (the ``vec_*`` forms' only mode);
+    * 1: blk_stride in blocks, rep_stride is a *gap* in blocks: repeat r+1 starts
+      ``(7*blk_stride + 1 + rep_stride)`` blocks after repeat r;
+    * 2, 3: block gaps and repeat strides/gaps in elements (blocks no longer 32-byte
+      aligned) -- not implemented, NotImplementedError.
+    """
+    if target.family == "v100":
+        return 0
+    if isinstance(stride_unit, Expr) and stride_unit.const is not None:
+        stride_unit = stride_unit.const
+    if isinstance(stride_unit, bool) or not isinstance(stride_unit, (int, np.integer)):
+        raise ConstraintError(f"{name}: input stride_unit should be int, input type of "
+                              f"stride_unit: {type(stride_unit)}")
+    su = int(stride_unit)
+    if not 0 <= su <= 3:
+        raise ConstraintError(f"{name}: stride_unit should be in the range of [0, 3], "
+                              f"input stride_unit: {su}")
+    if su >= 2:
+        raise NotImplementedError(f"{name}: stride_unit={su} (block gap and repeat "
+                                  f"{'stride' if su == 2 else 'gap'} in elements) is not "
+                                  f"implemented by fastisa; stride_unit 0 and 1 are")
+    return su
+
+
+def _rep_blocks(su, blks, reps):
+    """Repeat strides in 32-byte blocks: with stride_unit 1 ``rep`` is the gap between the
+    end of one repeat's last block and the start of the next repeat."""
+    if su == 1:
+        return [(7 * b + 1) + r for b, r in zip(blks, reps)]
+    return reps
+
+
+def _reduce_stride_unit(name, target, stride_unit):
+    """vcadd/vcmax/vcmin: stride_unit is ignored on Ascend 310/910 as for the other legacy
+    forms; elsewhere only 0 is implemented."""
+    if _stride_unit(name, target, stride_unit) != 0:
+        raise NotImplementedError(f"{name}: stride_unit={stride_unit} is not implemented for "
+                                  f"the reductions (only stride_unit 0)")
+
+
 class _Operand:
     """One tensor operand: tensor, start element (int or runtime fn), strides."""
 
@@ -179,9 +226,7 @@ class _Vector:
             if not tg.supports(name, d):
                 raise ConstraintError(f"{name}: dtype {d} is not supported on {tg.name} "
                                       f"(supported: {list(tg.dtypes.get(name, ()))})")
-        if stride_unit not in (0, None):
-            raise NotImplementedError(f"{name}: stride_unit={stride_unit!r} is not implemented "
-                                      f"(only stride_unit=0, the 32-byte block unit)")
+        self.su = _stride_unit(name, tg, stride_unit)
         self.par = 256 // max(o.es for o in self.ops)
         # mask
         if mask_mode not in ("normal", "counter"):
@@ -358,7 +403,7 @@ class _Vector:
         are runtime values: validate the geometry once and keep the parameter block."""
         lo, hi, counter, nrep, tail = self._mask_value(None)
         blks = [int(_static(v)) for v in self.blks]
-        reps = [int(_static(v)) for v in self.reps]
+        reps = _rep_blocks(self.su, blks, [int(_static(v)) for v in self.reps])
         p = np.zeros(_w.NPARAM, dtype=np.int64)
         p[0] = self.op
         p[1:4] = -1
@@ -449,6 +494,7 @@ class _Vector:
             reps.append(v)
         while len(blks) < len(self.ops):
             blks.append(1)
+        reps = _rep_blocks(self.su, blks, reps)
         starts = []
         for o in self.ops:
             s = o.off if o.off is not None else int(o.off_fn(env))
@@ -832,6 +878,10 @@ _COMMON = """
     repeat_times -- [1, 255] immediate, or a Scalar/Expr in [0, 255] (0: nothing).
     *_blk_stride -- legacy forms only, 32-byte blocks ([0, 65535]; two-tensor [0, 255]).
     *_rep_stride -- 32-byte blocks, [0, 255].
+    stride_unit -- legacy forms only.  Ignored on Ascend 310/910 (TIK forces it to 0);
+        elsewhere an int in [0, 3]: 0 as above; 1 makes rep_stride the gap in blocks
+        after a repeat's last block (repeat r starts ``r*(7*blk_stride + 1 +
+        rep_stride)`` blocks in); 2 and 3 (element units) raise NotImplementedError.
 
     Repeats run in order; masked-off lanes keep their contents.  Raises ConstraintError
     (ranges, dtypes, target), AccessError (past a tensor's end), AlignmentError (UB start
@@ -1020,6 +1070,7 @@ class Tik(P.Tik):
               src_rep_stride, stride_unit=0):
         """dst[r*dst_rep_stride] = sum of src's active lanes in repeat r (float64 sum,
         rounded once; exact for float16).  dst_rep_stride counts dst ELEMENTS."""
+        _reduce_stride_unit("vcadd", self.target, stride_unit)
         self._record(_Reduce(self, "vcadd", ADD, mask, dst, src, repeat_times, dst_rep_stride,
                              src_blk_stride, src_rep_stride, whole=False))
 
@@ -1040,9 +1091,7 @@ class Tik(P.Tik):
         vec_reduce_max).  TIK's index_low (index before value) and max_cnt_index
         options and counter mode are not supported (as for vcadd).  dst must hold
         ``2*((repeat_times-1)*dst_rep_stride + 1)`` elements from its start."""
-        if stride_unit not in (0, None):
-            raise NotImplementedError(f"vcmax: stride_unit={stride_unit!r} is not implemented "
-                                      f"(only stride_unit=0, the 32-byte block unit)")
+        _reduce_stride_unit("vcmax", self.target, stride_unit)
         self._record(_Reduce(self, "vcmax", MAX, mask, dst, src, repeat_times, dst_rep_stride,
                              src_blk_stride, src_rep_stride, whole=False, pair=True))
 
@@ -1052,9 +1101,7 @@ class Tik(P.Tik):
         src's active lanes and ``dst[2*r*dst_rep_stride + 1]`` = its lane number (uint16 /
         uint32 bit pattern); ties and -0/+0: lowest lane; NaN: first NaN lane wins;
         dst_rep_stride counts pairs."""
-        if stride_unit not in (0, None):
-            raise NotImplementedError(f"vcmin: stride_unit={stride_unit!r} is not implemented "
-                                      f"(only stride_unit=0, the 32-byte block unit)")
+        _reduce_stride_unit("vcmin", self.target, stride_unit)
         self._record(_Reduce(self, "vcmin", MIN, mask, dst, src, repeat_times, dst_rep_stride,
                              src_blk_stride, src_rep_stride, whole=False, pair=True))
 
