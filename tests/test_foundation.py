@@ -95,6 +95,28 @@ def test_run_unknown_example_is_an_error(capsys):
     assert "no bundled example named 'no_such_example'" in capsys.readouterr().err
 
 
+def test_demo_unknown_example_is_an_error(capsys):
+    assert cli.main(["demo", "no_such_example"]) == 2
+    err = capsys.readouterr().err
+    assert "fastisa demo: no bundled example named 'no_such_example'; available:" in err
+
+
+@pytest.mark.parametrize("name", ["missing.py", "missing.pto", "sub/missing"])
+def test_run_missing_file_is_a_clean_error(tmp_path, monkeypatch, capsys, name):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["run", name]) == 2
+    assert f"fastisa run: no such file: {name}" in capsys.readouterr().err
+
+
+def test_run_rejects_what_is_not_a_kernel_file(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.md").write_text("# not a kernel\n")
+    assert cli.main(["run", "notes.md"]) == 2
+    assert "notes.md is not a kernel file" in capsys.readouterr().err
+    assert cli.main(["run", str(tmp_path)]) == 2
+    assert "is not a kernel file" in capsys.readouterr().err
+
+
 def test_run_script_with_profile_and_trace(tmp_path, capsys):
     script = tmp_path / "k.py"
     script.write_text(

@@ -37,6 +37,11 @@ def _cmd_demo(args) -> int:
     from . import examples
 
     chosen = args.names or examples.names()
+    unknown = [n for n in chosen if n not in examples.names()]
+    if unknown:
+        print(f"fastisa demo: no bundled example named {', '.join(map(repr, unknown))}; "
+              f"available: {', '.join(examples.names())}", file=sys.stderr)
+        return 2
     failed = []
     for i, name in enumerate(chosen):
         if i:
@@ -110,8 +115,18 @@ def _cmd_run(args) -> int:
         print("fastisa run: give a kernel file (.py or .pto) or an example name "
               "(see fastisa run --list)", file=sys.stderr)
         return 2
-    is_script = not args.target.endswith(".pto") and (
-        os.path.exists(args.target) or args.target.endswith(".py"))
+    target = args.target
+    looks_like_file = target.endswith((".py", ".pto")) or os.sep in target or (
+        os.path.exists(target) and target not in examples.names())
+    if looks_like_file:
+        if not os.path.exists(target):
+            print(f"fastisa run: no such file: {target}", file=sys.stderr)
+            return 2
+        if not os.path.isfile(target) or not target.endswith((".py", ".pto")):
+            print(f"fastisa run: {target} is not a kernel file (give a .py script or a .pto "
+                  f"program, or an example name: see fastisa run --list)", file=sys.stderr)
+            return 2
+    is_script = target.endswith(".py")
     if not is_script and args.args:
         # options written after a .pto file or an example name (fastisa run k.pto --input
         # x=x.npy); after a .py file they belong to the script.
