@@ -4,6 +4,8 @@ in the Python API; inputs/outputs of ``run``; errors annotated with the line; th
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -392,6 +394,18 @@ def test_output_only_pointer_is_allocated():
     want = np.zeros((8, 64), np.float32)
     want[0:4, 4:20] = src[4:8, 8:24]
     np.testing.assert_array_equal(out["dst"], want)
+
+
+def test_tload_from_a_pointer_without_input_warns():
+    """A forgotten input reads zeros: run() says so once per pointer, and stays silent
+    when every loaded pointer was given."""
+    with pytest.warns(RuntimeWarning, match=r"pto.tload reads %src, which has no input "
+                      r"array .* reads zeros .*--input src=FILE.npy"):
+        out = asm.run(COPY, {"r": 4, "c": 16})
+    assert not out["dst"].any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        asm.run(COPY, {"src": np.ones((8, 64), np.float32), "r": 4, "c": 16})
 
 
 def test_input_errors():

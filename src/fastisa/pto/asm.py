@@ -42,7 +42,9 @@ raw-bytes array of the same item size, as ``np.load`` returns for a saved bfloat
 is taken bit for bit); the pointer addresses the array's elements in C order, as global
 memory.  Inputs are copied,
 never modified.  A pointer argument missing from ``inputs`` is an output-only buffer: it is
-allocated zero-filled, just large enough for every tensor view made over it.
+allocated zero-filled, just large enough for every tensor view made over it; a ``pto.tload``
+from it before any ``pto.tstore`` reads those zeros and emits a RuntimeWarning (usually a
+forgotten input).
 
 ``run`` returns ``{name: array}`` for every pointer argument that a ``pto.tstore`` wrote,
 in argument order: the whole buffer after the run, with the input array's shape (or, for an
@@ -59,6 +61,8 @@ and the position is in the ``line``/``column`` attributes.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
@@ -378,6 +382,13 @@ class _Runner:
         P = self.P
         kind = INSTRUCTIONS[name]
         if kind == "load":
+            ptr = ins[0].tv.ptr
+            if not ptr.given and not ptr.written and not getattr(ptr, "warned", False):
+                ptr.warned = True
+                warnings.warn(f"pto.tload reads %{ptr.name}, which has no input array and "
+                              f"nothing stored yet: it reads zeros (give it with inputs="
+                              f"{{'{ptr.name}': array}}, or --input {ptr.name}=FILE.npy)",
+                              RuntimeWarning, stacklevel=2)
             P.TLOAD(dst, self.global_tensor(ins[0]))
             return
         if kind == "store":
