@@ -69,7 +69,8 @@ def test_boxed_rules():
 @pytest.mark.parametrize("kw,msg", [
     (dict(rows=0), "Tile: rows must be > 0, got 0"),
     (dict(cols=-8), "Tile: cols must be > 0, got -8"),
-    (dict(dtype="float64"), "Tile: dtype must be one of"),
+    (dict(dtype="float64"), "Tile: dtype must be one of .* got 'float64'"),
+    (dict(dtype=np.float64), "Tile: dtype must be one of .* got 'float64'"),
     (dict(dtype="float8_e4m3fn"), "Tile: dtype must be one of"),
     (dict(fractal=256), "Tile: fractal must be 32, 512 or 1024 bytes, got 256"),
     (dict(loc=42), "Tile: loc must be a TileType, got 42"),

@@ -147,7 +147,11 @@ def _fmt_of(dtype, where: str):
     try:
         fmt = dtypes.lookup(dtype)
     except ConstraintError:
-        raise constraint(where, "dtype", f"must be one of {list(TILE_FORMATS)}", dtype) from None
+        try:  # name numpy types by their dtype name ('float64', not <class ...>)
+            shown = np.dtype(dtype).name
+        except TypeError:
+            shown = dtype
+        raise constraint(where, "dtype", f"must be one of {list(TILE_FORMATS)}", shown) from None
     if fmt.name not in TILE_FORMATS:
         raise constraint(where, "dtype", f"must be one of {list(TILE_FORMATS)}", fmt.name)
     return fmt
