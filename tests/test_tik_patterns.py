@@ -148,9 +148,10 @@ def test_accumulate_idiom(rng):
     got = run_program("Ascend910B", [acc0, x],
                       lambda tk, ub: tk.vec_add(128, ub[0], ub[1], ub[0], rows, 0, 8, 0))
     want = acc0.copy()
-    for r in range(rows):
-        want = (x[r * 128:(r + 1) * 128].astype(np.float32) + want.astype(np.float32)
-                ).astype(np.float16)
+    with np.errstate(over="ignore"):  # sums past float16's range round to inf, as on chip
+        for r in range(rows):
+            want = (x[r * 128:(r + 1) * 128].astype(np.float32) + want.astype(np.float32)
+                    ).astype(np.float16)
     assert same_bits(got, want)
 
 
