@@ -124,7 +124,18 @@ def _check(name, family, dst_dt, src_dts, target, geo, data, scalar=None, round_
         _call(tk, d, srcs, nrep_, blks_, reps_)
 
     def _call(tk, d, srcs, nrep, blks, reps):
-        if family == "vs":
+        if name.startswith("vec_"):   # the vec_ forms: block strides fixed to 1
+            f = getattr(tk, name)
+            if family == "vs":
+                kw = {} if name == "vec_axpy" else {"mask_mode": mode}
+                f(m, d, srcs[0], scalar_arg, nrep, reps[0], reps[1], **kw)
+            elif family in ("un", "bin"):
+                f(m, d, *srcs, nrep, *reps)
+            elif family == "dup":
+                f(m, d, scalar_arg, nrep, reps[0])
+            else:
+                f(m, round_mode, d, srcs[0], nrep, reps[0], reps[1])
+        elif family == "vs":
             kw = {} if name == "vaxpy" else {"mask_mode": mode}
             getattr(tk, name)(m, d, srcs[0], scalar_arg, nrep, blks[0], blks[1], reps[0],
                               reps[1], **kw, **sukw)
@@ -220,6 +231,31 @@ def test_conv(case, data):
         ["", "none"] if dst in ("int8", "uint8") else []))))
     geo = data.draw(geometry(ref.tik_lanes_per_repeat(dst, src), 2, "legacy", False))
     _check(name, "conv", dst, [src], target, geo, data, round_mode=mode)
+
+
+VEC_FORMS = ([("vec_" + n[1:], "un", 2) for n in UN] + [("vec_" + n[1:], "bin", 3) for n in BIN]
+             + [("vec_adds", "vs", 2), ("vec_muls", "vs", 2), ("vec_axpy", "vs", 2),
+                ("vec_dup", "dup", 1), ("vec_conv", "conv", 2)])
+
+
+@settings(max_examples=8, deadline=None)
+@pytest.mark.parametrize("name,family,nops", VEC_FORMS, ids=[c[0] for c in VEC_FORMS])
+@given(data=st.data())
+def test_vec_forms(name, family, nops, data):
+    """Every vec_ form (block strides fixed to 1) against the oracle, over the dtypes its
+    legacy twin supports."""
+    legacy = "vector_dup" if name == "vec_dup" else "v" + name[4:]
+    if family == "conv":
+        dst, src, target = "float32", "float16", data.draw(st.sampled_from(TARGETS))
+    else:
+        cases = [c for c in _cases([legacy]) if c[0] == legacy]
+        _, dst, src, targets = data.draw(st.sampled_from(cases))
+        target = data.draw(st.sampled_from(targets))
+    par = ref.tik_lanes_per_repeat(dst, src)
+    counter_ok = platform.TARGETS[target].counter_mode and family == "vs" and name != "vec_axpy"
+    geo = data.draw(geometry(par, nops, "vec", counter_ok))
+    scalar = _scalar(data, src) if family in ("vs", "dup") else None
+    _check(name, family, dst, [src] * (nops - 1), target, geo, data, scalar=scalar)
 
 
 STRIDE_UNIT_CASES = [("vadds", "vs", 2), ("vaxpy", "vs", 2), ("vmuls", "vs", 2),
