@@ -36,11 +36,12 @@ def _print_profile(profile, trace_path):
 def _cmd_demo(args) -> int:
     from . import examples
 
-    chosen = args.names or examples.names()
-    unknown = [n for n in chosen if n not in examples.names()]
+    known = examples.names()
+    chosen = args.names or known
+    unknown = [n for n in chosen if n not in known]
     if unknown:
         print(f"fastisa demo: no bundled example named {', '.join(map(repr, unknown))}; "
-              f"available: {', '.join(examples.names())}", file=sys.stderr)
+              f"available: {', '.join(known)}", file=sys.stderr)
         return 2
     failed = []
     for i, name in enumerate(chosen):

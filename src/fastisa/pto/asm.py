@@ -147,6 +147,7 @@ class _Pointer:
                     else np.ascontiguousarray(array).reshape(-1).copy())
         self.views = []
         self.written = False
+        self.warned = False     # a tload before any input or store was reported
 
     def ensure(self, extent, where):
         if extent <= self.buf.size:
@@ -383,7 +384,7 @@ class _Runner:
         kind = INSTRUCTIONS[name]
         if kind == "load":
             ptr = ins[0].tv.ptr
-            if not ptr.given and not ptr.written and not getattr(ptr, "warned", False):
+            if not (ptr.given or ptr.written or ptr.warned):
                 ptr.warned = True
                 warnings.warn(f"pto.tload reads %{ptr.name}, which has no input array and "
                               f"nothing stored yet: it reads zeros (give it with inputs="
