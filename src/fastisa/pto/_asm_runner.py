@@ -40,6 +40,9 @@ class _Pointer:
         self.name = name
         self.elem = elem
         self.np_dtype = np_dtype
+        self.fill = array if isinstance(array, _RandomBuffer) else None
+        if self.fill is not None:
+            array = None
         self.given = array is not None
         self.shape = None if array is None else array.shape
         self.buf = (np.zeros(0, np_dtype) if array is None
@@ -54,7 +57,8 @@ class _Pointer:
         if self.given:
             raise AccessError(f"{where}: the view needs {extent} elements of %{self.name} but "
                               f"the input array has {self.buf.size}")
-        grown = np.zeros(extent, self.np_dtype)
+        grown = (np.zeros(extent, self.np_dtype) if self.fill is None
+                 else self.fill.values(extent))
         grown[:self.buf.size] = self.buf
         self.buf = grown
 
@@ -72,6 +76,22 @@ class _Pointer:
             if ok and dense == self.buf.size:
                 return self.buf.reshape(shape)
         return self.buf
+
+
+class _RandomBuffer:
+    """Marker for an output-only pointer whose storage starts random (see ``run(random=)``)."""
+
+    def __init__(self, rng, np_dtype):
+        self.rng, self.np_dtype = rng, np_dtype
+
+    def values(self, n):
+        dt = self.np_dtype
+        if dt.kind in "iu":
+            lo = 0 if dt.kind == "u" else -8
+            return self.rng.integers(lo, 8, n).astype(dt)
+        if dt.kind == "b":
+            return self.rng.integers(0, 2, n).astype(dt)
+        return self.rng.uniform(-1.0, 1.0, n).astype(np.float32).astype(dt)
 
 
 class _TensorView:
@@ -93,7 +113,8 @@ class _PartView:
 
 
 class _Runner:
-    def __init__(self, module: Module, func, inputs, P):
+    def __init__(self, module: Module, func, inputs, P, random=None):
+        self.random = random
         self.module = module
         self.func = func
         self.P = P
@@ -134,6 +155,8 @@ class _Runner:
                         raise ConstraintError(
                             f"run: input %{name} must have dtype {npdt} for "
                             f"{format_type(ty)}, got {arr.dtype}")
+                if arr is None and self.random is not None:
+                    arr = _RandomBuffer(self.random, npdt)
                 self.pointers[name] = self.env[name] = _Pointer(name, ty.elem, npdt, arr)
             else:
                 if name not in inputs:
@@ -283,7 +306,7 @@ class _Runner:
         kind = INSTRUCTIONS[name]
         if kind == "load":
             ptr = ins[0].tv.ptr
-            if not (ptr.given or ptr.written or ptr.warned):
+            if not (ptr.given or ptr.fill is not None or ptr.written or ptr.warned):
                 ptr.warned = True
                 warnings.warn(f"pto.tload reads %{ptr.name}, which has no input array and "
                               f"nothing stored yet: it reads zeros (give it with inputs="
@@ -505,13 +528,16 @@ def _scalar(value, tname, what):
         return arr.astype(np.float64).astype(dt)[()]
 
 
-def run(text, inputs=None, *, func: str | None = None) -> dict:
+def run(text, inputs=None, *, func: str | None = None, random=None) -> dict:
     """Run a PTO-AS program and return the pointer arguments that ``pto.tstore`` wrote.
 
     ``text``: PTO-AS source (str) or a parsed :class:`Module`.  ``inputs``: ``{name: array
     or number}`` keyed by argument name without ``%`` (see the module docstring for the
     dtype rules and output-only pointers).  ``func``: which ``func.func`` to run (default:
-    the first).  Returns ``{name: ndarray}``.
+    the first).  ``random``: a ``numpy.random.Generator``; pointer arguments missing from
+    ``inputs`` then start as random values of their element type (finite, in [-1, 1) for
+    floats, small integers for integer types) instead of zeros -- for fuzzing and the
+    conformance harness.  Returns ``{name: ndarray}``.
 
     Raises AsmSyntaxError for syntax/type errors; ConstraintError, AccessError,
     AlignmentError, OverlapError from instructions and views, prefixed with the line.
@@ -526,7 +552,7 @@ def run(text, inputs=None, *, func: str | None = None) -> dict:
         restore = _current_target(P)
         P.set_target(_target_name(P, arch))
     try:
-        return _Runner(module, f, inputs, P).run()
+        return _Runner(module, f, inputs, P, random).run()
     finally:
         if restore is not None:
             P.set_target(restore)
