@@ -197,6 +197,12 @@ def active_profiles() -> tuple[Profile, ...]:
     return _ACTIVE.get()
 
 
+#: Functions called as ``hook(engine, instruction, cycles)`` each time an instruction
+#: completes (every instruction ends with :func:`record`).  The NKI front-end applies its
+#: PSUM accumulation-state changes here, so a call that raises changes nothing.
+RECORD_HOOKS: list = []
+
+
 def record(engine: str, instruction: str, cycles: int, *, reads=None, writes=None,
            nbytes: int | None = None, partitions: int | None = None, source: str | None = None,
            domain: str | None = None) -> None:
@@ -209,6 +215,8 @@ def record(engine: str, instruction: str, cycles: int, *, reads=None, writes=Non
     from its size.  ``domain`` (``"nki"``, ``"tik"``, ``"pto"``) picks the engine clocks; by
     default the calling module's front-end.  Nothing is computed when no profile is active.
     """
+    for h in RECORD_HOOKS:
+        h(engine, instruction, cycles)
     profiles = _ACTIVE.get()
     if not profiles:
         return

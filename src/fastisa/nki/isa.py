@@ -133,11 +133,10 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=None,
             _write(dst, src.data.reshape(-1))
     else:
         _write(dst, from_f32(to_f32(src.data, src.dtype), dst.dtype))
-    if _cost._ACTIVE.get():
-        parts = [t.shape[0] for t in (dst, src) if t.buffer.on_chip and t.ndim]
-        _cost.record("DMA", instr, max(MIN_II, dst.free_size), reads=[src], writes=[dst],
-                     nbytes=max(dst.data.nbytes, src.data.nbytes),
-                     partitions=max(parts) if parts else None)
+    parts = [t.shape[0] for t in (dst, src) if t.buffer.on_chip and t.ndim]
+    _cost.record("DMA", instr, max(MIN_II, dst.free_size), reads=[src], writes=[dst],
+                 nbytes=max(dst.data.nbytes, src.data.nbytes),
+                 partitions=max(parts) if parts else None)
 
 
 def memset(dst, value, engine=None, name=None):
