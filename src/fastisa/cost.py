@@ -52,14 +52,16 @@ class Profile:
     schedule: Schedule = field(default_factory=Schedule)
 
     def add(self, engine: str, instruction: str, cycles: int, *, domain: str = "",
-            dur_ns: float | None = None, reads=(), writes=(), source: str = "") -> None:
+            dur_ns: float | None = None, reads=(), writes=(), source: str = "",
+            busy_ns: float | None = None, shared: str | None = None) -> None:
         cycles = int(cycles)
         start = self._clock.get(engine, 0)
         self._clock[engine] = start + cycles
         self.events.append(Event(engine, instruction, cycles, start))
         if dur_ns is None:
             dur_ns = cycles / _sched.clock_ghz(domain, engine)
-        self.schedule.add(domain, engine, instruction, cycles, dur_ns, reads, writes, source)
+        self.schedule.add(domain, engine, instruction, cycles, dur_ns, reads, writes, source,
+                          busy_ns, shared)
 
     def totals(self) -> dict[str, int]:
         """Total estimated cycles per engine."""
@@ -205,7 +207,7 @@ RECORD_HOOKS: list = []
 
 def record(engine: str, instruction: str, cycles: int, *, reads=None, writes=None,
            nbytes: int | None = None, partitions: int | None = None, source: str | None = None,
-           domain: str | None = None) -> None:
+           domain: str | None = None, shared: str | None = None) -> None:
     """Add one instruction's estimated cost to every active profile.
 
     ``reads`` / ``writes``: the operands (arrays, tensors, tiles, or ``(space, lo, hi)``
@@ -213,7 +215,8 @@ def record(engine: str, instruction: str, cycles: int, *, reads=None, writes=Non
     both are None they are inferred from the calling instruction's parameters (``dst``-like
     names are written).  ``nbytes`` (and ``partitions`` for NKI) time a DMA or MTE transfer
     from its size.  ``domain`` (``"nki"``, ``"tik"``, ``"pto"``) picks the engine clocks; by
-    default the calling module's front-end.  Nothing is computed when no profile is active.
+    default the calling module's front-end.  ``shared`` names a resource several queues
+    share (NKI's DMA bandwidth).  Nothing is computed when no profile is active.
     """
     for h in RECORD_HOOKS:
         h(engine, instruction, cycles)
@@ -231,24 +234,31 @@ def record(engine: str, instruction: str, cycles: int, *, reads=None, writes=Non
         rs, ws = _sched._spans(reads), _sched._spans(writes)
     if source is None:
         source = _sched.user_source(frame)
-    dur = transfer_ns(domain, engine, nbytes, partitions, cycles) if nbytes is not None else None
+    dur = busy = None
+    if nbytes is not None:
+        dur, busy = transfer_ns(domain, engine, nbytes, partitions)
     for p in profiles:
         p.add(engine, instruction, cycles, domain=domain, dur_ns=dur, reads=rs, writes=ws,
-              source=source)
+              source=source, busy_ns=busy, shared=shared)
 
 
-def transfer_ns(domain: str, engine: str, nbytes: int, partitions: int | None = None,
-                cycles: int | None = None) -> float:
-    """Modelled duration of a DMA / MTE transfer of ``nbytes`` bytes (see
-    :data:`fastisa.schedule.DMA_MODEL` and :data:`fastisa.schedule.MTE_MODEL`)."""
+def transfer_ns(domain: str, engine: str, nbytes: int,
+                partitions: int | None = None) -> tuple[float, float]:
+    """Modelled (latency, queue occupancy) in ns of a DMA / MTE transfer of ``nbytes``
+    bytes (see :data:`fastisa.schedule.DMA_MODEL` and :data:`fastisa.schedule.MTE_MODEL`)."""
     if domain == "nki":
         m = _sched.DMA_MODEL
         used = m["engines"] if not partitions else max(
             1, min(m["engines"], -(-int(partitions) // m["partitions_per_engine"])))
-        return m["fixed_ns"] + nbytes / (used * m["bytes_per_ns_per_engine"])
+        occ = nbytes / (used * m["bytes_per_ns_per_engine"])
+        if partitions:
+            row = nbytes / int(partitions)
+            occ *= (row + m["row_overhead_bytes"]) / row if row > 0 else 1.0
+        return m["fixed_ns"] + occ, occ
     m = _sched.MTE_MODEL
     cyc = m["startup_cycles"] + -(-int(nbytes) // m["bytes_per_cycle"])
-    return cyc / _sched.clock_ghz(domain, engine)
+    t = cyc / _sched.clock_ghz(domain, engine)
+    return t, t
 
 
 def barrier(engines=None, *, domain: str) -> None:

@@ -14,7 +14,9 @@ The model, stated once (every constant is in :data:`CLOCKS_GHZ`, :data:`DMA_MODE
   events between pipes), :func:`barrier` (TIK ``pipe_barrier(PIPE_ALL)``, PTO
   ``pto.barrier``, NKI barriers).
 * A compute instruction lasts its documented cycle estimate divided by its engine's clock.  A
-  DMA lasts a fixed start-up plus its bytes over the bandwidth of the DMA engines it uses.
+  DMA's result is visible a fixed latency plus its bytes over the bandwidth of the DMA
+  engines it uses after it starts; its queue is busy only for the bytes part, so transfers
+  in flight overlap their latency.
 
 What it leaves out: caches (there are none on these chips for kernel data, but HBM page
 effects are ignored), SBUF/PSUM bank conflicts, DMA descriptor generation beyond the fixed
@@ -26,6 +28,7 @@ from __future__ import annotations
 
 import bisect
 import sys
+import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -50,10 +53,16 @@ CLOCKS_GHZ: dict[tuple[str, str], float] = {
 #: NKI DMA: aws-neuron-sdk nki/get-started/about/nki-dma-overview.rst ("Introduction to
 #: Direct Memory Access (DMA) with NKI"): 16 DMA engines per NeuronCore, 23 B/ns each on
 #: Trainium2 (368 GB/s aggregate), each engine serving 8 partition lanes.  The fixed
-#: start-up of a transfer is not published; 2,000 ns is this model's assumption (the same
+#: latency of a transfer is not published; 2,000 ns is this model's assumption (the same
 #: page says small transfers are latency-bound and 2 KiB per partition nearly saturates).
+#: A queue is occupied only for the bytes / bandwidth part: transfers in flight overlap
+#: their fixed latency, as the DMA engines' descriptor queues let them.
+#: Achieved bandwidth falls with the bytes each partition row moves (the same page's graph
+#: of throughput against free bytes, near peak from 2-4 KiB per partition); fastisa models
+#: the efficiency as ``row / (row + row_overhead_bytes)`` -- 80% at 2 KiB, an assumption
+#: fitted to that statement, not a published formula.
 DMA_MODEL = {"engines": 16, "bytes_per_ns_per_engine": 23.0, "partitions_per_engine": 8,
-             "fixed_ns": 2000.0}
+             "fixed_ns": 2000.0, "row_overhead_bytes": 512}
 
 #: TIK / PTO MTE queues: the front-ends' cycle estimate (64 cycles of start-up plus 64 bytes
 #: per cycle) at the AI Core clock.  An assumption of fastisa, not a published figure.
@@ -71,28 +80,68 @@ def clock_ghz(domain: str, engine: str) -> float:
 
 
 def is_memory_engine(engine: str) -> bool:
-    return engine.split(":")[0] in _DMA_ENGINES
+    return engine.startswith(_DMA_ENGINES)
 
 
 # ---- operand byte ranges ---------------------------------------------------------------
+_ROOTS: dict = {}      # id(root array) -> (weakref to it, allocation serial)
+_SERIAL = [0]
+
+
+def _root_serial(root: np.ndarray) -> int:
+    """A serial number per live host allocation: a new array is new memory even when the
+    host allocator hands out a freed address again (so the schedule never invents a
+    dependency from address reuse), while views of one allocation share it."""
+    k = id(root)
+    e = _ROOTS.get(k)
+    if e is not None and e[0]() is root:
+        return e[1]
+    _SERIAL[0] += 1
+    try:
+        _ROOTS[k] = (weakref.ref(root, lambda _r, k=k: _ROOTS.pop(k, None)), _SERIAL[0])
+    except TypeError:  # not weak-referenceable: fall back to the address space
+        return 0
+    return _SERIAL[0]
+
+
 def _array_span(a: np.ndarray):
+    """``(space, p_lo, p_hi, f_lo, f_hi, row_bytes)``: the rows (partitions) and the byte
+    range within each row that a view of a >= 2-D allocation touches, so that slices of
+    one tile along its free dimension are independent; ``row_bytes == 0`` means a flat
+    byte range ``[f_lo, f_hi)`` (1-D allocations and views that are not row slices)."""
     if a.size == 0:
         return None
-    ptr = a.__array_interface__["data"][0]
-    lo = hi = ptr
-    for n, s in zip(a.shape, a.strides):
-        if s < 0:
-            lo += (n - 1) * s
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    base = root.__array_interface__["data"][0]
+    off = a.__array_interface__["data"][0] - base
+    lo = hi = off
+    for n, st in zip(a.shape, a.strides):
+        if st < 0:
+            lo += (n - 1) * st
         else:
-            hi += (n - 1) * s
-    return (0, lo, hi + a.itemsize)
+            hi += (n - 1) * st
+    hi += a.itemsize
+    serial = _root_serial(root)
+    space = ("host", serial) if serial else 0
+    if not serial:
+        lo, hi = lo + base, hi + base
+    rb = root.strides[0] if root.ndim >= 2 and root.flags.c_contiguous else 0
+    if rb > 0 and a.ndim >= 1 and (a.strides[0] == rb or a.shape[0] == 1) and off >= 0:
+        inner = a.itemsize + sum((n - 1) * st for n, st in zip(a.shape[1:], a.strides[1:]))
+        if all(st >= 0 for st in a.strides[1:]) and off % rb + inner <= rb:
+            p0 = off // rb
+            f0 = off % rb
+            return (space, p0, p0 + a.shape[0], f0, f0 + inner, rb)
+    return (space, 0, 1, lo, hi, 0)
 
 
 def span_of(x):
     """The byte range ``(space, lo, hi)`` an operand occupies, or None when it has none.
 
-    numpy arrays, NKI tensors, PTO tiles and global tensors are ranges of host memory
-    (space 0: the address of the simulated bytes).  TIK tensors are ranges of their
+    numpy arrays, NKI tensors, PTO tiles and global tensors are ranges of one host
+    allocation (the space is that allocation, the range its byte offsets).  TIK tensors are ranges of their
     scope's buffer (the space is the tensor's instance and scope)."""
     if x is None:
         return None
@@ -100,7 +149,8 @@ def span_of(x):
         return _array_span(x)
     f = getattr(x, "_fi_span", None)
     if f is not None:
-        return f()
+        sp, lo, hi = f()
+        return (sp, 0, 1, lo, hi, 0)
     for attr in ("data", "_buf", "array"):
         a = getattr(x, attr, None)
         if isinstance(a, np.ndarray):
@@ -116,7 +166,7 @@ def _spans(objs):
         objs = (objs,)
     for o in objs:
         if isinstance(o, tuple) and len(o) == 3 and isinstance(o[1], int):
-            out.append(o)
+            out.append((o[0], 0, 1, o[1], o[2], 0))
             continue
         s = span_of(o)
         if s is not None:
@@ -182,6 +232,7 @@ class Slot:
     start_ns: float
     end_ns: float
     source: str = ""
+    busy_ns: float = -1.0   # how long the engine is occupied (DMA: less than start..end)
     pred: int = -1          # the instruction whose end fixed this one's start (-1: none)
     why: str = ""           # "engine" (in-order issue), "RAW", "WAR", "WAW" or "sync"
     deps: tuple = ()        # every instruction it waited on through data (RAW/WAR/WAW)
@@ -190,59 +241,62 @@ class Slot:
     def dur_ns(self) -> float:
         return self.end_ns - self.start_ns
 
+    @property
+    def occupancy_ns(self) -> float:
+        return self.dur_ns if self.busy_ns < 0 else self.busy_ns
 
-class _Segments:
-    """Disjoint byte segments of one address space, each remembering its last writer and
-    the latest-finishing reader since that write."""
 
-    __slots__ = ("los", "seg")
+def _flat(r):
+    _, p0, p1, f0, f1, rb = r
+    return (f0, f1) if rb == 0 else (p0 * rb + f0, (p1 - 1) * rb + f1)
+
+
+def _overlap(a, b) -> bool:
+    if a[5] and a[5] == b[5]:
+        return a[1] < b[2] and b[1] < a[2] and a[3] < b[4] and b[3] < a[4]
+    (a0, a1), (b0, b1) = _flat(a), _flat(b)
+    return a0 < b1 and b0 < a1
+
+
+def _covers(a, b) -> bool:
+    """Does range ``a`` contain range ``b``?"""
+    if a[5] and a[5] == b[5]:
+        return a[1] <= b[1] and b[2] <= a[2] and a[3] <= b[3] and b[4] <= a[4]
+    if a[5] == 0 and b[5] == 0:
+        return a[3] <= b[3] and b[4] <= a[4]
+    return False
+
+
+class _Space:
+    """The byte ranges of one allocation that instructions wrote or read, each with the
+    end time and index of its last writer or latest reader."""
+
+    __slots__ = ("writes", "reads")
 
     def __init__(self):
-        self.los: list[int] = []
-        self.seg: list[list] = []   # [lo, hi, w_end, w_idx, r_end, r_idx]
+        self.writes: list = []   # [range, end, idx]
+        self.reads: list = []    # [range, end, idx]
 
-    def _cut(self, x: int) -> None:
-        i = bisect.bisect_right(self.los, x) - 1
-        if i >= 0:
-            s = self.seg[i]
-            if s[0] < x < s[1]:
-                t = [x, s[1], s[2], s[3], s[4], s[5]]
-                s[1] = x
-                self.los.insert(i + 1, x)
-                self.seg.insert(i + 1, t)
+    def read_deps(self, r):
+        return [(e, i) for q, e, i in self.writes if _overlap(q, r)]
 
-    def cover(self, lo: int, hi: int) -> list:
-        """The segments exactly covering [lo, hi), creating empty ones for the gaps."""
-        self._cut(lo)
-        self._cut(hi)
-        i = bisect.bisect_left(self.los, lo)
-        out = []
-        pos = lo
-        while pos < hi:
-            if i < len(self.seg) and self.seg[i][0] == pos:
-                s = self.seg[i]
-                out.append(s)
-                pos = s[1]
-                i += 1
-            else:
-                nxt = self.seg[i][0] if i < len(self.seg) else hi
-                end = min(nxt, hi)
-                s = [pos, end, 0.0, -1, 0.0, -1]
-                self.los.insert(i, pos)
-                self.seg.insert(i, s)
-                out.append(s)
-                pos = end
-                i += 1
-        return out
+    def write_deps(self, r):
+        return ([(e, i, "WAW") for q, e, i in self.writes if _overlap(q, r)]
+                + [(e, i, "WAR") for q, e, i in self.reads if _overlap(q, r)])
 
-    def peek(self, lo: int, hi: int):
-        """Segments overlapping [lo, hi) without changing the map."""
-        i = max(0, bisect.bisect_right(self.los, lo) - 1)
-        while i < len(self.seg) and self.seg[i][0] < hi:
-            s = self.seg[i]
-            if s[1] > lo:
-                yield s
-            i += 1
+    def add_read(self, r, end, idx):
+        for ent in self.reads:
+            if ent[0] == r:
+                if end > ent[1]:
+                    ent[1], ent[2] = end, idx
+                return
+        self.reads.append([r, end, idx])
+
+    def add_write(self, r, end, idx):
+        # a write supersedes what it covers: they ended before it started
+        self.writes = [w for w in self.writes if not _covers(r, w[0])]
+        self.reads = [w for w in self.reads if not _covers(r, w[0])]
+        self.writes.append([r, end, idx])
 
 
 @dataclass
@@ -251,53 +305,82 @@ class Schedule:
 
     slots: list[Slot] = field(default_factory=list)
     _free: dict = field(default_factory=dict, repr=False)      # (domain, engine) -> (ns, idx)
-    _mem: dict = field(default_factory=dict, repr=False)       # space -> _Segments
+    _mem: dict = field(default_factory=dict, repr=False)       # space -> _Space
     _flags: dict = field(default_factory=dict, repr=False)     # (domain, src, dst, id) -> [(ns, idx)]
+    _res: dict = field(default_factory=dict, repr=False)       # shared resource -> [starts], [ends]
 
     def add(self, domain: str, engine: str, instruction: str, cycles: int, dur_ns: float,
-            reads=(), writes=(), source: str = "") -> Slot:
+            reads=(), writes=(), source: str = "", busy_ns: float | None = None,
+            shared: str | None = None) -> Slot:
+        """Schedule one instruction lasting ``dur_ns`` from its start to its results being
+        visible; its engine is occupied for ``busy_ns`` of that (default: all of it; a DMA
+        queue takes the next transfer while one is still in flight).  ``shared`` names a
+        resource several queues share (the DMA engines' bandwidth): the occupancy is placed
+        in its earliest free gap at or after the start, so a transfer waiting for its data
+        does not hold up a later independent one on another queue."""
         key = (domain, engine)
         start, pred, why = self._free.get(key, (0.0, -1))[0], self._free.get(key, (0.0, -1))[1], \
             "engine"
         deps = set()
-        for space, lo, hi in reads:
-            seg = self._mem.get(space)
-            if seg is None:
+        for r in reads:
+            sp = self._mem.get(r[0])
+            if sp is None:
                 continue
-            for s in seg.peek(lo, hi):
-                if s[3] >= 0:
-                    deps.add(s[3])
-                    if s[2] > start:
-                        start, pred, why = s[2], s[3], "RAW"
-        for space, lo, hi in writes:
-            seg = self._mem.get(space)
-            if seg is None:
+            for e, i in sp.read_deps(r):
+                deps.add(i)
+                if e > start:
+                    start, pred, why = e, i, "RAW"
+        for r in writes:
+            sp = self._mem.get(r[0])
+            if sp is None:
                 continue
-            for s in seg.peek(lo, hi):
-                if s[3] >= 0:
-                    deps.add(s[3])
-                    if s[2] > start:
-                        start, pred, why = s[2], s[3], "WAW"
-                if s[5] >= 0:
-                    deps.add(s[5])
-                    if s[4] > start:
-                        start, pred, why = s[4], s[5], "WAR"
+            for e, i, kind in sp.write_deps(r):
+                deps.add(i)
+                if e > start:
+                    start, pred, why = e, i, kind
         if pred < 0:
             why = ""
         idx = len(self.slots)
-        end = start + max(0.0, float(dur_ns))
-        slot = Slot(idx, domain, engine, instruction, int(cycles), start, end, source, pred, why,
+        dur = max(0.0, float(dur_ns))
+        if shared is not None:
+            occ0 = dur if busy_ns is None else min(float(busy_ns), dur)
+            t = self._reserve(shared, start, occ0)
+            if t > start:
+                start, why = t, why or "engine"
+        end = start + dur
+        occ = end - start if busy_ns is None else min(float(busy_ns), end - start)
+        slot = Slot(idx, domain, engine, instruction, int(cycles), start, end, source,
+                    -1.0 if busy_ns is None else occ, pred, why,
                     tuple(sorted(d for d in deps if d != idx)))
         self.slots.append(slot)
-        self._free[key] = (end, idx)
-        for space, lo, hi in reads:
-            for s in self._mem.setdefault(space, _Segments()).cover(lo, hi):
-                if end > s[4]:
-                    s[4], s[5] = end, idx
-        for space, lo, hi in writes:
-            for s in self._mem.setdefault(space, _Segments()).cover(lo, hi):
-                s[2], s[3], s[4], s[5] = end, idx, 0.0, -1
+        self._free[key] = (start + occ, idx)
+        for r in reads:
+            self._mem.setdefault(r[0], _Space()).add_read(r, end, idx)
+        for r in writes:
+            self._mem.setdefault(r[0], _Space()).add_write(r, end, idx)
         return slot
+
+    def _reserve(self, name: str, t: float, occ: float) -> float:
+        """Book ``occ`` ns of resource ``name`` in its earliest free gap at or after ``t``."""
+        starts, ends = self._res.setdefault(name, ([], []))
+        if occ <= 0:
+            return t
+        i = bisect.bisect_right(ends, t)
+        while i < len(starts) and starts[i] < t + occ:
+            t = max(t, ends[i])
+            i += 1
+        # insert [t, t + occ) at i, merging with touching neighbours
+        if i > 0 and ends[i - 1] >= t:
+            ends[i - 1] = max(ends[i - 1], t + occ)
+            if i < len(starts) and starts[i] <= ends[i - 1]:
+                ends[i - 1] = max(ends[i - 1], ends.pop(i))
+                starts.pop(i)
+        elif i < len(starts) and starts[i] <= t + occ:
+            starts[i] = t
+        else:
+            starts.insert(i, t)
+            ends.insert(i, t + occ)
+        return t
 
     # -- synchronisation --------------------------------------------------------------
     def engines(self, domain: str | None = None) -> list:
@@ -339,7 +422,7 @@ class Schedule:
         out: dict = {}
         for s in self.slots:
             k = s.engine if s.domain == self._one_domain() else f"{s.domain}.{s.engine}"
-            out[k] = out.get(k, 0.0) + s.dur_ns
+            out[k] = out.get(k, 0.0) + s.occupancy_ns
         return out
 
     def _one_domain(self):
