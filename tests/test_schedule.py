@@ -236,3 +236,36 @@ def test_no_profile_records_nothing_and_costs_nothing():
     p = cost.Profile()
     cost.record("Vector", "x", 10, reads=[_buf()], writes=[_buf()])
     assert p.schedule.slots == []
+
+
+def test_pto_flags_order_independent_pipes():
+    from fastisa import pto
+    x = np.ones((16, 16), np.float32)
+    gx = pto.GlobalTensor(x)
+    a = pto.Tile(pto.TileType.Vec, np.float32, 16, 16)
+    b = pto.Tile(pto.TileType.Vec, np.float32, 16, 16)
+    c = pto.Tile(pto.TileType.Vec, np.float32, 16, 16)
+
+    def run(sync):
+        with cost.profiling() as p:
+            pto.TLOAD(a, gx)
+            if sync:
+                pto.set_flag("PIPE_MTE2", "PIPE_V", 0)
+                pto.wait_flag("PIPE_MTE2", "PIPE_V", 0)
+            pto.TEXP(b, c)          # reads nothing the load writes
+        return p.schedule.slots[1]
+    assert run(False).start_ns == 0
+    s = run(True)
+    assert s.start_ns > 0 and s.why == "engine"
+    with pytest.raises(Exception, match="set_flag: src must be one of"):
+        pto.set_flag("PIPE_X", "PIPE_V")
+
+
+def test_pto_asm_sync_ops_reach_the_schedule():
+    from fastisa.pto import _sync
+    with cost.profiling() as p:
+        cost.record("MTE2", "TLOAD", 100, reads=[], writes=[_buf()], domain="pto")
+        _sync.apply_sync_text("set_flag", '["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]')
+        _sync.apply_sync_text("wait_flag", '["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]')
+        cost.record("Vector", "TEXP", 10, reads=[_buf()], writes=[_buf()], domain="pto")
+    assert p.schedule.slots[1].start_ns == 100

@@ -53,15 +53,16 @@ class Profile:
 
     def add(self, engine: str, instruction: str, cycles: int, *, domain: str = "",
             dur_ns: float | None = None, reads=(), writes=(), source: str = "",
-            busy_ns: float | None = None, shared: str | None = None) -> None:
+            busy_ns: float | None = None, shared: str | None = None,
+            queue: str | None = None) -> None:
         cycles = int(cycles)
         start = self._clock.get(engine, 0)
         self._clock[engine] = start + cycles
         self.events.append(Event(engine, instruction, cycles, start))
         if dur_ns is None:
             dur_ns = cycles / _sched.clock_ghz(domain, engine)
-        self.schedule.add(domain, engine, instruction, cycles, dur_ns, reads, writes, source,
-                          busy_ns, shared)
+        self.schedule.add(domain, queue or engine, instruction, cycles, dur_ns, reads, writes,
+                          source, busy_ns, shared)
 
     def totals(self) -> dict[str, int]:
         """Total estimated cycles per engine."""
@@ -207,7 +208,8 @@ RECORD_HOOKS: list = []
 
 def record(engine: str, instruction: str, cycles: int, *, reads=None, writes=None,
            nbytes: int | None = None, partitions: int | None = None, source: str | None = None,
-           domain: str | None = None, shared: str | None = None) -> None:
+           domain: str | None = None, shared: str | None = None,
+           queue: str | None = None) -> None:
     """Add one instruction's estimated cost to every active profile.
 
     ``reads`` / ``writes``: the operands (arrays, tensors, tiles, or ``(space, lo, hi)``
@@ -216,7 +218,8 @@ def record(engine: str, instruction: str, cycles: int, *, reads=None, writes=Non
     names are written).  ``nbytes`` (and ``partitions`` for NKI) time a DMA or MTE transfer
     from its size.  ``domain`` (``"nki"``, ``"tik"``, ``"pto"``) picks the engine clocks; by
     default the calling module's front-end.  ``shared`` names a resource several queues
-    share (NKI's DMA bandwidth).  Nothing is computed when no profile is active.
+    share (NKI's DMA bandwidth); ``queue`` the schedule track when it is not the engine's
+    own (NKI DMA stores, ``"DMA-out"``; cycle totals stay under ``engine``).  Nothing is computed when no profile is active.
     """
     for h in RECORD_HOOKS:
         h(engine, instruction, cycles)
@@ -239,7 +242,7 @@ def record(engine: str, instruction: str, cycles: int, *, reads=None, writes=Non
         dur, busy = transfer_ns(domain, engine, nbytes, partitions)
     for p in profiles:
         p.add(engine, instruction, cycles, domain=domain, dur_ns=dur, reads=rs, writes=ws,
-              source=source, busy_ns=busy, shared=shared)
+              source=source, busy_ns=busy, shared=shared, queue=queue)
 
 
 def transfer_ns(domain: str, engine: str, nbytes: int,

@@ -451,6 +451,10 @@ class Schedule:
         if lat <= 0:
             return "empty: no instruction was timed"
         busy = self.busy_ns()
+        for name, (starts, ends) in self._res.items():   # queues sharing DMA bandwidth
+            if sum(1 for k in busy if is_memory_engine(k.split(".")[-1])) > 1:
+                busy["DMA engines"] = sum(
+                    e - b for b, e in zip(starts, ends))
         top, tb = max(busy.items(), key=lambda kv: kv[1])
         util = tb / lat
         path = self.critical_path()
@@ -458,7 +462,8 @@ class Schedule:
         for s in path:
             on_path[self.track(s)] = on_path.get(self.track(s), 0.0) + s.dur_ns
         if util >= 0.6:
-            kind = "memory-bound" if is_memory_engine(top.split(".")[-1]) else "compute-bound"
+            kind = ("memory-bound" if is_memory_engine(top.split(".")[-1])
+                    else "compute-bound")
             return (f"{kind} on {top}: busy {util:.0%} of the {lat:,.0f} ns estimate")
         gaps = lat - sum(on_path.values())
         return (f"latency-bound by dependencies: the busiest engine ({top}) is busy only "

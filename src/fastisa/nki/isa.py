@@ -135,9 +135,10 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=None,
         _write(dst, from_f32(to_f32(src.data, src.dtype), dst.dtype))
     parts = [t.shape[0] for t in (dst, src) if t.buffer.on_chip and t.ndim]
     # queues: loads (dst on chip) and stores; both share the DMA engines' bandwidth
-    _cost.record("DMA" if dst.buffer.on_chip else "DMA-out", instr, max(MIN_II, dst.free_size),
-                 reads=[src], writes=[dst], nbytes=max(dst.data.nbytes, src.data.nbytes),
-                 partitions=max(parts) if parts else None, shared="nki.dma")
+    _cost.record("DMA", instr, max(MIN_II, dst.free_size), reads=[src], writes=[dst],
+                 nbytes=max(dst.data.nbytes, src.data.nbytes),
+                 partitions=max(parts) if parts else None, shared="nki.dma",
+                 queue="DMA" if dst.buffer.on_chip else "DMA-out")
 
 
 def memset(dst, value, engine=None, name=None):

@@ -26,6 +26,7 @@ from ._asm_ast import (
     TileBufType,
 )
 from ._asm_ops import INSTRUCTIONS
+from ._sync import apply_sync_text
 from ._asm_parser import parse
 from ._asm_printer import format_type
 
@@ -194,6 +195,7 @@ class _Runner:
             if isinstance(op, ReturnOp):
                 return True
             if isinstance(op, SyncOp):
+                apply_sync_text(op.name, op.text)
                 continue
             if isinstance(op, ForOp):
                 if self.exec_for(op):
