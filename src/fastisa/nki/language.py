@@ -401,4 +401,63 @@ def dynamic_range(*args, **kwargs):
     return _range("dynamic_range", args, kwargs)
 
 
+
+# ---- legacy helpers ---------------------------------------------------------------------------
+class fp32:  # noqa: N801
+    """``nl.fp32.min`` / ``.max``: the float32 limits (legacy NKI)."""
+
+    min = float(np.finfo(np.float32).min)
+    max = float(np.finfo(np.float32).max)
+
+
+def device_print(prefix, x=None, **kwargs):
+    """``nl.device_print(prefix, tile)``: print the tile's values (numpy) on the host."""
+    from .tensor import NkiTensor as _T
+    val = x.data if isinstance(x, _T) else x
+    print(prefix, val)
+
+
+def nc(n):
+    """``nl.nc(n)``: the number of NeuronCores of a launch-grid dimension (``spmd_dim``)."""
+    return int(n)
+
+
+def spmd_dim(*dims):
+    """``nl.spmd_dim(nl.nc(2), 2)``: a launch-grid dimension spread over cores; on fastisa
+    its size (the product) -- the programs run one after the other."""
+    return math.prod(int(d) for d in dims)
+
+
+# ---- NKIObject ------------------------------------------------------------------------------
+class NKIObject:
+    """``nl.NKIObject``: the base class kernels derive their configuration objects from
+    (often ``@dataclass`` classes).  Accepts constructor keywords for attributes when the
+    subclass defines no ``__init__`` of its own; otherwise a plain object."""
+
+    def __init__(self, *args, **kwargs):
+        if args:
+            raise TypeError(f"{type(self).__name__}() takes keyword arguments only")
+        for k, v in kwargs.items():
+            setattr(self, k, v)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+
+
 from .ops import *  # noqa: F401,F403,E402
+from .tiles import (load, store, static_cast, full, ones, zeros_like, ones_like,  # noqa: E402,F401
+                    full_like, empty_like, matmul, transpose, prod, mean, broadcast_to, where, arange, mgrid, rand, random_seed, shared_constant,
+                    shared_identity_matrix, negative, divide, logical_not)
+from .tiles import invert_tile as bitwise_not  # noqa: E402,F401
+
+
+_SHADOWING = ("sum", "max", "min", "all", "any")   # builtins this module's code still uses
+
+
+def __getattr__(name):
+    """``nl.sum`` / ``nl.max`` / ``nl.min`` / ``nl.all`` / ``nl.any`` (kept out of the module
+    namespace so the builtins stay usable here)."""
+    if name in _SHADOWING:
+        from . import tiles
+        return getattr(tiles, name)
+    raise AttributeError(f"module 'nki.language' has no attribute {name!r}")

@@ -127,8 +127,70 @@ class NkiTensor:
 
     # -- views ----------------------------------------------------------------------
     def __getitem__(self, key) -> "NkiTensor":
+        key, gather = _index_arrays(key, self.data.shape, self.name)
+        if gather is not None:
+            # a non-affine (indirect) index: the elements gathered into a read-only copy
+            v = self.data[gather]
+            v.flags.writeable = False
+            return NkiTensor(v, self.dtype, self.buffer, self.name)
         key = _normalize_key(key, self.data.shape, self.name)
         return NkiTensor(self.data[key], self.dtype, self.buffer, self.name)
+
+    def __setitem__(self, key, value) -> None:
+        """``t[i_p, i_f] = tile`` (legacy NKI): store ``value`` into the view by ``dma_copy``
+        (``tensor_copy`` semantics: converted through float32 when dtypes differ)."""
+        from . import tiles
+        tiles.store(self[key], value)
+
+    # legacy tile arithmetic: ``a + b``, ``t * 2.0``, ``psum_tile += nisa.nc_matmul(...)``
+    def _binop(self, other, opname, reverse=False):
+        from . import ops, tiles
+        op = getattr(ops, opname)
+        return tiles.apply_binary(op, other, self) if reverse else \
+            tiles.apply_binary(op, self, other)
+
+    def __add__(self, o):
+        return self._binop(o, "add")
+
+    def __radd__(self, o):
+        return self._binop(o, "add", True)
+
+    def __sub__(self, o):
+        return self._binop(o, "subtract")
+
+    def __rsub__(self, o):
+        return self._binop(o, "subtract", True)
+
+    def __mul__(self, o):
+        return self._binop(o, "multiply")
+
+    def __rmul__(self, o):
+        return self._binop(o, "multiply", True)
+
+    def __neg__(self):
+        return self._binop(-1.0, "multiply")
+
+    def _inplace(self, other, opname):
+        from . import isa, ops, tiles
+        op = getattr(ops, opname)
+        if isinstance(other, NkiTensor):
+            if other.buffer is PSUM and self.buffer is PSUM:
+                other = tiles.copy_tile(other)
+            if other.shape != self.shape:
+                other = tiles._as_tile(other, self.shape)
+            isa.tensor_tensor(self, self, other, op)
+        else:
+            isa.tensor_scalar(self, self, op, float(other))
+        return self
+
+    def __iadd__(self, o):
+        return self._inplace(o, "add")
+
+    def __isub__(self, o):
+        return self._inplace(o, "subtract")
+
+    def __imul__(self, o):
+        return self._inplace(o, "multiply")
 
     def reshape(self, *shape) -> "NkiTensor":
         """A view with a new shape (same elements, C order).  Never copies.
@@ -194,6 +256,75 @@ class NkiTensor:
     def __repr__(self) -> str:
         return (f"NkiTensor(name={self.name!r}, shape={self.shape}, dtype={self.dtype.name}, "
                 f"buffer={self.buffer.name})")
+
+
+def _affine(a: np.ndarray):
+    """(start, step, n, axis) when the integer array ``a`` varies along at most one axis as
+    an arithmetic progression with positive step; None otherwise."""
+    if a.size == 0:
+        return None
+    var = [i for i, n in enumerate(a.shape) if n > 1]
+    if len(var) > 1:
+        return None
+    flat = a.reshape(-1)
+    if flat.size == 1:
+        return int(flat[0]), 1, 1, None
+    d = np.diff(flat)
+    if d[0] <= 0 or not (d == d[0]).all():
+        return None
+    return int(flat[0]), int(d[0]), int(flat.size), var[0]
+
+
+def _index_arrays(key, shape, name):
+    """Legacy NKI index expressions (``nl.arange`` / ``nl.mgrid`` arrays, tiles as indices).
+
+    Affine index arrays laid out one per axis (``t[i_p, i_f]`` with ``i_p`` [P, 1] and
+    ``i_f`` [1, F]) become slices, so the result is a view (writes go through).  Anything
+    else (a permuted layout, a non-affine or tile index) returns ``(key, gather)`` with a
+    numpy advanced index to read a copy.
+    """
+    if not isinstance(key, tuple):
+        key = (key,)
+    if not any(isinstance(k, (np.ndarray, NkiTensor)) for k in key):
+        return key, None
+    arrs = []
+    for k in key:
+        if isinstance(k, NkiTensor):
+            k = np.asarray(k.data).astype(np.int64) if k.dtype.kind != "float" else \
+                np.asarray(k.data, np.float32).astype(np.int64)
+        if isinstance(k, np.ndarray):
+            if k.dtype == np.bool_ or not np.issubdtype(k.dtype, np.integer):
+                raise AccessError(f"index: tensor {name!r}: index arrays must hold integers, "
+                                  f"got {k.dtype}")
+        arrs.append(k)
+    n_arr = sum(isinstance(k, np.ndarray) for k in arrs)
+    out = []
+    ok = True
+    pos = 0
+    for k in arrs:
+        if isinstance(k, np.ndarray):
+            aff = _affine(k)
+            if aff is None:
+                ok = False
+                break
+            start, step, n, ax = aff
+            if ax is not None and n_arr == len(arrs) and k.ndim == len(arrs) and ax != pos:
+                ok = False          # a permuted (transposing) layout
+                break
+            out.append(slice(start, start + step * (n - 1) + 1, step))
+        else:
+            out.append(k)
+        pos += 1
+    if ok:
+        return tuple(out), None
+    for axis, k in enumerate(arrs):
+        if isinstance(k, np.ndarray):
+            if axis >= len(shape) or k.min() < 0 or k.max() >= shape[axis]:
+                raise AccessError(f"index: axis {axis} of tensor {name!r} has size "
+                                  f"{shape[axis] if axis < len(shape) else 0}; index array "
+                                  f"reaches [{k.min()}, {k.max()}]")
+    return key, tuple(np.broadcast_arrays(*[k for k in arrs]))if all(
+        isinstance(k, np.ndarray) for k in arrs) else tuple(arrs)
 
 
 def _normalize_key(key, shape, name):
