@@ -196,3 +196,56 @@ def test_simulate_lnc_grid_with_kwargs():
     a = np.zeros((8, 4), np.float32)
     got = nki.simulate(kernel)[2](a=a)
     assert got[:4].tolist() == [[0] * 4] * 4 and got[4:].tolist() == [[1] * 4] * 4
+
+
+# ---- access patterns (.ap) and clean errors for bad views -----------------------------------
+def test_ap_lazy_bounds_dtype_and_offsets():
+    t = nl.ndarray((4, 8), nl.float32)
+    t.data[...] = np.arange(32, dtype=np.float32).reshape(4, 8)
+    v = t.ap([[8, 4], [2, 4]], offset=1)
+    assert v.shape == (4, 4) and v.data[1].tolist() == [9, 11, 13, 15]
+    v.data[0, 0] = -1                                      # a view: writes go through
+    assert t.data[0, 1] == -1
+    far = t.ap([[8, 5], [1, 8]])                            # built fine ...
+    assert far.shape == (5, 8)
+    with pytest.raises(AccessError, match="outside tensor"):
+        far.data                                            # ... checked when accessed
+    b = t.ap([[32, 4], [1, 32]], dtype=nl.uint8)            # the bytes
+    assert b.shape == (4, 32) and b.data.dtype == np.uint8
+    assert (b.data.view(np.float32) == t.data).all()
+    so = nl.ndarray((1, 1), nl.int32)
+    so.data[...] = 16
+    w = t.ap([[8, 2], [1, 8]], scalar_offset=so)             # runtime offset from a tensor
+    assert w.data[0].tolist() == t.data[2].tolist()
+    vo = nl.ndarray((3, 1), nl.int32)
+    vo.data[:, 0] = [24, 0, 8]
+    g = t.ap([[8, 3], [1, 8]], vector_offset=vo, indirect_dim=0)   # indirect rows
+    assert g.data.tolist() == [t.data[3].tolist(), t.data[0].tolist(), t.data[1].tolist()]
+    assert not g.data.flags.writeable
+    f8 = nl.ndarray((4, 8), nl.float8_e5m2)                  # ml_dtypes storage
+    assert f8.ap([[8, 4], [1, 8]]).data.dtype == ml_dtypes.float8_e5m2
+    assert t.ap([[2**70, 1], [1, 8]]).shape == (1, 8)        # huge step with num 1: unused
+    with pytest.raises(AccessError):
+        t.ap([[2**62, 2], [1, 8]]).data
+    with pytest.raises(ConstraintError, match="pattern step must be an integer"):
+        t.ap([[8.5, 4], [1, 8]])
+
+
+def test_bad_values_are_constraint_errors_not_truncated():
+    with pytest.raises(ConstraintError, match="ds: start must be an integer, got 'a'"):
+        nl.ds("a", 4)
+    with pytest.raises(ConstraintError, match="ds: size must be an integer, got 1.5"):
+        nl.ds(0, 1.5)
+    with pytest.raises(ConstraintError, match=r"shape must be a tuple of ints, got \(128, 64.5\)"):
+        nl.ndarray((128, 64.5), nl.float32)
+    t = nl.ndarray((4, 8), nl.float32)
+    with pytest.raises(ConstraintError, match="tensor_reduce: axis must be an int"):
+        nisa.tensor_reduce(nl.ndarray((4, 1), nl.float32), nl.add, t, axis="x")
+
+
+def test_par_dim_block_tensor_capacity():
+    # 4 blocks of [128, 512] fp32: 8 KiB per partition, not 4 * 128 * 512 * 4 bytes
+    b = nl.ndarray((4, nl.par_dim(128), 512), nl.float32)
+    assert b.shape == (4, 128, 512)
+    with pytest.raises(ConstraintError, match="partition dimension must be <= 128"):
+        nl.ndarray((4, nl.par_dim(129), 8), nl.float32)

@@ -237,4 +237,23 @@ from . import dtype  # noqa: E402,F401
 from .language import NKIObject  # noqa: E402,F401
 
 isa.constants = constants
+for _n in ("matmul_perf_mode", "nc_version", "dma_engine"):
+    if not hasattr(isa, _n):        # the enums kernels take from nki.isa directly
+        setattr(isa, _n, getattr(constants, _n))
+
+
+def _get_nc_version():
+    """``nisa.get_nc_version()``: the NeuronCore generation of the current target
+    (trn1 -> gen2, trn2 -> gen3, trn3 -> gen4; ``NKI_NC_VERSION=gen3`` selects one too)."""
+    import os
+    env = os.environ.get("NKI_NC_VERSION")
+    if env and language._MACHINE.get() is None:
+        return constants.nc_version[env.lower()] if env.lower() in constants.nc_version.__members__ \
+            else constants.nc_version.gen3
+    return {"trn1": constants.nc_version.gen2, "trn2": constants.nc_version.gen3,
+            "trn3": constants.nc_version.gen4}[language.target()]
+
+
+if not hasattr(isa, "get_nc_version"):
+    isa.get_nc_version = _get_nc_version
 

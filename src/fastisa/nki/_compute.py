@@ -877,11 +877,11 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
                                   f"negate=True with {op!r}")
     axes = (axis,) if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) \
         else axis
-    try:
-        axes = tuple(int(a) for a in axes)
-    except TypeError:
+    if isinstance(axes, (str, bytes)) or not isinstance(axes, (tuple, list)) or not all(
+            isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in axes):
         raise ConstraintError(f"{instr}: axis must be an int or a tuple of ints, got "
-                              f"{axis!r}") from None
+                              f"{axis!r}")
+    axes = tuple(int(a) for a in axes)
     nd = data.ndim
     axes = tuple(a + nd if a < 0 else a for a in axes)
     if not axes or any(a < 1 or a >= nd for a in axes):

@@ -218,9 +218,12 @@ def _check_shape(shape) -> tuple:
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:
-        shape = tuple(int(s) for s in shape)
+        items = tuple(shape)
     except TypeError:
         raise ConstraintError(f"ndarray: shape must be a tuple of ints, got {shape!r}") from None
+    if any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) for s in items):
+        raise ConstraintError(f"ndarray: shape must be a tuple of ints, got {shape!r}")
+    shape = tuple(int(s) for s in items)
     if not shape:
         raise ConstraintError("ndarray: shape must have at least one dimension (the partition "
                               "dimension), got ()")
@@ -251,6 +254,10 @@ def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -
     AccessError
         The allocation does not fit the target's SBUF / PSUM bytes per partition.
     """
+    pdim = 0
+    if isinstance(shape, (tuple, list)):
+        marked = [i for i, d in enumerate(shape) if isinstance(d, _ParDim)]
+        pdim = marked[0] if marked else 0
     shape = _check_shape(shape)
     fmt = _dt.lookup(dtype)
     if buffer is None:
@@ -281,10 +288,10 @@ def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -
             m.shared.append(t)
         return t
     if buffer.on_chip:
-        if shape[0] > PMAX:
+        if shape[pdim] > PMAX:
             raise ConstraintError(f"ndarray: partition dimension must be <= {PMAX} for "
-                                  f"{buffer.name}, got {shape[0]} (shape {shape})")
-        per_part = math.prod(shape[1:]) * fmt.itemsize
+                                  f"{buffer.name}, got {shape[pdim]} (shape {shape})")
+        per_part = math.prod(shape) // shape[pdim] * fmt.itemsize
         cap = m.capacity(buffer.name)
         if m.used[buffer.name] + per_part > cap:
             raise AccessError(
@@ -308,13 +315,22 @@ def zeros(shape, dtype, buffer=None, name: str = "", **kwargs) -> NkiTensor:
     return t
 
 
+class _ParDim(int):
+    """An int marking the partition dimension of a legacy block-tensor shape."""
+
+
 def par_dim(size):
-    """Legacy partition-dimension marker in shapes: returns ``size`` unchanged."""
-    return size
+    """Legacy partition-dimension marker: ``nl.ndarray((4, nl.par_dim(128), 512), ...)`` is
+    4 blocks of [128, 512] tiles; the marked axis is the partition axis for the SBUF/PSUM
+    capacity (4 x 512 elements per partition here).  Behaves as the int ``size``."""
+    return _ParDim(int(size))
 
 
 def ds(start, size) -> slice:
     """Dynamic slice ``[start, start + size)`` for tensor indexing: ``t[:, nl.ds(64, 128)]``."""
+    for what, v in (("start", start), ("size", size)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ConstraintError(f"ds: {what} must be an integer, got {v!r}")
     start, size = int(start), int(size)
     if size < 0:
         raise ConstraintError(f"ds: size must be >= 0, got {size}")
@@ -415,6 +431,18 @@ def device_print(prefix, x=None, **kwargs):
     from .tensor import NkiTensor as _T
     val = x.data if isinstance(x, _T) else x
     print(prefix, val)
+
+
+def load_transpose2d(src, dtype=None, mask=None, **kwargs):
+    """``nl.load_transpose2d(src)``: a 2-D HBM tensor ``[F, P]`` read into an SBUF tile
+    ``[P, F]`` (a transposing DMA: elements moved, values unchanged)."""
+    from .tensor import NkiTensor as _T
+    from . import tiles as _tiles
+    if not isinstance(src, _T) or src.ndim != 2:
+        raise ConstraintError(f"load_transpose2d: src must be a 2-D tensor, got "
+                              f"{getattr(src, 'shape', type(src).__name__)}")
+    view = _T(src.data.T, src.dtype, src.buffer, src.name)
+    return _tiles.load(view, mask=mask, dtype=dtype)
 
 
 def nc(n):

@@ -103,7 +103,14 @@ def iota(expr, dtype, mask=None, **kwargs):
     return _tiles._finish(lambda d: _isa.tensor_copy(dst=d, src=src), vals.shape, fmt, mask)
 
 
-_SPECIAL = {"memset": memset, "iota": iota}
+def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **kwargs):
+    """Beta 1 ``nisa.affine_select(pred, on_true_tile, on_false_value)``: ``pred`` is an
+    affine expression of ``nl.arange`` / ``nl.mgrid`` indices (``iy < ix``); elements of
+    on_true_tile where it holds, on_false_value elsewhere (values selected, no arithmetic)."""
+    return _tiles.where(np.asarray(pred), on_true_tile, on_false_value, dtype=dtype, mask=mask)
+
+
+_SPECIAL = {"memset": memset, "iota": iota, "affine_select": affine_select}
 
 
 def __getattr__(name):

@@ -141,6 +141,12 @@ def store(dst, value, mask=None, **kwargs):
     with ``mask=`` only where the mask is true (other elements keep their contents)."""
     if not isinstance(dst, NkiTensor):
         raise ConstraintError(f"store: dst must be a tensor, got {type(dst).__name__}")
+    if _is_scalar(value) and dst.ndim < 2:
+        # one element (``t[i, j] = 5``): stored as dma_copy would, through float32
+        v = np.asarray(value, np.float64).astype(np.float32)
+        dst.data[...] = v.astype(dst.data.dtype) if dst.dtype.kind == "float" else \
+            np.asarray(value).astype(dst.data.dtype)
+        return None
     if _is_scalar(value):
         v = _new_tile(dst.shape, dst.dtype)
         _isa().memset(v, float(value))
@@ -437,10 +443,20 @@ def where(condition, x, y, dtype=None, mask=None, **kwargs):
 
 
 # ---- index expressions -----------------------------------------------------------------------
+class IndexArray(np.ndarray):
+    """An ``nl.arange`` / ``nl.mgrid`` index expression: an int64 numpy array (arithmetic and
+    comparisons stay IndexArrays).  As in the NKI simulator, where these are symbolic
+    expressions, its Python truth value is True, so ``mask=(ix < a and iy < b)`` means what
+    Python makes of it there: ``iy < b``."""
+
+    def __bool__(self):
+        return True if self.size != 1 else bool(self.reshape(-1)[0])
+
+
 def arange(*args):
-    """``nl.arange(n)`` / ``(start, stop[, step])``: a 1-D int32 index vector; ``[:, None]`` /
+    """``nl.arange(n)`` / ``(start, stop[, step])``: a 1-D int64 index vector; ``[:, None]`` /
     ``[None, :]`` make the partition / free index of legacy ``t[i_p, i_f]`` indexing."""
-    return np.arange(*[int(a) for a in args], dtype=np.int64)
+    return np.arange(*[int(a) for a in args], dtype=np.int64).view(IndexArray)
 
 
 class _MGridResult:
@@ -476,7 +492,7 @@ class _MGrid:
         grids = np.ogrid[tuple(key)]
         if not isinstance(grids, (list, tuple)):
             grids = [grids]
-        return _MGridResult([np.asarray(g, np.int64) for g in grids])
+        return _MGridResult([np.asarray(g, np.int64).view(IndexArray) for g in grids])
 
 
 mgrid = _MGrid()
