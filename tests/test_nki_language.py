@@ -249,3 +249,34 @@ def test_par_dim_block_tensor_capacity():
     assert b.shape == (4, 128, 512)
     with pytest.raises(ConstraintError, match="partition dimension must be <= 128"):
         nl.ndarray((4, nl.par_dim(129), 8), nl.float32)
+
+
+def test_address_placement_aliases_and_range_checks():
+    with nl.use_target("trn2"):
+        a = nl.ndarray((128, 64), nl.float32, buffer=nl.sbuf, address=(0, 1024))
+        b = nl.ndarray((128, 128), nl.bfloat16, buffer=nl.sbuf, address=(0, 1024))
+        nisa.memset(a, 1.0)
+        assert b.data[0, :2].view(np.uint16).tolist() == [0x0000, 0x3F80]   # same bytes
+        c = nl.ndarray((64, 16), nl.float32, buffer=nl.sbuf, address=(64, 1024 + 128))
+        assert np.shares_memory(c.data, a.data) and (c.data == 1.0).all()
+        v = a.ap([[64, 128], [2, 32]], offset=1)                 # ap on a placed tile
+        assert v.shape == (128, 32) and np.shares_memory(v.data, a.data)
+        # placed tensors are checked by their address range, not counted as allocations
+        big = [nl.ndarray((128, 50000), nl.float32, address=(0, 0)) for _ in range(3)]
+        assert len(big) == 3
+        with pytest.raises(AccessError, match="outside psum's 16384 bytes"):
+            nl.ndarray((128, 600), nl.float32, buffer=nl.psum, address=(0, 14336))
+        with pytest.raises(AccessError, match="partitions"):
+            nl.ndarray((64, 8), nl.float32, address=(100, 0))
+        with pytest.raises(ConstraintError, match="multiple of the float32 item size"):
+            nl.ndarray((4, 8), nl.float32, address=(0, 2))
+        # nc_matmul's accumulation groups follow the bytes: two names for one PSUM bank
+        p1 = nl.ndarray((8, 16), nl.float32, buffer=nl.psum, address=(0, 2048))
+        s = nl.ndarray((4, 8), nl.float32)
+        s.data[...] = 1.0
+        m = nl.ndarray((4, 16), nl.float32)
+        m.data[...] = 1.0
+        nisa.nc_matmul(p1, s, m)
+        p2 = nl.ndarray((8, 16), nl.float32, buffer=nl.psum, address=(0, 2048))
+        nisa.nc_matmul(p2, s, m)                                 # same group: accumulates
+        assert (p1.data == 8.0).all()

@@ -122,6 +122,15 @@ class _Machine:
     def release(self, buffer: str, nbytes: int) -> None:
         self.used[buffer] -= nbytes
 
+    def memory(self, buffer: str) -> np.ndarray:
+        """This instance's SBUF / PSUM bytes, ``[128, capacity]`` uint8, for tensors placed
+        with ``address=`` (created on first use; never-written bytes are 0xFF: NaN in every
+        float format of 16 or 32 bits, -1 in integers)."""
+        mems = self.__dict__.setdefault("_mem", {})
+        if buffer not in mems:
+            mems[buffer] = np.full((PMAX, self.capacity(buffer)), 0xFF, np.uint8)
+        return mems[buffer]
+
 
 _MACHINE: contextvars.ContextVar[_Machine | None] = contextvars.ContextVar(
     "fastisa_nki_machine", default=None)
@@ -245,7 +254,12 @@ def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -
     dtype : an ``nl`` data type (or a numpy dtype / format name).
     buffer : ``nl.sbuf`` (default), ``nl.psum``, ``nl.hbm``/``nl.private_hbm``, ``nl.shared_hbm``.
     name : str
-    address : ignored (fastisa does not model SBUF addresses).
+    address : ``(start_partition, byte_offset)`` (or a byte offset) for ``nl.sbuf`` /
+        ``nl.psum``: the tensor is placed there in this instance's memory, so tensors
+        placed at overlapping addresses alias (share bytes) as on hardware, and the
+        memory keeps its contents (never-written bytes read as 0xFF).  It must fit the
+        partitions and the target's bytes per partition; placed tensors are not counted
+        against the automatic allocations' capacity (the address range is the check).
 
     Raises
     ------
@@ -287,6 +301,8 @@ def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -
         else:
             m.shared.append(t)
         return t
+    if address is not None and buffer.on_chip:
+        return _placed(shape, fmt, buffer, name, address, pdim, m)
     if buffer.on_chip:
         if shape[pdim] > PMAX:
             raise ConstraintError(f"ndarray: partition dimension must be <= {PMAX} for "
@@ -305,9 +321,43 @@ def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -
     return NkiTensor(data, fmt, buffer, name)
 
 
-def zeros(shape, dtype, buffer=None, name: str = "", **kwargs) -> NkiTensor:
+def _placed(shape, fmt, buffer, name, address, pdim, m) -> NkiTensor:
+    """A tensor at an explicit on-chip address (see :func:`ndarray`)."""
+    if isinstance(address, (tuple, list)):
+        if len(address) != 2:
+            raise ConstraintError(f"ndarray: address must be (start_partition, byte_offset), "
+                                  f"got {address!r}")
+        p0, off = address
+    else:
+        p0, off = 0, address
+    for what, v in (("start partition", p0), ("byte offset", off)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ConstraintError(f"ndarray: address {what} must be an integer, got {v!r}")
+    p0, off = int(p0), int(off)
+    if pdim != 0:
+        raise NotImplementedError("ndarray: address= with a par_dim block shape is not "
+                                  "implemented by fastisa")
+    P = shape[0]
+    cap = m.capacity(buffer.name)
+    nbytes = math.prod(shape[1:]) * fmt.itemsize
+    if not (0 <= p0 and p0 + P <= PMAX):
+        raise AccessError(f"ndarray: address partitions [{p0}, {p0 + P}) of tensor {name!r} "
+                          f"are outside the {PMAX} partitions of {buffer.name}")
+    if not (0 <= off and off + nbytes <= cap):
+        raise AccessError(f"ndarray: address bytes [{off}, {off + nbytes}) of tensor {name!r} "
+                          f"{shape} {fmt.name} are outside {buffer.name}'s {cap} bytes per "
+                          f"partition on {m.target.name}")
+    if off % fmt.itemsize:
+        raise ConstraintError(f"ndarray: address byte offset must be a multiple of the "
+                              f"{fmt.name} item size {fmt.itemsize}, got {off}")
+    raw = m.memory(buffer.name)[p0:p0 + P, off:off + nbytes]
+    data = raw.view(fmt.np_dtype).reshape(shape)
+    return NkiTensor(data, fmt, buffer, name)
+
+
+def zeros(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -> NkiTensor:
     """Like :func:`ndarray` but filled with zeros (no engine cycles are counted)."""
-    t = ndarray(shape, dtype, buffer=buffer, name=name)
+    t = ndarray(shape, dtype, buffer=buffer, name=name, address=address)
     t.data[...] = 0
     if t.buffer is PSUM:    # a memset: a non-matmul write (nc_matmul accumulation state)
         from .tensor import PSUM_INIT, psum_state

@@ -266,9 +266,10 @@ class NkiTensor:
         if any(num <= 0 for _, num in pairs):
             raise ConstraintError(f"ap: every num must be positive, got {pattern!r}")
         offset = ints(offset, "offset")
-        if not self.data.flags.c_contiguous:
-            raise ConstraintError(f"ap: tensor {self.name!r} must be contiguous to take an "
-                                  f"access pattern, got strides {self.data.strides}")
+        if not self.data.flags.c_contiguous and _partition_rows(self.data) is None:
+            raise ConstraintError(f"ap: tensor {self.name!r} must be contiguous (or contiguous "
+                                  f"within each partition) to take an access pattern, got "
+                                  f"strides {self.data.strides}")
         fmt = self.dtype if dtype is None else _dt.lookup(dtype)
         nbytes = self.data.nbytes
         if nbytes % fmt.itemsize:
@@ -357,6 +358,8 @@ class _APView(NkiTensor):
                                   f"{scalar_offset.size}")
             offset += int(np.asarray(v[0], np.float64)) if scalar_offset.dtype.kind == "float" \
                 else int(v[0])
+        if not base.data.flags.c_contiguous:
+            return self._resolve_rows(base, pairs, offset, vector_offset, fmt)
         raw = base.data.reshape(-1).view(np.uint8)
         n_el = raw.size // fmt.itemsize
         lo = offset + sum(min(0, st * (n - 1)) for st, n in pairs)
@@ -386,6 +389,57 @@ class _APView(NkiTensor):
         g = flat[idx].view(fmt.np_dtype)
         g.flags.writeable = False
         return g
+
+    def _resolve_rows(self, base, pairs, offset, vector_offset, fmt):
+        """An on-chip tensor whose partitions are rows of a larger memory (``address=``
+        placement): element ``k`` of the tensor is byte ``(k % F) * size`` of partition
+        ``k // F``.  The first pattern pair steps over partitions (its step a multiple of
+        F), the others stay inside one partition."""
+        rows = _partition_rows(base.data)
+        P, rb = rows.shape
+        it = fmt.itemsize
+        F = rb // it
+        if vector_offset is not None:
+            raise NotImplementedError("ap: vector_offset on a tensor placed with address= is "
+                                      "not implemented by fastisa")
+        (ps, pn), rest = pairs[0], pairs[1:]
+        p0, f0 = divmod(offset, F)
+        if ps % F:
+            raise NotImplementedError(f"ap: on a tensor placed with address=, the partition "
+                                      f"step must be a multiple of the {F} elements per "
+                                      f"partition, got {ps}")
+        plo = p0 + min(0, (ps // F) * (pn - 1))
+        phi = p0 + max(0, (ps // F) * (pn - 1))
+        flo = f0 + sum(min(0, st * (n - 1)) for st, n in rest)
+        fhi = f0 + sum(max(0, st * (n - 1)) for st, n in rest)
+        if plo < 0 or phi >= P or flo < 0 or fhi >= F:
+            raise AccessError(f"ap: pattern {[list(p) for p in pairs]} with offset {offset} "
+                              f"reaches partitions [{plo}, {phi}] and elements [{flo}, {fhi}] "
+                              f"per partition, outside tensor {base.name!r} of {P} x {F} "
+                              f"{fmt.name} elements")
+        start = rows[p0, f0 * it:]
+        shape = [pn] + [n for _, n in rest]
+        strides = [(ps // F) * rows.strides[0] if pn > 1 else 0] + \
+            [(st if n > 1 else 0) * it for st, n in rest]
+        u = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[it]
+        v = np.lib.stride_tricks.as_strided(start.view(u), shape=shape, strides=strides)
+        return v.view(fmt.np_dtype)
+
+
+def _partition_rows(a: np.ndarray):
+    """``a`` as a [partitions, bytes] uint8 view when each partition's elements are
+    contiguous (an ``address=``-placed tile); None otherwise."""
+    if a.ndim < 1 or a.size == 0:
+        return None
+    P = a.shape[0]
+    r = a.reshape(P, -1)
+    if not np.shares_memory(r, a):
+        return None
+    if r.shape[1] > 1 and r.strides[1] != r.itemsize:
+        return None
+    u = r.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[r.itemsize])
+    return np.lib.stride_tricks.as_strided(u, shape=(P, r.shape[1]), strides=(
+        r.strides[0], r.itemsize)).view(np.uint8)
 
 
 def _affine(a: np.ndarray):
