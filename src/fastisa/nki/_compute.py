@@ -1199,8 +1199,12 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         (:class:`~fastisa.errors.UndefinedBehaviorWarning`) on trn1/trn2, as it does for
         True on never-written PSUM.  See :mod:`fastisa.nki.tensor` (PSUM accumulation
         state).
-    is_transpose : not supported here (raises NotImplementedError); tile_position,
-    tile_size, perf_mode, is_*_onezero are accepted and do not change results.
+    is_transpose : True: transpose mode (NeuronCore-v3+): moving must be the [K, K]
+        identity and ``dst[m, k] = stationary[k, m]`` bit-accurately (see
+        :mod:`fastisa.nki._matmul`); on trn1 the flag only labels the instruction.
+    perf_mode : ``matmul_perf_mode.none`` or ``double_row`` (fp8 [K, 2, F] operands,
+        folded to a 2K contraction; same numerics).  tile_position, tile_size and
+        is_*_onezero are accepted and do not change results.
 
     Each product ``s[k, m] * v[k, n]`` is a float32 multiply (exact for inputs of at most
     12 significant bits), summed in float32 in k order 0..K-1 onto the starting value
@@ -1209,13 +1213,19 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     Reference: reference/nki.md 3.6.
     """
     instr = "nc_matmul"
+    from . import _matmul   # transpose and double_row modes (nki-isa family)
+    pm = _matmul.perf_mode_name(instr, perf_mode)
+    if is_transpose and _matmul.transpose_mode(instr, dst, stationary, moving, _target()):
+        return
+    folded = None
+    if pm == "double_row":    # validate the j = 0 halves, compute over the folded 2K rows
+        folded = _matmul.fold_double_row(instr, stationary, moving, tile_position, tile_size,
+                                         _target())
+        stationary, moving = stationary[:, 0, :], moving[:, 0, :]
     for pname, t in (("dst", dst), ("stationary", stationary), ("moving", moving)):
         _tensor(instr, pname, t, note=False)
         if t.ndim != 2:
             raise ConstraintError(f"{instr}: {pname} must be 2-D, got shape {t.shape}")
-    if is_transpose:
-        raise NotImplementedError(f"{instr}: is_transpose=True is not implemented by fastisa; "
-                                  f"use nc_transpose")
     _onchip(instr, "stationary", stationary, allow_psum=False)
     _onchip(instr, "moving", moving, allow_psum=False)
     if dst.buffer.name != "psum":
@@ -1269,6 +1279,9 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         cur = NkiTensor(np.empty((M, N), np.float32), _dt.float32)
         _run_ew(instr, cur, dst)
         np.copyto(out, cur.data, where=acc)
+    if folded is not None:
+        stationary, moving = folded
+        K = stationary.shape[0]
     s32 = NkiTensor(np.empty((K, M), np.float32), _dt.float32)
     m32 = NkiTensor(np.empty((K, N), np.float32), _dt.float32)
     _run_ew(instr, s32, stationary)
@@ -1277,4 +1290,5 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     _run_ew(instr, dst, NkiTensor(out, _dt.float32))
     state[...] = PSUM_GROUP
     f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
-    _cost.record("Tensor", instr, max(min(64, M), N) * (4 if f32 else 1))
+    cyc = max(min(64, M), N) * (4 if f32 else 1)
+    _cost.record("Tensor", instr, cyc // 2 if pm == "double_row" else cyc)

@@ -504,3 +504,10 @@ def nc_match_replace8(dst, data, vals, imm, dst_idx=None, name=None):
 
 
 from ._compute import *  # noqa: F401,F403,E402
+
+# ---- nki-isa family: SDK 2.33 instructions beyond NKI 0.7's core set ------------------------
+from .enums import dma_engine, matmul_perf_mode, nc_version  # noqa: F401,E402
+from ._dma import *  # noqa: F401,F403,E402
+from ._move import *  # noqa: F401,F403,E402
+from ._scan import *  # noqa: F401,F403,E402
+from ._stats import *  # noqa: F401,F403,E402
