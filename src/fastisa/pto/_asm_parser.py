@@ -1280,10 +1280,14 @@ def _check_operand_kinds(name, kind, in_types, out_types, ins, outs, err):
         want(ty, TileBufType, v, f"operand {i + 1}")
 
 
-def parse(text: str) -> Module:
-    """Parse and type-check PTO-AS ``text``; raise AsmSyntaxError(line, column) on errors."""
+def parse(text: str, *, arch: str | None = None, level: str | None = None) -> Module:
+    """Parse, type-check and verify PTO-AS ``text``; raise AsmSyntaxError(line, column) on
+    errors.  ``arch``/``level``: PTOAS's ``--pto-arch``/``--pto-level`` for the verifier
+    rules that depend on them (:mod:`fastisa.pto._asm_verify`)."""
+    from ._asm_verify import verify
     p = _Parser(text)
     module = p.module()
     for f in module.funcs:
         _check_func(p, f)
+    verify(module, p.lines, arch, level)
     return module

@@ -688,13 +688,15 @@ def _scalar(value, tname, what):
         return arr.astype(np.float64).astype(dt)[()]
 
 
-def run(text, inputs=None, *, func: str | None = None, random=None) -> dict:
+def run(text, inputs=None, *, func: str | None = None, random=None,
+        arch: str | None = None) -> dict:
     """Run a PTO-AS program and return the pointer arguments that ``pto.tstore`` wrote.
 
     ``text``: PTO-AS source (str) or a parsed :class:`Module`.  ``inputs``: ``{name: array
     or number}`` keyed by argument name without ``%`` (see the module docstring for the
     dtype rules and output-only pointers).  ``func``: which ``func.func`` to run (default:
-    the first).  ``random``: a ``numpy.random.Generator``; pointer arguments missing from
+    the ``pto.entry`` function, else the first function nothing calls).  ``arch``:
+    ``"a3"``/``"a5"`` (PTOAS's ``--pto-arch``) when the module does not say.  ``random``: a ``numpy.random.Generator``; pointer arguments missing from
     ``inputs`` then start as random values of their element type (finite, in [-1, 1) for
     floats, small integers for integer types) instead of zeros -- for fuzzing and the
     conformance harness.  Returns ``{name: ndarray}``.
@@ -702,11 +704,11 @@ def run(text, inputs=None, *, func: str | None = None, random=None) -> dict:
     Raises AsmSyntaxError for syntax/type errors; ConstraintError, AccessError,
     AlignmentError, OverlapError from instructions and views, prefixed with the line.
     """
-    module = parse(text) if isinstance(text, str) else text
-    f = module.func(func)
+    module = parse(text, arch=arch) if isinstance(text, str) else text
+    f = module.func(func) if func is not None else _entry(module)
     from .. import pto as P
 
-    arch = module.target_arch
+    arch = arch or module.target_arch
     restore = None
     if arch is not None:
         restore = _current_target(P)
@@ -716,6 +718,33 @@ def run(text, inputs=None, *, func: str | None = None, random=None) -> dict:
     finally:
         if restore is not None:
             P.set_target(restore)
+
+
+def _entry(module):
+    """The function a run starts at: the one marked ``pto.entry``, else the first public
+    function no other function calls, else the first."""
+    funcs = [f for f in module.funcs if f.body is not None]
+    for f in funcs:
+        if any(k == "pto.entry" for k, _ in f.attrs):
+            return f
+    called = set()
+    for f in funcs:
+        called |= {t[1:] for t in _called_names(f.body)}
+    for f in funcs:
+        if f.name not in called and f.visibility != "private":
+            return f
+    return funcs[0] if funcs else module.func()
+
+
+def _called_names(ops):
+    for op in ops:
+        if isinstance(op, GenericOp):
+            if op.name == "func.call":
+                yield from (t.text for t in op.toks if t.kind == "at")
+            for r in op.regions:
+                yield from _called_names(r.ops)
+        elif isinstance(op, ForOp):
+            yield from _called_names(op.body)
 
 
 def _target_name(P, arch):
