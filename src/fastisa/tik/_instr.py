@@ -196,6 +196,11 @@ class _Vector:
         self.family = family
         tg = tik.target
         roles = ["dst"] + (["src0", "src1"] if family == "bin" else ["src"] * len(srcs))
+        for r, x in zip(roles, [dst] + list(srcs)):
+            P.check_owner(tik, name, r, x)
+        for pname, x in (("mask", mask), ("scalar", scalar), ("repeat_times", repeat_times),
+                         ("blk_stride", blks), ("rep_stride", reps)):
+            P.check_owner(tik, name, pname, x)
         self.ops = [_Operand(name, roles[0], dst)] + [
             _Operand(name, r, s) for r, s in zip(roles[1:], srcs)]
         for o in self.ops:
@@ -668,6 +673,10 @@ class _DataMove:
 
     def __init__(self, tik, dst, src, sid, nburst, burst, src_stride, dst_stride):
         name = "data_move"
+        for pname, x in (("dst", dst), ("src", src), ("sid", sid), ("nburst", nburst),
+                         ("burst", burst), ("src_stride", src_stride),
+                         ("dst_stride", dst_stride)):
+            P.check_owner(tik, name, pname, x)
         self.d = _Operand(name, "dst", dst)
         self.s = _Operand(name, "src", src)
         if self.d.t.dtype != self.s.t.dtype:
@@ -747,6 +756,10 @@ class _Reduce:
         self.name = name
         self.whole = whole
         self.pair = pair  # vcmax/vcmin: [value, index] pairs, dst_rep_stride in pairs
+        for pname, x in (("dst", dst), ("src", src), ("work_tensor", work), ("mask", mask),
+                         ("repeat_times", repeat_times), ("dst_rep_stride", dst_rep),
+                         ("src_blk_stride", src_blk), ("src_rep_stride", src_rep)):
+            P.check_owner(tik, name, pname, x)
         # reuse _Vector's validation of mask/repeat/strides with dst treated as 1 lane
         self.v = _Vector.__new__(_Vector)
         v = self.v
