@@ -70,7 +70,7 @@ from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import ops as _ops
 from .enums import engine_name, reduce_cmd as _reduce_cmd
-from .tensor import NkiTensor, PMAX
+from .tensor import DST_PARAMS, NkiTensor, PMAX, require_dst
 
 __all__ = ["tensor_scalar", "tensor_tensor", "scalar_tensor_tensor", "activation",
            "activation_reduce", "reciprocal", "exponential", "tensor_copy", "tensor_reduce",
@@ -132,6 +132,8 @@ def _tensor(instr, param, x) -> NkiTensor:
     if x.partitions > PMAX:
         raise ConstraintError(f"{instr}: {param} partition dimension must be <= {PMAX}, got "
                               f"{x.partitions}")
+    if param in DST_PARAMS:
+        require_dst(instr, param, x)
     return x
 
 
@@ -357,6 +359,7 @@ def _write_vec(instr, param, t, values, P):
                               f"partition), got {t.shape}")
     _onchip(instr, param, t)
     _computable(instr, param, t)
+    require_dst(instr, param, t)
     src = NkiTensor(np.ascontiguousarray(values, np.float32).reshape(P, 1), _dt.float32)
     _run_ew(instr, t, src)
 
@@ -372,6 +375,7 @@ def _check_reduce_res(instr, reduce_res, P):
                               f"partition), got {reduce_res.shape}")
     _onchip(instr, "reduce_res", reduce_res)
     _computable(instr, "reduce_res", reduce_res)
+    require_dst(instr, "reduce_res", reduce_res)
 
 
 def _unary_operand_ok(value) -> bool:
@@ -856,6 +860,7 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
     _onchip(instr, "data", data)
     _computable(instr, "dst", dst)
     _computable(instr, "data", data)
+    require_dst(instr, "dst", dst)
     _op(instr, "op", op)
     if not op.reducible:
         raise ConstraintError(f"{instr}: op must be a legal reduction op (spec 000 Table 8), got "
