@@ -241,3 +241,109 @@ def test_buildcce_inputs_not_a_list_rejected():
     tk = tik.Tik()
     with pytest.raises(errors.ConstraintError, match="BuildCCE: inputs must be a list"):
         tk.BuildCCE("k", inputs={"a": 1}, outputs=[])
+
+
+# ---- item 9: raw errors for wrong indices --------------------------------------------
+
+@pytest.mark.parametrize("index", [[0, 16], None, 1.5, "a", True])
+def test_tensor_index_of_wrong_type_is_constraint_error(index):
+    tk = tik.Tik()
+    x = ub(tk)
+    with pytest.raises(errors.ConstraintError, match="Tensor x: an index must be an int, a "
+                       "Scalar/Expr or a slice"):
+        x[index]
+    assert x[np.int64(16)].offset == 16 and x[16:32].offset == 16
+
+
+# ---- item 10: runtime list masks -------------------------------------------------------
+
+def _runtime_mask_program(dtype, value, high=False):
+    tk = tik.Tik()
+    m = tk.InputScalar(dtype, name="m")
+    g = tk.Tensor("float16", (128,), name="g", scope=tik.scope_gm)
+    x = ub(tk)
+    tk.vec_dup(128, x, 0.0, 1, 8)
+    tk.vec_dup([m, 0] if high else [0, m], x, 1.0, 1, 8)
+    tk.data_move(g, x, 0, 1, 8, 0, 0)
+    tk.BuildCCE("k", [m], [g])
+    return tk.tikdb.start_debug({"m": value}, interactive=False)[0]
+
+
+@pytest.mark.parametrize("high", [False, True])
+def test_negative_runtime_mask_rejected_like_the_immediate(high):
+    n = "mask_h" if high else "mask_l"
+    with pytest.raises(errors.ConstraintError, match=f"vec_dup: {n} should be in the range "
+                       f"of \\[0, 2\\*\\*64-1\\], input {n}: -1"):
+        _runtime_mask_program("int32", -1, high)
+    tk = tik.Tik()
+    with pytest.raises(errors.ConstraintError, match=f"{n} should be in the range"):
+        tk.vec_dup([-1, 1] if high else [0, -1], ub(tk), 1.0, 1, 8)
+
+
+def test_int64_runtime_mask_is_a_bit_pattern_as_in_tik():
+    """TIK's debugger (debug/util.py set_vector_mask) does not range-check int64 masks:
+    they carry the 64 bits two's-complement, so -1 selects every lane."""
+    r = _runtime_mask_program("int64", -1)
+    assert (r[:64] == 1).all() and (r[64:] == 0).all()
+    r = _runtime_mask_program("int64", -(1 << 63))
+    assert r[63] == 1 and (r[:63] == 0).all()
+
+
+# ---- item 11: long instructions are interruptible, chunking keeps the bits -------------
+
+def _counter_program(count, n_elems, tk=None):
+    platform.set_target("Ascend910B1")
+    tk = tik.Tik()
+    g = tk.Tensor("float16", (n_elems,), name="g", scope=tik.scope_gm)
+    o = tk.Tensor("float16", (n_elems,), name="o", scope=tik.scope_gm)
+    x = tk.Tensor("float16", (n_elems,), name="x", scope=tik.scope_ubuf)
+    y = tk.Tensor("float16", (n_elems,), name="y", scope=tik.scope_ubuf)
+    tk.data_move(x, g, 0, 1, n_elems // 16, 0, 0)
+    tk.vec_dup(128, y, 0.0, n_elems // 128, 8)
+    rep = 8 if count <= n_elems else 0
+    tk.vec_adds(count, y, x, 1.5, 1, rep, rep, mask_mode="counter")
+    tk.data_move(o, y, 0, 1, n_elems // 16, 0, 0)
+    tk.BuildCCE("k", [g], [o])
+    return tk
+
+
+def test_chunked_long_instruction_gives_the_same_bits(monkeypatch):
+    tk = _counter_program(128 * 10 + 5, 2048)
+    a = np.random.default_rng(2).standard_normal(2048).astype(np.float16)
+    whole = tk.tikdb.start_debug({"g": a}, interactive=False)[0]
+    monkeypatch.setattr(_w, "CHUNK_REPEATS", 3)
+    chunked = tk.tikdb.start_debug({"g": a}, interactive=False)[0]
+    np.testing.assert_array_equal(chunked.view(np.uint16), whole.view(np.uint16))
+    want = a.copy()
+    want[:1285] = (a[:1285].astype(np.float32) + np.float32(1.5)).astype(np.float16)
+    want[1285:] = 0
+    np.testing.assert_array_equal(whole.view(np.uint16), want.view(np.uint16))
+
+
+def test_long_counter_instruction_stops_on_ctrl_c():
+    """count 2**32-1 with rep strides 0: 33.5 M repeats, 40-57 s on main with no way to
+    stop it; now a KeyboardInterrupt (SIGINT) ends it between chunks of repeats."""
+    import _thread
+    import signal
+    import time
+
+    class Interrupted(Exception):
+        pass
+
+    def handler(signum, frame):
+        raise Interrupted
+
+    tk = _counter_program(2**32 - 1, 128)
+    old = signal.signal(signal.SIGINT, handler)
+    timer = threading.Timer(0.3, _thread.interrupt_main)
+    try:
+        t0 = time.monotonic()
+        timer.start()
+        with pytest.raises(Interrupted):
+            tk.tikdb.start_debug({"g": np.zeros(128, np.float16)}, interactive=False)
+        elapsed = time.monotonic() - t0
+    finally:
+        timer.cancel()
+        timer.join()
+        signal.signal(signal.SIGINT, old)
+    assert elapsed < 10, elapsed

@@ -20,9 +20,17 @@ from fastisa._kernels.capi cimport (fi_tik_instr, FI_TIK_NPARAM, fi_tik_vector,
                                     FI_TIK_OUT_OF_BOUNDS, fi_tik_check_vector,
                                     fi_tik_check_reduce, fi_tik_check_dma)
 
+from cpython.exc cimport PyErr_CheckSignals
+
 from fastisa.errors import AccessError, ConstraintError
 
 NPARAM = FI_TIK_NPARAM
+
+#: Repeats per nogil call of a long instruction (counter mode reaches 33.5 M repeats):
+#: between chunks the driver checks for signals, so Ctrl-C (KeyboardInterrupt) stops an
+#: instruction within a fraction of a second.  Repeats run in order, so the chunks give
+#: the same bits as one call; an interrupted instruction has written its first chunks.
+CHUNK_REPEATS = 1 << 16
 
 _ROLES = ("dst", "src0", "src1")
 
@@ -50,6 +58,36 @@ cdef inline int _check_vector(const fi_tik_instr *ins, int64_t dlen, int64_t s0l
     return 0
 
 
+cdef int _walk(const fi_tik_instr *ins, uint8_t *d, const uint8_t *s0,
+               const uint8_t *s1) except -1:
+    """fi_tik_vector over [0, nrep) in chunks of CHUNK_REPEATS repeats (checked first)."""
+    cdef fi_tik_instr sub
+    cdef int64_t done = 0, n, total = ins.nrep
+    cdef int64_t chunk = CHUNK_REPEATS     # a module attribute: tests shrink it
+    cdef int x
+    if chunk < 1:
+        chunk = 1
+    if total <= chunk:
+        with nogil:
+            fi_tik_vector(ins, d, s0, s1)
+        return 0
+    while done < total:
+        n = total - done
+        if n > chunk:
+            n = chunk
+        sub = ins[0]
+        sub.nrep = n
+        for x in range(3):
+            sub.off[x] = ins.off[x] + done * ins.rep[x] * 32
+        if ins.counter and done + n < total:
+            sub.tail = ins.par          # a chunk before the last: every repeat full
+        with nogil:
+            fi_tik_vector(&sub, d, s0, s1)
+        done += n
+        PyErr_CheckSignals()            # KeyboardInterrupt between chunks
+    return 0
+
+
 def vector(const int64_t[::1] params, double scalar, uint8_t[::1] dbuf,
            const uint8_t[::1] s0buf, const uint8_t[::1] s1buf):
     """Run one vector instruction (op, strides, mask as data) over the scope buffers."""
@@ -61,8 +99,7 @@ def vector(const int64_t[::1] params, double scalar, uint8_t[::1] dbuf,
     _check_vector(&ins, dbuf.shape[0], s0buf.shape[0], s1buf.shape[0])
     if ins.nrep <= 0:
         return
-    with nogil:
-        fi_tik_vector(&ins, &dbuf[0], &s0buf[0], &s1buf[0])
+    _walk(&ins, &dbuf[0], &s0buf[0], &s1buf[0])
 
 
 def reduce(const int64_t[::1] params, uint8_t[::1] dbuf, const uint8_t[::1] sbuf):
@@ -137,8 +174,7 @@ cdef class Instr:
         cdef fi_tik_instr ins = self.ins
         ins.scalar = scalar
         _check_vector(&ins, b.length[1], b.length[self.s0], b.length[self.s1])
-        with nogil:
-            fi_tik_vector(&ins, b.ptr[1], b.ptr[self.s0], b.ptr[self.s1])
+        _walk(&ins, b.ptr[1], b.ptr[self.s0], b.ptr[self.s1])
 
     def run_at(self, Buffers b, double scalar, int64_t off0, int64_t off1, int64_t off2):
         """Run with the operands' byte offsets given now (validated by the caller)."""
@@ -148,8 +184,7 @@ cdef class Instr:
         ins.off[1] = off1
         ins.off[2] = off2
         _check_vector(&ins, b.length[1], b.length[self.s0], b.length[self.s1])
-        with nogil:
-            fi_tik_vector(&ins, b.ptr[1], b.ptr[self.s0], b.ptr[self.s1])
+        _walk(&ins, b.ptr[1], b.ptr[self.s0], b.ptr[self.s1])
 
 
 def reduce_arg(const int64_t[::1] params, uint8_t[::1] dbuf, const uint8_t[::1] sbuf):

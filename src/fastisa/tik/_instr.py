@@ -356,9 +356,19 @@ class _Vector:
             nrep = -(-c // par)
             return -1, -1, 1, nrep, c - (nrep - 1) * par
         if isinstance(mask, (list, tuple)):
-            h = mask[0].fn(env) if isinstance(mask[0], Expr) else mask[0]
-            l = mask[1].fn(env) if isinstance(mask[1], Expr) else mask[1]
-            lo, hi = self._mask_bits(int(h), int(l))
+            h = int(mask[0].fn(env) if isinstance(mask[0], Expr) else mask[0])
+            l = int(mask[1].fn(env) if isinstance(mask[1], Expr) else mask[1])
+            for x, v, n in ((mask[0], h, "mask_h"), (mask[1], l, "mask_l")):
+                # As TIK's debugger (debug/util.py set_vector_mask): an int64 Scalar/Expr
+                # holds the 64 mask bits as a two's-complement pattern (-1: every lane),
+                # since an int64 cannot reach 2**63; any other value must be in
+                # [0, 2**64-1] like an immediate (a negative int32 is an error).
+                if isinstance(x, Expr) and x.dtype == "int64" and -(1 << 63) <= v < 0:
+                    continue
+                if not 0 <= v <= _U64 - 1:
+                    raise ConstraintError(f"{name}: {n} should be in the range of "
+                                          f"[0, 2**64-1], input {n}: {v}")
+            lo, hi = self._mask_bits(h, l)
         else:
             m = int(mask.fn(env) if isinstance(mask, Expr) else mask)
             if not 1 <= m <= par:

@@ -340,6 +340,11 @@ class Tensor:
                 if ix.step not in (None, 1):
                     raise NotImplementedError("tensor slices with a step are not supported")
                 ix = 0 if ix.start is None else ix.start
+            if isinstance(ix, (bool, np.bool_)) or not isinstance(ix, (int, np.integer, Expr)):
+                raise ConstraintError(f"Tensor {self.name}: an index must be an int, a "
+                                      f"Scalar/Expr or a slice, got {ix!r}")
+            if isinstance(ix, np.integer):
+                ix = int(ix)
             off = off + ix * strides[d] if d < len(strides) else off + ix
         return TensorView(self, off)
 
