@@ -78,6 +78,11 @@ cdef extern from "walker.h" nogil:
     void fi_tik_dma(uint8_t *dst, const uint8_t *src, int64_t nburst, int64_t burst,
                     int64_t src_gap, int64_t dst_gap)
     void fi_tik_reduce_arg(const fi_tik_instr *ins, uint8_t *dbuf, const uint8_t *sbuf)
+    enum: FI_TIK_OK, FI_TIK_BAD_PARAMS, FI_TIK_OUT_OF_BOUNDS
+    int fi_tik_check_vector(const fi_tik_instr *ins, const int64_t *length)
+    int fi_tik_check_reduce(const fi_tik_instr *ins, int64_t dlen, int64_t slen, int pair)
+    int fi_tik_check_dma(int64_t dlen, int64_t doff, int64_t slen, int64_t soff,
+                         int64_t nburst, int64_t burst, int64_t src_gap, int64_t dst_gap)
 
 # ---- select.h (NKI top-k and max8 family) ----------------------------------
 cdef extern from "select.h" nogil:
