@@ -508,6 +508,125 @@ def tik_reduce_arg(name, dst, dst_start, src, start, *, mask, nrep, dst_rep, blk
     return out.view(src.dtype)
 
 
+# ---- tik-isa: compare/select (vcmp, vcmpv, vcmpvs, vsel, CMPMASK) and transposes ------
+# (CANN TIK API reference vcmp/vcmpv/vsel/vnchwconv/vtranspose; cceintrinsic reference
+# vcmpv "dst = dst + 16 Bytes" per repeat; Ascend C TransDataTo5HD per-repeat rule)
+
+def tik_compare(op, a, b):
+    """IEEE compare of gathered lanes (numpy arrays or a scalar b): NaN -> False, except
+    'ne' -> True; -0 == +0."""
+    a = np.asarray(a).astype(np.float64)
+    b = np.asarray(b).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        return {"eq": a == b, "ne": a != b, "lt": a < b, "gt": a > b, "le": a <= b,
+                "ge": a >= b}[op]
+
+
+def tik_cmp_lanes(op, src0, start0, src1, start1, *, lanes, nrep, blks, reps, scalar=None):
+    """-> bool array (nrep, par): lane i of repeat r compared (False for lanes not in
+    ``lanes``).  src1 None: compare with ``scalar`` (already in src0's dtype)."""
+    par = tik_lanes_per_repeat(src0.dtype)
+    out = np.zeros((nrep, par), dtype=bool)
+    for r in range(nrep):
+        for i in lanes:
+            x = src0[tik_lane_offset(r, i, start0, blks[0], reps[0], src0.dtype)]
+            y = scalar if src1 is None else \
+                src1[tik_lane_offset(r, i, start1, blks[1], reps[1], src1.dtype)]
+            out[r, i] = bool(tik_compare(op, x, y))
+    return out
+
+
+def tik_bits_to_bytes(bits):
+    """(nrep, par) bools -> the little-endian bit field bytes, repeat after repeat."""
+    out = []
+    for row in bits:
+        v = 0
+        for i, b in enumerate(row):
+            v |= int(b) << i
+        out += list(v.to_bytes(len(row) // 8, "little"))
+    return np.array(out, dtype=np.uint8)
+
+
+def tik_vcmp_register(old, op, src0, start0, src1, start1, *, mask, blks):
+    """vcmp: the new 128-bit CMPMASK (Python int): the active lanes' compare bits, the
+    other bits of ``old`` kept."""
+    par = tik_lanes_per_repeat(src0.dtype)
+    _, lanes_of = tik_active_lanes(par, mask, None, 1)
+    lanes = lanes_of(0)
+    bits = tik_cmp_lanes(op, src0, start0, src1, start1, lanes=lanes, nrep=1, blks=blks,
+                         reps=[0, 0])[0]
+    new = old
+    for i in lanes:
+        new = (new & ~(1 << i)) | (int(bits[i]) << i)
+    return new
+
+
+def tik_vsel(dst, dst_start, src0, start0, src1, start1, *, sel_bits, mask, nrep, blks,
+             reps, scalar=None):
+    """vsel lane by lane: dst lane i of repeat r = sel_bits(r)[i] ? src0 lane : src1 lane
+    (src1 None: ``scalar``, in dst's dtype), for the active lanes; bit copies.
+    sel_bits(r) -> an int whose bit i is lane i's bit.  Returns the new dst."""
+    dst = dst.copy()
+    par = tik_lanes_per_repeat(dst.dtype)
+    n, lanes_of = tik_active_lanes(par, mask, None, nrep)
+    ut = {2: np.uint16, 4: np.uint32}[dst.dtype.itemsize]
+    dv, av = dst.view(ut), src0.view(ut)
+    bv = None if src1 is None else src1.view(ut)
+    sbits = None if scalar is None else np.array([scalar], dtype=dst.dtype).view(ut)[0]
+    for r in range(n):
+        sb = sel_bits(r)
+        vals = []
+        lanes = lanes_of(r)
+        for i in lanes:      # read every active lane of the repeat, then write
+            if (sb >> i) & 1:
+                vals.append(av[tik_lane_offset(r, i, start0, blks[1], reps[1], dst.dtype)])
+            elif bv is None:
+                vals.append(sbits)
+            else:
+                vals.append(bv[tik_lane_offset(r, i, start1, blks[2], reps[2], dst.dtype)])
+        for i, v in zip(lanes, vals):
+            dv[tik_lane_offset(r, i, dst_start, blks[0], reps[0], dst.dtype)] = v
+    return dst
+
+
+def tik_nchwconv(ub, dst_addrs, src_addrs, es, nrep, dst_rep, src_rep, dst_hi=False,
+                 src_hi=False):
+    """vnchwconv on a flat byte array ``ub`` (a copy is returned).  *_addrs: 16 byte
+    addresses each; *_rep: repeat strides in 32-byte blocks; repeat_times 1 starts at
+    addr + rep*32 (documented).  Per repeat every source block is read before writing."""
+    ub = ub.copy()
+    shift = 1 if nrep == 1 else 0
+    for r in range(nrep):
+        blocks = [ub[a + (r + shift) * src_rep * 32:][:32].copy() for a in src_addrs]
+        for j in range(16):
+            d = dst_addrs[j] + (r + shift) * dst_rep * 32
+            if es == 1:
+                col = [blocks[i][16 * int(src_hi) + j] for i in range(16)]
+                ub[d + 16 * int(dst_hi):d + 16 * int(dst_hi) + 16] = col
+            elif es == 2:
+                col = [blocks[i].view(np.uint16)[j] for i in range(16)]
+                ub[d:d + 32] = np.array(col, dtype=np.uint16).view(np.uint8)
+            else:
+                c, h = j // 2, j % 2
+                col = [blocks[8 * h + k].view(np.uint32)[c] for k in range(8)]
+                ub[d:d + 32] = np.array(col, dtype=np.uint32).view(np.uint8)
+    return ub
+
+
+def tik_transpose16(dst, dst_start, src, src_start, nrep=1, dst_rep=0, src_rep=0):
+    """vtranspose / vec_trans on flat 16-bit arrays (element starts; rep in 256-element
+    units): dst block r [i*16+j] = src block r [j*16+i]."""
+    dst = dst.copy()
+    for r in range(nrep):
+        s = src_start + r * src_rep * 256
+        d = dst_start + r * dst_rep * 256
+        blk = (dst if src is dst else src)[s:s + 256].reshape(16, 16).copy()
+        dst[d:d + 256] = blk.T.ravel()
+    return dst
+
+# ---- end of tik-isa block ----
+
+
 # ---- end of TIK section ----
 
 
