@@ -312,3 +312,28 @@ def test_errors_name_instruction_and_rule():
     with pytest.raises(ConstraintError):
         pto.TREM(i, i, pto.Tile(pto.TileType.Vec, "int32", 8, 8))
     assert (i.data == before).all()
+
+
+# ---- the same instructions through PTO-AS text ------------------------------------------
+from test_pto_asm import S, Sc, run_both, same_bits  # noqa: E402
+
+_I = S("i32", 8, 8)
+_F = S("f32", 16, 32, 11, 29)
+
+
+@pytest.mark.parametrize("op", ["tand", "tor", "txor", "tshl", "tshr", "trem", "tfmod",
+                                "tsubrelu", "tpartadd", "tpartmax", "tmuladddst"])
+def test_asm_binary(op):
+    same_bits(*run_both(op, [_I, _I], _I, positive=True))
+
+
+@pytest.mark.parametrize("op", ["tands", "tors", "txors", "tshls", "tshrs", "trems", "tfmods"])
+def test_asm_scalar(op):
+    same_bits(*run_both(op, [_I, Sc("i32", 3)], _I, positive=True))
+
+
+def test_asm_float_forms():
+    same_bits(*run_both("tprelu", [_F, _F], _F))
+    same_bits(*run_both("tlrelu", [_F, Sc("f32", 0.25)], _F))
+    same_bits(*run_both("taddc", [_F, _F, _F], _F))
+    same_bits(*run_both("tnot", [_I], _I))

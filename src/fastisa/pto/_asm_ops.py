@@ -42,3 +42,20 @@ ARITH_CAST = {"index_cast", "index_castui", "extsi", "extui", "trunci", "sitofp"
 _SYNC_OPS = {"set_flag", "wait_flag", "barrier", "pipe_barrier", "record_event", "wait_event",
              "sync_set", "sync_wait", "get_buf", "rls_buf"}
 
+
+# ---- issue 13 families (pto-isa helper): runner calls P.<NAME>(dst, *ins) ----
+for _n in ("tand", "tor", "txor", "tshl", "tshr", "trem", "tfmod", "tprelu", "tpow",
+           "tsubrelu", "tfusedmuladd", "tfusedmuladdrelu", "tmuladddst", "tpartadd",
+           "tpartmul", "tpartmax", "tpartmin"):
+    INSTRUCTIONS[_n] = "binary"
+for _n in ("tands", "tors", "txors", "tshls", "tshrs", "trems", "tfmods", "tlrelu", "tpows",
+           "taxpy"):
+    INSTRUCTIONS[_n] = "scalar"
+INSTRUCTIONS["tnot"] = "unary"
+for _n in ("trowprod", "tcolprod", "trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
+    INSTRUCTIONS[_n] = "reduce"
+for _n in ("taddc", "tsubc"):
+    INSTRUCTIONS[_n] = "ternary"
+INSTRUCTIONS["tsel"] = "sel"
+_ARITY["ternary"] = (3, 3)
+_ARITY["sel"] = (3, 4)
