@@ -57,9 +57,12 @@ def _valid(p):
     return vr, vc
 
 
-def _rows_for(p, size, vc):
-    for n in ("global_row", "dst_tile_row", "dst_row", "out_row", "tile_row", "in_row",
-              "valid_row", "row"):
+_OUT_ROWS = ("out_row", "dst_tile_row", "dst_row", "global_row", "tile_row", "valid_row", "row")
+_IN_ROWS = ("in_row", "src_tile_row", "src_row", "global_row", "tile_row", "valid_row", "row")
+
+
+def _rows_for(p, size, vc, names=_OUT_ROWS):
+    for n in names:
         r = getattr(p, n, None)
         if r and size % int(r) == 0 and size // int(r) >= vc:
             return int(r)
@@ -76,11 +79,14 @@ def _tile_from(arr2d, dtype, vr, vc):
     return t
 
 
-def _scalar(case_dir, names, dtype):
+def _scalar(case_dir, names, dtype, as_f32=False):
     for n in names:
         path = os.path.join(case_dir, n)
         if os.path.exists(path):
             size = os.path.getsize(path)
+            if as_f32:                   # written with struct.pack('f', ...)
+                v = np.fromfile(path, dtype=np.float32)[0]
+                return int(v) if dtype.kind in "iu" else float(v)
             if size == dtype.itemsize:
                 v = np.fromfile(path, dtype=dtype)[0]
             elif dtype.kind in "iu":
@@ -91,7 +97,8 @@ def _scalar(case_dir, names, dtype):
     raise FileNotFoundError(f"none of {names} in the case directory")
 
 
-def elementwise(fn, inputs, scalar=None, dst_init=None, outside="zero", eps=1e-3):
+def elementwise(fn, inputs, scalar=None, dst_init=None, outside=None, eps=1e-3,
+                scalar_f32=False):
     """A driver for an elementwise test: ``inputs`` are the file names of the tile operands in
     call order, ``scalar`` the candidate scalar file names (the scalar is passed where
     ``fn``'s ``s`` goes), ``dst_init`` the file dst is loaded from (TFUSEDMULADD & co)."""
@@ -103,19 +110,33 @@ def elementwise(fn, inputs, scalar=None, dst_init=None, outside="zero", eps=1e-3
         R = _rows_for(p, golden.size, vc)
         C = golden.size // R
         tiles = []
-        for name in inputs:
+        for k, name in enumerate(inputs):
             a = _read(case_dir, name, dt)
-            tiles.append(_tile_from(a.reshape(R, a.size // R), dt, vr, vc))
+            r = _rows_for(p, a.size, vc, (f"src{k}_tile_row",) + _IN_ROWS)
+            tiles.append(_tile_from(a.reshape(r, a.size // r), dt, vr, vc))
         init = np.zeros((R, C), dt)
         if dst_init is not None:
             init = _read(case_dir, dst_init, dt).reshape(R, C)
         dst = _tile_from(init, dt, vr, vc)
-        s = _scalar(case_dir, scalar, dt) if scalar else None
+        s = _scalar(case_dir, scalar, dt, scalar_f32) if scalar else None
+        _CUR["p"] = p
         fn(dst, tiles, s)
-        out = np.zeros((R, C), dt) if outside == "zero" else init.copy()
+        keep = outside if outside is not None else ("dst" if dst_init else "zero")
+        out = np.zeros((R, C), dt) if keep == "zero" else init.copy()
         out[:vr, :vc] = dst.data[:vr, :vc]
         return out.reshape(-1), golden, eps
     return drive
+
+
+_CUR = {}
+
+
+def _tdivs(d, t, s):
+    """TDIVSTest cases 5-8 divide the scalar by the tile (tdivs/gen_data.py)."""
+    if int(_CUR["p"].name[-1]) > 4:
+        pto.TDIVS(d, s, t[0])
+    else:
+        pto.TDIVS(d, t[0], s)
 
 
 def _bin(name):
@@ -143,14 +164,16 @@ for _n in ("tabs", "tneg", "texp", "tlog", "tsqrt", "trsqrt", "trecip", "trelu",
 for _n in ("tands", "tors", "txors", "tmaxs", "tmins", "tsubs", "trems", "tfmods", "tlrelu"):
     DRIVERS[_n] = elementwise(_sc(_n.upper()), IN1, SC)
 for _n in ("tadds", "tmuls", "tdivs", "tpows", "tshls", "tshrs"):
-    DRIVERS[_n] = elementwise(_sc(_n.upper()), ["input.bin"], SC)
+    DRIVERS[_n] = elementwise(_sc(_n.upper()), ["input.bin"], SC,
+                              scalar_f32=_n in ("tadds", "tmuls", "tdivs"))
+DRIVERS["tdivs"] = elementwise(_tdivs, ["input.bin"], SC, scalar_f32=True)
 DRIVERS["taddc"] = elementwise(lambda d, t, s: pto.TADDC(d, *t), IN123)
 DRIVERS["tsubc"] = elementwise(lambda d, t, s: pto.TSUBC(d, *t), IN123)
 DRIVERS["taddsc"] = elementwise(lambda d, t, s: pto.TADDSC(d, t[0], s, t[1]), IN12, SC)
 DRIVERS["tsubsc"] = elementwise(lambda d, t, s: pto.TSUBSC(d, t[0], s, t[1]), IN12, SC)
-DRIVERS["texpands"] = elementwise(lambda d, t, s: pto.TEXPANDS(d, s), [], SC)
+DRIVERS["texpands"] = elementwise(lambda d, t, s: pto.TEXPANDS(d, s), [], SC, scalar_f32=True)
 DRIVERS["taxpy"] = elementwise(lambda d, t, s: pto.TAXPY(d, t[0], s), ["input_src.bin"], SC,
-                               dst_init="input_dst.bin")
+                               dst_init="input_dst.bin", scalar_f32=True)
 for _n in ("tfusemuladd", "tfusemuladdrelu", "tmuladddst"):
     _api = {"tfusemuladd": "TFUSEDMULADD", "tfusemuladdrelu": "TFUSEDMULADDRELU",
             "tmuladddst": "TMULADDDST"}[_n]
@@ -203,3 +226,55 @@ def category(name: str) -> str:
         if name in names:
             return cat
     return "sync/comm/misc"
+
+
+def reduce_driver(fn, axis, infile):
+    """Row (axis=1) or column (axis=0) reductions: golden holds one value per row / column,
+    or (row reductions) a rows x k block whose first column holds them."""
+    def drive(case_dir, args, kwargs, ns):
+        p = _param(args, kwargs)
+        dt = _dtype(p)
+        golden = _read(case_dir, "golden.bin", dt)
+        vr, vc = _valid(p)
+        name = infile if os.path.exists(os.path.join(case_dir, infile)) else "input1.bin"
+        a = _read(case_dir, name, dt)
+        r = _rows_for(p, a.size, vc, _IN_ROWS)
+        src = _tile_from(a.reshape(r, a.size // r), dt, vr, vc)
+        if axis == 1:
+            dst = pto.Tile(V, dt, max(vr, 1), max(1, 32 // dt.itemsize), valid_row=vr, valid_col=1)
+            fn(dst, src)
+            res = dst.data[:vr, 0]
+            if golden.size == vr:
+                return res.copy(), golden, 1e-3
+            out = np.zeros((vr, golden.size // vr), dt)
+            out[:, 0] = res
+            return out.reshape(-1), golden, 1e-3
+        cols = -(-vc // max(1, 32 // dt.itemsize)) * max(1, 32 // dt.itemsize)
+        dst = pto.Tile(V, dt, 1, cols, valid_row=1, valid_col=vc)
+        fn(dst, src)
+        out = np.zeros(golden.size, dt)
+        out[:vc] = dst.data[0, :vc]
+        return out, golden, 1e-3
+    return drive
+
+
+DRIVERS["trowsum"] = reduce_driver(lambda d, s: pto.TROWSUM(d, s), 1, "input.bin")
+DRIVERS["trowmax"] = reduce_driver(lambda d, s: pto.TROWMAX(d, s), 1, "input1.bin")
+DRIVERS["trowmin"] = reduce_driver(lambda d, s: pto.TROWMIN(d, s), 1, "input1.bin")
+DRIVERS["trowprod"] = reduce_driver(lambda d, s: pto.TROWPROD(d, s), 1, "input.bin")
+DRIVERS["tcolsum"] = reduce_driver(lambda d, s: pto.TCOLSUM(d, s), 0, "input.bin")
+DRIVERS["tcolmax"] = reduce_driver(lambda d, s: pto.TCOLMAX(d, s), 0, "input.bin")
+DRIVERS["tcolmin"] = reduce_driver(lambda d, s: pto.TCOLMIN(d, s), 0, "input.bin")
+
+
+def _ttri(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    golden = _read(case_dir, "golden.bin", dt)
+    d = pto.Tile(V, dt, p.tile_row, p.tile_col, valid_row=p.valid_row, valid_col=p.valid_col)
+    pto.TTRI(d, int(p.diagonal), upper=int(p.isUpperOrLower) == 1)
+    out = d.valid if golden.size == d.valid_row * d.valid_col else d.data
+    return np.ascontiguousarray(out).reshape(-1), golden, 1e-3
+
+
+DRIVERS["ttri"] = _ttri
