@@ -254,7 +254,9 @@ class build_ext(_build_ext):
         lto = (os.environ.get("FASTISA_LTO", "1") != "0" and os.environ.get("FASTISA_DEBUG") != "1"
                and sys.platform.startswith("linux") and self._is_gcc())
         for ext in self.extensions:
-            if lto and self._cost(ext) >= _HEAVY:
+            # decided by the fixed hint, never by recorded times: the flags are part of
+            # the cache key, and the same sources must give the same key on every build
+            if lto and _COST_HINT.get(ext.name.rsplit(".", 1)[-1], 0.0) >= _HEAVY:
                 ext.extra_compile_args = ext.extra_compile_args + ["-flto"]
                 ext.extra_link_args = ext.extra_link_args + ext.extra_compile_args + [
                     "-flto=%d" % max(2, _jobs()), "-flto-partition=max"]

@@ -37,7 +37,7 @@ from ..errors import ConstraintError
 from . import language
 from .tensor import NkiTensor
 
-__all__ = ["jit", "simulate", "Kernel", "NkiTensor", "isa", "language", "profile"]
+__all__ = ["jit", "simulate", "target", "Kernel", "NkiTensor", "isa", "language", "profile"]
 
 #: The profile of the most recent ``nki.simulate`` run (None before the first run).
 profile = None
@@ -188,3 +188,4 @@ def simulate(kernel, *, target=None) -> Simulated:
 
 
 from . import isa  # noqa: E402
+from ._target import target  # noqa: E402

@@ -26,7 +26,9 @@ from ._tile import *  # noqa: F401,F403
 from ._tile import (BUFFER_BYTES, DYNAMIC, BLayout, GlobalTensor, Layout, PadValue, SLayout, Tile,
                     TileType)
 
+from ._target import target  # noqa: E402
+
 #: The C++ name of the TCVT rounding-mode enum is RoundMode; CastMode is an alias.
 CastMode = RoundMode
 
-__all__ = list(_tile.__all__) + list(_ops.__all__) + ["expdif_tmp_bytes", "CastMode"]
+__all__ = list(_tile.__all__) + list(_ops.__all__) + ["expdif_tmp_bytes", "CastMode", "target"]
