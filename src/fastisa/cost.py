@@ -101,10 +101,18 @@ def active_profiles() -> tuple[Profile, ...]:
     return _ACTIVE.get()
 
 
+#: Functions called as ``hook(engine, instruction, cycles)`` each time an instruction
+#: completes (every instruction ends with :func:`record`).  The NKI front-end applies its
+#: PSUM accumulation-state changes here, so a call that raises changes nothing.
+RECORD_HOOKS: list = []
+
+
 def record(engine: str, instruction: str, cycles: int) -> None:
     """Add one instruction's estimated cost to every active profile."""
     for p in _ACTIVE.get():
         p.add(engine, instruction, cycles)
+    for h in RECORD_HOOKS:
+        h(engine, instruction, cycles)
 
 
 @contextlib.contextmanager

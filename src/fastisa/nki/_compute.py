@@ -70,7 +70,9 @@ from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import ops as _ops
 from .enums import engine_name, reduce_cmd as _reduce_cmd
-from .tensor import NkiTensor, PMAX
+from ..errors import UndefinedBehaviorWarning
+from .tensor import (NkiTensor, PMAX, PSUM, PSUM_DONE, PSUM_FRESH, PSUM_GROUP, PSUM_INIT,
+                     discard_pending, note_access, psum_state)
 
 __all__ = ["tensor_scalar", "tensor_tensor", "scalar_tensor_tensor", "activation",
            "activation_reduce", "reciprocal", "exponential", "tensor_copy", "tensor_reduce",
@@ -120,7 +122,7 @@ def _kernels():
 
 
 # ---- validation helpers ------------------------------------------------------------------
-def _tensor(instr, param, x) -> NkiTensor:
+def _tensor(instr, param, x, note=True) -> NkiTensor:
     if not isinstance(x, NkiTensor):
         raise ConstraintError(f"{instr}: {param} must be an NkiTensor, got {type(x).__name__}")
     if x.ndim < 2:
@@ -132,6 +134,8 @@ def _tensor(instr, param, x) -> NkiTensor:
     if x.partitions > PMAX:
         raise ConstraintError(f"{instr}: {param} partition dimension must be <= {PMAX}, got "
                               f"{x.partitions}")
+    if note and x.buffer is PSUM:
+        note_access(param, x)
     return x
 
 
@@ -1152,6 +1156,9 @@ def nc_transpose(dst, data, engine=None, name=None):
         _computable(instr, "data", data)
     dT = NkiTensor(dst.data.T, dst.dtype, dst.buffer, dst.name)
     _run_ew(instr, dT, data, raw=same)
+    if eng == "tensor":     # a matmul (by the identity) wrote dst: not a non-matmul write
+        discard_pending()
+        psum_state(dst)[...] = PSUM_GROUP
     if eng == "vector":
         _cost.record("Vector", instr, max(MIN_II, F))
     else:
@@ -1173,8 +1180,18 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     stationary : NkiTensor [K, M] in SBUF, K <= 128, M <= 128.
     moving : NkiTensor [K, N] in SBUF, N <= 512; same K.
     dtypes of stationary / moving: fp8 (e4m3, e5m2, e4m3fn), bf16, fp16, tf32, fp32.
-    accumulate : True adds into dst's current values; False overwrites; None (default)
-        accumulates (PSUM accumulation, as ``psum_tile += nc_matmul(...)`` did).
+    accumulate : False overwrites dst and opens an accumulation group; True adds onto
+        dst's current values; None (default) decides per PSUM element as the SDK 2.33
+        docstring says the compiler infers it ("first write overwrites, subsequent writes
+        accumulate"): an element no matmul has written since it was allocated, or whose
+        accumulation group was since read by a non-matmul instruction (the PSUM tile is
+        reused for the next output tile), is overwritten; an element written by an
+        earlier matmul of the open group is accumulated onto.  An element a non-matmul
+        instruction wrote (memset, tensor_copy ...) is accumulated onto with None or True;
+        the docs call that undefined on NeuronCore-v2/v3, so fastisa warns
+        (:class:`~fastisa.errors.UndefinedBehaviorWarning`) on trn1/trn2, as it does for
+        True on never-written PSUM.  See :mod:`fastisa.nki.tensor` (PSUM accumulation
+        state).
     is_transpose : not supported here (raises NotImplementedError); tile_position,
     tile_size, perf_mode, is_*_onezero are accepted and do not change results.
 
@@ -1186,7 +1203,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     """
     instr = "nc_matmul"
     for pname, t in (("dst", dst), ("stationary", stationary), ("moving", moving)):
-        _tensor(instr, pname, t)
+        _tensor(instr, pname, t, note=False)
         if t.ndim != 2:
             raise ConstraintError(f"{instr}: {pname} must be 2-D, got shape {t.shape}")
     if is_transpose:
@@ -1214,19 +1231,43 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         raise ConstraintError(f"{instr}: moving free size must be <= 512, got {N}")
     if dst.shape != (M, N):
         raise ConstraintError(f"{instr}: dst must have shape {(M, N)}, got {dst.shape}")
-    acc = True if accumulate is None else bool(accumulate)
-    k = _kernels()
-    out = np.empty((M, N), np.float32)
-    if acc:
-        cur = NkiTensor(out, _dt.float32)
-        _run_ew(instr, cur, dst)
+    if accumulate is not None and not isinstance(accumulate, (bool, np.bool_, int, np.integer)):
+        raise ConstraintError(f"{instr}: accumulate must be True, False or None, got "
+                              f"{accumulate!r}")
+    state = psum_state(dst)
+    if accumulate is None:
+        acc = (state == PSUM_GROUP) | (state == PSUM_INIT)
+        undefined = state == PSUM_INIT
+    elif accumulate:
+        acc = np.ones((M, N), np.bool_)
+        undefined = (state == PSUM_INIT) | (state == PSUM_FRESH)
     else:
-        out[...] = 0.0
+        acc = None
+        undefined = None
+    if undefined is not None and _target() in ("trn1", "trn2") and undefined.any():
+        n_init = int(np.count_nonzero(state[undefined] == PSUM_INIT))
+        n_fresh = int(np.count_nonzero(undefined)) - n_init
+        what = []
+        if n_init:
+            what.append(f"{n_init} element(s) initialised by a non-matmul instruction")
+        if n_fresh:
+            what.append(f"{n_fresh} never-written element(s)")
+        warnings.warn(f"{instr}: accumulating onto {' and '.join(what)} of PSUM tensor "
+                      f"{dst.name!r} is undefined on NeuronCore-v2/v3 ({_target()}); fastisa "
+                      f"adds onto the current values. Start each accumulation group with "
+                      f"accumulate=False", UndefinedBehaviorWarning, stacklevel=2)
+    k = _kernels()
+    out = np.zeros((M, N), np.float32)
+    if acc is not None and acc.any():
+        cur = NkiTensor(np.empty((M, N), np.float32), _dt.float32)
+        _run_ew(instr, cur, dst)
+        np.copyto(out, cur.data, where=acc)
     s32 = NkiTensor(np.empty((K, M), np.float32), _dt.float32)
     m32 = NkiTensor(np.empty((K, N), np.float32), _dt.float32)
     _run_ew(instr, s32, stationary)
     _run_ew(instr, m32, moving)
     k.matmul_f32(out, s32.data, m32.data)
     _run_ew(instr, dst, NkiTensor(out, _dt.float32))
+    state[...] = PSUM_GROUP
     f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
     _cost.record("Tensor", instr, max(min(64, M), N) * (4 if f32 else 1))

@@ -310,6 +310,9 @@ def zeros(shape, dtype, buffer=None, name: str = "", **kwargs) -> NkiTensor:
     """Like :func:`ndarray` but filled with zeros (no engine cycles are counted)."""
     t = ndarray(shape, dtype, buffer=buffer, name=name)
     t.data[...] = 0
+    if t.buffer is PSUM:    # a memset: a non-matmul write (nc_matmul accumulation state)
+        from .tensor import PSUM_INIT, psum_state
+        psum_state(t)[...] = PSUM_INIT
     return t
 
 
@@ -352,6 +355,58 @@ def num_programs(axes=None):
 def program_ndim() -> int:
     """Number of dimensions of the launch grid."""
     return len(_machine().grid)
+
+
+# ---- loop ranges -------------------------------------------------------------------------
+def _range(name, args, kwargs):
+    """Iterations of a NKI loop: the kernel runs eagerly, so every range is Python's range
+    (iterations in order; ``affine_range``'s freedom to reorder changes nothing here because
+    each iteration's instructions run to completion before the next)."""
+    for k in kwargs:
+        if k not in ("start", "stop", "step", "unroll", "directive", "name", "lower_bound",
+                     "upper_bound"):
+            raise ConstraintError(f"{name}: unexpected keyword argument {k!r}")
+    vals = list(args)
+    for key in ("start", "stop", "step"):
+        if key in kwargs:
+            vals.append(kwargs[key])
+    out = []
+    for i, v in enumerate(vals):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ConstraintError(f"{name}: bounds must be integers, got {v!r}")
+        out.append(int(v))
+    if not 1 <= len(out) <= 3:
+        raise ConstraintError(f"{name}: takes 1 to 3 bounds (stop | start, stop[, step]), got "
+                              f"{len(out)}")
+    if len(out) == 3 and out[2] == 0:
+        raise ConstraintError(f"{name}: step must not be 0")
+    return range(*out)
+
+
+def affine_range(*args, **kwargs):
+    """``nl.affine_range(stop)`` / ``(start, stop[, step])``: a loop whose iterations do not
+    depend on each other (except accumulation into PSUM).  Runs in order on fastisa."""
+    return _range("affine_range", args, kwargs)
+
+
+def sequential_range(*args, **kwargs):
+    """``nl.sequential_range(...)``: a loop with a loop-carried dependency, run in order."""
+    return _range("sequential_range", args, kwargs)
+
+
+def static_range(*args, **kwargs):
+    """``nl.static_range(...)``: a loop the compiler fully unrolls; runs in order."""
+    return _range("static_range", args, kwargs)
+
+
+def tile_range(*args, **kwargs):
+    """``nl.tile_range(...)``: as :func:`affine_range` (legacy name)."""
+    return _range("tile_range", args, kwargs)
+
+
+def dynamic_range(*args, **kwargs):
+    """``nl.dynamic_range(...)``: a loop with runtime bounds; here the bounds are ints."""
+    return _range("dynamic_range", args, kwargs)
 
 
 from .ops import *  # noqa: F401,F403,E402

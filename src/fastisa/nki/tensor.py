@@ -21,10 +21,13 @@ instead of numpy's silent clipping).  ``reshape`` never copies.
 from __future__ import annotations
 
 import math
+import threading as _threading
+import weakref as _weakref
 from typing import Any
 
 import numpy as np
 
+from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError
 
@@ -248,6 +251,8 @@ def require_tensor(instr: str, param: str, x) -> NkiTensor:
     """``x`` must be an NkiTensor (ConstraintError otherwise)."""
     if not isinstance(x, NkiTensor):
         raise ConstraintError(f"{instr}: {param} must be an NkiTensor, got {type(x).__name__}")
+    if x.buffer is PSUM:
+        note_access(param, x)
     return x
 
 
@@ -268,3 +273,103 @@ def require_dtype(instr: str, param: str, t: NkiTensor, allowed) -> None:
 
 def free_size(t: NkiTensor) -> int:
     return t.free_size
+
+
+# ---- PSUM accumulation state (nc_matmul's accumulate=None) -----------------------------
+#
+# SDK 2.33 nki.isa.nc_matmul docstring ("Accumulation mode"; aws-neuron-sdk
+# nki/api/nki/isa/__init__.py): accumulate=False overwrites and starts an accumulation
+# group, True accumulates onto the PSUM content, None lets the compiler infer the flag:
+# "first write overwrites, subsequent writes accumulate" / "auto-detect based on whether
+# this PSUM location was previously written".  fastisa keeps one state byte per PSUM
+# element (per allocation, shared by every view of it):
+#
+#   PSUM_FRESH  never written                    None -> overwrite
+#   PSUM_GROUP  written by a matmul since the    None -> accumulate
+#               last non-matmul access
+#   PSUM_DONE   a group read by a non-matmul     None -> overwrite (a new group: a PSUM tile
+#               instruction (its result consumed)       reused for the next output tile)
+#   PSUM_INIT   written by a non-matmul          None -> accumulate onto the value; the docs
+#               instruction (memset, copy ...)          call this undefined on NeuronCore-v2/v3,
+#                                                       so fastisa warns on trn1/trn2
+#
+# Non-matmul instructions report the PSUM tensors they touch through note_access() while
+# they validate; the changes apply only when the instruction completes (cost.record), so a
+# call that raises leaves the state as it was.
+
+PSUM_FRESH, PSUM_GROUP, PSUM_DONE, PSUM_INIT = 0, 1, 2, 3
+
+
+_PSUM_STATE: dict = {}          # id(owner ndarray) -> (weakref(owner), uint8[owner.nbytes])
+_PENDING = _threading.local()   # per thread: [(is_write, NkiTensor), ...] of the running instr
+_WRITE_PARAMS = ("dst", "out", "reduce_res", "val_dst", "idx_dst")
+
+
+def _owner(a: np.ndarray) -> np.ndarray:
+    """The ndarray that owns the memory ``a`` views (through slices, reshapes, as_strided)."""
+    while True:
+        b = a.base
+        if b is None:
+            return a
+        if isinstance(b, np.ndarray):
+            a = b
+            continue
+        bb = getattr(b, "base", None)       # as_strided's DummyArray
+        if isinstance(bb, np.ndarray):
+            a = bb
+            continue
+        return a
+
+
+def psum_state(t: "NkiTensor") -> np.ndarray:
+    """A writable uint8 view, shaped like ``t``, of the state bytes of ``t``'s elements."""
+    own = _owner(t.data)
+    key = id(own)
+    ent = _PSUM_STATE.get(key)
+    if ent is None or ent[0]() is not own:
+        ent = (_weakref.ref(own), np.zeros(max(own.nbytes, 1), np.uint8))
+        _PSUM_STATE[key] = ent
+        _weakref.finalize(own, _PSUM_STATE.pop, key, None)
+    arr = ent[1]
+    off = t.data.__array_interface__["data"][0] - own.__array_interface__["data"][0]
+    return np.lib.stride_tricks.as_strided(arr[off:], shape=t.data.shape,
+                                           strides=t.data.strides)
+
+
+def _pending() -> list:
+    p = getattr(_PENDING, "items", None)
+    if p is None:
+        p = _PENDING.items = []
+    return p
+
+
+def note_access(param: str, t) -> None:
+    """Record that the running (non-matmul) instruction touches PSUM tensor ``t``."""
+    if isinstance(t, NkiTensor) and t.buffer is PSUM:
+        is_write = param.startswith("dst") or param.endswith("_dst") or param in _WRITE_PARAMS
+        _pending().append((is_write, t))
+
+
+def discard_pending() -> None:
+    """Forget the accesses noted so far (nc_matmul keeps its own state)."""
+    _pending().clear()
+
+
+def apply_pending(engine=None, instruction=None, cycles=None) -> None:
+    """The running instruction completed: reads close open groups, writes mark PSUM_INIT."""
+    p = getattr(_PENDING, "items", None)
+    if not p:
+        return
+    items = list(p)
+    p.clear()
+    for is_write, t in items:           # reads first: an in-place op ends up PSUM_INIT
+        if not is_write:
+            st = psum_state(t)
+            st[st == PSUM_GROUP] = PSUM_DONE
+    for is_write, t in items:
+        if is_write:
+            psum_state(t)[...] = PSUM_INIT
+
+
+if apply_pending not in _cost.RECORD_HOOKS:
+    _cost.RECORD_HOOKS.append(apply_pending)

@@ -228,7 +228,7 @@ class _Assign:
         if isinstance(value, (Tensor, TensorView)):
             view = value if isinstance(value, TensorView) else TensorView(value, 0)
             self.run = self._run_read
-            self.fn = view._reader()
+            self.fn = view._reader(dtype)
         else:
             e = as_expr(value)
             if e.const is not None:
@@ -245,7 +245,7 @@ class _Assign:
         st.env[self.sid] = self.fn(st.env)
 
     def _run_read(self, st):
-        st.env[self.sid] = cast_value(self.dtype, self.fn(st))
+        st.env[self.sid] = self.fn(st)
 
 
 # ======================================================================================
@@ -294,17 +294,34 @@ class Tensor:
         return st[::-1]
 
     def __getitem__(self, idx) -> "TensorView":
-        if not isinstance(idx, tuple):
+        """``t[i]`` / ``t[a:b]``: one index (or slice) counts elements of the tensor taken as
+        one dimension, whatever its rank; ``t[i, j, ...]``: one index per dimension.
+
+        TIK ``Tensor.__getitem__`` (caffe-huawei-atlas-convertor
+        ``convertor/huawei/te/tik/api/tik_tensor.py``): "int ... The multidimensional data
+        of the original tensor is considered as one dimension"; a tuple must have one
+        entry per dimension (else "index not match shape")."""
+        if not isinstance(idx, (tuple, list)):
             idx = (idx,)
-        strides = self._strides()
+        if len(idx) == 1:
+            strides = [1]
+        elif len(idx) == len(self.shape):
+            strides = self._strides()
+        else:
+            raise ConstraintError(f"Tensor {self.name}: index not match shape: {len(idx)} "
+                                  f"indices for shape {self.shape}")
         off = 0
         for d, ix in enumerate(idx):
             if isinstance(ix, slice):
                 if ix.step not in (None, 1):
                     raise NotImplementedError("tensor slices with a step are not supported")
                 ix = 0 if ix.start is None else ix.start
-            off = off + ix * strides[d] if d < len(strides) else off + ix
+            off = off + ix * strides[d]
         return TensorView(self, off)
+
+    def __call__(self, index) -> "TensorView":
+        """``t(i)`` is ``t[i]`` (TIK ``Tensor.__call__``)."""
+        return self[index]
 
     def __setitem__(self, idx, value):
         self[idx].set_as(value)
@@ -356,21 +373,34 @@ class TensorView:
         return TensorView(self.tensor, as_expr(self.offset) + idx if isinstance(
             self.offset, Expr) or isinstance(idx, Expr) else self.offset + idx)
 
-    def _reader(self):
+    def _reader(self, as_dtype=None):
+        """A run-time reader of element ``offset`` as a Python number of ``as_dtype``
+        (default: the tensor's dtype).
+
+        A scalar of another dtype takes the element's BITS, as TIK's debugger does for
+        ``Scalar.set_as(tensor[i])`` (caffe-huawei-atlas-convertor
+        ``convertor/huawei/te/tik/debug/statement.py``, ``SetScalar.eval_``): a wider
+        scalar reads its own width starting at the element (``tensor[i:i+ratio]`` viewed
+        as the scalar's dtype: the vcmax index idiom ``int32 <- float16 pair``), a
+        narrower one the element's low-order bytes, an equal width reinterprets."""
         t = self.tensor
         off = as_expr(self.offset)
         f = off.fn
-        npdt, es = t.np_dtype, t.esize
-        dtype = t.dtype
+        es = t.esize
+        dtype = as_dtype or t.dtype
+        npdt, ds = _DTYPES[dtype][0], _DTYPES[dtype][2]
+        width = max(ds, es)   # bytes that must lie inside the tensor
+        isf = _is_float(dtype)
 
         def read(st):
             i = f(st.env)
-            if not 0 <= i < t.size:
-                raise AccessError(f"AccessViolation: tensor {t.name} need read element {i}, "
-                                  f"but only {t.size} elements space")
+            if not 0 <= i or i * es + width > t.size * es:
+                raise AccessError(f"AccessViolation: tensor {t.name} need read element {i}"
+                                  f"{'' if width == es else f' as {dtype}'}, but only "
+                                  f"{t.size} elements space")
             b = t.byte_off + i * es
-            v = st.bufs[t.sidx][b:b + es].view(npdt)[0]
-            return float(v) if _is_float(dtype) else int(v)
+            v = st.bufs[t.sidx][b:b + ds].view(npdt)[0]
+            return float(v) if isf else int(v)
         return read
 
     def set_as(self, value) -> None:
@@ -379,6 +409,12 @@ class TensorView:
 
 
 class _Store:
+    """``tensor[i].set_as(value)``.  A value of the tensor's width (and every immediate)
+    is converted to the tensor's dtype; a Scalar/Expr/tensor element of another width is
+    stored as BITS, as TIK's debugger does (caffe-huawei-atlas-convertor
+    ``convertor/huawei/te/tik/debug/statement.py``, ``SetTensor``): a wider value fills
+    ``ratio`` elements from ``i``, a narrower one the low-order bytes of element ``i``."""
+
     def __init__(self, view: TensorView, value):
         t = view.tensor
         self.t = t
@@ -386,20 +422,31 @@ class _Store:
         if isinstance(value, (Tensor, TensorView)):
             v = value if isinstance(value, TensorView) else TensorView(value, 0)
             self.val = v._reader()
+            sdt = v.tensor.dtype
         else:
             e = as_expr(value)
             f = e.fn
             self.val = lambda st: f(st.env)
+            sdt = None if isinstance(e, _Const) or e.dtype not in _DTYPES else e.dtype
+        self.sdt = sdt if sdt is not None and _DTYPES[sdt][2] != t.esize else None
 
     def run(self, st):
         t = self.t
         i = self.off(st.env)
-        if not 0 <= i < t.size:
-            raise AccessError(f"AccessViolation: tensor {t.name} need write element {i}, "
-                              f"but only {t.size} elements space")
-        v = cast_value(t.dtype, self.val(st))
+        sdt = self.sdt
+        nb = t.esize if sdt is None else max(t.esize, _DTYPES[sdt][2])
+        if not 0 <= i or i * t.esize + nb > t.size * t.esize:
+            raise AccessError(f"AccessViolation: tensor {t.name} need write element {i}"
+                              f"{'' if sdt is None else f' as {sdt}'}, but only {t.size} "
+                              f"elements space")
         b = t.byte_off + i * t.esize
-        st.bufs[t.sidx][b:b + t.esize] = np.array([v], dtype=t.np_dtype).view(np.uint8)
+        if sdt is None:
+            v = cast_value(t.dtype, self.val(st))
+            st.bufs[t.sidx][b:b + t.esize] = np.array([v], dtype=t.np_dtype).view(np.uint8)
+        else:
+            npdt, ds = _DTYPES[sdt][0], _DTYPES[sdt][2]
+            raw = np.array([cast_value(sdt, self.val(st))], dtype=npdt).view(np.uint8)
+            st.bufs[t.sidx][b:b + ds] = raw
 
 
 # ======================================================================================
