@@ -77,16 +77,24 @@ class Profile:
         return "\n".join(lines)
 
     def to_chrome_trace(self) -> dict:
-        """Chrome trace / Perfetto JSON: one thread (track) per engine, 1 us = 1 cycle."""
+        """Chrome trace / Perfetto JSON: one thread (track) per engine.
+
+        One unit throughout: every ``ts`` and ``dur`` is in engine cycles, which the trace
+        format (and so the viewer's time axis) calls microseconds -- read "1 us" as "1
+        cycle".  The file says so in ``otherData.time_unit`` and in the process name; no
+        ``displayTimeUnit`` is set (it would relabel the axis in another unit)."""
         engines = sorted({e.engine for e in self.events})
         tid = {name: i + 1 for i, name in enumerate(engines)}
         trace = [{"ph": "M", "pid": 1, "tid": tid[n], "name": "thread_name", "args": {"name": n}}
                  for n in engines]
-        trace.append({"ph": "M", "pid": 1, "name": "process_name", "args": {"name": "fastisa"}})
+        trace.append({"ph": "M", "pid": 1, "name": "process_name",
+                      "args": {"name": "fastisa (engine cycles: 1 us = 1 cycle)"}})
         for e in self.events:
             trace.append({"ph": "X", "pid": 1, "tid": tid[e.engine], "name": e.instruction,
                           "ts": e.start, "dur": e.cycles, "args": {"cycles": e.cycles}})
-        return {"traceEvents": trace, "displayTimeUnit": "ns"}
+        return {"traceEvents": trace,
+                "otherData": {"time_unit": "cycle (ts and dur are engine cycles; the viewer "
+                                           "shows them as microseconds)"}}
 
     def write_chrome_trace(self, path) -> None:
         with open(path, "w") as f:
