@@ -45,6 +45,13 @@ def _dyn(tk, on):
     return f
 
 
+def _mask_arg(d, mask, dynamic):
+    """A [mask_h, mask_l] list as int64 Scalars (two's complement) or the immediates."""
+    if not isinstance(mask, list):
+        return d(mask)
+    return [d(int(np.int64(np.uint64(v)))) if dynamic else v for v in mask]
+
+
 @settings(max_examples=12, deadline=None)
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("dtype", ["float16", "float32"])
@@ -153,13 +160,11 @@ def test_vcmp_then_vsel_mode0(op, dtype, data):
     def body(tk, ub):
         d = _dyn(tk, dynamic)
         tk.mov_tensor_to_cmpmask(ub[1])
-        m = [d(int(np.int64(np.uint64(v)))) for v in cmask] if isinstance(cmask, list) \
-            else d(cmask)
+        m = _mask_arg(d, cmask, dynamic)
         cm = getattr(tk, f"vcmp_{op}")(m, ub[2][d(cst[0])], ub[3][d(cst[1])], d(cblks[0]),
                                        d(cblks[1]))
         tk.mov_cmpmask_to_tensor(ub[0], cm)
-        sm = [d(int(np.int64(np.uint64(v)))) for v in smask] if isinstance(smask, list) \
-            else d(smask)
+        sm = _mask_arg(d, smask, dynamic)
         dv, s0, s1 = (u[d(s)] for u, s in zip(ub[4:], sst))
         if form == "vsel":
             tk.vsel(sm, 0, dv, cm, s0, s1, d(nrep), *[d(b) for b in blks],
@@ -216,8 +221,7 @@ def test_vsel_modes_1_2(dtype, data):
             tk.Scalar(dtype, "c", init_value=scalar) if dynamic else scalar)
         sv = ub[1][d(sel_start)]
         addr["sel"] = ub[1].byte_off + sel_start * ses
-        m = [d(int(np.int64(np.uint64(v)))) for v in mask] if isinstance(mask, list) \
-            else d(mask)
+        m = _mask_arg(d, mask, dynamic)
         if form == "vsel":
             tk.vsel(m, mode, dv, sv, s0, s1, d(nrep), *[d(b) for b in blks],
                     *[d(r) for r in reps])
