@@ -48,7 +48,7 @@ def _instr(dtype, kind, mask=None, nrep=255):
         n = par * nrep * (2 if kind == "masked" else 1) + par
         rng = np.random.default_rng(0)
         xs = [(rng.standard_normal(n) * 10).astype(dtype) for _ in range(3)]
-        a, b, c = (tk.Tensor(dtype, (2 * n,), name=nm, scope=tik.scope_ubuf) for nm in "abc")
+        a, b, c = (tk.Tensor(dtype, (n,), name=nm, scope=tik.scope_ubuf) for nm in "abc")
         if kind == "vec_add":
             tk.vec_add(par, a, b, c, nrep, 8, 8, 8)
         elif kind == "masked":
