@@ -73,8 +73,13 @@ def test_scalar_dtype_conversion():
     tk.data_move(y, u, 0, 1, 1, 0, 0)
     tk.BuildCCE("k", [], [y])
     (out,) = tk.tikdb.start_debug({}, interactive=False)
-    assert out[0] == np.float32(np.float16(0.1))
-    assert out[1] == 40000 - 65536
+    # same width (int32 -> float32): the value converts; narrower scalars (float16, int16)
+    # store their bits into the element's low-order bytes, the rest keeps its contents
+    # (TIK debugger SetTensor.eval_value_scalar_expr)
+    bits = out.view(np.uint32)
+    assert bits[0] & 0xFFFF == np.float16(0.1).view(np.uint16)
+    assert bits[0] >> 16 == 0xA5A5
+    assert bits[1] & 0xFFFF == np.int16(40000 - 65536).view(np.uint16)
     assert out[2] == -2
 
 
@@ -120,7 +125,7 @@ def test_cost_profile_records_estimates():
     with cost.profiling() as p:
         tk.tikdb.start_debug({}, interactive=False)
     assert p.totals() == {"Vector": tik.VECTOR_ISSUE_CYCLES + 4,
-                          "MTE": tik.MTE_ISSUE_CYCLES + 32}
+                          "MTE3": tik.MTE_ISSUE_CYCLES + 32}
 
 
 def test_targets_decide_dtypes_counter_and_saturation():
@@ -138,8 +143,12 @@ def test_targets_decide_dtypes_counter_and_saturation():
         tk.BuildCCE("k", [], [g])
         (out,) = tk.tikdb.start_debug({}, interactive=False)
         assert (out == want).all()
+    # an unknown SoC name is accepted as CANN accepts the names its platform files list
+    # (issue 18 B10: Ascend/samples selects "BS9SX1AA"), with a warning naming the rules used
+    with pytest.warns(RuntimeWarning, match="Ascend310P"):
+        assert platform.set_target("Ascend999").name == "Ascend999"
     with pytest.raises(errors.ConstraintError, match="soc_version"):
-        platform.set_target("Ascend999")
+        platform.set_target("")
 
 
 def test_vendor_platform_calls():

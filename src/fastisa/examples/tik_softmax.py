@@ -36,6 +36,7 @@ def build(n: int = 65536):
     x_ub = tik_instance.Tensor("float16", (TILE,), name="x_ub", scope=tik.scope_ubuf)
     work = tik_instance.Tensor("float16", (LANES,), name="work", scope=tik.scope_ubuf)
     red = tik_instance.Tensor("float16", (16,), name="red", scope=tik.scope_ubuf)
+    red32 = tik_instance.Tensor("float32", (8,), name="red32", scope=tik.scope_ubuf)
     vmax = tik_instance.Scalar("float16", "vmax", init_value=-65504.0)
     tmax = tik_instance.Scalar("float16", "tmax")
     neg = tik_instance.Scalar("float16", "neg")
@@ -55,7 +56,10 @@ def build(n: int = 65536):
         tik_instance.vec_adds(LANES, x_ub, x_ub, neg, reps, 8, 8)
         tik_instance.vec_exp(LANES, x_ub, x_ub, reps, 8, 8)
         tik_instance.vec_reduce_add(LANES, red, x_ub, work, reps, 8)
-        tsum.set_as(red[0])
+        # a Scalar takes a tensor element's bits (TIK reinterprets, it does not convert):
+        # widen the float16 sum to float32 with vec_conv before reading it as float32
+        tik_instance.vec_conv(1, "", red32, red, 1, 8, 4)
+        tsum.set_as(red32[0])
         total.set_as(total + tsum)
     inv.set_as(1.0 / total)
     with tik_instance.for_range(0, ntiles) as t:
