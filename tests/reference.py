@@ -624,6 +624,65 @@ def tik_transpose16(dst, dst_start, src, src_start, nrep=1, dst_rep=0, src_rep=0
         dst[d:d + 256] = blk.T.ravel()
     return dst
 
+
+def tik_vconcat(dst, dst_start, src, src_start, nrep, mode):
+    """vconcat: dst[dst_start + (16r+k)*8 + mode] = src[src_start + 16r+k]."""
+    dst = dst.copy()
+    for r in range(nrep):
+        for k in range(16):
+            dst[dst_start + (16 * r + k) * 8 + mode] = src[src_start + 16 * r + k]
+    return dst
+
+
+def tik_vextract(dst, dst_start, src, src_start, nrep, mode):
+    """vextract: dst[dst_start + 16r+k] = src[src_start + (16r+k)*8 + mode]."""
+    dst = dst.copy()
+    for r in range(nrep):
+        for k in range(16):
+            dst[dst_start + 16 * r + k] = src[src_start + (16 * r + k) * 8 + mode]
+    return dst
+
+
+def tik_atomic_add(gm, src, dtype):
+    """set_atomic_add + data_move to GM: gm + src elementwise in dtype (float16: the exact
+    sum rounded once; float32: correctly rounded), IEEE inf/NaN."""
+    with np.errstate(all="ignore"):
+        return (gm.astype(np.float64) + src.astype(np.float64)).astype(dtype)
+
+
+def tik_scalar_op(name, *vals, dtype="int64", round_mode=""):
+    """The scalar intrinsics on Python numbers -> the value dst (of dtype) holds."""
+    import math as _m
+    u = [int(v) & (2**64 - 1) if not isinstance(v, float) else 0 for v in vals]
+    if name == "max":
+        r = max(vals)
+    elif name == "min":
+        r = min(vals)
+    elif name == "abs":
+        r = abs(vals[0])
+    elif name == "sqrt":
+        r = _m.sqrt(abs(vals[0]))
+    elif name == "countbit0":
+        r = 64 - bin(u[0]).count("1")
+    elif name == "countbit1":
+        r = bin(u[0]).count("1")
+    elif name == "countleading0":
+        r = 64 - u[0].bit_length()
+    elif name == "conv":
+        x = vals[0]
+        if dtype == "int32":
+            if _m.isnan(x):
+                return 0
+            r = float(tik_round_int(np.array([x]), round_mode, np.int32)[0])
+        elif dtype == "float16" and round_mode == "odd":
+            return float(tik_f32_to_f16_odd(np.array([x], np.float32))[0])
+        else:
+            r = x
+    if np.dtype(dtype).kind == "f":
+        return float(np.array([r], dtype=np.float64).astype(dtype)[0])
+    return int(np.array([int(r)], dtype=np.int64).astype(dtype)[0]) if abs(r) < 2**63 \
+        else int(r)
+
 # ---- end of tik-isa block ----
 
 
@@ -1570,7 +1629,7 @@ def nki_isa_sequence_bounds(ids):
         en.append(b)
     return np.array([[st, en]])
 # ---- end of nki-isa family (part 1) ----
-=======
+# ======================================================================================
 # PTO full tile ISA (pto-isa helper, issue 13): bitwise, arithmetic extensions,
 # compare/select, products, arg-reductions, partial ops.  Written from pto-isa
 # docs/isa/*.md and, where the docs are silent, the CPU simulator's C++ semantics
