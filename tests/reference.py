@@ -683,6 +683,43 @@ def tik_scalar_op(name, *vals, dtype="int64", round_mode=""):
     return int(np.array([int(r)], dtype=np.int64).astype(dtype)[0]) if abs(r) < 2**63 \
         else int(r)
 
+
+def tik_group_reduce(op, dst, dst_start, src, start, *, mask, nrep, dst_rep, blk, rep,
+                     sat=False):
+    """vcgadd/vcgmax/vcgmin (op add/max/min: one result per block, dst_rep in 8-element
+    units) and vcpadd (op pair: one per lane pair, dst_rep in PAR/2 elements), lane by
+    lane: active lanes in order, float64, rounded once; groups without an active lane
+    are not written.  Returns the new dst."""
+    dst = dst.copy()
+    par = tik_lanes_per_repeat(src.dtype)
+    B = 32 // src.dtype.itemsize
+    g = 2 if op == "pair" else B
+    per = par // 2 if op == "pair" else 8
+    _, lanes_of = tik_active_lanes(par, mask, None, nrep)
+    lanes = set(lanes_of(0))
+    for r in range(nrep):
+        vals = {}
+        for q in range(par // g):
+            acc = None
+            for i in range(q * g, (q + 1) * g):
+                if i not in lanes:
+                    continue
+                v = float(src[tik_lane_offset(r, i, start, blk, rep, src.dtype)])
+                if acc is None:
+                    acc = v
+                elif op in ("add", "pair"):
+                    acc = acc + v
+                elif op == "max":
+                    acc = acc if (acc >= v or math.isnan(acc)) else v
+                else:
+                    acc = acc if (acc <= v or math.isnan(acc)) else v
+            if acc is not None:
+                vals[q] = acc
+        for q, a in vals.items():
+            dst[dst_start + r * dst_rep * per + q] = _round_out(
+                np.array([a]), src.dtype, sat and op in ("add", "pair"))[0]
+    return dst
+
 # ---- end of tik-isa block ----
 
 

@@ -263,3 +263,57 @@ def test_errors(case):
         assert msg in str(e.value), str(e.value)
     finally:
         platform.set_target("Ascend910")
+
+
+@settings(max_examples=15, deadline=None)
+@pytest.mark.parametrize("name", ["vcgadd", "vcgmax", "vcgmin", "vcpadd"])
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+@given(data=st.data())
+def test_group_pair_reduce(name, dtype, data):
+    """vcgadd/vcgmax/vcgmin/vcpadd over masks, repeats, strides, Scalar arguments and dst
+    overlapping src (in place)."""
+    target = data.draw(st.sampled_from(["Ascend910B", "Ascend310P"] if dtype == "float32"
+                                       else ["Ascend910", "Ascend910B", "Ascend310P"]))
+    op = {"vcgadd": "add", "vcgmax": "max", "vcgmin": "min", "vcpadd": "pair"}[name]
+    par = ref.tik_lanes_per_repeat(dtype)
+    B = 32 // np.dtype(dtype).itemsize
+    if data.draw(st.booleans()):
+        mask = data.draw(st.sampled_from([1, 3, 16, 17, par // 2, par]))
+    else:
+        lo = data.draw(st.integers(0, 2**64 - 1))
+        hi = data.draw(st.integers(0, 2**64 - 1)) if par == 128 else 0
+        mask = [hi, lo or 1]
+    nrep = data.draw(st.integers(1, 4))
+    drep = data.draw(st.integers(0, 3))
+    blk, rep = data.draw(st.integers(0, 2)), data.draw(st.sampled_from([0, 1, 8, 9]))
+    ss = data.draw(st.integers(0, 2)) * B
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    src = random_values(rng, dtype, ref.tik_extent(dtype, ss, blk, rep, par, mask, nrep) + 4)
+    per = par // 2 if op == "pair" else 8
+    dn = 3 + (nrep - 1) * drep * per + per
+    dst = random_values(rng, dtype, dn)
+    in_place = data.draw(st.booleans()) and src.size >= dn
+    dynamic = data.draw(st.booleans())
+
+    def body(tk, ub):
+        d = (lambda v: tk.Scalar("int64", "d", init_value=v)) if dynamic else (lambda v: v)
+        m = [d(int(np.int64(np.uint64(v)))) if dynamic else v for v in mask] \
+            if isinstance(mask, list) else d(mask)
+        dv = ub[1][d(3)] if in_place else ub[0][d(3)]
+        getattr(tk, name)(m, dv, ub[1][d(ss)], d(nrep), d(drep), d(blk), d(rep))
+
+    got = run_program(target, [dst, src], body, out_index="all")
+    sat = platform.TARGETS[target].saturation
+    if in_place:
+        # repeat by repeat: each reads its lanes, then writes
+        want = src.copy()
+        for r in range(nrep):
+            part = ref.tik_group_reduce(op, want, 3 + r * drep * per, want, ss + r * rep * B,
+                                        mask=mask, nrep=1, dst_rep=0, blk=blk, rep=0, sat=sat)
+            want = part
+        assert same_bits(got[1], want)
+    else:
+        want = ref.tik_group_reduce(op, dst, 3, src, ss, mask=mask, nrep=nrep, dst_rep=drep,
+                                    blk=blk, rep=rep, sat=sat)
+        assert same_bits(got[0], want), f"{name} mask={mask} nrep={nrep} blk={blk} rep={rep}"
+        assert same_bits(got[1], src)

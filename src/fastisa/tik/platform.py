@@ -86,6 +86,8 @@ def _dtype_table(family: str) -> dict[str, tuple[str, ...]]:
     t["vnchwconv"] = t["vec_trans_scatter"] = ((_I8, _U8, _I16, _U16, _F16) if v100 else
                                                (_I8, _U8, _I16, _U16, _F16, _I32, _U32, _F32))
     t["vconcat"] = t["vextract"] = (_F16,) if v100 else (_F16, _F32)
+    for n in ("vcgadd", "vcgmax", "vcgmin", "vcpadd"):
+        t[n] = (_F16,) if v100 else (_F16, _F32)
     return t
 
 
