@@ -32,6 +32,7 @@ from .._kernels import cmpsel as _k
 from ..errors import AccessError, AlignmentError, ConstraintError, OverlapError
 from ._instr import (VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _is_dyn, _Operand,
                      _s64, _static, _Vector, _U64)
+from . import _program as P
 from ._program import Expr, Tensor, TensorView, cast_value, scope_ubuf
 
 __all__ = ["CmpMask", "CmpSelMixin", "CMP_OPS"]
@@ -116,6 +117,10 @@ class _Compare:
     def __init__(self, tik, name, cmp, mask, dst, src0, src1, scalar, repeat_times, blks,
                  reps, to_reg, blk_max):
         self.tik, self.name, self.to_reg = tik, name, to_reg
+        for pn, x in (("dst", dst), ("src0", src0), ("src1", src1), ("scalar", scalar),
+                      ("mask", mask), ("repeat_times", repeat_times), ("strides", blks + reps)):
+            if x is not None:
+                P.check_owner(tik, name, pn, x)
         tg = tik.target
         self.srcs = [_ub_operand(name, "src0" if src1 is not None or scalar is None else "src",
                                  src0)]
@@ -245,6 +250,10 @@ class _Select:
 
     def __init__(self, tik, name, mask, mode, dst, sel, src0, src1, repeat_times, blks, reps):
         self.tik, self.name = tik, name
+        for pn, x in (("dst", dst), ("sel", sel), ("src0", src0), ("src1", src1),
+                      ("mask", mask), ("repeat_times", repeat_times), ("strides", blks + reps)):
+            if not isinstance(x, CmpMask):
+                P.check_owner(tik, name, pn, x)
         tg = tik.target
         if isinstance(mode, bool) or not isinstance(mode, (int, np.integer)):
             raise ConstraintError(f"{name}: mode should be int, input mode: {mode!r}")
@@ -352,6 +361,7 @@ class _CmpMaskMove:
 
     def __init__(self, tik, name, t, to_reg):
         self.name, self.to_reg = name, to_reg
+        P.check_owner(tik, name, "src" if to_reg else "dst", t)
         self.o = _ub_operand(name, "src" if to_reg else "dst", t,
                              None if to_reg else _BIT_DTYPES)
         self.sid = _reg(tik)
