@@ -272,3 +272,23 @@ def test_vsel_mode0_repeats_use_same_cmpmask_and_nan_bits():
     bit = np.tile([(0xF0F0F0F0F0F0F0F0 >> i) & 1 for i in range(64)], 3).astype(bool)
     assert np.array_equal(got.view(np.uint32), np.where(bit, a.view(np.uint32),
                                                         b.view(np.uint32)))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_vec_sel_mode0_sel_tensor(dtype):
+    """vec_sel mode 0 with a sel tensor (how public operators call it after vec_cmpv_*):
+    every repeat selects by the tensor's first PAR bits."""
+    par = ref.tik_lanes_per_repeat(dtype)
+    rng = np.random.default_rng(4)
+    a, b = (random_values(rng, dtype, 3 * par) for _ in range(2))
+    d = random_values(rng, dtype, 3 * par)
+    sel = rng.integers(0, 256, 32, dtype=np.uint8)
+
+    def body(tk, ub):
+        tk.vec_sel(par, 0, ub[0], ub[3].reinterpret_cast_to("uint16"), ub[1], ub[2], 3, 8, 8,
+                   8)
+    got = run_program("Ascend910", [d, a, b, sel], body)
+    bits = int.from_bytes(sel[:par // 8].tobytes(), "little")
+    want = ref.tik_vsel(d, 0, a, 0, b, 0, sel_bits=lambda r: bits, mask=par, nrep=3,
+                        blks=[1, 1, 1], reps=[8, 8, 8])
+    assert same_bits(got, want)

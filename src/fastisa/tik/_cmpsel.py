@@ -280,7 +280,13 @@ class _Select:
                                       f"input src1: {src1!r}")
             self.v = _Vector(tik, name, 16, "bin", mask, dst, [src0, src1], None, repeat_times,
                              blks, reps)
-        if mode == 0:
+        self.sel0 = None
+        if mode == 0 and name == "vec_sel" and isinstance(sel, (Tensor, TensorView)):
+            # vec_sel mode 0 takes a sel TENSOR: every repeat uses its first PAR bits
+            # (CANN TIK API reference vec_sel), loaded into CMPMASK as TIK does
+            self.sel0 = _ub_operand(name, "sel", sel, _BIT_DTYPES)
+            self.sel = None
+        elif mode == 0:
             if not isinstance(sel, CmpMask) or sel.tik is not tik:
                 raise ConstraintError(f"{name}: Please assure sel is cmpmask (mode 0 selects "
                                       f"by CMPMASK, the value vcmp_*/mov_tensor_to_cmpmask "
@@ -342,6 +348,16 @@ class _Select:
         env = st.env
         if p[10] == 0:
             return
+        if self.sel0 is not None:
+            o = self.sel0
+            s, addr = _start(self.name, o, env)
+            nb = int(p[11]) // 8
+            if s * o.es + nb > o.t.nbytes:
+                raise AccessError(f"{self.name}: sel tensor overflow, expected elements: "
+                                  f"{s + -(-nb // o.es)}, actual elements: {o.t.size}")
+            bits = int.from_bytes(st.bufs[1][addr:addr + nb].tobytes(), "little")
+            keep = ~((1 << (8 * nb)) - 1)
+            env[self.sid] = (env[self.sid] & keep) | bits
         if self.mode == 0:
             cm = env[self.sid]
             p = p.copy() if self._p is not None else p
@@ -476,7 +492,11 @@ class CmpSelMixin:
 
     def vec_sel(self, mask, mode, dst, sel, src0, src1, repeat_times, dst_rep_stride=0,
                 src0_rep_stride=0, src1_rep_stride=0):
-        """vsel with block strides 1 (the vec_ form)."""
+        """vsel with block strides 1 (the vec_ form).  In every mode sel is a UB bit
+        tensor (uint8..uint64, 32-byte aligned; the CMPMASK handle is also accepted in
+        mode 0): mode 0 uses its first PAR bits in every repeat (they are loaded into
+        CMPMASK bits 0..PAR-1, the other CMPMASK bits kept), modes 1/2 consume PAR bits
+        per repeat.  Source: CANN TIK API reference vec_sel."""
         self._record(_Select(self, "vec_sel", mask, mode, dst, sel, src0, src1, repeat_times,
                              [1, 1, 1], [dst_rep_stride, src0_rep_stride, src1_rep_stride]))
 
