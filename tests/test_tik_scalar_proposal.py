@@ -317,3 +317,45 @@ def test_group_pair_reduce(name, dtype, data):
                                     blk=blk, rep=rep, sat=sat)
         assert same_bits(got[0], want), f"{name} mask={mask} nrep={nrep} blk={blk} rep={rep}"
         assert same_bits(got[1], src)
+
+
+@pytest.mark.parametrize("form", ["vconv", "vec_conv"])
+@pytest.mark.parametrize("target", ["Ascend910", "Ascend910B"])
+def test_vconv_deqscale_one(form, target):
+    """int32 -> float16 with deqscale=1.0 (the deq mode as public operators call it) is
+    the int32 value rounded once to float16 (saturating where the target saturates)."""
+    rng = np.random.default_rng(8)
+    src = np.concatenate([rng.integers(-2**31, 2**31 - 1, 120, dtype=np.int64),
+                          [65504, 65519, 65520, 70000, -65520, 2049, 2051, 0]]
+                         ).astype(np.int32)
+    dst = random_values(rng, "float16", 128)
+
+    def body(tk, ub):
+        if form == "vconv":
+            tk.vconv(64, "", ub[0], ub[1], 2, 1, 1, 4, 8, deqscale=1.0)
+        else:
+            tk.vec_conv(64, "", ub[0], ub[1], 2, 4, 8, deqscale=1.0)
+    got = run_program(target, [dst, src], body)
+    want = ref.tik_vector("vconv", dst, 0, [src], [0], mask=64, nrep=2, blks=[1, 1],
+                          reps=[4, 8], sat=platform.TARGETS[target].saturation)
+    assert same_bits(got, want)
+
+
+def test_vconv_deqscale_rules():
+    platform.set_target("Ascend910")
+    try:
+        tk = tik.Tik()
+        i32 = tk.Tensor("int32", (64,), name="i")
+        f16 = tk.Tensor("float16", (64,), name="h")
+        f32 = tk.Tensor("float32", (64,), name="f")
+        with pytest.raises(NotImplementedError, match="deqscale 0.5 is not implemented"):
+            tk.vconv(64, "", f16, i32, 1, 1, 1, 4, 8, deqscale=0.5)
+        with pytest.raises(NotImplementedError, match="Scalar deqscale"):
+            tk.vconv(64, "", f16, i32, 1, 1, 1, 4, 8,
+                     deqscale=tk.Scalar("float16", "s", init_value=1.0))
+        with pytest.raises(ConstraintError, match="deqscale should be None for current conv"):
+            tk.vconv(64, "", f32, f16, 1, 1, 1, 8, 4, deqscale=1.0)
+        with pytest.raises(ConstraintError, match="deqscale should be None"):
+            tk.vec_conv(64, "", f32, f16, 1, 8, 4, deqscale=1.0)
+    finally:
+        platform.set_target("Ascend910")
