@@ -359,3 +359,23 @@ def test_vconv_deqscale_rules():
             tk.vec_conv(64, "", f32, f16, 1, 8, 4, deqscale=1.0)
     finally:
         platform.set_target("Ascend910")
+
+
+def test_tensor_mov_is_a_block_move():
+    """tensor_mov(dst, src, '', nburst, burst_len, dst_stride, src_stride) moves like
+    data_move(dst, src, 0, nburst, burst_len, src_stride, dst_stride)."""
+    x = np.arange(256, dtype=np.float16)
+    y = np.full(256, -1, np.float16)
+
+    def body(tk, ub):
+        tk.tensor_mov(ub[1], ub[0], "", 3, 2, 1, 2)
+    got = run_program("Ascend910", [x, y], body, out_index=1)
+    want = ref.tik_data_move(y, 0, x, 0, 3, 2, 2, 1)
+    assert same_bits(got, want)
+    platform.set_target("Ascend910")
+    tk = tik.Tik()
+    a = tk.Tensor("float16", (256,), name="a")
+    with pytest.raises(NotImplementedError, match="block_mode 'm'"):
+        tk.tensor_mov(a, a, "m", 1, 1, 0, 0)
+    with pytest.raises(NotImplementedError, match="relu=True"):
+        tk.tensor_mov(a, a, "", 1, 1, 0, 0, relu=True)

@@ -253,6 +253,28 @@ class ScalarMixin:
         if op.d.t.sidx == 0:
             op.run = _Atomic(self, op, op.run)
 
+    def tensor_mov(self, dst, src, block_mode, nburst, burst_len, dst_stride, src_stride,
+                   deqscale=None, sid_store_mode=0, relu=False, pad_mode=None, pad_value=None,
+                   onthefly_mode=0, src_onthefly=None, src_onthefly_stride=0):
+        """``block_mode=''`` (32-byte blocks) between GM, UB and L1: the same move as
+        ``data_move(dst, src, 0, nburst, burst_len, src_stride, dst_stride)`` (note
+        tensor_mov's order: dst_stride before src_stride), with data_move's paths, ranges
+        and checks (and set_atomic_add when the destination is GM).  The L0C block modes
+        ('m', 'v', 'sc', 'dp'), deqscale, relu, padding and on-the-fly modes raise
+        NotImplementedError.  Source: CANN TIK API reference tensor_mov; TIK
+        ``tik_data_operation_api_.py`` tensor_mov."""
+        if block_mode not in ("", None):
+            raise NotImplementedError(f"tensor_mov: block_mode {block_mode!r} (L0C matrix "
+                                      f"modes) is not implemented by fastisa; '' is")
+        for what, v, default in (("deqscale", deqscale, None), ("relu", relu, False),
+                                 ("pad_mode", pad_mode, None), ("onthefly_mode",
+                                                                onthefly_mode, 0),
+                                 ("src_onthefly", src_onthefly, None)):
+            if not (v is default or v == default):
+                raise NotImplementedError(f"tensor_mov: {what}={v!r} is not implemented by "
+                                          f"fastisa (plain 32-byte block moves are)")
+        self.data_move(dst, src, 0, nburst, burst_len, src_stride, dst_stride)
+
     def _ov_target(self, name):
         if self.target.family != "v100" or self.target.name == "Ascend310":
             raise ConstraintError(f"{name}: this api doesn't support version: "
