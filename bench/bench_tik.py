@@ -260,6 +260,10 @@ def _isa(kind, dtype="float16", nrep=255):
             B = 32 // es
             tk.vnchwconv(False, False, [c[B * i] for i in range(16)],
                          [a[B * i] for i in range(16)], nrep, 16, 16)
+        elif kind == "vconcat":
+            tk.vconcat(c, a, nrep, 4)
+        elif kind == "vcgadd":
+            tk.vcgadd(par, c, a, nrep, 1, 1, 8)
         else:
             tk.vec_trans(c, a, nrep, 1, 1)
         tk.BuildCCE("bench", [], [])
@@ -285,6 +289,18 @@ def _isa(kind, dtype="float16", nrep=255):
 
         def base():   # 16-bit: a 16x16 transpose; 32-bit: (16, 8) -> (8, 16)
             np.copyto(y3, x3.transpose(0, 2, 1))
+    elif kind == "vconcat":
+        n = 16 * nrep
+        xa1, y8 = xa[:n], np.empty((n, 8), dtype)
+
+        def base():   # the score field of n proposals
+            y8[:, 4] = xa1
+    elif kind == "vcgadd":
+        xb3 = xa[:n].reshape(-1, 32 // es)
+        yg = np.empty(xb3.shape[0], dtype)
+
+        def base():   # one sum per 32-byte block
+            np.sum(xb3, axis=1, out=yg)
     elif kind == "vcmpv":
         xa1, xb1 = xa[:n], xb[:n]
 
@@ -315,10 +331,11 @@ def main_isa():
                         ("vsel0", "vsel mode 0 vs np.copyto(where=bool)"),
                         ("vsel2", "vsel mode 2 vs np.copyto(where=bool)"),
                         ("vnchwconv", "vnchwconv vs (R,16,32/esize) transpose copy"),
-                        ("vec_trans", "vec_trans vs (R,16,16) transpose copy")):
-        for dt in (("float16", "float32") if kind != "vec_trans" else ("float16",)):
-            if kind == "vec_trans" and dt != "float16":
-                continue
+                        ("vec_trans", "vec_trans vs (R,16,16) transpose copy"),
+                        ("vconcat", "vconcat vs a strided field store y[:, 4] = x"),
+                        ("vcgadd", "vcgadd vs np.sum over 32-byte blocks")):
+        for dt in (("float16", "float32") if kind not in ("vec_trans", "vconcat", "vcgadd")
+                   else ("float16",)):
             run, base, n = _isa(kind, dt)
             print(f"{dt} {label}, 255 repeats ({n} elements): {_ratio(run, base, 200):.2f}")
 
