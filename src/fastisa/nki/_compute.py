@@ -1200,7 +1200,11 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         True on never-written PSUM.  See :mod:`fastisa.nki.tensor` (PSUM accumulation
         state).
     is_transpose : not supported here (raises NotImplementedError); tile_position,
-    tile_size, perf_mode, is_*_onezero are accepted and do not change results.
+    tile_size, is_*_onezero are accepted and do not change results.
+    perf_mode : ``matmul_perf_mode.none`` (default) or ``double_row`` (``"double_row_gen3"``
+        too): fp8 stationary [K, 2, M] and moving [K, 2, N], contracting over k and the
+        first free index (2K products, k ascending, l = 0 then 1 -- the order is fastisa's
+        choice, the docs give none).
 
     Each product ``s[k, m] * v[k, n]`` is a float32 multiply (exact for inputs of at most
     12 significant bits), summed in float32 in k order 0..K-1 onto the starting value
@@ -1209,10 +1213,42 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     Reference: reference/nki.md 3.6.
     """
     instr = "nc_matmul"
+    pm = getattr(perf_mode, "name", perf_mode)
+    if pm not in (None, "none", "double_row", "double_row_gen3"):
+        raise ConstraintError(f"{instr}: perf_mode must be matmul_perf_mode.none or "
+                              f"double_row, got {perf_mode!r}")
+    double = pm in ("double_row", "double_row_gen3")
     for pname, t in (("dst", dst), ("stationary", stationary), ("moving", moving)):
         _tensor(instr, pname, t, note=False)
-        if t.ndim != 2:
-            raise ConstraintError(f"{instr}: {pname} must be 2-D, got shape {t.shape}")
+        want = 3 if double and pname != "dst" else 2
+        if t.ndim != want:
+            raise ConstraintError(f"{instr}: {pname} must be {want}-D"
+                                  f"{' [K, 2, free] with perf_mode double_row' if want == 3 else ''}"
+                                  f", got shape {t.shape}")
+    if double:
+        # double_row: the contraction runs over (partition k, first free index l), l in
+        # {0, 1} (SDK 2.33 nc_matmul "Layout"); the order of the 2K products is not
+        # documented: fastisa sums k ascending, l = 0 then 1 within each k.
+        for pname, t in (("stationary", stationary), ("moving", moving)):
+            if t.shape[1] != 2:
+                raise ConstraintError(f"{instr}: {pname}'s first free dimension must be 2 with "
+                                      f"perf_mode double_row, got shape {t.shape}")
+            if t.dtype.name not in ("float8_e4m3", "float8_e5m2", "float8_e4m3fn"):
+                raise ConstraintError(f"{instr}: {pname} dtype must be float8_e4m3, "
+                                      f"float8_e5m2 or float8_e4m3fn with perf_mode double_row, "
+                                      f"got {t.dtype.name}")
+        if _target() == "trn1":
+            raise ConstraintError(f"{instr}: perf_mode double_row needs NeuronCore-v3 or "
+                                  f"newer, target is trn1")
+        if tile_position or tile_size:
+            if tuple(tile_size or (128, 128))[1] != 128:
+                raise ConstraintError(f"{instr}: perf_mode double_row cannot be combined with "
+                                      f"column tiling, got tile_size {tile_size!r}")
+
+        def rows(t):
+            d = np.ascontiguousarray(t.data).reshape(t.shape[0] * 2, t.shape[2])
+            return NkiTensor(d, t.dtype, t.buffer, t.name)
+        stationary, moving = rows(stationary), rows(moving)
     if is_transpose:
         raise NotImplementedError(f"{instr}: is_transpose=True is not implemented by fastisa; "
                                   f"use nc_transpose")
@@ -1234,6 +1270,9 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
                               f"(contraction) size, got {K} and {K2}")
     if M > 128:
         raise ConstraintError(f"{instr}: stationary free size must be <= 128, got {M}")
+    if K > (256 if double else 128):
+        raise ConstraintError(f"{instr}: stationary and moving partition size must be <= 128, "
+                              f"got {K // 2 if double else K}")
     if N > 512:
         raise ConstraintError(f"{instr}: moving free size must be <= 512, got {N}")
     if dst.shape != (M, N):
