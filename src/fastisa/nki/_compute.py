@@ -71,8 +71,8 @@ from ..errors import ConstraintError
 from . import ops as _ops
 from .enums import engine_name, reduce_cmd as _reduce_cmd
 from ..errors import UndefinedBehaviorWarning
-from .tensor import (NkiTensor, PMAX, PSUM, PSUM_DONE, PSUM_FRESH, PSUM_GROUP, PSUM_INIT,
-                     discard_pending, note_access, psum_state)
+from .tensor import (DST_PARAMS, NkiTensor, PMAX, PSUM, PSUM_DONE, PSUM_FRESH, PSUM_GROUP, PSUM_INIT,
+                     discard_pending, note_access, psum_state, require_dst)
 
 __all__ = ["tensor_scalar", "tensor_tensor", "scalar_tensor_tensor", "activation",
            "activation_reduce", "reciprocal", "exponential", "tensor_copy", "tensor_reduce",
@@ -134,6 +134,8 @@ def _tensor(instr, param, x, note=True) -> NkiTensor:
     if x.partitions > PMAX:
         raise ConstraintError(f"{instr}: {param} partition dimension must be <= {PMAX}, got "
                               f"{x.partitions}")
+    if param in DST_PARAMS:
+        require_dst(instr, param, x)
     if note and x.buffer is PSUM:
         note_access(param, x)
     return x
@@ -362,6 +364,7 @@ def _write_vec(instr, param, t, values, P):
                               f"partition), got {t.shape}")
     _onchip(instr, param, t)
     _computable(instr, param, t)
+    require_dst(instr, param, t)
     src = NkiTensor(np.ascontiguousarray(values, np.float32).reshape(P, 1), _dt.float32)
     _run_ew(instr, t, src)
 
@@ -377,6 +380,7 @@ def _check_reduce_res(instr, reduce_res, P):
                               f"partition), got {reduce_res.shape}")
     _onchip(instr, "reduce_res", reduce_res)
     _computable(instr, "reduce_res", reduce_res)
+    require_dst(instr, "reduce_res", reduce_res)
 
 
 def _unary_operand_ok(value) -> bool:
@@ -863,6 +867,7 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
     _onchip(instr, "data", data)
     _computable(instr, "dst", dst)
     _computable(instr, "data", data)
+    require_dst(instr, "dst", dst)
     _op(instr, "op", op)
     if not op.reducible:
         raise ConstraintError(f"{instr}: op must be a legal reduction op (spec 000 Table 8), got "
@@ -1199,12 +1204,12 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         (:class:`~fastisa.errors.UndefinedBehaviorWarning`) on trn1/trn2, as it does for
         True on never-written PSUM.  See :mod:`fastisa.nki.tensor` (PSUM accumulation
         state).
-    is_transpose : not supported here (raises NotImplementedError); tile_position,
-    tile_size, is_*_onezero are accepted and do not change results.
-    perf_mode : ``matmul_perf_mode.none`` (default) or ``double_row`` (``"double_row_gen3"``
-        too): fp8 stationary [K, 2, M] and moving [K, 2, N], contracting over k and the
-        first free index (2K products, k ascending, l = 0 then 1 -- the order is fastisa's
-        choice, the docs give none).
+    is_transpose : True: transpose mode (NeuronCore-v3+): moving must be the [K, K]
+        identity and ``dst[m, k] = stationary[k, m]`` bit-accurately (see
+        :mod:`fastisa.nki._matmul`); on trn1 the flag only labels the instruction.
+    perf_mode : ``matmul_perf_mode.none`` or ``double_row`` (fp8 [K, 2, F] operands,
+        folded to a 2K contraction; same numerics).  tile_position, tile_size and
+        is_*_onezero are accepted and do not change results.
 
     Each product ``s[k, m] * v[k, n]`` is a float32 multiply (exact for inputs of at most
     12 significant bits), summed in float32 in k order 0..K-1 onto the starting value
@@ -1213,45 +1218,19 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     Reference: reference/nki.md 3.6.
     """
     instr = "nc_matmul"
-    pm = getattr(perf_mode, "name", perf_mode)
-    if pm not in (None, "none", "double_row", "double_row_gen3"):
-        raise ConstraintError(f"{instr}: perf_mode must be matmul_perf_mode.none or "
-                              f"double_row, got {perf_mode!r}")
-    double = pm in ("double_row", "double_row_gen3")
+    from . import _matmul   # transpose and double_row modes (nki-isa family)
+    pm = _matmul.perf_mode_name(instr, perf_mode)
+    if is_transpose and _matmul.transpose_mode(instr, dst, stationary, moving, _target()):
+        return
+    folded = None
+    if pm == "double_row":    # validate the j = 0 halves, compute over the folded 2K rows
+        folded = _matmul.fold_double_row(instr, stationary, moving, tile_position, tile_size,
+                                         _target())
+        stationary, moving = stationary[:, 0, :], moving[:, 0, :]
     for pname, t in (("dst", dst), ("stationary", stationary), ("moving", moving)):
         _tensor(instr, pname, t, note=False)
-        want = 3 if double and pname != "dst" else 2
-        if t.ndim != want:
-            raise ConstraintError(f"{instr}: {pname} must be {want}-D"
-                                  f"{' [K, 2, free] with perf_mode double_row' if want == 3 else ''}"
-                                  f", got shape {t.shape}")
-    if double:
-        # double_row: the contraction runs over (partition k, first free index l), l in
-        # {0, 1} (SDK 2.33 nc_matmul "Layout"); the order of the 2K products is not
-        # documented: fastisa sums k ascending, l = 0 then 1 within each k.
-        for pname, t in (("stationary", stationary), ("moving", moving)):
-            if t.shape[1] != 2:
-                raise ConstraintError(f"{instr}: {pname}'s first free dimension must be 2 with "
-                                      f"perf_mode double_row, got shape {t.shape}")
-            if t.dtype.name not in ("float8_e4m3", "float8_e5m2", "float8_e4m3fn"):
-                raise ConstraintError(f"{instr}: {pname} dtype must be float8_e4m3, "
-                                      f"float8_e5m2 or float8_e4m3fn with perf_mode double_row, "
-                                      f"got {t.dtype.name}")
-        if _target() == "trn1":
-            raise ConstraintError(f"{instr}: perf_mode double_row needs NeuronCore-v3 or "
-                                  f"newer, target is trn1")
-        if tile_position or tile_size:
-            if tuple(tile_size or (128, 128))[1] != 128:
-                raise ConstraintError(f"{instr}: perf_mode double_row cannot be combined with "
-                                      f"column tiling, got tile_size {tile_size!r}")
-
-        def rows(t):
-            d = np.ascontiguousarray(t.data).reshape(t.shape[0] * 2, t.shape[2])
-            return NkiTensor(d, t.dtype, t.buffer, t.name)
-        stationary, moving = rows(stationary), rows(moving)
-    if is_transpose:
-        raise NotImplementedError(f"{instr}: is_transpose=True is not implemented by fastisa; "
-                                  f"use nc_transpose")
+        if t.ndim != 2:
+            raise ConstraintError(f"{instr}: {pname} must be 2-D, got shape {t.shape}")
     _onchip(instr, "stationary", stationary, allow_psum=False)
     _onchip(instr, "moving", moving, allow_psum=False)
     if dst.buffer.name != "psum":
@@ -1270,9 +1249,6 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
                               f"(contraction) size, got {K} and {K2}")
     if M > 128:
         raise ConstraintError(f"{instr}: stationary free size must be <= 128, got {M}")
-    if K > (256 if double else 128):
-        raise ConstraintError(f"{instr}: stationary and moving partition size must be <= 128, "
-                              f"got {K // 2 if double else K}")
     if N > 512:
         raise ConstraintError(f"{instr}: moving free size must be <= 512, got {N}")
     if dst.shape != (M, N):
@@ -1308,6 +1284,9 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         cur = NkiTensor(np.empty((M, N), np.float32), _dt.float32)
         _run_ew(instr, cur, dst)
         np.copyto(out, cur.data, where=acc)
+    if folded is not None:
+        stationary, moving = folded
+        K = stationary.shape[0]
     s32 = NkiTensor(np.empty((K, M), np.float32), _dt.float32)
     m32 = NkiTensor(np.empty((K, N), np.float32), _dt.float32)
     _run_ew(instr, s32, stationary)
@@ -1316,4 +1295,5 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     _run_ew(instr, dst, NkiTensor(out, _dt.float32))
     state[...] = PSUM_GROUP
     f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
-    _cost.record("Tensor", instr, max(min(64, M), N) * (4 if f32 else 1))
+    cyc = max(min(64, M), N) * (4 if f32 else 1)
+    _cost.record("Tensor", instr, cyc // 2 if pm == "double_row" else cyc)
