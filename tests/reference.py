@@ -1432,4 +1432,61 @@ def ptox_part(op, a, b, shape):
     r, c = min(ra, rb), min(ca, cb)
     out[:r, :c] = pto_binary(op, a[:r, :c], b[:r, :c])
     return out
+def ptox_pattern(p, n):
+    """MaskPattern selection of indices 0..n-1 (1 P0101 even, 2 P1010 odd, 3-6 i % 4 == 0-3,
+    7 all)."""
+    i = np.arange(n)
+    return {1: i % 2 == 0, 2: i % 2 == 1, 3: i % 4 == 0, 4: i % 4 == 1, 5: i % 4 == 2,
+            6: i % 4 == 3, 7: np.ones(n, bool)}[int(p)]
+
+
+def ptox_gather_index(src_full, idx):
+    """dst[r, c] = src_full.flat[idx[r, c]] (row-major over the physical tile), 0 outside."""
+    flat = src_full.reshape(-1)
+    out = np.zeros(idx.shape, dtype=src_full.dtype)
+    for r in range(idx.shape[0]):
+        for c in range(idx.shape[1]):
+            k = int(idx[r, c])
+            if 0 <= k < flat.size:
+                out[r, c] = flat[k]
+    return out
+
+
+def ptox_gather_mask_row(src_valid, p):
+    """The selected columns of each row, concatenated row by row (a flat sequence)."""
+    sel = ptox_pattern(p, src_valid.shape[1])
+    return np.concatenate([row[sel] for row in src_valid]) if src_valid.size else src_valid[:0, 0]
+
+
+def ptox_scatter_mask_row(src_full, p, shape):
+    """dst (shape) with src's elements (row-major over its physical tile) at the selected
+    columns, 0 elsewhere."""
+    R, C = shape
+    sel = ptox_pattern(p, C)
+    seq = iter(src_full.reshape(-1))
+    out = np.zeros(shape, dtype=src_full.dtype)
+    for r in range(R):
+        for c in range(C):
+            if sel[c]:
+                out[r, c] = next(seq)
+    return out
+
+
+def ptox_scatter_gm(flat, src, off, atomic="none"):
+    """flat[off[i, j]] (op)= src[i, j] in row-major order (off < 0 skipped); returns a copy."""
+    out = flat.copy()
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            k = int(off[i, j])
+            if k < 0:
+                continue
+            v = src[i, j]
+            if atomic == "add":
+                v = pto_binary("ADD", out[k:k + 1], np.array([v], dtype=out.dtype))[0]
+            elif atomic == "max":
+                v = v if out[k] < v else out[k]
+            elif atomic == "min":
+                v = v if v < out[k] else out[k]
+            out[k] = v
+    return out
 # ---- end of PTO full tile ISA section ----

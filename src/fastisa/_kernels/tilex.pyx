@@ -126,3 +126,29 @@ def iota(unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs, int64_t
     cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
     with nogil:
         fi_tx_iota(da, start, descending, C)
+
+
+# ---- gather.h (TGATHER / TSCATTER / MGATHER / MSCATTER) ------------------------------
+cdef extern from "gather.h" nogil:
+    void fi_gx_gather(fi_tile_arg d, const char *src, const int64_t *off, int R, int C)
+    void fi_gx_scatter(int op, int fmt, char *dst, const int64_t *off, fi_tile_arg s, int R,
+                       int C)
+
+#: fi_gx_scatter ops
+SCATTER_OPS = {"none": 0, "add": 1, "max": 2, "min": 3}
+
+
+def gather(unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
+           const unsigned char[::1] src, const int64_t[::1] off, int R, int C):
+    """dst[r, c] = src[off[r*C + c]] (0 when off < 0); offsets in elements, validated."""
+    cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
+    with nogil:
+        fi_gx_gather(da, <const char *>&src[0], &off[0], R, C)
+
+
+def scatter(int op, int fmt, unsigned char[::1] dst, const int64_t[::1] off,
+            const unsigned char[::1] s, int sfmt, Py_ssize_t srs, Py_ssize_t scs, int R, int C):
+    """dst[off[r*C + c]] (op)= src[r, c] in row-major order (off < 0: skipped)."""
+    cdef fi_tile_arg sa = _arg(s, sfmt, srs, scs)
+    with nogil:
+        fi_gx_scatter(op, fmt, <char *>&dst[0], &off[0], sa, R, C)
