@@ -1489,4 +1489,41 @@ def ptox_scatter_gm(flat, src, off, atomic="none"):
                 v = v if v < out[k] else out[k]
             out[k] = v
     return out
+def ptox_sort32_row(vals, idx, dtype):
+    """TSORT32 of one row: uint8 bytes of the 8-byte structs, block by block (value
+    descending, index ascending, stable)."""
+    vals = np.asarray(vals, dtype=dtype)
+    out = []
+    for b in range(0, vals.size, 32):
+        blk = sorted(range(b, min(b + 32, vals.size)),
+                     key=lambda k: (-float(vals[k]), int(idx[k])))
+        for k in blk:
+            rec = np.zeros(8, np.uint8)
+            rec[: vals.itemsize] = np.frombuffer(vals[k:k + 1].tobytes(), np.uint8)
+            rec[4:] = np.frombuffer(np.uint32(idx[k]).tobytes(), np.uint8)
+            out.append(rec)
+    return np.concatenate(out) if out else np.zeros(0, np.uint8)
+
+
+def ptox_merge(lists, dtype, out_n, exhausted=False):
+    """TMRGSORT of 8-byte struct lists (uint8 arrays): strictly greatest head value, the lowest
+    list on ties; returns (bytes, taken per list)."""
+    pos = [0] * len(lists)
+    n = [len(x) // 8 for x in lists]
+    res = []
+    while len(res) < out_n:
+        pick, best = -1, None
+        for li, x in enumerate(lists):
+            if pos[li] < n[li]:
+                v = float(np.frombuffer(x[pos[li] * 8: pos[li] * 8 + np.dtype(dtype).itemsize]
+                                        .tobytes(), dtype)[0])
+                if pick < 0 or v > best:
+                    pick, best = li, v
+        if pick < 0:
+            break
+        res.append(lists[pick][pos[pick] * 8: pos[pick] * 8 + 8])
+        pos[pick] += 1
+        if exhausted and any(p == m for p, m in zip(pos, n)):
+            break
+    return (np.concatenate(res) if res else np.zeros(0, np.uint8)), pos
 # ---- end of PTO full tile ISA section ----

@@ -152,3 +152,44 @@ def scatter(int op, int fmt, unsigned char[::1] dst, const int64_t[::1] off,
     cdef fi_tile_arg sa = _arg(s, sfmt, srs, scs)
     with nogil:
         fi_gx_scatter(op, fmt, <char *>&dst[0], &off[0], sa, R, C)
+
+
+# ---- sort.h (TSORT32 / TMRGSORT) -----------------------------------------------------
+cdef extern from "sort.h" nogil:
+    void fi_sort32(fi_tile_arg d, fi_tile_arg s, fi_tile_arg idx, int R, int C)
+    int fi_sort_merge(int fmt, char *dst, const char *const *src, const int *n, int nl, int out,
+                      int exhausted, int *done)
+
+
+def sort32(unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
+           const unsigned char[::1] s, int sfmt, Py_ssize_t srs, Py_ssize_t scs,
+           const unsigned char[::1] i, int ifmt, Py_ssize_t irs, Py_ssize_t ics, int R, int C):
+    """Sorts each row's 32-element blocks into 8-byte value-index structs."""
+    cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
+    cdef fi_tile_arg sa = _arg(s, sfmt, srs, scs)
+    cdef fi_tile_arg ia = _arg(i, ifmt, irs, ics)
+    with nogil:
+        fi_sort32(da, sa, ia, R, C)
+
+
+def merge(int fmt, unsigned char[::1] dst, srcs, counts, int out, int exhausted):
+    """Merges 2-4 struct lists (uint8 buffers holding counts[l] 8-byte structs) into dst;
+    returns (structs written, [taken from each list])."""
+    cdef const char *p[4]
+    cdef int n[4]
+    cdef int done[4]
+    cdef int nl = len(srcs), l, w
+    cdef const unsigned char[::1] v0, v1, v2, v3
+    v0 = srcs[0]
+    v1 = srcs[1]
+    v2 = srcs[2] if nl > 2 else srcs[0]
+    v3 = srcs[3] if nl > 3 else srcs[0]
+    p[0] = <const char *>&v0[0]
+    p[1] = <const char *>&v1[0]
+    p[2] = <const char *>&v2[0]
+    p[3] = <const char *>&v3[0]
+    for l in range(4):
+        n[l] = counts[l] if l < nl else 0
+    with nogil:
+        w = fi_sort_merge(fmt, <char *>&dst[0], p, n, nl, out, exhausted, done)
+    return w, [done[0], done[1], done[2], done[3]][:nl]

@@ -46,7 +46,7 @@ _SYNC_OPS = {"set_flag", "wait_flag", "barrier", "pipe_barrier", "record_event",
 # ---- issue 13 families (pto-isa helper): runner calls P.<NAME>(dst, *ins) ----
 for _n in ("tand", "tor", "txor", "tshl", "tshr", "trem", "tfmod", "tprelu", "tpow",
            "tsubrelu", "tfusedmuladd", "tfusedmuladdrelu", "tmuladddst", "tpartadd",
-           "tpartmul", "tpartmax", "tpartmin", "tgather", "tscatter"):
+           "tpartmul", "tpartmax", "tpartmin", "tgather", "tscatter", "tsort32"):
     INSTRUCTIONS[_n] = "binary"
 for _n in ("tands", "tors", "txors", "tshls", "tshrs", "trems", "tfmods", "tlrelu", "tpows",
            "taxpy"):
