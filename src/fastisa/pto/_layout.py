@@ -1,0 +1,199 @@
+"""PTO layout instructions: TEXTRACT, TINSERT, TCONCAT, TRESHAPE, TFILLPAD (and
+TFILLPAD_INPLACE, TFILLPAD_EXPAND), pto-isa docs/isa/TEXTRACT.md, TINSERT.md, TCONCAT.md,
+TRESHAPE.md, TFILLPAD*.md; CPU simulator include/pto/cpu/TExtract.hpp, TInsert.hpp,
+TConcat.hpp, TReshape.hpp, TFillPad.hpp where the docs are silent.
+
+* ``TEXTRACT(dst, src, indexRow, indexCol, relu=False)``: ``dst[i, j] = src[indexRow + i,
+  indexCol + j]`` over dst's valid region (converted to dst's dtype as TMOV does; ``relu``:
+  ReluPreMode.NormalRelu), which must lie inside src's valid region.
+* ``TINSERT(dst, src, indexRow, indexCol, relu=False)``: ``dst[indexRow + i, indexCol + j] =
+  src[i, j]`` over src's valid region, which must land inside dst's valid region.
+* ``TCONCAT(dst, src0, src1)``: each of dst's valid rows is src0's valid columns followed by
+  src1's (dst.validCol == src0.validCol + src1.validCol, equal valid rows, one dtype).
+* ``TRESHAPE(dst, src)``: the same bytes seen with dst's shape (equal byte sizes, both float
+  or both integer dtypes, both boxed or both unboxed).  fastisa copies the bytes (the CPU
+  simulator aliases the buffers).
+* ``TFILLPAD(dst, src)``: the whole dst tile: src's element inside src's valid region, dst's
+  pad value (``dst.pad``: Null/Zero 0, Max +inf / the integer maximum, Min -inf / the integer
+  minimum) elsewhere; dst and src of one shape (TFILLPAD_EXPAND: dst at least src's shape;
+  TFILLPAD_INPLACE: dst may be src).
+
+Quantising forms (TEXTRACT/TINSERT with a pre-quant scalar or an fp tile) raise
+NotImplementedError.  Every copy runs on the tile copy kernel (csrc/fastisa/tile.h).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import constraint
+from . import _xcommon as X
+from ._ops import _operand, _run_binary, _run_unary, _tile
+from ._tile import SLayout, Tile, _pad_value
+
+__all__ = ["TEXTRACT", "TINSERT", "TCONCAT", "TRESHAPE", "TFILLPAD", "TFILLPAD_INPLACE",
+           "TFILLPAD_EXPAND"]
+
+
+def _at(t: Tile, r, c, dst=None):
+    """Operand of t starting at element (r, c)."""
+    buf, fmt, rs, cs = _operand(t, dst)
+    isz = t.dtype.itemsize
+    off = (r * t._rs + c * t._cs) * isz
+    return buf[off:], fmt, rs, cs
+
+
+def _index(instr, name, v):
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0:
+        raise constraint(instr, name, "must be an integer >= 0", v)
+    return int(v)
+
+
+def _copy(dst_op, src_op, R, C, relu, dst):
+    if not (R and C):
+        return
+    if relu:
+        zero = X.scalar("TEXTRACT", "0", 0, dst.format)[1]
+        # relu(x) = max(x, 0) computed in dst's dtype after the conversion
+        _run_unary_to(dst_op, src_op, R, C)
+        _run_binary_to("MAX", dst_op, dst_op, zero, R, C)
+    else:
+        _run_unary_to(dst_op, src_op, R, C)
+
+
+def _run_unary_to(d, s, R, C):
+    from .._kernels import tile as _k
+    from ._ops import _OP
+    _k.unary(_OP["COPY"], d[0], d[1], d[2], d[3], *s, R, C)
+
+
+def _run_binary_to(op, d, a, b, R, C):
+    from .._kernels import tile as _k
+    from ._ops import _BIG, _OP
+    _k.binary(_OP[op], d[0], d[1], d[2], d[3], *a, _BIG, *b, _BIG, R, C)
+
+
+def TEXTRACT(dst, src, indexRow=0, indexCol=0, relu=False, preQuant=None) -> None:  # noqa: N802
+    """Copy the window of src at (indexRow, indexCol) into dst's valid region (module doc).
+    Any tile locations; raises ConstraintError when the window leaves src's valid region."""
+    instr = "TEXTRACT"
+    _tile(instr, "dst", dst)
+    _tile(instr, "src", src)
+    if preQuant is not None:
+        raise NotImplementedError("TEXTRACT: the pre-quant (scalar or fp tile) forms are not "
+                                  "implemented in fastisa")
+    r0, c0 = _index(instr, "indexRow", indexRow), _index(instr, "indexCol", indexCol)
+    R, C = dst.valid_shape
+    if r0 + R > src.valid_row or c0 + C > src.valid_col:
+        raise constraint(instr, "indexRow/indexCol", f"dst's valid region {(R, C)} at "
+                         f"({r0}, {c0}) must lie inside src's valid region {src.valid_shape}",
+                         (r0, c0))
+    _copy(_operand(dst), _at(src, r0, c0, dst), R, C, relu, dst)
+    X.record(instr, dst)
+
+
+def TINSERT(dst, src, indexRow=0, indexCol=0, relu=False, preQuant=None) -> None:  # noqa: N802
+    """Copy src's valid region into dst at (indexRow, indexCol) (module doc)."""
+    instr = "TINSERT"
+    _tile(instr, "dst", dst)
+    _tile(instr, "src", src)
+    if preQuant is not None:
+        raise NotImplementedError("TINSERT: the pre-quant (scalar or fp tile) forms are not "
+                                  "implemented in fastisa")
+    r0, c0 = _index(instr, "indexRow", indexRow), _index(instr, "indexCol", indexCol)
+    R, C = src.valid_shape
+    if r0 + R > dst.valid_row or c0 + C > dst.valid_col:
+        raise constraint(instr, "indexRow/indexCol", f"src's valid region {(R, C)} at "
+                         f"({r0}, {c0}) must lie inside dst's valid region {dst.valid_shape}",
+                         (r0, c0))
+    src_op = _operand(src, dst)
+    _copy(_at(dst, r0, c0), src_op, R, C, relu, dst)
+    X.record(instr, dst, 1, R, C)
+
+
+def TCONCAT(dst, src0, src1) -> None:  # noqa: N802
+    """``dst[r, :] = src0[r, :c0] ++ src1[r, :c1]`` over dst's valid rows (module doc)."""
+    instr = "TCONCAT"
+    X.tiles(instr, dst=dst, src0=src0, src1=src1)
+    X._ops._same_dtype(instr, dst, "src0", src0)
+    X._ops._same_dtype(instr, dst, "src1", src1)
+    R = dst.valid_row
+    c0, c1 = src0.valid_col, src1.valid_col
+    if src0.valid_row != R or src1.valid_row != R:
+        raise constraint(instr, "valid rows", f"src0, src1 must have dst's valid rows ({R})",
+                         (src0.valid_row, src1.valid_row))
+    if dst.valid_col != c0 + c1:
+        raise constraint(instr, "dst.validCol", f"must equal src0.validCol + src1.validCol "
+                         f"({c0} + {c1})", dst.valid_col)
+    a, b = _operand(src0, dst), _operand(src1, dst)
+    _run_unary_to(_operand(dst), a, R, c0) if R and c0 else None
+    _run_unary_to(_at(dst, 0, c0), b, R, c1) if R and c1 else None
+    X.record(instr, dst)
+
+
+def TRESHAPE(dst, src) -> None:  # noqa: N802
+    """dst's buffer = src's bytes (module doc)."""
+    instr = "TRESHAPE"
+    _tile(instr, "dst", dst)
+    _tile(instr, "src", src)
+    if dst.nbytes != src.nbytes:
+        raise constraint(instr, "dst size", f"must equal src's size ({src.nbytes} bytes)",
+                         dst.nbytes)
+    if dst.format.is_float != src.format.is_float:
+        raise constraint(instr, "dst.dtype", "must be a float type exactly when src's is",
+                         dst.format.name)
+    if (dst.slayout == SLayout.NoneBox) != (src.slayout == SLayout.NoneBox):
+        raise constraint(instr, "dst.slayout", "must be boxed exactly when src is",
+                         dst.slayout.name)
+    dst._buf.view(np.uint8)[:] = src._buf.view(np.uint8)
+    X.record(instr, dst, 1, dst.rows, dst.cols)
+
+
+def _fillpad(instr, dst, src, rule):
+    _tile(instr, "dst", dst)
+    _tile(instr, "src", src)
+    X._ops._same_dtype(instr, dst, "src", src)
+    if rule == "same" and dst.shape != src.shape:
+        raise constraint(instr, "dst shape", f"must equal src's shape {src.shape}", dst.shape)
+    if rule == "expand" and (dst.rows < src.rows or dst.cols < src.cols):
+        raise constraint(instr, "dst shape", f"must be at least src's shape {src.shape}",
+                         dst.shape)
+    if dst.valid_row == 0 or dst.valid_col == 0:
+        return
+    R, C = min(src.valid_row, dst.rows), min(src.valid_col, dst.cols)
+    keep = _operand(src, dst)
+    if src is not dst and np.may_share_memory(src._buf, dst._buf):
+        keep = (src._buf.copy().view(np.uint8),) + keep[1:]
+    elif src is dst:
+        keep = (src._buf.copy().view(np.uint8),) + keep[1:]
+    pad = X.scalar(instr, "pad", _pad_value(dst), dst.format)[1]
+    _run_unary("COPY", _Whole(dst), pad, dst.rows, dst.cols)
+    _run_unary_to(_operand(dst), keep, R, C)
+    X.record(instr, dst, 1, dst.rows, dst.cols)
+
+
+class _Whole:
+    """dst seen with its whole physical shape as the valid region (for the pad fill)."""
+
+    def __init__(self, t):
+        self._buf, self.format, self.dtype = t._buf, t.format, t.dtype
+        self._rs, self._cs = t._rs, t._cs
+
+
+def TFILLPAD(dst, src) -> None:  # noqa: N802
+    """Whole dst = src inside src's valid region, dst's pad value elsewhere (module doc);
+    dst and src of one shape and dtype."""
+    _fillpad("TFILLPAD", dst, src, "same")
+
+
+def TFILLPAD_INPLACE(dst, src) -> None:  # noqa: N802
+    """TFILLPAD where dst may be src (docs/isa/TFILLPAD_INPLACE.md)."""
+    _fillpad("TFILLPAD_INPLACE", dst, src, "same")
+
+
+def TFILLPAD_EXPAND(dst, src) -> None:  # noqa: N802
+    """TFILLPAD into a dst at least src's shape (docs/isa/TFILLPAD_EXPAND.md)."""
+    _fillpad("TFILLPAD_EXPAND", dst, src, "expand")
+
+
+_ = (_run_binary,)
