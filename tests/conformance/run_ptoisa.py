@@ -142,6 +142,7 @@ def run_dir(root: str, name: str, verbose: bool):
             if os.path.realpath(case_dir) == os.path.realpath(tmp):
                 continue            # a helper called between cases, not a case
             n += 1
+            ns["__case_fn__"] = fname
             try:
                 got, golden, eps = drv(case_dir, args, kwargs, ns)
             except Exception as exc:
