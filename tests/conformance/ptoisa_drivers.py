@@ -420,3 +420,71 @@ def _tgather(case_dir, args, kwargs, ns):
 DRIVERS["tgather"] = _tgather
 for _k in ("tgather", "mgather", "tsort32", "tmrgsort", "tconcat"):
     WHY_NOT.pop(_k, None)
+
+
+# ---- compare / index generation / partial / expand --------------------------------------
+def _tcmp(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt, ddt = _dtype(p), np.dtype(p.dst_dtype)
+    golden = _read(case_dir, "golden.bin", ddt)
+    R, C = int(p.tile_row), int(p.tile_col)
+    vr, vc = int(p.valid_row), int(p.valid_col)
+    a = _tile_from(_read(case_dir, "input1.bin", dt).reshape(R, C), dt, vr, vc)
+    b = _tile_from(_read(case_dir, "input2.bin", dt).reshape(R, C), dt, vr, vc)
+    cols = golden.size // R
+    d = pto.Tile(V, ddt, R, _pad_cols(cols, ddt), valid_row=vr, valid_col=cols)
+    pto.TCMP(d, a, b, str(p.cmp_mode))
+    out = np.zeros((R, cols), ddt)
+    out[:vr] = d.data[:vr, :cols]
+    return out.reshape(-1), golden, 1e-3
+
+
+DRIVERS["tcmp"] = _tcmp
+
+
+def _tci(case_dir, args, kwargs, ns):
+    golden = _read(case_dir, "golden.bin", np.int32)
+    start, desc = int(args[1]), str(args[2]) in ("True", "1") or args[2] is True
+    d = pto.Tile(V, np.int32, 1, _pad_cols(golden.size, np.dtype(np.int32)),
+                 valid_col=golden.size)
+    pto.TCI(d, start, descending=desc)
+    return d.data[0, : golden.size].copy(), golden, 1e-3
+
+
+DRIVERS["tci"] = _tci
+
+
+def _part(api):
+    def drive(case_dir, args, kwargs, ns):
+        dt = np.dtype(args[0]) if args else np.dtype(np.float32)
+        golden = _read(case_dir, "golden.bin", dt)
+        n = golden.size
+        R = int(round(n ** 0.5))
+        C = n // R
+        a = _tile_from(_read(case_dir, "input1.bin", dt).reshape(R, C), dt, R, C)
+        b = _tile_from(_read(case_dir, "input2.bin", dt).reshape(R, C), dt, R // 2, C // 2)
+        d = _tile_from(np.zeros((R, C), dt), dt, R, C)
+        getattr(pto, api)(d, a, b)
+        return np.ascontiguousarray(d.valid).reshape(-1), golden, 1e-3
+    return drive
+
+
+for _n in ("tpartadd", "tpartmax", "tpartmin"):
+    DRIVERS[_n] = _part(_n.upper())
+
+
+def _tcolexpand(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    golden = _read(case_dir, "golden.bin", dt)
+    R, C = int(p.tile_row), int(p.tile_col)
+    vr, vc = int(p.valid_row), int(p.valid_col)
+    s = _tile_from(_read(case_dir, "input1.bin", dt).reshape(R, C), dt, 1, vc)
+    d = _tile_from(np.zeros((R, C), dt), dt, vr, vc)
+    pto.TCOLEXPAND(d, s)
+    out = np.zeros((R, C), dt)
+    out[:vr, :vc] = d.valid
+    return out.reshape(-1), golden, 1e-3
+
+
+DRIVERS["tcolexpand"] = _tcolexpand
