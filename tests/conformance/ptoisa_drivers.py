@@ -488,3 +488,58 @@ def _tcolexpand(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tcolexpand"] = _tcolexpand
+
+
+def _expandop(axis):
+    """TROWEXPAND<op> (axis 'row': one value per row, a ColMajor [R, 1] tile) and
+    TCOLEXPAND<op> (axis 'col': one value per column, a [1, C] tile)."""
+    def drive(case_dir, args, kwargs, ns):
+        p = _param(args, kwargs)
+        op = str(args[1]).strip("'")
+        dt = _dtype(p)
+        golden = _read(case_dir, "golden.bin", dt)
+        R, C = int(p.tile_row), int(p.tile_col)
+        ir = int(getattr(p, "in_row", getattr(p, "src_row", R)))
+        ic = int(getattr(p, "in_col", getattr(p, "src_col", C)))
+        orow = int(getattr(p, "out_row", getattr(p, "dst_row", R)))
+        ocol = int(getattr(p, "out_col", getattr(p, "dst_col", C)))
+        a = _tile_from(_read(case_dir, "input1.bin", dt).reshape(ir, ic), dt, R, C)
+        v = _read(case_dir, "input2.bin", dt)
+        if axis == "row":
+            step = max(1, 32 // dt.itemsize)
+            rows = -(-ir // step) * step
+            b = pto.Tile(V, dt, rows, 1, blayout=pto.BLayout.ColMajor, valid_row=R, valid_col=1)
+            b.data[:ir, 0] = v[:ir]
+        else:
+            b = _tile_from(v.reshape(1, -1), dt, 1, C)
+        d = _tile_from(np.zeros((orow, ocol), dt), dt, R, C)
+        name = ("TROWEXPAND" if axis == "row" else "TCOLEXPAND") + op.upper()
+        getattr(pto, name)(d, a, b)
+        out = np.zeros((orow, ocol), dt)
+        out[:R, :C] = d.valid
+        return out.reshape(-1), golden, 1e-3
+    return drive
+
+
+DRIVERS["trowexpandop"] = _expandop("row")
+DRIVERS["tcolexpandop"] = _expandop("col")
+
+
+def _tsel(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    golden = _read(case_dir, "golden.bin", dt)
+    R, C, vr, vc = int(p.rows), int(p.cols), int(p.validRows), int(p.validCols)
+    a = _tile_from(_read(case_dir, "input0.bin", dt).reshape(R, C), dt, vr, vc)
+    b = _tile_from(_read(case_dir, "input1.bin", dt).reshape(R, C), dt, vr, vc)
+    m = _read(case_dir, "mask.bin", np.uint8)
+    mcols = m.size // R
+    mt = _tile_from(m.reshape(R, mcols), np.dtype(np.uint8), R, mcols)
+    d = _tile_from(np.zeros((R, C), dt), dt, vr, vc)
+    pto.TSEL(d, mt, a, b)
+    out = np.zeros((R, C), dt)
+    out[:vr, :vc] = d.valid
+    return out.reshape(-1), golden, 1e-3
+
+
+DRIVERS["tsel"] = _tsel
