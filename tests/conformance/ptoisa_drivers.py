@@ -543,3 +543,61 @@ def _tsel(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tsel"] = _tsel
+
+
+def _argreduce(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    op = str(args[1]).strip("'")
+    dt, it = _dtype(p), np.dtype(p.idxtype)
+    golden = _read(case_dir, "golden.bin", it)
+    R, C = int(p.tile_row), int(p.tile_col)
+    src = _tile_from(_read(case_dir, "input.bin", dt).reshape(int(p.in_row), int(p.in_col)),
+                     dt, R, C)
+    orow, ocol = int(p.out_row), int(p.out_col)
+    axis, _, kind = op.rpartition("_")
+    row = axis.startswith("row")
+    idx = _tile_from(np.zeros((orow, ocol), it), it, R if row else 1, 1 if row else C)
+    name = ("TROWARG" if row else "TCOLARG") + kind.upper()
+    if "val" in axis:
+        val = _tile_from(np.zeros((orow, ocol), dt), dt, R if row else 1, 1 if row else C)
+        getattr(pto, name)(val, idx, src, None)
+    else:
+        getattr(pto, name)(idx, src, None)
+    out = np.zeros((orow, ocol), it)
+    if row:
+        out[:R, 0] = idx.data[:R, 0]
+    else:
+        out[0, :C] = idx.data[0, :C]
+    return out.reshape(-1), golden, 1e-3
+
+
+DRIVERS["targreduceop"] = _argreduce
+
+
+def _textract(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    sdt, ddt = np.dtype(p.src_type), np.dtype(p.dst_type)
+    golden = _read(case_dir, "golden.bin", ddt)
+    vr, vc, r0, c0 = int(p.valid_rows), int(p.valid_cols), int(p.idx_row), int(p.idx_col)
+    src = _tile_from(_read(case_dir, "input.bin", sdt).reshape(vr, vc), sdt, vr, vc)
+    d = _tile_from(np.zeros((vr - r0, vc - c0), ddt), ddt, vr - r0, vc - c0)
+    pto.TEXTRACT(d, src, r0, c0)
+    return np.ascontiguousarray(d.valid).reshape(-1), golden, 1e-3
+
+
+DRIVERS["textract"] = _textract
+
+
+def _tinsert(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    sdt, ddt = np.dtype(p.src_type), np.dtype(p.dst_type)
+    golden = _read(case_dir, "golden.bin", ddt)
+    sr, sc = int(p.src_valid_rows), int(p.src_valid_cols)
+    dr, dc = int(p.dst_valid_rows), int(p.dst_valid_cols)
+    src = _tile_from(_read(case_dir, "input.bin", sdt).reshape(sr, sc), sdt, sr, sc)
+    d = _tile_from(np.zeros((dr, dc), ddt), ddt, dr, dc)
+    pto.TINSERT(d, src, dr - sr, dc - sc)
+    return np.ascontiguousarray(d.valid).reshape(-1), golden, 1e-3
+
+
+DRIVERS["tinsert"] = _tinsert

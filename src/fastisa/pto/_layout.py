@@ -62,9 +62,16 @@ def _copy(dst_op, src_op, R, C, relu, dst):
 
 
 def _run_unary_to(d, s, R, C):
+    """Copy (same format) or convert as C++'s static_cast: round to nearest for a float
+    destination, truncation toward zero (saturating) for an integer one from a float."""
     from .._kernels import tile as _k
-    from ._ops import _OP
-    _k.unary(_OP["COPY"], d[0], d[1], d[2], d[3], *s, R, C)
+    from ._ops import _OP, RoundMode
+    if d[1] == s[1]:
+        _k.unary(_OP["COPY"], d[0], d[1], d[2], d[3], *s, R, C)
+        return
+    from ..dtypes import by_code
+    mode = RoundMode.CAST_RINT if by_code(d[1]).is_float else RoundMode.CAST_TRUNC
+    _k.cvt(int(mode), d[0], d[1], d[2], d[3], *s, R, C)
 
 
 def _run_binary_to(op, d, a, b, R, C):
