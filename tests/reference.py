@@ -1526,4 +1526,52 @@ def ptox_merge(lists, dtype, out_n, exhausted=False):
         if exhausted and any(p == m for p, m in zip(pos, n)):
             break
     return (np.concatenate(res) if res else np.zeros(0, np.uint8)), pos
+_PTOX_LIMITS = {"float32": (-3.4028234663852886e38, 3.4028234663852886e38),
+                "float16": (-65504.0, 65504.0),
+                "bfloat16": (-3.3895313892515355e38, 3.3895313892515355e38)}
+
+
+def _ptox_limits(dt):
+    name = "bfloat16" if dt == np.dtype(ml_dtypes.bfloat16) else dt.name
+    if name in _PTOX_LIMITS:
+        return _PTOX_LIMITS[name]
+    info = np.iinfo(dt)
+    return float(info.min), float(info.max)
+
+
+def ptox_cvt_sat(x, dtype, mode, sat):
+    """TCVT with SaturationMode (pto-isa's CPU simulator on x86-64): sat clamps to the shared
+    range (NaN -> the upper limit) in the source type; float -> int rounds with mode (ODD:
+    nearest, ties to odd; NONE: none) then cvttsd2si (INT_MIN of the 32-bit conversion for
+    int32/int16/int8/uint16, of the 64-bit one for uint32/uint8, when NaN or out of range),
+    wrapping; float -> float: nearest even; int -> int: wrap."""
+    x = np.asarray(x)
+    sdt, ddt = x.dtype, np.dtype(dtype)
+    v = x.astype(np.float64)
+    sf, df = _pto_is_float(sdt), _pto_is_float(ddt)
+    with np.errstate(all="ignore"):
+        if sat:
+            lo = max(_ptox_limits(sdt)[0], _ptox_limits(ddt)[0])
+            hi = min(_ptox_limits(sdt)[1], _ptox_limits(ddt)[1])
+            v = np.where(np.isnan(v), hi, np.clip(v, lo, hi))
+            v = pto_f64_to(v, sdt).astype(np.float64) if sf else np.trunc(v)
+        if df:
+            return pto_f64_to(v, ddt)
+        if not sf:
+            return v.astype(np.int64).astype(ddt)
+        m = {0: lambda a: a, 1: np.rint, 2: lambda a: np.where(a >= 0, np.floor(a + 0.5),
+                                                               np.ceil(a - 0.5)),
+             3: np.floor, 4: np.ceil, 5: np.trunc}
+        if int(mode) == 6:
+            f = np.floor(v)
+            fr = v - f
+            odd = np.mod(f, 2) != 0
+            r = np.where(fr > 0.5, f + 1, np.where(fr < 0.5, f, np.where(odd, f, f + 1)))
+        else:
+            r = m[int(mode)](v)
+        wide = ddt in (np.dtype(np.uint32), np.dtype(np.uint8))
+        lim = 9223372036854775808.0 if wide else 2147483648.0
+        ok = (r > -lim - 1) & (r < lim)
+        t = np.where(ok, np.trunc(np.where(ok, r, 0)), -lim)
+        return t.astype(np.int64).astype(ddt)
 # ---- end of PTO full tile ISA section ----

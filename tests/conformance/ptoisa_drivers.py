@@ -601,3 +601,25 @@ def _tinsert(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tinsert"] = _tinsert
+
+
+def _tcvt(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    sdt, ddt = _np_or_bf16(p.srctype), _np_or_bf16(p.dsttype)
+    golden = _read(case_dir, "golden.bin", ddt)
+    M, N = int(p.m), int(p.n)
+    src = _tile_from(_read(case_dir, "x1_gm.bin", sdt).reshape(M, N), sdt, M, N)
+    d = _tile_from(np.zeros((M, N), ddt), ddt, M, N)
+    mode = str(p.mode).split("::")[-1]
+    pto.TCVT(d, src, mode, satMode=str(p.saturation_mode).split("::")[-1])
+    return np.ascontiguousarray(d.valid).reshape(-1), golden, 1e-3
+
+
+def _np_or_bf16(t):
+    try:
+        return np.dtype(t)
+    except TypeError:
+        return np.dtype(ml_dtypes.bfloat16)
+
+
+DRIVERS["tcvt"] = _tcvt

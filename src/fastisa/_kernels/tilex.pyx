@@ -23,6 +23,7 @@ cdef extern from "tilex.h" nogil:
     void fi_tx_argreduce(int cols, int is_max, fi_tile_arg idx, int has_val, fi_tile_arg val,
                          fi_tile_arg s, int R, int C)
     void fi_tx_iota(fi_tile_arg d, int64_t start, int descending, int C)
+    void fi_tx_cvt_sat(int mode, int sat, fi_tile_arg d, fi_tile_arg s, int R, int C)
     int FI_TX_AND, FI_TX_OR, FI_TX_XOR, FI_TX_SHL, FI_TX_SHR, FI_TX_REM, FI_TX_FMOD
     int FI_TX_PRELU, FI_TX_POW, FI_TX_SUBRELU, FI_TX_NOT
     int FI_T3_ADDC, FI_T3_SUBC, FI_T3_FMA, FI_T3_MULADD_R, FI_T3_MULADD_R_RELU
@@ -193,3 +194,12 @@ def merge(int fmt, unsigned char[::1] dst, srcs, counts, int out, int exhausted)
     with nogil:
         w = fi_sort_merge(fmt, <char *>&dst[0], p, n, nl, out, exhausted, done)
     return w, [done[0], done[1], done[2], done[3]][:nl]
+
+
+def cvt_sat(int mode, int sat, unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
+            const unsigned char[::1] s, int sfmt, Py_ssize_t srs, Py_ssize_t scs, int R, int C):
+    """TCVT with an explicit SaturationMode (sat 1 = ON, 0 = OFF), the CPU simulator's result."""
+    cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
+    cdef fi_tile_arg sa = _arg(s, sfmt, srs, scs)
+    with nogil:
+        fi_tx_cvt_sat(mode, sat, da, sa, R, C)
