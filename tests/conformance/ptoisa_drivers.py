@@ -623,3 +623,70 @@ def _np_or_bf16(t):
 
 
 DRIVERS["tcvt"] = _tcvt
+
+
+def _tcmps(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    golden = _read(case_dir, "golden.bin", np.uint8)
+    R, C = int(p.tile_row), int(p.tile_col)
+    vr, vc = int(p.valid_row), int(p.valid_col)
+    a = _tile_from(_read(case_dir, "input1.bin", dt).reshape(R, C), dt, vr, vc)
+    s = _read(case_dir, "input2.bin", dt)[0]
+    s = int(s) if dt.kind in "iu" else float(s)
+    cols = golden.size // R
+    d = pto.Tile(V, np.uint8, R, _pad_cols(cols, np.dtype(np.uint8)), valid_row=R, valid_col=cols)
+    pto.TCMPS(d, a, s, str(p.mode).split("::")[-1])
+    return np.ascontiguousarray(d.data[:, :cols]).reshape(-1), golden, 1e-3
+
+
+DRIVERS["tcmps"] = _tcmps
+
+
+def _tile_at(loc, arr, dt, vr, vc):
+    R, C = arr.shape
+    step = max(1, 32 // dt.itemsize)
+    t = pto.Tile(loc, dt, R, -(-C // step) * step, valid_row=vr, valid_col=vc)
+    t.data[:, :C] = arr
+    return t
+
+
+def _tmatmul(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    at, bt, ct = (_np_or_bf16(x) for x in (p.atype, p.btype, p.ctype))
+    M, K, N = int(p.m), int(p.k), int(p.n)
+    golden = _read(case_dir, "golden.bin", ct)
+    reps = int(getattr(p, "repeats", 1) or 1)
+    xa = _read(case_dir, "x1_gm.bin", at).reshape(reps, M, K)
+    xb = _read(case_dir, "x2_gm.bin", bt).reshape(reps, K, N)
+    c = _tile_at(pto.TileType.Acc, np.zeros((M, N), ct), ct, M, N)
+    for i in range(reps):     # repeats: K split into blocks accumulated in the Acc tile
+        a = _tile_at(pto.TileType.Left, xa[i], at, M, K)
+        b = _tile_at(pto.TileType.Right, xb[i], bt, K, N)
+        if i:
+            pto.TMATMUL_ACC(c, c, a, b)
+        elif p.is_bias:
+            bdt = _np_or_bf16(p.bias_type)
+            bias = _tile_at(pto.TileType.Bias, _read(case_dir, "bias_gm.bin", bdt).reshape(1, N),
+                            bdt, 1, N)
+            pto.TMATMUL_BIAS(c, a, b, bias)
+        else:
+            pto.TMATMUL(c, a, b)
+    return np.ascontiguousarray(c.valid).reshape(-1), golden, 1e-3
+
+
+DRIVERS["tmatmul"] = _tmatmul
+
+
+def _ttrans(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _np_or_bf16(p.srctype)
+    M, N = int(p.m), int(p.n)
+    golden = _read(case_dir, "golden.bin", dt)
+    s = _tile_from(_read(case_dir, "x1_gm.bin", dt).reshape(M, N), dt, M, N)
+    d = _tile_from(np.zeros((N, M), dt), dt, N, M)
+    pto.TTRANS(d, s)
+    return np.ascontiguousarray(d.valid).reshape(-1), golden, 1e-3
+
+
+DRIVERS["ttrans"] = _ttrans
