@@ -690,3 +690,38 @@ def _ttrans(case_dir, args, kwargs, ns):
 
 
 DRIVERS["ttrans"] = _ttrans
+
+
+def _tscatter(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    kind = type(p).__name__
+    if kind == "TScatterParams":            # index form: dst.storage[idx[i, j]] = src[i, j]
+        dt, it = np.dtype(p.data_type), np.dtype(p.idx_type)
+        golden = _read(case_dir, "golden.bin", dt)
+        R, C = int(p.row), int(p.col)
+        src = _tile_from(_read(case_dir, "input1.bin", dt).reshape(R, C), dt, R, C)
+        ir, ic = int(p.idx_row), int(p.idx_col)
+        idx = _tile_from(_read(case_dir, "input2.bin", it).reshape(ir, ic), it, ir, ic)
+        d = pto.Tile(V, dt, R, C)
+        pto.TSCATTER(d, src, idx)
+        return d.buffer.copy(), golden, 1e-3
+    dt = np.dtype(p.src_type)
+    golden = _read(case_dir, "golden.bin", dt)
+    x = _read(case_dir, "x1_gm.bin", dt)
+    if kind.endswith("ColMasked"):
+        SR, SC, DR, DC = int(p.src_row), int(p.src_col), int(p.dst_row), int(p.dst_col)
+        src = _tile_from(x.reshape(SR, SC), dt, SR, SC)
+        d = _tile_from(np.zeros((DR, DC), dt), dt, DR, DC)
+        pto.TSCATTER(d, src, maskPattern=int(p.pattern), axis="col")
+    else:
+        DR, DC = int(p.row), int(p.dst_col)
+        sc = x.size // DR
+        src = pto.Tile(V, dt, DR, sc, valid_row=DR, valid_col=sc)
+        src.data[...] = x.reshape(DR, sc)
+        d = _tile_from(np.zeros((DR, DC), dt), dt, DR, DC)
+        pto.TSCATTER(d, src, maskPattern=int(p.pattern))
+    return np.ascontiguousarray(d.valid).reshape(-1), golden, 1e-3
+
+
+DRIVERS["tscatter"] = _tscatter
+WHY_NOT.pop("tscatter", None)
