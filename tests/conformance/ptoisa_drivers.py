@@ -725,3 +725,38 @@ def _tscatter(case_dir, args, kwargs, ns):
 
 DRIVERS["tscatter"] = _tscatter
 WHY_NOT.pop("tscatter", None)
+
+
+def _trowexpand(case_dir, args, kwargs, ns):
+    golden = _read(case_dir, "golden.bin", np.float32)
+    x = _read(case_dir, "input.bin", np.float32)
+    n = int(round(x.size ** 0.5))
+    s = _tile_from(x.reshape(n, x.size // n), np.dtype(np.float32), n, x.size // n)
+    d = _tile_from(np.zeros((n, x.size // n), np.float32), np.dtype(np.float32), n, x.size // n)
+    pto.TROWEXPAND(d, s)
+    return np.ascontiguousarray(d.valid).reshape(-1), golden, 1e-3
+
+
+DRIVERS["trowexpand"] = _trowexpand
+
+
+def _tsels(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    golden = _read(case_dir, "golden.bin", dt)
+    H, W = int(p.tile_row), int(p.tile_col)
+    vr, vc = int(p.valid_row), int(p.valid_col)
+    src = _tile_from(_read(case_dir, "input.bin", dt).reshape(H, W), dt, vr, vc)
+    words = _read(case_dir, "mask.bin", np.uint32)
+    per = words.size // H
+    m = _tile_from(words.reshape(H, per), np.dtype(np.uint32), H, per)
+    s = _read(case_dir, "scalar.bin", dt)[0]
+    s = int(s) if dt.kind in "iu" else float(s)
+    d = _tile_from(np.zeros((H, W), dt), dt, vr, vc)
+    pto.TSELS(d, m, src, None, s)
+    out = np.zeros((H, W), dt)
+    out[:vr, :vc] = d.valid
+    return out.reshape(-1), golden, 1e-3
+
+
+DRIVERS["tsels"] = _tsels

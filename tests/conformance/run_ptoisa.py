@@ -56,7 +56,9 @@ def run_gen(path: str, workdir: str):
     mark = MAIN_MARK if MAIN_MARK in src else alt
     body, sep, main = src.partition(mark)
     old = os.getcwd()
-    extra = [os.path.dirname(path), os.path.dirname(os.path.dirname(os.path.dirname(path)))]
+    st = os.path.dirname(os.path.dirname(os.path.dirname(path)))      # tests/cpu/st
+    extra = [os.path.dirname(path), st,
+             os.path.dirname(os.path.dirname(os.path.dirname(st)))]      # the checkout root
     sys.path[:0] = extra
     os.chdir(workdir)
     try:
