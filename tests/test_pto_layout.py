@@ -108,3 +108,30 @@ def test_tfillpad(dtype, pad):
     assert_bits(big.data, w2, "TFILLPAD_EXPAND")
     with pytest.raises(ConstraintError, match="TFILLPAD: dst shape"):
         pto.TFILLPAD(big, dst)
+
+
+@pytest.mark.parametrize("with_dst_idx", (False, True))
+def test_tconcat_index_form(with_dst_idx):
+    rng = np.random.default_rng(5)
+    a = tile("float32", 8, 16, RM, rng=rng)
+    b = tile("float32", 8, 16, RM, rng=rng)
+    d = tile("float32", 8, 32, RM, 6, 32, rng)
+    before = d.data.copy()
+    i0 = tile("int16", 8, 16, RM)
+    i1 = tile("int16", 8, 16, RM)
+    i0.data[:, 0] = rng.integers(0, 17, 8) * 2          # byte counts / sizeof(int16)
+    i1.data[:, 0] = rng.integers(0, 17, 8) * 2 + 1      # odd: rounded down
+    di = tile("int16", 8, 16, RM)
+    args = (di, i0, i1) if with_dst_idx else (i0, i1)
+    pto.TCONCAT(d, a, b, *args)
+    want = before.copy()
+    for r in range(6):
+        c0, c1 = i0.data[r, 0] // 2, i1.data[r, 0] // 2
+        want[r, :c0] = a.data[r, :c0]
+        want[r, c0:c0 + c1] = b.data[r, :c1]
+    assert_bits(d.data, want, "indexed TCONCAT")
+    if with_dst_idx:
+        assert_bits(di.data[:6, 0], (i0.data[:6, 0] + i1.data[:6, 0]).astype(np.int16), "dstIdx")
+    i0.data[0, 0] = 100
+    with pytest.raises(ConstraintError, match="TCONCAT: index tiles"):
+        pto.TCONCAT(d, a, b, i0, i1)

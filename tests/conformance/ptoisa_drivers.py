@@ -368,8 +368,7 @@ DRIVERS["tmrgsort"] = _tmrgsort
 def _tconcat(case_dir, args, kwargs, ns):
     p = _param(args, kwargs)
     dt = _dtype(p)
-    if getattr(p, "idx_tiles", "none") != "none":
-        raise NotImplementedError("TCONCAT index-tile form")
+    mode = getattr(p, "idx_tiles", "none")
     golden = _read(case_dir, "golden.bin", dt)
     R = int(p.valid_row)
     ts = []
@@ -379,6 +378,18 @@ def _tconcat(case_dir, args, kwargs, ns):
         t = _tile_from(a, dt, R, int(getattr(p, f"valid_col{k}")))
         ts.append(t)
     DR, DC = int(p.dst_tile_row), int(p.dst_tile_col)
+    if mode != "none":
+        it = np.dtype(p.idxtype)
+        i0 = _tile_from(_read(case_dir, "input1_idx.bin", it).reshape(int(p.src0_idx_row), -1),
+                        it, R, 1)
+        i1 = _tile_from(_read(case_dir, "input2_idx.bin", it).reshape(int(p.src1_idx_row), -1),
+                        it, R, 1)
+        dst = _tile_from(np.zeros((DR, DC), dt), dt, R, DC)
+        extra = ()
+        if mode == "dst":
+            extra = (_tile_from(np.zeros((int(p.dst_idx_row), int(p.dst_idx_col)), it), it, R, 1),)
+        pto.TCONCAT(dst, ts[0], ts[1], *extra, i0, i1)
+        return np.ascontiguousarray(dst.data[:DR, :DC]).reshape(-1), golden, 1e-3
     dst = _tile_from(np.zeros((DR, DC), dt), dt, R, ts[0].valid_col + ts[1].valid_col)
     pto.TCONCAT(dst, ts[0], ts[1])
     out = np.zeros((DR, DC), dt)

@@ -118,12 +118,20 @@ def TINSERT(dst, src, indexRow=0, indexCol=0, relu=False, preQuant=None) -> None
     X.record(instr, dst, 1, R, C)
 
 
-def TCONCAT(dst, src0, src1) -> None:  # noqa: N802
-    """``dst[r, :] = src0[r, :c0] ++ src1[r, :c1]`` over dst's valid rows (module doc)."""
+def TCONCAT(dst, src0, src1, *idx) -> None:  # noqa: N802
+    """``dst[r, :] = src0[r, :c0] ++ src1[r, :c1]`` over dst's valid rows (module doc).
+
+    Indexed forms ``TCONCAT(dst, src0, src1, src0Idx, src1Idx)`` and ``(dst, src0, src1,
+    dstIdx, src0Idx, src1Idx)``: per row r, ``c0 = src0Idx[r, 0] // sizeof(idx dtype)``
+    (likewise c1) -- a byte count divided by the index type's size, as the CPU simulator
+    does (TConcat.hpp); the 6-argument form also writes ``dstIdx[r, 0] = src0Idx[r, 0] +
+    src1Idx[r, 0]``.  Counts beyond a source's or dst's columns raise ConstraintError."""
     instr = "TCONCAT"
     X.tiles(instr, dst=dst, src0=src0, src1=src1)
     X._ops._same_dtype(instr, dst, "src0", src0)
     X._ops._same_dtype(instr, dst, "src1", src1)
+    if idx:
+        return _tconcat_idx(instr, dst, src0, src1, idx)
     R = dst.valid_row
     c0, c1 = src0.valid_col, src1.valid_col
     if src0.valid_row != R or src1.valid_row != R:
@@ -136,6 +144,43 @@ def TCONCAT(dst, src0, src1) -> None:  # noqa: N802
     _run_unary_to(_operand(dst), a, R, c0) if R and c0 else None
     _run_unary_to(_at(dst, 0, c0), b, R, c1) if R and c1 else None
     X.record(instr, dst)
+
+
+def _tconcat_idx(instr, dst, src0, src1, idx):
+    if len(idx) not in (2, 3):
+        raise constraint(instr, "index tiles", "must be (src0Idx, src1Idx) or (dstIdx, "
+                         "src0Idx, src1Idx)", len(idx))
+    didx = idx[0] if len(idx) == 3 else None
+    i0, i1 = idx[-2], idx[-1]
+    for name, t in (("src0Idx", i0), ("src1Idx", i1)) + ((("dstIdx", didx),) if didx else ()):
+        X.tiles(instr, **{name: t})
+        X._dtype_in(instr, name, t, X.INTS)
+    R = dst.valid_row
+    if i0.rows < R or i1.rows < R:
+        raise constraint(instr, "index tiles", f"must have >= {R} rows", (i0.rows, i1.rows))
+    b0 = i0.data[:R, 0].astype(np.int64)
+    b1 = i1.data[:R, 0].astype(np.int64)
+    c0, c1 = b0 // i0.dtype.itemsize, b1 // i1.dtype.itemsize
+    if (c0 > src0.cols).any() or (c1 > src1.cols).any() or (c0 + c1 > dst.cols).any() \
+            or R > src0.rows or R > src1.rows:
+        raise constraint(instr, "index tiles", "column counts must fit src0, src1 and dst",
+                         (int(c0.max(initial=0)), int(c1.max(initial=0))))
+    if didx is not None and didx.rows < R:
+        raise constraint(instr, "dstIdx.rows", f"must be >= {R}", didx.rows)
+    a, b = _operand(src0, dst), _operand(src1, dst)
+    for r in range(R):                      # one kernel call per row and source
+        if c0[r]:
+            _run_unary_to(_at(dst, r, 0), _shift(a, src0, r), 1, int(c0[r]))
+        if c1[r]:
+            _run_unary_to(_at(dst, r, int(c0[r])), _shift(b, src1, r), 1, int(c1[r]))
+    if didx is not None:
+        didx.data[:R, 0] = (b0 + b1).astype(didx.dtype)
+    X.record(instr, dst)
+
+
+def _shift(op, t, r):
+    buf, fmt, rs, cs = op
+    return buf[r * t._rs * t.dtype.itemsize:], fmt, rs, cs
 
 
 def TRESHAPE(dst, src) -> None:  # noqa: N802
