@@ -135,3 +135,31 @@ def test_tconcat_index_form(with_dst_idx):
     i0.data[0, 0] = 100
     with pytest.raises(ConstraintError, match="TCONCAT: index tiles"):
         pto.TCONCAT(d, a, b, i0, i1)
+
+
+@pytest.mark.parametrize("dtype", ("float32", "float16", "int8"))
+def test_interleave_roundtrip(dtype):
+    rng = np.random.default_rng(6)
+    w = 32 // np.dtype(dtype).itemsize
+    s0, s1 = tile(dtype, 4, 2 * w, RM, 3, 2 * w - 2, rng), tile(dtype, 4, 2 * w, RM, 3, 2 * w - 2, rng)
+    d0, d1 = tile(dtype, 4, 2 * w, RM, 3, 2 * w - 2, rng), tile(dtype, 4, 2 * w, RM, 3, 2 * w - 2, rng)
+    m = w - 1
+    pto.TINTERLEAVE(d1, d0, s1, s0)
+    w0 = np.empty((3, 2 * m), s0.dtype)
+    w1 = np.empty((3, 2 * m), s0.dtype)
+    w0[:, 0::2], w0[:, 1::2] = s0.valid[:, :m], s1.valid[:, :m]
+    w1[:, 0::2], w1[:, 1::2] = s0.valid[:, m:], s1.valid[:, m:]
+    assert_bits(d0.valid, w0, "TINTERLEAVE dst0")
+    assert_bits(d1.valid, w1, "TINTERLEAVE dst1")
+    e0, e1 = tile(dtype, 4, 2 * w, RM, 3, 2 * w - 2, rng), tile(dtype, 4, 2 * w, RM, 3, 2 * w - 2, rng)
+    pto.TDEINTERLEAVE(e1, e0, d1, d0)
+    assert_bits(e0.valid, s0.valid, "round trip src0")
+    assert_bits(e1.valid, s1.valid, "round trip src1")
+    f0, f1 = tile(dtype, 4, w, RM, 3, w - 3, rng), tile(dtype, 4, w, RM, 3, w - 3, rng)
+    pto.TDEINTERLEAVE(f1, f0, d0)
+    assert_bits(f0.valid, d0.data[:3, 0:2 * (w - 3):2], "3-arg dst0")
+    assert_bits(f1.valid, d0.data[:3, 1:2 * (w - 3):2], "3-arg dst1")
+    with pytest.raises(ConstraintError, match="TINTERLEAVE: dst0.validCol"):
+        odd = tile(dtype, 4, 2 * w, RM, 3, 3)
+        pto.TINTERLEAVE(tile(dtype, 4, 2 * w, RM, 3, 3), odd, tile(dtype, 4, 2 * w, RM, 3, 3),
+                        tile(dtype, 4, 2 * w, RM, 3, 3))

@@ -771,3 +771,28 @@ def _tsels(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tsels"] = _tsels
+
+
+def _interleave(deinter):
+    def drive(case_dir, args, kwargs, ns):
+        p = _param(args, kwargs)
+        dt = _dtype(p)
+        R, C = int(p.row), int(p.col)
+        g0, g1 = _read(case_dir, "dst0.bin", dt), _read(case_dir, "dst1.bin", dt)
+        d0 = _tile_from(np.zeros((R, C), dt), dt, R, C)
+        d1 = _tile_from(np.zeros((R, C), dt), dt, R, C)
+        if deinter and int(getattr(p, "mode", 0)) != 0:
+            src = _tile_from(_read(case_dir, "src.bin", dt).reshape(R, 2 * C), dt, R, 2 * C)
+            pto.TDEINTERLEAVE(d1, d0, src)
+        else:
+            s0 = _tile_from(_read(case_dir, "input0.bin", dt).reshape(R, C), dt, R, C)
+            s1 = _tile_from(_read(case_dir, "input1.bin", dt).reshape(R, C), dt, R, C)
+            (pto.TDEINTERLEAVE if deinter else pto.TINTERLEAVE)(d1, d0, s1, s0)
+        got = np.concatenate([np.ascontiguousarray(d0.valid).reshape(-1),
+                              np.ascontiguousarray(d1.valid).reshape(-1)])
+        return got, np.concatenate([g0, g1]), 1e-3
+    return drive
+
+
+DRIVERS["tinterleave"] = _interleave(False)
+DRIVERS["tdeinterleave"] = _interleave(True)

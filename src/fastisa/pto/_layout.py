@@ -18,6 +18,14 @@ TConcat.hpp, TReshape.hpp, TFillPad.hpp where the docs are silent.
   minimum) elsewhere; dst and src of one shape (TFILLPAD_EXPAND: dst at least src's shape;
   TFILLPAD_INPLACE: dst may be src).
 
+* ``TINTERLEAVE(dst1, dst0, src1, src0)`` (C = dst0.validCol, even; m = C / 2):
+  ``dst0[r, 2c] = src0[r, c]``, ``dst0[r, 2c+1] = src1[r, c]``, ``dst1[r, 2c] = src0[r, c+m]``,
+  ``dst1[r, 2c+1] = src1[r, c+m]`` for c < m (docs/isa/TINTERLEAVE.md).
+* ``TDEINTERLEAVE(dst1, dst0, src1, src0)``: the inverse (``dst0[r, c] = src0[r, 2c]``,
+  ``dst1[r, c] = src0[r, 2c+1]``, ``dst0[r, c+m] = src1[r, 2c]``, ``dst1[r, c+m] =
+  src1[r, 2c+1]``); ``TDEINTERLEAVE(dst1, dst0, src)``: ``dst0[r, c] = src[r, 2c]``,
+  ``dst1[r, c] = src[r, 2c+1]`` for c < dst0.validCol.  All tiles row-major, one dtype.
+
 Quantising forms (TEXTRACT/TINSERT with a pre-quant scalar or an fp tile) raise
 NotImplementedError.  Every copy runs on the tile copy kernel (csrc/fastisa/tile.h).
 """
@@ -32,7 +40,7 @@ from ._ops import _operand, _run_binary, _run_unary, _tile
 from ._tile import SLayout, Tile, _pad_value
 
 __all__ = ["TEXTRACT", "TINSERT", "TCONCAT", "TRESHAPE", "TFILLPAD", "TFILLPAD_INPLACE",
-           "TFILLPAD_EXPAND"]
+           "TFILLPAD_EXPAND", "TINTERLEAVE", "TDEINTERLEAVE"]
 
 
 def _at(t: Tile, r, c, dst=None):
@@ -249,3 +257,86 @@ def TFILLPAD_EXPAND(dst, src) -> None:  # noqa: N802
 
 
 _ = (_run_binary,)
+
+
+def _strided(op, t, r, c, step):
+    """Operand of t from (r, c) whose column index advances ``step`` elements at a time."""
+    buf, fmt, rs, cs = op
+    off = (r * t._rs + c * t._cs) * t.dtype.itemsize
+    return buf[off:], fmt, rs, cs * step
+
+
+def _src_op(t, *dsts):
+    """t's operand, from a copy when t shares memory with a destination (so the result does
+    not depend on the order the copies run)."""
+    buf, fmt, rs, cs = _operand(t)
+    if any(np.may_share_memory(t._buf, d._buf) for d in dsts):
+        buf = t._buf.copy().view(np.uint8)
+    return buf, fmt, rs, cs
+
+
+def _inter_check(instr, tiles):
+    X.tiles(instr, **tiles)
+    first = next(iter(tiles.values()))
+    for name, t in tiles.items():
+        if not t.is_row_major:
+            raise constraint(instr, f"{name}.blayout", "must be BLayout.RowMajor", t.blayout.name)
+        X._ops._same_dtype(instr, first, name, t)
+
+
+def TINTERLEAVE(dst1, dst0, src1, src0) -> None:  # noqa: N802
+    """Interleave two tiles' halves (module doc).  Equal valid shapes, an even validCol."""
+    instr = "TINTERLEAVE"
+    _inter_check(instr, {"dst1": dst1, "dst0": dst0, "src1": src1, "src0": src0})
+    R, C = dst0.valid_shape
+    for name, t in (("dst1", dst1), ("src1", src1), ("src0", src0)):
+        if t.valid_shape != (R, C):
+            raise constraint(instr, f"{name} valid shape", f"must equal dst0's {(R, C)}",
+                             t.valid_shape)
+    if C % 2:
+        raise constraint(instr, "dst0.validCol", "must be even", C)
+    m = C // 2
+    a, b = _src_op(src0, dst0, dst1), _src_op(src1, dst0, dst1)
+    if R and m:
+        for d, half in ((dst0, 0), (dst1, m)):
+            for k, s in ((0, a), (1, b)):
+                _run_unary_to(_strided(_operand(d), d, 0, k, 2),
+                              _strided(s, src0 if k == 0 else src1, 0, half, 1), R, m)
+    X.record(instr, dst0, 2)
+
+
+def TDEINTERLEAVE(dst1, dst0, *srcs) -> None:  # noqa: N802
+    """De-interleave (module doc): ``(dst1, dst0, src1, src0)`` or ``(dst1, dst0, src)``."""
+    instr = "TDEINTERLEAVE"
+    R, C = dst0.valid_shape if isinstance(dst0, Tile) else (0, 0)
+    if len(srcs) == 1:
+        src = srcs[0]
+        _inter_check(instr, {"dst1": dst1, "dst0": dst0, "src": src})
+        if dst1.valid_shape != (R, C) or src.valid_row < R or src.cols < 2 * C:
+            raise constraint(instr, "shapes", f"dst1 must match dst0 {(R, C)} and src hold "
+                             f"{R} x {2 * C}", (dst1.valid_shape, src.valid_shape))
+        s = _src_op(src, dst0, dst1)
+        if R and C:
+            _run_unary_to(_operand(dst0), _strided(s, src, 0, 0, 2), R, C)
+            _run_unary_to(_operand(dst1), _strided(s, src, 0, 1, 2), R, C)
+        X.record(instr, dst0, 2)
+        return
+    if len(srcs) != 2:
+        raise constraint(instr, "operands", "must be (dst1, dst0, src1, src0) or "
+                         "(dst1, dst0, src)", len(srcs) + 2)
+    src1, src0 = srcs
+    _inter_check(instr, {"dst1": dst1, "dst0": dst0, "src1": src1, "src0": src0})
+    for name, t in (("dst1", dst1), ("src1", src1), ("src0", src0)):
+        if t.valid_shape != (R, C):
+            raise constraint(instr, f"{name} valid shape", f"must equal dst0's {(R, C)}",
+                             t.valid_shape)
+    if C % 2:
+        raise constraint(instr, "dst0.validCol", "must be even", C)
+    m = C // 2
+    if R and m:
+        for s_t, half in ((src0, 0), (src1, m)):
+            s = _src_op(s_t, dst0, dst1)
+            for d, k in ((dst0, 0), (dst1, 1)):
+                _run_unary_to(_strided(_operand(d), d, 0, half, 1), _strided(s, s_t, 0, k, 2),
+                              R, m)
+    X.record(instr, dst0, 2)
