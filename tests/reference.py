@@ -1667,6 +1667,9 @@ def nki_isa_sequence_bounds(ids):
         en.append(b)
     return np.array([[st, en]])
 # ---- end of nki-isa family (part 1) ----
+
+
+# ======================================================================================
 # PTO full tile ISA (pto-isa helper, issue 13): bitwise, arithmetic extensions,
 # compare/select, products, arg-reductions, partial ops.  Written from pto-isa
 # docs/isa/*.md and, where the docs are silent, the CPU simulator's C++ semantics
@@ -1834,4 +1837,146 @@ def ptox_part(op, a, b, shape):
     r, c = min(ra, rb), min(ca, cb)
     out[:r, :c] = pto_binary(op, a[:r, :c], b[:r, :c])
     return out
+def ptox_pattern(p, n):
+    """MaskPattern selection of indices 0..n-1 (1 P0101 even, 2 P1010 odd, 3-6 i % 4 == 0-3,
+    7 all)."""
+    i = np.arange(n)
+    return {1: i % 2 == 0, 2: i % 2 == 1, 3: i % 4 == 0, 4: i % 4 == 1, 5: i % 4 == 2,
+            6: i % 4 == 3, 7: np.ones(n, bool)}[int(p)]
+
+
+def ptox_gather_index(src_full, idx):
+    """dst[r, c] = src_full.flat[idx[r, c]] (row-major over the physical tile), 0 outside."""
+    flat = src_full.reshape(-1)
+    out = np.zeros(idx.shape, dtype=src_full.dtype)
+    for r in range(idx.shape[0]):
+        for c in range(idx.shape[1]):
+            k = int(idx[r, c])
+            if 0 <= k < flat.size:
+                out[r, c] = flat[k]
+    return out
+
+
+def ptox_gather_mask_row(src_valid, p):
+    """The selected columns of each row, concatenated row by row (a flat sequence)."""
+    sel = ptox_pattern(p, src_valid.shape[1])
+    return np.concatenate([row[sel] for row in src_valid]) if src_valid.size else src_valid[:0, 0]
+
+
+def ptox_scatter_mask_row(src_full, p, shape):
+    """dst (shape) with src's elements (row-major over its physical tile) at the selected
+    columns, 0 elsewhere."""
+    R, C = shape
+    sel = ptox_pattern(p, C)
+    seq = iter(src_full.reshape(-1))
+    out = np.zeros(shape, dtype=src_full.dtype)
+    for r in range(R):
+        for c in range(C):
+            if sel[c]:
+                out[r, c] = next(seq)
+    return out
+
+
+def ptox_scatter_gm(flat, src, off, atomic="none"):
+    """flat[off[i, j]] (op)= src[i, j] in row-major order (off < 0 skipped); returns a copy."""
+    out = flat.copy()
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            k = int(off[i, j])
+            if k < 0:
+                continue
+            v = src[i, j]
+            if atomic == "add":
+                v = pto_binary("ADD", out[k:k + 1], np.array([v], dtype=out.dtype))[0]
+            elif atomic == "max":
+                v = v if out[k] < v else out[k]
+            elif atomic == "min":
+                v = v if v < out[k] else out[k]
+            out[k] = v
+    return out
+def ptox_sort32_row(vals, idx, dtype):
+    """TSORT32 of one row: uint8 bytes of the 8-byte structs, block by block (value
+    descending, index ascending, stable)."""
+    vals = np.asarray(vals, dtype=dtype)
+    out = []
+    for b in range(0, vals.size, 32):
+        blk = sorted(range(b, min(b + 32, vals.size)),
+                     key=lambda k: (-float(vals[k]), int(idx[k])))
+        for k in blk:
+            rec = np.zeros(8, np.uint8)
+            rec[: vals.itemsize] = np.frombuffer(vals[k:k + 1].tobytes(), np.uint8)
+            rec[4:] = np.frombuffer(np.uint32(idx[k]).tobytes(), np.uint8)
+            out.append(rec)
+    return np.concatenate(out) if out else np.zeros(0, np.uint8)
+
+
+def ptox_merge(lists, dtype, out_n, exhausted=False):
+    """TMRGSORT of 8-byte struct lists (uint8 arrays): strictly greatest head value, the lowest
+    list on ties; returns (bytes, taken per list)."""
+    pos = [0] * len(lists)
+    n = [len(x) // 8 for x in lists]
+    res = []
+    while len(res) < out_n:
+        pick, best = -1, None
+        for li, x in enumerate(lists):
+            if pos[li] < n[li]:
+                v = float(np.frombuffer(x[pos[li] * 8: pos[li] * 8 + np.dtype(dtype).itemsize]
+                                        .tobytes(), dtype)[0])
+                if pick < 0 or v > best:
+                    pick, best = li, v
+        if pick < 0:
+            break
+        res.append(lists[pick][pos[pick] * 8: pos[pick] * 8 + 8])
+        pos[pick] += 1
+        if exhausted and any(p == m for p, m in zip(pos, n)):
+            break
+    return (np.concatenate(res) if res else np.zeros(0, np.uint8)), pos
+_PTOX_LIMITS = {"float32": (-3.4028234663852886e38, 3.4028234663852886e38),
+                "float16": (-65504.0, 65504.0),
+                "bfloat16": (-3.3895313892515355e38, 3.3895313892515355e38)}
+
+
+def _ptox_limits(dt):
+    name = "bfloat16" if dt == np.dtype(ml_dtypes.bfloat16) else dt.name
+    if name in _PTOX_LIMITS:
+        return _PTOX_LIMITS[name]
+    info = np.iinfo(dt)
+    return float(info.min), float(info.max)
+
+
+def ptox_cvt_sat(x, dtype, mode, sat):
+    """TCVT with SaturationMode (pto-isa's CPU simulator on x86-64): sat clamps to the shared
+    range (NaN -> the upper limit) in the source type; float -> int rounds with mode (ODD:
+    nearest, ties to odd; NONE: none) then cvttsd2si (INT_MIN of the 32-bit conversion for
+    int32/int16/int8/uint16, of the 64-bit one for uint32/uint8, when NaN or out of range),
+    wrapping; float -> float: nearest even; int -> int: wrap."""
+    x = np.asarray(x)
+    sdt, ddt = x.dtype, np.dtype(dtype)
+    v = x.astype(np.float64)
+    sf, df = _pto_is_float(sdt), _pto_is_float(ddt)
+    with np.errstate(all="ignore"):
+        if sat:
+            lo = max(_ptox_limits(sdt)[0], _ptox_limits(ddt)[0])
+            hi = min(_ptox_limits(sdt)[1], _ptox_limits(ddt)[1])
+            v = np.where(np.isnan(v), hi, np.clip(v, lo, hi))
+            v = pto_f64_to(v, sdt).astype(np.float64) if sf else np.trunc(v)
+        if df:
+            return pto_f64_to(v, ddt)
+        if not sf:
+            return v.astype(np.int64).astype(ddt)
+        m = {0: lambda a: a, 1: np.rint, 2: lambda a: np.where(a >= 0, np.floor(a + 0.5),
+                                                               np.ceil(a - 0.5)),
+             3: np.floor, 4: np.ceil, 5: np.trunc}
+        if int(mode) == 6:
+            f = np.floor(v)
+            fr = v - f
+            odd = np.mod(f, 2) != 0
+            r = np.where(fr > 0.5, f + 1, np.where(fr < 0.5, f, np.where(odd, f, f + 1)))
+        else:
+            r = m[int(mode)](v)
+        wide = ddt in (np.dtype(np.uint32), np.dtype(np.uint8))
+        lim = 9223372036854775808.0 if wide else 2147483648.0
+        ok = (r > -lim - 1) & (r < lim)
+        t = np.where(ok, np.trunc(np.where(ok, r, 0)), -lim)
+        return t.astype(np.int64).astype(ddt)
 # ---- end of PTO full tile ISA section ----

@@ -807,7 +807,7 @@ def TCOLEXPANDEXPDIF(dst, src0, src1) -> None:  # noqa: N802
 _CVT = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8")
 
 
-def TCVT(dst, src, mode=RoundMode.CAST_RINT) -> None:  # noqa: N802
+def TCVT(dst, src, mode=RoundMode.CAST_RINT, satMode=None) -> None:  # noqa: N802
     """``dst = round_mode(src)`` converted to dst's dtype, over dst's valid region.
 
     dtypes: any of float32, float16, bfloat16, int32, int16, int8, uint8 to any.  The source
@@ -815,7 +815,8 @@ def TCVT(dst, src, mode=RoundMode.CAST_RINT) -> None:  # noqa: N802
     (:class:`RoundMode`).  Float targets overflow to +-inf when rounding to nearest (RINT,
     ROUND, NONE) and to the largest finite value when rounding toward zero (TRUNC, ODD) or
     away from that infinity (FLOOR for +, CEIL for -).  Integer targets saturate, NaN -> 0.
-    Equal valid shapes.  Raises ConstraintError.
+    Equal valid shapes.  Raises ConstraintError.  ``satMode`` (SaturationMode.ON/OFF): the
+    CPU simulator's conversion instead (:mod:`fastisa.pto._convert`), for more dtype pairs.
     """
     instr = "TCVT"
     _tile(instr, "dst", dst)
@@ -826,6 +827,9 @@ def TCVT(dst, src, mode=RoundMode.CAST_RINT) -> None:  # noqa: N802
         mode = RoundMode(mode)
     except ValueError:
         raise constraint(instr, "mode", "must be a RoundMode", mode) from None
+    if satMode is not None:
+        from ._convert import tcvt_sat
+        return tcvt_sat(dst, src, mode, satMode)
     _dtype_in(instr, "dst", dst, _CVT)
     _dtype_in(instr, "src", src, _CVT)
     _same_valid(instr, dst, "src", src)
