@@ -473,10 +473,10 @@ def _load_scalar(run, op):
 
 def _store_scalar(run, op):
     from ._asm_runner import _Pointer
-    ps = _percents(op)
-    ptr = _value(run, ps[0])
-    off = int(_value(run, ps[1]))
-    val = _value(run, ps[2])
+    ps = _percents(op)              # pto.store_scalar %value, %ptr[%offset] : types
+    val = _value(run, ps[0])
+    ptr = _value(run, ps[1])
+    off = int(_value(run, ps[2])) if len(ps) > 2 else 0
     base, ptr = _ptr_base(ptr)
     if not isinstance(ptr, _Pointer):
         raise NotImplementedError("pto.store_scalar to an on-chip buffer is not supported")

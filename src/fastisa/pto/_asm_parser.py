@@ -798,6 +798,9 @@ class _Parser:
             self.next()
         else:
             raise self.error(f"expected a constant value, got {self._desc(t)}")
+        if t.kind == "ident" and not self.at(":"):        # "arith.constant true": i1
+            value = 1 if t.text == "true" else 0
+            return ConstantOp(r, value, ScalarType("i1"), value, start.line, start.col)
         self.expect(":", "':' and the constant's type")
         tt = self.tok
         ty = self.type_()

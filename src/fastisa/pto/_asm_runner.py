@@ -112,8 +112,9 @@ def _dense_strides(shape):
 
 
 class _TensorView:
-    def __init__(self, ptr, shape, strides, layout):
+    def __init__(self, ptr, shape, strides, layout, base=0):
         self.ptr, self.shape, self.strides, self.layout = ptr, shape, strides, layout
+        self.base = base
 
 
 class _PartView:
@@ -124,7 +125,7 @@ class _PartView:
         """``GlobalTensor`` over the pointer's current buffer, starting at the partition."""
         tv = self.tv
         buf = tv.ptr.buf
-        start = sum(o * s for o, s in zip(self.offsets, tv.strides))
+        start = tv.base + sum(o * s for o, s in zip(self.offsets, tv.strides))
         return P.GlobalTensor(buf[start:], shape=tuple(self.sizes), strides=tuple(tv.strides),
                               layout=P.Layout.DN if tv.layout == "dn" else P.Layout.ND)
 
@@ -278,7 +279,7 @@ class _Runner:
                         return sig
                     continue
                 self.execute(op)
-            except (AsmSyntaxError, _Deadlock):
+            except AsmSyntaxError:
                 raise
             except (FastisaError, NotImplementedError) as exc:
                 if getattr(exc, "_pto_asm_line", None) is not None:
@@ -311,6 +312,9 @@ class _Runner:
             self.env[op.result] = _scalar(op.value, op.type.name, "constant")
         elif isinstance(op, MakeTensorViewOp):
             ptr = self.get(op.ptr)
+            base = 0
+            if hasattr(ptr, "off") and hasattr(ptr, "ptr"):     # from pto.addptr
+                base, ptr = ptr.off, ptr.ptr
             shape = [self.index(v, "shape") for v in op.shape]
             strides = [self.index(v, "stride") for v in op.strides]
             for d, (want, got) in enumerate(zip(op.type.shape, shape)):
@@ -318,11 +322,11 @@ class _Runner:
                     raise self.syntax(f"pto.make_tensor_view: dimension {d} is {got} but the "
                                       f"type says {want}", op)
             extent = 0 if 0 in shape else 1 + sum((s - 1) * st for s, st in zip(shape, strides))
-            ptr.ensure(extent, "pto.make_tensor_view")
+            ptr.ensure(base + extent, "pto.make_tensor_view")
             ptr.views.append((tuple(shape), tuple(strides)))
             layout = _attr(op.attrs, "layout") or "nd"
             layout = "dn" if "dn" in layout.lower() else "nd"
-            self.env[op.result] = _TensorView(ptr, shape, strides, layout)
+            self.env[op.result] = _TensorView(ptr, shape, strides, layout, base)
         elif isinstance(op, PartitionViewOp):
             tv = self.get(op.source)
             offsets = [self.index(v, "offset") for v in op.offsets]
