@@ -1262,3 +1262,193 @@ def pto_cvt(x, dtype, mode):
 
 
 # ---- end of PTO section ----
+
+
+# ======================================================================================
+# ---- nki-isa family (SDK 2.33 instructions: scans, statistics, data movement, MX, ...) --
+# ======================================================================================
+# Sources: aws-neuron-sdk nki/api/nki/isa/__init__.py docstrings of each instruction and the
+# NumPy semantics in nki/test/test_nki_isa_*.py.  Values: float32 arrays [P, F] unless said.
+
+def nki_isa_tt_scan(d0, d1, init, op0, op1, rev0=False, rev1=False):
+    """tensor_tensor_scan: r_i = op1(op0(d0_i, r_{i-1}), d1_i), float32 carry."""
+    d0 = np.asarray(d0, np.float32)
+    d1 = np.asarray(d1, np.float32)
+    P, F = d0.shape
+    carry = np.broadcast_to(np.asarray(init, np.float32), (P,)).copy()
+    out = np.empty((P, F), np.float32)
+    for i in range(F):
+        t = nki_alu(op0, carry, d0[:, i]) if rev0 else nki_alu(op0, d0[:, i], carry)
+        carry = nki_alu(op1, d1[:, i], t) if rev1 else nki_alu(op1, t, d1[:, i])
+        out[:, i] = carry
+    return out
+
+
+def nki_isa_cumulative(src, imm, op0, op1, start):
+    """tensor_scalar_cumulative: reg = op1(op0(x_i, imm), reg); returns (out, last reg)."""
+    src = np.asarray(src, np.float32)
+    P, F = src.shape
+    imm = np.broadcast_to(np.asarray(imm, np.float32), (P,))
+    reg = np.broadcast_to(np.asarray(start, np.float32), (P,)).copy()
+    out = np.empty((P, F), np.float32)
+    for i in range(F):
+        t = nki_alu(op0, src[:, i], imm)
+        reg = nki_alu(op1, t, reg)
+        out[:, i] = reg
+    return out, reg
+
+
+def nki_isa_ts_reduce(data, imm, op0, rop, start, rev0=False):
+    """tensor_scalar_reduce: t = op0(x, imm) (float32); acc folds t left to right."""
+    data = np.asarray(data, np.float32)
+    P, F = data.shape
+    imm = np.broadcast_to(np.asarray(imm, np.float32), (P, 1))
+    t = nki_alu(op0, imm, data) if rev0 else nki_alu(op0, data, imm)
+    acc = np.broadcast_to(np.asarray(start, np.float32), (P,)).copy()
+    for i in range(F):
+        acc = nki_alu(rop, acc, t[:, i])
+    return t, acc
+
+
+def nki_isa_bn_stats(x):
+    """bn_stats rows: [n_e, mean_e, m2_e, n_o, mean_o, m2_o] in fastisa's float32 order."""
+    x = np.asarray(x, np.float32)
+    P, F = x.shape
+    out = np.zeros((P, 6), np.float32)
+    for h in range(2):
+        half = x[:, h::2]
+        n = half.shape[1]
+        if n == 0:
+            continue
+        s = np.zeros(P, np.float32)
+        for i in range(n):
+            s = (s + half[:, i]).astype(np.float32)
+        mean = (s / np.float32(n)).astype(np.float32)
+        m2 = np.zeros(P, np.float32)
+        for i in range(n):
+            d = (half[:, i] - mean).astype(np.float32)
+            m2 = (m2 + (d * d).astype(np.float32)).astype(np.float32)
+        out[:, 3 * h] = n
+        out[:, 3 * h + 1] = mean
+        out[:, 3 * h + 2] = m2
+    return out
+
+
+def nki_isa_bn_aggr(stats):
+    """bn_aggr rows of (count, mean, m2) triples -> [mean, var], Chan's update, float32."""
+    stats = np.asarray(stats, np.float32)
+    P = stats.shape[0]
+    out = np.zeros((P, 2), np.float32)
+    f = np.float32
+    for p in range(P):
+        n = mean = m2 = f(0)
+        for t in range(stats.shape[1] // 3):
+            nb, mb, m2b = (f(v) for v in stats[p, 3 * t:3 * t + 3])
+            if nb == 0:
+                continue
+            if n == 0:
+                n, mean, m2 = nb, mb, m2b
+                continue
+            nn = f(n + nb)
+            d = f(mb - mean)
+            mean = f(mean + f(d * f(nb / nn)))
+            m2 = f(f(m2 + m2b) + f(f(d * d) * f(f(n * nb) / nn)))
+            n = nn
+        if n != 0:
+            out[p] = (mean, f(m2 / n))
+    return out
+
+
+def nki_isa_partition_reduce(x, op):
+    """tensor_partition_reduce over float32 rows (add/maximum/minimum/average)."""
+    x = np.asarray(x, np.float32)
+    acc = x[0].copy()
+    name = {"max": "maximum", "min": "minimum", "average": "add"}.get(op, op)
+    for p in range(1, x.shape[0]):
+        acc = nki_alu(name, acc, x[p])
+    if op == "average":
+        acc = (acc / np.float32(x.shape[0])).astype(np.float32)
+    return acc
+
+
+def nki_isa_stream_shuffle(dst_before, src, mask):
+    """nc_stream_shuffle on storage rows: dst[32q+i] = src[32q+mask[i]], 255 keeps dst."""
+    out = np.array(dst_before, copy=True)
+    src = np.array(src, copy=True)
+    for r in range(out.shape[0]):
+        q, i = divmod(r, 32)
+        if mask[i] != 255:
+            out[r] = src[32 * q + mask[i]]
+    return out
+
+
+def nki_isa_copy_predicated(dst_before, src, pred, reverse=False):
+    """tensor_copy_predicated on storage: src where (pred != 0) xor reverse, else dst."""
+    keep = (np.asarray(pred) != 0) != bool(reverse)
+    return np.where(keep, src, dst_before)
+
+
+def nki_isa_nonzero(src, offset, pad, dst_before):
+    """nonzero_with_count on rows 0, 16, ...: indices + offset, padding, count (int32)."""
+    out = np.array(dst_before, copy=True)
+    for p in range(0, src.shape[0], 16):
+        row = src[p]
+        idx = [i + offset for i in range(len(row)) if row[i] != 0]
+        vals = idx + [pad] * (len(row) - len(idx)) + [len(idx)]
+        out[p] = ((np.array(vals, np.int64) + 2**31) % 2**32 - 2**31).astype(np.int32)
+    return out
+
+
+NKI_ISA_TRANSPOSE = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}
+
+
+def nki_isa_dma_transpose(src):
+    return np.ascontiguousarray(np.asarray(src).transpose(NKI_ISA_TRANSPOSE[np.ndim(src)]))
+
+
+def nki_isa_dma_compute(srcs_f32):
+    """dma_compute: ((s0 + s1) + s2) ... in float32."""
+    acc = np.asarray(srcs_f32[0], np.float32).reshape(-1).copy()
+    for s in srcs_f32[1:]:
+        acc = (acc + np.asarray(s, np.float32).reshape(-1)).astype(np.float32)
+    return acc
+
+
+def nki_isa_n_gather(data, idx):
+    data = np.asarray(data).reshape(data.shape[0], -1)
+    return np.take_along_axis(data, np.asarray(idx).reshape(data.shape[0], -1).astype(np.intp), 1)
+
+
+def nki_isa_local_gather(src, index, ne, nv=None):
+    """The SDK test's NumPy semantics (test_nki_isa_local_gather.py), with element offsets."""
+    P = src.shape[0]
+    src = np.asarray(src).reshape(P, -1)
+    per_core = index.size // (P // 16)
+    nv = per_core if nv is None else nv
+    out = np.empty((P, nv * ne), src.dtype)
+    for c in range(P // 16):
+        ids = np.asarray(index[16 * c:16 * c + 16]).flatten(order="F")[:nv].astype(np.int64)
+        cols = (ids[:, None] + np.arange(ne)[None, :]).reshape(-1)
+        out[16 * c:16 * c + 16] = src[16 * c:16 * c + 16][:, cols]
+    return out
+
+
+def nki_isa_sequence_bounds(ids):
+    ids = list(np.asarray(ids).reshape(-1))
+    n = len(ids)
+    st, en = [], []
+    for i, v in enumerate(ids):
+        if v == 0:
+            st.append(n)
+            en.append(-1)
+            continue
+        a = i
+        while a > 0 and ids[a - 1] == v:
+            a -= 1
+        b = i
+        while b < n - 1 and ids[b + 1] == v:
+            b += 1
+        st.append(a)
+        en.append(b)
+    return np.array([[st, en]])
+# ---- end of nki-isa family (part 1) ----

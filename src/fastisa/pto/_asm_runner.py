@@ -30,6 +30,7 @@ from ._asm_ast import (
     ViewType,
 )
 from ._asm_ops import INSTRUCTIONS
+from ._sync import apply_sync_text
 from ._asm_parser import parse
 from ._asm_printer import format_type
 
@@ -266,6 +267,7 @@ class _Runner:
             if isinstance(op, ReturnOp):
                 return ("return", [self.get(v) for v in op.values])
             if isinstance(op, SyncOp):
+                apply_sync_text(op.name, op.text)
                 continue
             if isinstance(op, ForOp):
                 sig = self.exec_for(op)
