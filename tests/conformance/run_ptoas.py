@@ -8,7 +8,9 @@ its lit lines (``// RUN: not ptoas ...``, a ``// CHECK: error: ...`` line or an
 
 * parses and runs every accepted tile-level program with :func:`fastisa.pto.asm.run` on
   random inputs (every pointer argument filled with random values of its element type;
-  integer scalar arguments 0, float scalars 1.0) -- a pass is "ran to the end";
+  float scalars 1.0, integer scalars all set to the first of 0, 32, 16, 64, 1, 8, 128
+  with which the program runs: kernels take shapes and offsets as scalars) -- a pass
+  is "ran to the end";
 * checks that every rejected program raises a :mod:`fastisa.errors` exception carrying a
   line and column, from :func:`~fastisa.pto.asm.parse` or while running;
 * for the pypto model samples that ship a golden builder (``*_golden.py`` next to the
@@ -132,14 +134,20 @@ def category(label, rel):
     return f"{label}:{'/'.join(parts[:-1]) or '.'}"
 
 
-def random_inputs(func, rng):
-    """Random arrays for pointer arguments, 0 / 1.0 for scalars (see the module docstring)."""
+#: integer scalar arguments are tried with each of these (all the same) until one runs
+SCALAR_CANDIDATES = (0, 32, 16, 64, 1, 8, 128)
+
+
+def random_inputs(func, rng, int_value=0):
+    """Scalars for the entry function: ``int_value`` for integers, 1.0 for floats (pointer
+    arguments are filled with random values by ``asm.run(random=rng)``)."""
     from fastisa.pto import _asm_ast as ast
 
     inputs = {}
     for name, ty in func.args:
         if isinstance(ty, ast.ScalarType):
-            inputs[name] = 1.0 if ast._is_float(ty.name) else 0
+            inputs[name] = 1.0 if ast._is_float(ty.name) else (
+                int_value if ty.name != "i1" else int(bool(int_value)))
     return inputs
 
 
@@ -164,11 +172,20 @@ def run_program(text, rng, arch=None, level=None):
         return False, False, "crash: " + _reason(exc)
     except Exception as exc:  # noqa: BLE001 - any other exception is a crash
         return False, False, "crash(parse): " + _reason(exc)
+    from fastisa.pto._asm_runner import _entry
+    entry = _entry(module)
+    has_int = any(getattr(ty, "name", "f")[0] in "iu" for _n, ty in entry.args)
+    candidates = SCALAR_CANDIDATES if has_int else SCALAR_CANDIDATES[:1]
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from fastisa.pto._asm_runner import _entry
-            asm.run(module, random_inputs(_entry(module), rng), random=rng, arch=arch)
+        for k, value in enumerate(candidates):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    asm.run(module, random_inputs(entry, rng, value), random=rng, arch=arch)
+                break
+            except (FastisaError,) as exc:
+                if k == len(candidates) - 1 or isinstance(exc, NotImplementedError):
+                    raise
     except FastisaError as exc:
         return False, getattr(exc, "line", 0) > 0, "run: " + _reason(exc)
     except NotImplementedError as exc:

@@ -136,8 +136,8 @@ class _Runner:
         self.random = random
         self.returned = []
         #: state shared by every function a run calls: pipes, block/subblock ids
-        self.shared = shared if shared is not None else {"pipes": {}, "block": 0,
-                                                          "subblock": 0, "depth": 0}
+        self.shared = shared if shared is not None else _new_shared(module)
+        self.subblock = 0
         self.module = module
         self.func = func
         self.P = P
@@ -250,7 +250,12 @@ class _Runner:
 
     # -- ops ----------------------------------------------------------------------------
     def run(self):
-        sig = self.exec_ops(self.func.body)
+        from ._asm_generic import join_cores
+        try:
+            sig = self.exec_ops(self.func.body)
+        finally:
+            if "threads" in self.shared:
+                join_cores(self.shared)
         out = {}
         for name, _ in self.func.args:
             p = self.pointers.get(name)
@@ -720,10 +725,101 @@ def run(text, inputs=None, *, func: str | None = None, random=None,
         restore = _current_target(P)
         P.set_target(_target_name(P, arch))
     try:
-        return _Runner(module, f, inputs, P, random).run()
+        peers = _peer_kernels(module, f)
+        if not peers:
+            return _Runner(module, f, inputs, P, random).run()
+        return _run_cores(module, f, peers, inputs, P, random)
     finally:
         if restore is not None:
             P.set_target(restore)
+
+
+def _new_shared(module):
+    import threading
+    split = False
+    for f in module.funcs:
+        for op in _walk_generic(f.body or ()):
+            if "tpush" in op.name or "tpop" in op.name or "tfree" in op.name:
+                for k in range(len(op.toks) - 2):
+                    if op.toks[k].text == "split" and op.toks[k + 2].text not in ("0",):
+                        split = True
+    return {"pipes": {}, "block": 0, "depth": 0, "subblocks": 2 if split else 1,
+            "cond": threading.Condition(), "cores": 1, "blocked": 0}
+
+
+def _walk_generic(ops):
+    for op in ops:
+        if isinstance(op, GenericOp):
+            yield op
+            for r in op.regions:
+                yield from _walk_generic(r.ops)
+        elif isinstance(op, ForOp):
+            yield from _walk_generic(op.body)
+
+
+def _kind(f):
+    for k, v in f.attrs:
+        if k in ("pto.kernel_kind", "pto.func_core_type"):
+            return "cube" if ("cube" in v or "aic" in v.lower()) else "vector"
+    return None
+
+
+def _peer_kernels(module, entry):
+    """Kernel functions of the other core kind that nothing calls: PTOAS compiles them as
+    the peer cores of a mixed AIC/AIV kernel, so they run alongside the entry."""
+    kind = _kind(entry)
+    if kind is None:
+        return []
+    called = set()
+    for f in module.funcs:
+        if f.body is not None:
+            called |= {t[1:] for t in _called_names(f.body)}
+    return [f for f in module.funcs if f is not entry and f.body is not None
+            and f.name not in called and _kind(f) not in (None, kind)]
+
+
+def _run_cores(module, entry, peers, inputs, P, random):
+    """Run ``entry`` and its peer kernels as concurrent simulated cores (threads; the
+    pipes are the only way they interact).  Vector kernels run once per subblock."""
+    import threading
+    inputs = {k.lstrip("%"): v for k, v in dict(inputs or {}).items()}
+    shared = _new_shared(module)
+    runners = []
+    for f in [entry] + peers:
+        names = {n for n, _ in f.args}
+        mine = {k: v for k, v in inputs.items() if k in names}
+        reps = shared["subblocks"] if _kind(f) == "vector" else 1
+        for sb in range(reps):
+            r = _Runner(module, f, mine, P, random, shared)
+            r.subblock = sb
+            runners.append(r)
+    shared["cores"] = len(runners)
+    errors = [None] * len(runners)
+    results = [None] * len(runners)
+
+    def work(k):
+        try:
+            results[k] = runners[k].run()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            errors[k] = exc
+        finally:
+            with shared["cond"]:
+                shared["cores"] -= 1
+                shared["cond"].notify_all()
+
+    threads = [threading.Thread(target=work, args=(k,), daemon=True)
+               for k in range(len(runners))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for e in errors:
+        if e is not None:
+            raise e
+    out = {}
+    for r in results:
+        out.update(r or {})
+    return out
 
 
 def _entry(module):
