@@ -596,6 +596,37 @@ def _addptr(run, op):
     _bind_results(run, op, [_OffsetPtr(ptr, base + off)])
 
 
+def _affine_apply(run, op):
+    """``affine.apply affine_map<(d0, ...)[s0, ...] -> (expr)>(%d...)[%s...]``: the
+    expression with ``+ - *``, ``floordiv``, ``ceildiv``, ``mod`` on integers."""
+    import re
+    text = " ".join(t.text for t in op.toks)
+    m = re.search(r"affine_map\s*<\s*\(([^)]*)\)\s*(?:\[([^\]]*)\])?\s*->\s*\((.*)\)\s*>",
+                  text)
+    if m is None:
+        raise NotImplementedError("affine.apply: only inline affine_map<...> is supported")
+    dims = [d.strip() for d in m.group(1).split(",") if d.strip()]
+    syms = [d.strip() for d in (m.group(2) or "").split(",") if d.strip()]
+    expr = m.group(3)
+    if "," in expr:
+        raise NotImplementedError("affine.apply: a map with several results")
+    vals = [int(_value(run, t)) for t in _percents(op)]
+    env = dict(zip(dims + syms, vals))
+    if len(vals) != len(dims) + len(syms):
+        raise ConstraintError(f"affine.apply: the map takes {len(dims) + len(syms)} operands, "
+                              f"got {len(vals)}")
+    py = re.sub(r"\bfloordiv\b", "//", expr)
+    py = re.sub(r"\bmod\b", "%", py)
+    py = re.sub(r"(\S+)\s+ceildiv\s+(\S+)", r"(-((-(\1)) // (\2)))", py)
+    if not re.fullmatch(r"[\sA-Za-z0-9_+\-*/%()]*", py):
+        raise NotImplementedError(f"affine.apply: cannot evaluate {expr!r}")
+    try:
+        r = eval(py, {"__builtins__": {}}, env)  # noqa: S307 - checked to be arithmetic
+    except ZeroDivisionError:
+        raise ConstraintError("affine.apply: division by zero") from None
+    _bind_results(run, op, [int(r)])
+
+
 _NOOPS = frozenset("""
 aic_initialize_pipe aiv_initialize_pipe initialize_l2l_pipe initialize_l2g2l_pipe
 tfree_from_aic tfree_from_aiv tfree set_flag wait_flag set_flag_dyn wait_flag_dyn barrier
@@ -631,6 +662,7 @@ _OPS = {
     "pto.load_scalar": _load_scalar,
     "pto.store_scalar": _store_scalar,
     "pto.addptr": _addptr,
+    "affine.apply": _affine_apply,
 }
 
 

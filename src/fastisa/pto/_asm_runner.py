@@ -664,10 +664,8 @@ def _compare(pred, a, b, tname):
 
 
 def _np_dtype(elem):
-    if elem == "f64":
-        return np.dtype(np.float64)
-    from .. import dtypes
-    return dtypes.lookup(ELEMENT_TYPES[elem]).np_dtype
+    from ._asm_ast import _np_dtype as np_dtype
+    return np_dtype(elem)
 
 
 def _scalar(value, tname, what):
