@@ -356,3 +356,23 @@ def test_verify_scf_yield_counts():
     }
 """)
     _err(text, "needs an else region", 14)
+
+
+def test_verify_tassign_needs_level3_when_a_level_is_given():
+    text = (f"module {{\n  func.func @k() {{\n    %a = arith.constant 0 : index\n"
+            f"    %t = pto.alloc_tile addr = %a : {T}\n    %u = pto.tassign %t, %a : {T} -> {T}\n"
+            f"    return\n  }}\n}}\n")
+    asm.parse(text)
+    asm.parse(text, level="level3")
+    _err(text, "only supported when --pto-level=level3", 5, level="level2")
+
+
+def test_verify_tput_async_flat_destination():
+    def prog_(shape):
+        m = f"memref<{shape}xf32, #pto.address_space<gm>>"
+        return (f"module {{\n  func.func @k(%d: {m}, %s: {m}, %w: memref<1024xi8, "
+                f"#pto.address_space<gm>>) {{\n"
+                f"    %e = pto.tput_async(%d, %s, %w : {m}, {m}, memref<1024xi8, "
+                f"#pto.address_space<gm>>) -> !pto.async_event\n    return\n  }}\n}}\n")
+    asm.parse(prog_("128"))
+    _err(prog_("4x32"), "static flat contiguous logical 1D GM memref", 3)
