@@ -9,6 +9,9 @@ After :func:`install`::
     from te import tik              -> fastisa.tik
     from te import platform         -> fastisa.tik.platform  (te.platform.cce_conf too)
     from tbe.common import platform -> fastisa.tik.platform
+    from te import tvm, te.utils.op_utils, tbe.common.utils.para_check, topi.cce.util,
+    te.platform.cce_params / fusion_manager, te.lang.cce ...
+                                    -> fastisa.tik.compat.*  (the op scaffolding)
 
 so kernel files written for the real toolchains run unchanged.  :func:`uninstall`
 removes the aliases again (and every module imported through them).  ``with installed():``
@@ -62,8 +65,33 @@ ALIASES = {
     "te.platform.cce_conf": "fastisa.tik.platform",
     "tbe.common.platform": "fastisa.tik.platform",
     "tbe.common.platform.platform_info": "fastisa.tik.platform",
+    # the CANN op scaffolding TIK operators import (fastisa.tik.compat, issue 18)
+    "te.tvm": "fastisa.tik.compat.tvm",
+    "tbe.tvm": "fastisa.tik.compat.tvm",
+    "te.platform.cce_params": "fastisa.tik.compat.cce_params",
+    "te.platform.fusion_manager": "fastisa.tik.compat.fusion_manager",
+    "tbe.common.register": "fastisa.tik.compat.fusion_manager",
+    "te.platform.cce_intrin": "fastisa.tik.compat.cce_misc",
+    "te.platform.cce_build": "fastisa.tik.compat.cce_misc",
+    "te.platform.insn_cmd": "fastisa.tik.compat.cce_misc",
+    "te.platform.cce_intrin_md": "fastisa.tik.compat.cce_misc",
+    "te.platform.cce_runtime": "fastisa.tik.compat.cce_misc",
+    "te.utils.check_para": "fastisa.tik.compat.op_utils",
+    "te.lang.cce.rl_bank": "fastisa.tik.compat.te_lang",
+    "te.lang.cce.rl_bank.rl_bank": "fastisa.tik.compat.te_lang",
+    "te.utils.op_utils": "fastisa.tik.compat.op_utils",
+    "tbe.common.utils.para_check": "fastisa.tik.compat.op_utils",
+    "te.utils.error_manager": "fastisa.tik.compat.error_manager",
+    "te.utils.error_manager.error_manager_vector": "fastisa.tik.compat.error_manager",
+    "tbe.common.utils.errormgr": "fastisa.tik.compat.error_manager",
+    "topi.cce.util": "fastisa.tik.compat.topi_util",
+    "te.lang.cce": "fastisa.tik.compat.te_lang",
+    "te.lang.dynamic": "fastisa.tik.compat.te_lang",
+    "tbe.dsl": "fastisa.tik.compat.te_lang",
+    "topi.generic": "fastisa.tik.compat.te_lang",
 }
-_PACKAGES = {"tbe", "te", "tbe.common", "neuronxcc", "nki_cpu_simulator"}
+_PACKAGES = {"tbe", "te", "tbe.common", "neuronxcc", "nki_cpu_simulator", "te.utils", "te.lang",
+             "topi", "topi.cce", "tbe.common.utils"}
 
 
 class _AliasLoader(importlib.abc.Loader):

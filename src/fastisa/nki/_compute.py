@@ -71,8 +71,8 @@ from ..errors import ConstraintError
 from . import ops as _ops
 from .enums import engine_name, reduce_cmd as _reduce_cmd
 from ..errors import UndefinedBehaviorWarning
-from .tensor import (NkiTensor, PMAX, PSUM, PSUM_DONE, PSUM_FRESH, PSUM_GROUP, PSUM_INIT,
-                     discard_pending, note_access, psum_state)
+from .tensor import (DST_PARAMS, NkiTensor, PMAX, PSUM, PSUM_DONE, PSUM_FRESH, PSUM_GROUP, PSUM_INIT,
+                     discard_pending, note_access, psum_state, require_dst)
 
 __all__ = ["tensor_scalar", "tensor_tensor", "scalar_tensor_tensor", "activation",
            "activation_reduce", "reciprocal", "exponential", "tensor_copy", "tensor_reduce",
@@ -134,6 +134,8 @@ def _tensor(instr, param, x, note=True) -> NkiTensor:
     if x.partitions > PMAX:
         raise ConstraintError(f"{instr}: {param} partition dimension must be <= {PMAX}, got "
                               f"{x.partitions}")
+    if param in DST_PARAMS:
+        require_dst(instr, param, x)
     if note and x.buffer is PSUM:
         note_access(param, x)
     return x
@@ -362,6 +364,7 @@ def _write_vec(instr, param, t, values, P):
                               f"partition), got {t.shape}")
     _onchip(instr, param, t)
     _computable(instr, param, t)
+    require_dst(instr, param, t)
     src = NkiTensor(np.ascontiguousarray(values, np.float32).reshape(P, 1), _dt.float32)
     _run_ew(instr, t, src)
 
@@ -377,6 +380,7 @@ def _check_reduce_res(instr, reduce_res, P):
                               f"partition), got {reduce_res.shape}")
     _onchip(instr, "reduce_res", reduce_res)
     _computable(instr, "reduce_res", reduce_res)
+    require_dst(instr, "reduce_res", reduce_res)
 
 
 def _unary_operand_ok(value) -> bool:
@@ -863,6 +867,7 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
     _onchip(instr, "data", data)
     _computable(instr, "dst", dst)
     _computable(instr, "data", data)
+    require_dst(instr, "dst", dst)
     _op(instr, "op", op)
     if not op.reducible:
         raise ConstraintError(f"{instr}: op must be a legal reduction op (spec 000 Table 8), got "

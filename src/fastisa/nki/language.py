@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import threading
 import math
 import os
 import weakref
@@ -100,7 +101,15 @@ def _lookup_target(name) -> Target:
     return TARGETS[key]
 
 
+#: set by ``nki.target(name)`` (fastisa.nki._target): the target of runs without target=
+_TARGET_OVERRIDE: contextvars.ContextVar[Target | None] = contextvars.ContextVar(
+    "fastisa_nki_target_override", default=None)
+
+
 def _default_target() -> Target:
+    over = _TARGET_OVERRIDE.get()
+    if over is not None:
+        return over
     env = os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE")
     return _lookup_target(env) if env else TARGETS["trn2"]
 
@@ -119,8 +128,22 @@ class _Machine:
     def capacity(self, buffer: str) -> int:
         return self.target.sbuf_bytes if buffer == "sbuf" else self.target.psum_bytes
 
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def reserve(self, buffer: str, nbytes: int) -> int | None:
+        """Account ``nbytes`` per partition in ``buffer``: None when done, else the bytes
+        in use (the tensor does not fit).  Atomic: a tensor's finalizer may release
+        memory from another thread (the garbage collector runs anywhere)."""
+        with self.lock:
+            used = self.used[buffer]
+            if used + nbytes > self.capacity(buffer):
+                return used
+            self.used[buffer] = used + nbytes
+            return None
+
     def release(self, buffer: str, nbytes: int) -> None:
-        self.used[buffer] -= nbytes
+        with self.lock:
+            self.used[buffer] -= nbytes
 
     def memory(self, buffer: str) -> np.ndarray:
         """This instance's SBUF / PSUM bytes, ``[128, capacity]`` uint8, for tensors placed
@@ -134,15 +157,18 @@ class _Machine:
 
 _MACHINE: contextvars.ContextVar[_Machine | None] = contextvars.ContextVar(
     "fastisa_nki_machine", default=None)
-_DEFAULT_MACHINE: list = []
+#: Eager calls outside any kernel instance run on a default machine of their THREAD
+#: (issue 12): threads calling nki.isa / nl.ndarray directly do not share SBUF/PSUM
+#: accounting or accumulator registers, as two NeuronCores would not.
+_DEFAULT_MACHINE = threading.local()
 
 
 def _machine() -> _Machine:
     m = _MACHINE.get()
     if m is None:
-        if not _DEFAULT_MACHINE:
-            _DEFAULT_MACHINE.append(_Machine(_default_target()))
-        m = _DEFAULT_MACHINE[0]
+        m = getattr(_DEFAULT_MACHINE, "machine", None)
+        if m is None:
+            m = _DEFAULT_MACHINE.machine = _Machine(_default_target())
     return m
 
 
@@ -309,14 +335,19 @@ def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -
                                   f"{buffer.name}, got {shape[pdim]} (shape {shape})")
         per_part = math.prod(shape) // shape[pdim] * fmt.itemsize
         cap = m.capacity(buffer.name)
-        if m.used[buffer.name] + per_part > cap:
+        if per_part > cap:
+            raise AccessError(
+                f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
+                f"{shape} {fmt.name} needs {per_part} bytes per partition, more than the "
+                f"{cap} there are")
+    data = np.full(shape, _fill_value(fmt), fmt.np_dtype)
+    if buffer.on_chip:
+        used = m.reserve(buffer.name, per_part)
+        if used is not None:
             raise AccessError(
                 f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
                 f"{shape} {fmt.name} needs {per_part} bytes per partition, "
-                f"{m.used[buffer.name]} of {cap} are in use")
-    data = np.full(shape, _fill_value(fmt), fmt.np_dtype)
-    if buffer.on_chip:
-        m.used[buffer.name] += per_part
+                f"{used} of {cap} are in use")
         weakref.finalize(data, m.release, buffer.name, per_part)
     return NkiTensor(data, fmt, buffer, name)
 

@@ -29,10 +29,10 @@ import numpy as np
 
 from .. import cost as _cost
 from .. import dtypes as _dt
-from ..errors import AccessError, ConstraintError
+from ..errors import AccessError, ConstraintError, OverlapError
 
 __all__ = ["Buffer", "NkiTensor", "PMAX", "is_tensor", "require_tensor", "require_buffer",
-           "require_dtype", "free_size"]
+           "require_dtype", "require_dst", "free_size", "DST_PARAMS"]
 
 #: Maximum partition dimension of an on-chip (SBUF / PSUM) tensor.
 PMAX = 128
@@ -573,13 +573,66 @@ def is_tensor(x: Any) -> bool:
     return isinstance(x, NkiTensor)
 
 
+#: Parameter names of the tensors an instruction writes (checked by :func:`require_dst`
+#: wherever :func:`require_tensor` or the compute instructions' operand check sees them).
+DST_PARAMS = frozenset({"dst", "val_dst", "idx_dst", "dst_idx", "reduce_res"})
+
+
 def require_tensor(instr: str, param: str, x) -> NkiTensor:
-    """``x`` must be an NkiTensor (ConstraintError otherwise)."""
+    """``x`` must be an NkiTensor (ConstraintError otherwise).  An on-chip tensor has at
+    most :data:`PMAX` partitions; a destination (``param`` in :data:`DST_PARAMS`) must be
+    writable and free of self-overlap (:func:`require_dst`)."""
     if not isinstance(x, NkiTensor):
         raise ConstraintError(f"{instr}: {param} must be an NkiTensor, got {type(x).__name__}")
+    if x.buffer.on_chip and x.partitions > PMAX:
+        raise ConstraintError(f"{instr}: {param} partition dimension must be <= {PMAX} "
+                              f"({x.buffer.name} has {PMAX} partitions), got {x.partitions}")
+    if param in DST_PARAMS:
+        require_dst(instr, param, x)
     if x.buffer is PSUM:
         note_access(param, x)
     return x
+
+
+def _self_overlaps(a: np.ndarray) -> bool:
+    """Do two elements of the view ``a`` share a byte?  A quick sufficient test of
+    disjointness first (the axes sorted by stride, each stride past the span of the
+    smaller ones), then an exact test over the elements' byte offsets."""
+    dims = [(abs(st), n) for st, n in zip(a.strides, a.shape) if n > 1]
+    if a.size <= 1:
+        return False
+    if any(st == 0 for st, _ in dims):
+        return True
+    dims.sort()
+    span = a.itemsize
+    for st, n in dims:
+        if st < span:
+            break
+        span += st * (n - 1)
+    else:
+        return False
+    offs = np.zeros(1, dtype=np.int64)
+    for st, n in dims:
+        offs = (offs[:, None] + np.arange(n, dtype=np.int64) * st).ravel()
+    offs.sort()
+    return bool((np.diff(offs) < a.itemsize).any())
+
+
+def require_dst(instr: str, param: str, t: NkiTensor) -> None:
+    """A tensor an instruction writes: its storage must be writable (a tensor over
+    ``np.frombuffer(bytes)`` or a broadcast view is not: ConstraintError), and no two of
+    its elements may share memory (an access pattern such as ``ap([[0, 128], [1, n]])`` --
+    every partition the same row -- is fine to read but as a destination the result would
+    depend on the write order: OverlapError).  Issue 12."""
+    d = t.data
+    if not d.flags.writeable:
+        raise ConstraintError(f"{instr}: {param} must be writable, got tensor {t.name!r} over "
+                              f"read-only memory")
+    if _self_overlaps(d):
+        raise OverlapError(f"{instr}: {param} elements must not overlap each other, got "
+                           f"tensor {t.name!r} of shape {t.shape} with strides "
+                           f"{tuple(s // d.itemsize for s in d.strides)} elements, where "
+                           f"several elements share memory")
 
 
 def require_buffer(instr: str, param: str, t: NkiTensor, allowed) -> None:

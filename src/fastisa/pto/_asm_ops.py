@@ -90,3 +90,20 @@ math.exp math.sqrt math.absf math.rsqrt llvm.intr.assume ub.poison emitc.verbati
 _SYNC_OPS = {"set_flag", "wait_flag", "barrier", "pipe_barrier", "record_event", "wait_event",
              "sync_set", "sync_wait", "get_buf", "rls_buf"}
 
+
+# ---- issue 13 families (pto-isa helper): runner calls P.<NAME>(dst, *ins) ----
+for _n in ("tand", "tor", "txor", "tshl", "tshr", "trem", "tfmod", "tprelu", "tpow",
+           "tsubrelu", "tfusedmuladd", "tfusedmuladdrelu", "tmuladddst", "tpartadd",
+           "tpartmul", "tpartmax", "tpartmin"):
+    INSTRUCTIONS[_n] = "binary"
+for _n in ("tands", "tors", "txors", "tshls", "tshrs", "trems", "tfmods", "tlrelu", "tpows",
+           "taxpy"):
+    INSTRUCTIONS[_n] = "scalar"
+INSTRUCTIONS["tnot"] = "unary"
+for _n in ("trowprod", "tcolprod", "trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
+    INSTRUCTIONS[_n] = "reduce"
+for _n in ("taddc", "tsubc"):
+    INSTRUCTIONS[_n] = "ternary"
+INSTRUCTIONS["tsel"] = "sel"
+_ARITY["ternary"] = (3, 3)
+_ARITY["sel"] = (3, 4)

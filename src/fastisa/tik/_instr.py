@@ -210,6 +210,11 @@ class _Vector:
         self.family = family
         tg = tik.target
         roles = ["dst"] + (["src0", "src1"] if family == "bin" else ["src"] * len(srcs))
+        for r, x in zip(roles, [dst] + list(srcs)):
+            P.check_owner(tik, name, r, x)
+        for pname, x in (("mask", mask), ("scalar", scalar), ("repeat_times", repeat_times),
+                         ("blk_stride", blks), ("rep_stride", reps)):
+            P.check_owner(tik, name, pname, x)
         self.ops = [_Operand(name, roles[0], dst)] + [
             _Operand(name, r, s) for r, s in zip(roles[1:], srcs)]
         for o in self.ops:
@@ -365,9 +370,19 @@ class _Vector:
             nrep = -(-c // par)
             return -1, -1, 1, nrep, c - (nrep - 1) * par
         if isinstance(mask, (list, tuple)):
-            h = mask[0].fn(env) if isinstance(mask[0], Expr) else mask[0]
-            l = mask[1].fn(env) if isinstance(mask[1], Expr) else mask[1]
-            lo, hi = self._mask_bits(int(h), int(l))
+            h = int(mask[0].fn(env) if isinstance(mask[0], Expr) else mask[0])
+            l = int(mask[1].fn(env) if isinstance(mask[1], Expr) else mask[1])
+            for x, v, n in ((mask[0], h, "mask_h"), (mask[1], l, "mask_l")):
+                # As TIK's debugger (debug/util.py set_vector_mask): an int64 Scalar/Expr
+                # holds the 64 mask bits as a two's-complement pattern (-1: every lane),
+                # since an int64 cannot reach 2**63; any other value must be in
+                # [0, 2**64-1] like an immediate (a negative int32 is an error).
+                if isinstance(x, Expr) and x.dtype == "int64" and -(1 << 63) <= v < 0:
+                    continue
+                if not 0 <= v <= _U64 - 1:
+                    raise ConstraintError(f"{name}: {n} should be in the range of "
+                                          f"[0, 2**64-1], input {n}: {v}")
+            lo, hi = self._mask_bits(h, l)
         else:
             m = int(mask.fn(env) if isinstance(mask, Expr) else mask)
             if not 1 <= m <= par:
@@ -683,6 +698,10 @@ class _DataMove:
 
     def __init__(self, tik, dst, src, sid, nburst, burst, src_stride, dst_stride):
         name = "data_move"
+        for pname, x in (("dst", dst), ("src", src), ("sid", sid), ("nburst", nburst),
+                         ("burst", burst), ("src_stride", src_stride),
+                         ("dst_stride", dst_stride)):
+            P.check_owner(tik, name, pname, x)
         self.d = _Operand(name, "dst", dst)
         self.s = _Operand(name, "src", src)
         if self.d.t.dtype != self.s.t.dtype:
@@ -770,6 +789,10 @@ class _Reduce:
         self.name = name
         self.whole = whole
         self.pair = pair  # vcmax/vcmin: [value, index] pairs, dst_rep_stride in pairs
+        for pname, x in (("dst", dst), ("src", src), ("work_tensor", work), ("mask", mask),
+                         ("repeat_times", repeat_times), ("dst_rep_stride", dst_rep),
+                         ("src_blk_stride", src_blk), ("src_rep_stride", src_rep)):
+            P.check_owner(tik, name, pname, x)
         # reuse _Vector's validation of mask/repeat/strides with dst treated as 1 lane
         self.v = _Vector.__new__(_Vector)
         v = self.v
