@@ -62,6 +62,7 @@ and the position is in the ``line``/``column`` attributes.
 
 from __future__ import annotations
 
+from ..errors import constraint
 from . import asm_syntax as syn
 from ._asm_ast import Module
 from ._asm_runner import run
@@ -77,8 +78,11 @@ def parse(text: str) -> Module:
     Raises AsmSyntaxError (with ``line``, ``column``, ``source_line``) on the first syntax
     or type error: unknown tokens/ops/types, wrong operand counts, undefined or redefined
     ``%values``, a value used with a type other than the one it was defined with, tiles
-    where scalars belong and vice versa.
+    where scalars belong and vice versa.  ``text`` that is not a str is a ConstraintError.
     """
+    if not isinstance(text, str):
+        raise constraint("asm.parse", "text", "must be a str of PTO-AS source",
+                         type(text).__name__)
     return syn.parse(text)
 
 
