@@ -922,7 +922,7 @@ def TMOV(dst, src) -> None:  # noqa: N802
     _same_valid(instr, dst, "src", src)
     R, C = dst.valid_shape
     _run_unary("COPY", dst, _operand(src, dst), R, C)
-    cost.record("Vector" if dst.loc == TileType.Vec else "MTE", instr,
+    cost.record("Vector" if dst.loc == TileType.Vec else "MTE1", instr,
                 vector_cycles(R, C, dst.dtype.itemsize, 1))
 
 

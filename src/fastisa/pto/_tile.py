@@ -510,7 +510,8 @@ def TLOAD(tile, gt) -> None:  # noqa: N802
     src = gt.view2d()          # every check (and the view) before the first write
     tile._buf[...] = _pad_value(tile)
     np.copyto(tile.valid, src)
-    cost.record("MTE", "TLOAD", _mte_cycles(tile.valid_row * tile.valid_col * tile.dtype.itemsize))
+    nbytes = tile.valid_row * tile.valid_col * tile.dtype.itemsize
+    cost.record("MTE2", "TLOAD", _mte_cycles(nbytes), reads=[gt], writes=[tile], nbytes=nbytes)
 
 
 def TSTORE(gt, tile) -> None:  # noqa: N802
@@ -539,7 +540,8 @@ def TSTORE(gt, tile) -> None:  # noqa: N802
             v5[...] = src.reshape(n[3], n[0], n[1], n[2], n[4]).transpose(1, 2, 3, 0, 4)
     else:
         np.copyto(view, tile.valid)
-    cost.record("MTE", "TSTORE", _mte_cycles(tile.valid_row * tile.valid_col * tile.dtype.itemsize))
+    nbytes = tile.valid_row * tile.valid_col * tile.dtype.itemsize
+    cost.record("MTE3", "TSTORE", _mte_cycles(nbytes), reads=[tile], writes=[gt], nbytes=nbytes)
 
 
 def TASSIGN(tile, addr) -> None:  # noqa: N802

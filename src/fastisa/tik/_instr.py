@@ -80,6 +80,20 @@ def _s64(v: int) -> int:
     return v - _U64 if v >= 1 << 63 else v
 
 
+def _tspans(ops):
+    """Byte ranges of tensor operands for the engine schedule: a whole tensor of a scope."""
+    return [(("tik", id(o.t.tik), o.t.sidx), o.t.byte_off, o.t.byte_off + o.t.nbytes)
+            for o in ops]
+
+
+def _timed(op, engine, name, cyc, ops_r, ops_w):
+    """Charge ``cyc`` cycles to ``engine`` with the operands' byte ranges (profiling only)."""
+    if not cost._ACTIVE.get():
+        return
+    cost.record(engine, name, cyc, reads=_tspans(ops_r), writes=_tspans(ops_w),
+                source=getattr(op, "_fi_src", ""), domain="tik")
+
+
 def _is_dyn(x) -> bool:
     return isinstance(x, Expr) and x.const is None
 
@@ -486,7 +500,7 @@ class _Vector:
             sc = cast_value(self.scalar_dtype, sc.fn(env))
         ins.run_at(st.cbufs, sc, addrs[0], addrs[1], addrs[2])
         if cost._ACTIVE.get():
-            cost.record("Vector", self.name, cyc)
+            _timed(self, "Vector", self.name, cyc, self.ops[1:], self.ops[:1])
 
     def _resolve(self, env):
         """Evaluate and validate everything; -> (param array, estimated cycles)."""
@@ -629,7 +643,7 @@ class _Vector:
     def _run_static(self, st):
         self._ins.run(st.cbufs, self.scalar)
         if cost._ACTIVE.get():
-            cost.record("Vector", self.name, self._cycles)
+            _timed(self, "Vector", self.name, self._cycles, self.ops[1:], self.ops[:1])
 
     def _run_dynamic(self, st):
         env = st.env
@@ -643,7 +657,8 @@ class _Vector:
         s0 = self.ops[1].t.sidx if len(self.ops) > 1 else 1
         s1 = self.ops[2].t.sidx if len(self.ops) > 2 else s0
         _w.vector(p, float(sc), b[1], b[s0], b[s1])
-        cost.record("Vector", self.name, cyc)
+        if cost._ACTIVE.get():
+            _timed(self, "Vector", self.name, cyc, self.ops[1:], self.ops[:1])
 
 
 def _blocks_meet(a0, arep, aset, b0, brep, bset, nrep, lag):
@@ -748,13 +763,21 @@ class _DataMove:
         b = st.bufs
         _w.dma(b[self.d.t.sidx], doff, b[self.s.t.sidx], soff, nb, bl, sg, dg)
         if cost._ACTIVE.get():
-            cost.record("MTE", "data_move", cyc)
+            _timed(self, self._pipe(), "data_move", cyc, [self.s], [self.d])
 
     def _run_dynamic(self, st):
         doff, soff, nb, bl, sg, dg, cyc = self._resolve(st.env)
         b = st.bufs
         _w.dma(b[self.d.t.sidx], doff, b[self.s.t.sidx], soff, nb, bl, sg, dg)
-        cost.record("MTE", "data_move", cyc)
+        if cost._ACTIVE.get():
+            _timed(self, self._pipe(), "data_move", cyc, [self.s], [self.d])
+
+    def _pipe(self):
+        """The pipe TIK issues this data_move on (TIK's data_move dma_list, 2020 source
+        te/tik/api/tik_data_operation_api.py): GM -> UB/L1 MTE2, UB -> GM/L1 MTE3,
+        L1 -> UB MTE1, UB -> UB the vector pipe."""
+        return {(0, 1): "MTE2", (0, 2): "MTE2", (1, 0): "MTE3", (1, 2): "MTE3",
+                (2, 1): "MTE1", (1, 1): "Vector"}.get((self.s.t.sidx, self.d.t.sidx), "MTE2")
 
 
 class _Reduce:
@@ -853,13 +876,13 @@ class _Reduce:
             p[4] = d.t.byte_off + ds * d.es
             p[10] = dst_rep * 2
             _w.reduce_arg(p, b[1], b[1])
-            cost.record("Vector", self.name, VECTOR_ISSUE_CYCLES + nrep)
+            _timed(self, "Vector", self.name, VECTOR_ISSUE_CYCLES + nrep, v.ops[1:], v.ops[:1])
             return
         if not self.whole:
             p[4] = d.t.byte_off + ds * d.es
             p[10] = dst_rep
             _w.reduce(p, b[1], b[1])
-            cost.record("Vector", self.name, VECTOR_ISSUE_CYCLES + nrep)
+            _timed(self, "Vector", self.name, VECTOR_ISSUE_CYCLES + nrep, v.ops[1:], v.ops[:1])
             return
         # whole reduction: per-repeat results (rounded to the dtype) into a scratch row,
         # then reduce those PAR at a time (counter-style) until one value is left; this is
@@ -885,7 +908,7 @@ class _Reduce:
             cyc += VECTOR_ISSUE_CYCLES + int(q[13])
             n = int(q[13])
         b[1][d.t.byte_off + ds * es:d.t.byte_off + ds * es + es] = scratch[:es]
-        cost.record("Vector", self.name, cyc)
+        _timed(self, "Vector", self.name, cyc, v.ops[1:], v.ops[:1])
 
 
 _COMMON = """

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import sys
 
 import numpy as np
 
 from ..errors import AccessError, ConstraintError
+from ..schedule import user_source as _user_source
 from . import platform as _platform
 
 __all__ = ["Tik", "Tensor", "TensorView", "Scalar", "InputScalar", "Expr", "scope_gm",
@@ -629,6 +631,10 @@ class Tik:
         return self._nscalars - 1
 
     def _record(self, op):
+        try:  # the kernel line, for the engine schedule's critical path and trace
+            op._fi_src = _user_source(sys._getframe(1))
+        except AttributeError:  # ops with __slots__ carry no source line
+            pass
         self._stack[-1].append(op)
 
     def _alloc(self, t: Tensor) -> int:
