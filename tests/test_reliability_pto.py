@@ -78,3 +78,57 @@ def test_pto_four_threads_bit_identical_to_one():
         t.join()
     for a, b in zip(out, serial):
         np.testing.assert_array_equal(a, b)
+
+
+# ---- PTO-AS (items 8, 9) ------------------------------------------------------------------
+
+def _func(body: str) -> str:
+    return "func.func @k() {\n" + body + "  return\n}\n"
+
+
+@pytest.mark.parametrize("value, bits", [(-65520.0, 0xFC00), (65520.0, 0x7C00),
+                                         (float("nan"), None)])
+def test_f16_constant_printed_as_hex_round_trips(value, bits):
+    from fastisa.pto import asm
+    text = _func(f"  %c = arith.constant {value!r} : f16\n") if value == value else \
+        _func("  %c = arith.constant 0xFE00 : f16\n")
+    m = asm.parse(text)
+    out = asm.format(m)
+    if bits is not None:
+        assert f"0x{bits:04X}" in out
+    assert asm.format(asm.parse(out)) == out
+
+
+def test_hex_constant_with_letter_digits_parses():
+    from fastisa.pto import asm
+    m = asm.parse(_func("  %c = arith.constant 0xFBFF : f16\n  %d = arith.constant 0xABC : i32\n"))
+    out = asm.format(m)
+    assert "-65504.0 : f16" in out and "2748 : i32" in out
+
+
+@pytest.mark.parametrize("bad", [None, 123, b"func.func @k() {}"])
+def test_asm_parse_non_str_is_constraint_error(bad):
+    from fastisa.pto import asm
+    with pytest.raises(errors.ConstraintError, match="asm.parse: text must be a str"):
+        asm.parse(bad)
+
+
+def test_asm_huge_integer_literal_is_syntax_error():
+    from fastisa.pto import asm
+    with pytest.raises(errors.AsmSyntaxError, match="numeric literal of 5000 characters is "
+                       "too long"):
+        asm.parse(_func("  %c = arith.constant " + "9" * 5000 + " : index\n"))
+
+
+def test_asm_deep_nesting_is_syntax_error_not_recursion_error():
+    from fastisa.pto import asm
+    n = 600
+    text = _func("  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n" +
+                 "".join(f"  scf.for %i{k} = %c0 to %c1 step %c1 {{\n" for k in range(n)) +
+                 "  }\n" * n)
+    with pytest.raises(errors.AsmSyntaxError, match="scf.for nested more than 100 levels"):
+        asm.parse(text)
+    ok = _func("  %c0 = arith.constant 0 : index\n  %c1 = arith.constant 1 : index\n" +
+               "".join(f"  scf.for %i{k} = %c0 to %c1 step %c1 {{\n" for k in range(100)) +
+               "  }\n" * 100)
+    assert asm.format(asm.parse(ok)).count("scf.for") == 100

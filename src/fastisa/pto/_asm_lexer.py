@@ -17,14 +17,21 @@ _TOKEN_RE = re.compile(r"""
 | (?P<at>@[A-Za-z_$.][A-Za-z0-9_$.]*)
 | (?P<bang>![A-Za-z_][A-Za-z0-9_$.]*)
 | (?P<hash>\#[A-Za-z_][A-Za-z0-9_$.]*)
+| (?P<hex>[-+]?0x[0-9A-Fa-f]+(?![A-Za-z0-9_]))      # before shape: 0xFC00 is a number
 | (?P<shape>(?:[0-9]+|\?)(?:x(?:[0-9]+|\?))*x(?=[A-Za-z_])[A-Za-z_][A-Za-z0-9_]*)
-| (?P<hex>[-+]?0x[0-9A-Fa-f]+)
+| (?P<hex2>[-+]?0x[0-9A-Fa-f]+)
 | (?P<dims>(?:[0-9]+|\?)(?:x(?:[0-9]+|\?))+)
 | (?P<float>[-+]?(?:[0-9]+\.[0-9]*(?:[eE][-+]?[0-9]+)?|[0-9]+[eE][-+]?[0-9]+))
 | (?P<int>[-+]?[0-9]+)
 | (?P<ident>[A-Za-z_][A-Za-z0-9_$.]*)
 | (?P<punct>->|[(){}\[\]<>,:=?*])
 """, re.VERBOSE)
+
+
+#: Longest numeric literal (int, hex, float, dims) the lexer accepts: far beyond any i64,
+#: index or float spelling, and below Python's 4300-digit int() limit.
+MAX_LITERAL = 400
+_NUMERIC = frozenset({"int", "hex", "float", "dims", "shape"})
 
 
 class Token(NamedTuple):
@@ -59,6 +66,12 @@ def tokenize(text: str) -> list[Token]:
             line += 1
             line_start = m.end()
         elif kind != "ws" and kind != "comment":
+            if kind == "hex2":
+                kind = "hex"
+            if kind in _NUMERIC and m.end() - m.start() > MAX_LITERAL:
+                raise AsmSyntaxError(f"numeric literal of {m.end() - m.start()} characters is "
+                                     f"too long (at most {MAX_LITERAL})", line,
+                                     pos - line_start + 1, lines[line - 1])
             append(Token(kind, m.group(), line, pos - line_start + 1))
         pos = m.end()
     out.append(Token("eof", "", line, pos - line_start + 1))

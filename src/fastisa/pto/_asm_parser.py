@@ -16,8 +16,14 @@ from ._asm_ops import (_ARITY, _SYNC_OPS, ARITH_ALL, ARITH_CAST, ARITH_CMP,
                        PTOAS_OPS, _CMPF_PREDICATES, _CMPI_PREDICATES)
 from ._asm_printer import format_type
 
+#: Deepest scf.for nesting the parser accepts (the checker, printer and runner recurse per
+#: level; 600 levels ran out of Python stack).
+MAX_NESTING = 100
+
+
 class _Parser:
     def __init__(self, text: str):
+        self.depth = 0
         self.text = text
         self.lines = text.split("\n")
         self.toks = tokenize(text)
@@ -776,6 +782,9 @@ class _Parser:
             raise self.error("scf.for with iter_args is not supported (tile ops write their "
                              "outs in place, so loops need no loop-carried values)")
         self.expect("{", "'{' opening the loop body")
+        if self.depth >= MAX_NESTING:
+            raise self.error(f"scf.for nested more than {MAX_NESTING} levels deep", start)
+        self.depth += 1
         body = []
         while not self.at("}"):
             if self.tok.kind == "eof":
@@ -787,6 +796,7 @@ class _Parser:
                 continue
             body.append(self.op())
         self.next()
+        self.depth -= 1
         return ForOp(iv.name, lb, ub, step, tuple(body), ty, start.line, start.col)
 
     def constant(self, r, start):

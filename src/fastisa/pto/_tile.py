@@ -19,7 +19,7 @@ from ..errors import AccessError, AlignmentError, ConstraintError, constraint
 __all__ = [
     "TileType", "BLayout", "SLayout", "PadValue", "Layout", "DYNAMIC", "Tile", "GlobalTensor",
     "TLOAD", "TSTORE", "TASSIGN", "set_target", "get_target", "set_debug", "get_debug",
-    "BUFFER_BYTES", "PTO_DTYPE_NAMES",
+    "BUFFER_BYTES", "PTO_DTYPE_NAMES", "MAX_TILE_BYTES",
 ]
 
 #: A valid row/column count fixed at run time (``pto::DYNAMIC``, -1 in C++).

@@ -62,6 +62,7 @@ and the position is in the ``line``/``column`` attributes.
 
 from __future__ import annotations
 
+from ..errors import constraint
 from . import asm_syntax as syn
 from ._asm_ast import Module
 from ._asm_runner import run
@@ -80,8 +81,12 @@ def parse(text: str, *, arch: str | None = None, level: str | None = None) -> Mo
     where scalars belong and vice versa; and when the program breaks one of PTOAS's verifier
     rules (:mod:`fastisa.pto._asm_verify`).  ``arch`` (``"a3"``/``"a5"``) and ``level``
     (``"level3"``) are PTOAS's ``--pto-arch``/``--pto-level``; by default the module's
-    ``pto.target_arch`` attribute, else ``a3``, as PTOAS.
+    ``pto.target_arch`` attribute, else ``a3``, as PTOAS.  ``text`` that is not a str is a
+    ConstraintError.
     """
+    if not isinstance(text, str):
+        raise constraint("asm.parse", "text", "must be a str of PTO-AS source",
+                         type(text).__name__)
     return syn.parse(text, arch=arch, level=level)
 
 
