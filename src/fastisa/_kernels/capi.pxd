@@ -204,4 +204,9 @@ cdef extern from "stats.h" nogil:
     void fi_stats_partition_reduce(const void *src, int fmt, int itemsize, Py_ssize_t sp,
                                    Py_ssize_t sf, int P, int F, int op, float *out,
                                    uint32_t *out_bits)
+cdef extern from "mx.h" nogil:
+    void fi_mx_quantize(const uint16_t *src, int is_bf16, Py_ssize_t sp, Py_ssize_t sf, int P,
+                        int F, int dst_fmt, uint8_t *codes, uint8_t *scales)
+    void fi_mx_dequant(const void *x4, int elem_fmt, Py_ssize_t sp, Py_ssize_t sf, int K, int J,
+                       const uint8_t *scale, Py_ssize_t ssp, Py_ssize_t ssf, float *out)
 # ---- end of nki-isa family ---------------------------------------------------

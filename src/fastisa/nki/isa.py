@@ -502,5 +502,6 @@ from ._compute import *  # noqa: F401,F403,E402
 from .enums import dma_engine, matmul_perf_mode, nc_version  # noqa: F401,E402
 from ._dma import *  # noqa: F401,F403,E402
 from ._move import *  # noqa: F401,F403,E402
+from ._mx import *  # noqa: F401,F403,E402
 from ._scan import *  # noqa: F401,F403,E402
 from ._stats import *  # noqa: F401,F403,E402
