@@ -78,6 +78,11 @@ cdef extern from "walker.h" nogil:
     void fi_tik_dma(uint8_t *dst, const uint8_t *src, int64_t nburst, int64_t burst,
                     int64_t src_gap, int64_t dst_gap)
     void fi_tik_reduce_arg(const fi_tik_instr *ins, uint8_t *dbuf, const uint8_t *sbuf)
+    enum: FI_TIK_OK, FI_TIK_BAD_PARAMS, FI_TIK_OUT_OF_BOUNDS
+    int fi_tik_check_vector(const fi_tik_instr *ins, const int64_t *length)
+    int fi_tik_check_reduce(const fi_tik_instr *ins, int64_t dlen, int64_t slen, int pair)
+    int fi_tik_check_dma(int64_t dlen, int64_t doff, int64_t slen, int64_t soff,
+                         int64_t nburst, int64_t burst, int64_t src_gap, int64_t dst_gap)
 
 # ---- select.h (NKI top-k and max8 family) ----------------------------------
 cdef extern from "select.h" nogil:
@@ -210,3 +215,23 @@ cdef extern from "mx.h" nogil:
     void fi_mx_dequant(const void *x4, int elem_fmt, Py_ssize_t sp, Py_ssize_t sf, int K, int J,
                        const uint8_t *scale, Py_ssize_t ssp, Py_ssize_t ssf, float *out)
 # ---- end of nki-isa family ---------------------------------------------------
+# ---- cmpsel.h (TIK compare/select: vcmp, vcmpv, vcmpvs, vsel; tik-isa) -------------
+cdef extern from "cmpsel.h" nogil:
+    ctypedef struct fi_cs_instr:
+        int64_t fmt
+        int64_t off[3]
+        int64_t blk[3]
+        int64_t rep[3]
+        int64_t nrep, par, mask_lo, mask_hi, cmp, src1_scalar, sbits, mode, sel_off
+        int64_t cm_lo, cm_hi
+    enum: FI_CS_NPARAM
+    void fi_tik_cmp_bits(const fi_cs_instr *ins, const uint8_t *ub, uint8_t *out)
+    void fi_tik_vsel(const fi_cs_instr *ins, uint8_t *ub)
+
+# ---- transpose.h (TIK vnchwconv / vec_trans_scatter, vtranspose / vec_trans; tik-isa) -
+cdef extern from "transpose.h" nogil:
+    void fi_tik_nchwconv(uint8_t *ub, const int64_t *dst_off, const int64_t *src_off,
+                         int64_t es, int64_t nrep, int64_t dst_rep, int64_t src_rep,
+                         int dst_hi, int src_hi)
+    void fi_tik_transpose16(uint8_t *ub, int64_t dst_off, int64_t src_off, int64_t nrep,
+                            int64_t dst_rep, int64_t src_rep)
