@@ -22,6 +22,7 @@
 #define FASTISA_MX_H
 
 #include "nki.h"
+#include "convert.h"
 
 static inline float fi_mx_fp4_decode(unsigned c) {
     static const float mag[8] = {0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f};
@@ -62,21 +63,20 @@ static inline void fi_mx_quantize(const uint16_t *src, int is_bf16, ptrdiff_t sp
                 if (s > 254) s = 254;
             }
             scales[(ptrdiff_t)gp * G + g] = (uint8_t)s;
+            /* x / 2^(s - 127) in float32: exact, except below 2^-126 where a float32
+             * rounding cannot change the fp8 result (fp8's smallest step is 2^-16). */
+            const float k = s == 255 ? 0.0f : s == 254 ? fi_bits_f32(0x00400000u)   /* 2^-127 */
+                                                  : fi_bits_f32((uint32_t)(254 - s) << 23);
             for (int r = 0; r < 8; r++)
                 for (int e = 0; e < 4; e++) {
                     uint8_t code;
-                    if (s == 255) {
-                        code = t->nan_code;
-                    } else {
-                        double q = ldexp((double)v[4 * r + e], 127 - s);   /* exact */
-                        if (q > maxv) q = maxv;
-                        if (q < -maxv) q = -maxv;
-                        code = fi_nki_fp8_encode(t, q);
-                    }
+                    if (s == 255) code = t->nan_code;
+                    else code = (uint8_t)fi_encode_f32(dst_fmt, v[4 * r + e] * k, FI_SAT_MAX);
                     codes[(ptrdiff_t)(8 * gp + r) * F + 4 * g + e] = code;
                 }
         }
     }
+    (void)maxv;
 }
 
 /* x4: [K, J] containers (uint32 for fp8 x4, uint16 for fp4 x4), container strides sp / sf;

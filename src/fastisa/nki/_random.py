@@ -39,6 +39,7 @@ import builtins as _builtins
 import numpy as np
 
 from .. import cost as _cost
+from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import _compute as _c
 from .enums import engine_name
@@ -188,7 +189,7 @@ def rand2(dst, min, max, name=None):  # noqa: A002 (the SDK's parameter names)
         hi = np.ascontiguousarray(np.broadcast_to(hi, (P,)))
     out = np.empty((P, F), np.float32)
     _lanes(instr, P, F, "vector", lambda st, n: _k().uniform(st, n, lo, hi, out))
-    _c._run_ew(instr, dst, NkiTensor(out, "float32"))
+    _c._run_ew(instr, dst, NkiTensor(out, _dt.float32))
     _cost.record("Vector", instr, _builtins.max(MIN_II, F))
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import cost as _cost
+from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import _compute as _c
 from .tensor import NkiTensor
@@ -50,7 +51,7 @@ def _operand(instr, param, t):
 
 def _store(dst: NkiTensor, values_f32: np.ndarray) -> None:
     src = NkiTensor(np.ascontiguousarray(values_f32, np.float32).reshape(dst.partitions, -1),
-                    "float32")
+                    _dt.float32)
     _c._run_ew("store", dst, src)
 
 
