@@ -69,6 +69,7 @@ from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import ops as _ops
+from . import _matmul   # nc_matmul's transpose and double_row modes (nki-isa family)
 from .enums import engine_name, reduce_cmd as _reduce_cmd
 from ..errors import UndefinedBehaviorWarning
 from .tensor import (DST_PARAMS, NkiTensor, PMAX, PSUM, PSUM_DONE, PSUM_FRESH, PSUM_GROUP, PSUM_INIT,
@@ -1218,7 +1219,6 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     Reference: reference/nki.md 3.6.
     """
     instr = "nc_matmul"
-    from . import _matmul   # transpose and double_row modes (nki-isa family)
     pm = _matmul.perf_mode_name(instr, perf_mode)
     if is_transpose and _matmul.transpose_mode(instr, dst, stationary, moving, _target()):
         return

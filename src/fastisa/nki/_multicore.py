@@ -67,7 +67,7 @@ class _Rendezvous:
 
 
 def _group(instr):
-    from . import language
+    from fastisa.nki import language
     m = language._machine()
     n = int(np.prod(m.grid))
     if n != 2:

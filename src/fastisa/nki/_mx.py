@@ -50,7 +50,7 @@ _SCALE_DTYPES = ("float8_e8m0fnu", "uint8")
 
 
 def _k():
-    from .._kernels import mx
+    from fastisa._kernels import mx
     return mx
 
 

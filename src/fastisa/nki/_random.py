@@ -58,7 +58,7 @@ _M64 = (1 << 64) - 1
 
 
 def _k():
-    from .._kernels import rand
+    from fastisa._kernels import rand
     return rand
 
 
@@ -86,7 +86,7 @@ def seed_states(seed: int, eng: str) -> np.ndarray:
 
 
 def _states(eng: str) -> np.ndarray:
-    from . import language
+    from fastisa.nki import language
     m = language._machine()
     attr = "_fastisa_rng_" + eng
     st = getattr(m, attr, None)
@@ -97,7 +97,7 @@ def _states(eng: str) -> np.ndarray:
 
 
 def _target():
-    from . import language
+    from fastisa.nki import language
     return language.target()
 
 
@@ -223,7 +223,7 @@ def dropout(dst, data, prob, name=None):
     keep = np.empty((P, F), np.uint8)
     scratch = np.empty((P, F), np.uint32)
     _lanes(instr, P, F, "vector", lambda st, n: _k().keep(st, n, q, keep, scratch))
-    from .._kernels import move
+    from fastisa._kernels import move
     d, commit = _c._dst_rows(dst)
     bitt = {1: np.uint8, 2: np.uint16, 4: np.uint32}[d.itemsize]
     db = d.view(bitt)

@@ -185,7 +185,7 @@ def register_store(dst, src) -> None:
 
 def get_nc_version() -> nc_version:
     """The ``nc_version`` of the current target: trn1 -> gen2, trn2 -> gen3, trn3 -> gen4."""
-    from . import language
+    from fastisa.nki import language
     return _TARGET_VERSION[language.target()]
 
 

@@ -39,7 +39,7 @@ _PRED = {"add": 0, "maximum": 1, "max": 1, "minimum": 2, "min": 2, "average": 3,
 
 
 def _k():
-    from .._kernels import stats
+    from fastisa._kernels import stats
     return stats
 
 
@@ -132,7 +132,7 @@ def bn_aggr(dst, data, name=None):
     if F == 0 or F % 3:
         raise ConstraintError(f"{instr}: data's elements per partition must be a positive "
                               f"multiple of 3 (count, mean, variance*count), got {F}")
-    from ._cast import to_f32
+    from fastisa.nki._cast import to_f32
     rows = np.ascontiguousarray(to_f32(_c._rows(data), data.dtype))
     out = np.empty((data.partitions, 2), np.float32)
     _k().bn_aggr(rows, out)
