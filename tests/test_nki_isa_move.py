@@ -12,7 +12,6 @@ from fastisa import dtypes as dt
 from fastisa.errors import AccessError, ConstraintError, OverlapError
 from fastisa.nki import isa as nisa
 from fastisa.nki import language as nl
-from fastisa.nki.tensor import NkiTensor
 from test_nki_compute import ALL, T, assert_bits, empty, random_values
 
 TWO_BYTE = ["bfloat16", "float16", "int16", "uint16", "float4_e2m1fn_x4"]

@@ -1,7 +1,6 @@
 """nki-isa family: scans, cumulative and tensor_scalar_reduce, statistics, partition reduce,
 against tests/reference.py bit for bit (every dtype each accepts), with hypothesis geometry."""
 
-import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -12,7 +11,7 @@ from fastisa import cost
 from fastisa.errors import ConstraintError
 from fastisa.nki import isa as nisa
 from fastisa.nki import language as nl
-from test_nki_compute import ALL, FLOATS, INTS, T, assert_bits, empty, random_values
+from test_nki_compute import ALL, INTS, T, assert_bits, empty, random_values
 
 CUM_DTYPES = ["bfloat16", "float16", "float32", "float8_e4m3", "float8_e5m2", "float8_e4m3fn",
               "uint8", "uint16", "int8", "int16"]

@@ -26,7 +26,6 @@ import numpy as np
 
 from .. import cost as _cost
 from ..errors import ConstraintError
-from . import _compute as _c
 from .enums import dma_engine as _dma_engine, engine_name, ENGINE_COST_NAME
 from .tensor import NkiTensor
 
