@@ -172,7 +172,7 @@ class Profile:
                               "name": s.why, "cat": "dependency", "ts": p.end_ns / 1000.0})
                 trace.append({"ph": "f", "bp": "e", "pid": 1, "tid": t, "id": s.index,
                               "name": s.why, "cat": "dependency", "ts": s.start_ns / 1000.0})
-        return {"traceEvents": trace, "displayTimeUnit": "ns",
+        return {"traceEvents": trace,
                 "otherData": {"time_unit": "ts and dur in microseconds (trace-event format)",
                               "model": "fastisa engine schedule: estimates, not measurements"}}
 

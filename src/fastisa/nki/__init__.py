@@ -37,7 +37,7 @@ from ..errors import ConstraintError
 from . import language
 from .tensor import NkiTensor
 
-__all__ = ["jit", "simulate", "Kernel", "NkiTensor", "isa", "language", "profile"]
+__all__ = ["jit", "simulate", "target", "Kernel", "NkiTensor", "isa", "language", "profile"]
 
 #: The profile of the most recent ``nki.simulate`` run (None before the first run).
 profile = None
@@ -257,3 +257,4 @@ def _get_nc_version():
 if not hasattr(isa, "get_nc_version"):
     isa.get_nc_version = _get_nc_version
 
+from ._target import target  # noqa: E402

@@ -102,7 +102,15 @@ def _lookup_target(name) -> Target:
     return TARGETS[key]
 
 
+#: set by ``nki.target(name)`` (fastisa.nki._target): the target of runs without target=
+_TARGET_OVERRIDE: contextvars.ContextVar[Target | None] = contextvars.ContextVar(
+    "fastisa_nki_target_override", default=None)
+
+
 def _default_target() -> Target:
+    over = _TARGET_OVERRIDE.get()
+    if over is not None:
+        return over
     env = os.environ.get("NEURON_PLATFORM_TARGET_OVERRIDE")
     return _lookup_target(env) if env else TARGETS["trn2"]
 

@@ -32,10 +32,13 @@ from ._select import *  # noqa: F401,F403
 from ._tile import (BUFFER_BYTES, DYNAMIC, BLayout, GlobalTensor, Layout, PadValue, SLayout, Tile,
                     TileType)
 
+from ._target import target  # noqa: E402
+
 #: The C++ name of the TCVT rounding-mode enum is RoundMode; CastMode is an alias.
 CastMode = RoundMode
 
 __all__ = list(_tile.__all__) + list(_ops.__all__) + ["expdif_tmp_bytes", "CastMode",
-                                                    "set_flag", "wait_flag", "pipe_barrier"]
+                                                    "set_flag", "wait_flag", "pipe_barrier",
+                                                    "target"]
 __all__ += (list(_arith.__all__) + list(_bitwise.__all__) + list(_reduce_ext.__all__)
             + list(_select.__all__))

@@ -25,6 +25,7 @@ from ._program import (UNINIT_FILL, Expr, InputScalar, Scalar, Tensor, TensorVie
                        any_, scope_ca, scope_cb, scope_cbuf, scope_cbuf_out, scope_cc,
                        scope_gm, scope_ubuf)
 from .platform import Dprofile, get_target, set_target
+from ._target import target
 
 #: ``tik.all(...)`` / ``tik.any(...)`` conditions for if_scope
 globals()["all"] = all_
@@ -32,5 +33,5 @@ globals()["any"] = any_
 
 __all__ = ["Tik", "Tensor", "TensorView", "Scalar", "InputScalar", "Expr", "scope_gm",
            "scope_ubuf", "scope_cbuf", "scope_cbuf_out", "scope_ca", "scope_cb", "scope_cc",
-           "set_target", "get_target", "Dprofile", "platform", "UNINIT_FILL", "VECTOR_OPS",
+           "set_target", "get_target", "target", "Dprofile", "platform", "UNINIT_FILL", "VECTOR_OPS",
            "VECTOR_ISSUE_CYCLES", "MTE_ISSUE_CYCLES"]
