@@ -1669,6 +1669,59 @@ def nki_isa_sequence_bounds(ids):
 # ---- end of nki-isa family (part 1) ----
 
 
+# ---- nki-isa family: OCP MX (quantize_mx, nc_matmul_mx) ---------------------------------
+# quantize_mx docstring "Scale calculation" (scale 2^(floor(log2 amax) - (Emax - 1)));
+# packing and the dequantised einsum of nki/deep-dives/src/mxfp-matmul/mx_cpu_utils.py.
+NKI_MX_EMAX = {"float8_e5m2": 15, "float8_e4m3fn": 8}
+NKI_MX_NP = {"float8_e5m2": ml_dtypes.float8_e5m2, "float8_e4m3fn": ml_dtypes.float8_e4m3fn,
+             "float4_e2m1fn": ml_dtypes.float4_e2m1fn}
+
+
+def nki_mx_scale_rows(P):
+    return [32 * (g // 4) + g % 4 for g in range(P // 8)]
+
+
+def nki_mx_quantize(x, elem):
+    """float32 [P, F] -> (uint32 [P, F/4] x4 containers, uint8 [P/8, F/4] scale bytes)."""
+    x = np.asarray(x, np.float32)
+    P, F = x.shape
+    emax = NKI_MX_EMAX[elem]
+    mx = float(ml_dtypes.finfo(NKI_MX_NP[elem]).max)
+    codes = np.zeros((P, F), np.uint8)
+    scales = np.zeros((P // 8, F // 4), np.uint8)
+    nan_code = np.array([np.nan], np.float32).astype(NKI_MX_NP[elem]).view(np.uint8)[0]
+    for g in range(P // 8):
+        for j in range(F // 4):
+            blk = x[8 * g:8 * g + 8, 4 * j:4 * j + 4].astype(np.float64)
+            if not np.isfinite(blk).all():
+                scales[g, j] = 255
+                codes[8 * g:8 * g + 8, 4 * j:4 * j + 4] = nan_code
+                continue
+            amax = float(np.abs(blk).max())
+            s = 0 if amax == 0 else min(254, max(0, math.frexp(amax)[1] - 1 - (emax - 1) + 127))
+            scales[g, j] = s
+            q = np.clip(blk * 2.0 ** (127 - s), -mx, mx)
+            codes[8 * g:8 * g + 8, 4 * j:4 * j + 4] = q.astype(NKI_MX_NP[elem]).view(np.uint8)
+    return codes.reshape(P, F // 4, 4).view("<u4").reshape(P, F // 4), scales
+
+
+def nki_mx_dequant(x4, elem, scales):
+    """x4 containers [K, J] (uint32 fp8 / uint16 fp4) and scales [K/8, J] -> float32 [4K, J]."""
+    x4 = np.asarray(x4)
+    K, J = x4.shape
+    if elem == "float4_e2m1fn":
+        nib = np.stack([(x4 >> (4 * q)) & 15 for q in range(4)], axis=-1).astype(np.uint8)
+        vals = nib.view(ml_dtypes.float4_e2m1fn).astype(np.float32)
+    else:
+        vals = np.ascontiguousarray(x4).view(NKI_MX_NP[elem]).reshape(K, J, 4).astype(np.float32)
+    s = np.repeat(np.asarray(scales, np.int64), 8, axis=0)[:, :, None]
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = np.where(s == 255, np.nan, np.ldexp(1.0, s - 127))
+        out = (vals.astype(np.float64) * f).astype(np.float32)
+    return out.transpose(0, 2, 1).reshape(4 * K, J)
+# ---- end of nki-isa family (MX) ----
+
+
 # ======================================================================================
 # PTO full tile ISA (pto-isa helper, issue 13): bitwise, arithmetic extensions,
 # compare/select, products, arg-reductions, partial ops.  Written from pto-isa

@@ -69,6 +69,7 @@ from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import ops as _ops
+from . import _matmul   # nc_matmul's transpose and double_row modes (nki-isa family)
 from .enums import engine_name, reduce_cmd as _reduce_cmd
 from ..errors import UndefinedBehaviorWarning
 from .tensor import (DST_PARAMS, NkiTensor, PMAX, PSUM, PSUM_DONE, PSUM_FRESH, PSUM_GROUP, PSUM_INIT,
@@ -1218,7 +1219,6 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     Reference: reference/nki.md 3.6.
     """
     instr = "nc_matmul"
-    from . import _matmul   # transpose and double_row modes (nki-isa family)
     pm = _matmul.perf_mode_name(instr, perf_mode)
     if is_transpose and _matmul.transpose_mode(instr, dst, stationary, moving, _target()):
         return
@@ -1253,6 +1253,28 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         raise ConstraintError(f"{instr}: moving free size must be <= 512, got {N}")
     if dst.shape != (M, N):
         raise ConstraintError(f"{instr}: dst must have shape {(M, N)}, got {dst.shape}")
+    out, state = _psum_start(instr, dst, accumulate)
+    k = _kernels()
+    if folded is not None:
+        stationary, moving = folded
+        K = stationary.shape[0]
+    s32 = NkiTensor(np.empty((K, M), np.float32), _dt.float32)
+    m32 = NkiTensor(np.empty((K, N), np.float32), _dt.float32)
+    _run_ew(instr, s32, stationary)
+    _run_ew(instr, m32, moving)
+    k.matmul_f32(out, s32.data, m32.data, _threads())
+    _run_ew(instr, dst, NkiTensor(out, _dt.float32))
+    state[...] = PSUM_GROUP
+    f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
+    cyc = max(min(64, M), N) * (4 if f32 else 1)
+    _cost.record("Tensor", instr, cyc // 2 if pm == "double_row" else cyc)
+
+
+def _psum_start(instr, dst, accumulate):
+    """nc_matmul's accumulate rule (see nc_matmul): the float32 [M, N] starting values of a
+    matmul into PSUM tensor dst, and dst's state bytes (set to PSUM_GROUP by the caller
+    when the matmul completes).  Shared with nc_matmul_mx (fastisa.nki._matmul)."""
+    M, N = dst.shape
     if accumulate is not None and not isinstance(accumulate, (bool, np.bool_, int, np.integer)):
         raise ConstraintError(f"{instr}: accumulate must be True, False or None, got "
                               f"{accumulate!r}")
@@ -1277,23 +1299,10 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         warnings.warn(f"{instr}: accumulating onto {' and '.join(what)} of PSUM tensor "
                       f"{dst.name!r} is undefined on NeuronCore-v2/v3 ({_target()}); fastisa "
                       f"adds onto the current values. Start each accumulation group with "
-                      f"accumulate=False", UndefinedBehaviorWarning, stacklevel=2)
-    k = _kernels()
+                      f"accumulate=False", UndefinedBehaviorWarning, stacklevel=3)
     out = np.zeros((M, N), np.float32)
     if acc is not None and acc.any():
         cur = NkiTensor(np.empty((M, N), np.float32), _dt.float32)
         _run_ew(instr, cur, dst)
         np.copyto(out, cur.data, where=acc)
-    if folded is not None:
-        stationary, moving = folded
-        K = stationary.shape[0]
-    s32 = NkiTensor(np.empty((K, M), np.float32), _dt.float32)
-    m32 = NkiTensor(np.empty((K, N), np.float32), _dt.float32)
-    _run_ew(instr, s32, stationary)
-    _run_ew(instr, m32, moving)
-    k.matmul_f32(out, s32.data, m32.data, _threads())
-    _run_ew(instr, dst, NkiTensor(out, _dt.float32))
-    state[...] = PSUM_GROUP
-    f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
-    cyc = max(min(64, M), N) * (4 if f32 else 1)
-    _cost.record("Tensor", instr, cyc // 2 if pm == "double_row" else cyc)
+    return out, state

@@ -76,8 +76,8 @@ def transpose_mode(instr, dst, stationary, moving, target):
     """Run nc_matmul's transpose mode; returns False on trn1 (plain matmul runs instead)."""
     if target == "trn1":
         return False
-    from . import _compute as _c
-    from ._cast import from_f32, to_f32
+    from fastisa.nki import _compute as _c
+    from fastisa.nki._cast import from_f32, to_f32
     for pname, t in (("dst", dst), ("stationary", stationary), ("moving", moving)):
         _c._tensor(instr, pname, t, note=False)
         if t.ndim != 2:
@@ -101,13 +101,13 @@ def transpose_mode(instr, dst, stationary, moving, target):
                               f"matrix (the documented transpose idiom); other moving values "
                               f"have no documented result in transpose mode")
     if dst.dtype is stationary.dtype:
-        from .._kernels import move
+        from fastisa._kernels import move
         move.strided(dst.data, stationary.data.T)
     else:
         _c._computable(instr, "stationary", stationary)
         _c._computable(instr, "dst", dst)
         dst.data[...] = from_f32(to_f32(stationary.data, stationary.dtype), dst.dtype).T
-    from .tensor import PSUM_GROUP, psum_state
+    from fastisa.nki.tensor import PSUM_GROUP, psum_state
     psum_state(dst)[...] = PSUM_GROUP
     _cost.record("Tensor", instr, max(K, min(64, M)))
     return True

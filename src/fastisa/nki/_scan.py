@@ -43,7 +43,7 @@ _IDENTITY = {"add": 0.0, "subtract": 0.0, "multiply": 1.0, "maximum": -np.inf,
 
 
 def _k():
-    from .._kernels import scan
+    from fastisa._kernels import scan
     return scan
 
 

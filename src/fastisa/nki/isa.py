@@ -101,7 +101,11 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=None,
         included).  Different dtypes: each element is converted to float32 (exactly for
         floats; integers RNE) then rounded once to dst.dtype (integers: RNE + saturation,
         NaN -> 0) -- spec 000 "Type Casting".  Packed x4 types cannot change dtype.
-    priority, oob_mode, dge_mode, engine : accepted; fastisa copies are always in bounds.
+    oob_mode : ``error`` (default: an out-of-bounds access raises AccessError) or ``skip``
+        (only with an indirect src: out-of-bounds indices are skipped, their dst positions
+        keep their contents; :func:`fastisa.nki._dma.dma_copy_modes`).
+    dge_mode : none / swdge / hwdge / unknown (hwdge is refused for an indirect src).
+    priority, engine : accepted.
 
     Raises
     ------
@@ -113,8 +117,9 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=None,
     Reference: reference/nki.md 2.14.
     """
     instr = "dma_copy"
-    require_tensor(instr, "dst", dst)
     require_tensor(instr, "src", src)
+    if not _is_indirect(dst):        # oob_mode / dge_mode / indirect: nki-isa's _dma module
+        require_tensor(instr, "dst", dst)
     if dst.size != src.size:
         raise ConstraintError(f"{instr}: dst and src must have the same number of elements, got "
                               f"{dst.size} (shape {dst.shape}) and {src.size} (shape {src.shape})")
@@ -122,6 +127,8 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=None,
         p = _int_param(instr, "priority", priority)
         if not 0 <= p <= 3:
             raise ConstraintError(f"{instr}: priority must be in [0, 3], got {p}")
+    if _dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
+        return
     same = dst.dtype is src.dtype
     if not same:
         require_unpacked(instr, "src", src.dtype)
@@ -508,6 +515,24 @@ from ._compute import *  # noqa: F401,F403,E402
 # ---- nki-isa family: SDK 2.33 instructions beyond NKI 0.7's core set ------------------------
 from .enums import dma_engine, matmul_perf_mode, nc_version  # noqa: F401,E402
 from ._dma import *  # noqa: F401,F403,E402
+from ._dma import dma_copy_modes as _dma_copy_modes, is_indirect as _is_indirect  # noqa: E402
 from ._move import *  # noqa: F401,F403,E402
+from ._multicore import *  # noqa: F401,F403,E402
+from ._mx import *  # noqa: F401,F403,E402
+from ._random import *  # noqa: F401,F403,E402
+from ._registers import *  # noqa: F401,F403,E402
 from ._scan import *  # noqa: F401,F403,E402
 from ._stats import *  # noqa: F401,F403,E402
+
+
+def activate2(dst, op, data, imm0, imm1, op0, op1, relu_param=0.0, reverse0=False,
+              reverse1=False, reduce_op=None, reduce_res=None, reduce_cmd=None, name=None):
+    """NeuronCore-v4 two-stage activation (SDK 2.33 ``nki.isa.activate2``): not implemented.
+
+    Raises NotImplementedError: the order in which it applies ``op0``/``op1``, ``op`` and
+    ``relu_param`` is not fully given by the public docstring, so fastisa cannot claim
+    its bits yet.
+    """
+    raise NotImplementedError("activate2: not implemented by fastisa -- the public SDK 2.33 "
+                              "docstring does not pin down the order of its two ALU stages, "
+                              "the activation and relu_param, so its bits cannot be claimed")

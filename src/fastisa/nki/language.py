@@ -26,6 +26,7 @@ import contextlib
 import contextvars
 import threading
 import math
+import operator
 import os
 import weakref
 from dataclasses import dataclass, field
@@ -409,6 +410,8 @@ def par_dim(size):
 
 def ds(start, size) -> slice:
     """Dynamic slice ``[start, start + size)`` for tensor indexing: ``t[:, nl.ds(64, 128)]``."""
+    if hasattr(type(start), "__index__") and not isinstance(start, (int, np.integer)):
+        start = operator.index(start)   # a dynamic offset: nisa.VirtualRegister's value
     for what, v in (("start", start), ("size", size)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             raise ConstraintError(f"ds: {what} must be an integer, got {v!r}")
@@ -461,6 +464,8 @@ def _range(name, args, kwargs):
             vals.append(kwargs[key])
     out = []
     for i, v in enumerate(vals):
+        if hasattr(type(v), "__index__") and not isinstance(v, (int, np.integer)):
+            v = operator.index(v)     # a dynamic bound: nisa.VirtualRegister's value
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             raise ConstraintError(f"{name}: bounds must be integers, got {v!r}")
         out.append(int(v))
