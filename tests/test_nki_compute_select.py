@@ -2,6 +2,8 @@
 costs, the softmax example -- against tests/reference.py, bit for bit."""
 
 
+import warnings
+
 import ml_dtypes
 import numpy as np
 import pytest
@@ -11,7 +13,7 @@ from hypothesis import strategies as st
 import reference as ref
 from fastisa import cost
 from fastisa import dtypes as dt
-from fastisa.errors import ConstraintError
+from fastisa.errors import ConstraintError, UndefinedBehaviorWarning
 from fastisa.nki import isa as nisa
 from fastisa.nki import language as nl
 from fastisa.nki.tensor import NkiTensor
@@ -205,16 +207,18 @@ def test_nc_transpose_constraints():
 
 @pytest.mark.parametrize("sf,mf", [("bfloat16", "bfloat16"), ("float32", "float32"),
                                    ("float8_e4m3", "float16"), ("tfloat32", "bfloat16")])
-@pytest.mark.parametrize("accumulate", [None, False])
+@pytest.mark.parametrize("accumulate", [None, False, True])
 def test_nc_matmul(sf, mf, accumulate, rng):
     K, M, N = 128, 96, 200
     s = ref.nki_round(rng.standard_normal((K, M)), sf)
     v = ref.nki_round(rng.standard_normal((K, N)), mf)
     start = rng.standard_normal((M, N)).astype(np.float32)
     dst = T(start, "float32", nl.psum)
-    with cost.profiling() as prof:
+    with cost.profiling() as prof, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedBehaviorWarning)   # True on unwritten PSUM
         nisa.nc_matmul(dst, T(s, sf), T(v, mf), accumulate=accumulate)
-    base = start if accumulate is None else np.zeros((M, N), np.float32)
+    # None on PSUM no matmul has written overwrites (tests/test_nki_matmul_accumulate.py)
+    base = start if accumulate else np.zeros((M, N), np.float32)
     want = ref.nki_matmul(ref.nki_to_f32(s, sf), ref.nki_to_f32(v, mf), base)
     assert_bits(dst.data, want)
     assert prof.totals() == {"Tensor": max(min(64, M), N) * (4 if "float32" in (sf, mf) else 1)}
@@ -235,7 +239,7 @@ def test_nc_matmul_constraints():
     with pytest.raises(ConstraintError, match="must be in sbuf"):
         nisa.nc_matmul(empty((128, 512), "float32", nl.psum),
                        T(np.zeros((128, 128)), "bfloat16", nl.psum), v)
-    with pytest.raises(NotImplementedError, match="is_transpose"):
+    with pytest.raises(ConstraintError, match="is_transpose=True needs moving"):  # nki-isa
         nisa.nc_matmul(empty((128, 512), "float32", nl.psum), s, v, is_transpose=True)
 
 

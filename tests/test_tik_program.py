@@ -125,7 +125,7 @@ def test_cost_profile_records_estimates():
     with cost.profiling() as p:
         tk.tikdb.start_debug({}, interactive=False)
     assert p.totals() == {"Vector": tik.VECTOR_ISSUE_CYCLES + 4,
-                          "MTE": tik.MTE_ISSUE_CYCLES + 32}
+                          "MTE3": tik.MTE_ISSUE_CYCLES + 32}
 
 
 def test_targets_decide_dtypes_counter_and_saturation():

@@ -6,8 +6,9 @@
 ``fastisa run FILE.py [ARGS ...]``
     Run a kernel script unchanged, with the vendor import shim installed
     (``import nki``, ``from tbe import tik`` resolve to fastisa).
-``fastisa run FILE.pto --input NAME=FILE.npy ...``
-    Run a PTO-AS text program; print its outputs or write them with ``--output-dir``.
+``fastisa run FILE.pto --input NAME=FILE.npy --input NAME=VALUE ...``
+    Run a PTO-AS text program (arrays from .npy files, scalars as numbers); print its
+    outputs or write them with ``--output-dir``.
 ``fastisa run NAME`` / ``fastisa run --list``
     Run one bundled example by name / list them.
 ``--profile`` prints per-instruction and per-engine cycle totals;
@@ -64,19 +65,64 @@ def _cmd_demo(args) -> int:
     return 0
 
 
+def _number(text):
+    """A scalar --input value: an int (0x.. too), a float, or true/false; else None."""
+    low = text.strip().lower()
+    if low in ("true", "false"):
+        return low == "true"
+    try:
+        return int(low, 0)
+    except ValueError:
+        pass
+    try:
+        return float(low)
+    except ValueError:
+        return None
+
+
 def _parse_inputs(items):
+    """``--input NAME=FILE.npy`` (an array) or ``--input NAME=VALUE`` (a scalar)."""
     import numpy as np
 
     out = {}
     for item in items or []:
         if "=" not in item:
-            raise SystemExit(f"fastisa run: --input expects NAME=FILE.npy, got {item!r}")
-        name, path = item.split("=", 1)
+            raise SystemExit(f"fastisa run: --input expects NAME=FILE.npy or NAME=VALUE, "
+                             f"got {item!r}")
+        name, value = item.split("=", 1)
+        number = None if os.path.exists(value) else _number(value)
+        if number is not None:
+            out[name.lstrip("%")] = number
+            continue
         try:
-            out[name.lstrip("%")] = np.load(path)
+            out[name.lstrip("%")] = np.load(value)
         except (OSError, ValueError) as exc:
-            raise SystemExit(f"fastisa run: cannot read --input {name}={path}: {exc}") from None
+            raise SystemExit(f"fastisa run: cannot read --input {name}={value} (not a number, "
+                             f"and not a readable .npy file): {exc}") from None
     return out
+
+
+def _check_pto_inputs(module, inputs, path):
+    """Every problem with the inputs of the program's entry function, reported at once:
+    scalar arguments without a value, numbers given for pointer arguments.  Returns the
+    message, or None."""
+    from .pto._asm_ast import PtrType
+
+    f = module.func()
+    missing = [f"%{n} ({ty.name})" for n, ty in f.args
+               if not isinstance(ty, PtrType) and n not in inputs]
+    numbers = [f"%{n}" for n, ty in f.args if isinstance(ty, PtrType) and n in inputs
+               and isinstance(inputs[n], (bool, int, float))]
+    problems = []
+    if missing:
+        problems.append(f"missing {'a value' if len(missing) == 1 else 'values'} for the "
+                        f"scalar argument{'s' if len(missing) > 1 else ''} "
+                        f"{', '.join(missing)} of @{f.name}: give each as --input NAME=VALUE "
+                        f"(e.g. --input {missing[0].split()[0][1:]}=16)")
+    if numbers:
+        problems.append(f"{', '.join(numbers)} {'is a pointer' if len(numbers) == 1 else 'are pointers'}"
+                        f": give an array as --input NAME=FILE.npy, not a number")
+    return f"fastisa run: {path}: " + "; ".join(problems) if problems else None
 
 
 def _run_pto(args) -> int:
@@ -87,8 +133,14 @@ def _run_pto(args) -> int:
 
     with open(args.target) as f:
         text = f.read()
+    inputs = _parse_inputs(args.input)
     try:
-        outputs = asm.run(text, _parse_inputs(args.input))
+        module = asm.parse(text)
+        problem = _check_pto_inputs(module, inputs, args.target)
+        if problem:
+            print(problem, file=sys.stderr)
+            return 2
+        outputs = asm.run(module, inputs)
     except FastisaError as exc:
         # syntax/type errors and instruction errors, reported compiler-style with the line
         print(asm.format_error(exc, args.target), file=sys.stderr)
@@ -103,6 +155,20 @@ def _run_pto(args) -> int:
             print(f"{name}: shape {arr.shape}, dtype {arr.dtype}")
             print(np.array2string(arr, max_line_width=100, threshold=400, edgeitems=4))
     return 0
+
+
+#: fastisa run's own options; after a .py file they go to the script (warned about)
+_RUN_OPTIONS = ("--profile", "--trace", "--input", "--output-dir", "--seed", "--full", "--list")
+
+
+def _warn_options_after_script(script, rest):
+    own = [a for a in rest if a.split("=", 1)[0] in _RUN_OPTIONS]
+    if own:
+        print(f"fastisa run: warning: {', '.join(own)} after {script} "
+              f"{'is' if len(own) == 1 else 'are'} passed to the script (its sys.argv), not "
+              f"used by fastisa; put fastisa's options before the file, e.g. "
+              f"fastisa run {own[0]}{' ...' if own[0] not in ('--profile', '--full', '--list') else ''} "
+              f"{script}", file=sys.stderr)
 
 
 def _cmd_run(args) -> int:
@@ -149,6 +215,7 @@ def _cmd_run(args) -> int:
         if args.target.endswith(".pto"):
             rc = _run_pto(args)
         elif is_script:
+            _warn_options_after_script(args.target, args.args)
             old_argv = sys.argv
             sys.argv = [args.target] + list(args.args)
             sys.path.insert(0, os.path.dirname(os.path.abspath(args.target)))
@@ -194,8 +261,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--profile", action="store_true",
                    help="print per-instruction and per-engine estimated cycles")
     r.add_argument("--trace", metavar="PATH", help="write a Chrome-trace/Perfetto JSON timeline")
-    r.add_argument("--input", action="append", metavar="NAME=FILE.npy",
-                   help="(.pto) an input array for the function argument NAME")
+    r.add_argument("--input", action="append", metavar="NAME=FILE.npy|NAME=VALUE",
+                   help="(.pto) the function argument NAME: an array from a .npy file, or "
+                        "a number for a scalar argument")
     r.add_argument("--output-dir", metavar="DIR", help="(.pto) write outputs as DIR/NAME.npy")
     r.add_argument("--seed", type=int, default=0, help="(example) random seed")
     r.add_argument("--full", action="store_true", help="(example) print whole arrays")

@@ -15,6 +15,7 @@ __all__ = [
     "OverlapError",
     "AlignmentError",
     "AsmSyntaxError",
+    "UndefinedBehaviorWarning",
     "constraint",
 ]
 
@@ -37,6 +38,12 @@ class OverlapError(FastisaError, ValueError):
 
 class AlignmentError(FastisaError, ValueError):
     """A 32-byte (or other documented) alignment rule is broken."""
+
+
+class UndefinedBehaviorWarning(RuntimeWarning):
+    """A program does something the vendor documents as undefined on the hardware; fastisa
+    computes the natural result and says so (e.g. nc_matmul accumulating onto PSUM that a
+    non-matmul instruction initialised, on NeuronCore-v2/v3)."""
 
 
 class AsmSyntaxError(FastisaError, SyntaxError):

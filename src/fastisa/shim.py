@@ -35,6 +35,30 @@ ALIASES = {
     "nki": "fastisa.nki",
     "nki.isa": "fastisa.nki.isa",
     "nki.language": "fastisa.nki.language",
+    "nki.isa.constants": "fastisa.nki.constants",
+    "nki.language.dtypes": "fastisa.nki.dtype",
+    "nki.typing": "fastisa.nki.typing",
+    "nki.dtype": "fastisa.nki.dtype",
+    "nki.compiler": "fastisa.nki.compiler",
+    "nki.tensor": "fastisa.nki.tensor",
+    "nki.builtin": "fastisa.nki.builtin",
+    # NKI Beta 1 (the SDK's own tests still import these)
+    "neuronxcc.nki": "fastisa.nki.legacy",
+    "neuronxcc.nki.isa": "fastisa.nki.legacy_isa",
+    "neuronxcc.nki.isa.constants": "fastisa.nki.constants",
+    "neuronxcc.nki.language": "fastisa.nki.language",
+    "neuronxcc.nki.typing": "fastisa.nki.typing",
+    "neuronxcc.nki.compiler": "fastisa.nki.compiler",
+    # the package nki-library's simulation harness aliases nki to (test/utils/simulation_setup.py)
+    "nki_cpu_simulator.nki": "fastisa.nki",
+    "nki_cpu_simulator.nki.builtin": "fastisa.nki.builtin",
+    "nki_cpu_simulator.nki.compiler": "fastisa.nki.compiler",
+    "nki_cpu_simulator.nki.isa": "fastisa.nki.isa",
+    "nki_cpu_simulator.nki.isa.constants": "fastisa.nki.constants",
+    "nki_cpu_simulator.nki.language": "fastisa.nki.language",
+    "nki_cpu_simulator.nki.language.dtypes": "fastisa.nki.dtype",
+    "nki_cpu_simulator.nki.tensor": "fastisa.nki.tensor",
+    "nki_cpu_simulator.nki.typing": "fastisa.nki.typing",
     "tbe.tik": "fastisa.tik",
     "te.tik": "fastisa.tik",
     "te.platform": "fastisa.tik.platform",
@@ -66,8 +90,8 @@ ALIASES = {
     "tbe.dsl": "fastisa.tik.compat.te_lang",
     "topi.generic": "fastisa.tik.compat.te_lang",
 }
-_PACKAGES = {"tbe", "te", "tbe.common", "te.utils", "te.lang", "topi", "topi.cce",
-             "tbe.common.utils"}
+_PACKAGES = {"tbe", "te", "tbe.common", "neuronxcc", "nki_cpu_simulator", "te.utils", "te.lang",
+             "topi", "topi.cce", "tbe.common.utils"}
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -80,7 +104,10 @@ class _AliasLoader(importlib.abc.Loader):
             mod.__path__ = []
             mod.__fastisa_alias__ = True
             return mod
-        return importlib.import_module(self.target)
+        mod = importlib.import_module(self.target)
+        if spec.submodule_search_locations is not None and not hasattr(mod, "__path__"):
+            mod.__path__ = []     # an aliased module with aliased children (nki.isa.constants)
+        return mod
 
     def exec_module(self, module):
         pass

@@ -11,11 +11,21 @@ and spec 002; see the README's TIK section for what is and is not implemented.
 from __future__ import annotations
 
 from . import platform
-from ._instr import MTE_ISSUE_CYCLES, VECTOR_ISSUE_CYCLES, VECTOR_OPS, Tik
+from ._instr import MTE_ISSUE_CYCLES, VECTOR_ISSUE_CYCLES, VECTOR_OPS
+from ._instr import Tik as _TikCore
+# ---- tik-isa: instruction families mixed into Tik (one module per family) ----
+from ._cmpsel import CmpSelMixin as _CmpSel
+from ._transpose import TransposeMixin as _Transpose
+
+
+class Tik(_CmpSel, _Transpose, _TikCore):
+    __doc__ = _TikCore.__doc__
+# ---- end tik-isa ----
 from ._program import (UNINIT_FILL, Expr, InputScalar, Scalar, Tensor, TensorView, all_,
                        any_, scope_ca, scope_cb, scope_cbuf, scope_cbuf_out, scope_cc,
                        scope_gm, scope_ubuf)
 from .platform import Dprofile, get_target, set_target
+from ._target import target
 
 #: ``tik.all(...)`` / ``tik.any(...)`` conditions for if_scope
 globals()["all"] = all_
@@ -23,5 +33,5 @@ globals()["any"] = any_
 
 __all__ = ["Tik", "Tensor", "TensorView", "Scalar", "InputScalar", "Expr", "scope_gm",
            "scope_ubuf", "scope_cbuf", "scope_cbuf_out", "scope_ca", "scope_cb", "scope_cc",
-           "set_target", "get_target", "Dprofile", "platform", "UNINIT_FILL", "VECTOR_OPS",
+           "set_target", "get_target", "target", "Dprofile", "platform", "UNINIT_FILL", "VECTOR_OPS",
            "VECTOR_ISSUE_CYCLES", "MTE_ISSUE_CYCLES"]

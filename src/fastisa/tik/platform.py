@@ -76,6 +76,15 @@ def _dtype_table(family: str) -> dict[str, tuple[str, ...]]:
         t[r] = (_F16, _F32)
     t["vec_conv"] = t["vconv"] = (_F16, _F32, _I32, _I8, _U8)
     t["data_move"] = (_U8, _I8, _U16, _I16, _F16, _U32, _I32, _F32, "uint64", "int64")
+    # ---- tik-isa: compare/select, transpose (platform_config/<soc>.ini Intrinsic_* rows
+    # of the 2020 ATC copy in caffe-huawei-atlas-convertor; Ascend 310: float16 only) ----
+    for c in ("eq", "ne", "lt", "gt", "le", "ge"):
+        t["vcmp_" + c] = t["vcmpv_" + c] = t["vec_cmpv_" + c] = (_F16, _F32)
+        t["vcmpvs_" + c] = () if v100 else (_F16, _F32)
+    t["vsel"] = t["vec_sel"] = (_F16, _F32)
+    t["vtranspose"] = t["vec_trans"] = (_U16, _I16, _F16)
+    t["vnchwconv"] = t["vec_trans_scatter"] = ((_I8, _U8, _I16, _U16, _F16) if v100 else
+                                               (_I8, _U8, _I16, _U16, _F16, _I32, _U32, _F32))
     return t
 
 
@@ -102,6 +111,8 @@ def _t(name, short, family, sat, counter, ub, l1, cores):
     tab = _dtype_table("v100" if fam_table == "v100mini" else fam_table)
     if fam_table == "v100mini":
         tab["vec_exp"] = tab["vexp"] = (_F16,)
+        for k in [k for k in tab if k.startswith(("vcmp", "vec_cmpv", "vsel", "vec_sel"))]:
+            tab[k] = (_F16,)   # tik-isa: Ascend310.ini lists float16 only
     return Target(name, short, family, sat, counter, ub, l1, cores, tab)
 
 
