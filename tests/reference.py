@@ -1570,7 +1570,7 @@ def nki_isa_sequence_bounds(ids):
         en.append(b)
     return np.array([[st, en]])
 # ---- end of nki-isa family (part 1) ----
-=======
+# ======================================================================================
 # PTO full tile ISA (pto-isa helper, issue 13): bitwise, arithmetic extensions,
 # compare/select, products, arg-reductions, partial ops.  Written from pto-isa
 # docs/isa/*.md and, where the docs are silent, the CPU simulator's C++ semantics
