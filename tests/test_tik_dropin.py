@@ -423,3 +423,31 @@ def test_scaffolding_imports_and_checks():
             te.lang.cce.vadd(1, 2)
         with pytest.raises(NotImplementedError, match="call_extern is not simulated"):
             tvm.call_extern("int32", "x")
+
+
+def test_tensor_set_as_sets_its_first_element():
+    # TIK Tensor.set_as(value): one element (dst_offset, default 0)
+    tk = tik.Tik()
+    y = tk.Tensor("int32", (8,), name="y", scope=tik.scope_gm)
+    u = tk.Tensor("int32", (8,), name="u", scope=tik.scope_ubuf)
+    tk.vec_dup(8, u, 0, 1, 0)
+    s = tk.Scalar("int32", "s", init_value=7)
+    u.set_as(s)
+    u.set_as(s + 1, dst_offset=3)
+    tk.data_move(y, u, 0, 1, 1, 0, 0)
+    tk.BuildCCE("k", [], [y])
+    (out,) = tk.tikdb.start_debug({}, interactive=False)
+    assert out.tolist() == [7, 0, 0, 8, 0, 0, 0, 0]
+
+
+def test_check_op_params_with_python_types():
+    # the older form some operators use: check_op_params(dict, dict, int, str)
+    from fastisa.tik.compat.op_utils import check_op_params
+
+    @check_op_params(dict, dict, int, str)
+    def op(x, y, axis=0, kernel_name="op"):
+        return axis
+    d = {"shape": (4,), "dtype": "float16"}
+    assert op(d, d, 1, "k") == 1
+    with pytest.raises(RuntimeError, match="'axis' must be"):
+        op(d, d, "1", "k")

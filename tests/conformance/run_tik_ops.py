@@ -87,6 +87,9 @@ class Case:
     #: (exception class name, message substring): the case passes when the run raises it
     #: (a documented rejection the 2020 TIK debugger makes too)
     expect_error: object = None
+    #: {output index: input index}: a ref output (CANN gives the operator the input's
+    #: memory, e.g. ScatterNdAdd's var_out is var): it starts with that input's contents
+    alias: object = None
 
 
 CASES: list[Case] = []
@@ -122,7 +125,7 @@ for _shape in ((16, 64), (3, 1000)):
          lambda x: [np.unpackbits(x.view(np.uint8).reshape(-1, 2), axis=1).sum(axis=1)
                     .astype(np.uint8).reshape(x.shape)])
 
-for _shape, _axis in (((4, 6, 8), [1]), ((2, 3, 16), [0, 2]), ((37,), [0])):
+for _shape, _axis in (((4, 6, 8), [1]), ((2, 3, 16), [0, 2]), ((64,), [0]), ((5, 48), [1])):
     case(f"reverse_v2_d {_shape} axis={_axis}", "cann2020", "reverse_v2_d", "reverse_v2_d",
          lambda s=_shape, a=_axis: ((T(s, "float16"), T(s, "float16"), a, "reverse_v2_d"),
                                     {}),
@@ -169,7 +172,28 @@ for _shape, _dim, _num in (((4, 64, 16), 1, 4), ((6, 32), 1, 2), ((2, 3, 48), 2,
          lambda rng, s=_shape: [_f16(rng, s)],
          lambda x, d=_dim, n=_num: [a.copy() for a in np.split(x, n, axis=d)])
 
+# reverse_v2_d on (37,) float16 reads 104 bytes of a 74-byte tensor (96 with the 32-byte
+# round-up): rejected as the TIK debugger rejects reads past a GM tensor
+case("reverse_v2_d (37,) axis=[0] over-read", "cann2020", "reverse_v2_d", "reverse_v2_d",
+     lambda: ((T((37,), "float16"), T((37,), "float16"), [0], "reverse_v2_d"), {}),
+     lambda rng: [_f16(rng, (37,))], lambda x: [],
+     expect_error=("AccessError", "need read 104 bytes, but only 96"))
+
 # ---- reductions and selections --------------------------------------------------------
+# arg_max_d & co. over a non-last axis set a b32 vector_dup mask [mask_l, mask_l]: TIK's
+# debugger rejects a non-zero mask_h for 32-bit tensors (te/tik/debug/util.py, "mask_h
+# should be 0 for b32 tensor") and so does fastisa
+for _op in ("arg_max_d", "arg_min_d"):
+    case(f"{_op} (37, 16) dim=0 b32 mask_h", "cann2020", _op, _op,
+         lambda o=_op: ((T((37, 16), "float16"), T((16,), "int32"), 0, o), {}),
+         lambda rng: [_f16(rng, (37, 16), -100, 100)], lambda x: [],
+         expect_error=("ConstraintError", "mask_h should be 0 for b32 tensor"))
+for _op in ("arg_max_with_value", "arg_min_with_value"):
+    case(f"{_op} (37, 16) dim=0 b32 mask_h", "cann2020", _op, _op,
+         lambda o=_op: ((T((37, 16), "float16"), T((16,), "int32"), T((16,), "float16"), 0),
+                        {}),
+         lambda rng: [_f16(rng, (37, 16), -100, 100)], lambda x: [],
+         expect_error=("ConstraintError", "mask_h should be 0 for b32 tensor"))
 # arg_max_d/arg_min_d on (4, 100) float16 read 24 bytes past the end of x (800 bytes, a
 # whole number of 32-byte blocks): TIK's debugger rejects reads past a GM tensor and so
 # does fastisa (issue 18: keep that rule); on hardware the over-read is harmless.
@@ -178,7 +202,7 @@ for _op in ("arg_max_d", "arg_min_d"):
          lambda o=_op: ((T((4, 100), "float16"), T((4,), "int32"), 1, o), {}),
          lambda rng: [_f16(rng, (4, 100))], lambda x: [],
          expect_error=("AccessError", "data_gm need read 824 bytes"))
-for _shape, _dim in (((4, 128), 1), ((37, 16), 0), ((2, 3, 300), 2)):
+for _shape, _dim in (((4, 128), 1), ((37, 16), 1), ((2, 3, 300), 2)):
     for _op, _f in (("arg_max_d", np.argmax), ("arg_min_d", np.argmin)):
         case(f"{_op} {_shape} dim={_dim}", "cann2020", _op, _op,
              lambda s=_shape, d=_dim, o=_op: ((T(s, "float16"),
@@ -187,7 +211,7 @@ for _shape, _dim in (((4, 128), 1), ((37, 16), 0), ((2, 3, 300), 2)):
              lambda rng, s=_shape: [_f16(rng, s, -100, 100)],
              lambda x, d=_dim, f=_f: [f(x, axis=d).astype(np.int32)])
 
-for _shape, _dim in (((4, 128), 1), ((37, 16), 0), ((2, 3, 300), 2)):
+for _shape, _dim in (((4, 128), 1), ((37, 16), 1), ((2, 3, 300), 2)):
     for _op, _f, _g in (("arg_max_with_value", np.argmax, np.max),
                         ("arg_min_with_value", np.argmin, np.min)):
         case(f"{_op} {_shape} dim={_dim}", "cann2020", _op, _op,
@@ -249,11 +273,13 @@ for _n in (16, 100):
         out[:, 0::2] = np.clip(out[:, 0::2], 0, w)
         out[:, 1::2] = np.clip(out[:, 1::2], 0, h)
         return [out.astype(np.float16)]
-    case(f"clip_boxes_d ({_n}, 4)", "cann2020", "clip_boxes_d", "clip_boxes_d",
+    # clip_boxes_d builds with tik.Tik(disable_debug=True): the TIK debugger refuses to
+    # run such a program ("Debug function is disabled") and so does fastisa
+    case(f"clip_boxes_d ({_n}, 4) disable_debug", "cann2020", "clip_boxes_d", "clip_boxes_d",
          lambda n=_n: ((T((n, 4), "float16"), T((n, 4), "float16"), [60, 80],
                         "clip_boxes"), {}),
          lambda rng, n=_n: [_f16(rng, (n, 4), -20, 120)],
-         lambda b: _clip(b))
+         lambda b: _clip(b), expect_error=("RuntimeError", "Debug function is disabled"))
 
 for _n in (16, 50):
     def _valid(b, m):
@@ -266,6 +292,97 @@ for _n in (16, 50):
                         "check_valid"), {}),
          lambda rng, n=_n: [_f16(rng, (n, 4), -10, 120), np.array([60, 80, 1], np.float16)],
          lambda b, m: _valid(b, m))
+
+
+# ---- gekowa/ascend-opp (a later CANN op library) -----------------------------------
+# tensor_redirect moves one 32-byte block whatever the shape (its kernel is one
+# data_move of burst 1): its shapes here are one block
+for _shape, _dt in (((16,), "float16"), ((2, 4), "float32"), ((8,), "int32")):
+    case(f"tensor_redirect {_shape} {_dt}", "opp", "tensor_redirect", "tensor_redirect",
+         lambda s=_shape, d=_dt: ((T(s, d), T(s, d), "tensor_redirect"), {}),
+         lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, size=s).astype(d)],
+         lambda x: [x.copy()])
+for _shape, _dt in (((1000,), "float16"), ((4, 33), "float32"), ((7, 64), "int32")):
+    for _op in ("tensor_move",):
+        case(f"{_op} {_shape} {_dt}", "opp", _op, _op,
+             lambda s=_shape, d=_dt, o=_op: ((T(s, d), T(s, d), o), {}),
+             lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, size=s).astype(d)],
+             lambda x: [x.copy()])
+    case(f"copy_only {_shape} {_dt}", "opp", "copy_only", "copy_only",
+         lambda s=_shape, d=_dt: ((T(s, d), T(s, d), "copy_only"), {}),
+         lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, size=s).astype(d)],
+         lambda x: [x.copy()])
+
+for _shape, _desc in (((4, 16), False), ((3, 40), True), ((2, 100), False)):
+    def _sort(x, desc):
+        order = np.argsort(-x if desc else x, axis=-1, kind="stable").astype(np.int32)
+        return [np.take_along_axis(x, order, -1), order]
+    case(f"sort {_shape} descending={_desc}", "opp", "sort", "sort",
+         lambda s=_shape, d=_desc: ((T(s, "float16"), T(s, "float16"), T(s, "int32"), -1, d,
+                                     "sort"), {}),
+         lambda rng, s=_shape: [rng.permutation(np.arange(-(s[-1] // 2), s[-1] - s[-1] // 2)
+                                                .astype(np.float16) / 4)
+                                [None].repeat(s[0], 0).copy() + np.float16(0)],
+         lambda x, d=_desc: _sort(x, d))
+
+# this InplaceUpdate kernel applies indices[0] and v[0] only (fun_no_cut reads
+# input_indices_ub[0] and moves input_v_gm[0]): the cases give one index
+for _shape, _idx in (((8, 32), [2]), ((16, 16), [15]), ((4, 2, 16), [3]), ((6, 64), [0])):
+    def _inplace_update(x, i, v):
+        y = x.copy()
+        y[i] = v
+        return [y]
+    case(f"inplace_update {_shape} rows={_idx}", "opp", "inplace_update", "inplace_update",
+         lambda s=_shape, i=_idx: ((T(s, "float32"), T((len(i),), "int32"),
+                                    T((len(i),) + s[1:], "float32"), T(s, "float32"),
+                                    "inplace_update"), {}),
+         lambda rng, s=_shape, i=_idx: [_f32(rng, s), np.array(i, np.int32),
+                                        _f32(rng, (len(i),) + s[1:])],
+         lambda x, i, v: _inplace_update(x, i, v))
+
+# index_add requires updates of var's shape (so len(indices) == var.shape[axis]).  The
+# IndexAdd proto (ascend-opp op_proto/built-in/inc/index_add.h) does not say which side
+# the indices index; this kernel computes var_out[i] = var[i] + updates[indices[i]]
+# (ScatterAxis.proc_elem_data_move reads updates at indices[i]), which the reference
+# follows -- it is not torch's index_add (var[indices[i]] += updates[i])
+for _shape, _idx in (((8, 32), [1, 5, 1, 0, 7, 7, 2, 3]), ((4, 64), [0, 3, 3, 3])):
+    def _index_add(var, i, u):
+        return [(var + u[i]).astype(var.dtype)]
+    case(f"index_add {_shape} rows={_idx}", "opp", "index_add", "index_add",
+         lambda s=_shape, i=_idx: ((T(s, "float32"), T((len(i),), "int32"),
+                                    T((len(i),) + s[1:], "float32"), T(s, "float32"), 0,
+                                    "index_add"), {}),
+         lambda rng, s=_shape, i=_idx: [_f32(rng, s), np.array(i, np.int32),
+                                        _f32(rng, (len(i),) + s[1:])],
+         lambda v, i, u: _index_add(v, i, u), rtol=1e-6, alias={0: 0})
+
+# ---- Ascend/samples custom TIK operators ----------------------------------------------
+for _n in (128, 1024):
+    def _softmax(x):
+        e = np.exp(x.astype(np.float64)).astype(np.float16)
+        return [(e.astype(np.float64) / e.astype(np.float64).sum()).astype(np.float16)]
+    case(f"softmax_tik ({_n},)", "samples", "softmax_tik", "softmax_tik",
+         lambda n=_n: ((T((n,), "float16"), T((n,), "float16"), "softmax_tik"), {}),
+         lambda rng, n=_n: [_f16(rng, (n,), -2, 2)],
+         lambda x: _softmax(x), rtol=2e-3, atol=1e-5)
+
+for _vshape, _ishape in (((16, 32), (4, 1)), ((8, 4, 16), (5, 2))):
+    def _scatter_nd_add(var, idx, upd):
+        y = var.astype(np.float32).copy()
+        for k in np.ndindex(idx.shape[:-1]):
+            y[tuple(idx[k])] += upd[k]
+        return [y.astype(var.dtype)]
+    case(f"scatter_nd_add var={_vshape} indices={_ishape}", "samples", "scatter_nd_add",
+         "scatter_nd_add",
+         lambda v=_vshape, i=_ishape: ((T(v, "float32"), T(i, "int32"),
+                                        T(i[:-1] + v[i[-1]:], "float32"), T(v, "float32")),
+                                       {"kernel_name": "scatter_nd_add"}),
+         lambda rng, v=_vshape, i=_ishape: [
+             _f32(rng, v),
+             np.stack([rng.integers(0, v[d], i[0]) for d in range(i[-1])], -1)
+             .astype(np.int32),
+             _f32(rng, i[:-1] + v[i[-1]:])],
+         lambda v, i, u: _scatter_nd_add(v, i, u), rtol=1e-6, alias={0: 0})
 
 
 # ======================================================================================
@@ -365,8 +482,27 @@ def _run_case(c: Case, impl_dir, rng):
     tensors = [x for x in tk._inputs if isinstance(x, _P.Tensor)]
     if len(tensors) != len(inputs):
         return f"the program has {len(tensors)} GM inputs, the case gives {len(inputs)}"
-    feed = {t.name: np.ascontiguousarray(a).reshape(t.shape) if a.size == t.size else a
-            for t, a in zip(tensors, inputs)}
+    feed = {}
+    for t, a in zip(tensors, inputs):
+        a = np.ascontiguousarray(a, dtype=t.np_dtype).reshape(-1)
+        if a.size < t.size:
+            # the operator declared its GM input larger than the tensor it is given (a
+            # padded tail it reads but does not use): the tail is zeros
+            a = np.concatenate([a, np.zeros(t.size - a.size, a.dtype)])
+        if a.size > t.size:
+            return f"input {t.name} is declared with {t.size} elements, the case gives {a.size}"
+        feed[t.name] = a.reshape(t.shape)
+    if c.alias:
+        make_state = tk._make_state
+
+        def _make_state(feed_dict):
+            st = make_state(feed_dict)
+            for o, i in c.alias.items():
+                dst, src = tk._outputs[o], tensors[i]
+                st.bufs[0][dst.byte_off:dst.byte_off + dst.nbytes] = \
+                    st.bufs[0][src.byte_off:src.byte_off + src.nbytes]
+            return st
+        tk._make_state = _make_state
     outs = tk.tikdb.start_debug(feed, interactive=False)
     wants = c.ref(*[a.copy() for a in inputs])
     sel = c.outputs if c.outputs is not None else range(len(wants))
@@ -386,6 +522,8 @@ def _annotate(msg):
     m = re.search(r"'Tik' object has no attribute '(\w+)'", msg)
     if m:
         return f"needs {m.group(1)} (tik-isa) -- {msg}"
+    if "deqscale" in msg and "NotImplementedError" in msg:
+        return f"needs vconv deqscale (tik-isa) -- {msg}"
     if "timeout" in msg and "BuildCCE" in msg:
         return f"needs B1 (rel: BuildCCE(inputs=<one Tensor>)) -- {msg}"
     return msg
@@ -394,7 +532,8 @@ def _annotate(msg):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("-v", action="store_true", help="print tracebacks of failures")
-    ap.add_argument("-k", default="", help="only cases whose name contains this")
+    ap.add_argument("-k", default="", help="only cases whose name contains one of these "
+                                           "comma-separated substrings")
     opt = ap.parse_args(argv)
     dirs = {}
     for key, (var, sub) in LIBS.items():
@@ -414,7 +553,7 @@ def main(argv=None):
     ops_seen: dict[str, bool] = {}
     width = max(len(c.name) for c in CASES) + 2
     for c in CASES:
-        if c.lib not in dirs or opt.k not in c.name:
+        if c.lib not in dirs or not any(k in c.name for k in opt.k.split(",")):
             continue
         rng = np.random.default_rng(abs(hash(c.name)) % (1 << 32))
         t0 = time.perf_counter()

@@ -385,6 +385,13 @@ class Tensor:
                                   f"{self.size}, got shape {tuple(new_shape)}")
         return t
 
+    def set_as(self, value, dst_offset=0, src_offset=None) -> None:
+        """``tensor.set_as(value)``: element ``dst_offset`` (default the first) of the
+        tensor takes ``value`` (TIK ``Tensor.set_as`` assigns one element: its extent is
+        one element of the dtype, tik_data_operation_api_.py ``assign``)."""
+        self[dst_offset].set_as(value if src_offset is None or not isinstance(
+            value, (Tensor, TensorView)) else value[src_offset])
+
     def flatten(self) -> "Tensor":
         """A one-dimensional view of all the elements (TIK ``Tensor.flatten``)."""
         return self.reshape((self.size,))
