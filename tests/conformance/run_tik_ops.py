@@ -38,6 +38,7 @@ import time
 import traceback
 import types
 import warnings
+import zlib
 
 import numpy as np
 
@@ -377,12 +378,76 @@ for _vshape, _ishape in (((16, 32), (4, 1)), ((8, 4, 16), (5, 2))):
          lambda v=_vshape, i=_ishape: ((T(v, "float32"), T(i, "int32"),
                                         T(i[:-1] + v[i[-1]:], "float32"), T(v, "float32")),
                                        {"kernel_name": "scatter_nd_add"}),
+         # distinct indices: the kernel reads var and writes var_out, which CANN makes
+         # one buffer (a ref output) but the TIK debugger, like fastisa, keeps apart, so a
+         # repeated index would keep only its last update there
          lambda rng, v=_vshape, i=_ishape: [
              _f32(rng, v),
-             np.stack([rng.integers(0, v[d], i[0]) for d in range(i[-1])], -1)
+             np.array(np.unravel_index(rng.choice(int(np.prod(v[:i[-1]])), i[0],
+                                                  replace=False), v[:i[-1]])).T
              .astype(np.int32),
              _f32(rng, i[:-1] + v[i[-1]:])],
          lambda v, i, u: _scatter_nd_add(v, i, u), rtol=1e-6, alias={0: 0})
+
+
+# ---- losses, float status -------------------------------------------------------------
+for _n, _c, _red in ((8, 16, "mean"), (20, 10, "sum"), (64, 32, "none"), (3, 200, "mean")):
+    def _nll(x, t, w, red):
+        wt = w[t].astype(np.float64)
+        picked = -x[np.arange(len(t)), t].astype(np.float64) * wt
+        tw = np.array([wt.sum()], np.float32)
+        if red == "none":
+            return [picked.astype(np.float32)]
+        y = picked.sum() / (wt.sum() if red == "mean" else 1.0)
+        return [np.array([y], np.float32), tw]
+    case(f"nll_loss ({_n}, {_c}) {_red}", "cann2020", "nll_loss", "nll_loss",
+         lambda n=_n, c=_c, r=_red: ((T((n, c), "float32"), T((n,), "int32"),
+                                      T((c,), "float32"),
+                                      T((n,) if r == "none" else (1,), "float32"),
+                                      T((1,), "float32"), r, "nll_loss"), {}),
+         lambda rng, n=_n, c=_c: [_f32(rng, (n, c)), rng.integers(0, c, n, dtype=np.int32),
+                                  _f32(rng, (c,), 0.5, 2.0)],
+         lambda x, t, w, r=_red: _nll(x, t, w, r), rtol=1e-5,
+         outputs=[0] if _red == "none" else None)
+
+# nll_loss with reduction "none" multiplies with mask 64 over a (batch,) float32 UB
+# tensor: for a batch of 16 it writes 64 elements into 16, which TIK's debugger rejects
+# (te/tik/debug/sim/util.py, "AccessViolation: tensor ... need ... elements") and so does
+# fastisa
+case("nll_loss (16, 32) none over-write", "cann2020", "nll_loss", "nll_loss",
+     lambda: ((T((16, 32), "float32"), T((16,), "int32"), T((32,), "float32"),
+               T((16,), "float32"), T((1,), "float32"), "none", "nll_loss"), {}),
+     lambda rng: [_f32(rng, (16, 32)), rng.integers(0, 32, 16, dtype=np.int32),
+                  _f32(rng, (32,), 0.5, 2.0)], lambda x, t, w: [],
+     expect_error=("AccessError", "need write 64 elements but only 16"))
+
+case("n_p_u_alloc_float_status", "cann2020", "n_p_u_alloc_float_status",
+     "n_p_u_alloc_float_status", lambda: (({"shape": (8,), "dtype": "float32"},
+                                            "n_p_u_alloc_float_status"), {}),
+     lambda rng: [], lambda: [np.zeros(8, np.float32)])
+
+# every 2020 configuration also on the later library's copy of the operator (the file of
+# the same name in ascend-opp; skipped when it has none)
+# (not the expected rejections: those are the 2020 kernels' own over-reads and masks;
+# not space_to_depth, whose later entry function takes a "filter" argument)
+# nor nll_loss "none", whose later kernel reads x differently (it declares x as 1 element)
+for _c in [c for c in CASES if c.lib == "cann2020" and c.expect_error is None and
+           c.module != "space_to_depth" and not c.name.endswith(" none")]:
+    CASES.append(dataclasses.replace(_c, lib="opp"))
+for _op, _f in (("arg_max_d", np.argmax), ("arg_min_d", np.argmin)):
+    case(f"{_op} (37, 16) dim=0", "opp", _op, _op,
+         lambda o=_op: ((T((37, 16), "float16"), T((16,), "int32"), 0, o), {}),
+         lambda rng: [_f16(rng, (37, 16), -100, 100)],
+         lambda x, f=_f: [f(x, axis=0).astype(np.int32)])
+for _shape, _bs in (((1, 4, 4, 16), 2), ((2, 6, 6, 8), 3)):
+    case(f"space_to_depth {_shape} bs={_bs}", "opp", "space_to_depth", "space_to_depth",
+         lambda s=_shape, b=_bs: ((T(s, "float16", "NHWC"), None,
+                                   T((s[0], s[1] // b, s[2] // b, s[3] * b * b), "float16",
+                                     "NHWC"), b, "NHWC", "space_to_depth"), {}),
+         lambda rng, s=_shape: [_f16(rng, s)],
+         lambda x, b=_bs: [x.reshape(x.shape[0], x.shape[1] // b, b, x.shape[2] // b, b,
+                                     x.shape[3]).transpose(0, 1, 3, 2, 4, 5)
+                           .reshape(x.shape[0], x.shape[1] // b, x.shape[2] // b, -1).copy()])
 
 
 # ======================================================================================
@@ -398,6 +463,7 @@ def _alarm(signum, frame):
 
 
 _BUILT: list = []
+_SKIP = "skip"
 
 
 def _capture_buildcce():
@@ -469,6 +535,8 @@ def run_case(c: Case, impl_dir, rng):
 
 
 def _run_case(c: Case, impl_dir, rng):
+    if not os.path.exists(os.path.join(impl_dir, c.module + ".py")):
+        return _SKIP
     _use_library(impl_dir)
     _platform.set_target(c.target)
     _BUILT.clear()
@@ -522,6 +590,8 @@ def _annotate(msg):
     m = re.search(r"'Tik' object has no attribute '(\w+)'", msg)
     if m:
         return f"needs {m.group(1)} (tik-isa) -- {msg}"
+    if "vec_sel: Please assure sel is cmpmask" in msg:
+        return f"needs vec_sel mode 0 with a Tensor sel (tik-isa) -- {msg}"
     if "deqscale" in msg and "NotImplementedError" in msg:
         return f"needs vconv deqscale (tik-isa) -- {msg}"
     if "timeout" in msg and "BuildCCE" in msg:
@@ -555,7 +625,7 @@ def main(argv=None):
     for c in CASES:
         if c.lib not in dirs or not any(k in c.name for k in opt.k.split(",")):
             continue
-        rng = np.random.default_rng(abs(hash(c.name)) % (1 << 32))
+        rng = np.random.default_rng(zlib.crc32(f"{c.lib} {c.name}".encode()))
         t0 = time.perf_counter()
         signal.alarm(_TIME_LIMIT)
         try:
@@ -577,6 +647,8 @@ def main(argv=None):
         finally:
             signal.alarm(0)
         dt = time.perf_counter() - t0
+        if msg is _SKIP:
+            continue
         ok = msg is None
         if not ok:
             msg = _annotate(msg)

@@ -203,7 +203,10 @@ def get_soc_spec(key: str):
     table = {SOC_VERSION: t.name, FULL_SOC_VERSION: t.name, SHORT_SOC_VERSION: t.short,
              UB_SIZE: t.ub_size, L1_SIZE: t.l1_size, CORE_NUM: t.core_num,
              "AICORE_TYPE": "AiCore", "CUBE_CORE_CNT": t.core_num,
-             "VECTOR_CORE_CNT": t.core_num}
+             "VECTOR_CORE_CNT": t.core_num, "UB_BLOCK_SIZE": 32,
+             # the cube buffers of the Ascend 310/910 generation (TIK docs: L0A/L0B 64 KiB,
+             # L0C 256 KiB); fastisa has no cube path, operators only size tiles by them
+             "L0A_SIZE": 65536, "L0B_SIZE": 65536, "L0C_SIZE": 262144}
     if key not in table:
         from ..errors import ConstraintError
         raise ConstraintError(f"get_soc_spec: key must be one of {sorted(table)}, got {key!r}")
@@ -334,8 +337,13 @@ class CceProductParams:
     def __init__(self):
         self.cce_product = get_product_version()
 
+    #: the legacy product-parameter names -> get_soc_spec keys
+    _LEGACY = {"Unified_Buffer": UB_SIZE, "L1_Buffer": L1_SIZE, "Device_core_num": CORE_NUM,
+               "Core_num": CORE_NUM, "L0A_Buffer": "L0A_SIZE", "L0B_Buffer": "L0B_SIZE",
+               "L0C_Buffer": "L0C_SIZE"}
+
     def get_params(self, key, *args):
-        return get_soc_spec(key)
+        return get_soc_spec(self._LEGACY.get(key, key))
 
     getValue = getParams = get_params
 
