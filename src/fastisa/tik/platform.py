@@ -140,21 +140,24 @@ _current: Target = TARGETS["Ascend910"]
 
 
 def set_target(name: str, *, ub_size: int | None = None, l1_size: int | None = None,
-               allow_unknown: bool = False) -> Target:
+               allow_unknown: bool = True) -> Target:
     """Select the chip later ``Tik()`` instances simulate (e.g. ``"Ascend910B"``).
 
     ``ub_size``/``l1_size`` (bytes) override the chip's buffer sizes.
-    Raises ``ConstraintError`` for an unknown name, unless ``allow_unknown`` (what the
-    vendor entry points ``te_set_version``/``set_current_compile_soc_info`` pass): then
-    the name is simulated with the Ascend310P rules and a RuntimeWarning.
+    A name fastisa has no table for is accepted as CANN accepts the SoCs its platform
+    files list (issue 18 B10), simulated with the Ascend310P rules and a RuntimeWarning;
+    ``allow_unknown=False`` makes it a ``ConstraintError`` instead.  A non-str or empty
+    name raises ``ConstraintError``.
     """
     global _current
     from ..errors import ConstraintError
     if isinstance(name, Target):
         tg = name
     else:
-        if not isinstance(name, str) or not name or (name not in TARGETS and
-                                                      not allow_unknown):
+        if not isinstance(name, str) or not name:
+            raise ConstraintError(f"set_target: soc_version must be a non-empty str, "
+                                  f"got {name!r}")
+        if name not in TARGETS and not allow_unknown:
             raise ConstraintError(f"set_target: soc_version must be one of "
                                   f"{sorted(TARGETS)}, got {name!r}")
         tg = TARGETS.get(name) or _unknown_target(name)
@@ -169,8 +172,7 @@ def set_target(name: str, *, ub_size: int | None = None, l1_size: int | None = N
 def _unknown_target(name: str) -> Target:
     """A SoC name fastisa has no table for (e.g. ``"BS9SX1AA"``, which Ascend/samples'
     ``softmax_tik.py`` selects): accepted, as CANN's ``set_current_compile_soc_info``
-    accepts every SoC its installed platform files list (through te_set_version /
-    set_current_compile_soc_info only; fastisa's own set_target stays strict), simulated with the Ascend310P
+    accepts every SoC its installed platform files list, simulated with the Ascend310P
     (v200) vector rules and buffer sizes, with a RuntimeWarning saying so."""
     import warnings
     warnings.warn(f"set_target: SoC {name!r} is not known to fastisa; simulating it with "
