@@ -426,6 +426,48 @@ case("n_p_u_alloc_float_status", "cann2020", "n_p_u_alloc_float_status",
                                             "n_p_u_alloc_float_status"), {}),
      lambda rng: [], lambda: [np.zeros(8, np.float32)])
 
+# ---- shape arithmetic and transposes ------------------------------------------------------
+for _shapes, _dim in ((([2, 3, 5], [2, 4, 5], [2, 1, 5]), 1), (([7, 3], [2, 3]), 0),
+                      (([1, 2, 3, 4], [1, 2, 3, 6], [1, 2, 3, 1], [1, 2, 3, 2]), -1)):
+    def _concat_offset(*xs, dim):
+        d = dim % len(xs[0])
+        out, acc = [], 0
+        for x in xs:
+            o = np.zeros_like(x)
+            o[d] = acc
+            acc += x[d]
+            out.append(o)
+        return out
+    case(f"concat_offset_d {_shapes} dim={_dim}", "cann2020", "concat_offset_d",
+         "concat_offset_d",
+         lambda sh=_shapes, d=_dim: (([T((len(x),), "int32") for x in sh],
+                                      [T((len(x),), "int32") for x in sh], d,
+                                      "concat_offset_d"), {}),
+         lambda rng, sh=_shapes: [np.array(x, np.int32) for x in sh],
+         lambda *xs, d=_dim: _concat_offset(*xs, dim=d))
+
+for _shape, _dt in (((16, 16), "float32"), ((64, 16), "float32"), ((16, 8), "float32")):
+    case(f"hwc_2_chw {_shape} {_dt}", "opp", "hwc_2_chw", "hwc_2_chw",
+         lambda s=_shape, d=_dt: ((s, d, "hwc_2_chw"), {}),
+         lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, size=s).astype(d)],
+         lambda x: [x.T.copy()])
+
+for _shape in ((1, 16, 4, 4), (2, 16, 8, 8), (1, 32, 4, 8)):
+    case(f"permute_tik {_shape} nchw->nhwc", "samples", "permute_tik", "permute_tik",
+         lambda s=_shape: ((T(s, "float16", "NCHW"),
+                            T((s[0], s[2], s[3], s[1]), "float16", "NHWC"), (0, 2, 3, 1),
+                            "permute_tik"), {}),
+         lambda rng, s=_shape: [_f16(rng, s)],
+         lambda x: [x.transpose(0, 2, 3, 1).copy()])
+
+# permute_tik on (2, 32, 3, 5) moves 1920 bytes starting one element into x (1922 of a
+# 1920-byte tensor): rejected as the TIK debugger rejects reads past a GM tensor
+case("permute_tik (2, 32, 3, 5) over-read", "samples", "permute_tik", "permute_tik",
+     lambda: ((T((2, 32, 3, 5), "float16", "NCHW"), T((2, 3, 5, 32), "float16", "NHWC"),
+               (0, 2, 3, 1), "permute_tik"), {}),
+     lambda rng: [_f16(rng, (2, 32, 3, 5))], lambda x: [],
+     expect_error=("AccessError", "need read 1922 bytes, but only 1920"))
+
 # every 2020 configuration also on the later library's copy of the operator (the file of
 # the same name in ascend-opp; skipped when it has none)
 # (not the expected rejections: those are the 2020 kernels' own over-reads and masks;
