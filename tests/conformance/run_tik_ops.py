@@ -460,6 +460,22 @@ for _shape in ((1, 16, 4, 4), (2, 16, 8, 8), (1, 32, 4, 8)):
          lambda rng, s=_shape: [_f16(rng, s)],
          lambda x: [x.transpose(0, 2, 3, 1).copy()])
 
+# upsample_tik: nearest-neighbour upsampling of an NC1HWC0 tensor by (stride_h, stride_w),
+# times scale (Caffe's Upsample layer as the sample documents it)
+for _shape, _sh, _sw, _scale in (((1, 1, 4, 4, 16), 2, 2, 1.0), ((1, 2, 3, 5, 16), 2, 3, 0.5),
+                                 ((2, 1, 2, 8, 16), 1, 2, 2.0)):
+    def _upsample(x, sh, sw, scale):
+        y = np.repeat(np.repeat(x, sh, axis=2), sw, axis=3)
+        return [(y.astype(np.float32) * np.float32(scale)).astype(x.dtype)]
+    case(f"upsample_tik {_shape} stride=({_sh}, {_sw}) scale={_scale}", "samples",
+         "upsample_tik", "upsample_tik",
+         lambda s=_shape, a=_sh, b=_sw, k=_scale: (
+             (T(s, "float16", "NC1HWC0"),
+              T((s[0], s[1], s[2] * a, s[3] * b, s[4]), "float16", "NC1HWC0"), k, a, b,
+              "upsample"), {}),
+         lambda rng, s=_shape: [_f16(rng, s)],
+         lambda x, a=_sh, b=_sw, k=_scale: _upsample(x, a, b, k))
+
 # permute_tik on (2, 32, 3, 5) moves 1920 bytes starting one element into x (1922 of a
 # 1920-byte tensor): rejected as the TIK debugger rejects reads past a GM tensor
 case("permute_tik (2, 32, 3, 5) over-read", "samples", "permute_tik", "permute_tik",
