@@ -476,6 +476,26 @@ for _shape, _sh, _sw, _scale in (((1, 1, 4, 4, 16), 2, 2, 1.0), ((1, 2, 3, 5, 16
          lambda rng, s=_shape: [_f16(rng, s)],
          lambda x, a=_sh, b=_sw, k=_scale: _upsample(x, a, b, k))
 
+# strided_slice_d's TIK branches (strided_slice_d itself builds a TVM compute first): their
+# own entry functions, as strided_slice_d calls them
+for _n in (200, 1000):
+    case(f"strided_slice_two_turn_one ({_n}, 2)", "cann2020", "strided_slice_two_turn_one",
+         "strided_slice_two_turn_one",
+         lambda n=_n: ((T((n, 2), "float32"), T((n, 1), "float32"),
+                        "strided_slice_two_turn_one"), {}),
+         lambda rng, n=_n: [_f32(rng, (n, 2))],
+         lambda x: [x[:, 0:1].copy()])
+for _shape, _b, _e in (((40, 32), 0, 16), ((128, 16), 0, 8), ((64, 48), 0, 16)):
+    def _sl(x, b, e):
+        return [x[..., b:e].copy()]
+    case(f"strided_slice_last_dim {_shape} [{_b}:{_e}]", "cann2020", "strided_slice_for_last_dim",
+         "strided_slice_last_dim",
+         lambda s=_shape, b=_b, e=_e: ((list(s), "float16", list(s[:-1]) + [e - b],
+                                        [0] * (len(s) - 1) + [b], list(s[:-1]) + [e],
+                                        [1] * len(s), "strided_slice_last_dim"), {}),
+         lambda rng, s=_shape: [_f16(rng, s)],
+         lambda x, b=_b, e=_e: _sl(x, b, e))
+
 # permute_tik on (2, 32, 3, 5) moves 1920 bytes starting one element into x (1922 of a
 # 1920-byte tensor): rejected as the TIK debugger rejects reads past a GM tensor
 case("permute_tik (2, 32, 3, 5) over-read", "samples", "permute_tik", "permute_tik",
