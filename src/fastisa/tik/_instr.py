@@ -704,9 +704,7 @@ class _DataMove:
             P.check_owner(tik, name, pname, x)
         self.d = _Operand(name, "dst", dst)
         self.s = _Operand(name, "src", src)
-        if self.d.t.dtype != self.s.t.dtype:
-            raise ConstraintError(f"data_move: src and dst dtype should be the same, input: "
-                                  f"src {self.s.t.dtype}, dst {self.d.t.dtype}")
+        # dtypes may differ: the DMA copies 32-byte blocks (TIK's debugger too: issue 18 B4)
         path = (self.s.t.sidx, self.d.t.sidx)
         ok = path in self._PATHS or (path == (2, 0) and tik.target.family == "a2")
         if not ok:
@@ -840,7 +838,9 @@ class _Reduce:
         for o, st_ in ((d, ds), (s, ss)):
             if st_ < 0:
                 raise AccessError(f"{self.name}: {o.role} start must be >= 0, got {st_}")
-            if (o.t.byte_off + st_ * o.es) % 32:
+            # vcadd's dst needs element alignment only (TIK debugger simd.py: dst_align =
+            # the dtype size), which t[i] always has
+            if (o.t.byte_off + st_ * o.es) % (o.es if o is d and self.name == "vcadd" else 32):
                 raise AlignmentError(f"{self.name}: Address align error! {o.role} address "
                                      f"{o.t.byte_off + st_ * o.es} is not 32 align")
         v.ops_src = [s]
