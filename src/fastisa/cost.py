@@ -132,3 +132,8 @@ def profiling(profile: Profile | None = None) -> Iterator[Profile]:
         yield p
     finally:
         _ACTIVE.reset(token)
+
+
+from ._public import make_dir as _make_dir  # noqa: E402
+
+__dir__ = _make_dir(globals())

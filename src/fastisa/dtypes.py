@@ -157,3 +157,8 @@ def lookup(dtype) -> Format:
                 return _BY_NP[dt]
     from .errors import ConstraintError
     raise ConstraintError(f"dtype: must be one of the spec formats {sorted(FORMATS)}, got {dtype!r}")
+
+
+from ._public import make_dir as _make_dir  # noqa: E402
+
+__dir__ = _make_dir(globals())

@@ -235,3 +235,8 @@ def unpack_x4(words, dtype):
     res = np.empty(wa.shape[:-1] + (wa.shape[-1] * 4,), elem.np_dtype)
     _k.unpack_raw(fmt.code, _flat_bytes(wc), _flat_bytes(res), res.size)
     return res
+
+
+from ._public import make_dir as _make_dir  # noqa: E402
+
+__dir__ = _make_dir(globals())

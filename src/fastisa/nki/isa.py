@@ -497,3 +497,12 @@ def nc_match_replace8(dst, data, vals, imm, dst_idx=None, name=None):
 
 
 from ._compute import *  # noqa: F401,F403,E402
+
+
+# ---- public names: every instruction, whichever module defines it --------------------------
+from .._public import make_dir as _make_dir, public_names as _public_names  # noqa: E402
+
+__all__ = [n for n in _public_names(globals(), exclude=(
+    "annotations", "AccessError", "AlignmentError", "ConstraintError", "OverlapError",
+    "to_f32", "from_f32", "engine_name")) if not n.startswith("require_")]
+__dir__ = _make_dir(globals())

@@ -410,3 +410,10 @@ def dynamic_range(*args, **kwargs):
 
 
 from .ops import *  # noqa: F401,F403,E402
+
+
+# ---- public names: dir(nl) lists the API only ---------------------------------------------
+from .._public import make_dir as _make_dir, public_names as _public_names  # noqa: E402
+
+__all__ = _public_names(globals(), exclude=("annotations", "AccessError", "ConstraintError"))
+__dir__ = _make_dir(globals())

@@ -32,3 +32,8 @@ from ._target import target  # noqa: E402
 CastMode = RoundMode
 
 __all__ = list(_tile.__all__) + list(_ops.__all__) + ["expdif_tmp_bytes", "CastMode", "target"]
+
+
+from .._public import make_dir as _make_dir  # noqa: E402
+
+__dir__ = _make_dir(globals())

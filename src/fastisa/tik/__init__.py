@@ -26,3 +26,8 @@ __all__ = ["Tik", "Tensor", "TensorView", "Scalar", "InputScalar", "Expr", "scop
            "scope_ubuf", "scope_cbuf", "scope_cbuf_out", "scope_ca", "scope_cb", "scope_cc",
            "set_target", "get_target", "target", "Dprofile", "platform", "UNINIT_FILL", "VECTOR_OPS",
            "VECTOR_ISSUE_CYCLES", "MTE_ISSUE_CYCLES"]
+
+
+from .._public import make_dir as _make_dir  # noqa: E402
+
+__dir__ = _make_dir(globals(), ("all", "any"))   # tik.all / tik.any: not in __all__ (builtins)

@@ -715,9 +715,12 @@ class Tik:
             if k not in names:
                 raise ConstraintError(f"start_debug: feed_dict key {k!r} is not an input of "
                                       f"the kernel (inputs: {sorted(names)})")
-        for x in self._inputs:
-            if x.name not in feed_dict:
-                raise ConstraintError(f"start_debug: input {x.name!r} is missing from feed_dict")
+        missing = [x.name for x in self._inputs if x.name not in feed_dict]
+        if len(missing) == 1:
+            raise ConstraintError(f"start_debug: input {missing[0]!r} is missing from feed_dict")
+        if missing:   # every one at once
+            raise ConstraintError(f"start_debug: inputs {', '.join(map(repr, missing))} are "
+                                  f"missing from feed_dict")
         bufs = [_scope_buffer(max(c, 32), self.uninit_fill) for c in self._peak]
         st = _State(self, self._nscalars, bufs)
         for x in self._inputs:
