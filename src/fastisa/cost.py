@@ -20,7 +20,7 @@ from typing import Iterator
 
 __all__ = ["MIN_II", "Event", "Profile", "profiling", "record", "active_profiles"]
 
-#: Minimum instruction initiation interval in engine cycles (NKI spec 000: "roughly 64").
+#: Minimum instruction initiation interval in engine cycles (NKI the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst): "roughly 64").
 MIN_II = 64
 
 

@@ -19,7 +19,7 @@ import nki.language as nl
 
 from fastisa.examples import Report
 
-TITLE = "spec 001: topk_sorted_kernel, top 8 of 42 per 16-partition group, sorted (NKI)"
+TITLE = "the NKI docs, page nki.isa.topk (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.isa.rst): topk_sorted_kernel, top 8 of 42 per 16-partition group, sorted (NKI)"
 FRONTEND = "nki"
 ORDER = 0
 

@@ -16,7 +16,7 @@ from fastisa import cost, pto
 from fastisa.examples import Report
 from fastisa.pto import RecipAlgorithm, Tile, TileType
 
-TITLE = "PTO TRECIP on Tile<TileType::Vec, float, 16, 16> (spec 003), DEFAULT and HIGH_PRECISION"
+TITLE = "PTO TRECIP on Tile<TileType::Vec, float, 16, 16> (the PTO ISA docs, page TRECIP (github.com/hw-native-sys/pto-isa, docs/isa/TRECIP.md)), DEFAULT and HIGH_PRECISION"
 FRONTEND = "pto"
 ORDER = 0
 

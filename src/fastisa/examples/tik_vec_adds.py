@@ -15,7 +15,7 @@ from tbe import tik
 from fastisa import cost
 from fastisa.examples import Report
 
-TITLE = "spec 002: vec_adds on contiguous and discontiguous data (TIK)"
+TITLE = "the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com): vec_adds on contiguous and discontiguous data (TIK)"
 FRONTEND = "tik"
 ORDER = 0
 
@@ -103,10 +103,10 @@ def demo(seed: int = 0) -> Report:
         (y2,) = build_discontiguous().tikdb.start_debug({"src_gm": x2}, interactive=False)
     rep.inputs = [("contiguous src_gm", x1), ("discontiguous src_gm", x2)]
     rep.outputs = [("contiguous dst_gm", y1), ("discontiguous dst_gm", y2)]
-    rep.check("contiguous: dst_gm == src_gm + 2 (spec 002 printed output), bit-exact",
+    rep.check("contiguous: dst_gm == src_gm + 2 (the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com) printed output), bit-exact",
               np.array_equal(y1.view(np.uint16), expected_contiguous(x1).view(np.uint16)))
     rep.check("discontiguous: rows 0,2,4,6 = src rows + 2 and rows 1,3,5,7 = 0 "
-              "(spec 002 printed output), bit-exact",
+              "(the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com) printed output), bit-exact",
               np.array_equal(y2.view(np.uint16), expected_discontiguous(x2).view(np.uint16)))
     rep.cycles = prof.totals()
     rep.notes.append("engine cycles are fastisa's estimates (Vector: 8 + 1 per repeat; "

@@ -494,7 +494,7 @@ class _If:
 
 def _scope_buffer(nbytes: int, fill: int) -> np.ndarray:
     """A scope's memory: ``nbytes`` uint8 filled with ``fill``, starting on a 64-byte host
-    boundary.  Operand addresses are 32-byte aligned in the scope (spec 002), so with an
+    boundary.  Operand addresses are 32-byte aligned in the scope (the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com)), so with an
     aligned base every 32-byte block lies inside one host cache line; numpy's own large
     allocations start 16 bytes past a page, which split every other block across two lines
     (measured: masked float32 instructions up to 2.5x slower)."""
