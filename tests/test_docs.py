@@ -21,6 +21,13 @@ def test_reference_page_matches_the_docstrings(frontend):
         f"docs/{frontend}.md is out of date: run python -m fastisa._docgen")
 
 
+@pytest.mark.parametrize("path", sorted(_docgen.STUBS))
+def test_type_stubs_match_the_modules(path):
+    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
+        assert f.read() == _docgen.generate_stub(_docgen.STUBS[path]), (
+            f"{path} is out of date: run python -m fastisa._docgen")
+
+
 def test_pages_list_known_instructions_with_formula_and_status():
     nki, tik, pto = (_docgen.generate(f) for f in ("nki", "tik", "pto"))
     assert "| `nki.isa.topk` |" in nki and "| `Tik.vec_adds` |" in tik
