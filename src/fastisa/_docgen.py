@@ -65,13 +65,13 @@ PUBLIC_SOURCES: list[tuple[str, str]] = [
 ]
 
 _INTERNAL = re.compile(r"\bspecs? 00[0-9]\b|reference/[a-z_]+\.md|\bspec/[0-9]{3}|"
-                       r"`reference/\*\.md`")
+                       r"`reference/\*\.md`", re.IGNORECASE)
 
 
 def fix_refs(text: str) -> str:
     """``text`` with every internal reference replaced by its public source."""
     for pat, public in PUBLIC_SOURCES:
-        text = re.sub(pat, public.replace("\\", "\\\\"), text)
+        text = re.sub(pat, public.replace("\\", "\\\\"), text, flags=re.IGNORECASE)
     return text
 
 

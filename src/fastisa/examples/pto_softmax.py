@@ -50,7 +50,7 @@ def demo(seed=0) -> Report:
     e = np.exp(x64 - x64.max(axis=1, keepdims=True))
     ref = e / e.sum(axis=1, keepdims=True)
     rel = float(np.max(np.abs(y - ref) / ref))
-    r = Report(name="pto_softmax", title=TITLE, description=__doc__.strip().splitlines()[0])
+    r = Report(name="pto_softmax", title=TITLE, description=__doc__.strip().split("\n\n")[0])
     r.inputs.append(("x", x))
     r.outputs.append(("y = softmax(x, axis=1)", y))
     r.check(f"matches float64 numpy softmax (max relative error {rel:.2e} < 1e-5)", rel < 1e-5)

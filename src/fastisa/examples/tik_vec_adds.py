@@ -1,4 +1,4 @@
-"""Spec 002's two ``vec_adds`` examples, as written in the spec (TIK user code).
+"""the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com)'s two ``vec_adds`` examples, as written in the spec (TIK user code).
 
 1. Contiguous: add 2 to a (2, 256) float16 tensor, mask 128, 4 repeats, rep strides 8.
 2. Discontiguous: add 2 to 128 elements and place every 32 results 32 elements apart
@@ -15,7 +15,7 @@ from tbe import tik
 from fastisa import cost
 from fastisa.examples import Report
 
-TITLE = "the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com): vec_adds on contiguous and discontiguous data (TIK)"
+TITLE = "TIK vec_adds docs examples: contiguous and discontiguous data (TIK)"
 FRONTEND = "tik"
 ORDER = 0
 
@@ -26,7 +26,7 @@ dtype_size = {
 
 
 def build_contiguous():
-    """Spec 002 'Example of contiguous data operations', verbatim."""
+    """the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com) 'Example of contiguous data operations', verbatim."""
     tik_instance = tik.Tik()
     shape = (2, 256)
     dtype = "float16"
@@ -52,7 +52,7 @@ def build_contiguous():
 
 
 def build_discontiguous():
-    """Spec 002 'Example of discontiguous data operations', verbatim."""
+    """the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com) 'Example of discontiguous data operations', verbatim."""
     tik_instance = tik.Tik()
     src_shape = (4, 32)
     dst_shape = (8, 32)
