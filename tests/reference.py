@@ -508,6 +508,125 @@ def tik_reduce_arg(name, dst, dst_start, src, start, *, mask, nrep, dst_rep, blk
     return out.view(src.dtype)
 
 
+# ---- tik-isa: compare/select (vcmp, vcmpv, vcmpvs, vsel, CMPMASK) and transposes ------
+# (CANN TIK API reference vcmp/vcmpv/vsel/vnchwconv/vtranspose; cceintrinsic reference
+# vcmpv "dst = dst + 16 Bytes" per repeat; Ascend C TransDataTo5HD per-repeat rule)
+
+def tik_compare(op, a, b):
+    """IEEE compare of gathered lanes (numpy arrays or a scalar b): NaN -> False, except
+    'ne' -> True; -0 == +0."""
+    a = np.asarray(a).astype(np.float64)
+    b = np.asarray(b).astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        return {"eq": a == b, "ne": a != b, "lt": a < b, "gt": a > b, "le": a <= b,
+                "ge": a >= b}[op]
+
+
+def tik_cmp_lanes(op, src0, start0, src1, start1, *, lanes, nrep, blks, reps, scalar=None):
+    """-> bool array (nrep, par): lane i of repeat r compared (False for lanes not in
+    ``lanes``).  src1 None: compare with ``scalar`` (already in src0's dtype)."""
+    par = tik_lanes_per_repeat(src0.dtype)
+    out = np.zeros((nrep, par), dtype=bool)
+    for r in range(nrep):
+        for i in lanes:
+            x = src0[tik_lane_offset(r, i, start0, blks[0], reps[0], src0.dtype)]
+            y = scalar if src1 is None else \
+                src1[tik_lane_offset(r, i, start1, blks[1], reps[1], src1.dtype)]
+            out[r, i] = bool(tik_compare(op, x, y))
+    return out
+
+
+def tik_bits_to_bytes(bits):
+    """(nrep, par) bools -> the little-endian bit field bytes, repeat after repeat."""
+    out = []
+    for row in bits:
+        v = 0
+        for i, b in enumerate(row):
+            v |= int(b) << i
+        out += list(v.to_bytes(len(row) // 8, "little"))
+    return np.array(out, dtype=np.uint8)
+
+
+def tik_vcmp_register(old, op, src0, start0, src1, start1, *, mask, blks):
+    """vcmp: the new 128-bit CMPMASK (Python int): the active lanes' compare bits, the
+    other bits of ``old`` kept."""
+    par = tik_lanes_per_repeat(src0.dtype)
+    _, lanes_of = tik_active_lanes(par, mask, None, 1)
+    lanes = lanes_of(0)
+    bits = tik_cmp_lanes(op, src0, start0, src1, start1, lanes=lanes, nrep=1, blks=blks,
+                         reps=[0, 0])[0]
+    new = old
+    for i in lanes:
+        new = (new & ~(1 << i)) | (int(bits[i]) << i)
+    return new
+
+
+def tik_vsel(dst, dst_start, src0, start0, src1, start1, *, sel_bits, mask, nrep, blks,
+             reps, scalar=None):
+    """vsel lane by lane: dst lane i of repeat r = sel_bits(r)[i] ? src0 lane : src1 lane
+    (src1 None: ``scalar``, in dst's dtype), for the active lanes; bit copies.
+    sel_bits(r) -> an int whose bit i is lane i's bit.  Returns the new dst."""
+    dst = dst.copy()
+    par = tik_lanes_per_repeat(dst.dtype)
+    n, lanes_of = tik_active_lanes(par, mask, None, nrep)
+    ut = {2: np.uint16, 4: np.uint32}[dst.dtype.itemsize]
+    dv, av = dst.view(ut), src0.view(ut)
+    bv = None if src1 is None else src1.view(ut)
+    sbits = None if scalar is None else np.array([scalar], dtype=dst.dtype).view(ut)[0]
+    for r in range(n):
+        sb = sel_bits(r)
+        vals = []
+        lanes = lanes_of(r)
+        for i in lanes:      # read every active lane of the repeat, then write
+            if (sb >> i) & 1:
+                vals.append(av[tik_lane_offset(r, i, start0, blks[1], reps[1], dst.dtype)])
+            elif bv is None:
+                vals.append(sbits)
+            else:
+                vals.append(bv[tik_lane_offset(r, i, start1, blks[2], reps[2], dst.dtype)])
+        for i, v in zip(lanes, vals):
+            dv[tik_lane_offset(r, i, dst_start, blks[0], reps[0], dst.dtype)] = v
+    return dst
+
+
+def tik_nchwconv(ub, dst_addrs, src_addrs, es, nrep, dst_rep, src_rep, dst_hi=False,
+                 src_hi=False):
+    """vnchwconv on a flat byte array ``ub`` (a copy is returned).  *_addrs: 16 byte
+    addresses each; *_rep: repeat strides in 32-byte blocks; repeat_times 1 starts at
+    addr + rep*32 (documented).  Per repeat every source block is read before writing."""
+    ub = ub.copy()
+    shift = 1 if nrep == 1 else 0
+    for r in range(nrep):
+        blocks = [ub[a + (r + shift) * src_rep * 32:][:32].copy() for a in src_addrs]
+        for j in range(16):
+            d = dst_addrs[j] + (r + shift) * dst_rep * 32
+            if es == 1:
+                col = [blocks[i][16 * int(src_hi) + j] for i in range(16)]
+                ub[d + 16 * int(dst_hi):d + 16 * int(dst_hi) + 16] = col
+            elif es == 2:
+                col = [blocks[i].view(np.uint16)[j] for i in range(16)]
+                ub[d:d + 32] = np.array(col, dtype=np.uint16).view(np.uint8)
+            else:
+                c, h = j // 2, j % 2
+                col = [blocks[8 * h + k].view(np.uint32)[c] for k in range(8)]
+                ub[d:d + 32] = np.array(col, dtype=np.uint32).view(np.uint8)
+    return ub
+
+
+def tik_transpose16(dst, dst_start, src, src_start, nrep=1, dst_rep=0, src_rep=0):
+    """vtranspose / vec_trans on flat 16-bit arrays (element starts; rep in 256-element
+    units): dst block r [i*16+j] = src block r [j*16+i]."""
+    dst = dst.copy()
+    for r in range(nrep):
+        s = src_start + r * src_rep * 256
+        d = dst_start + r * dst_rep * 256
+        blk = (dst if src is dst else src)[s:s + 256].reshape(16, 16).copy()
+        dst[d:d + 256] = blk.T.ravel()
+    return dst
+
+# ---- end of tik-isa block ----
+
+
 # ---- end of TIK section ----
 
 
@@ -1262,3 +1381,361 @@ def pto_cvt(x, dtype, mode):
 
 
 # ---- end of PTO section ----
+
+
+# ======================================================================================
+# ---- nki-isa family (SDK 2.33 instructions: scans, statistics, data movement, MX, ...) --
+# ===============================================================================# Sources: aws-neuron-sdk nki/api/nki/isa/__init__.py docstrings of each instruction and the
+# NumPy semantics in nki/test/test_nki_isa_*.py.  Values: float32 arrays [P, F] unless said.
+
+def nki_isa_tt_scan(d0, d1, init, op0, op1, rev0=False, rev1=False):
+    """tensor_tensor_scan: r_i = op1(op0(d0_i, r_{i-1}), d1_i), float32 carry."""
+    d0 = np.asarray(d0, np.float32)
+    d1 = np.asarray(d1, np.float32)
+    P, F = d0.shape
+    carry = np.broadcast_to(np.asarray(init, np.float32), (P,)).copy()
+    out = np.empty((P, F), np.float32)
+    for i in range(F):
+        t = nki_alu(op0, carry, d0[:, i]) if rev0 else nki_alu(op0, d0[:, i], carry)
+        carry = nki_alu(op1, d1[:, i], t) if rev1 else nki_alu(op1, t, d1[:, i])
+        out[:, i] = carry
+    return out
+
+
+def nki_isa_cumulative(src, imm, op0, op1, start):
+    """tensor_scalar_cumulative: reg = op1(op0(x_i, imm), reg); returns (out, last reg)."""
+    src = np.asarray(src, np.float32)
+    P, F = src.shape
+    imm = np.broadcast_to(np.asarray(imm, np.float32), (P,))
+    reg = np.broadcast_to(np.asarray(start, np.float32), (P,)).copy()
+    out = np.empty((P, F), np.float32)
+    for i in range(F):
+        t = nki_alu(op0, src[:, i], imm)
+        reg = nki_alu(op1, t, reg)
+        out[:, i] = reg
+    return out, reg
+
+
+def nki_isa_ts_reduce(data, imm, op0, rop, start, rev0=False):
+    """tensor_scalar_reduce: t = op0(x, imm) (float32); acc folds t left to right."""
+    data = np.asarray(data, np.float32)
+    P, F = data.shape
+    imm = np.broadcast_to(np.asarray(imm, np.float32), (P, 1))
+    t = nki_alu(op0, imm, data) if rev0 else nki_alu(op0, data, imm)
+    acc = np.broadcast_to(np.asarray(start, np.float32), (P,)).copy()
+    for i in range(F):
+        acc = nki_alu(rop, acc, t[:, i])
+    return t, acc
+
+
+def nki_isa_bn_stats(x):
+    """bn_stats rows: [n_e, mean_e, m2_e, n_o, mean_o, m2_o] in fastisa's float32 order."""
+    x = np.asarray(x, np.float32)
+    P, F = x.shape
+    out = np.zeros((P, 6), np.float32)
+    for h in range(2):
+        half = x[:, h::2]
+        n = half.shape[1]
+        if n == 0:
+            continue
+        s = np.zeros(P, np.float32)
+        for i in range(n):
+            s = (s + half[:, i]).astype(np.float32)
+        mean = (s / np.float32(n)).astype(np.float32)
+        m2 = np.zeros(P, np.float32)
+        for i in range(n):
+            d = (half[:, i] - mean).astype(np.float32)
+            m2 = (m2 + (d * d).astype(np.float32)).astype(np.float32)
+        out[:, 3 * h] = n
+        out[:, 3 * h + 1] = mean
+        out[:, 3 * h + 2] = m2
+    return out
+
+
+def nki_isa_bn_aggr(stats):
+    """bn_aggr rows of (count, mean, m2) triples -> [mean, var], Chan's update, float32."""
+    stats = np.asarray(stats, np.float32)
+    P = stats.shape[0]
+    out = np.zeros((P, 2), np.float32)
+    f = np.float32
+    for p in range(P):
+        n = mean = m2 = f(0)
+        for t in range(stats.shape[1] // 3):
+            nb, mb, m2b = (f(v) for v in stats[p, 3 * t:3 * t + 3])
+            if nb == 0:
+                continue
+            if n == 0:
+                n, mean, m2 = nb, mb, m2b
+                continue
+            nn = f(n + nb)
+            d = f(mb - mean)
+            mean = f(mean + f(d * f(nb / nn)))
+            m2 = f(f(m2 + m2b) + f(f(d * d) * f(f(n * nb) / nn)))
+            n = nn
+        if n != 0:
+            out[p] = (mean, f(m2 / n))
+    return out
+
+
+def nki_isa_partition_reduce(x, op):
+    """tensor_partition_reduce over float32 rows (add/maximum/minimum/average)."""
+    x = np.asarray(x, np.float32)
+    acc = x[0].copy()
+    name = {"max": "maximum", "min": "minimum", "average": "add"}.get(op, op)
+    for p in range(1, x.shape[0]):
+        acc = nki_alu(name, acc, x[p])
+    if op == "average":
+        acc = (acc / np.float32(x.shape[0])).astype(np.float32)
+    return acc
+
+
+def nki_isa_stream_shuffle(dst_before, src, mask):
+    """nc_stream_shuffle on storage rows: dst[32q+i] = src[32q+mask[i]], 255 keeps dst."""
+    out = np.array(dst_before, copy=True)
+    src = np.array(src, copy=True)
+    for r in range(out.shape[0]):
+        q, i = divmod(r, 32)
+        if mask[i] != 255:
+            out[r] = src[32 * q + mask[i]]
+    return out
+
+
+def nki_isa_copy_predicated(dst_before, src, pred, reverse=False):
+    """tensor_copy_predicated on storage: src where (pred != 0) xor reverse, else dst."""
+    keep = (np.asarray(pred) != 0) != bool(reverse)
+    return np.where(keep, src, dst_before)
+
+
+def nki_isa_nonzero(src, offset, pad, dst_before):
+    """nonzero_with_count on rows 0, 16, ...: indices + offset, padding, count (int32)."""
+    out = np.array(dst_before, copy=True)
+    for p in range(0, src.shape[0], 16):
+        row = src[p]
+        idx = [i + offset for i in range(len(row)) if row[i] != 0]
+        vals = idx + [pad] * (len(row) - len(idx)) + [len(idx)]
+        out[p] = ((np.array(vals, np.int64) + 2**31) % 2**32 - 2**31).astype(np.int32)
+    return out
+
+
+NKI_ISA_TRANSPOSE = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}
+
+
+def nki_isa_dma_transpose(src):
+    return np.ascontiguousarray(np.asarray(src).transpose(NKI_ISA_TRANSPOSE[np.ndim(src)]))
+
+
+def nki_isa_dma_compute(srcs_f32):
+    """dma_compute: ((s0 + s1) + s2) ... in float32."""
+    acc = np.asarray(srcs_f32[0], np.float32).reshape(-1).copy()
+    for s in srcs_f32[1:]:
+        acc = (acc + np.asarray(s, np.float32).reshape(-1)).astype(np.float32)
+    return acc
+
+
+def nki_isa_n_gather(data, idx):
+    data = np.asarray(data).reshape(data.shape[0], -1)
+    return np.take_along_axis(data, np.asarray(idx).reshape(data.shape[0], -1).astype(np.intp), 1)
+
+
+def nki_isa_local_gather(src, index, ne, nv=None):
+    """The SDK test's NumPy semantics (test_nki_isa_local_gather.py), with element offsets."""
+    P = src.shape[0]
+    src = np.asarray(src).reshape(P, -1)
+    per_core = index.size // (P // 16)
+    nv = per_core if nv is None else nv
+    out = np.empty((P, nv * ne), src.dtype)
+    for c in range(P // 16):
+        ids = np.asarray(index[16 * c:16 * c + 16]).flatten(order="F")[:nv].astype(np.int64)
+        cols = (ids[:, None] + np.arange(ne)[None, :]).reshape(-1)
+        out[16 * c:16 * c + 16] = src[16 * c:16 * c + 16][:, cols]
+    return out
+
+
+def nki_isa_sequence_bounds(ids):
+    ids = list(np.asarray(ids).reshape(-1))
+    n = len(ids)
+    st, en = [], []
+    for i, v in enumerate(ids):
+        if v == 0:
+            st.append(n)
+            en.append(-1)
+            continue
+        a = i
+        while a > 0 and ids[a - 1] == v:
+            a -= 1
+        b = i
+        while b < n - 1 and ids[b + 1] == v:
+            b += 1
+        st.append(a)
+        en.append(b)
+    return np.array([[st, en]])
+# ---- end of nki-isa family (part 1) ----
+=======
+# PTO full tile ISA (pto-isa helper, issue 13): bitwise, arithmetic extensions,
+# compare/select, products, arg-reductions, partial ops.  Written from pto-isa
+# docs/isa/*.md and, where the docs are silent, the CPU simulator's C++ semantics
+# (include/pto/cpu/ElementOp.h): floats in float64/float32 rounded to T per C++ operation,
+# integers in int64 wrapping to T.
+# ======================================================================================
+def ptox_binary(op, a, b):
+    """AND OR XOR SHL SHR NOT REM FMOD PRELU POW SUBRELU on equal-shape (or scalar b) arrays;
+    returns a's dtype."""
+    a = np.asarray(a)
+    dt = a.dtype
+    b = np.broadcast_to(np.asarray(b, dtype=dt), a.shape)
+    with np.errstate(all="ignore"):
+        if _pto_is_float(dt):
+            x = a.astype(np.float64)
+            y = b.astype(np.float64)
+            if op == "REM":
+                r = np.fmod(x, y)
+                fix = ((x >= 0) != (y >= 0)) & (r != 0)
+                r = np.where(fix, r + y, r)
+            elif op == "FMOD":
+                r = np.fmod(x, y)
+            elif op == "PRELU":
+                r = np.where(x > 0, x, x * y)
+            elif op == "POW":
+                r = np.power(x, y)
+            elif op == "SUBRELU":
+                d = x - y
+                r = np.where(d > 0, d, 0.0)
+            else:
+                raise ValueError(op)
+            return pto_f64_to(r, dt)
+        x = a.astype(np.int64)
+        y = b.astype(np.int64)
+        if op == "AND":
+            r = x & y
+        elif op == "OR":
+            r = x | y
+        elif op == "XOR":
+            r = x ^ y
+        elif op == "NOT":
+            r = ~x
+        elif op == "SHL":
+            ok = (y >= 0) & (y < 64)
+            r = np.where(ok, (x.astype(np.uint64) << np.where(ok, y, 0).astype(np.uint64))
+                         .astype(np.int64), 0)
+        elif op == "SHR":
+            ok = (y >= 0) & (y < 64)
+            r = np.where(ok, x >> np.where(ok, y, 0), np.where(x < 0, -1, 0))
+        elif op in ("REM", "FMOD"):
+            ys = np.where(y == 0, 1, y)
+            q = np.abs(x) // np.abs(ys) * np.sign(x) * np.sign(ys)
+            r = x - q * ys                         # C's truncating %
+            if op == "REM":
+                r = np.where(((x >= 0) != (y >= 0)) & (r != 0), r + y, r)
+        elif op == "PRELU":
+            r = np.where(x > 0, x, x * y)
+        elif op == "POW":
+            p = np.power(x.astype(np.float64), y.astype(np.float64))
+            ok = (p > -2147483649.0) & (p < 2147483648.0)
+            r = np.where(ok, np.trunc(np.where(ok, p, 0)), -2147483648).astype(np.int64)
+        elif op == "SUBRELU":
+            r = (x - y).astype(dt).astype(np.int64)
+            r = np.where(r > 0, r, 0)
+        else:
+            raise ValueError(op)
+        return r.astype(dt)
+
+
+def ptox_ternary(op, a, b, c):
+    """ADDC (a+b)+c, SUBC (a-b)+c, FMA a*b+c: float32 intermediates rounded once to T;
+    MULADD_R round_T(round_T(a*b)+c) and MULADD_R_RELU; integers wrap."""
+    a = np.asarray(a)
+    dt = a.dtype
+    b = np.broadcast_to(np.asarray(b, dtype=dt), a.shape)
+    c = np.broadcast_to(np.asarray(c, dtype=dt), a.shape)
+    with np.errstate(all="ignore"):
+        if _pto_is_float(dt):
+            x, y, z = (v.astype(np.float32) for v in (a, b, c))
+            if op == "ADDC":
+                r = (x + y) + z
+            elif op == "SUBC":
+                r = (x - y) + z
+            elif op == "FMA":
+                r = (x * y) + z
+            else:
+                p = pto_f32_to(x * y, dt).astype(np.float32)
+                r = pto_f32_to(p + z, dt).astype(np.float32)
+                if op == "MULADD_R_RELU":
+                    r = np.where(r > 0, r, np.float32(0))
+            return pto_f32_to(r, dt)
+        x, y, z = (v.astype(np.int64) for v in (a, b, c))
+        r = {"ADDC": lambda: x + y + z, "SUBC": lambda: x - y + z}.get(op, lambda: x * y + z)()
+        r = r.astype(dt)
+        if op == "MULADD_R_RELU":
+            r = np.where(r > 0, r, 0).astype(dt)
+        return r
+
+
+def ptox_cmp(mode, a, b, eps=False):
+    """0/1 predicates of a (mode) b compared exactly (eps: TCMPS's |a-b| < 1e-9 EQ/NE)."""
+    x = np.asarray(a).astype(np.float64)
+    y = np.broadcast_to(np.asarray(b).astype(np.float64), x.shape)
+    with np.errstate(invalid="ignore"):
+        if eps and mode == "EQ":
+            return (np.abs(x - y) < 1e-9).astype(np.uint8)
+        if eps and mode == "NE":
+            return (np.isnan(x) | np.isnan(y) | (np.abs(x - y) > 1e-9)).astype(np.uint8)
+        f = {"EQ": np.equal, "NE": np.not_equal, "LT": np.less, "GT": np.greater,
+             "GE": np.greater_equal, "LE": np.less_equal}[mode]
+        return f(x, y).astype(np.uint8)
+
+
+def ptox_pack_rows(pred, bits_per_word, words):
+    """Pack each row's predicates LSB first into ``words`` words of ``bits_per_word``."""
+    R, C = pred.shape
+    out = np.zeros((R, words), dtype=np.uint64)
+    for w in range(words):
+        for k in range(bits_per_word):
+            c = w * bits_per_word + k
+            if c < C:
+                out[:, w] |= pred[:, c].astype(np.uint64) << np.uint64(k)
+    return out
+
+
+def ptox_prod(x, axis):
+    """Products along axis (1 = rows, 0 = columns) rounded to T after every step."""
+    x = np.asarray(x)
+    dt = x.dtype
+    xs = np.moveaxis(x, axis, 0)
+    acc = np.ones(xs.shape[1:], dtype=dt)
+    with np.errstate(all="ignore"):
+        for k in range(xs.shape[0]):
+            if _pto_is_float(dt):
+                acc = pto_f32_to(acc.astype(np.float32) * xs[k].astype(np.float32), dt)
+            else:
+                acc = (acc.astype(np.int64) * xs[k].astype(np.int64)).astype(dt)
+    return acc
+
+
+def ptox_argreduce(x, axis, is_max):
+    """Index of the first strict max/min along axis (1 = rows, 0 = columns); NaN never wins
+    (a NaN first element stays)."""
+    x = np.asarray(x)
+    xs = np.moveaxis(x, axis, 0).astype(np.float64)
+    best = xs[0].copy()
+    idx = np.zeros(best.shape, dtype=np.int64)
+    for k in range(1, xs.shape[0]):
+        better = xs[k] > best if is_max else xs[k] < best
+        best = np.where(better, xs[k], best)
+        idx = np.where(better, k, idx)
+    return idx
+
+
+def ptox_part(op, a, b, shape):
+    """TPART<op> over a dst valid region of ``shape``: op where both a (its valid region)
+    and b cover, the covering one elsewhere, 0 outside both."""
+    R, C = shape
+    dt = np.asarray(a).dtype
+    out = np.zeros((R, C), dtype=dt)
+    ra, ca = min(R, a.shape[0]), min(C, a.shape[1])
+    rb, cb = min(R, b.shape[0]), min(C, b.shape[1])
+    out[:ra, :ca] = a[:ra, :ca]
+    out[:rb, :cb] = b[:rb, :cb]
+    r, c = min(ra, rb), min(ca, cb)
+    out[:r, :c] = pto_binary(op, a[:r, :c], b[:r, :c])
+    return out
+# ---- end of PTO full tile ISA section ----

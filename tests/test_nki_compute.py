@@ -156,9 +156,7 @@ def test_activation_table_matches_spec():
     assert nl.reciprocal.scalar_range[2] is True       # +-[2^-42, 2^42]
 
 
-def test_high_level_call_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="tensor function"):
-        nl.exp(T(np.zeros((2, 2)), "float32"))
+# nl.exp(tile) and the other tile-level calls: tests/test_nki_language.py
 
 
 @pytest.mark.parametrize("value,fmt,want", [

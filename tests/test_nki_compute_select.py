@@ -239,7 +239,7 @@ def test_nc_matmul_constraints():
     with pytest.raises(ConstraintError, match="must be in sbuf"):
         nisa.nc_matmul(empty((128, 512), "float32", nl.psum),
                        T(np.zeros((128, 128)), "bfloat16", nl.psum), v)
-    with pytest.raises(NotImplementedError, match="is_transpose"):
+    with pytest.raises(ConstraintError, match="is_transpose=True needs moving"):  # nki-isa
         nisa.nc_matmul(empty((128, 512), "float32", nl.psum), s, v, is_transpose=True)
 
 

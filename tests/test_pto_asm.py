@@ -573,7 +573,7 @@ def test_example_softmax_matches_float64_reference():
     for seed in (0, 1, 2):
         report = examples.run("pto_softmax_asm", seed=seed)
         assert report.matches, report.format()
-        assert report.cycles.get("Vector", 0) > 0 and report.cycles.get("MTE", 0) > 0
+        assert report.cycles.get("Vector", 0) > 0 and report.cycles.get("MTE2", 0) > 0
 
 
 def test_example_softmax_is_bit_exact_against_the_oracles():

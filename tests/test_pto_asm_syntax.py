@@ -339,7 +339,7 @@ LOOP_ERRORS = [
      "f32", "arith.muli needs an integer type"),
     (LOOPS.replace("scf.yield", "return"), 15, "return", "return inside a loop body"),
     (LOOPS.replace("step %c4 {", "step %c4 iter_args(%a = %c0) -> (index) {"), 7, "iter_args",
-     "iter_args is not supported"),
+     "1 iter_args but its body yields 0 values"),
     (LOOPS.replace("%i = %c0 to", "%i = %c0 until"), 7, "until", "expected 'to'"),
     (LOOPS.replace("arith.minsi", "arith.pow"), 9, "arith.pow", "unknown operation 'arith.pow'"),
     (LOOPS.replace("-> !pto.tile_buf<vec, 8x8xf32, valid=?x?>\n",

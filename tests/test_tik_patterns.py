@@ -215,4 +215,4 @@ def test_softmax_example_matches():
     from fastisa import examples
     rep = examples.run("tik_softmax")
     assert rep.matches, rep.format()
-    assert rep.cycles["Vector"] > 0 and rep.cycles["MTE"] > 0
+    assert rep.cycles["Vector"] > 0 and rep.cycles["MTE2"] > 0

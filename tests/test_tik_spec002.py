@@ -107,7 +107,7 @@ def test_demo_report_matches_and_has_cycles():
     from fastisa import examples
     rep = examples.run("tik_vec_adds")
     assert rep.matches
-    assert rep.cycles.get("Vector", 0) > 0 and rep.cycles.get("MTE", 0) > 0
+    assert rep.cycles.get("Vector", 0) > 0 and rep.cycles.get("MTE2", 0) > 0
     assert "MATCH" in rep.format()
 
 

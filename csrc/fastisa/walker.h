@@ -93,6 +93,113 @@ static inline int64_t fi_tik_esize(int64_t fmt) {
     }
 }
 
+/* ---- extents: the drivers' last line of defence (issue 12) ---------------------
+ * The front-end validates every operand against its tensor; these functions check the
+ * parameter block once more against the BUFFERS the kernel is about to be given, so that
+ * no front-end bug (a tensor of another program, a stale offset) can turn into a write
+ * outside a buffer.  They return FI_TIK_OK, FI_TIK_BAD_PARAMS (a field outside anything
+ * the front-end can produce) or FI_TIK_OUT_OF_BOUNDS + x (operand x would reach past the
+ * end of its buffer); the kernel is then not called.  Fields are bounded first so that no
+ * product below can overflow int64. */
+enum { FI_TIK_OK = 0, FI_TIK_BAD_PARAMS = 1, FI_TIK_OUT_OF_BOUNDS = 2 };
+#define FI_TIK_MAX_FIELD ((int64_t)1 << 40)
+#define FI_TIK_MAX_STRIDE ((int64_t)1 << 24)   /* 32-byte units or elements */
+
+/* Byte offset of lane i of one repeat of an operand of element size es, block stride blk. */
+static inline int64_t fi_tik_lane_byte(int64_t i, int64_t es, int64_t blk) {
+    const int64_t B = 32 / es;
+    return (i / B) * blk * 32 + (i % B) * es;
+}
+
+/* The highest lane the mask (lo, hi) selects in [0, par), or -1. */
+static inline int64_t fi_tik_top_lane(uint64_t lo, uint64_t hi, int64_t par) {
+    if (par < 64) { lo &= (1ull << par) - 1; hi = 0; }
+    else if (par < 128) hi &= (1ull << (par - 64)) - 1;
+    if (hi) return 127 - __builtin_clzll(hi);
+    if (lo) return 63 - __builtin_clzll(lo);
+    return -1;
+}
+
+/* Bytes [0, *ext) from in->off[x] that lane addressing (vector walk, or the reduce
+ * kernels' source) can touch for operand x with element size es. */
+static inline int fi_tik_lane_extent(const fi_tik_instr *in, int x, int64_t es, int64_t *ext) {
+    *ext = 0;
+    if (in->nrep <= 0) return FI_TIK_OK;
+    if (in->par < 1 || in->par > 128 || in->nrep > FI_TIK_MAX_FIELD ||
+        in->blk[x] < 0 || in->blk[x] > FI_TIK_MAX_STRIDE || in->rep[x] < 0 ||
+        in->rep[x] > FI_TIK_MAX_STRIDE)
+        return FI_TIK_BAD_PARAMS;
+    const int64_t rs = in->rep[x] * 32;
+    if (in->counter) {
+        if (in->tail < 1 || in->tail > in->par) return FI_TIK_BAD_PARAMS;
+        int64_t e = (in->nrep - 1) * rs + fi_tik_lane_byte(in->tail - 1, es, in->blk[x]) + es;
+        if (in->nrep > 1) {
+            const int64_t f = (in->nrep - 2) * rs +
+                              fi_tik_lane_byte(in->par - 1, es, in->blk[x]) + es;
+            if (f > e) e = f;
+        }
+        *ext = e;
+        return FI_TIK_OK;
+    }
+    const int64_t top = fi_tik_top_lane((uint64_t)in->mask_lo, (uint64_t)in->mask_hi, in->par);
+    if (top >= 0) *ext = (in->nrep - 1) * rs + fi_tik_lane_byte(top, es, in->blk[x]) + es;
+    return FI_TIK_OK;
+}
+
+static inline int fi_tik_in_buffer(int64_t off, int64_t ext, int64_t len) {
+    return off >= 0 && off <= FI_TIK_MAX_FIELD && ext >= 0 && off + ext <= len;
+}
+
+/* fi_tik_vector: every used operand (fmt >= 0) inside its buffer of len[x] bytes. */
+static inline int fi_tik_check_vector(const fi_tik_instr *in, const int64_t len[3]) {
+    if (in->nrep <= 0) return FI_TIK_OK;
+    for (int x = 0; x < 3; ++x) {
+        if (in->fmt[x] < 0) continue;
+        const int64_t es = fi_tik_esize(in->fmt[x]);
+        int64_t ext;
+        if (!es) return FI_TIK_BAD_PARAMS;
+        const int rc = fi_tik_lane_extent(in, x, es, &ext);
+        if (rc != FI_TIK_OK) return rc;
+        if (ext && !fi_tik_in_buffer(in->off[x], ext, len[x])) return FI_TIK_OUT_OF_BOUNDS + x;
+    }
+    if (in->fmt[0] < 0) return FI_TIK_BAD_PARAMS;
+    return FI_TIK_OK;
+}
+
+/* fi_tik_reduce (pair = 0: one element per repeat at dst + r*rep[0] elements) and
+ * fi_tik_reduce_arg (pair = 1: two elements at dst + r*rep[0] elements). */
+static inline int fi_tik_check_reduce(const fi_tik_instr *in, int64_t dlen, int64_t slen,
+                                      int pair) {
+    if (in->nrep <= 0) return FI_TIK_OK;
+    const int64_t es = fi_tik_esize(in->fmt[1]);
+    int64_t ext;
+    if (!es) return FI_TIK_BAD_PARAMS;
+    int rc = fi_tik_lane_extent(in, 1, es, &ext);
+    if (rc != FI_TIK_OK) return rc;
+    if (ext && !fi_tik_in_buffer(in->off[1], ext, slen)) return FI_TIK_OUT_OF_BOUNDS + 1;
+    if (in->rep[0] < 0 || in->rep[0] > FI_TIK_MAX_STRIDE) return FI_TIK_BAD_PARAMS;
+    const int64_t dext = ((in->nrep - 1) * in->rep[0] + (pair ? 2 : 1)) * es;
+    if (!fi_tik_in_buffer(in->off[0], dext, dlen)) return FI_TIK_OUT_OF_BOUNDS + 0;
+    return FI_TIK_OK;
+}
+
+/* fi_tik_dma: nburst bursts of burst bytes, gaps in bytes, from soff / to doff. */
+static inline int fi_tik_check_dma(int64_t dlen, int64_t doff, int64_t slen, int64_t soff,
+                                   int64_t nburst, int64_t burst, int64_t src_gap,
+                                   int64_t dst_gap) {
+    if (nburst < 0 || nburst > FI_TIK_MAX_FIELD || burst < 0 || burst > FI_TIK_MAX_FIELD ||
+        src_gap < 0 || src_gap > FI_TIK_MAX_FIELD || dst_gap < 0 || dst_gap > FI_TIK_MAX_FIELD)
+        return FI_TIK_BAD_PARAMS;
+    if (nburst == 0 || burst == 0) return FI_TIK_OK;
+    if (nburst > FI_TIK_MAX_FIELD / (burst + (src_gap > dst_gap ? src_gap : dst_gap) + 1))
+        return FI_TIK_BAD_PARAMS;
+    if (!fi_tik_in_buffer(soff, (nburst - 1) * (burst + src_gap) + burst, slen))
+        return FI_TIK_OUT_OF_BOUNDS + 1;
+    if (!fi_tik_in_buffer(doff, (nburst - 1) * (burst + dst_gap) + burst, dlen))
+        return FI_TIK_OUT_OF_BOUNDS + 0;
+    return FI_TIK_OK;
+}
+
 /* ---- scalar helpers -------------------------------------------------------- */
 
 static inline uint16_t fi_tik_h(float x, int sat) {

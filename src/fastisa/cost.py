@@ -6,8 +6,13 @@ spec's formulas, e.g. ``4*n + k`` GpSimd cycles for NKI topk).  Costs land in ev
 profiles nest, so ``fastisa run --profile`` sees what ``nki.simulate`` records.
 There is no process-global state: the active profiles live in a ContextVar.
 
-Engines execute independently: each engine's events are laid end to end on its own
-track, which is what the Chrome-trace / Perfetto export shows (one track per engine).
+Each profile also builds a dependency-aware schedule as instructions run
+(:mod:`fastisa.schedule`): engines issue in program order, an instruction waits for the
+instructions whose outputs it reads (or whose inputs it overwrites), explicit
+synchronisation is honoured.  :meth:`Profile.latency`, :meth:`Profile.utilization`,
+:meth:`Profile.critical_path` and :meth:`Profile.verdict` read it; the Chrome-trace /
+Perfetto export shows it (one track per engine and queue, flow arrows for dependencies).
+These are model estimates, not measurements.
 """
 
 from __future__ import annotations
@@ -15,10 +20,15 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import json
+import sys
 from dataclasses import dataclass, field
 from typing import Iterator
 
-__all__ = ["MIN_II", "Event", "Profile", "profiling", "record", "active_profiles"]
+from . import schedule as _sched
+from .schedule import Schedule
+
+__all__ = ["MIN_II", "Event", "Latency", "Profile", "profiling", "record", "active_profiles",
+           "barrier", "set_flag", "wait_flag", "transfer_ns"]
 
 #: Minimum instruction initiation interval in engine cycles (NKI the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst): "roughly 64").
 MIN_II = 64
@@ -29,21 +39,30 @@ class Event:
     engine: str
     instruction: str
     cycles: int
-    start: int  # cycle at which the instruction starts on its engine's track
+    start: int  # cycle at which the instruction starts on its engine's own track (legacy)
 
 
 @dataclass
 class Profile:
-    """Per-engine cycle totals and the instruction timeline of one run."""
+    """Per-engine cycle totals, the instruction list and the dependency-aware schedule of
+    one run (:attr:`schedule`, see :mod:`fastisa.schedule` for the model)."""
 
     events: list[Event] = field(default_factory=list)
     _clock: dict[str, int] = field(default_factory=dict, repr=False)
+    schedule: Schedule = field(default_factory=Schedule)
 
-    def add(self, engine: str, instruction: str, cycles: int) -> None:
+    def add(self, engine: str, instruction: str, cycles: int, *, domain: str = "",
+            dur_ns: float | None = None, reads=(), writes=(), source: str = "",
+            busy_ns: float | None = None, shared: str | None = None,
+            queue: str | None = None) -> None:
         cycles = int(cycles)
         start = self._clock.get(engine, 0)
         self._clock[engine] = start + cycles
         self.events.append(Event(engine, instruction, cycles, start))
+        if dur_ns is None:
+            dur_ns = cycles / _sched.clock_ghz(domain, engine)
+        self.schedule.add(domain, queue or engine, instruction, cycles, dur_ns, reads, writes,
+                          source, busy_ns, shared)
 
     def totals(self) -> dict[str, int]:
         """Total estimated cycles per engine."""
@@ -65,8 +84,54 @@ class Profile:
         """Cycles of the busiest engine (engines run in parallel)."""
         return max(self.totals().values(), default=0)
 
+    # -- the schedule -----------------------------------------------------------------
+    def latency(self) -> Latency:
+        """The estimated kernel time: ns, and cycles of each engine's clock."""
+        ns = self.schedule.latency_ns
+        clocks = {}
+        for s in self.schedule.slots:
+            if s.domain == "nki" and _sched.is_memory_engine(s.engine):
+                continue  # DMA queues have no published clock: their time is in ns only
+            clocks[self.schedule.track(s)] = _sched.clock_ghz(s.domain, s.engine)
+        return Latency(ns, {k: int(round(ns * ghz)) for k, ghz in sorted(clocks.items())})
+
+    def utilization(self) -> dict[str, float]:
+        """Busy time of each engine / queue over the estimated kernel time."""
+        lat = self.schedule.latency_ns
+        return {k: (v / lat if lat else 0.0) for k, v in sorted(self.schedule.busy_ns().items())}
+
+    def critical_path(self) -> list:
+        """The instructions (:class:`fastisa.schedule.Slot`, with source lines) that fix the
+        kernel's end, first to last."""
+        return self.schedule.critical_path()
+
+    def verdict(self) -> str:
+        """One line: compute-bound on engine X / memory-bound / latency-bound."""
+        return self.schedule.verdict()
+
+    def report(self, path_items: int = 8) -> str:
+        """The timeline report ``fastisa run --profile`` prints."""
+        lat = self.latency()
+        lines = [f"estimated latency: {lat.ns:,.0f} ns ("
+                 + ", ".join(f"{c:,} {e} cycles" for e, c in lat.cycles.items()) + ")"]
+        busy = self.schedule.busy_ns()
+        util = self.utilization()
+        lines.append(f"{'engine':<12} {'busy ns':>14} {'utilisation':>12}")
+        for k in sorted(busy):
+            lines.append(f"{k:<12} {busy[k]:>14,.0f} {util[k]:>11.0%}")
+        path = self.critical_path()
+        lines.append(f"critical path ({len(path)} instructions"
+                     + (f", last {path_items} shown" if len(path) > path_items else "") + "):")
+        for s in path[-path_items:]:
+            src = f"  {s.source}" if s.source else ""
+            dep = f" after #{s.pred} ({s.why})" if s.pred >= 0 else ""
+            lines.append(f"  #{s.index:<5} {self.schedule.track(s):<8} {s.instruction:<24} "
+                         f"{s.start_ns:>12,.0f} .. {s.end_ns:>12,.0f} ns{dep}{src}")
+        lines.append("verdict: " + self.verdict())
+        return "\n".join(lines)
+
     def summary(self) -> str:
-        """A plain-text table: per-instruction, then per-engine totals."""
+        """A plain-text table: per-instruction, then per-engine totals, then the schedule."""
         lines = [f"{'engine':<8} {'instruction':<28} {'count':>7} {'cycles':>12}"]
         for (eng, ins), (n, c) in sorted(self.by_instruction().items()):
             lines.append(f"{eng:<8} {ins:<28} {n:>7} {c:>12}")
@@ -74,31 +139,57 @@ class Profile:
         lines.append(f"{'engine':<8} {'total cycles':>12}")
         for eng, c in sorted(self.totals().items()):
             lines.append(f"{eng:<8} {c:>12}")
+        if self.schedule.slots:
+            lines.append("")
+            lines.append(self.report())
         return "\n".join(lines)
 
     def to_chrome_trace(self) -> dict:
-        """Chrome trace / Perfetto JSON: one thread (track) per engine.
-
-        One unit throughout: every ``ts`` and ``dur`` is in engine cycles, which the trace
-        format (and so the viewer's time axis) calls microseconds -- read "1 us" as "1
-        cycle".  The file says so in ``otherData.time_unit`` and in the process name; no
-        ``displayTimeUnit`` is set (it would relabel the axis in another unit)."""
-        engines = sorted({e.engine for e in self.events})
-        tid = {name: i + 1 for i, name in enumerate(engines)}
+        """Perfetto / Chrome-trace JSON of the schedule: one track (thread) per engine and
+        queue, slices at their scheduled start, flow arrows for the dependency that fixed
+        each start, the kernel source line per slice.  Times are in microseconds, as the
+        trace-event format defines ``ts`` and ``dur``; ``args`` gives ns and cycles."""
+        sch = self.schedule
+        tracks = sorted({sch.track(s) for s in sch.slots})
+        tid = {name: i + 1 for i, name in enumerate(tracks)}
         trace = [{"ph": "M", "pid": 1, "tid": tid[n], "name": "thread_name", "args": {"name": n}}
-                 for n in engines]
+                 for n in tracks]
         trace.append({"ph": "M", "pid": 1, "name": "process_name",
-                      "args": {"name": "fastisa (engine cycles: 1 us = 1 cycle)"}})
-        for e in self.events:
-            trace.append({"ph": "X", "pid": 1, "tid": tid[e.engine], "name": e.instruction,
-                          "ts": e.start, "dur": e.cycles, "args": {"cycles": e.cycles}})
+                      "args": {"name": "fastisa (model estimate)"}})
+        for s in sch.slots:
+            t = tid[sch.track(s)]
+            args = {"cycles": s.cycles, "start_ns": s.start_ns, "dur_ns": s.dur_ns,
+                    "index": s.index}
+            if s.source:
+                args["source"] = s.source
+            if s.pred >= 0:
+                args["after"] = f"#{s.pred} ({s.why})"
+            trace.append({"ph": "X", "pid": 1, "tid": t, "name": s.instruction,
+                          "ts": s.start_ns / 1000.0, "dur": s.dur_ns / 1000.0, "args": args})
+            if s.pred >= 0 and s.why != "engine":
+                p = sch.slots[s.pred]
+                trace.append({"ph": "s", "pid": 1, "tid": tid[sch.track(p)], "id": s.index,
+                              "name": s.why, "cat": "dependency", "ts": p.end_ns / 1000.0})
+                trace.append({"ph": "f", "bp": "e", "pid": 1, "tid": t, "id": s.index,
+                              "name": s.why, "cat": "dependency", "ts": s.start_ns / 1000.0})
         return {"traceEvents": trace,
-                "otherData": {"time_unit": "cycle (ts and dur are engine cycles; the viewer "
-                                           "shows them as microseconds)"}}
+                "otherData": {"time_unit": "ts and dur in microseconds (trace-event format)",
+                              "model": "fastisa engine schedule: estimates, not measurements"}}
 
     def write_chrome_trace(self, path) -> None:
         with open(path, "w") as f:
             json.dump(self.to_chrome_trace(), f)
+
+
+@dataclass(frozen=True)
+class Latency:
+    """An estimated kernel time: ``ns`` and, per engine, the same time in its clock's cycles."""
+
+    ns: float
+    cycles: dict
+
+    def __str__(self) -> str:
+        return f"{self.ns:,.0f} ns"
 
 
 _ACTIVE: contextvars.ContextVar[tuple[Profile, ...]] = contextvars.ContextVar(
@@ -115,12 +206,81 @@ def active_profiles() -> tuple[Profile, ...]:
 RECORD_HOOKS: list = []
 
 
-def record(engine: str, instruction: str, cycles: int) -> None:
-    """Add one instruction's estimated cost to every active profile."""
-    for p in _ACTIVE.get():
-        p.add(engine, instruction, cycles)
+def record(engine: str, instruction: str, cycles: int, *, reads=None, writes=None,
+           nbytes: int | None = None, partitions: int | None = None, source: str | None = None,
+           domain: str | None = None, shared: str | None = None,
+           queue: str | None = None) -> None:
+    """Add one instruction's estimated cost to every active profile.
+
+    ``reads`` / ``writes``: the operands (arrays, tensors, tiles, or ``(space, lo, hi)``
+    byte ranges) the instruction reads and writes, for the dependency-aware schedule; when
+    both are None they are inferred from the calling instruction's parameters (``dst``-like
+    names are written).  ``nbytes`` (and ``partitions`` for NKI) time a DMA or MTE transfer
+    from its size.  ``domain`` (``"nki"``, ``"tik"``, ``"pto"``) picks the engine clocks; by
+    default the calling module's front-end.  ``shared`` names a resource several queues
+    share (NKI's DMA bandwidth); ``queue`` the schedule track when it is not the engine's
+    own (NKI DMA stores, ``"DMA-out"``; cycle totals stay under ``engine``).  Nothing is computed when no profile is active.
+    """
     for h in RECORD_HOOKS:
         h(engine, instruction, cycles)
+    profiles = _ACTIVE.get()
+    if not profiles:
+        return
+    frame = sys._getframe(1)
+    if domain is None:
+        mod = frame.f_globals.get("__name__", "")
+        parts = mod.split(".")
+        domain = parts[1] if len(parts) > 1 and parts[0] == "fastisa" else ""
+    if reads is None and writes is None:
+        rs, ws = _sched.infer_operands(frame)
+    else:
+        rs, ws = _sched._spans(reads), _sched._spans(writes)
+    if source is None:
+        source = _sched.user_source(frame)
+    dur = busy = None
+    if nbytes is not None:
+        dur, busy = transfer_ns(domain, engine, nbytes, partitions)
+    for p in profiles:
+        p.add(engine, instruction, cycles, domain=domain, dur_ns=dur, reads=rs, writes=ws,
+              source=source, busy_ns=busy, shared=shared, queue=queue)
+
+
+def transfer_ns(domain: str, engine: str, nbytes: int,
+                partitions: int | None = None) -> tuple[float, float]:
+    """Modelled (latency, queue occupancy) in ns of a DMA / MTE transfer of ``nbytes``
+    bytes (see :data:`fastisa.schedule.DMA_MODEL` and :data:`fastisa.schedule.MTE_MODEL`)."""
+    if domain == "nki":
+        m = _sched.DMA_MODEL
+        used = m["engines"] if not partitions else max(
+            1, min(m["engines"], -(-int(partitions) // m["partitions_per_engine"])))
+        occ = nbytes / (used * m["bytes_per_ns_per_engine"])
+        if partitions:
+            row = nbytes / int(partitions)
+            occ *= (row + m["row_overhead_bytes"]) / row if row > 0 else 1.0
+        return m["fixed_ns"] + occ, occ
+    m = _sched.MTE_MODEL
+    cyc = m["startup_cycles"] + -(-int(nbytes) // m["bytes_per_cycle"])
+    t = cyc / _sched.clock_ghz(domain, engine)
+    return t, t
+
+
+def barrier(engines=None, *, domain: str) -> None:
+    """Every named engine (by default all engines of ``domain`` used so far) waits for all
+    of them to finish what they issued (TIK/PTO ``PIPE_ALL`` barriers, NKI barriers)."""
+    for p in _ACTIVE.get():
+        p.schedule.barrier(domain, engines)
+
+
+def set_flag(src: str, dst: str, event_id, *, domain: str) -> None:
+    """Pipe ``src`` signals pipe ``dst`` once all it issued so far has finished."""
+    for p in _ACTIVE.get():
+        p.schedule.set_flag(domain, src, dst, event_id)
+
+
+def wait_flag(src: str, dst: str, event_id, *, domain: str) -> None:
+    """Pipe ``dst`` waits for the oldest pending ``set_flag`` from ``src``."""
+    for p in _ACTIVE.get():
+        p.schedule.wait_flag(domain, src, dst, event_id)
 
 
 @contextlib.contextmanager

@@ -65,6 +65,41 @@ class Format:
     def __repr__(self) -> str:
         return f"fastisa.dtypes.{self.name}"
 
+    # -- numpy interoperability (nki-lang): ``nl.float32`` is this object, and NKI kernels use
+    # it where numpy expects a dtype (``np.zeros(n, dtype=nl.float32)``, ``x.astype(
+    # nl.bfloat16)``, ``t.dtype == np.float32``, ``str(nl.float32) == 'float32'``), as the
+    # official package's dtypes are numpy / ml_dtypes dtypes.
+    @property
+    def dtype(self) -> np.dtype:
+        """The numpy dtype of this format's arrays (what ``np.dtype(fmt)`` returns): the
+        ml_dtypes / numpy dtype, ``bool`` for bool_; tfloat32 and the packed x4 types
+        their container (float32 / uint32 / uint16), which numpy cannot tell apart."""
+        if self.kind == "bool":
+            return np.dtype(np.bool_)
+        return self.np_dtype
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __eq__(self, other) -> bool:
+        if isinstance(other, Format):
+            return self is other or self.name == other.name
+        if self.kind == "packed" or self.container is not None:
+            return False      # tfloat32 / x4 have no numpy dtype of their own
+        if isinstance(other, str):
+            return other == self.name or (self.kind == "bool" and other in ("bool", "bool_"))
+        try:
+            return np.dtype(other) == self.dtype
+        except TypeError:
+            return NotImplemented
+
+    def __ne__(self, other) -> bool:
+        r = self.__eq__(other)
+        return r if r is NotImplemented else not r
+
+    def __hash__(self) -> int:
+        return hash(self.name)
+
 
 def _f(name, code, bits, e, m, bias, maxf, minn, mins, inf, nans, ovf, npdt, **kw):
     return Format(name, code, "float", bits, e, m, bias, kw.pop("signed", True), maxf, minn, mins,

@@ -9,6 +9,9 @@ After :func:`install`::
     from te import tik              -> fastisa.tik
     from te import platform         -> fastisa.tik.platform  (te.platform.cce_conf too)
     from tbe.common import platform -> fastisa.tik.platform
+    from te import tvm, te.utils.op_utils, tbe.common.utils.para_check, topi.cce.util,
+    te.platform.cce_params / fusion_manager, te.lang.cce ...
+                                    -> fastisa.tik.compat.*  (the op scaffolding)
 
 so kernel files written for the real toolchains run unchanged.  :func:`uninstall`
 removes the aliases again (and every module imported through them).  ``with installed():``
@@ -32,14 +35,63 @@ ALIASES = {
     "nki": "fastisa.nki",
     "nki.isa": "fastisa.nki.isa",
     "nki.language": "fastisa.nki.language",
+    "nki.isa.constants": "fastisa.nki.constants",
+    "nki.language.dtypes": "fastisa.nki.dtype",
+    "nki.typing": "fastisa.nki.typing",
+    "nki.dtype": "fastisa.nki.dtype",
+    "nki.compiler": "fastisa.nki.compiler",
+    "nki.tensor": "fastisa.nki.tensor",
+    "nki.builtin": "fastisa.nki.builtin",
+    # NKI Beta 1 (the SDK's own tests still import these)
+    "neuronxcc.nki": "fastisa.nki.legacy",
+    "neuronxcc.nki.isa": "fastisa.nki.legacy_isa",
+    "neuronxcc.nki.isa.constants": "fastisa.nki.constants",
+    "neuronxcc.nki.language": "fastisa.nki.language",
+    "neuronxcc.nki.typing": "fastisa.nki.typing",
+    "neuronxcc.nki.compiler": "fastisa.nki.compiler",
+    # the package nki-library's simulation harness aliases nki to (test/utils/simulation_setup.py)
+    "nki_cpu_simulator.nki": "fastisa.nki",
+    "nki_cpu_simulator.nki.builtin": "fastisa.nki.builtin",
+    "nki_cpu_simulator.nki.compiler": "fastisa.nki.compiler",
+    "nki_cpu_simulator.nki.isa": "fastisa.nki.isa",
+    "nki_cpu_simulator.nki.isa.constants": "fastisa.nki.constants",
+    "nki_cpu_simulator.nki.language": "fastisa.nki.language",
+    "nki_cpu_simulator.nki.language.dtypes": "fastisa.nki.dtype",
+    "nki_cpu_simulator.nki.tensor": "fastisa.nki.tensor",
+    "nki_cpu_simulator.nki.typing": "fastisa.nki.typing",
     "tbe.tik": "fastisa.tik",
     "te.tik": "fastisa.tik",
     "te.platform": "fastisa.tik.platform",
     "te.platform.cce_conf": "fastisa.tik.platform",
     "tbe.common.platform": "fastisa.tik.platform",
     "tbe.common.platform.platform_info": "fastisa.tik.platform",
+    # the CANN op scaffolding TIK operators import (fastisa.tik.compat, issue 18)
+    "te.tvm": "fastisa.tik.compat.tvm",
+    "tbe.tvm": "fastisa.tik.compat.tvm",
+    "te.platform.cce_params": "fastisa.tik.compat.cce_params",
+    "te.platform.fusion_manager": "fastisa.tik.compat.fusion_manager",
+    "tbe.common.register": "fastisa.tik.compat.fusion_manager",
+    "te.platform.cce_intrin": "fastisa.tik.compat.cce_misc",
+    "te.platform.cce_build": "fastisa.tik.compat.cce_misc",
+    "te.platform.insn_cmd": "fastisa.tik.compat.cce_misc",
+    "te.platform.cce_intrin_md": "fastisa.tik.compat.cce_misc",
+    "te.platform.cce_runtime": "fastisa.tik.compat.cce_misc",
+    "te.utils.check_para": "fastisa.tik.compat.op_utils",
+    "te.lang.cce.rl_bank": "fastisa.tik.compat.te_lang",
+    "te.lang.cce.rl_bank.rl_bank": "fastisa.tik.compat.te_lang",
+    "te.utils.op_utils": "fastisa.tik.compat.op_utils",
+    "tbe.common.utils.para_check": "fastisa.tik.compat.op_utils",
+    "te.utils.error_manager": "fastisa.tik.compat.error_manager",
+    "te.utils.error_manager.error_manager_vector": "fastisa.tik.compat.error_manager",
+    "tbe.common.utils.errormgr": "fastisa.tik.compat.error_manager",
+    "topi.cce.util": "fastisa.tik.compat.topi_util",
+    "te.lang.cce": "fastisa.tik.compat.te_lang",
+    "te.lang.dynamic": "fastisa.tik.compat.te_lang",
+    "tbe.dsl": "fastisa.tik.compat.te_lang",
+    "topi.generic": "fastisa.tik.compat.te_lang",
 }
-_PACKAGES = {"tbe", "te", "tbe.common"}
+_PACKAGES = {"tbe", "te", "tbe.common", "neuronxcc", "nki_cpu_simulator", "te.utils", "te.lang",
+             "topi", "topi.cce", "tbe.common.utils"}
 
 
 class _AliasLoader(importlib.abc.Loader):
@@ -52,7 +104,10 @@ class _AliasLoader(importlib.abc.Loader):
             mod.__path__ = []
             mod.__fastisa_alias__ = True
             return mod
-        return importlib.import_module(self.target)
+        mod = importlib.import_module(self.target)
+        if spec.submodule_search_locations is not None and not hasattr(mod, "__path__"):
+            mod.__path__ = []     # an aliased module with aliased children (nki.isa.constants)
+        return mod
 
     def exec_module(self, module):
         pass

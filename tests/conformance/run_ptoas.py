@@ -97,14 +97,30 @@ def find_programs(roots):
     return out
 
 
+def _flag(cmd, name):
+    m = re.search(r"--" + name + r"(?:=|\s+)([A-Za-z0-9_]+)", cmd)
+    return m.group(1).lower() if m else None
+
+
 def classify(text):
-    """``"rejected"`` if PTOAS's lit lines expect an error, else ``"accepted"``."""
-    for m in _RUN.finditer(text):
-        if re.search(r"(^|\|)\s*not\s", m.group(1)):
-            return "rejected"
-    if _REJECT_CHECK.search(text) or "expected-error" in text:
-        return "rejected"
-    return "accepted"
+    """PTOAS's verdicts: ``[(kind, arch, level)]``, one per distinct ``ptoas`` RUN line
+    configuration; kind is ``"rejected"`` for ``not ptoas`` (or, for a file whose only
+    RUN line pipes to FileCheck with a ``CHECK: error`` line / ``expected-error``), else
+    ``"accepted"``.  Samples without lit lines are accepted with the default options."""
+    out = []
+    runs = [m.group(1) for m in _RUN.finditer(text) if "ptoas" in m.group(1)]
+    for cmd in runs:
+        head = cmd.split("|")[0]
+        kind = "rejected" if re.match(r"\s*not\s", head) else "accepted"
+        cfg = (kind, _flag(head, "pto-arch"), _flag(head, "pto-level"))
+        if cfg not in out:
+            out.append(cfg)
+    if not out:
+        out = [("accepted", None, None)]
+    if len(out) == 1 and out[0][0] == "accepted" and (
+            _REJECT_CHECK.search(text) or "expected-error" in text):
+        out = [("rejected",) + out[0][1:]]
+    return out
 
 
 def category(label, rel):
@@ -135,13 +151,13 @@ def _reason(exc):
     return f"{type(exc).__name__}: {msg[:110]}"
 
 
-def run_program(text, rng):
+def run_program(text, rng, arch=None, level=None):
     """``(ok_for_accepted, ok_for_rejected, reason)`` for one program."""
     from fastisa.errors import FastisaError
     from fastisa.pto import asm
 
     try:
-        module = asm.parse(text)
+        module = asm.parse(text, arch=arch, level=level)
     except FastisaError as exc:
         return False, getattr(exc, "line", 0) > 0, "parse: " + _reason(exc)
     except RecursionError as exc:
@@ -151,7 +167,8 @@ def run_program(text, rng):
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            asm.run(module, random_inputs(module.func(), rng), random=rng)
+            from fastisa.pto._asm_runner import _entry
+            asm.run(module, random_inputs(_entry(module), rng), random=rng, arch=arch)
     except FastisaError as exc:
         return False, getattr(exc, "line", 0) > 0, "run: " + _reason(exc)
     except NotImplementedError as exc:
@@ -190,29 +207,30 @@ def main(argv=None):
         if _VPTO.search(text):
             skipped_vpto += 1
             continue
-        kind = classify(text)
         cat = category(label, rel)
         row = table.setdefault(cat, {"accepted": [0, 0], "rejected": [0, 0]})
-        rng = np.random.default_rng(int(hashlib.sha1(rel.encode()).hexdigest()[:8], 16))
-        if use_alarm:
-            signal.alarm(_TIME_LIMIT)
-        try:
-            ok_acc, ok_rej, why = run_program(text, rng)
-        except _Timeout:
-            ok_acc, ok_rej, why = False, False, "timeout"
-        finally:
+        for kind, arch, level in classify(text):
+            rng = np.random.default_rng(int(hashlib.sha1(rel.encode()).hexdigest()[:8], 16))
             if use_alarm:
-                signal.alarm(0)
-        ok = ok_acc if kind == "accepted" else ok_rej
-        row[kind][0 if ok else 1] += 1
-        if ok:
-            passed += 1
-        else:
-            failed += 1
-            reasons[(kind, why)] += 1
-        if args.verbose:
-            print(f"{'PASS' if ok else 'FAIL'} {kind:8s} {label}:{rel}"
-                  + ("" if ok else f"  -- {why}"))
+                signal.alarm(_TIME_LIMIT)
+            try:
+                ok_acc, ok_rej, why = run_program(text, rng, arch, level)
+            except _Timeout:
+                ok_acc, ok_rej, why = False, False, "timeout"
+            finally:
+                if use_alarm:
+                    signal.alarm(0)
+            ok = ok_acc if kind == "accepted" else ok_rej
+            row[kind][0 if ok else 1] += 1
+            if ok:
+                passed += 1
+            else:
+                failed += 1
+                reasons[(kind, why)] += 1
+            if args.verbose:
+                opts = ",".join(x for x in (arch, level) if x)
+                print(f"{'PASS' if ok else 'FAIL'} {kind:8s} {label}:{rel}"
+                      + (f" [{opts}]" if opts else "") + ("" if ok else f"  -- {why}"))
     # ---- tables ----
     w = max([len(c) for c in table] + [8])
     print(f"\n{'category':{w}s}  accepted-run  rejected-rejected")

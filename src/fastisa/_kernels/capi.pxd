@@ -78,6 +78,11 @@ cdef extern from "walker.h" nogil:
     void fi_tik_dma(uint8_t *dst, const uint8_t *src, int64_t nburst, int64_t burst,
                     int64_t src_gap, int64_t dst_gap)
     void fi_tik_reduce_arg(const fi_tik_instr *ins, uint8_t *dbuf, const uint8_t *sbuf)
+    enum: FI_TIK_OK, FI_TIK_BAD_PARAMS, FI_TIK_OUT_OF_BOUNDS
+    int fi_tik_check_vector(const fi_tik_instr *ins, const int64_t *length)
+    int fi_tik_check_reduce(const fi_tik_instr *ins, int64_t dlen, int64_t slen, int pair)
+    int fi_tik_check_dma(int64_t dlen, int64_t doff, int64_t slen, int64_t soff,
+                         int64_t nburst, int64_t burst, int64_t src_gap, int64_t dst_gap)
 
 # ---- select.h (NKI top-k and max8 family) ----------------------------------
 cdef extern from "select.h" nogil:
@@ -161,3 +166,67 @@ cdef extern from "tile.h" nogil:
     void fi_tile_cvt(int mode, fi_tile_arg d, fi_tile_arg s, int R, int C)
 
 # ---- end ---------------------------------------------------------------------
+
+
+# ---- nki-isa family (scan.h, move.h, stats.h, mx.h) ---------------------------
+cdef extern from "scan.h" nogil:
+    ctypedef struct fi_scan_in:
+        const void *ptr
+        int fmt
+        Py_ssize_t sp, sf
+    ctypedef struct fi_scan_args:
+        int P, F
+        void *dst
+        int dst_fmt, itemsize
+        Py_ssize_t dst_sp, dst_sf
+        fi_scan_in in0, in1
+        const float *init
+        Py_ssize_t init_sp
+        int op0, rev0, op1, rev1
+        float *acc
+    void fi_scan_tensor_tensor(const fi_scan_args *a)
+    void fi_scan_cumulative(const fi_scan_args *a)
+    void fi_scan_reduce(const fi_scan_args *a)
+
+cdef extern from "move.h" nogil:
+    void fi_move_strided(char *dst, const Py_ssize_t *ds, const char *src, const Py_ssize_t *ss,
+                         const Py_ssize_t *shape, int itemsize)
+    void fi_move_rows(char *dst, Py_ssize_t dsp, Py_ssize_t dsf, const char *src, Py_ssize_t ssp,
+                      Py_ssize_t ssf, const int32_t *map, int R, Py_ssize_t F, int itemsize)
+    void fi_move_predicated(char *dst, Py_ssize_t dsp, Py_ssize_t dsf, const char *src,
+                            Py_ssize_t ssp, Py_ssize_t ssf, const char *pred, Py_ssize_t psp,
+                            Py_ssize_t psf, int pwidth, int rev, int P, Py_ssize_t F, int itemsize)
+    int fi_move_gather(char *dst, Py_ssize_t dsp, Py_ssize_t dsf, const char *data, Py_ssize_t dtsp,
+                       const uint32_t *idx, Py_ssize_t isp, Py_ssize_t isf, int P, Py_ssize_t J,
+                       uint32_t n, int itemsize)
+    void fi_move_nonzero(int32_t *out, Py_ssize_t osf, const char *src, Py_ssize_t ssf,
+                         int is_float, Py_ssize_t n, int32_t offset, int32_t pad)
+
+cdef extern from "stats.h" nogil:
+    void fi_stats_bn_stats(const void *src, int fmt, int itemsize, Py_ssize_t sp, Py_ssize_t sf,
+                           int P, int F, float *out)
+    void fi_stats_bn_aggr(const float *inp, int P, int k, float *out)
+    void fi_stats_partition_reduce(const void *src, int fmt, int itemsize, Py_ssize_t sp,
+                                   Py_ssize_t sf, int P, int F, int op, float *out,
+                                   uint32_t *out_bits)
+# ---- end of nki-isa family ---------------------------------------------------
+# ---- cmpsel.h (TIK compare/select: vcmp, vcmpv, vcmpvs, vsel; tik-isa) -------------
+cdef extern from "cmpsel.h" nogil:
+    ctypedef struct fi_cs_instr:
+        int64_t fmt
+        int64_t off[3]
+        int64_t blk[3]
+        int64_t rep[3]
+        int64_t nrep, par, mask_lo, mask_hi, cmp, src1_scalar, sbits, mode, sel_off
+        int64_t cm_lo, cm_hi
+    enum: FI_CS_NPARAM
+    void fi_tik_cmp_bits(const fi_cs_instr *ins, const uint8_t *ub, uint8_t *out)
+    void fi_tik_vsel(const fi_cs_instr *ins, uint8_t *ub)
+
+# ---- transpose.h (TIK vnchwconv / vec_trans_scatter, vtranspose / vec_trans; tik-isa) -
+cdef extern from "transpose.h" nogil:
+    void fi_tik_nchwconv(uint8_t *ub, const int64_t *dst_off, const int64_t *src_off,
+                         int64_t es, int64_t nrep, int64_t dst_rep, int64_t src_rep,
+                         int dst_hi, int src_hi)
+    void fi_tik_transpose16(uint8_t *ub, int64_t dst_off, int64_t src_off, int64_t nrep,
+                            int64_t dst_rep, int64_t src_rep)

@@ -1,6 +1,7 @@
 import numpy as np
 
 NPARAM: int
+CHUNK_REPEATS: int
 
 def vector(params: np.ndarray, scalar: float, dbuf: np.ndarray, s0buf: np.ndarray,
            s1buf: np.ndarray) -> None: ...

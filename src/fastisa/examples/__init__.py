@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .. import shim
+from .. import cost, shim
 
 __all__ = ["Report", "names", "load", "run"]
 
@@ -38,6 +38,8 @@ class Report:
     checks: list = field(default_factory=list)    # [(what was checked, bool)]
     cycles: dict = field(default_factory=dict)    # engine -> estimated cycles
     notes: list = field(default_factory=list)     # extra lines to print
+    latency_ns: float = 0.0                       # the engine schedule's estimate
+    verdict: str = ""                             # its one-line bottleneck verdict
 
     @property
     def matches(self) -> bool:
@@ -67,6 +69,8 @@ class Report:
         if self.cycles:
             lines.append("estimated engine cycles: " +
                          ", ".join(f"{e} {c}" for e, c in sorted(self.cycles.items())))
+        if self.verdict:
+            lines.append(f"estimated latency (model): {self.latency_ns:,.0f} ns; {self.verdict}")
         lines.append(f"result: {'MATCH' if self.matches else 'MISMATCH'}")
         return "\n".join(lines)
 
@@ -94,7 +98,10 @@ def names() -> list[str]:
 def run(name: str, seed: int = 0) -> Report:
     """Run one example's ``demo`` and return its report."""
     mod = load(name)
-    with shim.installed():
+    with shim.installed(), cost.profiling() as prof:
         report = mod.demo(seed=seed)
     report.name = name
+    if not report.verdict:
+        report.latency_ns = prof.latency().ns
+        report.verdict = prof.verdict()
     return report

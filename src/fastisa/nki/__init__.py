@@ -81,7 +81,9 @@ class Kernel:
         return Kernel(self.func, grid, self.options, parent=self)
 
     def __call__(self, *args, **kwargs):
-        if _has_numpy(args, kwargs):
+        # called from host code (numpy / torch arguments, or none at all): simulate it;
+        # called from inside a running kernel: just run the function (a sub-kernel)
+        if _has_numpy(args, kwargs) or language._MACHINE.get() is None:
             return simulate(self)(*args, **kwargs)
         return self.func(*args, **kwargs)
 
@@ -98,11 +100,36 @@ def jit(func=None, **options):
 
 
 def _has_numpy(args, kwargs) -> bool:
-    return any(isinstance(a, np.ndarray) for a in args) or \
-        any(isinstance(v, np.ndarray) for v in kwargs.values())
+    return any(isinstance(a, np.ndarray) or _is_torch(a) for a in args) or \
+        any(isinstance(v, np.ndarray) or _is_torch(v) for v in kwargs.values())
+
+
+def _is_torch(x) -> bool:
+    t = type(x)
+    return t.__name__ in ("Tensor", "Parameter") and t.__module__.startswith("torch")
+
+
+def _from_torch(x):
+    """A CPU numpy array for a torch tensor (bf16 through its bits, as numpy has no bf16)."""
+    import torch
+    x = x.detach().cpu()
+    if x.dtype == torch.bfloat16:
+        import ml_dtypes
+        return x.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return x.numpy()
+
+
+def _to_torch(a):
+    import torch
+    import ml_dtypes
+    if a.dtype == ml_dtypes.bfloat16:
+        return torch.from_numpy(a.view(np.int16).copy()).view(torch.bfloat16)
+    return torch.from_numpy(np.ascontiguousarray(a))
 
 
 def _wrap(x, buffer, name):
+    if _is_torch(x):
+        x = _from_torch(x)
     if isinstance(x, np.ndarray):
         if x.dtype == np.float64:
             raise ConstraintError(f"simulate: argument {name!r}: unsupported dtype float64 (NKI "
@@ -118,9 +145,9 @@ def _wrap(x, buffer, name):
     return x
 
 
-def _unwrap(r):
+def _unwrap(r, allow_onchip=False):
     if isinstance(r, NkiTensor):
-        if r.buffer.on_chip:
+        if r.buffer.on_chip and not allow_onchip:
             raise ConstraintError(f"simulate: returned tensor {r.name!r} must be in HBM "
                                   f"(nl.shared_hbm), got {r.buffer.name}")
         out = np.array(r.data, copy=True)
@@ -128,11 +155,11 @@ def _unwrap(r):
             out = out.astype(np.bool_)
         return out
     if isinstance(r, tuple):
-        return tuple(_unwrap(v) for v in r)
+        return tuple(_unwrap(v, allow_onchip) for v in r)
     if isinstance(r, list):
-        return [_unwrap(v) for v in r]
+        return [_unwrap(v, allow_onchip) for v in r]
     if isinstance(r, dict):
-        return {k: _unwrap(v) for k, v in r.items()}
+        return {k: _unwrap(v, allow_onchip) for k, v in r.items()}
     return r
 
 
@@ -172,7 +199,21 @@ class Simulated:
         self.profile = p
         self.kernel.profile = p
         profile = p
-        return _unwrap(result)
+        # Beta 1 kernels (@nki.jit(mode=...), @nki.baremetal ...) may return on-chip tiles
+        out = _unwrap(result, allow_onchip="mode" in self.kernel.options)
+        if any(_is_torch(a) for a in list(args) + list(kwargs.values())):
+            out = _map_arrays(out, _to_torch)
+        return out
+
+
+def _map_arrays(r, f):
+    if isinstance(r, np.ndarray):
+        return f(r)
+    if isinstance(r, (tuple, list)):
+        return type(r)(_map_arrays(v, f) for v in r)
+    if isinstance(r, dict):
+        return {k: _map_arrays(v, f) for k, v in r.items()}
+    return r
 
 
 def _explain_sequence_arg(exc, args, kwargs, names):
@@ -209,7 +250,35 @@ def simulate(kernel, *, target=None) -> Simulated:
     return Simulated(kernel, target)
 
 
+#: nki-library's simulation harness calls ``nki.cpu_simulate(kernel)[lnc](**inputs)``.
+cpu_simulate = simulate
+
 from . import isa  # noqa: E402
+from . import constants, typing, compiler, builtin  # noqa: E402,F401
+from . import dtype  # noqa: E402,F401
+from .language import NKIObject  # noqa: E402,F401
+
+isa.constants = constants
+for _n in ("matmul_perf_mode", "nc_version", "dma_engine"):
+    if not hasattr(isa, _n):        # the enums kernels take from nki.isa directly
+        setattr(isa, _n, getattr(constants, _n))
+
+
+def _get_nc_version():
+    """``nisa.get_nc_version()``: the NeuronCore generation of the current target
+    (trn1 -> gen2, trn2 -> gen3, trn3 -> gen4; ``NKI_NC_VERSION=gen3`` selects one too)."""
+    import os
+    env = os.environ.get("NKI_NC_VERSION")
+    if env and language._MACHINE.get() is None:
+        return constants.nc_version[env.lower()] if env.lower() in constants.nc_version.__members__ \
+            else constants.nc_version.gen3
+    return {"trn1": constants.nc_version.gen2, "trn2": constants.nc_version.gen3,
+            "trn3": constants.nc_version.gen4}[language.target()]
+
+
+if not hasattr(isa, "get_nc_version"):
+    isa.get_nc_version = _get_nc_version
+
 from ._target import target  # noqa: E402
 
 

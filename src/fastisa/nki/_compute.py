@@ -71,8 +71,8 @@ from ..errors import ConstraintError
 from . import ops as _ops
 from .enums import engine_name, reduce_cmd as _reduce_cmd
 from ..errors import UndefinedBehaviorWarning
-from .tensor import (NkiTensor, PMAX, PSUM, PSUM_DONE, PSUM_FRESH, PSUM_GROUP, PSUM_INIT,
-                     discard_pending, note_access, psum_state)
+from .tensor import (DST_PARAMS, NkiTensor, PMAX, PSUM, PSUM_DONE, PSUM_FRESH, PSUM_GROUP, PSUM_INIT,
+                     discard_pending, note_access, psum_state, require_dst)
 
 __all__ = ["tensor_scalar", "tensor_tensor", "scalar_tensor_tensor", "activation",
            "activation_reduce", "reciprocal", "exponential", "tensor_copy", "tensor_reduce",
@@ -134,6 +134,8 @@ def _tensor(instr, param, x, note=True) -> NkiTensor:
     if x.partitions > PMAX:
         raise ConstraintError(f"{instr}: {param} partition dimension must be <= {PMAX}, got "
                               f"{x.partitions}")
+    if param in DST_PARAMS:
+        require_dst(instr, param, x)
     if note and x.buffer is PSUM:
         note_access(param, x)
     return x
@@ -166,6 +168,7 @@ def _same_shape(instr, a_name, a, b_name, b):
 
 
 def _op(instr, param, op, *, kinds=None, activation=False):
+    op = _ops.coerce(op)
     if not isinstance(op, _ops.Op):
         raise ConstraintError(f"{instr}: {param} must be an nki.language operator, got {op!r}")
     if activation and not op.is_activation:
@@ -361,6 +364,7 @@ def _write_vec(instr, param, t, values, P):
                               f"partition), got {t.shape}")
     _onchip(instr, param, t)
     _computable(instr, param, t)
+    require_dst(instr, param, t)
     src = NkiTensor(np.ascontiguousarray(values, np.float32).reshape(P, 1), _dt.float32)
     _run_ew(instr, t, src)
 
@@ -376,6 +380,7 @@ def _check_reduce_res(instr, reduce_res, P):
                               f"partition), got {reduce_res.shape}")
     _onchip(instr, "reduce_res", reduce_res)
     _computable(instr, "reduce_res", reduce_res)
+    require_dst(instr, "reduce_res", reduce_res)
 
 
 def _unary_operand_ok(value) -> bool:
@@ -573,6 +578,7 @@ def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False
     P = data.partitions
     if reduce_op is Ellipsis:
         reduce_op = None
+    reduce_op = _ops.coerce(reduce_op)
     if reduce_op is not None and not (isinstance(reduce_op, _ops.Op) and
                                       reduce_op.name in ("add", "maximum")):
         raise ConstraintError(f"{instr}: reduce_op must be nl.add or nl.maximum, got "
@@ -658,6 +664,7 @@ def _activation(instr, dst, op, data, bias, scale, reduce_op, reduce_res, reduce
     _onchip(instr, "data", data, allow_psum)
     P = data.partitions
     cmd = _cmd_name(instr, reduce_cmd)
+    reduce_op = _ops.coerce(reduce_op)
     if reduce_op is not None and not (isinstance(reduce_op, _ops.Op) and reduce_op.name == "add"):
         raise ConstraintError(f"{instr}: reduce_op must be nl.add (the Scalar engine registers "
                               f"only sum), got {reduce_op!r}")
@@ -860,6 +867,7 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
     _onchip(instr, "data", data)
     _computable(instr, "dst", dst)
     _computable(instr, "data", data)
+    require_dst(instr, "dst", dst)
     _op(instr, "op", op)
     if not op.reducible:
         raise ConstraintError(f"{instr}: op must be a legal reduction op (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 8), got "
@@ -874,11 +882,11 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
                                   f"negate=True with {op!r}")
     axes = (axis,) if isinstance(axis, (int, np.integer)) and not isinstance(axis, bool) \
         else axis
-    try:
-        axes = tuple(int(a) for a in axes)
-    except TypeError:
+    if isinstance(axes, (str, bytes)) or not isinstance(axes, (tuple, list)) or not all(
+            isinstance(a, (int, np.integer)) and not isinstance(a, bool) for a in axes):
         raise ConstraintError(f"{instr}: axis must be an int or a tuple of ints, got "
-                              f"{axis!r}") from None
+                              f"{axis!r}")
+    axes = tuple(int(a) for a in axes)
     nd = data.ndim
     axes = tuple(a + nd if a < 0 else a for a in axes)
     if not axes or any(a < 1 or a >= nd for a in axes):
@@ -951,6 +959,7 @@ def select_reduce(dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd
                               f"got {on_true.dtype.name}")
     if predicate.buffer.name == "psum" and on_true.buffer.name == "psum":
         raise ConstraintError(f"{instr}: predicate and on_true must not both be in psum")
+    reduce_op = _ops.coerce(reduce_op)
     if reduce_op is not None and not (isinstance(reduce_op, _ops.Op) and
                                       reduce_op.name == "maximum"):
         raise ConstraintError(f"{instr}: reduce_op must be nl.maximum, got {reduce_op!r}")
@@ -1015,6 +1024,7 @@ def range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_c
     if on_true_tile.dtype.kind != "float":
         raise ConstraintError(f"{instr}: on_true_tile dtype must be a float type, got "
                               f"{on_true_tile.dtype.name}")
+    comp_op0, comp_op1 = _ops.coerce(comp_op0), _ops.coerce(comp_op1)
     for pname, o in (("comp_op0", comp_op0), ("comp_op1", comp_op1)):
         if not isinstance(o, _ops.Op) or o.name not in _CMP_OPS:
             raise ConstraintError(f"{instr}: {pname} must be one of "
@@ -1022,6 +1032,7 @@ def range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_c
     if float(np.float32(on_false_value)) != FP32_MIN:
         raise ConstraintError(f"{instr}: on_false_value must be FP32_MIN (-3.4028235e38), got "
                               f"{on_false_value!r}")
+    reduce_op = _ops.coerce(reduce_op)
     if reduce_op is not None and not (isinstance(reduce_op, _ops.Op) and
                                       reduce_op.name == "maximum"):
         raise ConstraintError(f"{instr}: reduce_op must be nl.maximum, got {reduce_op!r}")
@@ -1076,6 +1087,7 @@ def affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value
     _same_shape(instr, "dst", dst, "on_true_tile", on_true_tile)
     cmp_op = _ops.equal if cmp_op is None else cmp_op
     cmp_names = _CMP_OPS + ("not_equal",)
+    cmp_op = _ops.coerce(cmp_op)
     if not isinstance(cmp_op, _ops.Op) or cmp_op.name not in cmp_names:
         raise ConstraintError(f"{instr}: cmp_op must be one of "
                               f"{', '.join('nl.' + c for c in cmp_names)}, got {cmp_op!r}")
@@ -1192,8 +1204,12 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         (:class:`~fastisa.errors.UndefinedBehaviorWarning`) on trn1/trn2, as it does for
         True on never-written PSUM.  See :mod:`fastisa.nki.tensor` (PSUM accumulation
         state).
-    is_transpose : not supported here (raises NotImplementedError); tile_position,
-    tile_size, perf_mode, is_*_onezero are accepted and do not change results.
+    is_transpose : True: transpose mode (NeuronCore-v3+): moving must be the [K, K]
+        identity and ``dst[m, k] = stationary[k, m]`` bit-accurately (see
+        :mod:`fastisa.nki._matmul`); on trn1 the flag only labels the instruction.
+    perf_mode : ``matmul_perf_mode.none`` or ``double_row`` (fp8 [K, 2, F] operands,
+        folded to a 2K contraction; same numerics).  tile_position, tile_size and
+        is_*_onezero are accepted and do not change results.
 
     Each product ``s[k, m] * v[k, n]`` is a float32 multiply (exact for inputs of at most
     12 significant bits), summed in float32 in k order 0..K-1 onto the starting value
@@ -1202,13 +1218,19 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "nc_matmul"
+    from . import _matmul   # transpose and double_row modes (nki-isa family)
+    pm = _matmul.perf_mode_name(instr, perf_mode)
+    if is_transpose and _matmul.transpose_mode(instr, dst, stationary, moving, _target()):
+        return
+    folded = None
+    if pm == "double_row":    # validate the j = 0 halves, compute over the folded 2K rows
+        folded = _matmul.fold_double_row(instr, stationary, moving, tile_position, tile_size,
+                                         _target())
+        stationary, moving = stationary[:, 0, :], moving[:, 0, :]
     for pname, t in (("dst", dst), ("stationary", stationary), ("moving", moving)):
         _tensor(instr, pname, t, note=False)
         if t.ndim != 2:
             raise ConstraintError(f"{instr}: {pname} must be 2-D, got shape {t.shape}")
-    if is_transpose:
-        raise NotImplementedError(f"{instr}: is_transpose=True is not implemented by fastisa; "
-                                  f"use nc_transpose")
     _onchip(instr, "stationary", stationary, allow_psum=False)
     _onchip(instr, "moving", moving, allow_psum=False)
     if dst.buffer.name != "psum":
@@ -1262,6 +1284,9 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         cur = NkiTensor(np.empty((M, N), np.float32), _dt.float32)
         _run_ew(instr, cur, dst)
         np.copyto(out, cur.data, where=acc)
+    if folded is not None:
+        stationary, moving = folded
+        K = stationary.shape[0]
     s32 = NkiTensor(np.empty((K, M), np.float32), _dt.float32)
     m32 = NkiTensor(np.empty((K, N), np.float32), _dt.float32)
     _run_ew(instr, s32, stationary)
@@ -1270,4 +1295,5 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     _run_ew(instr, dst, NkiTensor(out, _dt.float32))
     state[...] = PSUM_GROUP
     f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
-    _cost.record("Tensor", instr, max(min(64, M), N) * (4 if f32 else 1))
+    cyc = max(min(64, M), N) * (4 if f32 else 1)
+    _cost.record("Tensor", instr, cyc // 2 if pm == "double_row" else cyc)

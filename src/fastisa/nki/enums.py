@@ -12,7 +12,8 @@ import enum
 
 from ..errors import ConstraintError
 
-__all__ = ["engine", "reduce_cmd", "oob_mode", "dge_mode", "tensor_engine", "vector_engine",
+__all__ = ["engine", "reduce_cmd", "oob_mode", "dge_mode", "matmul_perf_mode", "dma_engine",
+           "nc_version", "tensor_engine", "vector_engine",
            "scalar_engine", "gpsimd_engine", "unknown_engine", "engine_name", "ENGINE_COST_NAME"]
 
 
@@ -48,6 +49,28 @@ class dge_mode(enum.Enum):
     none = 1
     swdge = 2
     hwdge = 3
+
+
+class matmul_perf_mode(enum.Enum):
+    """nc_matmul performance mode (SDK 2.33): ``double_row`` is the FP8 double-rate mode."""
+
+    none = "none"
+    double_row = "double_row"
+
+
+class dma_engine(enum.Enum):
+    """DMA transfer engine of ``sendrecv`` (SDK 2.33)."""
+
+    dma = 1
+    gpsimd_dma = 2
+
+
+class nc_version(enum.Enum):
+    """NeuronCore version: gen2 = Trn1/Inf2, gen3 = Trn2, gen4 = Trn3 (SDK 2.33)."""
+
+    gen2 = 2
+    gen3 = 3
+    gen4 = 4
 
 
 tensor_engine = engine.tensor

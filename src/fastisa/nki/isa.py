@@ -107,7 +107,9 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=None,
     ------
     ConstraintError : not tensors, element counts differ, packed dtype change.
 
-    Cost: DMA ``max(MIN_II, N)`` cycles, N = dst elements per partition (fastisa's estimate).
+    Cost: DMA ``max(MIN_II, N)`` cycles, N = dst elements per partition (fastisa's estimate);
+    in the engine schedule a fixed start-up plus the bytes over the bandwidth of the DMA
+    engines the transfer's partitions use (:data:`fastisa.schedule.DMA_MODEL`).
     Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "dma_copy"
@@ -131,7 +133,12 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=None,
             _write(dst, src.data.reshape(-1))
     else:
         _write(dst, from_f32(to_f32(src.data, src.dtype), dst.dtype))
-    _cost.record("DMA", instr, max(MIN_II, dst.free_size))
+    parts = [t.shape[0] for t in (dst, src) if t.buffer.on_chip and t.ndim]
+    # queues: loads (dst on chip) and stores; both share the DMA engines' bandwidth
+    _cost.record("DMA", instr, max(MIN_II, dst.free_size), reads=[src], writes=[dst],
+                 nbytes=max(dst.data.nbytes, src.data.nbytes),
+                 partitions=max(parts) if parts else None, shared="nki.dma",
+                 queue="DMA" if dst.buffer.on_chip else "DMA-out")
 
 
 def memset(dst, value, engine=None, name=None):
@@ -498,6 +505,12 @@ def nc_match_replace8(dst, data, vals, imm, dst_idx=None, name=None):
 
 from ._compute import *  # noqa: F401,F403,E402
 
+# ---- nki-isa family: SDK 2.33 instructions beyond NKI 0.7's core set ------------------------
+from .enums import dma_engine, matmul_perf_mode, nc_version  # noqa: F401,E402
+from ._dma import *  # noqa: F401,F403,E402
+from ._move import *  # noqa: F401,F403,E402
+from ._scan import *  # noqa: F401,F403,E402
+from ._stats import *  # noqa: F401,F403,E402
 
 # ---- public names: every instruction, whichever module defines it --------------------------
 from .._public import make_dir as _make_dir, public_names as _public_names  # noqa: E402

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import threading
 import math
 import os
 import weakref
@@ -127,21 +128,47 @@ class _Machine:
     def capacity(self, buffer: str) -> int:
         return self.target.sbuf_bytes if buffer == "sbuf" else self.target.psum_bytes
 
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+
+    def reserve(self, buffer: str, nbytes: int) -> int | None:
+        """Account ``nbytes`` per partition in ``buffer``: None when done, else the bytes
+        in use (the tensor does not fit).  Atomic: a tensor's finalizer may release
+        memory from another thread (the garbage collector runs anywhere)."""
+        with self.lock:
+            used = self.used[buffer]
+            if used + nbytes > self.capacity(buffer):
+                return used
+            self.used[buffer] = used + nbytes
+            return None
+
     def release(self, buffer: str, nbytes: int) -> None:
-        self.used[buffer] -= nbytes
+        with self.lock:
+            self.used[buffer] -= nbytes
+
+    def memory(self, buffer: str) -> np.ndarray:
+        """This instance's SBUF / PSUM bytes, ``[128, capacity]`` uint8, for tensors placed
+        with ``address=`` (created on first use; never-written bytes are 0xFF: NaN in every
+        float format of 16 or 32 bits, -1 in integers)."""
+        mems = self.__dict__.setdefault("_mem", {})
+        if buffer not in mems:
+            mems[buffer] = np.full((PMAX, self.capacity(buffer)), 0xFF, np.uint8)
+        return mems[buffer]
 
 
 _MACHINE: contextvars.ContextVar[_Machine | None] = contextvars.ContextVar(
     "fastisa_nki_machine", default=None)
-_DEFAULT_MACHINE: list = []
+#: Eager calls outside any kernel instance run on a default machine of their THREAD
+#: (issue 12): threads calling nki.isa / nl.ndarray directly do not share SBUF/PSUM
+#: accounting or accumulator registers, as two NeuronCores would not.
+_DEFAULT_MACHINE = threading.local()
 
 
 def _machine() -> _Machine:
     m = _MACHINE.get()
     if m is None:
-        if not _DEFAULT_MACHINE:
-            _DEFAULT_MACHINE.append(_Machine(_default_target()))
-        m = _DEFAULT_MACHINE[0]
+        m = getattr(_DEFAULT_MACHINE, "machine", None)
+        if m is None:
+            m = _DEFAULT_MACHINE.machine = _Machine(_default_target())
     return m
 
 
@@ -226,9 +253,12 @@ def _check_shape(shape) -> tuple:
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:
-        shape = tuple(int(s) for s in shape)
+        items = tuple(shape)
     except TypeError:
         raise ConstraintError(f"ndarray: shape must be a tuple of ints, got {shape!r}") from None
+    if any(isinstance(s, bool) or not isinstance(s, (int, np.integer)) for s in items):
+        raise ConstraintError(f"ndarray: shape must be a tuple of ints, got {shape!r}")
+    shape = tuple(int(s) for s in items)
     if not shape:
         raise ConstraintError("ndarray: shape must have at least one dimension (the partition "
                               "dimension), got ()")
@@ -250,7 +280,12 @@ def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -
     dtype : an ``nl`` data type (or a numpy dtype / format name).
     buffer : ``nl.sbuf`` (default), ``nl.psum``, ``nl.hbm``/``nl.private_hbm``, ``nl.shared_hbm``.
     name : str
-    address : ignored (fastisa does not model SBUF addresses).
+    address : ``(start_partition, byte_offset)`` (or a byte offset) for ``nl.sbuf`` /
+        ``nl.psum``: the tensor is placed there in this instance's memory, so tensors
+        placed at overlapping addresses alias (share bytes) as on hardware, and the
+        memory keeps its contents (never-written bytes read as 0xFF).  It must fit the
+        partitions and the target's bytes per partition; placed tensors are not counted
+        against the automatic allocations' capacity (the address range is the check).
 
     Raises
     ------
@@ -259,6 +294,10 @@ def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -
     AccessError
         The allocation does not fit the target's SBUF / PSUM bytes per partition.
     """
+    pdim = 0
+    if isinstance(shape, (tuple, list)):
+        marked = [i for i, d in enumerate(shape) if isinstance(d, _ParDim)]
+        pdim = marked[0] if marked else 0
     shape = _check_shape(shape)
     fmt = _dt.lookup(dtype)
     if buffer is None:
@@ -288,27 +327,68 @@ def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -
         else:
             m.shared.append(t)
         return t
+    if address is not None and buffer.on_chip:
+        return _placed(shape, fmt, buffer, name, address, pdim, m)
     if buffer.on_chip:
-        if shape[0] > PMAX:
+        if shape[pdim] > PMAX:
             raise ConstraintError(f"ndarray: partition dimension must be <= {PMAX} for "
-                                  f"{buffer.name}, got {shape[0]} (shape {shape})")
-        per_part = math.prod(shape[1:]) * fmt.itemsize
+                                  f"{buffer.name}, got {shape[pdim]} (shape {shape})")
+        per_part = math.prod(shape) // shape[pdim] * fmt.itemsize
         cap = m.capacity(buffer.name)
-        if m.used[buffer.name] + per_part > cap:
+        if per_part > cap:
+            raise AccessError(
+                f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
+                f"{shape} {fmt.name} needs {per_part} bytes per partition, more than the "
+                f"{cap} there are")
+    data = np.full(shape, _fill_value(fmt), fmt.np_dtype)
+    if buffer.on_chip:
+        used = m.reserve(buffer.name, per_part)
+        if used is not None:
             raise AccessError(
                 f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
                 f"{shape} {fmt.name} needs {per_part} bytes per partition, "
-                f"{m.used[buffer.name]} of {cap} are in use")
-    data = np.full(shape, _fill_value(fmt), fmt.np_dtype)
-    if buffer.on_chip:
-        m.used[buffer.name] += per_part
+                f"{used} of {cap} are in use")
         weakref.finalize(data, m.release, buffer.name, per_part)
     return NkiTensor(data, fmt, buffer, name)
 
 
-def zeros(shape, dtype, buffer=None, name: str = "", **kwargs) -> NkiTensor:
+def _placed(shape, fmt, buffer, name, address, pdim, m) -> NkiTensor:
+    """A tensor at an explicit on-chip address (see :func:`ndarray`)."""
+    if isinstance(address, (tuple, list)):
+        if len(address) != 2:
+            raise ConstraintError(f"ndarray: address must be (start_partition, byte_offset), "
+                                  f"got {address!r}")
+        p0, off = address
+    else:
+        p0, off = 0, address
+    for what, v in (("start partition", p0), ("byte offset", off)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ConstraintError(f"ndarray: address {what} must be an integer, got {v!r}")
+    p0, off = int(p0), int(off)
+    if pdim != 0:
+        raise NotImplementedError("ndarray: address= with a par_dim block shape is not "
+                                  "implemented by fastisa")
+    P = shape[0]
+    cap = m.capacity(buffer.name)
+    nbytes = math.prod(shape[1:]) * fmt.itemsize
+    if not (0 <= p0 and p0 + P <= PMAX):
+        raise AccessError(f"ndarray: address partitions [{p0}, {p0 + P}) of tensor {name!r} "
+                          f"are outside the {PMAX} partitions of {buffer.name}")
+    if not (0 <= off and off + nbytes <= cap):
+        raise AccessError(f"ndarray: address bytes [{off}, {off + nbytes}) of tensor {name!r} "
+                          f"{shape} {fmt.name} are outside {buffer.name}'s {cap} bytes per "
+                          f"partition on {m.target.name}")
+    if off % fmt.itemsize:
+        raise ConstraintError(f"ndarray: address byte offset must be a multiple of the "
+                              f"{fmt.name} item size {fmt.itemsize}, got {off}")
+    raw = m.memory(buffer.name)[p0:p0 + P, off:off + nbytes]
+    data = raw.view(fmt.np_dtype).reshape(shape)
+    return NkiTensor(data, fmt, buffer, name)
+
+
+def zeros(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -> NkiTensor:
     """Like :func:`ndarray` but filled with zeros (no engine cycles are counted)."""
-    t = ndarray(shape, dtype, buffer=buffer, name=name)
+    t = ndarray(shape, dtype, buffer=buffer, name=name, address=address)
     t.data[...] = 0
     if t.buffer is PSUM:    # a memset: a non-matmul write (nc_matmul accumulation state)
         from .tensor import PSUM_INIT, psum_state
@@ -316,13 +396,22 @@ def zeros(shape, dtype, buffer=None, name: str = "", **kwargs) -> NkiTensor:
     return t
 
 
+class _ParDim(int):
+    """An int marking the partition dimension of a legacy block-tensor shape."""
+
+
 def par_dim(size):
-    """Legacy partition-dimension marker in shapes: returns ``size`` unchanged."""
-    return size
+    """Legacy partition-dimension marker: ``nl.ndarray((4, nl.par_dim(128), 512), ...)`` is
+    4 blocks of [128, 512] tiles; the marked axis is the partition axis for the SBUF/PSUM
+    capacity (4 x 512 elements per partition here).  Behaves as the int ``size``."""
+    return _ParDim(int(size))
 
 
 def ds(start, size) -> slice:
     """Dynamic slice ``[start, start + size)`` for tensor indexing: ``t[:, nl.ds(64, 128)]``."""
+    for what, v in (("start", start), ("size", size)):
+        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+            raise ConstraintError(f"ds: {what} must be an integer, got {v!r}")
     start, size = int(start), int(size)
     if size < 0:
         raise ConstraintError(f"ds: size must be >= 0, got {size}")
@@ -409,11 +498,82 @@ def dynamic_range(*args, **kwargs):
     return _range("dynamic_range", args, kwargs)
 
 
+
+# ---- legacy helpers ---------------------------------------------------------------------------
+class fp32:  # noqa: N801
+    """``nl.fp32.min`` / ``.max``: the float32 limits (legacy NKI)."""
+
+    min = float(np.finfo(np.float32).min)
+    max = float(np.finfo(np.float32).max)
+
+
+def device_print(prefix, x=None, **kwargs):
+    """``nl.device_print(prefix, tile)``: print the tile's values (numpy) on the host."""
+    from .tensor import NkiTensor as _T
+    val = x.data if isinstance(x, _T) else x
+    print(prefix, val)
+
+
+def load_transpose2d(src, dtype=None, mask=None, **kwargs):
+    """``nl.load_transpose2d(src)``: a 2-D HBM tensor ``[F, P]`` read into an SBUF tile
+    ``[P, F]`` (a transposing DMA: elements moved, values unchanged)."""
+    from .tensor import NkiTensor as _T
+    from . import tiles as _tiles
+    if not isinstance(src, _T) or src.ndim != 2:
+        raise ConstraintError(f"load_transpose2d: src must be a 2-D tensor, got "
+                              f"{getattr(src, 'shape', type(src).__name__)}")
+    view = _T(src.data.T, src.dtype, src.buffer, src.name)
+    return _tiles.load(view, mask=mask, dtype=dtype)
+
+
+def nc(n):
+    """``nl.nc(n)``: the number of NeuronCores of a launch-grid dimension (``spmd_dim``)."""
+    return int(n)
+
+
+def spmd_dim(*dims):
+    """``nl.spmd_dim(nl.nc(2), 2)``: a launch-grid dimension spread over cores; on fastisa
+    its size (the product) -- the programs run one after the other."""
+    return math.prod(int(d) for d in dims)
+
+
+# ---- NKIObject ------------------------------------------------------------------------------
+class NKIObject:
+    """``nl.NKIObject``: the base class kernels derive their configuration objects from
+    (often ``@dataclass`` classes).  Accepts constructor keywords for attributes when the
+    subclass defines no ``__init__`` of its own; otherwise a plain object."""
+
+    def __init__(self, *args, **kwargs):
+        if args:
+            raise TypeError(f"{type(self).__name__}() takes keyword arguments only")
+        for k, v in kwargs.items():
+            setattr(self, k, v)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+
+
 from .ops import *  # noqa: F401,F403,E402
+from .tiles import (load, store, static_cast, full, ones, zeros_like, ones_like,  # noqa: E402,F401
+                    full_like, empty_like, matmul, transpose, prod, mean, broadcast_to, where, arange, mgrid, rand, random_seed, shared_constant,
+                    shared_identity_matrix, negative, divide, logical_not)
+from .tiles import invert_tile as bitwise_not  # noqa: E402,F401
+
+
+_SHADOWING = ("sum", "max", "min", "all", "any")   # builtins this module's code still uses
+
+
+def __getattr__(name):
+    """``nl.sum`` / ``nl.max`` / ``nl.min`` / ``nl.all`` / ``nl.any`` (kept out of the module
+    namespace so the builtins stay usable here)."""
+    if name in _SHADOWING:
+        from . import tiles
+        return getattr(tiles, name)
+    raise AttributeError(f"module 'nki.language' has no attribute {name!r}")
 
 
 # ---- public names: dir(nl) lists the API only ---------------------------------------------
 from .._public import make_dir as _make_dir, public_names as _public_names  # noqa: E402
 
 __all__ = _public_names(globals(), exclude=("annotations", "AccessError", "ConstraintError"))
-__dir__ = _make_dir(globals())
+__dir__ = _make_dir(globals(), _SHADOWING)   # nl.sum, nl.max, ... via __getattr__

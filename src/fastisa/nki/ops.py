@@ -116,10 +116,14 @@ class Op:
         return not (v < lo or v > hi)
 
     def __call__(self, *args, **kwargs):
-        raise NotImplementedError(
-            f"nl.{self.name}(...) as a tensor function (the high-level nki.language API) is not "
-            f"implemented by fastisa; pass nl.{self.name} as the op= of an nki.isa instruction "
-            f"(e.g. nisa.activation / nisa.tensor_tensor) instead")
+        """``nl.add(x, y)`` / ``nl.exp(x)`` on tiles: the tile-level ``nki.language`` form,
+        lowered to one instruction by :mod:`fastisa.nki.tiles`."""
+        from . import tiles
+        if self.name == "copy":
+            return tiles.copy_tile(*args, **kwargs)
+        if self.is_unary or self.kind is None:
+            return tiles.apply_unary(self, *args, **kwargs)
+        return tiles.apply_binary(self, *args, **kwargs)
 
     def __repr__(self) -> str:
         return f"nl.{self.name}"
@@ -225,3 +229,24 @@ ACTIVATIONS = {o.name: o for o in (
     copy, square, sigmoid, relu, prelu, gelu, gelu_dx, gelu_apprx_tanh, gelu_apprx_sigmoid,
     gelu_apprx_sigmoid_dx, silu, silu_dx, tanh, softplus, mish, erf, erf_dx, exp, log, log1p,
     sin, arctan, sqrt, rsqrt, reciprocal, sign, abs)}
+
+
+#: numpy ufunc / builtin names kernels pass as ``op=`` (legacy NKI accepted ``np.add``,
+#: ``np.square`` ...), and nki.language reduction functions passed as a reduce op.
+_NUMPY_NAMES = {"absolute": "abs", "fabs": "abs", "true_divide": "divide", "max": "maximum",
+                "min": "minimum", "sum": "add", "amax": "maximum", "amin": "minimum",
+                "prod": "multiply", "arctan": "arctan"}
+
+
+def coerce(op):
+    """``op`` as an :class:`Op`: an Op, a numpy ufunc (``np.add``) or an ``nl`` reduction
+    function (``nl.max``) of the same meaning; anything else is returned unchanged."""
+    if isinstance(op, Op):
+        return op
+    name = getattr(op, "__name__", None)
+    mod = getattr(op, "__module__", "") or ""
+    if name is None or not (type(op).__name__ == "ufunc" or mod.startswith("numpy")
+                            or mod.startswith("fastisa.nki")):
+        return op
+    name = _NUMPY_NAMES.get(name, name)
+    return OPERATORS.get(name) or ACTIVATIONS.get(name) or op

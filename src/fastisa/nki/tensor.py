@@ -29,10 +29,10 @@ import numpy as np
 
 from .. import cost as _cost
 from .. import dtypes as _dt
-from ..errors import AccessError, ConstraintError
+from ..errors import AccessError, ConstraintError, OverlapError
 
 __all__ = ["Buffer", "NkiTensor", "PMAX", "is_tensor", "require_tensor", "require_buffer",
-           "require_dtype", "free_size"]
+           "require_dtype", "require_dst", "free_size", "DST_PARAMS"]
 
 #: Maximum partition dimension of an on-chip (SBUF / PSUM) tensor.
 PMAX = 128
@@ -127,8 +127,78 @@ class NkiTensor:
 
     # -- views ----------------------------------------------------------------------
     def __getitem__(self, key) -> "NkiTensor":
+        key, gather, target = _index_arrays(key, self.data.shape, self.name)
+        if gather is not None:
+            # a non-affine (indirect) index: the elements gathered into a read-only copy
+            v = self.data[gather]
+            v.flags.writeable = False
+            return NkiTensor(v, self.dtype, self.buffer, self.name)
         key = _normalize_key(key, self.data.shape, self.name)
-        return NkiTensor(self.data[key], self.dtype, self.buffer, self.name)
+        if all(isinstance(k, (int, np.integer)) for k in key):
+            key = key + (Ellipsis,)             # one element: a 0-d view, not a scalar
+        v = self.data[key]
+        if target is not None and v.shape != tuple(target):
+            r = v.reshape(target)
+            if not np.shares_memory(r, v):
+                r.flags.writeable = False
+            v = r
+        return NkiTensor(v, self.dtype, self.buffer, self.name)
+
+    def __setitem__(self, key, value) -> None:
+        """``t[i_p, i_f] = tile`` (legacy NKI): store ``value`` into the view by ``dma_copy``
+        (``tensor_copy`` semantics: converted through float32 when dtypes differ)."""
+        from . import tiles
+        tiles.store(self[key], value)
+
+    # legacy tile arithmetic: ``a + b``, ``t * 2.0``, ``psum_tile += nisa.nc_matmul(...)``
+    def _binop(self, other, opname, reverse=False):
+        from . import ops, tiles
+        op = getattr(ops, opname)
+        return tiles.apply_binary(op, other, self) if reverse else \
+            tiles.apply_binary(op, self, other)
+
+    def __add__(self, o):
+        return self._binop(o, "add")
+
+    def __radd__(self, o):
+        return self._binop(o, "add", True)
+
+    def __sub__(self, o):
+        return self._binop(o, "subtract")
+
+    def __rsub__(self, o):
+        return self._binop(o, "subtract", True)
+
+    def __mul__(self, o):
+        return self._binop(o, "multiply")
+
+    def __rmul__(self, o):
+        return self._binop(o, "multiply", True)
+
+    def __neg__(self):
+        return self._binop(-1.0, "multiply")
+
+    def _inplace(self, other, opname):
+        from . import isa, ops, tiles
+        op = getattr(ops, opname)
+        if isinstance(other, NkiTensor):
+            if other.buffer is PSUM and self.buffer is PSUM:
+                other = tiles.copy_tile(other)
+            if other.shape != self.shape:
+                other = tiles._as_tile(other, self.shape)
+            isa.tensor_tensor(self, self, other, op)
+        else:
+            isa.tensor_scalar(self, self, op, float(other))
+        return self
+
+    def __iadd__(self, o):
+        return self._inplace(o, "add")
+
+    def __isub__(self, o):
+        return self._inplace(o, "subtract")
+
+    def __imul__(self, o):
+        return self._inplace(o, "multiply")
 
     def reshape(self, *shape) -> "NkiTensor":
         """A view with a new shape (same elements, C order).  Never copies.
@@ -156,32 +226,71 @@ class NkiTensor:
                                   f"{self.name!r} is {self.dtype.name} ({self.dtype.itemsize})")
         return NkiTensor(self.data.view(fmt.np_dtype), fmt, self.buffer, self.name)
 
-    def ap(self, pattern, offset: int = 0) -> "NkiTensor":
-        """Access-pattern view: ``pattern=[[partition_step, num_partitions], [step, num], ...]``.
+    def ap(self, pattern, offset=0, dtype=None, scalar_offset=None, vector_offset=None,
+           indirect_dim=0, **kwargs) -> "NkiTensor":
+        """Access-pattern view (SDK 2.33 ``NkiTensor.ap``):
+        ``element[i0, i1, ...] = flat[offset + scalar_offset + sum_d i_d * step_d]`` with
+        ``pattern = [[partition_step, num_partitions], [step, num], ...]``.
 
-        Steps are in elements of the underlying contiguous allocation, ``offset`` too.
-        The tensor must be C-contiguous (a whole allocation or a reshape of one); every
-        element the pattern reaches must lie inside it (else AccessError).
+        Parameters
+        ----------
+        pattern : list of [step, num] pairs, steps and ``offset`` in elements of the
+            underlying contiguous allocation (in units of ``dtype`` when given).
+        offset : int, elements.
+        dtype : reinterpret the storage bytes as this data type first (``t.ap(...,
+            dtype=nl.uint8)``); the allocation's byte size must be a multiple of its size.
+        scalar_offset : int, or a one-element tensor whose value is read when the view is
+            accessed (a runtime offset, elements).
+        vector_offset : tensor of per-index offsets (elements) added along ``indirect_dim``
+            (an indirect access): index ``i`` of that dimension reads at
+            ``vector_offset[i]`` instead of ``i * step``.  The view is a read-only gather.
+        indirect_dim : int, the pattern dimension ``vector_offset`` replaces.
+
+        The pattern is checked (ints, num >= 1) when the view is built; whether every
+        element it reaches lies inside the tensor is checked when the view is accessed
+        (AccessError), as the hardware checks an access pattern when it is used.
         """
-        if not self.data.flags.c_contiguous:
-            raise ConstraintError(f"ap: tensor {self.name!r} must be contiguous to take an "
-                                  f"access pattern, got strides {self.data.strides}")
-        pairs = [tuple(int(v) for v in p) for p in pattern]
+        def ints(v, what):
+            if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
+                raise ConstraintError(f"ap: {what} must be an integer, got {v!r}")
+            return int(v)
+
+        try:
+            pairs = [tuple(p) for p in pattern]
+        except TypeError:
+            raise ConstraintError(f"ap: pattern must be a list of [step, num] pairs, got "
+                                  f"{pattern!r}") from None
         if not pairs or any(len(p) != 2 for p in pairs):
             raise ConstraintError(f"ap: pattern must be a list of [step, num] pairs, got {pattern!r}")
+        pairs = [(ints(st, "a pattern step"), ints(n, "a pattern num")) for st, n in pairs]
         if any(num <= 0 for _, num in pairs):
             raise ConstraintError(f"ap: every num must be positive, got {pattern!r}")
-        offset = int(offset)
-        lo = offset + sum(min(0, s * (n - 1)) for s, n in pairs)
-        hi = offset + sum(max(0, s * (n - 1)) for s, n in pairs)
-        if lo < 0 or hi >= self.size:
-            raise AccessError(f"ap: pattern {pattern!r} with offset {offset} reaches elements "
-                              f"[{lo}, {hi}], outside tensor {self.name!r} of {self.size} elements")
-        flat = self.data.reshape(-1)
-        it = flat.itemsize
-        v = np.lib.stride_tricks.as_strided(flat[offset:], shape=[n for _, n in pairs],
-                                            strides=[s * it for s, _ in pairs])
-        return NkiTensor(v, self.dtype, self.buffer, self.name)
+        offset = ints(offset, "offset")
+        if not self.data.flags.c_contiguous and _partition_rows(self.data) is None:
+            raise ConstraintError(f"ap: tensor {self.name!r} must be contiguous (or contiguous "
+                                  f"within each partition) to take an access pattern, got "
+                                  f"strides {self.data.strides}")
+        fmt = self.dtype if dtype is None else _dt.lookup(dtype)
+        nbytes = self.data.nbytes
+        if nbytes % fmt.itemsize:
+            raise ConstraintError(f"ap: dtype {fmt.name} ({fmt.itemsize} bytes) does not divide "
+                                  f"tensor {self.name!r} of {nbytes} bytes")
+        if scalar_offset is not None and not isinstance(scalar_offset, NkiTensor):
+            offset += ints(scalar_offset, "scalar_offset")
+            scalar_offset = None
+        if vector_offset is not None:
+            if not isinstance(vector_offset, NkiTensor):
+                raise ConstraintError(f"ap: vector_offset must be a tensor, got "
+                                      f"{type(vector_offset).__name__}")
+            indirect_dim = ints(indirect_dim, "indirect_dim")
+            if not 0 <= indirect_dim < len(pairs):
+                raise ConstraintError(f"ap: indirect_dim must be in [0, {len(pairs) - 1}], got "
+                                      f"{indirect_dim}")
+            if vector_offset.size != pairs[indirect_dim][1]:
+                raise ConstraintError(f"ap: vector_offset must have {pairs[indirect_dim][1]} "
+                                      f"elements (num of dimension {indirect_dim}), got "
+                                      f"{vector_offset.size}")
+        return _APView(self, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim)
 
     # -- conveniences ---------------------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -194,6 +303,223 @@ class NkiTensor:
     def __repr__(self) -> str:
         return (f"NkiTensor(name={self.name!r}, shape={self.shape}, dtype={self.dtype.name}, "
                 f"buffer={self.buffer.name})")
+
+
+class _APView(NkiTensor):
+    """An access-pattern view whose elements are resolved (and bounds-checked) on first
+    access of ``.data``; see :meth:`NkiTensor.ap`."""
+
+    __slots__ = ("_data", "_spec")
+
+    def __init__(self, base, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim):
+        self._data = None
+        self._spec = (base, pairs, offset, scalar_offset, vector_offset, indirect_dim)
+        self.dtype = fmt
+        self.buffer = base.buffer
+        self.name = base.name
+
+    @property
+    def data(self):
+        if self._data is None:
+            self._data = self._resolve()
+        return self._data
+
+    @data.setter
+    def data(self, value):
+        self._data = value
+
+    @property
+    def shape(self) -> tuple:
+        return tuple(n for _, n in self._spec[1])
+
+    @property
+    def ndim(self) -> int:
+        return len(self._spec[1])
+
+    @property
+    def size(self) -> int:
+        return int(math.prod(self.shape))
+
+    @property
+    def partitions(self) -> int:
+        return self.shape[0]
+
+    @property
+    def free_size(self) -> int:
+        return int(math.prod(self.shape[1:]))
+
+    def _resolve(self):
+        base, pairs, offset, scalar_offset, vector_offset, indirect_dim = self._spec
+        fmt = self.dtype
+        if scalar_offset is not None:
+            v = np.asarray(scalar_offset.data).reshape(-1)
+            if v.size != 1:
+                raise AccessError(f"ap: scalar_offset must hold one value, got "
+                                  f"{scalar_offset.size}")
+            offset += int(np.asarray(v[0], np.float64)) if scalar_offset.dtype.kind == "float" \
+                else int(v[0])
+        if not base.data.flags.c_contiguous:
+            return self._resolve_rows(base, pairs, offset, vector_offset, fmt)
+        raw = base.data.reshape(-1).view(np.uint8)
+        n_el = raw.size // fmt.itemsize
+        lo = offset + sum(min(0, st * (n - 1)) for st, n in pairs)
+        hi = offset + sum(max(0, st * (n - 1)) for st, n in pairs)
+        if vector_offset is not None:
+            vo = np.asarray(vector_offset.data).reshape(-1).astype(np.int64)
+            st, n = pairs[indirect_dim]
+            lo += int(vo.min()) - min(0, st * (n - 1))
+            hi += int(vo.max()) - max(0, st * (n - 1))
+        if lo < 0 or hi >= n_el:
+            raise AccessError(f"ap: pattern {[list(p) for p in pairs]} with offset {offset} "
+                              f"reaches elements [{lo}, {hi}], outside tensor {base.name!r} of "
+                              f"{n_el} {fmt.name} elements")
+        flat = raw.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[fmt.itemsize])
+        it = fmt.itemsize
+        shape = [n for _, n in pairs]
+        strides = [(st if n > 1 else 0) * it for st, n in pairs]
+        if vector_offset is None:
+            v = np.lib.stride_tricks.as_strided(flat[offset:], shape=shape, strides=strides)
+            return v.view(fmt.np_dtype)
+        idx = np.full([1] * len(pairs), offset, np.int64)
+        for d, (st, n) in enumerate(pairs):
+            shp = [1] * len(pairs)
+            shp[d] = n
+            step = vo if d == indirect_dim else np.arange(n, dtype=np.int64) * st
+            idx = idx + step.reshape(shp)
+        g = flat[idx].view(fmt.np_dtype)
+        g.flags.writeable = False
+        return g
+
+    def _resolve_rows(self, base, pairs, offset, vector_offset, fmt):
+        """An on-chip tensor whose partitions are rows of a larger memory (``address=``
+        placement): element ``k`` of the tensor is byte ``(k % F) * size`` of partition
+        ``k // F``.  The first pattern pair steps over partitions (its step a multiple of
+        F), the others stay inside one partition."""
+        rows = _partition_rows(base.data)
+        P, rb = rows.shape
+        it = fmt.itemsize
+        F = rb // it
+        if vector_offset is not None:
+            raise NotImplementedError("ap: vector_offset on a tensor placed with address= is "
+                                      "not implemented by fastisa")
+        (ps, pn), rest = pairs[0], pairs[1:]
+        p0, f0 = divmod(offset, F)
+        if ps % F:
+            raise NotImplementedError(f"ap: on a tensor placed with address=, the partition "
+                                      f"step must be a multiple of the {F} elements per "
+                                      f"partition, got {ps}")
+        plo = p0 + min(0, (ps // F) * (pn - 1))
+        phi = p0 + max(0, (ps // F) * (pn - 1))
+        flo = f0 + sum(min(0, st * (n - 1)) for st, n in rest)
+        fhi = f0 + sum(max(0, st * (n - 1)) for st, n in rest)
+        if plo < 0 or phi >= P or flo < 0 or fhi >= F:
+            raise AccessError(f"ap: pattern {[list(p) for p in pairs]} with offset {offset} "
+                              f"reaches partitions [{plo}, {phi}] and elements [{flo}, {fhi}] "
+                              f"per partition, outside tensor {base.name!r} of {P} x {F} "
+                              f"{fmt.name} elements")
+        start = rows[p0, f0 * it:]
+        shape = [pn] + [n for _, n in rest]
+        strides = [(ps // F) * rows.strides[0] if pn > 1 else 0] + \
+            [(st if n > 1 else 0) * it for st, n in rest]
+        u = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[it]
+        v = np.lib.stride_tricks.as_strided(start.view(u), shape=shape, strides=strides)
+        return v.view(fmt.np_dtype)
+
+
+def _partition_rows(a: np.ndarray):
+    """``a`` as a [partitions, bytes] uint8 view when each partition's elements are
+    contiguous (an ``address=``-placed tile); None otherwise."""
+    if a.ndim < 1 or a.size == 0:
+        return None
+    P = a.shape[0]
+    r = a.reshape(P, -1)
+    if not np.shares_memory(r, a):
+        return None
+    if r.shape[1] > 1 and r.strides[1] != r.itemsize:
+        return None
+    u = r.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[r.itemsize])
+    return np.lib.stride_tricks.as_strided(u, shape=(P, r.shape[1]), strides=(
+        r.strides[0], r.itemsize)).view(np.uint8)
+
+
+def _affine(a: np.ndarray):
+    """(start, step, n, axis) when the integer array ``a`` varies along at most one axis as
+    an arithmetic progression with positive step; None otherwise."""
+    if a.size == 0:
+        return None
+    var = [i for i, n in enumerate(a.shape) if n > 1]
+    if len(var) > 1:
+        return None
+    flat = a.reshape(-1)
+    if flat.size == 1:
+        return int(flat[0]), 1, 1, None
+    d = np.diff(flat)
+    if d[0] <= 0 or not (d == d[0]).all():
+        return None
+    return int(flat[0]), int(d[0]), int(flat.size), var[0]
+
+
+def _index_arrays(key, shape, name):
+    """Legacy NKI index expressions (``nl.arange`` / ``nl.mgrid`` arrays, tiles as indices).
+
+    Returns ``(key, gather, result_shape)``.  Affine index arrays laid out one per axis
+    (``t[i_p, i_f]`` with ``i_p`` [P, 1] and ``i_f`` [1, F]) become slices, so the result is
+    a view (writes go through), reshaped to the indices' broadcast shape as numpy's indexing
+    would give.  Anything else (a permuted layout, a non-affine or tile index) returns a
+    numpy advanced index in ``gather`` to read a copy.
+    """
+    if type(key).__name__ == "_MGridResult":
+        key = tuple(key)
+    if not isinstance(key, tuple):
+        key = (key,)
+    if not any(isinstance(k, (np.ndarray, NkiTensor)) or type(k).__name__ == "_MGridResult"
+               for k in key):
+        return key, None, None
+    flat = []
+    for k in key:
+        if type(k).__name__ == "_MGridResult":
+            flat.extend(k)
+        else:
+            flat.append(k)
+    arrs = []
+    for k in flat:
+        if isinstance(k, NkiTensor):
+            k = np.asarray(k.data).astype(np.int64) if k.dtype.kind != "float" else \
+                np.asarray(k.data, np.float32).astype(np.int64)
+        if isinstance(k, np.ndarray):
+            if k.dtype == np.bool_ or not np.issubdtype(k.dtype, np.integer):
+                raise AccessError(f"index: tensor {name!r}: index arrays must hold integers, "
+                                  f"got {k.dtype}")
+            k = np.asarray(k)
+        arrs.append(k)
+    no_slices = all(isinstance(k, (np.ndarray, int, np.integer)) for k in arrs)
+    target = np.broadcast_shapes(*[np.shape(k) for k in arrs]) if no_slices else None
+    n_arr = sum(isinstance(k, np.ndarray) for k in arrs)
+    out = []
+    ok = True
+    for pos, k in enumerate(arrs):
+        if isinstance(k, np.ndarray):
+            aff = _affine(k)
+            if aff is None:
+                ok = False
+                break
+            start, step, n, ax = aff
+            if ax is not None and target is not None and k.ndim == len(target) and \
+                    n_arr == len(arrs) and ax != pos:
+                ok = False          # a permuted (transposing) layout
+                break
+            out.append(slice(start, start + step * (n - 1) + 1, step))
+        else:
+            out.append(k)
+    if ok:
+        return tuple(out), None, target
+    for axis, k in enumerate(arrs):
+        if isinstance(k, np.ndarray):
+            if axis >= len(shape) or k.min() < 0 or k.max() >= shape[axis]:
+                raise AccessError(f"index: axis {axis} of tensor {name!r} has size "
+                                  f"{shape[axis] if axis < len(shape) else 0}; index array "
+                                  f"reaches [{k.min()}, {k.max()}]")
+    return tuple(arrs), tuple(arrs), None
 
 
 def _normalize_key(key, shape, name):
@@ -247,13 +573,66 @@ def is_tensor(x: Any) -> bool:
     return isinstance(x, NkiTensor)
 
 
+#: Parameter names of the tensors an instruction writes (checked by :func:`require_dst`
+#: wherever :func:`require_tensor` or the compute instructions' operand check sees them).
+DST_PARAMS = frozenset({"dst", "val_dst", "idx_dst", "dst_idx", "reduce_res"})
+
+
 def require_tensor(instr: str, param: str, x) -> NkiTensor:
-    """``x`` must be an NkiTensor (ConstraintError otherwise)."""
+    """``x`` must be an NkiTensor (ConstraintError otherwise).  An on-chip tensor has at
+    most :data:`PMAX` partitions; a destination (``param`` in :data:`DST_PARAMS`) must be
+    writable and free of self-overlap (:func:`require_dst`)."""
     if not isinstance(x, NkiTensor):
         raise ConstraintError(f"{instr}: {param} must be an NkiTensor, got {type(x).__name__}")
+    if x.buffer.on_chip and x.partitions > PMAX:
+        raise ConstraintError(f"{instr}: {param} partition dimension must be <= {PMAX} "
+                              f"({x.buffer.name} has {PMAX} partitions), got {x.partitions}")
+    if param in DST_PARAMS:
+        require_dst(instr, param, x)
     if x.buffer is PSUM:
         note_access(param, x)
     return x
+
+
+def _self_overlaps(a: np.ndarray) -> bool:
+    """Do two elements of the view ``a`` share a byte?  A quick sufficient test of
+    disjointness first (the axes sorted by stride, each stride past the span of the
+    smaller ones), then an exact test over the elements' byte offsets."""
+    dims = [(abs(st), n) for st, n in zip(a.strides, a.shape) if n > 1]
+    if a.size <= 1:
+        return False
+    if any(st == 0 for st, _ in dims):
+        return True
+    dims.sort()
+    span = a.itemsize
+    for st, n in dims:
+        if st < span:
+            break
+        span += st * (n - 1)
+    else:
+        return False
+    offs = np.zeros(1, dtype=np.int64)
+    for st, n in dims:
+        offs = (offs[:, None] + np.arange(n, dtype=np.int64) * st).ravel()
+    offs.sort()
+    return bool((np.diff(offs) < a.itemsize).any())
+
+
+def require_dst(instr: str, param: str, t: NkiTensor) -> None:
+    """A tensor an instruction writes: its storage must be writable (a tensor over
+    ``np.frombuffer(bytes)`` or a broadcast view is not: ConstraintError), and no two of
+    its elements may share memory (an access pattern such as ``ap([[0, 128], [1, n]])`` --
+    every partition the same row -- is fine to read but as a destination the result would
+    depend on the write order: OverlapError).  Issue 12."""
+    d = t.data
+    if not d.flags.writeable:
+        raise ConstraintError(f"{instr}: {param} must be writable, got tensor {t.name!r} over "
+                              f"read-only memory")
+    if _self_overlaps(d):
+        raise OverlapError(f"{instr}: {param} elements must not overlap each other, got "
+                           f"tensor {t.name!r} of shape {t.shape} with strides "
+                           f"{tuple(s // d.itemsize for s in d.strides)} elements, where "
+                           f"several elements share memory")
 
 
 def require_buffer(instr: str, param: str, t: NkiTensor, allowed) -> None:

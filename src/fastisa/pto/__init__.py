@@ -19,10 +19,16 @@ PTO-AS text programs: :mod:`fastisa.pto.asm`.
 
 from __future__ import annotations
 
-from . import _ops, _tile
+from . import _arith, _bitwise, _ops, _reduce_ext, _select, _sync, _tile
 from ._ops import *  # noqa: F401,F403
 from ._ops import RecipAlgorithm, RoundMode, expdif_tmp_bytes
 from ._tile import *  # noqa: F401,F403
+from ._sync import pipe_barrier, set_flag, wait_flag  # noqa: F401
+# ---- issue 13 families (pto-isa helper) ----
+from ._arith import *  # noqa: F401,F403
+from ._bitwise import *  # noqa: F401,F403
+from ._reduce_ext import *  # noqa: F401,F403
+from ._select import *  # noqa: F401,F403
 from ._tile import (BUFFER_BYTES, DYNAMIC, BLayout, GlobalTensor, Layout, PadValue, SLayout, Tile,
                     TileType)
 
@@ -31,7 +37,11 @@ from ._target import target  # noqa: E402
 #: The C++ name of the TCVT rounding-mode enum is RoundMode; CastMode is an alias.
 CastMode = RoundMode
 
-__all__ = list(_tile.__all__) + list(_ops.__all__) + ["expdif_tmp_bytes", "CastMode", "target"]
+__all__ = list(_tile.__all__) + list(_ops.__all__) + ["expdif_tmp_bytes", "CastMode",
+                                                    "set_flag", "wait_flag", "pipe_barrier",
+                                                    "target"]
+__all__ += (list(_arith.__all__) + list(_bitwise.__all__) + list(_reduce_ext.__all__)
+            + list(_select.__all__))
 
 
 from .._public import make_dir as _make_dir  # noqa: E402

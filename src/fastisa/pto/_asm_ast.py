@@ -14,9 +14,10 @@ ELEMENT_TYPES = {
     "ui32": "uint32", "ui16": "uint16", "ui8": "uint8",
     "si32": "int32", "si16": "int16", "si8": "int8",
     "u32": "uint32", "u16": "uint16", "u8": "uint8",
+    "i64": "int64", "si64": "int64", "ui64": "uint64", "u64": "uint64",
 }
 #: scalar types allowed for arith.constant and scalar arguments (index and i64 are integers).
-SCALAR_TYPES = set(ELEMENT_TYPES) | {"index", "i64", "i1"}
+SCALAR_TYPES = set(ELEMENT_TYPES) | {"index", "i64", "i1", "ui64", "si64", "u64", "f64"}
 LOCS = ("vec", "mat", "left", "right", "acc", "bias", "scaling")
 BLAYOUTS = ("row_major", "col_major")
 SLAYOUTS = ("none_box", "row_major", "col_major")
@@ -229,6 +230,7 @@ class ArithOp:
     src_type: ScalarType | None = None
     line: int = _pos()
     col: int = _pos()
+    predicate: str | None = None     # cmpi / cmpf
 
 
 @dataclass(frozen=True)
@@ -247,6 +249,8 @@ class ForOp:
 
 @dataclass(frozen=True)
 class ReturnOp:
+    values: tuple = ()
+    types: tuple = ()
     line: int = _pos()
     col: int = _pos()
 
@@ -255,10 +259,75 @@ class ReturnOp:
 class FuncOp:
     name: str
     args: tuple           # ((name, type), ...)
-    body: tuple
+    body: tuple | None    # None: a declaration without a body
     attrs: tuple = ()
+    results: tuple = ()   # result types
+    visibility: str | None = None     # "private" / "public" / None
     line: int = _pos()
     col: int = _pos()
+
+
+@dataclass(frozen=True)
+class MemRefType:
+    """``memref<RxCxT[, layout][, #pto.address_space<SPACE>]>`` of the older PTOAS dialect:
+    a global-memory tensor (space ``gm`` or none) or an on-chip buffer used as a tile."""
+
+    shape: tuple
+    elem: str
+    space: str | None = None
+    rest: str = ""        # the layout text, kept verbatim for printing
+
+    def tile_type(self):
+        """The equivalent row-major tile type of an on-chip memref (space not gm)."""
+        if len(self.shape) < 1 or None in self.shape:
+            return None
+        rows = 1
+        for d in self.shape[:-1]:
+            rows *= d
+        cols = self.shape[-1]
+        return TileBufType(self.space or "vec", self.elem, rows, cols, rows, cols,
+                           form="compact")
+
+
+@dataclass(frozen=True)
+class OpaqueType:
+    """A type fastisa carries without looking inside (``!pto.eventid_array<4>``,
+    ``!pto.pipe<...>``, ``vector<...>``, ``!pto.tile_view<...>``...): its text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Region:
+    """A region's single block: block arguments (``^bb0(%a: T)``) and its operations."""
+
+    ops: tuple
+    args: tuple = ()      # ((name, type), ...)
+    label: str | None = None
+
+
+@dataclass(frozen=True)
+class GenericOp:
+    """Any other operation of the PTOAS dialect (scf.if/while, func.call, pto.get_block_idx,
+    pipes, events ...), kept as its token texts with regions parsed as :class:`Region`.
+
+    ``results`` is ``((name, count), ...)`` (``%r:2`` has count 2); ``text`` the token texts
+    after the name with ``"\x00N"`` standing for region ``N``.  The runner gives each op
+    its meaning by name (:mod:`fastisa.pto._asm_runner`)."""
+
+    name: str
+    results: tuple
+    text: tuple
+    regions: tuple = ()
+    toks: tuple = field(default=(), compare=False, repr=False)
+    line: int = _pos()
+    col: int = _pos()
+
+    def result_names(self):
+        out = []
+        for n, k in self.results:
+            out += [n] if k == 1 else [f"{n}#{i}" for i in range(k)]
+        return out
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ _TOKEN_RE = re.compile(r"""
 | (?P<comment>//[^\n]*|\#(?=[ \t\n]|$)[^\n]*)
 | (?P<string>"(?:[^"\\\n]|\\.)*")
 | (?P<percent>%[A-Za-z0-9_$.\-]+(?:\#[0-9]+)?)
+| (?P<caret>\^[A-Za-z0-9_$.]+)
 | (?P<at>@[A-Za-z_$.][A-Za-z0-9_$.]*)
 | (?P<bang>![A-Za-z_][A-Za-z0-9_$.]*)
 | (?P<hash>\#[A-Za-z_][A-Za-z0-9_$.]*)

@@ -34,11 +34,76 @@ _ARITY = {"unary": (1, 1), "binary": (2, 2), "scalar": (2, 2), "expands": (1, 1)
           "trans": (1, 2), "load": (1, 1), "store": (1, 1)}
 
 ARITH_BINARY = {"addi", "subi", "muli", "divsi", "divui", "remsi", "remui", "ceildivsi",
-                "floordivsi", "maxsi", "minsi", "addf", "subf", "mulf", "divf", "maximumf",
-                "minimumf"}
+                "floordivsi", "maxsi", "minsi", "maxui", "minui", "andi", "ori", "xori", "shli",
+                "shrsi", "shrui", "addf", "subf", "mulf", "divf", "maximumf", "minimumf",
+                "maxnumf", "minnumf", "remf", "ceildivui"}
+ARITH_UNARY = {"negf"}
+ARITH_CMP = {"cmpi", "cmpf"}
+ARITH_FLOAT_OPS = {"addf", "subf", "mulf", "divf", "maximumf", "minimumf", "maxnumf",
+                   "minnumf", "remf", "negf"}
+ARITH_INT_OPS = ARITH_BINARY - ARITH_FLOAT_OPS
+_CMPI_PREDICATES = ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge")
+_CMPF_PREDICATES = ("false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord", "ueq", "ugt",
+                    "uge", "ult", "ule", "une", "uno", "true")
 ARITH_CAST = {"index_cast", "index_castui", "extsi", "extui", "trunci", "sitofp", "uitofp",
-              "fptosi", "fptoui", "extf", "truncf"}
+              "fptosi", "fptoui", "extf", "truncf", "bitcast"}
+ARITH_ALL = ARITH_BINARY | ARITH_CAST | ARITH_UNARY | ARITH_CMP | {"select"}
+
+#: Every op of the PTO dialect as PTOAS defines it (op mnemonics of PTOAS
+#: include/PTO/IR/PTOOps.td, hw-native-sys/PTOAS); names only.  A name here but not in
+#: INSTRUCTIONS parses and raises NotImplementedError when run, unless the runner gives it
+#: a meaning (views, scalars, pipes, events ...).
+PTOAS_OPS = frozenset("""
+addptr aic_initialize_pipe aiv_initialize_pipe alloc_tile alloc_multi_tile barrier barrier_sync
+bind_tile bitcast build_async_session declare_eventid_array declare_tile declare_tile_memref
+eventid_array_get eventid_array_set get_block_idx get_block_num get_buf get_subblock_idx
+get_subblock_num get_tensor_view_dim import_reserved_buffer initialize_l2g2l_pipe
+initialize_l2l_pipe load_scalar make_tensor_view mgather mscatter partition_view pointer_cast
+print record_event reserve_buffer rls_buf section.cube section.vector set_ffts set_flag
+set_flag_dyn set_validshape store_scalar subset subview sync.set sync.wait tabs tadd taddc tadds
+taddsc tand tands tassign taxpy tci tcmp tcmps tcolargmax tcolargmin tcolexpand tcolexpandadd
+tcolexpanddiv tcolexpandexpdif tcolexpandmax tcolexpandmin tcolexpandmul tcolexpandsub tcolmax
+tcolmin tcolprod tcolsum tconcat tcvt tdequant tdiv tdivs test_async_event texp texpands
+textract textract_fp tfillpad tfillpad_expand tfillpad_inplace tfmod tfmods tfree
+tfree_from_aic tfree_from_aiv tgather tgatherb tgemv tgemv.acc tgemv.bias tgemv.mx tgemv.mx.acc
+tgemv.mx.bias tget_async tget_scale_addr tgetval thistogram tinsert tinsert_fp tload tlog
+tlrelu tmatmul tmatmul.acc tmatmul.bias tmatmul.mx tmatmul.mx.acc tmatmul.mx.bias tmax tmaxs
+tmin tmins tmov tmov.fp tmrgsort tmul tmuls tneg tnot tor tors tpack tpartadd tpartmax tpartmin
+tpartmul tpop tpop_from_aic tpop_from_aiv tprefetch tprelu tprint tpush tpush_to_aic
+tpush_to_aiv tput_async tquant trandom trap trecip trelu trem trems treshape trowargmax
+trowargmin trowexpand trowexpandadd trowexpanddiv trowexpandexpdif trowexpandmax trowexpandmin
+trowexpandmul trowexpandsub trowmax trowmin trowprod trowsum trsqrt tscatter tsel tsels tsetval
+tshl tshls tshr tshrs tsort32 tsqrt tstore tstore_fp tsub tsubc tsubs tsubsc tsync ttrans ttri
+txor txors wait_async_event wait_event wait_flag wait_flag_dyn
+store_dps textract_dps tcolexpand_dps tadds_dps tabs_dps
+""".split())
+
+#: Operations of the builtin MLIR dialects a PTOAS program may contain.
+KNOWN_OPS = frozenset("""
+scf.if scf.for scf.while scf.yield scf.condition scf.execute_region scf.index_switch
+func.call func.return func.call_indirect memref.alloc memref.alloca memref.dealloc
+memref.subview memref.reinterpret_cast memref.cast memref.load memref.store memref.dim
+affine.apply affine.min affine.max index.castu index.casts arith.constant
+math.exp math.sqrt math.absf math.rsqrt llvm.intr.assume ub.poison emitc.verbatim
+""".split())
 
 _SYNC_OPS = {"set_flag", "wait_flag", "barrier", "pipe_barrier", "record_event", "wait_event",
              "sync_set", "sync_wait", "get_buf", "rls_buf"}
 
+
+# ---- issue 13 families (pto-isa helper): runner calls P.<NAME>(dst, *ins) ----
+for _n in ("tand", "tor", "txor", "tshl", "tshr", "trem", "tfmod", "tprelu", "tpow",
+           "tsubrelu", "tfusedmuladd", "tfusedmuladdrelu", "tmuladddst", "tpartadd",
+           "tpartmul", "tpartmax", "tpartmin"):
+    INSTRUCTIONS[_n] = "binary"
+for _n in ("tands", "tors", "txors", "tshls", "tshrs", "trems", "tfmods", "tlrelu", "tpows",
+           "taxpy"):
+    INSTRUCTIONS[_n] = "scalar"
+INSTRUCTIONS["tnot"] = "unary"
+for _n in ("trowprod", "tcolprod", "trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
+    INSTRUCTIONS[_n] = "reduce"
+for _n in ("taddc", "tsubc"):
+    INSTRUCTIONS[_n] = "ternary"
+INSTRUCTIONS["tsel"] = "sel"
+_ARITY["ternary"] = (3, 3)
+_ARITY["sel"] = (3, 4)

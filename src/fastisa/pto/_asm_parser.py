@@ -8,10 +8,12 @@ import numpy as np
 
 from ..errors import AsmSyntaxError
 from ._asm_ast import (  # noqa: F401
-    BLAYOUTS, ELEMENT_TYPES, LOCS, PAD_NAMES, SCALAR_TYPES, SLAYOUTS, AllocTileOp, ArithOp, ConstantOp, DpsOp, ForOp, FuncOp, InOperand, MakeTensorViewOp, Module, PartitionViewOp, PtrType, ReturnOp, ScalarType, SetValidShapeOp, SsaOp, SyncOp, TAssignOp, TileBufType, Value, ViewType, _bits_float, _float_bits, _is_float, _np_dtype, same_type,
+    BLAYOUTS, ELEMENT_TYPES, GenericOp, MemRefType, OpaqueType, Region, LOCS, PAD_NAMES, SCALAR_TYPES, SLAYOUTS, AllocTileOp, ArithOp, ConstantOp, DpsOp, ForOp, FuncOp, InOperand, MakeTensorViewOp, Module, PartitionViewOp, PtrType, ReturnOp, ScalarType, SetValidShapeOp, SsaOp, SyncOp, TAssignOp, TileBufType, Value, ViewType, _bits_float, _float_bits, _is_float, _np_dtype, same_type,
 )
 from ._asm_lexer import Token, tokenize
-from ._asm_ops import _ARITY, _SYNC_OPS, ARITH_BINARY, ARITH_CAST, INSTRUCTIONS
+from ._asm_ops import (_ARITY, _SYNC_OPS, ARITH_ALL, ARITH_CAST, ARITH_CMP,
+                       ARITH_FLOAT_OPS, ARITH_INT_OPS, ARITH_UNARY, INSTRUCTIONS, KNOWN_OPS,
+                       PTOAS_OPS, _CMPF_PREDICATES, _CMPI_PREDICATES)
 from ._asm_printer import format_type
 
 class _Parser:
@@ -129,13 +131,61 @@ class _Parser:
             self.next()
         return t.text
 
+    def balanced_text(self, start):
+        """Tokens of a balanced ``<...>`` group (the current token is ``<``) as text."""
+        parts = []
+        depth = 0
+        while True:
+            t = self.tok
+            if t.kind == "eof":
+                raise self.error("unterminated '<' in type", start)
+            if t.kind == "punct" and t.text in "<([{":
+                depth += 1
+            elif t.kind == "punct" and t.text in ">)]}":
+                depth -= 1
+            parts.append(t.text)
+            self.next()
+            if depth == 0:
+                return _join(parts)
+
+    def memref_type(self, start):
+        self.expect("<")
+        shape, elem = self.shape_with_elem(allow_dynamic=True)
+        space = None
+        rest = []
+        while self.accept(","):
+            t = self.tok
+            if t.kind == "hash" and t.text == "#pto.address_space":
+                self.next()
+                self.expect("<")
+                space = self.expect_kind("ident", "an address space").text.lower()
+                self.expect(">")
+                if space == "ub":
+                    space = "vec"
+                continue
+            part = [t.text]
+            self.next()
+            if self.at("<") or self.at("("):
+                part.append(self.balanced_text(t))
+            rest.append(_join(part))
+        self.expect(">", "'>' closing the memref type")
+        return MemRefType(shape, elem, space, ", ".join(rest))
+
     def type_(self):
         t = self.tok
         if t.kind == "ident":
+            if t.text == "memref":
+                self.next()
+                return self.memref_type(t)
+            if t.text in ("vector", "tensor", "complex"):
+                self.next()
+                return OpaqueType(t.text + self.balanced_text(t))
             if t.text not in SCALAR_TYPES and t.text != "f64":
                 raise self.error(f"unknown type {t.text!r}")
             self.next()
             return ScalarType(t.text)
+        if t.kind == "punct" and t.text == "<":      # pto.subset's short form <32x64xf32, ...>
+            return OpaqueType(self.balanced_text(t))
         if t.kind != "bang":
             raise self.error(f"expected a type, got {self._desc(t)}")
         name = t.text
@@ -157,6 +207,8 @@ class _Parser:
             return self.tile_buf_body(t)
         if name == "!pto.tile":
             return self.tile_body(t)
+        if name.startswith("!pto."):
+            return OpaqueType(name + (self.balanced_text(t) if self.at("<") else ""))
         raise self.error(f"unknown type {name!r}", t)
 
     def shape_with_elem(self, allow_dynamic):
@@ -318,6 +370,26 @@ class _Parser:
         return self._compact_rest(loc, "tile", start)
 
     # -- structure ----------------------------------------------------------------------
+    def _module_body(self, funcs, nested, depth=0):
+        """Functions of a ``module { ... }`` body (modules nested or in sequence are
+        flattened: PTOAS files hold several modules)."""
+        if depth > 50:
+            raise self.error("modules nested too deeply")
+        while not self.at("}"):
+            if self.tok.kind == "eof":
+                raise self.error("expected '}' closing the module")
+            if self.at("module"):
+                self.next()
+                if self.tok.kind == "at":
+                    self.next()
+                attrs = self.attr_dict() if self.accept("attributes") else ()
+                nested.append(attrs)
+                self.expect("{", "'{' opening the module body")
+                self._module_body(funcs, nested, depth + 1)
+                self.next()
+                continue
+            funcs.append(self.func())
+
     def module(self) -> Module:
         funcs = []
         attrs = ()
@@ -325,14 +397,25 @@ class _Parser:
         if self.at("module"):
             wrapped = True
             self.next()
+            if self.tok.kind == "at":
+                self.next()
             if self.accept("attributes"):
                 attrs = self.attr_dict()
             self.expect("{", "'{' opening the module body")
-            while not self.at("}"):
-                if self.tok.kind == "eof":
-                    raise self.error("expected '}' closing the module")
-                funcs.append(self.func())
+            nested = []
+            self._module_body(funcs, nested)
             self.next()
+            while self.at("module"):       # further top-level modules
+                self.next()
+                if self.tok.kind == "at":
+                    self.next()
+                more = self.attr_dict() if self.accept("attributes") else ()
+                attrs = attrs or more
+                self.expect("{", "'{' opening the module body")
+                self._module_body(funcs, nested)
+                self.next()
+            if not attrs:
+                attrs = next((a for a in nested if a), ())
         else:
             while self.tok.kind != "eof":
                 funcs.append(self.func())
@@ -344,6 +427,9 @@ class _Parser:
 
     def func(self) -> FuncOp:
         start = self.expect("func.func", "'func.func'")
+        visibility = None
+        if self.tok.kind == "ident" and self.tok.text in ("private", "public", "nested"):
+            visibility = self.next().text
         name = self.expect_kind("at", "a function name (@name)").text[1:]
         self.expect("(")
         args = []
@@ -352,15 +438,29 @@ class _Parser:
                 v = self.value()
                 self.expect(":")
                 args.append((v.name, self.type_()))
+                if self.at("{"):               # argument attributes
+                    self.attr_dict()
+                self._skip_loc()
                 if self.accept(")"):
                     break
                 self.expect(",", "',' or ')' in the argument list")
+        results = ()
         if self.accept("->"):
-            self.expect("(")
-            self.expect(")", "')' (functions return nothing)")
+            if self.accept("("):
+                res = []
+                if not self.accept(")"):
+                    res = self._type_list(")")
+                results = tuple(res)
+            else:
+                results = (self.type_(),)
         attrs = ()
         if self.accept("attributes"):
             attrs = self.attr_dict()
+        if not self.at("{"):
+            if visibility == "private":        # an external declaration
+                return FuncOp(name, tuple(args), None, attrs, results, visibility,
+                              start.line, start.col)
+            self.expect("{", "'{' opening the function body")
         self.expect("{", "'{' opening the function body")
         body = []
         while not self.at("}"):
@@ -368,43 +468,75 @@ class _Parser:
                 raise self.error("expected '}' closing the function body")
             body.append(self.op())
         self.next()
-        return FuncOp(name, tuple(args), tuple(body), attrs, start.line, start.col)
+        return FuncOp(name, tuple(args), tuple(body), attrs, results, visibility,
+                      start.line, start.col)
+
+    def _skip_loc(self):
+        if self.at("loc") and self.peek().text == "(":
+            self.next()
+            self.balanced_text_paren()
+
+    def balanced_text_paren(self):
+        depth = 0
+        while True:
+            t = self.next()
+            if t.kind == "eof":
+                raise self.error("unbalanced '('", t)
+            if t.text == "(":
+                depth += 1
+            elif t.text == ")":
+                depth -= 1
+                if depth == 0:
+                    return
 
     def op(self):
         t = self.tok
         if t.kind == "percent":
-            results = [self.value()]
-            while self.accept(","):
-                results.append(self.value())
+            results = []
+            while True:
+                v = self.value()
+                count = 1
+                if self.at(":") and self.peek().kind == "int" and self.peek().line == v.line:
+                    self.next()
+                    count = int(self.next().text)
+                    if count < 1:
+                        raise self.error("a result group needs at least one value", v)
+                results.append((v, count))
+                if not self.accept(","):
+                    break
             self.expect("=", "'=' after the result names")
             nt = self.tok
-            if nt.kind != "ident":
+            if nt.kind not in ("ident", "string"):
                 raise self.error(f"expected an operation name, got {self._desc(nt)}")
             self.next()
             name = nt.text
-            if len(results) != 1:
-                raise self.error(f"{name} defines one result, got {len(results)}", results[1])
-            r = results[0].name
-            if name == "arith.constant":
-                return self.constant(r, t)
-            if name == "pto.make_tensor_view":
-                return self.make_tensor_view(r, t)
-            if name == "pto.partition_view":
-                return self.partition_view(r, t)
-            if name == "pto.alloc_tile":
-                return self.alloc_tile(r, t)
-            if name == "pto.tassign":
-                return self.tassign(r, t)
-            if name.startswith("arith."):
-                return self.arith(r, name, nt, t)
-            return self.ssa(r, name, nt, t)
-        if t.kind != "ident":
+            if len(results) == 1 and results[0][1] == 1 and nt.kind == "ident":
+                r = results[0][0].name
+                if name == "arith.constant":
+                    return self.constant(r, t)
+                if name == "pto.make_tensor_view":
+                    return self.make_tensor_view(r, t)
+                if name == "pto.partition_view":
+                    return self.partition_view(r, t)
+                if name == "pto.alloc_tile":
+                    return self.alloc_tile(r, t)
+                if name == "pto.tassign":
+                    return self.tassign(r, t)
+                if name.startswith("arith.") and name[6:] in ARITH_ALL:
+                    return self.arith(r, name, nt, t)
+                short = name[4:] if name.startswith("pto.") else name
+                if short in INSTRUCTIONS and INSTRUCTIONS[short] not in ("load", "store") \
+                        and self.tok.kind == "percent":
+                    return self.ssa(r, name, nt, t)
+            self._known_or_error(name, nt)
+            return self.generic(tuple((v.name, k) for v, k in results), name, nt, t)
+        if t.kind not in ("ident", "string"):
             raise self.error(f"expected an operation, got {self._desc(t)}")
         name = t.text
         if name in ("return", "func.return"):
             self.next()
-            return ReturnOp(t.line, t.col)
-        if name == "scf.for":
+            return self.return_op(t)
+        if name == "scf.for" and not self._has_iter_args():
             self.next()
             return self.for_loop(t)
         if name == "pto.set_validshape":
@@ -418,19 +550,146 @@ class _Parser:
             ty = self.type_()
             return SetValidShapeOp(tile, vr, vc, ty, t.line, t.col)
         short = name[4:] if name.startswith("pto.") else None
-        if short in _SYNC_OPS:
+        if short in _SYNC_OPS and not self.peek().text == "ins":
             parts = []
             while self.tok.line == t.line and self.tok.kind != "eof":
                 parts.append(self.next().text)
             return SyncOp(short, _join(parts[1:]), t.line, t.col)
-        if short is None or short not in INSTRUCTIONS:
-            if self.peek().text == "ins" or short is not None:
-                raise self.error(f"unknown operation {name!r}"
-                                 + (f"; fastisa runs {', '.join('pto.' + k for k in INSTRUCTIONS)}"
-                                    if short is not None else ""))
-            raise self.error(f"unknown operation {name!r}")
+        if short is not None and self.peek().text == "ins" and (
+                short in INSTRUCTIONS or short in PTOAS_OPS):
+            self.next()
+            return self.dps(short, t)
+        self._known_or_error(name, t)
         self.next()
-        return self.dps(short, t)
+        return self.generic((), name, t, t)
+
+    def _known_or_error(self, name, tok):
+        bare = name.strip('"')
+        if bare in KNOWN_OPS or (bare.startswith("pto.") and bare[4:] in PTOAS_OPS):
+            return
+        short = bare[4:] if bare.startswith("pto.") else None
+        if short is not None and short.startswith("v"):
+            raise self.error(f"{bare} is a VPTO micro-instruction; fastisa runs the tile "
+                             f"level only", tok)
+        raise self.error(f"unknown operation {bare!r}"
+                         + (f"; fastisa runs {', '.join('pto.' + k for k in INSTRUCTIONS)}"
+                            if short is not None else ""), tok)
+
+    def _has_iter_args(self):
+        j = self.i
+        depth = 0
+        while j < len(self.toks):
+            t = self.toks[j]
+            if t.kind == "eof":
+                return False
+            if t.text == "iter_args":
+                return True
+            if t.text == "{" and t.kind == "punct":
+                return False
+            j += 1
+        del depth
+        return False
+
+    def return_op(self, t):
+        values = []
+        types = []
+        if self.tok.kind == "percent" and self.tok.line == t.line:
+            values.append(self.value())
+            while self.accept(","):
+                values.append(self.value())
+            self.expect(":", "':' and the returned values' types")
+            types = [self.type_()]
+            while self.accept(","):
+                types.append(self.type_())
+            if len(types) != len(values):
+                raise self.error(f"return: {len(values)} values but {len(types)} types", t)
+        return ReturnOp(tuple(values), tuple(types), t.line, t.col)
+
+    # -- generic operations -------------------------------------------------------------
+    _CONT_NEXT = frozenset((":", "->", "outs", "ins", ",", "(", "[", "to", "step", "iter_args", "else",
+                            "do", "attributes", "sizes", "strides", "shape", "offsets", "=",
+                            ")", "]", ">", "}"))
+    _CONT_PREV = frozenset((",", "=", ":", "->", "(", "[", "<", "{", "ins", "outs", "to",
+                            "step"))
+
+    def _is_region(self):
+        """Is the ``{`` at the cursor a region (ops on the next lines) or an attribute dict?"""
+        lb = self.tok
+        nx = self.peek()
+        if nx.line == lb.line:
+            return False
+        if nx.kind in ("percent", "caret"):
+            return True
+        if nx.text == "}":
+            return True
+        if nx.kind in ("ident", "string"):
+            after = self.peek(2)
+            return not (after.text in ("=", ":") or after.text == "}" or after.text == ",")
+        return False
+
+    def generic(self, results, name, nt, start):
+        text = []
+        toks = []
+        regions = []
+        depth = 0
+        prev = nt
+        while True:
+            t = self.tok
+            if t.kind == "eof":
+                if depth:
+                    raise self.error(f"unbalanced brackets in {name}", nt)
+                break
+            if depth == 0:
+                if t.line != prev.line and not (t.text in self._CONT_NEXT and t.text != "}"
+                                                or prev.text in self._CONT_PREV):
+                    break
+                if t.text == "}" and t.kind == "punct":
+                    break
+                if t.kind == "punct" and t.text == "{" and self._is_region():
+                    text.append(f"\x00{len(regions)}")
+                    toks.append(t)
+                    regions.append(self.region())
+                    prev = self.toks[self.i - 1]
+                    continue
+            if t.kind == "punct" and t.text in "([<{":
+                depth += 1
+            elif t.kind == "punct" and t.text in ")]>}":
+                depth -= 1
+                if depth < 0:
+                    raise self.error(f"unbalanced {t.text!r}", t)
+            text.append(t.text)
+            toks.append(t)
+            self.next()
+            prev = t
+        return GenericOp(name.strip('"'), results, tuple(text), tuple(regions), tuple(toks),
+                         start.line, start.col)
+
+    def region(self):
+        lb = self.expect("{")
+        args = []
+        label = None
+        if self.tok.kind == "caret":
+            label = self.next().text
+            if self.accept("("):
+                if not self.accept(")"):
+                    while True:
+                        v = self.value()
+                        self.expect(":")
+                        args.append((v.name, self.type_()))
+                        self._skip_loc()
+                        if self.accept(")"):
+                            break
+                        self.expect(",", "',' or ')' in the block arguments")
+            self.expect(":", "':' after the block label")
+        ops = []
+        while not self.at("}"):
+            if self.tok.kind == "eof":
+                raise self.error("expected '}' closing the region", lb)
+            if self.tok.kind == "caret":
+                raise self.error("regions with several blocks are not supported")
+            ops.append(self.op())
+        self.next()
+        return Region(tuple(ops), tuple(args), label)
 
     def tassign(self, r, start):
         tile = self.value()
@@ -451,19 +710,39 @@ class _Parser:
 
     def arith(self, r, name, nt, start):
         op = name[len("arith."):]
-        if op not in ARITH_BINARY and op not in ARITH_CAST:
-            raise self.error(f"unknown operation {name!r}; fastisa runs arith.constant, "
-                             f"arith.{{{', '.join(sorted(ARITH_BINARY | ARITH_CAST))}}}", nt)
+        pred = None
+        if op in ARITH_CMP:
+            pt = self.tok
+            if pt.kind == "string":
+                pred = pt.text[1:-1]
+            else:
+                pred = self.expect_kind("ident", "a comparison predicate (eq, slt, ...)").text
+                pt = self.toks[self.i - 1]
+            if pt.kind == "string":
+                self.next()
+            allowed = _CMPI_PREDICATES if op == "cmpi" else _CMPF_PREDICATES
+            if pred not in allowed:
+                raise self.error(f"arith.{op}: unknown predicate {pred!r}; expected one of "
+                                 f"{', '.join(allowed)}", pt)
+            self.expect(",", "',' after the predicate")
+        n = 3 if op == "select" else 1 if (op in ARITH_CAST or op in ARITH_UNARY) else 2
         operands = [self.value()]
-        if op in ARITH_BINARY:
-            self.expect(",", "',' and the second operand")
+        for _ in range(n - 1):
+            self.expect(",", "',' and the next operand")
             operands.append(self.value())
+        if self.at("{"):                 # fastmath / overflow flags
+            self.attr_dict()
         self.expect(":", "':' and the type")
         tt = self.tok
         ty = self.type_()
         if not isinstance(ty, ScalarType):
             raise self.error(f"{name} works on scalars, got {format_type(ty)}", tt)
         src = None
+        if op == "select" and self.accept(","):     # "i1, T" spelling
+            tt = self.tok
+            ty = self.type_()
+            if not isinstance(ty, ScalarType):
+                raise self.error(f"{name} works on scalars, got {format_type(ty)}", tt)
         if op in ARITH_CAST:
             self.expect("to", "'to' and the result type")
             src = ty
@@ -472,10 +751,12 @@ class _Parser:
             if not isinstance(ty, ScalarType):
                 raise self.error(f"{name} works on scalars, got {format_type(ty)}", tt)
         fl = _is_float(ty.name)
-        if op in ARITH_BINARY and fl != op.endswith("f"):
-            raise self.error(f"{name} needs {'a float' if op.endswith('f') else 'an integer'} "
-                             f"type, got {ty.name}", tt)
-        return ArithOp(r, op, tuple(operands), ty, src, start.line, start.col)
+        if op in ARITH_FLOAT_OPS and not fl or op in ARITH_INT_OPS and fl:
+            raise self.error(f"{name} needs {'a float' if op in ARITH_FLOAT_OPS else 'an integer'}"
+                             f" type, got {ty.name}", tt)
+        if op in ARITH_CMP:
+            src, ty = ty, ScalarType("i1")
+        return ArithOp(r, op, tuple(operands), ty, src, start.line, start.col, pred)
 
     def for_loop(self, start):
         iv = self.value()
@@ -574,7 +855,7 @@ class _Parser:
         self.expect("shape")
         self.expect("=")
         shape = self._value_list()
-        self.expect(",")
+        self.accept(",")            # the older PTOAS omits it
         self.expect("strides")
         self.expect("=")
         strides = self._value_list()
@@ -673,13 +954,16 @@ class _Parser:
             if len(in_types) != len(ins):
                 raise self.error(f"pto.{name}: {len(ins)} operands in ins(...) but "
                                  f"{len(in_types)} types", ct)
-        self.expect("outs", "'outs('")
-        self.expect("(")
-        outs = [self.value()]
-        while self.accept(","):
-            outs.append(self.value())
-        ct = self.expect(":", "':' and the result types")
-        out_types = self._type_list(")")
+        outs = []
+        out_types = []
+        if name in INSTRUCTIONS or self.at("outs"):
+            self.expect("outs", "'outs('")
+            self.expect("(")
+            outs = [self.value()]
+            while self.accept(","):
+                outs.append(self.value())
+            ct = self.expect(":", "':' and the result types")
+            out_types = self._type_list(")")
         if len(out_types) != len(outs):
             raise self.error(f"pto.{name}: {len(outs)} operands in outs(...) but "
                              f"{len(out_types)} types", ct)
@@ -692,6 +976,8 @@ class _Parser:
         return op
 
     def _check_arity(self, name, n_in, n_out, tok):
+        if name not in INSTRUCTIONS:
+            return
         lo, hi = _ARITY[INSTRUCTIONS[name]]
         if not lo <= n_in <= hi:
             want = str(lo) if lo == hi else f"{lo} or {hi}"
@@ -778,23 +1064,22 @@ def _check_func(p: _Parser, func: FuncOp):
         if v.name not in env:
             raise err(f"use of undefined value %{v.name}", v)
         ty = env[v.name]
-        if want is not None and not same_type(ty, want):
+        if want is not None and ty is not None and not same_type(ty, want) \
+                and not _compatible(ty, want):
             raise err(f"%{v.name} has type {format_type(ty)} but is used as {format_type(want)}"
                       + (f" ({what})" if what else ""), v)
         return ty
 
     def use_index(env, v: Value, what):
         ty = use(env, v)
-        if not (isinstance(ty, ScalarType) and ty.name in ("index", "i64", "i32", "i16")):
+        if ty is None:
+            return
+        if not (isinstance(ty, ScalarType) and ty.name in ("index", "i64", "i32", "i16", "i8")):
             raise err(f"{what} %{v.name} must be an index (or integer) value, "
                       f"got {format_type(ty)}", v)
 
     env = {}
     for name, ty in func.args:
-        if not isinstance(ty, (PtrType, ScalarType)):
-            raise AsmSyntaxError(f"argument %{name}: fastisa runs functions whose arguments are "
-                                 f"!pto.ptr<...> or scalars, got {format_type(ty)}",
-                                 func.line, func.col, p.lines[func.line - 1])
         if name in env:
             raise AsmSyntaxError(f"duplicate argument %{name}", func.line, func.col,
                                  p.lines[func.line - 1])
@@ -837,7 +1122,7 @@ def _check_func(p: _Parser, func: FuncOp):
                 use_index(env, op.valid_row, "valid row")
                 use_index(env, op.valid_col, "valid col")
             elif isinstance(op, DpsOp):
-                kind = INSTRUCTIONS[op.name]
+                kind = INSTRUCTIONS.get(op.name, "any")
                 for o, ty in zip(op.ins, op.in_types):
                     use(env, o.value, ty, f"operand of pto.{op.name}")
                 for v, ty in zip(op.outs, op.out_types):
@@ -857,8 +1142,9 @@ def _check_func(p: _Parser, func: FuncOp):
                 define(env, op.result, op.type, here)
             elif isinstance(op, ArithOp):
                 want = op.src_type or op.type
-                for v in op.operands:
-                    use(env, v, want, f"operand of arith.{op.name}")
+                for k, v in enumerate(op.operands):
+                    w = ScalarType("i1") if op.name == "select" and k == 0 else want
+                    use(env, v, w, f"operand of arith.{op.name}")
                 define(env, op.result, op.type, here)
             elif isinstance(op, ForOp):
                 for v in (op.lb, op.ub, op.step):
@@ -866,15 +1152,100 @@ def _check_func(p: _Parser, func: FuncOp):
                 inner = dict(env)
                 define(inner, op.iv, op.type or ScalarType("index"), here)
                 check(op.body, inner, depth + 1)
-            elif isinstance(op, ReturnOp) and depth > 0:
-                raise err("return inside a loop body", here)
+            elif isinstance(op, ReturnOp):
+                if depth > 0:
+                    raise err("return inside a loop body", here)
+                for v, ty in zip(op.values, op.types):
+                    use(env, v, ty, "returned value")
+                if func.results and len(op.values) != len(func.results):
+                    raise err(f"@{func.name} returns {len(func.results)} values, this return "
+                              f"gives {len(op.values)}", here)
+            elif isinstance(op, GenericOp):
+                defined_here = set()
+                toks = op.toks
+                for k, tk in enumerate(toks):
+                    if tk.kind != "percent":
+                        continue
+                    nxt = toks[k + 1].text if k + 1 < len(toks) else ""
+                    if nxt == "=" and k > 0 and toks[k - 1].text in ("(", ",", "scf.for") \
+                            or op.name == "scf.for" and k == 0:
+                        defined_here.add(tk.text[1:])
+                        continue
+                    name = tk.text[1:]
+                    base = name.split("#")[0]
+                    if name not in env and base not in env and name not in defined_here:
+                        raise err(f"use of undefined value %{name}",
+                                  Value(name, tk.line, tk.col))
+                _check_yields(op, err)
+                for reg in op.regions:
+                    inner = dict(env)
+                    for n in defined_here:
+                        inner[n] = None
+                    for n, ty in reg.args:
+                        inner[n] = ty
+                    check(reg.ops, inner, depth + 1 if op.name.startswith("scf.") else depth)
+                for n in op.result_names():
+                    define(env, n, None, here)
+                for n, _k in op.results:
+                    env.setdefault(n, None)
 
-    check(func.body, env)
+    if func.body is not None:
+        check(func.body, env)
+
+
+def _yield_count(region):
+    """Values the region's terminator yields (None if it has no scf.yield)."""
+    if not region.ops or not isinstance(region.ops[-1], GenericOp) \
+            or region.ops[-1].name != "scf.yield":
+        return None
+    return sum(1 for t in region.ops[-1].toks if t.kind == "percent")
+
+
+def _check_yields(op, err):
+    """scf.for/scf.if/scf.while: the regions yield as many values as the op produces
+    (MLIR's SCF verifier, which PTOAS runs)."""
+    if op.name == "scf.for":
+        toks = op.toks
+        k = next((i for i, t in enumerate(toks) if t.text == "iter_args"), None)
+        if k is None:
+            return
+        n = sum(1 for i in range(k, len(toks) - 1)
+                if toks[i].kind == "percent" and toks[i + 1].text == "=")
+        got = _yield_count(op.regions[0]) if op.regions else None
+        if (got or 0) != n:
+            raise err(f"scf.for has {n} iter_args but its body yields {got or 0} values",
+                      Value("", toks[k].line, toks[k].col))
+    elif op.name == "scf.if":
+        n = sum(k for _n, k in op.results)
+        for reg in op.regions:
+            got = _yield_count(reg) or 0
+            if got != n:
+                raise err(f"scf.if produces {n} values but a branch yields {got}",
+                          Value("", op.line, op.col))
+        if n and len(op.regions) < 2:
+            raise err("scf.if with results needs an else region", Value("", op.line, op.col))
+
+
+def _compatible(have, want) -> bool:
+    """A memref standing where a tile type is written (and vice versa), an opaque type, or a
+    tile whose dynamic valid extents are written statically: accepted like PTOAS does."""
+    if isinstance(have, (OpaqueType, MemRefType)) or isinstance(want, (OpaqueType, MemRefType)):
+        return True
+    if isinstance(have, TileBufType) and isinstance(want, TileBufType):
+        return (have.loc, have.dtype, have.rows, have.cols) == (want.loc, want.dtype,
+                                                               want.rows, want.cols) and (
+            None in (have.v_row, have.v_col, want.v_row, want.v_col))
+    return False
 
 
 def _check_operand_kinds(name, kind, in_types, out_types, ins, outs, err):
     """Tiles where tiles go, scalars where scalars go, views for tload/tstore."""
+    if kind == "any":
+        return
+
     def want(ty, cls, v, role):
+        if isinstance(ty, (MemRefType, OpaqueType)) or ty is None:
+            return
         if not isinstance(ty, cls):
             what = {TileBufType: "a tile (!pto.tile_buf<...>)", ScalarType: "a scalar",
                     ViewType: "a !pto.partition_tensor_view<...>"}[cls]
@@ -882,14 +1253,14 @@ def _check_operand_kinds(name, kind, in_types, out_types, ins, outs, err):
 
     if kind == "load":
         want(in_types[0], ViewType, ins[0], "the source")
-        if in_types[0].kind != "partition_tensor_view":
+        if isinstance(in_types[0], ViewType) and in_types[0].kind != "partition_tensor_view":
             raise err(f"pto.{name}: the source must be a !pto.partition_tensor_view<...>", ins[0])
         want(out_types[0], TileBufType, outs[0], "the destination")
         return
     if kind == "store":
         want(in_types[0], TileBufType, ins[0], "the source")
         want(out_types[0], ViewType, outs[0], "the destination")
-        if out_types[0].kind != "partition_tensor_view":
+        if isinstance(out_types[0], ViewType) and out_types[0].kind != "partition_tensor_view":
             raise err(f"pto.{name}: the destination must be a !pto.partition_tensor_view<...>",
                       outs[0])
         return
@@ -909,10 +1280,14 @@ def _check_operand_kinds(name, kind, in_types, out_types, ins, outs, err):
         want(ty, TileBufType, v, f"operand {i + 1}")
 
 
-def parse(text: str) -> Module:
-    """Parse and type-check PTO-AS ``text``; raise AsmSyntaxError(line, column) on errors."""
+def parse(text: str, *, arch: str | None = None, level: str | None = None) -> Module:
+    """Parse, type-check and verify PTO-AS ``text``; raise AsmSyntaxError(line, column) on
+    errors.  ``arch``/``level``: PTOAS's ``--pto-arch``/``--pto-level`` for the verifier
+    rules that depend on them (:mod:`fastisa.pto._asm_verify`)."""
+    from ._asm_verify import verify
     p = _Parser(text)
     module = p.module()
     for f in module.funcs:
         _check_func(p, f)
+    verify(module, p.lines, arch, level)
     return module

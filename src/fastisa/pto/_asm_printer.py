@@ -10,6 +10,7 @@ from ._asm_ast import (
     AllocTileOp, ArithOp, ConstantOp, DpsOp, ForOp, InOperand, MakeTensorViewOp, Module,
     PartitionViewOp, PtrType, ReturnOp, ScalarType, SetValidShapeOp, SsaOp, SyncOp, TAssignOp,
     TileBufType, ViewType, _float_bits, _is_float, _np_dtype,
+    GenericOp, MemRefType, OpaqueType,
 )
 
 def _dim(d):
@@ -25,6 +26,16 @@ def format_type(ty) -> str:
     if isinstance(ty, ViewType):
         dims = "".join(_dim(d) + "x" for d in ty.shape)
         return f"!pto.{ty.kind}<{dims}{ty.elem}>"
+    if isinstance(ty, OpaqueType):
+        return ty.text
+    if isinstance(ty, MemRefType):
+        dims = "".join(_dim(d) + "x" for d in ty.shape)
+        s = f"memref<{dims}{ty.elem}"
+        if ty.rest:
+            s += ", " + ty.rest
+        if ty.space:
+            s += f", #pto.address_space<{ty.space}>"
+        return s + ">"
     if isinstance(ty, TileBufType):
         if ty.form == "legacy":
             s = (f"!pto.tile_buf<loc={ty.loc}, dtype={ty.dtype}, rows={ty.rows}, "
@@ -110,7 +121,9 @@ def format_op(op) -> str:
         ins = ", ".join(_in(o) for o in op.ins)
         its = ", ".join(format_type(t) for t in op.in_types)
         ots = ", ".join(format_type(t) for t in op.out_types)
-        s = f"pto.{op.name} ins({ins} : {its}) outs({_vals(op.outs)} : {ots})"
+        s = f"pto.{op.name} ins({ins} : {its})" if op.ins else f"pto.{op.name} ins()"
+        if op.outs:
+            s += f" outs({_vals(op.outs)} : {ots})"
         if op.attrs:
             s += " " + _attrs(op.attrs)
         return s
@@ -132,18 +145,58 @@ def format_op(op) -> str:
         return (f"%{op.result} = pto.tassign %{op.tile.name}, %{op.addr.name} : "
                 f"{format_type(op.tile_type)} -> {format_type(op.type)}")
     if isinstance(op, ArithOp):
-        s = f"%{op.result} = arith.{op.name} {_vals(op.operands)} : "
+        pred = f"{op.predicate}, " if op.predicate else ""
+        s = f"%{op.result} = arith.{op.name} {pred}{_vals(op.operands)} : "
+        if op.predicate:
+            return s + op.src_type.name
         if op.src_type is not None:
             return s + f"{op.src_type.name} to {op.type.name}"
         return s + op.type.name
     if isinstance(op, ReturnOp):
+        if op.values:
+            return (f"return {_vals(op.values)} : "
+                    + ", ".join(format_type(t) for t in op.types))
         return "return"
     raise TypeError(f"not a PTO-AS operation: {op!r}")
+
+
+def _generic_lines(op: GenericOp, ind) -> list:
+    from ._asm_parser import _join
+
+    head = ""
+    if op.results:
+        head = ", ".join("%" + n + (f":{k}" if k > 1 else "") for n, k in op.results) + " = "
+    name = op.name if "." in op.name or op.name.isidentifier() else f'"{op.name}"'
+    lines = []
+    cur = ind + head + name
+    parts = []
+    for t in op.text:
+        if t.startswith("\x00"):
+            reg = op.regions[int(t[1:])]
+            cur += (" " + _join(parts) if parts else "") + " {"
+            parts = []
+            lines.append(cur)
+            if reg.label is not None:
+                args = ", ".join(f"%{n}: {format_type(ty)}" for n, ty in reg.args)
+                lines.append(ind + f"{reg.label}" + (f"({args})" if reg.args else "") + ":")
+            lines += _format_ops(reg.ops, ind + "  ")
+            cur = ind + "}"
+        else:
+            parts.append(t)
+    if parts:
+        joined = _join(parts)
+        cur += ("" if joined.startswith(("(", "[", "<", ",", ":")) and cur.endswith(name)
+                and joined.startswith(("(",)) else " ") + joined
+    lines.append(cur)
+    return lines
 
 
 def _format_ops(ops, ind) -> list:
     lines = []
     for op in ops:
+        if isinstance(op, GenericOp):
+            lines += _generic_lines(op, ind)
+            continue
         if isinstance(op, ForOp):
             t = f" : {op.type.name}" if op.type is not None else ""
             lines.append(f"{ind}scf.for %{op.iv} = %{op.lb.name} to %{op.ub.name} step "
@@ -165,9 +218,15 @@ def format_module(module: Module) -> str:
         ind = "  "
     for f in module.funcs:
         args = ", ".join(f"%{n}: {format_type(t)}" for n, t in f.args)
-        head = f"{ind}func.func @{f.name}({args})"
+        vis = f"{f.visibility} " if f.visibility else ""
+        head = f"{ind}func.func {vis}@{f.name}({args})"
+        if f.results:
+            head += " -> (" + ", ".join(format_type(t) for t in f.results) + ")"
         if f.attrs:
             head += f" attributes {_attrs(f.attrs)}"
+        if f.body is None:
+            lines.append(head)
+            continue
         lines.append(head + " {")
         lines += _format_ops(f.body, ind + "  ")
         lines.append(ind + "}")

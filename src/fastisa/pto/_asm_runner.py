@@ -23,9 +23,14 @@ from ._asm_ast import (
     SsaOp,
     SyncOp,
     TAssignOp,
+    GenericOp,
+    MemRefType,
+    ScalarType,
     TileBufType,
+    ViewType,
 )
 from ._asm_ops import INSTRUCTIONS
+from ._sync import apply_sync_text
 from ._asm_parser import parse
 from ._asm_printer import format_type
 
@@ -94,6 +99,19 @@ class _RandomBuffer:
         return self.rng.uniform(-1.0, 1.0, n).astype(np.float32).astype(dt)
 
 
+class _Deadlock(ConstraintError):
+    """A pipe pop with nothing pushed: the simulated cores cannot make progress."""
+
+
+def _dense_strides(shape):
+    st = []
+    acc = 1
+    for d in reversed(shape):
+        st.append(acc)
+        acc *= d
+    return tuple(reversed(st))
+
+
 class _TensorView:
     def __init__(self, ptr, shape, strides, layout):
         self.ptr, self.shape, self.strides, self.layout = ptr, shape, strides, layout
@@ -113,8 +131,12 @@ class _PartView:
 
 
 class _Runner:
-    def __init__(self, module: Module, func, inputs, P, random=None):
+    def __init__(self, module: Module, func, inputs, P, random=None, shared=None):
         self.random = random
+        self.returned = []
+        #: state shared by every function a run calls: pipes, block/subblock ids
+        self.shared = shared if shared is not None else {"pipes": {}, "block": 0,
+                                                          "subblock": 0, "depth": 0}
         self.module = module
         self.func = func
         self.P = P
@@ -158,11 +180,58 @@ class _Runner:
                 if arr is None and self.random is not None:
                     arr = _RandomBuffer(self.random, npdt)
                 self.pointers[name] = self.env[name] = _Pointer(name, ty.elem, npdt, arr)
+            elif not isinstance(ty, ScalarType):
+                self.env[name] = self._bind_other(name, ty, inputs.get(name))
             else:
                 if name not in inputs:
                     raise ConstraintError(f"run: scalar argument %{name} ({ty.name}) needs a "
                                           f"value in inputs")
                 self.env[name] = _scalar(inputs[name], ty.name, f"input %{name}")
+
+    def _bind_other(self, name, ty, arr):
+        """A tile, tensor-view or memref argument: tiles get the array (or random values)
+        in their valid region, views a dense global buffer of their static shape."""
+        if isinstance(ty, MemRefType) and ty.space not in (None, "gm"):
+            ty = ty.tile_type()
+            if ty is None:
+                return None
+        if isinstance(ty, TileBufType):
+            if ty.v_row is None or ty.v_col is None:
+                raise ConstraintError(f"run: tile argument %{name} needs a static valid shape")
+            tile = self.make_tile(ty)
+            if arr is not None:
+                np.copyto(tile.valid, np.asarray(arr).reshape(tile.valid.shape),
+                          casting="same_kind")
+            elif self.random is not None:
+                tile.valid[...] = _RandomBuffer(self.random, tile.valid.dtype).values(
+                    tile.valid.size).reshape(tile.valid.shape)
+            return tile
+        if isinstance(ty, (ViewType, MemRefType)):
+            shape = ty.shape
+            if None in shape:
+                raise ConstraintError(f"run: view argument %{name} needs a static shape, got "
+                                      f"{format_type(ty)}")
+            npdt = _np_dtype(ty.elem)
+            if arr is not None:
+                arr = np.asarray(arr)
+                if arr.dtype.kind == "V" and arr.dtype.itemsize == npdt.itemsize:
+                    arr = arr.view(npdt)
+                if arr.dtype != npdt:
+                    raise ConstraintError(f"run: input %{name} must have dtype {npdt} for "
+                                          f"{format_type(ty)}, got {arr.dtype}")
+            elif self.random is not None:
+                arr = _RandomBuffer(self.random, npdt)
+            ptr = _Pointer(name, ty.elem, npdt, arr)
+            self.pointers[name] = ptr
+            strides = _dense_strides(shape)
+            extent = int(np.prod(shape)) if shape else 1
+            ptr.ensure(extent, f"argument %{name}")
+            ptr.views.append((tuple(shape), strides))
+            tv = _TensorView(ptr, list(shape), list(strides), "nd")
+            if isinstance(ty, ViewType) and ty.kind == "tensor_view":
+                return tv
+            return _PartView(tv, [0] * len(shape), list(shape))
+        return None
 
     # -- values -------------------------------------------------------------------------
     def get(self, v):
@@ -180,36 +249,46 @@ class _Runner:
 
     # -- ops ----------------------------------------------------------------------------
     def run(self):
-        self.exec_ops(self.func.body)
+        sig = self.exec_ops(self.func.body)
         out = {}
         for name, _ in self.func.args:
             p = self.pointers.get(name)
             if p is not None and p.written:
                 out[name] = p.result()
+        if sig and sig[0] == "return" and sig[1]:
+            self.returned = sig[1]
         return out
 
-    def exec_ops(self, ops) -> bool:
-        """Run ``ops`` in order; True if a ``return`` was reached."""
+    def exec_ops(self, ops):
+        """Run ``ops`` in order; None, or the signal that ended them: ``("return", values)``,
+        ``("yield", values)`` or ``("condition", flag, values)``."""
         for op in ops:
             if isinstance(op, ReturnOp):
-                return True
+                return ("return", [self.get(v) for v in op.values])
             if isinstance(op, SyncOp):
+                apply_sync_text(op.name, op.text)
                 continue
             if isinstance(op, ForOp):
-                if self.exec_for(op):
-                    return True
+                sig = self.exec_for(op)
+                if sig:
+                    return sig
                 continue
             try:
+                if isinstance(op, GenericOp):
+                    sig = self.exec_generic(op)
+                    if sig:
+                        return sig
+                    continue
                 self.execute(op)
-            except AsmSyntaxError:
+            except (AsmSyntaxError, _Deadlock):
                 raise
             except (FastisaError, NotImplementedError) as exc:
                 if getattr(exc, "_pto_asm_line", None) is not None:
                     raise
                 raise _annotate(exc, op, self._src(op.line)) from exc
-        return False
+        return None
 
-    def exec_for(self, op: ForOp) -> bool:
+    def exec_for(self, op: ForOp):
         try:
             lb = self.index(op.lb, "scf.for lower bound", minimum=None)
             ub = self.index(op.ub, "scf.for upper bound", minimum=None)
@@ -218,8 +297,15 @@ class _Runner:
             raise _annotate(exc, op, self._src(op.line)) from exc
         for i in range(lb, ub, step):
             self.env[op.iv] = i
-            self.exec_ops(op.body)
-        return False
+            sig = self.exec_ops(op.body)
+            if sig and sig[0] == "return":
+                return sig
+        return None
+
+    # -- generic operations ---------------------------------------------------------------
+    def exec_generic(self, op: GenericOp):
+        from . import _asm_generic
+        return _asm_generic.execute(self, op)
 
     def execute(self, op):
         P = self.P
@@ -273,7 +359,7 @@ class _Runner:
             tile.set_valid_col(self.index(op.valid_col, "valid col"))
         elif isinstance(op, DpsOp):
             ins = [self.get(o.value) for o in op.ins]
-            dst = self.get(op.outs[0])
+            dst = self.get(op.outs[0]) if op.outs else None
             self.call(op.name, dst, ins, op.in_types, op.ins, op.attrs)
         elif isinstance(op, SsaOp):
             ty = op.out_types[0]
@@ -303,7 +389,7 @@ class _Runner:
 
     def call(self, name, dst, ins, in_types, operands, attrs):
         P = self.P
-        kind = INSTRUCTIONS[name]
+        kind = INSTRUCTIONS.get(name, "any")
         if kind == "load":
             ptr = ins[0].tv.ptr
             if not (ptr.given or ptr.fill is not None or ptr.written or ptr.warned):
@@ -319,7 +405,16 @@ class _Runner:
             P.TSTORE(self.global_tensor(pv), ins[0])
             pv.tv.ptr.written = True
             return
-        fn = getattr(P, name.upper())
+        api = name.upper().replace(".", "_")
+        if api.endswith("_DPS"):
+            api = api[:-4]
+        fn = getattr(P, api, None)
+        if fn is None:
+            raise NotImplementedError(f"pto.{name}: fastisa.pto has no {api} yet, so this "
+                                      f"program cannot run")
+        if kind == "any":
+            fn(*([] if dst is None else [dst]), *ins)
+            return
         if kind == "cvt":
             mode = _attr(operands[0].attrs, "rmode") or _attr(attrs, "rmode")
             fn(dst, ins[0], _round_mode(P, mode))
@@ -404,7 +499,7 @@ def _round_enum(P):
     raise NotImplementedError("fastisa.pto has no rounding-mode enum for TCVT")
 
 
-_INT_BITS = {"i64": 64, "i32": 32, "i16": 16, "i8": 8, "i1": 1, "si32": 32, "si16": 16,
+_INT_BITS = {"ui64": 64, "si64": 64, "u64": 64, "i64": 64, "i32": 32, "i16": 16, "i8": 8, "i1": 1, "si32": 32, "si16": 16,
              "si8": 8, "ui32": 32, "ui16": 16, "ui8": 8, "u32": 32, "u16": 16, "u8": 8}
 
 
@@ -428,6 +523,19 @@ def _arith(op: ArithOp, args):
     """Scalar ``arith`` ops: integers wrap to their width, floats round once to their type."""
     t = op.type.name
     name = op.name
+    if name == "select":
+        return args[1] if args[0] else args[2]
+    if name == "negf":
+        dt = _np_dtype(t)
+        return dt.type(-dt.type(args[0]))
+    if name in ("cmpi", "cmpf"):
+        return int(_compare(op.predicate, args[0], args[1], op.src_type.name))
+    if name == "bitcast":
+        src = op.src_type.name
+        a = np.array(args[0], dtype=_np_dtype(src)) if src not in ("index", "i1") else \
+            np.array(args[0], dtype=np.int64)
+        r = a.view(_np_dtype(t))[()]
+        return int(r) if t in _INT_BITS or t == "index" else r
     if op.src_type is not None:                      # casts
         src = op.src_type.name
         x = args[0]
@@ -447,7 +555,8 @@ def _arith(op: ArithOp, args):
         with np.errstate(over="ignore"):            # extf / truncf
             return np.array(x).astype(_np_dtype(t))[()]
     a, b = args
-    if name.endswith("f"):
+    if name in ("addf", "subf", "mulf", "divf", "maximumf", "minimumf", "maxnumf", "minnumf",
+                "remf"):
         dt = _np_dtype(t)
         x, y = dt.type(a), dt.type(b)
         with np.errstate(all="ignore"):
@@ -461,6 +570,12 @@ def _arith(op: ArithOp, args):
                 r = x / y
             elif name == "maximumf":
                 r = np.maximum(x, y)
+            elif name == "maxnumf":
+                r = np.fmax(x, y)
+            elif name == "minnumf":
+                r = np.fmin(x, y)
+            elif name == "remf":
+                r = np.fmod(x, y)
             else:
                 r = np.minimum(x, y)
         return dt.type(r)
@@ -487,9 +602,56 @@ def _arith(op: ArithOp, args):
         r = a // b
     elif name == "maxsi":
         r = max(a, b)
-    else:
+    elif name == "minsi":
         r = min(a, b)
+    elif name == "maxui":
+        r = max(_unsigned(a, t), _unsigned(b, t))
+    elif name == "minui":
+        r = min(_unsigned(a, t), _unsigned(b, t))
+    elif name == "ceildivui":
+        if b == 0:
+            raise ConstraintError(f"arith.{name}: division by zero")
+        r = -(-_unsigned(a, t) // _unsigned(b, t))
+    elif name == "andi":
+        r = a & b
+    elif name == "ori":
+        r = a | b
+    elif name == "xori":
+        r = a ^ b
+    else:                                             # shifts: MLIR gives poison when the
+        bits = _INT_BITS.get(t, 64)                   # amount is >= the width: we raise
+        if not 0 <= b < bits:
+            raise ConstraintError(f"arith.{name}: shift amount {b} is outside [0, {bits})")
+        if name == "shli":
+            r = a << b
+        elif name == "shrui":
+            r = _unsigned(a, t) >> b
+        else:
+            r = a >> b
     return _wrap(r, t)
+
+
+def _compare(pred, a, b, tname):
+    """``arith.cmpi``/``arith.cmpf`` predicate ``pred`` on ``a``, ``b`` of type ``tname``."""
+    if pred in ("eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge") and \
+            not tname.startswith(("f", "bf")):
+        x, y = int(a), int(b)
+        if pred.startswith("u"):
+            x, y = _unsigned(x, tname), _unsigned(y, tname)
+        op = pred[-2:] if pred not in ("eq", "ne") else pred
+        return {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y,
+                "ge": x >= y}[op]
+    x, y = float(a), float(b)
+    unordered = x != x or y != y
+    if pred in ("false", "true"):
+        return pred == "true"
+    if pred == "ord":
+        return not unordered
+    if pred == "uno":
+        return unordered
+    rel = {"eq": x == y, "ne": x != y, "lt": x < y, "le": x <= y, "gt": x > y,
+           "ge": x >= y}[pred[1:]]
+    return (unordered or rel) if pred[0] == "u" else (not unordered and rel)
 
 
 def _np_dtype(elem):
@@ -528,13 +690,15 @@ def _scalar(value, tname, what):
         return arr.astype(np.float64).astype(dt)[()]
 
 
-def run(text, inputs=None, *, func: str | None = None, random=None) -> dict:
+def run(text, inputs=None, *, func: str | None = None, random=None,
+        arch: str | None = None) -> dict:
     """Run a PTO-AS program and return the pointer arguments that ``pto.tstore`` wrote.
 
     ``text``: PTO-AS source (str) or a parsed :class:`Module`.  ``inputs``: ``{name: array
     or number}`` keyed by argument name without ``%`` (see the module docstring for the
     dtype rules and output-only pointers).  ``func``: which ``func.func`` to run (default:
-    the first).  ``random``: a ``numpy.random.Generator``; pointer arguments missing from
+    the ``pto.entry`` function, else the first function nothing calls).  ``arch``:
+    ``"a3"``/``"a5"`` (PTOAS's ``--pto-arch``) when the module does not say.  ``random``: a ``numpy.random.Generator``; pointer arguments missing from
     ``inputs`` then start as random values of their element type (finite, in [-1, 1) for
     floats, small integers for integer types) instead of zeros -- for fuzzing and the
     conformance harness.  Returns ``{name: ndarray}``.
@@ -542,11 +706,11 @@ def run(text, inputs=None, *, func: str | None = None, random=None) -> dict:
     Raises AsmSyntaxError for syntax/type errors; ConstraintError, AccessError,
     AlignmentError, OverlapError from instructions and views, prefixed with the line.
     """
-    module = parse(text) if isinstance(text, str) else text
-    f = module.func(func)
+    module = parse(text, arch=arch) if isinstance(text, str) else text
+    f = module.func(func) if func is not None else _entry(module)
     from .. import pto as P
 
-    arch = module.target_arch
+    arch = arch or module.target_arch
     restore = None
     if arch is not None:
         restore = _current_target(P)
@@ -556,6 +720,33 @@ def run(text, inputs=None, *, func: str | None = None, random=None) -> dict:
     finally:
         if restore is not None:
             P.set_target(restore)
+
+
+def _entry(module):
+    """The function a run starts at: the one marked ``pto.entry``, else the first public
+    function no other function calls, else the first."""
+    funcs = [f for f in module.funcs if f.body is not None]
+    for f in funcs:
+        if any(k == "pto.entry" for k, _ in f.attrs):
+            return f
+    called = set()
+    for f in funcs:
+        called |= {t[1:] for t in _called_names(f.body)}
+    for f in funcs:
+        if f.name not in called and f.visibility != "private":
+            return f
+    return funcs[0] if funcs else module.func()
+
+
+def _called_names(ops):
+    for op in ops:
+        if isinstance(op, GenericOp):
+            if op.name == "func.call":
+                yield from (t.text for t in op.toks if t.kind == "at")
+            for r in op.regions:
+                yield from _called_names(r.ops)
+        elif isinstance(op, ForOp):
+            yield from _called_names(op.body)
 
 
 def _target_name(P, arch):

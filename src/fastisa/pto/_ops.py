@@ -41,9 +41,11 @@ def set_num_threads(n: int) -> None:
     """Split tiles of at least 65536 elements into ``n`` bands of rows run on ``n`` threads
     (elementwise, row-expand, row reductions, TCVT).  Results never depend on ``n``.  The
     default is ``FASTISA_THREADS`` if set, else min(4, number of CPUs)."""
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise constraint("set_num_threads", "n", "must be an integer >= 1", n)
     n = int(n)
-    if n < 1:
-        raise constraint("set_num_threads", "n", "must be >= 1", n)
+    if not 1 <= n <= 1024:
+        raise constraint("set_num_threads", "n", "must be in [1, 1024]", n)
     _THREADS[0] = n
     _k.set_threads(n)
 
@@ -169,7 +171,8 @@ def _operand(t: Tile, dst: Tile | None = None, rs=None, cs=None):
     buf = t._buf
     rs = t._rs if rs is None else rs
     cs = t._cs if cs is None else cs
-    if dst is not None and t is not dst and np.may_share_memory(buf, dst._buf):
+    # (t may be dst itself, read in another order: TTRANS(x, x) needs the copy too)
+    if dst is not None and np.may_share_memory(buf, dst._buf):
         same = (_ptr(t) == _ptr(dst) and t.dtype == dst.dtype and rs == dst._rs
                 and cs == dst._cs)
         if not same:
@@ -919,7 +922,7 @@ def TMOV(dst, src) -> None:  # noqa: N802
     _same_valid(instr, dst, "src", src)
     R, C = dst.valid_shape
     _run_unary("COPY", dst, _operand(src, dst), R, C)
-    cost.record("Vector" if dst.loc == TileType.Vec else "MTE", instr,
+    cost.record("Vector" if dst.loc == TileType.Vec else "MTE1", instr,
                 vector_cycles(R, C, dst.dtype.itemsize, 1))
 
 

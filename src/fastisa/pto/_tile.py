@@ -79,6 +79,11 @@ BUFFER_BYTES = {
            "L0C": 256 * 1024, "BT": 1024, "FB": 2048},
 }
 
+#: fastisa's bound on one tile's storage in bytes (1 GiB).  Tiles that are not TASSIGNed
+#: to an on-chip buffer are plain host arrays and may be larger than any real buffer (the
+#: benchmarks use such tiles); this bound only turns absurd shapes into a ConstraintError.
+MAX_TILE_BYTES = 1 << 30
+
 _LOC_BUFFER = {TileType.Vec: "UB", TileType.Mat: "L1", TileType.Left: "L0A",
                TileType.Right: "L0B", TileType.Acc: "L0C", TileType.Bias: "BT",
                TileType.Scaling: "FB", TileType.ScaleLeft: "L0A", TileType.ScaleRight: "L0B",
@@ -258,6 +263,14 @@ class Tile:
             self._rs, self._cs = cols, 1
         else:
             self._rs, self._cs = 1, rows
+        # A free-standing tile is host memory (TASSIGN checks the on-chip capacity); fastisa
+        # bounds it at MAX_TILE_BYTES so a typo (100000 x 100000) is a clear error, not a
+        # MemoryError or an exhausted machine (issue 12).
+        if rows * cols * isz > MAX_TILE_BYTES:
+            raise constraint(where, "rows * cols * sizeof(T)", f"must be <= MAX_TILE_BYTES = "
+                             f"{MAX_TILE_BYTES} (fastisa's bound on a tile's storage; a real "
+                             f"tile must fit its on-chip buffer, see TASSIGN)",
+                             rows * cols * isz)
         self._buf = np.zeros(rows * cols, dtype=self.dtype)
         self.addr = None
 
@@ -402,6 +415,11 @@ class GlobalTensor:
                              "shape", strides)
         if any(s < 0 for s in strides):
             raise constraint("GlobalTensor", "strides", "must be >= 0 elements", strides)
+        # a stride past the end of any array numpy can hold cannot address anything
+        # (issue 12: as_strided then raised a raw OverflowError inside TLOAD)
+        if any(s * isz >= 1 << 62 for s in strides) or any(s >= 1 << 62 for s in shape):
+            raise constraint("GlobalTensor", "strides", "must be < 2**62 bytes (and shape < "
+                             "2**62) in every dimension", strides)
         self.shape = (1,) * (5 - len(shape)) + shape
         self.strides = (0,) * (5 - len(strides)) + strides
         try:
@@ -489,9 +507,11 @@ def TLOAD(tile, gt) -> None:  # noqa: N802
     if (gt.rows, gt.cols) != tile.valid_shape:
         raise constraint("TLOAD", "src shape", f"(rows, cols) must equal the tile valid shape "
                          f"{tile.valid_shape}", (gt.rows, gt.cols))
+    src = gt.view2d()          # every check (and the view) before the first write
     tile._buf[...] = _pad_value(tile)
-    np.copyto(tile.valid, gt.view2d())
-    cost.record("MTE", "TLOAD", _mte_cycles(tile.valid_row * tile.valid_col * tile.dtype.itemsize))
+    np.copyto(tile.valid, src)
+    nbytes = tile.valid_row * tile.valid_col * tile.dtype.itemsize
+    cost.record("MTE2", "TLOAD", _mte_cycles(nbytes), reads=[gt], writes=[tile], nbytes=nbytes)
 
 
 def TSTORE(gt, tile) -> None:  # noqa: N802
@@ -520,7 +540,8 @@ def TSTORE(gt, tile) -> None:  # noqa: N802
             v5[...] = src.reshape(n[3], n[0], n[1], n[2], n[4]).transpose(1, 2, 3, 0, 4)
     else:
         np.copyto(view, tile.valid)
-    cost.record("MTE", "TSTORE", _mte_cycles(tile.valid_row * tile.valid_col * tile.dtype.itemsize))
+    nbytes = tile.valid_row * tile.valid_col * tile.dtype.itemsize
+    cost.record("MTE3", "TSTORE", _mte_cycles(nbytes), reads=[tile], writes=[gt], nbytes=nbytes)
 
 
 def TASSIGN(tile, addr) -> None:  # noqa: N802

@@ -71,15 +71,18 @@ __all__ = ["parse", "format", "run", "format_error", "Module", "INSTRUCTIONS"]
 INSTRUCTIONS = syn.INSTRUCTIONS
 
 
-def parse(text: str) -> Module:
+def parse(text: str, *, arch: str | None = None, level: str | None = None) -> Module:
     """Parse and type-check PTO-AS ``text`` into a :class:`Module`.
 
     Raises AsmSyntaxError (with ``line``, ``column``, ``source_line``) on the first syntax
     or type error: unknown tokens/ops/types, wrong operand counts, undefined or redefined
     ``%values``, a value used with a type other than the one it was defined with, tiles
-    where scalars belong and vice versa.
+    where scalars belong and vice versa; and when the program breaks one of PTOAS's verifier
+    rules (:mod:`fastisa.pto._asm_verify`).  ``arch`` (``"a3"``/``"a5"``) and ``level``
+    (``"level3"``) are PTOAS's ``--pto-arch``/``--pto-level``; by default the module's
+    ``pto.target_arch`` attribute, else ``a3``, as PTOAS.
     """
-    return syn.parse(text)
+    return syn.parse(text, arch=arch, level=level)
 
 
 def format(module: Module) -> str:  # noqa: A001 - the documented name

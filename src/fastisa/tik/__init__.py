@@ -11,7 +11,16 @@ and the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API
 from __future__ import annotations
 
 from . import platform
-from ._instr import MTE_ISSUE_CYCLES, VECTOR_ISSUE_CYCLES, VECTOR_OPS, Tik
+from ._instr import MTE_ISSUE_CYCLES, VECTOR_ISSUE_CYCLES, VECTOR_OPS
+from ._instr import Tik as _TikCore
+# ---- tik-isa: instruction families mixed into Tik (one module per family) ----
+from ._cmpsel import CmpSelMixin as _CmpSel
+from ._transpose import TransposeMixin as _Transpose
+
+
+class Tik(_CmpSel, _Transpose, _TikCore):
+    __doc__ = _TikCore.__doc__
+# ---- end tik-isa ----
 from ._program import (UNINIT_FILL, Expr, InputScalar, Scalar, Tensor, TensorView, all_,
                        any_, scope_ca, scope_cb, scope_cbuf, scope_cbuf_out, scope_cc,
                        scope_gm, scope_ubuf)

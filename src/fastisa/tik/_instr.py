@@ -80,6 +80,20 @@ def _s64(v: int) -> int:
     return v - _U64 if v >= 1 << 63 else v
 
 
+def _tspans(ops):
+    """Byte ranges of tensor operands for the engine schedule: a whole tensor of a scope."""
+    return [(("tik", id(o.t.tik), o.t.sidx), o.t.byte_off, o.t.byte_off + o.t.nbytes)
+            for o in ops]
+
+
+def _timed(op, engine, name, cyc, ops_r, ops_w):
+    """Charge ``cyc`` cycles to ``engine`` with the operands' byte ranges (profiling only)."""
+    if not cost._ACTIVE.get():
+        return
+    cost.record(engine, name, cyc, reads=_tspans(ops_r), writes=_tspans(ops_w),
+                source=getattr(op, "_fi_src", ""), domain="tik")
+
+
 def _is_dyn(x) -> bool:
     return isinstance(x, Expr) and x.const is None
 
@@ -196,6 +210,11 @@ class _Vector:
         self.family = family
         tg = tik.target
         roles = ["dst"] + (["src0", "src1"] if family == "bin" else ["src"] * len(srcs))
+        for r, x in zip(roles, [dst] + list(srcs)):
+            P.check_owner(tik, name, r, x)
+        for pname, x in (("mask", mask), ("scalar", scalar), ("repeat_times", repeat_times),
+                         ("blk_stride", blks), ("rep_stride", reps)):
+            P.check_owner(tik, name, pname, x)
         self.ops = [_Operand(name, roles[0], dst)] + [
             _Operand(name, r, s) for r, s in zip(roles[1:], srcs)]
         for o in self.ops:
@@ -351,9 +370,19 @@ class _Vector:
             nrep = -(-c // par)
             return -1, -1, 1, nrep, c - (nrep - 1) * par
         if isinstance(mask, (list, tuple)):
-            h = mask[0].fn(env) if isinstance(mask[0], Expr) else mask[0]
-            l = mask[1].fn(env) if isinstance(mask[1], Expr) else mask[1]
-            lo, hi = self._mask_bits(int(h), int(l))
+            h = int(mask[0].fn(env) if isinstance(mask[0], Expr) else mask[0])
+            l = int(mask[1].fn(env) if isinstance(mask[1], Expr) else mask[1])
+            for x, v, n in ((mask[0], h, "mask_h"), (mask[1], l, "mask_l")):
+                # As TIK's debugger (debug/util.py set_vector_mask): an int64 Scalar/Expr
+                # holds the 64 mask bits as a two's-complement pattern (-1: every lane),
+                # since an int64 cannot reach 2**63; any other value must be in
+                # [0, 2**64-1] like an immediate (a negative int32 is an error).
+                if isinstance(x, Expr) and x.dtype == "int64" and -(1 << 63) <= v < 0:
+                    continue
+                if not 0 <= v <= _U64 - 1:
+                    raise ConstraintError(f"{name}: {n} should be in the range of "
+                                          f"[0, 2**64-1], input {n}: {v}")
+            lo, hi = self._mask_bits(h, l)
         else:
             m = int(mask.fn(env) if isinstance(mask, Expr) else mask)
             if not 1 <= m <= par:
@@ -471,7 +500,7 @@ class _Vector:
             sc = cast_value(self.scalar_dtype, sc.fn(env))
         ins.run_at(st.cbufs, sc, addrs[0], addrs[1], addrs[2])
         if cost._ACTIVE.get():
-            cost.record("Vector", self.name, cyc)
+            _timed(self, "Vector", self.name, cyc, self.ops[1:], self.ops[:1])
 
     def _resolve(self, env):
         """Evaluate and validate everything; -> (param array, estimated cycles)."""
@@ -614,7 +643,7 @@ class _Vector:
     def _run_static(self, st):
         self._ins.run(st.cbufs, self.scalar)
         if cost._ACTIVE.get():
-            cost.record("Vector", self.name, self._cycles)
+            _timed(self, "Vector", self.name, self._cycles, self.ops[1:], self.ops[:1])
 
     def _run_dynamic(self, st):
         env = st.env
@@ -628,7 +657,8 @@ class _Vector:
         s0 = self.ops[1].t.sidx if len(self.ops) > 1 else 1
         s1 = self.ops[2].t.sidx if len(self.ops) > 2 else s0
         _w.vector(p, float(sc), b[1], b[s0], b[s1])
-        cost.record("Vector", self.name, cyc)
+        if cost._ACTIVE.get():
+            _timed(self, "Vector", self.name, cyc, self.ops[1:], self.ops[:1])
 
 
 def _blocks_meet(a0, arep, aset, b0, brep, bset, nrep, lag):
@@ -668,6 +698,10 @@ class _DataMove:
 
     def __init__(self, tik, dst, src, sid, nburst, burst, src_stride, dst_stride):
         name = "data_move"
+        for pname, x in (("dst", dst), ("src", src), ("sid", sid), ("nburst", nburst),
+                         ("burst", burst), ("src_stride", src_stride),
+                         ("dst_stride", dst_stride)):
+            P.check_owner(tik, name, pname, x)
         self.d = _Operand(name, "dst", dst)
         self.s = _Operand(name, "src", src)
         if self.d.t.dtype != self.s.t.dtype:
@@ -729,13 +763,21 @@ class _DataMove:
         b = st.bufs
         _w.dma(b[self.d.t.sidx], doff, b[self.s.t.sidx], soff, nb, bl, sg, dg)
         if cost._ACTIVE.get():
-            cost.record("MTE", "data_move", cyc)
+            _timed(self, self._pipe(), "data_move", cyc, [self.s], [self.d])
 
     def _run_dynamic(self, st):
         doff, soff, nb, bl, sg, dg, cyc = self._resolve(st.env)
         b = st.bufs
         _w.dma(b[self.d.t.sidx], doff, b[self.s.t.sidx], soff, nb, bl, sg, dg)
-        cost.record("MTE", "data_move", cyc)
+        if cost._ACTIVE.get():
+            _timed(self, self._pipe(), "data_move", cyc, [self.s], [self.d])
+
+    def _pipe(self):
+        """The pipe TIK issues this data_move on (TIK's data_move dma_list, 2020 source
+        te/tik/api/tik_data_operation_api.py): GM -> UB/L1 MTE2, UB -> GM/L1 MTE3,
+        L1 -> UB MTE1, UB -> UB the vector pipe."""
+        return {(0, 1): "MTE2", (0, 2): "MTE2", (1, 0): "MTE3", (1, 2): "MTE3",
+                (2, 1): "MTE1", (1, 1): "Vector"}.get((self.s.t.sidx, self.d.t.sidx), "MTE2")
 
 
 class _Reduce:
@@ -747,6 +789,10 @@ class _Reduce:
         self.name = name
         self.whole = whole
         self.pair = pair  # vcmax/vcmin: [value, index] pairs, dst_rep_stride in pairs
+        for pname, x in (("dst", dst), ("src", src), ("work_tensor", work), ("mask", mask),
+                         ("repeat_times", repeat_times), ("dst_rep_stride", dst_rep),
+                         ("src_blk_stride", src_blk), ("src_rep_stride", src_rep)):
+            P.check_owner(tik, name, pname, x)
         # reuse _Vector's validation of mask/repeat/strides with dst treated as 1 lane
         self.v = _Vector.__new__(_Vector)
         v = self.v
@@ -830,13 +876,13 @@ class _Reduce:
             p[4] = d.t.byte_off + ds * d.es
             p[10] = dst_rep * 2
             _w.reduce_arg(p, b[1], b[1])
-            cost.record("Vector", self.name, VECTOR_ISSUE_CYCLES + nrep)
+            _timed(self, "Vector", self.name, VECTOR_ISSUE_CYCLES + nrep, v.ops[1:], v.ops[:1])
             return
         if not self.whole:
             p[4] = d.t.byte_off + ds * d.es
             p[10] = dst_rep
             _w.reduce(p, b[1], b[1])
-            cost.record("Vector", self.name, VECTOR_ISSUE_CYCLES + nrep)
+            _timed(self, "Vector", self.name, VECTOR_ISSUE_CYCLES + nrep, v.ops[1:], v.ops[:1])
             return
         # whole reduction: per-repeat results (rounded to the dtype) into a scratch row,
         # then reduce those PAR at a time (counter-style) until one value is left; this is
@@ -862,7 +908,7 @@ class _Reduce:
             cyc += VECTOR_ISSUE_CYCLES + int(q[13])
             n = int(q[13])
         b[1][d.t.byte_off + ds * es:d.t.byte_off + ds * es + es] = scratch[:es]
-        cost.record("Vector", self.name, cyc)
+        _timed(self, "Vector", self.name, cyc, v.ops[1:], v.ops[:1])
 
 
 _COMMON = """

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import operator
+import sys
 
 import numpy as np
 
 from ..errors import AccessError, ConstraintError
+from ..schedule import user_source as _user_source
 from . import platform as _platform
 
 __all__ = ["Tik", "Tensor", "TensorView", "Scalar", "InputScalar", "Expr", "scope_gm",
@@ -83,12 +85,14 @@ class Expr:
     """A scalar expression over Scalars (TIK ``Expr``): arithmetic builds a tree, which
     is compiled to a closure; ``const`` is its value when it is static."""
 
-    __slots__ = ("dtype", "const", "fn")
+    __slots__ = ("dtype", "const", "fn", "owner")
 
-    def __init__(self, dtype: str, const=None, fn=None):
+    def __init__(self, dtype: str, const=None, fn=None, owner=None):
         self.dtype = dtype
         self.const = const
         self.fn = fn if fn is not None else _const_fn(const)
+        #: the tik.Tik() whose Scalars the expression reads (None: a constant)
+        self.owner = owner
 
     def eval_value(self):
         """The Python value when static, else None (as TIK's ``Expr.eval_value``)."""
@@ -101,7 +105,7 @@ class Expr:
         if a.const is not None and b.const is not None:
             return _Const(dt, f(a.const, b.const))
         fa, fb = a.fn, b.fn
-        return Expr(dt, fn=lambda env: f(fa(env), fb(env)))
+        return Expr(dt, fn=lambda env: f(fa(env), fb(env)), owner=_join_owner(a, b))
 
     def __add__(self, o): return self._bin(o, operator.add)
     def __radd__(self, o): return self._bin(o, operator.add, True)
@@ -132,7 +136,7 @@ class Expr:
         if self.const is not None:
             return _Const(self.dtype, -self.const)
         f = self.fn
-        return Expr(self.dtype, fn=lambda env: -f(env))
+        return Expr(self.dtype, fn=lambda env: -f(env), owner=self.owner)
 
     def __bool__(self):
         if self.const is None:
@@ -146,6 +150,40 @@ class Expr:
 
     def __repr__(self):
         return f"Expr({self.dtype}, {self.const if self.const is not None else '<runtime>'})"
+
+
+def _join_owner(a: Expr, b: Expr):
+    """The instance an expression over ``a`` and ``b`` belongs to; Scalars of two
+    ``tik.Tik()`` instances cannot meet (their values live in different runs)."""
+    if a.owner is None or b.owner is None or a.owner is b.owner:
+        return a.owner if a.owner is not None else b.owner
+    raise ConstraintError("Expr: an expression mixes Scalars of two tik.Tik() instances "
+                          "(a Scalar belongs to the instance that declared it)")
+
+
+def check_owner(tik, instruction: str, parameter: str, x) -> None:
+    """Raise ConstraintError unless every Tensor, TensorView, Scalar and Expr in ``x`` (a
+    value or a list/tuple of them) belongs to ``tik`` (issue 12: a tensor of another
+    instance has its offset in that instance's buffers, so running it here would address
+    the wrong memory)."""
+    if isinstance(x, (list, tuple)):
+        for y in x:
+            check_owner(tik, instruction, parameter, y)
+        return
+    if isinstance(x, TensorView):
+        check_owner(tik, instruction, parameter, x.tensor)
+        check_owner(tik, instruction, parameter, x.offset)
+        return
+    if isinstance(x, Tensor):
+        if x.tik is not tik:
+            raise ConstraintError(f"{instruction}: {parameter} must be a Tensor of this "
+                                  f"tik.Tik() instance, got tensor {x.name!r} declared by "
+                                  f"another instance")
+        return
+    if isinstance(x, Expr) and x.owner is not None and x.owner is not tik:
+        what = f"Scalar {x.name!r}" if isinstance(x, Scalar) else "an Expr over Scalars"
+        raise ConstraintError(f"{instruction}: {parameter} must be a Scalar/Expr of this "
+                              f"tik.Tik() instance, got {what} declared by another instance")
 
 
 def _tdiv(a, b):
@@ -198,12 +236,13 @@ class Scalar(Expr):
         self.tik = tik
         self.sid = tik._new_sid()
         self.name = name
-        super().__init__(dtype, None, operator.itemgetter(self.sid))
+        super().__init__(dtype, None, operator.itemgetter(self.sid), tik)
         if init_value is not None:
             self.set_as(init_value)
 
     def set_as(self, value, src_offset=None) -> None:
         """Record ``self = value`` (an immediate, Scalar, Expr or a tensor element)."""
+        check_owner(self.tik, "set_as", "value", value)
         self.tik._record(_Assign(self, value))
 
     def __repr__(self):
@@ -316,6 +355,11 @@ class Tensor:
                 if ix.step not in (None, 1):
                     raise NotImplementedError("tensor slices with a step are not supported")
                 ix = 0 if ix.start is None else ix.start
+            if isinstance(ix, (bool, np.bool_)) or not isinstance(ix, (int, np.integer, Expr)):
+                raise ConstraintError(f"Tensor {self.name}: an index must be an int, a "
+                                      f"Scalar/Expr or a slice, got {ix!r}")
+            if isinstance(ix, np.integer):
+                ix = int(ix)
             off = off + ix * strides[d]
         return TensorView(self, off)
 
@@ -325,6 +369,10 @@ class Tensor:
 
     def __setitem__(self, idx, value):
         self[idx].set_as(value)
+
+    #: A TIK tensor is not a Python sequence: ``t[i]`` names a start element for an
+    #: instruction and never runs out, so iterating it would never end (issue 12).
+    __iter__ = None
 
     def reshape(self, new_shape) -> "Tensor":
         """A view with another shape over the same elements."""
@@ -405,7 +453,10 @@ class TensorView:
 
     def set_as(self, value) -> None:
         """Record ``tensor[offset] = value`` (one element)."""
-        self.tensor.tik._record(_Store(self, value))
+        tik = self.tensor.tik
+        check_owner(tik, "set_as", "index", self.offset)
+        check_owner(tik, "set_as", "value", value)
+        tik._record(_Store(self, value))
 
 
 class _Store:
@@ -580,6 +631,10 @@ class Tik:
         return self._nscalars - 1
 
     def _record(self, op):
+        try:  # the kernel line, for the engine schedule's critical path and trace
+            op._fi_src = _user_source(sys._getframe(1))
+        except AttributeError:  # ops with __slots__ carry no source line
+            pass
         self._stack[-1].append(op)
 
     def _alloc(self, t: Tensor) -> int:
@@ -632,6 +687,8 @@ class Tik:
                   dtype="int32", for_type="serial"):
         """``with tik_instance.for_range(begin, end) as i:`` (iterations run in order;
         ``block_num`` cores run one after the other)."""
+        check_owner(self, "for_range", "begin", begin)
+        check_owner(self, "for_range", "end", end)
         var = Scalar(self, dtype, name)
         loop = _Loop(var, begin, end)
         self._record(loop)
@@ -641,6 +698,7 @@ class Tik:
     @contextlib.contextmanager
     def if_scope(self, cond):
         """``with tik_instance.if_scope(cond):`` (cond: a Scalar comparison)."""
+        check_owner(self, "if_scope", "cond", cond)
         node = _If(cond)
         self._record(node)
         with self._scope(node.then):
@@ -671,8 +729,21 @@ class Tik:
         if not isinstance(kernel_name, str) or not kernel_name:
             raise ConstraintError(f"BuildCCE: kernel_name must be a non-empty str, "
                                   f"got {kernel_name!r}")
+        # TIK wraps a single tensor (or InputScalar) given as inputs/outputs in a list
+        if isinstance(inputs, (Tensor, Scalar)):
+            inputs = [inputs]
+        if isinstance(outputs, (Tensor, Scalar)):
+            outputs = [outputs]
+        for what, lst in (("inputs", inputs), ("outputs", outputs)):
+            if lst is not None and not isinstance(lst, (list, tuple)):
+                raise ConstraintError(f"BuildCCE: {what} must be a list of tensors"
+                                      f"{' and InputScalars' if what == 'inputs' else ''}, "
+                                      f"got {type(lst).__name__}")
         inputs = list(inputs or [])
         outputs = list(outputs or [])
+        check_owner(self, "BuildCCE", "inputs", [x for x in inputs
+                                                  if isinstance(x, (Tensor, Scalar))])
+        check_owner(self, "BuildCCE", "outputs", [x for x in outputs if isinstance(x, Tensor)])
         for what, lst in (("inputs", inputs), ("outputs", outputs)):
             if len(lst) > 64:
                 raise ConstraintError(f"BuildCCE: {what} must have at most 64 entries, "

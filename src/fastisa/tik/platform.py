@@ -76,6 +76,15 @@ def _dtype_table(family: str) -> dict[str, tuple[str, ...]]:
         t[r] = (_F16, _F32)
     t["vec_conv"] = t["vconv"] = (_F16, _F32, _I32, _I8, _U8)
     t["data_move"] = (_U8, _I8, _U16, _I16, _F16, _U32, _I32, _F32, "uint64", "int64")
+    # ---- tik-isa: compare/select, transpose (platform_config/<soc>.ini Intrinsic_* rows
+    # of the 2020 ATC copy in caffe-huawei-atlas-convertor; Ascend 310: float16 only) ----
+    for c in ("eq", "ne", "lt", "gt", "le", "ge"):
+        t["vcmp_" + c] = t["vcmpv_" + c] = t["vec_cmpv_" + c] = (_F16, _F32)
+        t["vcmpvs_" + c] = () if v100 else (_F16, _F32)
+    t["vsel"] = t["vec_sel"] = (_F16, _F32)
+    t["vtranspose"] = t["vec_trans"] = (_U16, _I16, _F16)
+    t["vnchwconv"] = t["vec_trans_scatter"] = ((_I8, _U8, _I16, _U16, _F16) if v100 else
+                                               (_I8, _U8, _I16, _U16, _F16, _I32, _U32, _F32))
     return t
 
 
@@ -102,6 +111,8 @@ def _t(name, short, family, sat, counter, ub, l1, cores):
     tab = _dtype_table("v100" if fam_table == "v100mini" else fam_table)
     if fam_table == "v100mini":
         tab["vec_exp"] = tab["vexp"] = (_F16,)
+        for k in [k for k in tab if k.startswith(("vcmp", "vec_cmpv", "vsel", "vec_sel"))]:
+            tab[k] = (_F16,)   # tik-isa: Ascend310.ini lists float16 only
     return Target(name, short, family, sat, counter, ub, l1, cores, tab)
 
 
@@ -139,16 +150,28 @@ def set_target(name: str, *, ub_size: int | None = None, l1_size: int | None = N
     if isinstance(name, Target):
         tg = name
     else:
-        if name not in TARGETS:
-            raise ConstraintError(f"set_target: soc_version must be one of "
-                                  f"{sorted(TARGETS)}, got {name!r}")
-        tg = TARGETS[name]
+        if not isinstance(name, str) or not name:
+            raise ConstraintError(f"set_target: soc_version must be a non-empty str, "
+                                  f"got {name!r}")
+        tg = TARGETS.get(name) or _unknown_target(name)
     if ub_size is not None:
         tg = replace(tg, ub_size=int(ub_size))
     if l1_size is not None:
         tg = replace(tg, l1_size=int(l1_size))
     _current = tg
     return tg
+
+
+def _unknown_target(name: str) -> Target:
+    """A SoC name fastisa has no table for (e.g. ``"BS9SX1AA"``, which Ascend/samples'
+    ``softmax_tik.py`` selects): accepted, as CANN's ``set_current_compile_soc_info``
+    accepts every SoC its installed platform files list, simulated with the Ascend310P
+    (v200) vector rules and buffer sizes, with a RuntimeWarning saying so."""
+    import warnings
+    warnings.warn(f"set_target: SoC {name!r} is not known to fastisa; simulating it with "
+                  f"the Ascend310P (v200) dtypes, counter mode, float16 saturation and "
+                  f"buffer sizes", RuntimeWarning, stacklevel=3)
+    return replace(TARGETS["Ascend310P"], name=name, short=name)
 
 
 def get_target() -> Target:
@@ -182,12 +205,42 @@ def get_soc_spec(key: str):
     return table[key]
 
 
+#: TIK's dtype abbreviations and round-mode suffixes in vconv codes such as "f322s32r"
+#: (caffe-huawei-atlas-convertor ``convertor/huawei/te/tik/tik_lib/tik_api_constants.py``,
+#: DTYPE_MAP and ROUND_MODE_MAP; ``vconv`` checks ``Intrinsic_vconv`` with
+#: src + "2" + dst + round suffix)
+_DT_ABBR = {"uint8": "u8", "int8": "s8", "uint16": "u16", "int16": "s16", "float16": "f16",
+            "uint32": "u32", "int32": "s32", "float32": "f32", "uint64": "u64",
+            "int64": "s64"}
+_ROUND_SUFFIX = {"": "", "none": "", "round": "r", "floor": "f", "ceil": "c", "ceiling": "c",
+                 "away-zero": "a", "to-zero": "z", "odd": "o"}
+
+
+def _conv_codes() -> set[str]:
+    """The vconv codes fastisa runs: every (src, dst, round_mode) vec_conv accepts."""
+    from ._instr import _CONV
+    codes = {_DT_ABBR[s] + "2" + _DT_ABBR[d] + _ROUND_SUFFIX[r]
+             for (s, d), modes in _CONV.items() for r in modes}
+    return codes
+
+
 def api_check_support(intrinsic: str, dtype: str = "") -> bool:
-    """``cce_conf.api_check_support("tik.vdiv", "float32")``: does the current chip support it."""
+    """``cce_conf.api_check_support("tik.vdiv", "float32")``: does the current chip support it.
+
+    ``dtype`` is a dtype name, or for ``tik.vconv``/``tik.vec_conv`` a conversion code
+    ``<src>2<dst><round>`` ("f322f16", "f162s32r", "s322f32"): True when fastisa runs that
+    conversion on the current chip (vec_conv's table).  Non-str arguments raise
+    ConstraintError (CANN raises RuntimeError)."""
+    from ..errors import ConstraintError
+    if not isinstance(intrinsic, str) or not isinstance(dtype, str):
+        raise ConstraintError(f"api_check_support: intrinsic and dtype must be str, got "
+                              f"{intrinsic!r}, {dtype!r}")
     name = intrinsic.split(".", 1)[1] if intrinsic.startswith(("tik.", "te.")) else intrinsic
     t = _current
     if name not in t.dtypes:
         return False
+    if name in ("vconv", "vec_conv") and dtype and dtype not in _DT_ABBR:
+        return dtype in _conv_codes()
     return True if not dtype else t.supports(name, str(dtype))
 
 
@@ -241,3 +294,52 @@ cce_conf = _CceConf()
 import sys as _sys  # noqa: E402
 
 platform_info = _sys.modules[__name__]
+
+#: scope names as ``te.platform`` exports them (``tbe_platform.scope_ubuf``)
+scope_gm = "global"
+scope_ubuf = "local.UB"
+scope_cbuf = "local.L1"
+scope_cbuf_out = "local.L1_OUT"
+scope_ca = "local.L0A"
+scope_cb = "local.L0B"
+scope_cc = "local.L0C"
+scope_reg = "local.REG"
+scope_aicpu = "local_aicpu"
+L1_SIZE_KEY = L1_SIZE
+
+#: submodules of te.platform operators reach as attributes (``tbe_platform.cce_params``)
+_LAZY = {"cce_params": "cce_params", "fusion_manager": "fusion_manager",
+         "cce_intrin": "cce_misc", "cce_build": "cce_misc", "insn_cmd": "cce_misc",
+         "cce_intrin_md": "cce_misc", "cce_runtime": "cce_misc"}
+
+
+def __getattr__(name):
+    import importlib
+    if name in _LAZY:
+        return importlib.import_module(f"fastisa.tik.compat.{_LAZY[name]}")
+    if name in ("get_bit_len", "build_config", "cce_build_code"):
+        return getattr(importlib.import_module("fastisa.tik.compat.cce_misc"), name)
+    raise AttributeError(f"module 'te.platform' (fastisa) has no attribute {name!r}")
+
+
+class CceProductParams:
+    """``te.platform.cce_conf.CceProductParams().get_params("...")``: the current chip's
+    product parameters (``getValue``/``get_params`` of the keys get_soc_spec knows)."""
+
+    def __init__(self):
+        self.cce_product = get_product_version()
+
+    def get_params(self, key, *args):
+        return get_soc_spec(key)
+
+    getValue = getParams = get_params
+
+
+def get_product_version() -> str:
+    """"mini", "cloud" or another family name for the current chip."""
+    n = _current.name
+    if n.startswith("Ascend910"):
+        return "cloud"
+    if n == "Ascend310":
+        return "mini"
+    return _current.family

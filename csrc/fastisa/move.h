@@ -1,0 +1,165 @@
+/* fastisa data-movement kernels for NKI: bit copies driven by strides, maps and masks.
+ *
+ * Python-free, header-only, static inline, fi_move_ prefix.  Nothing here converts a
+ * value: every kernel copies element bit patterns of `itemsize` bytes (1, 2 or 4), so one
+ * kernel serves every format, packed x4 containers included.  Strides are in BYTES.
+ *
+ *   fi_move_strided     dst[i0..i4] = src[i0..i4] over a 5-d index space with independent
+ *                       strides (dma_transpose: src strides permuted; any strided copy)
+ *   fi_move_rows        dst row r = src row map[r] (map[r] < 0: row r untouched)
+ *                       (nc_stream_shuffle)
+ *   fi_move_predicated  dst[p,i] = src[p,i] where (pred[p,i] != 0) != rev, else untouched
+ *                       (tensor_copy_predicated; src stride 0 = a broadcast scalar)
+ *   fi_move_gather      dst[p,j] = data[p, idx[p,j]] (nc_n_gather); status 1 when an
+ *                       index is out of range (nothing written then)
+ *   fi_move_nonzero     per row: indices (+offset) of the nonzero elements, padding, count
+ *
+ * Kernels never validate (the Python front-ends do) and never raise.
+ */
+#ifndef FASTISA_MOVE_H
+#define FASTISA_MOVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+static inline void fi_move_elem(char *d, const char *s, int itemsize) {
+    switch (itemsize) {
+    case 1: *(uint8_t *)d = *(const uint8_t *)s; break;
+    case 2: { uint16_t v; memcpy(&v, s, 2); memcpy(d, &v, 2); break; }
+    case 4: { uint32_t v; memcpy(&v, s, 4); memcpy(d, &v, 4); break; }
+    default: memcpy(d, s, (size_t)itemsize); break;
+    }
+}
+
+/* Inner loop of a strided copy: n elements, byte strides ds / ss. */
+static inline void fi_move_line(char *d, ptrdiff_t ds, const char *s, ptrdiff_t ss,
+                                ptrdiff_t n, int itemsize) {
+    if (ds == itemsize && ss == itemsize) { memcpy(d, s, (size_t)(n * itemsize)); return; }
+    switch (itemsize) {
+    case 1: for (ptrdiff_t i = 0; i < n; i++) d[i * ds] = s[i * ss]; break;
+    case 2:
+        for (ptrdiff_t i = 0; i < n; i++) { uint16_t v; memcpy(&v, s + i * ss, 2); memcpy(d + i * ds, &v, 2); }
+        break;
+    case 4:
+        for (ptrdiff_t i = 0; i < n; i++) { uint32_t v; memcpy(&v, s + i * ss, 4); memcpy(d + i * ds, &v, 4); }
+        break;
+    default:
+        for (ptrdiff_t i = 0; i < n; i++) memcpy(d + i * ds, s + i * ss, (size_t)itemsize);
+    }
+}
+
+/* Transposing copy in tiles of 32 x 32 elements when the two innermost index axes are
+ * swapped between dst and src (dst contiguous along axis 4, src along axis 3). */
+static inline void fi_move_tile2(char *d, ptrdiff_t d3, ptrdiff_t d4, const char *s,
+                                 ptrdiff_t s3, ptrdiff_t s4, ptrdiff_t n3, ptrdiff_t n4,
+                                 int itemsize) {
+    const ptrdiff_t B = 32;
+    for (ptrdiff_t i0 = 0; i0 < n3; i0 += B) {
+        ptrdiff_t e0 = i0 + B < n3 ? i0 + B : n3;
+        for (ptrdiff_t j0 = 0; j0 < n4; j0 += B) {
+            ptrdiff_t e1 = j0 + B < n4 ? j0 + B : n4;
+            for (ptrdiff_t i = i0; i < e0; i++)
+                fi_move_line(d + i * d3 + j0 * d4, d4, s + i * s3 + j0 * s4, s4, e1 - j0, itemsize);
+        }
+    }
+}
+
+/* dst[i] = src[i] over shape[5]; strides in bytes.  dst and src must not overlap unless
+ * they are the same view (the caller copies src first otherwise). */
+static inline void fi_move_strided(char *dst, const ptrdiff_t *ds, const char *src,
+                                   const ptrdiff_t *ss, const ptrdiff_t *shape, int itemsize) {
+    int tile = (shape[3] >= 8 && shape[4] >= 8 && ss[3] == itemsize && ds[4] == itemsize &&
+                ss[4] != itemsize);
+    for (ptrdiff_t a = 0; a < shape[0]; a++)
+        for (ptrdiff_t b = 0; b < shape[1]; b++)
+            for (ptrdiff_t c = 0; c < shape[2]; c++) {
+                char *d = dst + a * ds[0] + b * ds[1] + c * ds[2];
+                const char *s = src + a * ss[0] + b * ss[1] + c * ss[2];
+                if (tile) {
+                    fi_move_tile2(d, ds[3], ds[4], s, ss[3], ss[4], shape[3], shape[4], itemsize);
+                } else {
+                    for (ptrdiff_t e = 0; e < shape[3]; e++)
+                        fi_move_line(d + e * ds[3], ds[4], s + e * ss[3], ss[4], shape[4], itemsize);
+                }
+            }
+}
+
+/* Row r of dst (F elements, free stride dsf) = row map[r] of src; map[r] < 0 skips. */
+static inline void fi_move_rows(char *dst, ptrdiff_t dsp, ptrdiff_t dsf, const char *src,
+                                ptrdiff_t ssp, ptrdiff_t ssf, const int32_t *map, int R,
+                                ptrdiff_t F, int itemsize) {
+    for (int r = 0; r < R; r++) {
+        if (map[r] < 0) continue;
+        fi_move_line(dst + r * dsp, dsf, src + (ptrdiff_t)map[r] * ssp, ssf, F, itemsize);
+    }
+}
+
+static inline int fi_move_nz(const char *p, int pwidth) {
+    switch (pwidth) {
+    case 1: return *(const uint8_t *)p != 0;
+    case 2: { uint16_t v; memcpy(&v, p, 2); return v != 0; }
+    default: { uint32_t v; memcpy(&v, p, 4); return v != 0; }
+    }
+}
+
+/* dst[p,i] = src[p,i] (src free/partition strides 0: a scalar) where the predicate
+ * (an unsigned integer of pwidth bytes) is nonzero XOR rev. */
+static inline void fi_move_predicated(char *dst, ptrdiff_t dsp, ptrdiff_t dsf,
+                                      const char *src, ptrdiff_t ssp, ptrdiff_t ssf,
+                                      const char *pred, ptrdiff_t psp, ptrdiff_t psf, int pwidth,
+                                      int rev, int P, ptrdiff_t F, int itemsize) {
+    for (int p = 0; p < P; p++) {
+        char *d = dst + p * dsp;
+        const char *s = src + p * ssp;
+        const char *q = pred + p * psp;
+        if (itemsize == 4 && pwidth == 1 && dsf == 4 && ssf == 4 && psf == 1) {
+            uint32_t *d4 = (uint32_t *)(void *)d;
+            const uint32_t *s4 = (const uint32_t *)(const void *)s;
+            const uint8_t *q1 = (const uint8_t *)q;
+            for (ptrdiff_t i = 0; i < F; i++) {
+                uint32_t m = (uint32_t)0 - (uint32_t)((q1[i] != 0) != rev);
+                d4[i] = (s4[i] & m) | (d4[i] & ~m);
+            }
+            continue;
+        }
+        for (ptrdiff_t i = 0; i < F; i++)
+            if (fi_move_nz(q + i * psf, pwidth) != rev)
+                fi_move_elem(d + i * dsf, s + i * ssf, itemsize);
+    }
+}
+
+/* dst[p,j] = data[p, idx[p,j]] for j < J; returns 1 (and writes nothing) when an index
+ * is >= n (the number of data elements per partition).  data rows are contiguous. */
+static inline int fi_move_gather(char *dst, ptrdiff_t dsp, ptrdiff_t dsf, const char *data,
+                                 ptrdiff_t dtsp, const uint32_t *idx, ptrdiff_t isp, ptrdiff_t isf,
+                                 int P, ptrdiff_t J, uint32_t n, int itemsize) {
+    for (int p = 0; p < P; p++)
+        for (ptrdiff_t j = 0; j < J; j++)
+            if (idx[p * isp + j * isf] >= n) return 1;
+    for (int p = 0; p < P; p++) {
+        const char *row = data + p * dtsp;
+        for (ptrdiff_t j = 0; j < J; j++)
+            fi_move_elem(dst + p * dsp + j * dsf, row + (ptrdiff_t)idx[p * isp + j * isf] * itemsize,
+                         itemsize);
+    }
+    return 0;
+}
+
+/* One row: out[0..n) = offset + indices of nonzero src elements (float32 when is_float:
+ * x != 0, so -0 is zero and NaN is nonzero; else int32 x != 0), then pad, then the count
+ * at out[n].  Arithmetic on the indices wraps modulo 2^32. */
+static inline void fi_move_nonzero(int32_t *out, ptrdiff_t osf, const char *src, ptrdiff_t ssf,
+                                   int is_float, ptrdiff_t n, int32_t offset, int32_t pad) {
+    ptrdiff_t k = 0;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        int nz;
+        if (is_float) { float v; memcpy(&v, src + i * ssf, 4); nz = v != 0.0f; }
+        else { int32_t v; memcpy(&v, src + i * ssf, 4); nz = v != 0; }
+        if (nz) out[(k++) * osf] = (int32_t)((uint32_t)i + (uint32_t)offset);
+    }
+    for (ptrdiff_t i = k; i < n; i++) out[i * osf] = pad;
+    out[n * osf] = (int32_t)k;
+}
+
+#endif /* FASTISA_MOVE_H */

@@ -1,0 +1,128 @@
+# cython: language_level=3, boundscheck=False, wraparound=False
+"""PTO tile kernel drivers, second set (csrc/fastisa/tilex.h): bitwise / remainder / power
+binaries, ternaries (ADDC, fused multiply-add forms), compare, select, products, arg-reduce
+and iota.  Operands as in fastisa._kernels.tile: (uint8 view of the 1-D buffer, fi_format
+code, row stride, column stride), strides in elements.  The Python front-end (fastisa.pto)
+has validated every shape, stride and dtype; these drivers do not re-check.
+"""
+from libc.stdint cimport int64_t, uint8_t
+
+
+cdef extern from "tilex.h" nogil:
+    ctypedef struct fi_tile_arg:
+        void *p
+        int fmt
+        Py_ssize_t rs
+        Py_ssize_t cs
+    void fi_tx_binary(int op, fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, int R, int C)
+    void fi_tx_ternary(int op, fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, fi_tile_arg c,
+                       int R, int C)
+    void fi_tx_cmp(int mode, uint8_t *m, fi_tile_arg a, fi_tile_arg b, int R, int C)
+    void fi_tx_select(fi_tile_arg d, const uint8_t *m, fi_tile_arg a, fi_tile_arg b, int R, int C)
+    void fi_tx_prod(int cols, fi_tile_arg d, fi_tile_arg s, int R, int C)
+    void fi_tx_argreduce(int cols, int is_max, fi_tile_arg idx, int has_val, fi_tile_arg val,
+                         fi_tile_arg s, int R, int C)
+    void fi_tx_iota(fi_tile_arg d, int64_t start, int descending, int C)
+    int FI_TX_AND, FI_TX_OR, FI_TX_XOR, FI_TX_SHL, FI_TX_SHR, FI_TX_REM, FI_TX_FMOD
+    int FI_TX_PRELU, FI_TX_POW, FI_TX_SUBRELU, FI_TX_NOT
+    int FI_T3_ADDC, FI_T3_SUBC, FI_T3_FMA, FI_T3_MULADD_R, FI_T3_MULADD_R_RELU
+
+#: fi_tx_binary ops
+BIN = {"AND": FI_TX_AND, "OR": FI_TX_OR, "XOR": FI_TX_XOR, "SHL": FI_TX_SHL, "SHR": FI_TX_SHR,
+       "REM": FI_TX_REM, "FMOD": FI_TX_FMOD, "PRELU": FI_TX_PRELU, "POW": FI_TX_POW,
+       "SUBRELU": FI_TX_SUBRELU, "NOT": FI_TX_NOT}
+#: fi_tx_ternary ops
+TER = {"ADDC": FI_T3_ADDC, "SUBC": FI_T3_SUBC, "FMA": FI_T3_FMA, "MULADD_R": FI_T3_MULADD_R,
+       "MULADD_R_RELU": FI_T3_MULADD_R_RELU}
+#: fi_tx_cmp modes, in pto's CmpMode names
+CMP = {"EQ": 0, "NE": 1, "LT": 2, "GT": 3, "GE": 4, "LE": 5, "EQ_EPS": 6, "NE_EPS": 7}
+
+
+cdef inline fi_tile_arg _arg(const unsigned char[::1] buf, int fmt, Py_ssize_t rs,
+                             Py_ssize_t cs):
+    cdef fi_tile_arg a
+    a.p = <void *>&buf[0]
+    a.fmt = fmt
+    a.rs = rs
+    a.cs = cs
+    return a
+
+
+def binary(int op, unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
+           const unsigned char[::1] a, int afmt, Py_ssize_t ars, Py_ssize_t acs,
+           const unsigned char[::1] b, int bfmt, Py_ssize_t brs, Py_ssize_t bcs, int R, int C):
+    """dst[r, c] = op(a[r, c], b[r, c]) for r < R, c < C."""
+    cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
+    cdef fi_tile_arg aa = _arg(a, afmt, ars, acs)
+    cdef fi_tile_arg ba = _arg(b, bfmt, brs, bcs)
+    with nogil:
+        fi_tx_binary(op, da, aa, ba, R, C)
+
+
+def ternary(int op, unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
+            const unsigned char[::1] a, int afmt, Py_ssize_t ars, Py_ssize_t acs,
+            const unsigned char[::1] b, int bfmt, Py_ssize_t brs, Py_ssize_t bcs,
+            const unsigned char[::1] c, int cfmt, Py_ssize_t crs, Py_ssize_t ccs, int R, int C):
+    """dst[r, c] = op(a[r, c], b[r, c], c[r, c]) for r < R, c < C."""
+    cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
+    cdef fi_tile_arg aa = _arg(a, afmt, ars, acs)
+    cdef fi_tile_arg ba = _arg(b, bfmt, brs, bcs)
+    cdef fi_tile_arg ca = _arg(c, cfmt, crs, ccs)
+    with nogil:
+        fi_tx_ternary(op, da, aa, ba, ca, R, C)
+
+
+def cmp(int mode, unsigned char[::1] m, const unsigned char[::1] a, int afmt, Py_ssize_t ars,
+        Py_ssize_t acs, const unsigned char[::1] b, int bfmt, Py_ssize_t brs, Py_ssize_t bcs,
+        int R, int C):
+    """m[r * C + c] = a[r, c] mode b[r, c] (0/1 bytes; m holds at least R * C bytes)."""
+    cdef fi_tile_arg aa = _arg(a, afmt, ars, acs)
+    cdef fi_tile_arg ba = _arg(b, bfmt, brs, bcs)
+    with nogil:
+        fi_tx_cmp(mode, &m[0], aa, ba, R, C)
+
+
+def select(unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
+           const unsigned char[::1] m, const unsigned char[::1] a, int afmt, Py_ssize_t ars,
+           Py_ssize_t acs, const unsigned char[::1] b, int bfmt, Py_ssize_t brs, Py_ssize_t bcs,
+           int R, int C):
+    """dst[r, c] = m[r * C + c] ? a[r, c] : b[r, c]."""
+    cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
+    cdef fi_tile_arg aa = _arg(a, afmt, ars, acs)
+    cdef fi_tile_arg ba = _arg(b, bfmt, brs, bcs)
+    with nogil:
+        fi_tx_select(da, &m[0], aa, ba, R, C)
+
+
+def prod(int cols, unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
+         const unsigned char[::1] s, int sfmt, Py_ssize_t srs, Py_ssize_t scs, int R, int C):
+    """Row (cols=0) or column (cols=1) products of src's R x C region."""
+    cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
+    cdef fi_tile_arg sa = _arg(s, sfmt, srs, scs)
+    with nogil:
+        fi_tx_prod(cols, da, sa, R, C)
+
+
+def argreduce(int cols, int is_max, unsigned char[::1] i, int ifmt, Py_ssize_t irs,
+              Py_ssize_t ics, v, int vfmt, Py_ssize_t vrs, Py_ssize_t vcs,
+              const unsigned char[::1] s, int sfmt, Py_ssize_t srs, Py_ssize_t scs, int R, int C):
+    """Index (and, when v is not None, value) of the first max/min of each row/column."""
+    cdef fi_tile_arg ia = _arg(i, ifmt, irs, ics)
+    cdef fi_tile_arg va = ia
+    cdef fi_tile_arg sa = _arg(s, sfmt, srs, scs)
+    cdef unsigned char[::1] vv
+    cdef int has = 0
+    if v is not None:
+        vv = v
+        va = _arg(vv, vfmt, vrs, vcs)
+        has = 1
+    with nogil:
+        fi_tx_argreduce(cols, is_max, ia, has, va, sa, R, C)
+
+
+def iota(unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs, int64_t start,
+         int descending, int C):
+    """dst[0, c] = start + c (start - c when descending), wrapping to the dtype."""
+    cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
+    with nogil:
+        fi_tx_iota(da, start, descending, C)

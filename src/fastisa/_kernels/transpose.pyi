@@ -1,0 +1,6 @@
+import numpy as np
+
+def nchwconv(ub: np.ndarray, dst_off: np.ndarray, src_off: np.ndarray, es: int, nrep: int,
+             dst_rep: int, src_rep: int, dst_hi: bool, src_hi: bool) -> None: ...
+def transpose16(ub: np.ndarray, dst_off: int, src_off: int, nrep: int, dst_rep: int,
+                src_rep: int) -> None: ...

@@ -1,0 +1,505 @@
+"""Tile-level ``nki.language`` functions (``nl.load``, ``nl.store``, ``nl.add(a, b)``, ``nl.exp(t)``,
+``nl.matmul``, ``nl.transpose``, ``nl.sum`` ..., ``nl.arange``, ``nl.mgrid`` ...).
+
+Each call allocates its result tile and runs one fastisa ``nki.isa`` instruction on it, as
+the NKI compiler lowers these functions (SDK 2.33 ``nki/api/nki/language/__init__.py``;
+the NKI Beta 1 ``neuronxcc.nki.language`` reference for the legacy names):
+
+==============================  ===============================================================
+function                        instruction
+==============================  ===============================================================
+``load(src)`` / ``store``       ``dma_copy`` (HBM <-> SBUF; ``mask=`` writes only where true)
+binary ``add(x, y)`` ...        ``tensor_tensor`` (two tiles) or ``tensor_scalar`` (a scalar or
+                                a ``[P, 1]`` column); other broadcasts are materialised first
+unary ``exp(x)`` ...            ``activation`` (ScalarE functions) or ``tensor_scalar`` (ALU
+                                unary ops: abs, square, relu, rsqrt, reciprocal)
+``copy`` / ``static_cast``      ``tensor_copy``
+``sum/max/min/prod/mean``       ``tensor_reduce`` (mean: then ``tensor_scalar`` x 1/n)
+``matmul(x, y, transpose_x)``   ``nc_transpose`` (unless transpose_x) + ``nc_matmul``, PSUM fp32
+``transpose(x)``                ``nc_transpose``
+``full/zeros/ones``             ``memset``
+==============================  ===============================================================
+
+Result dtype (when ``dtype=`` is not given): the input tiles' dtype of highest precision
+(floats over integers, wider over narrower), as the NKI docs state for the element-wise
+functions.  ``broadcast_to``, ``where`` and masked stores select or replicate stored
+values without arithmetic (numpy, vectorised).
+"""
+
+from __future__ import annotations
+
+import builtins as _b
+import math
+
+import numpy as np
+
+from .. import dtypes as _dt
+from ..errors import ConstraintError
+from . import ops as _ops
+from .tensor import PMAX, PSUM, SBUF, SHARED_HBM, NkiTensor
+
+__all__ = ["load", "store", "copy_tile", "static_cast", "full", "ones", "zeros_like",
+           "ones_like", "full_like", "empty_like", "matmul", "transpose", "sum", "max", "min",
+           "prod", "mean", "all", "any", "broadcast_to", "where", "arange", "mgrid",
+           "rand", "random_seed", "shared_constant", "shared_identity_matrix", "apply_binary",
+           "apply_unary", "negative", "divide", "invert_tile", "logical_not", "tensor"]
+
+
+def _isa():
+    from . import isa
+    return isa
+
+
+def _lang():
+    from . import language
+    return language
+
+
+# ---- helpers ------------------------------------------------------------------------------
+_FLOAT_RANK = {"float32": 6, "tfloat32": 5, "bfloat16": 4, "float16": 4, "float8_e4m3": 2,
+               "float8_e5m2": 2, "float8_e4m3fn": 2}
+
+
+def _rank(fmt) -> tuple:
+    if fmt.kind == "float":
+        return (1, _FLOAT_RANK.get(fmt.name, 1))
+    return (0, fmt.itemsize)
+
+
+def _result_fmt(tiles, dtype):
+    if dtype is not None:
+        return _dt.lookup(dtype)
+    fmts = [t.dtype for t in tiles if isinstance(t, NkiTensor)]
+    if not fmts:
+        return _dt.FORMATS["float32"]
+    best = fmts[0]
+    for f in fmts[1:]:
+        if _rank(f) > _rank(best):
+            best = f
+    if best.kind == "bool":
+        return _dt.FORMATS["uint8"]
+    return best
+
+
+def _new_tile(shape, fmt, buffer=SBUF, name=""):
+    return _lang().ndarray(tuple(shape), fmt, buffer=buffer, name=name)
+
+
+def _as_tile(x, shape=None) -> NkiTensor:
+    """An SBUF tile holding ``x`` (a tile; copied and broadcast to ``shape`` if needed)."""
+    if shape is None or x.shape == tuple(shape):
+        return x
+    t = _new_tile(shape, x.dtype)
+    try:
+        t.data[...] = np.broadcast_to(x.data, tuple(shape))
+    except ValueError:
+        raise ConstraintError(f"broadcast: tile of shape {x.shape} cannot be broadcast to "
+                              f"{tuple(shape)}") from None
+    return t
+
+
+def _is_scalar(x) -> bool:
+    return isinstance(x, (int, float, np.integer, np.floating, bool, np.bool_))
+
+
+def _apply_mask(dst, tmp, mask):
+    """Copy ``tmp`` into ``dst`` where ``mask`` (broadcast to dst's shape) is true."""
+    m = np.broadcast_to(np.asarray(mask, bool), dst.shape)
+    np.copyto(dst.data, tmp.data, where=m)
+
+
+def _finish(instr_fn, shape, fmt, mask, buffer=SBUF):
+    dst = _new_tile(shape, fmt, buffer)
+    if mask is None:
+        instr_fn(dst)
+        return dst
+    tmp = _new_tile(shape, fmt, buffer)
+    instr_fn(tmp)
+    _apply_mask(dst, tmp, mask)
+    return dst
+
+
+def _on_chip(x, what):
+    """Tiles the elementwise functions take: on-chip, or an HBM tensor (loaded first)."""
+    if isinstance(x, NkiTensor) and not x.buffer.on_chip:
+        return load(x)
+    return x
+
+
+# ---- load / store ---------------------------------------------------------------------------
+def load(src, mask=None, dtype=None, **kwargs):
+    """``nl.load(src)``: a new SBUF tile holding ``src`` (an HBM or on-chip tensor view) by
+    ``dma_copy``; ``dtype=`` converts on the way (src -> fp32 -> dtype)."""
+    if not isinstance(src, NkiTensor):
+        raise ConstraintError(f"load: src must be a tensor, got {type(src).__name__}")
+    fmt = src.dtype if dtype is None else _dt.lookup(dtype)
+    return _finish(lambda d: _isa().dma_copy(dst=d, src=src), src.shape, fmt, mask)
+
+
+def store(dst, value, mask=None, **kwargs):
+    """``nl.store(dst, value)``: write a tile (or a scalar) into ``dst`` by ``dma_copy``;
+    with ``mask=`` only where the mask is true (other elements keep their contents)."""
+    if not isinstance(dst, NkiTensor):
+        raise ConstraintError(f"store: dst must be a tensor, got {type(dst).__name__}")
+    if _is_scalar(value) and dst.ndim < 2:
+        # one element (``t[i, j] = 5``): stored as dma_copy would, through float32
+        v = np.asarray(value, np.float64).astype(np.float32)
+        dst.data[...] = v.astype(dst.data.dtype) if dst.dtype.kind == "float" else \
+            np.asarray(value).astype(dst.data.dtype)
+        return None
+    if _is_scalar(value):
+        v = _new_tile(dst.shape, dst.dtype)
+        _isa().memset(v, float(value))
+        value = v
+    if not isinstance(value, NkiTensor):
+        raise ConstraintError(f"store: value must be a tile or a scalar, got "
+                              f"{type(value).__name__}")
+    if value.shape != dst.shape and value.size != dst.size:
+        value = _as_tile(value, dst.shape)
+    if mask is None:
+        _isa().dma_copy(dst=dst, src=value)
+        return None
+    tmp = NkiTensor(np.array(dst.data, copy=True), dst.dtype, dst.buffer, dst.name)
+    _isa().dma_copy(dst=tmp, src=value)
+    _apply_mask(dst, tmp, mask)
+    return None
+
+
+# ---- elementwise ------------------------------------------------------------------------------
+def apply_binary(op, x, y, dtype=None, mask=None, **kwargs):
+    """``nl.<op>(x, y)`` on tiles / scalars: ``tensor_tensor`` or ``tensor_scalar``."""
+    isa = _isa()
+    x, y = _on_chip(x, "x"), _on_chip(y, "y")
+    if _is_scalar(x) and _is_scalar(y):
+        raise ConstraintError(f"{op.name}: at least one operand must be a tile")
+    fmt = _result_fmt((x, y), dtype)
+    if _is_scalar(y) or _is_scalar(x):
+        t, s, rev = (x, y, False) if _is_scalar(y) else (y, x, True)
+        return _finish(lambda d: isa.tensor_scalar(d, t, op, float(s), reverse0=rev),
+                       t.shape, fmt, mask)
+    shape = np.broadcast_shapes(x.shape, y.shape)
+    # a [P, 1] column against a [P, F] tile: tensor_scalar with a vector operand
+    for t, v, rev in ((x, y, False), (y, x, True)):
+        if t.shape == shape and v.ndim == t.ndim and v.shape[0] == t.shape[0] and \
+                _b.all(s == 1 for s in v.shape[1:]) and t.free_size > 1 and v.dtype.name == "float32":
+            col = v.reshape(v.shape[0], 1)
+            return _finish(lambda d: isa.tensor_scalar(d, t, op, col, reverse0=rev),
+                           shape, fmt, mask)
+    a, b = _as_tile(x, shape), _as_tile(y, shape)
+    return _finish(lambda d: isa.tensor_tensor(d, a, b, op), shape, fmt, mask)
+
+
+def apply_unary(op, x, dtype=None, mask=None, **kwargs):
+    """``nl.<fn>(x)``: ``activation`` for ScalarE functions, ``tensor_scalar`` for ALU unary ops."""
+    isa = _isa()
+    x = _on_chip(x, "x")
+    if not isinstance(x, NkiTensor):
+        raise ConstraintError(f"{op.name}: x must be a tile, got {type(x).__name__}")
+    fmt = _result_fmt((x,), dtype)
+    if op.engines:
+        return _finish(lambda d: isa.activation(d, op, x), x.shape, fmt, mask)
+    return _finish(lambda d: isa.tensor_scalar(d, x, op, 0.0), x.shape, fmt, mask)
+
+
+def negative(x, dtype=None, mask=None, **kwargs):
+    """``nl.negative(x)`` = ``x * -1`` (tensor_scalar multiply)."""
+    return apply_binary(_ops.multiply, x, -1.0, dtype=dtype, mask=mask)
+
+
+def divide(x, y, dtype=None, mask=None, **kwargs):
+    """``nl.divide(x, y)``: fastisa's ALU has no divide op, so this raises
+    NotImplementedError rather than approximate it with a reciprocal."""
+    raise NotImplementedError("divide: fastisa's NKI ALU has no divide operator; nl.divide "
+                              "is not implemented")
+
+
+def invert_tile(x, dtype=None, mask=None, **kwargs):
+    return apply_unary(_ops.invert, x, dtype=dtype, mask=mask)
+
+
+def logical_not(x, dtype=None, mask=None, **kwargs):
+    """``nl.logical_not(x)`` = ``x == 0``."""
+    return apply_binary(_ops.equal, x, 0.0, dtype=dtype, mask=mask)
+
+
+def copy_tile(x, dtype=None, mask=None, **kwargs):
+    """``nl.copy(x, dtype=)``: ``tensor_copy`` into a new tile."""
+    x = _on_chip(x, "x")
+    fmt = _result_fmt((x,), dtype)
+    return _finish(lambda d: _isa().tensor_copy(dst=d, src=x), x.shape, fmt, mask)
+
+
+def static_cast(x, dtype, **kwargs):
+    """``nl.static_cast(x, dtype)``: ``tensor_copy`` converting to ``dtype``."""
+    return copy_tile(x, dtype=dtype)
+
+
+# ---- creation ------------------------------------------------------------------------------
+def full(shape, fill_value, dtype, buffer=None, name="", **kwargs):
+    """``nl.full(shape, value, dtype, buffer=nl.sbuf)``: a new tensor set by ``memset``."""
+    t = _lang().ndarray(shape, dtype, buffer=buffer, name=name)
+    if t.buffer.on_chip:
+        _isa().memset(t, float(fill_value) if not isinstance(fill_value, (int, np.integer))
+                      else int(fill_value))
+    else:
+        t.data[...] = np.asarray(fill_value).astype(np.float32).astype(t.data.dtype) \
+            if t.dtype.kind == "float" else fill_value
+    return t
+
+
+def ones(shape, dtype, buffer=None, name="", **kwargs):
+    return full(shape, 1, dtype, buffer=buffer, name=name)
+
+
+def zeros_like(a, dtype=None, buffer=None, name="", **kwargs):
+    return _lang().zeros(a.shape, dtype or a.dtype, buffer=buffer or a.buffer, name=name)
+
+
+def ones_like(a, dtype=None, buffer=None, name="", **kwargs):
+    return full(a.shape, 1, dtype or a.dtype, buffer=buffer or a.buffer, name=name)
+
+
+def full_like(a, fill_value, dtype=None, buffer=None, name="", **kwargs):
+    return full(a.shape, fill_value, dtype or a.dtype, buffer=buffer or a.buffer, name=name)
+
+
+def empty_like(a, dtype=None, buffer=None, name="", **kwargs):
+    return _lang().ndarray(a.shape, dtype or a.dtype, buffer=buffer or a.buffer, name=name)
+
+
+def shared_constant(constant, dtype=None, **kwargs):
+    """``nl.shared_constant(array, dtype)``: an HBM tensor holding a compile-time constant."""
+    arr = np.asarray(constant)
+    fmt = _dt.lookup(dtype if dtype is not None else arr.dtype)
+    t = _lang().ndarray(arr.shape if arr.ndim else (1,), fmt, buffer=SHARED_HBM)
+    t.data[...] = arr.astype(np.float32).astype(fmt.np_dtype) if fmt.kind == "float" \
+        else arr.astype(fmt.np_dtype)
+    return t
+
+
+def shared_identity_matrix(n, dtype=None, **kwargs):
+    """``nl.shared_identity_matrix(n, dtype=nl.uint8)``: an ``n x n`` identity in HBM."""
+    fmt = _dt.lookup(dtype if dtype is not None else "uint8")
+    return shared_constant(np.eye(int(n)), fmt)
+
+
+_RNG = [np.random.default_rng(0)]
+
+
+def random_seed(seed, **kwargs):
+    """``nl.random_seed(seed)``: reseed :func:`rand` (numpy's generator, not the hardware's)."""
+    s = seed if _is_scalar(seed) else int(np.asarray(getattr(seed, "data", seed)).ravel()[0])
+    _RNG[0] = np.random.default_rng(int(s))
+
+
+def rand(shape, dtype=None, **kwargs):
+    """``nl.rand(shape, dtype)``: uniform [0, 1) values (numpy's generator: the hardware's
+    random sequence is not documented, so kernels can only rely on the distribution)."""
+    fmt = _dt.lookup(dtype if dtype is not None else "float32")
+    t = _lang().ndarray(shape, fmt)
+    vals = _RNG[0].random(t.shape, dtype=np.float32)
+    t.data[...] = vals.astype(fmt.np_dtype) if fmt.kind == "float" else \
+        (vals * 2**31).astype(fmt.np_dtype)
+    return t
+
+
+# ---- matmul / transpose ----------------------------------------------------------------------
+def transpose(x, dtype=None, mask=None, **kwargs):
+    """``nl.transpose(x)``: ``nc_transpose`` of a 2-D tile (PSUM result on the Tensor engine
+    unless both sides fit the Vector engine's 32 x 32)."""
+    x = _on_chip(x, "x")
+    if x.ndim != 2:
+        raise ConstraintError(f"transpose: x must be 2-D, got shape {x.shape}")
+    P, F = x.shape
+    fmt = _result_fmt((x,), dtype)
+    vec = P <= 32 and F <= 32
+    buf = SBUF if vec else PSUM
+    if not vec and x.buffer is PSUM:
+        x = copy_tile(x)
+    return _finish(lambda d: _isa().nc_transpose(d, x), (F, P), fmt, mask, buffer=buf)
+
+
+def matmul(x, y, transpose_x=False, mask=None, **kwargs):
+    """``nl.matmul(x, y, transpose_x=False)``: ``x @ y`` (``x.T @ y`` with transpose_x) in
+    float32 PSUM: ``nc_transpose`` of x when needed, then ``nc_matmul``."""
+    isa = _isa()
+    x, y = _on_chip(x, "x"), _on_chip(y, "y")
+    if x.buffer is PSUM:
+        x = copy_tile(x)
+    if y.buffer is PSUM:
+        y = copy_tile(y)
+    if not transpose_x:
+        xt = transpose(x)                   # [K, M] in PSUM
+        x = copy_tile(xt, dtype=x.dtype)
+    K, M = x.shape
+    N = y.shape[1]
+    return _finish(lambda d: isa.nc_matmul(d, x, y, accumulate=False), (M, N),
+                   _dt.FORMATS["float32"], mask, buffer=PSUM)
+
+
+# ---- reductions ------------------------------------------------------------------------------
+def _norm_axes(x, axis):
+    if axis is None:
+        axes = tuple(range(1, x.ndim))
+    elif isinstance(axis, (list, tuple)):
+        axes = tuple(int(a) for a in axis)
+    else:
+        axes = (int(axis),)
+    return tuple(a + x.ndim if a < 0 else a for a in axes)
+
+
+def _reduce(name, op, x, axis, dtype, keepdims, mask):
+    x = _on_chip(x, "x")
+    axes = _norm_axes(x, axis)
+    if 0 in axes:
+        raise NotImplementedError(f"{name}: reducing the partition axis (axis 0) is not "
+                                  f"implemented by fastisa (tensor_reduce reduces free axes)")
+    shape = tuple(1 if i in axes else s for i, s in enumerate(x.shape)) if keepdims else \
+        tuple(s for i, s in enumerate(x.shape) if i not in axes)
+    if len(shape) < 2:
+        shape = shape + (1,) * (2 - len(shape))
+        keep = True
+    else:
+        keep = keepdims
+    fmt = _result_fmt((x,), dtype)
+    out = _finish(lambda d: _isa().tensor_reduce(d, op, x, axes, keepdims=keep), shape,
+                  fmt, mask)
+    return out
+
+
+def sum(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):  # noqa: A001
+    return _reduce("sum", _ops.add, x, axis, dtype, keepdims, mask)
+
+
+def max(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):  # noqa: A001
+    return _reduce("max", _ops.maximum, x, axis, dtype, keepdims, mask)
+
+
+def min(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):  # noqa: A001
+    return _reduce("min", _ops.minimum, x, axis, dtype, keepdims, mask)
+
+
+def prod(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):
+    return _reduce("prod", _ops.multiply, x, axis, dtype, keepdims, mask)
+
+
+def all(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):  # noqa: A001
+    return _reduce("all", _ops.logical_and, x, axis, dtype, keepdims, mask)
+
+
+def any(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):  # noqa: A001
+    return _reduce("any", _ops.logical_or, x, axis, dtype, keepdims, mask)
+
+
+def mean(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):
+    """``nl.mean``: ``tensor_reduce`` add in float32, then ``tensor_scalar`` multiply by 1/n."""
+    x = _on_chip(x, "x")
+    axes = _norm_axes(x, axis)
+    n = math.prod(x.shape[a] for a in axes)
+    s = _reduce("mean", _ops.add, x, axis, "float32", keepdims, None)
+    return apply_binary(_ops.multiply, s, 1.0 / n, dtype=_result_fmt((x,), dtype), mask=mask)
+
+
+# ---- broadcast / select ---------------------------------------------------------------------
+def broadcast_to(x, shape, **kwargs):
+    """``nl.broadcast_to(x, shape)``: a new tile with x's values replicated (no arithmetic)."""
+    x = _on_chip(x, "x")
+    return _as_tile(x, tuple(int(s) for s in shape)) if x.shape != tuple(shape) else \
+        copy_tile(x)
+
+
+def where(condition, x, y, dtype=None, mask=None, **kwargs):
+    """``nl.where(cond, x, y)``: elements of x where cond is non-zero, else of y (stored
+    values selected, converted to the result dtype through float32 when dtypes differ)."""
+    vals = []
+    for v in (condition, x, y):
+        v = _on_chip(v, "v")
+        vals.append(v)
+    cond, x, y = vals
+    tiles = [v for v in (x, y) if isinstance(v, NkiTensor)]
+    shape = np.broadcast_shapes(*(v.shape for v in vals if isinstance(v, NkiTensor)))
+    fmt = _result_fmt(tiles, dtype)
+
+    def as_fmt(v):
+        if isinstance(v, NkiTensor):
+            if v.dtype is not fmt:
+                c = _new_tile(v.shape, fmt)
+                _isa().tensor_copy(dst=c, src=v)
+                v = c
+            return np.broadcast_to(v.data, shape)
+        return np.asarray(np.float32(v)).astype(fmt.np_dtype) if fmt.kind == "float" else \
+            np.asarray(v).astype(fmt.np_dtype)
+
+    c = np.asarray(cond.data if isinstance(cond, NkiTensor) else cond)
+    if isinstance(cond, NkiTensor) and cond.dtype.kind == "float":
+        c = c.astype(np.float32)
+    out = _new_tile(shape, fmt)
+    out.data[...] = np.where(np.broadcast_to(c != 0, shape), as_fmt(x), as_fmt(y))
+    if mask is not None:
+        res = _new_tile(shape, fmt)
+        _apply_mask(res, out, mask)
+        return res
+    return out
+
+
+# ---- index expressions -----------------------------------------------------------------------
+class IndexArray(np.ndarray):
+    """An ``nl.arange`` / ``nl.mgrid`` index expression: an int64 numpy array (arithmetic and
+    comparisons stay IndexArrays).  As in the NKI simulator, where these are symbolic
+    expressions, its Python truth value is True, so ``mask=(ix < a and iy < b)`` means what
+    Python makes of it there: ``iy < b``."""
+
+    def __bool__(self):
+        return True if self.size != 1 else bool(self.reshape(-1)[0])
+
+
+def arange(*args):
+    """``nl.arange(n)`` / ``(start, stop[, step])``: a 1-D int64 index vector; ``[:, None]`` /
+    ``[None, :]`` make the partition / free index of legacy ``t[i_p, i_f]`` indexing."""
+    return np.arange(*[int(a) for a in args], dtype=np.int64).view(IndexArray)
+
+
+class _MGridResult:
+    __slots__ = ("_grids",)
+
+    def __init__(self, grids):
+        self._grids = grids
+
+    def __getattr__(self, name):
+        idx = {"p": 0, "x": 1, "y": 2, "z": 3}.get(name)
+        if idx is None or idx >= len(self._grids):
+            raise AttributeError(f"mgrid: no index {name!r} (have p, x, y, z for "
+                                 f"{len(self._grids)} dimensions)")
+        return self._grids[idx]
+
+    def __iter__(self):
+        return iter(self._grids)
+
+    def __getitem__(self, i):
+        return self._grids[i]
+
+    def __len__(self):
+        return len(self._grids)
+
+
+class _MGrid:
+    """``nl.mgrid[0:128, 0:512]``: index grids ``.p``, ``.x`` (``.y``, ``.z``), open
+    (broadcastable) like ``np.ogrid``; unpacks as ``i_p, i_f = nl.mgrid[...]``."""
+
+    def __getitem__(self, key):
+        if not isinstance(key, tuple):
+            key = (key,)
+        grids = np.ogrid[tuple(key)]
+        if not isinstance(grids, (list, tuple)):
+            grids = [grids]
+        return _MGridResult([np.asarray(g, np.int64).view(IndexArray) for g in grids])
+
+
+mgrid = _MGrid()
+
+
+class tensor:  # noqa: N801
+    """``nki.typing.tensor[128, 512]`` annotations (accepted, not checked)."""
+
+    def __class_getitem__(cls, item):
+        return cls

@@ -1,0 +1,553 @@
+"""PTO-AS runner, the operations kept generic by the parser (:class:`GenericOp`).
+
+Control flow (``scf.if``/``scf.for`` with ``iter_args``/``scf.while``, ``func.call``),
+the older dialect's ``memref.alloc``/``memref.subview``, scalar access to global memory
+(``pto.load_scalar``/``pto.store_scalar``/``pto.addptr``), views (``pto.subview``), the
+core-identity queries (``pto.get_block_idx`` ...), buffer reservation, the cross-core pipes
+and the synchronisation ops.  Semantics: PTOAS ``include/PTO/IR/PTOOps.td`` (op
+descriptions) and ``docs/`` (hw-native-sys/PTOAS); execution is sequential and synchronous,
+as on pto-isa's CPU simulator, so events, flags and fences do nothing.
+
+Cross-core pipes (``pto.tpush_to_aiv``/``tpush_to_aic``, ``tpop_from_*``, ``tfree_from_*``)
+are FIFO queues between the simulated cube (AIC) and vector (AIV) cores.  Functions run
+in the order the entry function calls them (PTOAS's mixed kernels call the cube part
+first); a pop with nothing pushed raises ConstraintError ("deadlock").  ``split = 1``
+(``2``) hands the upper (left) half of a pushed tile to vector subblock 0 and the other
+half to subblock 1; a vector function called while subblock 1 has data waiting runs once
+per subblock, with ``pto.get_subblock_idx`` giving 0 and 1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import AccessError, ConstraintError
+from ._asm_ast import MemRefType, OpaqueType, ScalarType, TileBufType, ViewType
+
+
+# --------------------------------------------------------------------------------------
+# token helpers
+# --------------------------------------------------------------------------------------
+
+def _top(op):
+    """Tokens of ``op`` with their bracket depth (regions excluded)."""
+    depth = 0
+    out = []
+    for t in op.toks:
+        if t.kind == "punct" and t.text in ")]>}":
+            depth -= 1
+        out.append((t, depth))
+        if t.kind == "punct" and t.text in "([<{":
+            depth += 1
+    return out
+
+
+def _percents(op, depth=None):
+    return [t for t, d in _top(op) if t.kind == "percent" and (depth is None or d == depth)]
+
+
+def _attr(op, key):
+    """The text of ``key = value`` anywhere in ``op``'s tokens, or None."""
+    toks = op.toks
+    for k in range(len(toks) - 2):
+        if toks[k].text == key and toks[k + 1].text == "=":
+            parts = []
+            depth = 0
+            for t in toks[k + 2:]:
+                if depth == 0 and t.text in (",", "}", ")") and t.kind == "punct":
+                    break
+                if t.kind == "punct" and t.text in "([<{":
+                    depth += 1
+                elif t.kind == "punct" and t.text in ")]>}":
+                    depth -= 1
+                parts.append(t.text)
+            return " ".join(parts)
+    return None
+
+
+def _int_attr(op, key, default=0):
+    v = _attr(op, key)
+    if v is None:
+        return default
+    v = v.split(":")[0].strip()
+    if v in ("true", "false"):
+        return int(v == "true")
+    try:
+        return int(v, 0)
+    except ValueError:
+        return default
+
+
+def _types(op, after=":"):
+    """Types written after the last top-level ``after`` token (``:`` or ``->``)."""
+    from ._asm_parser import _Parser
+    top = _top(op)
+    idx = None
+    for k, (t, d) in enumerate(top):
+        if t.text == after and d == 0 and t.kind == "punct":
+            idx = k
+    if idx is None:
+        return []
+    toks = [t for t, _ in top[idx + 1:] if not t.text.startswith("\x00")]
+    toks = [t for t in toks]
+    p = _Parser.__new__(_Parser)
+    p.text = ""
+    p.lines = []
+    from ._asm_lexer import Token
+    end = toks[-1] if toks else op.toks[-1]
+    p.toks = list(toks) + [Token("eof", "", end.line, end.col + 1)]
+    p.i = 0
+    out = []
+    paren = p.accept("(")
+    while p.tok.kind != "eof":
+        if p.at(")") or p.at("->") or p.at("{"):
+            break
+        try:
+            out.append(p.type_())
+        except Exception:   # noqa: BLE001 - not a type list
+            break
+        if not p.accept(","):
+            break
+    del paren
+    return out
+
+
+def _result_type(op):
+    tys = _types(op, "->") or _types(op, ":")
+    return tys[-1] if tys else None
+
+
+def _bind_results(run, op, values):
+    names = op.result_names()
+    if len(values) < len(names):
+        raise ConstraintError(f"{op.name}: produces {len(values)} values, the program names "
+                              f"{len(names)}")
+    for n, v in zip(names, values):
+        run.env[n] = v
+    for n, k in op.results:
+        if k > 1:
+            run.env[n] = tuple(values[:k])
+
+
+def _value(run, tok):
+    name = tok.text[1:]
+    if name in run.env:
+        return run.env[name]
+    base, _, idx = name.partition("#")
+    if idx and base in run.env:
+        return run.env[base][int(idx)]
+    raise ConstraintError(f"use of undefined value %{name}")
+
+
+def _index_operand(run, tok):
+    if tok.kind == "percent":
+        return int(_value(run, tok))
+    return int(tok.text, 0)
+
+
+def _bracket_list(op, key):
+    """Values of ``key = [a, b]`` / ``key [a, b]`` (SSA values or integer literals)."""
+    toks = op.toks
+    for k, t in enumerate(toks):
+        if t.text == key:
+            j = k + 1
+            if toks[j].text == "=":
+                j += 1
+            if toks[j].text != "[":
+                return None
+            out = []
+            j += 1
+            while toks[j].text != "]":
+                if toks[j].text != ",":
+                    out.append(toks[j])
+                j += 1
+            return out
+    return None
+
+
+def _region(run, region, args=()):
+    for (n, _t), v in zip(region.args, args):
+        run.env[n] = v
+    return run.exec_ops(region.ops)
+
+
+def _yielded(sig, n, what):
+    if n == 0:
+        return []
+    if not sig or sig[0] != "yield":
+        raise ConstraintError(f"{what}: the region must end in scf.yield with {n} values")
+    if len(sig[1]) != n:
+        raise ConstraintError(f"{what}: scf.yield gives {len(sig[1])} values, {n} expected")
+    return sig[1]
+
+
+# --------------------------------------------------------------------------------------
+# operations
+# --------------------------------------------------------------------------------------
+
+def execute(run, op):
+    fn = _OPS.get(op.name)
+    if fn is None:
+        short = op.name[4:] if op.name.startswith("pto.") else op.name
+        if short in _NOOPS:
+            return None
+        raise NotImplementedError(f"{op.name}: fastisa does not run this operation yet")
+    return fn(run, op)
+
+
+def _scf_yield(run, op):
+    return ("yield", [_value(run, t) for t in _percents(op, 0)])
+
+
+def _scf_condition(run, op):
+    ps = _percents(op)
+    return ("condition", bool(_value(run, ps[0])), [_value(run, t) for t in ps[1:]])
+
+
+def _scf_if(run, op):
+    cond = bool(_value(run, _percents(op, 0)[0]))
+    n = sum(k for _n, k in op.results)
+    if cond:
+        sig = _region(run, op.regions[0])
+    elif len(op.regions) > 1:
+        sig = _region(run, op.regions[1])
+    else:
+        sig = None
+    if sig and sig[0] == "return":
+        return sig
+    _bind_results(run, op, _yielded(sig, n, "scf.if"))
+    return None
+
+
+def _scf_for(run, op):
+    ps = _percents(op)
+    iv, lb, ub, step = ps[0], ps[1], ps[2], ps[3]
+    pairs = []
+    rest = ps[4:]
+    for k in range(0, len(rest) - 1, 2):
+        pairs.append((rest[k].text[1:], _value(run, rest[k + 1])))
+    lo, hi, st = int(_value(run, lb)), int(_value(run, ub)), int(_value(run, step))
+    if st <= 0:
+        raise ConstraintError(f"scf.for: step must be positive, got {st}")
+    vals = [v for _n, v in pairs]
+    for i in range(lo, hi, st):
+        run.env[iv.text[1:]] = i
+        for (n, _), v in zip(pairs, vals):
+            run.env[n] = v
+        sig = run.exec_ops(op.regions[0].ops)
+        if sig and sig[0] == "return":
+            return sig
+        vals = _yielded(sig, len(pairs), "scf.for")
+    _bind_results(run, op, vals)
+    return None
+
+
+def _scf_while(run, op):
+    header = [t for t, d in _top(op) if t.kind == "percent" and d == 1]
+    names = [header[k].text[1:] for k in range(0, len(header) - 1, 2)]
+    vals = [_value(run, header[k]) for k in range(1, len(header), 2)]
+    before, after = op.regions[0], op.regions[1]
+    for _ in range(10_000_000):
+        if before.args:
+            sig = _region(run, before, vals)
+        else:
+            for n, v in zip(names, vals):
+                run.env[n] = v
+            sig = run.exec_ops(before.ops)
+        if not sig or sig[0] != "condition":
+            raise ConstraintError("scf.while: the first region must end in scf.condition")
+        flag, vals = sig[1], sig[2]
+        if not flag:
+            _bind_results(run, op, vals)
+            return None
+        sig = _region(run, after, vals)
+        if sig and sig[0] == "return":
+            return sig
+        vals = _yielded(sig, len(names), "scf.while")
+    raise ConstraintError("scf.while: more than 10,000,000 iterations")
+
+
+def _func_call(run, op):
+    from ._asm_runner import _Runner
+    callee = next(t.text[1:] for t in op.toks if t.kind == "at")
+    try:
+        f = run.module.func(callee)
+    except KeyError:
+        raise ConstraintError(f"func.call: no function @{callee} in the module") from None
+    if f.body is None:
+        raise NotImplementedError(f"func.call: @{callee} is only declared (no body)")
+    args = [_value(run, t) for t in _percents(op, 1)]
+    if len(args) != len(f.args):
+        raise ConstraintError(f"func.call @{callee}: {len(args)} arguments, the function "
+                              f"takes {len(f.args)}")
+    shared = run.shared
+    if shared["depth"] > 200:
+        raise ConstraintError("func.call: calls nested more than 200 deep")
+    kind = _kernel_kind(f)
+    runs = [shared["subblock"]]
+    if kind == "vector" and shared["pipes"].get(("c2v", 1)):
+        runs = [0, 1]
+    result = []
+    for sb in runs:
+        inner = _Runner.__new__(_Runner)
+        inner.__dict__.update(run.__dict__)
+        inner.func = f
+        inner.env = {n: v for (n, _t), v in zip(f.args, args)}
+        inner.returned = []
+        saved = shared["subblock"]
+        shared["subblock"] = sb
+        shared["depth"] += 1
+        try:
+            sig = inner.exec_ops(f.body)
+        finally:
+            shared["depth"] -= 1
+            shared["subblock"] = saved
+        result = sig[1] if sig and sig[0] == "return" else []
+    _bind_results(run, op, result)
+    return None
+
+
+def _kernel_kind(f):
+    for k, v in f.attrs:
+        if k in ("pto.kernel_kind", "pto.func_core_type"):
+            return "cube" if "cube" in v or "aic" in v.lower() else "vector"
+    return None
+
+
+def _memref_alloc(run, op):
+    ty = _result_type(op)
+    if not isinstance(ty, MemRefType):
+        raise ConstraintError("memref.alloc: the result must be a memref type")
+    if ty.space in (None, "gm"):
+        raise NotImplementedError("memref.alloc in global memory is not supported")
+    tt = ty.tile_type()
+    if tt is None:
+        raise NotImplementedError(f"memref.alloc: only 2-D static on-chip memrefs run, got "
+                                  f"{ty.shape}")
+    _bind_results(run, op, [run.make_tile(tt)])
+
+
+def _subview(run, op):
+    """``memref.subview`` / ``pto.subview`` of a global view: a partition."""
+    from ._asm_runner import _PartView, _TensorView
+    src = _value(run, _percents(op)[0])
+    offs = _bracket_list(op, "offsets")
+    sizes = _bracket_list(op, "sizes")
+    if offs is None:       # memref.subview %m[%a, %b] [sizes] [strides]
+        lists = []
+        k = 0
+        toks = op.toks
+        while k < len(toks):
+            if toks[k].text == "[":
+                j = k + 1
+                cur = []
+                while toks[j].text != "]":
+                    if toks[j].text != ",":
+                        cur.append(toks[j])
+                    j += 1
+                lists.append(cur)
+                k = j
+            k += 1
+        offs, sizes = lists[0], lists[1]
+    if isinstance(src, _PartView):
+        tv, base = src.tv, src.offsets
+    elif isinstance(src, _TensorView):
+        tv, base = src, [0] * len(src.shape)
+    else:
+        raise NotImplementedError(f"{op.name} of an on-chip buffer is not supported")
+    o = [b + _index_operand(run, t) for b, t in zip(base, offs)]
+    z = [_index_operand(run, t) for t in sizes]
+    for d, (a, n, lim) in enumerate(zip(o, z, tv.shape)):
+        if a < 0 or a + n > lim:
+            raise AccessError(f"{op.name}: dimension {d}: offset {a} + size {n} exceeds the "
+                              f"extent {lim}")
+    _bind_results(run, op, [_PartView(tv, o, z)])
+
+
+def _tile_from_type(run, op):
+    ty = _result_type(op)
+    if isinstance(ty, MemRefType):
+        ty = ty.tile_type()
+    if not isinstance(ty, TileBufType):
+        raise NotImplementedError(f"{op.name}: result type {ty} is not a tile type")
+    tile = run.make_tile(ty) if ty.v_row is not None and ty.v_col is not None else None
+    if tile is None:
+        tile = run.make_tile(TileBufType(ty.loc, ty.dtype, ty.rows, ty.cols, ty.rows, ty.cols,
+                                         ty.blayout, ty.slayout, ty.fractal, ty.pad))
+    return tile, ty
+
+
+def _declare_tile(run, op):
+    tile, _ = _tile_from_type(run, op)
+    _bind_results(run, op, [tile])
+
+
+def _block_idx(run, op):
+    _bind_results(run, op, [run.shared["block"]])
+
+
+def _block_num(run, op):
+    _bind_results(run, op, [1])
+
+
+def _subblock_idx(run, op):
+    _bind_results(run, op, [run.shared["subblock"]])
+
+
+def _subblock_num(run, op):
+    _bind_results(run, op, [2 if run.shared["pipes"].get(("c2v", 1)) is not None else 1])
+
+
+def _reserve_buffer(run, op):
+    name = (_attr(op, "name") or '""').strip('"')
+    base = _int_attr(op, "base", None)
+    addrs = run.shared.setdefault("reserved", {})
+    if name not in addrs:
+        addrs[name] = 0 if base is None else base
+    _bind_results(run, op, [addrs[name]])
+
+
+def _none_results(run, op):
+    _bind_results(run, op, [None] * len(op.result_names()))
+
+
+def _push(direction):
+    def push(run, op):
+        ps = _percents(op)
+        tile = _value(run, ps[0])
+        split = _int_attr(op, "split", 0)
+        data = np.array(tile.valid, copy=True)
+        pipes = run.shared["pipes"]
+        if split == 0:
+            pipes.setdefault((direction, 0), []).append(data)
+        else:
+            axis = 0 if split == 1 else 1
+            halves = np.array_split(data, 2, axis=axis)
+            for sb, h in enumerate(halves):
+                pipes.setdefault((direction, sb), []).append(h)
+        return None
+    return push
+
+
+def _pop(direction):
+    def pop(run, op):
+        from ._asm_runner import _Deadlock
+        sb = run.shared["subblock"] if direction == "c2v" else 0
+        q = run.shared["pipes"].get((direction, sb))
+        if not q:
+            raise _Deadlock(f"{op.name}: nothing was pushed to this pipe (subblock {sb}); "
+                            f"fastisa runs the cores in call order, so a pop must follow its "
+                            f"push (deadlock)")
+        data = q.pop(0)
+        ty = _result_type(op)
+        tile, ty = _tile_from_type(run, op)
+        vr, vc = data.shape
+        if vr > tile.rows or vc > tile.cols:
+            raise ConstraintError(f"{op.name}: popped {vr}x{vc} data does not fit the "
+                                  f"{tile.rows}x{tile.cols} result tile")
+        if ty.v_row is None or ty.v_col is None:
+            tile.set_valid_row(vr)
+            tile.set_valid_col(vc)
+        if (tile.valid_row, tile.valid_col) != (vr, vc):
+            raise ConstraintError(f"{op.name}: popped {vr}x{vc} data but the result tile's "
+                                  f"valid shape is {tile.valid_row}x{tile.valid_col}")
+        tile.valid[...] = data.astype(tile.valid.dtype)
+        _bind_results(run, op, [tile])
+        return None
+    return pop
+
+
+def _load_scalar(run, op):
+    from ._asm_runner import _Pointer
+    ps = _percents(op)
+    ptr = _value(run, ps[0])
+    off = int(_value(run, ps[1])) if len(ps) > 1 else 0
+    base, ptr = _ptr_base(ptr)
+    if not isinstance(ptr, _Pointer):
+        raise NotImplementedError("pto.load_scalar from an on-chip buffer is not supported")
+    i = base + off
+    ptr.ensure(i + 1, "pto.load_scalar")
+    v = ptr.buf[i]
+    _bind_results(run, op, [int(v) if ptr.buf.dtype.kind in "iub" else v])
+
+
+def _store_scalar(run, op):
+    from ._asm_runner import _Pointer
+    ps = _percents(op)
+    ptr = _value(run, ps[0])
+    off = int(_value(run, ps[1]))
+    val = _value(run, ps[2])
+    base, ptr = _ptr_base(ptr)
+    if not isinstance(ptr, _Pointer):
+        raise NotImplementedError("pto.store_scalar to an on-chip buffer is not supported")
+    i = base + off
+    ptr.ensure(i + 1, "pto.store_scalar")
+    with np.errstate(over="ignore"):
+        ptr.buf[i] = np.array(val).astype(ptr.buf.dtype)
+    ptr.written = True
+
+
+class _OffsetPtr:
+    def __init__(self, ptr, off):
+        self.ptr, self.off = ptr, off
+
+
+def _ptr_base(p):
+    if isinstance(p, _OffsetPtr):
+        return p.off, p.ptr
+    return 0, p
+
+
+def _addptr(run, op):
+    ps = _percents(op)
+    base, ptr = _ptr_base(_value(run, ps[0]))
+    off = int(_value(run, ps[1]))
+    _bind_results(run, op, [_OffsetPtr(ptr, base + off)])
+
+
+_NOOPS = frozenset("""
+aic_initialize_pipe aiv_initialize_pipe initialize_l2l_pipe initialize_l2g2l_pipe
+tfree_from_aic tfree_from_aiv tfree set_flag wait_flag set_flag_dyn wait_flag_dyn barrier
+barrier_sync pipe_barrier record_event wait_event sync.set sync.wait get_buf rls_buf set_ffts
+eventid_array_set tsync tprefetch print trap
+""".split()) | {"memref.dealloc", "llvm.intr.assume"}
+
+_OPS = {
+    "scf.yield": _scf_yield,
+    "scf.condition": _scf_condition,
+    "scf.if": _scf_if,
+    "scf.for": _scf_for,
+    "scf.while": _scf_while,
+    "func.call": _func_call,
+    "memref.alloc": _memref_alloc,
+    "memref.alloca": _memref_alloc,
+    "memref.subview": _subview,
+    "pto.subview": _subview,
+    "pto.declare_tile": _declare_tile,
+    "pto.get_block_idx": _block_idx,
+    "pto.get_block_num": _block_num,
+    "pto.get_subblock_idx": _subblock_idx,
+    "pto.get_subblock_num": _subblock_num,
+    "pto.reserve_buffer": _reserve_buffer,
+    "pto.import_reserved_buffer": _reserve_buffer,
+    "pto.declare_eventid_array": _none_results,
+    "pto.eventid_array_get": _none_results,
+    "pto.build_async_session": _none_results,
+    "pto.tpush_to_aiv": _push("c2v"),
+    "pto.tpush_to_aic": _push("v2c"),
+    "pto.tpop_from_aic": _pop("c2v"),
+    "pto.tpop_from_aiv": _pop("v2c"),
+    "pto.load_scalar": _load_scalar,
+    "pto.store_scalar": _store_scalar,
+    "pto.addptr": _addptr,
+}
+
+
+def _section(run, op):
+    return _region(run, op.regions[0]) if op.regions else None
+
+
+_OPS["pto.section.cube"] = _section
+_OPS["pto.section.vector"] = _section
+
+del OpaqueType, ScalarType, ViewType

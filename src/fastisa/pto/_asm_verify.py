@@ -1,0 +1,155 @@
+"""PTO-AS verifier: PTOAS's rules for programs it rejects, checked after parsing.
+
+Each rule is one PTOAS op verifier (hw-native-sys/PTOAS ``lib/PTO/IR/PTO.cpp`` and the
+passes it runs before code generation); the negative lit tests of ``test/basic``
+(``// RUN: not ptoas ...``) are the catalogue.  Every violation raises
+:class:`fastisa.errors.AsmSyntaxError` with the line and column of the op, worded as
+PTOAS words it (``'pto.tinsert' op expects ...``).
+
+Rules that depend on the target take it from ``parse(text, arch=...)``, else from the
+module's ``pto.target_arch`` attribute, else PTOAS's default ``a3``; ``level`` is PTOAS's
+``--pto-level`` (``level3``: every ``pto.alloc_tile`` names its ``addr``).
+"""
+
+from __future__ import annotations
+
+from ..errors import AsmSyntaxError
+from ._asm_ast import AllocTileOp, DpsOp, ForOp, GenericOp, MemRefType, TileBufType
+
+_FLOATS_16_32 = ("f16", "f32")
+
+
+def _walk(ops):
+    for op in ops:
+        yield op
+        if isinstance(op, ForOp):
+            yield from _walk(op.body)
+        elif isinstance(op, GenericOp):
+            for r in op.regions:
+                yield from _walk(r.ops)
+
+
+def _is_a5(arch):
+    return arch.lower() in ("a5", "ascend950", "950")
+
+
+def verify(module, lines, arch=None, level=None):
+    """Raise AsmSyntaxError for the first PTOAS verifier rule ``module`` breaks."""
+    arch = (arch or module.target_arch or "a3").lower()
+
+    def err(msg, op):
+        src = lines[op.line - 1] if 0 < op.line <= len(lines) else ""
+        return AsmSyntaxError(msg, op.line, op.col, src)
+
+    pipe_users = []      # (op, split)
+    pipe_inits = []
+    for f in module.funcs:
+        if any(k == "pto.entry" for k, _ in f.attrs) and f.results:
+            raise err(f"'func.func' op @{f.name}: PTO entry functions must return void", f)
+        if f.body is None:
+            continue
+        for op in _walk(f.body):
+            if isinstance(op, AllocTileOp) and level == "level3" and op.addr is None:
+                raise err("'pto.alloc_tile' op requires 'addr' operand when "
+                          "--pto-level=level3", op)
+            if isinstance(op, DpsOp):
+                _verify_dps(op, arch, err)
+            elif isinstance(op, GenericOp):
+                short = op.name[4:] if op.name.startswith("pto.") else None
+                if short in ("tpop_from_aic", "tpop_from_aiv"):
+                    _verify_tpop(op, err)
+                if short in ("tpush_to_aiv", "tpush_to_aic", "tpop_from_aic", "tpop_from_aiv",
+                             "tfree_from_aic", "tfree_from_aiv"):
+                    pipe_users.append((op, _split(op)))
+                if short in ("aic_initialize_pipe", "aiv_initialize_pipe"):
+                    pipe_inits.append(op)
+                if short == "tput_async":
+                    _verify_tput_async(op, err)
+    splits = {s for _op, s in pipe_users}
+    if pipe_inits and len(splits) > 1:
+        raise err("'pto.initialize_l2l_pipe' op conflicting pipe split usage across peer "
+                  "pipe init ops", pipe_inits[0])
+    for init in pipe_inits:
+        if _attr_value(init, "nosplit") == "false" and splits == {0}:
+            raise err("'pto.initialize_l2l_pipe' op explicit 'nosplit = false' conflicts "
+                      "with downstream users that require split = 0", init)
+
+
+def _attr_value(op, key):
+    toks = op.toks
+    for k in range(len(toks) - 2):
+        if toks[k].text == key and toks[k + 1].text == "=":
+            return toks[k + 2].text
+    return None
+
+
+def _split(op):
+    v = _attr_value(op, "split")
+    try:
+        return int(v) if v is not None else 0
+    except ValueError:
+        return 0
+
+
+def _tile(ty):
+    if isinstance(ty, MemRefType):
+        return ty.tile_type()
+    return ty if isinstance(ty, TileBufType) else None
+
+
+def _verify_tpop(op, err):
+    """``tpop_from_*(%vr, %vc)`` needs a result tile with a dynamic valid shape."""
+    from ._asm_generic import _result_type, _top
+    header = [t for t, d in _top(op) if t.kind == "percent" and d == 1]
+    if not header:
+        return
+    ty = _result_type(op)
+    if isinstance(ty, TileBufType) and (ty.v_row is not None or ty.v_col is not None):
+        raise err(f"'{op.name}' op expects tile result to have dynamic validShape (?, ?) "
+                  f"when valid_row/valid_col operands are provided", op)
+
+
+def _verify_tput_async(op, err):
+    from ._asm_generic import _types
+    tys = _types(op)
+    for ty in tys:
+        if isinstance(ty, MemRefType) and (ty.space in (None, "gm")) and (
+                len([d for d in ty.shape if d != 1]) > 1 or None in ty.shape):
+            raise err("'pto.tput_async' op expects dst to be a static flat contiguous "
+                      "logical 1D GM memref", op)
+        break
+
+
+def _verify_dps(op, arch, err):
+    name = op.name
+    ins = [_tile(t) for t in op.in_types]
+    outs = [_tile(t) for t in op.out_types]
+    a5 = _is_a5(arch)
+    if name == "tinsert" and ins and outs and ins[0] and outs[0]:
+        src, dst = ins[0], outs[0]
+        if a5 and (src.loc, dst.loc) not in (("acc", "mat"), ("vec", "mat"), ("vec", "vec")):
+            raise err("'pto.tinsert' op expects A5 tinsert to use a supported src/dst loc "
+                      "pair: acc->mat, vec->mat, or vec->vec", op)
+        if not a5 and not (src.dtype == "f32" and dst.dtype in ("f16", "bf16")):
+            raise err("'pto.tinsert' op expects A2/A3 tinsert element types to be src=f32, "
+                      "dst=f16/bf16", op)
+    if name == "textract" and a5 and ins and outs and ins[0] and outs[0]:
+        src, dst = ins[0], outs[0]
+        if src.loc == "vec" and dst.loc == "vec":
+            for t in (src, dst):
+                if (t.blayout, t.slayout) != ("row_major", "none_box"):
+                    raise err("'pto.textract' op expects A5 vec->vec textract src/dst to use "
+                              "ND layout (blayout=row_major, slayout=none_box)", op)
+    if name == "tsel" and not a5:
+        tiles = [t for t in ins[1:3] + outs[:1] if t is not None]
+        if any(t.dtype not in ("i16", "i32", "f16", "f32") for t in tiles):
+            raise err("'pto.tsel' op expects A2/A3 tsel src0, src1, and dst element type to "
+                      "be i16/i32/f16/f32", op)
+    if name == "tgather" and not a5 and len(op.in_types) >= 2 and ins[0] is not None \
+            and ins[1] is None:           # compare form: tgather ins(src, scalar, tmp)
+        cmp_eq = any(k.lower() in ("cmpmode", "cmp_mode") and "eq" in v.lower()
+                     for k, v in op.attrs)
+        ok = ins[0].dtype in _FLOATS_16_32 or (ins[0].dtype == "i32" and cmp_eq)
+        if not ok:
+            raise err("'pto.tgather' op expects A2/A3 compare-form tgather src element type "
+                      "to be f16/f32, or i32 when cmpMode=eq", op)

@@ -1,0 +1,487 @@
+"""TIK compare/select: vcmp_* (-> the CMPMASK register), vcmpv_* / vcmpvs_* / vec_cmpv_*
+(-> a bit tensor), vsel / vec_sel (bits -> select), mov_tensor_to_cmpmask and
+mov_cmpmask_to_tensor.  One C kernel pair (``csrc/fastisa/cmpsel.h``): compare-to-bits
+and select-by-bits, with the walker's lane addressing.
+
+Semantics (CANN "TIK API reference" vcmp/vcmpv/vsel; CANN cceintrinsic reference vcmp,
+vcmpv, vcmpvs, vsel; the 2020 TIK source in caffe-huawei-atlas-convertor
+``convertor/huawei/te/tik/tik_lib/tik_cmp_api_.py``, ``tik_vector_api_.py`` (vsel,
+mov_*cmpmask*) and its debugger ``debug/simd.py`` VCMP/VCMPV/VSEL):
+
+* lanes: PAR = 256 bytes / element size (128 float16, 64 float32); lane i of repeat r of
+  an operand is element ``start + r*rep*B + (i//B)*blk*B + i%B`` (B = 32/element size),
+  as for every TIK vector instruction.
+* bits: lane i of a repeat is bit i of a PAR-bit field stored little-endian (bit i%8 of
+  byte i//8); repeat r's field starts ``r*PAR/8`` bytes in (16 bytes for float16, 8 for
+  float32: "dst = dst + 16 Bytes" per repeat).
+* compares are IEEE 754: NaN makes every comparison false except ``ne`` (true); -0 == +0.
+* CMPMASK is one 128-bit register per run (0 when the run starts).  vcmp writes the bits
+  of the active lanes and keeps the others ("if a MASK bit is 0 the CMPMASK bit is
+  unchanged"); for float32 only bits 0..63 can change.  vsel mode 1 puts the scalar's
+  bits, mode 2 the sel tensor's UB byte address into CMPMASK bits 0..63 (how the hardware
+  is told them; the debugger's ``write_spr('CMPMASK0', ...)``), so a later mode-0 vsel
+  sees that value.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import cost
+from .._kernels import cmpsel as _k
+from ..errors import AccessError, AlignmentError, ConstraintError, OverlapError
+from ._instr import (VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _is_dyn, _Operand,
+                     _s64, _static, _Vector, _U64)
+from ._program import Expr, Tensor, TensorView, cast_value, scope_ubuf
+
+__all__ = ["CmpMask", "CmpSelMixin", "CMP_OPS"]
+
+#: compare name -> cmpsel.h fi_cmp_op
+CMP_OPS = {"eq": 0, "ne": 1, "lt": 2, "gt": 3, "le": 4, "ge": 5}
+_BIT_DTYPES = ("uint8", "uint16", "uint32", "uint64")
+_UINT_OF = {2: np.uint16, 4: np.uint32}
+
+
+class CmpMask:
+    """The CMPMASK register of a Tik instance (TIK's ``CMPMASK_VAR``): returned by
+    ``vcmp_*`` and ``mov_tensor_to_cmpmask`` and passed as ``sel`` to a mode-0 vsel."""
+
+    __slots__ = ("tik",)
+
+    def __init__(self, tik):
+        self.tik = tik
+
+    def __repr__(self):
+        return "CMPMASK"
+
+
+def _reg(tik) -> int:
+    """The run-environment slot holding CMPMASK (a 128-bit Python int, 0 at run start)."""
+    sid = getattr(tik, "_cmpmask_sid", None)
+    if sid is None:
+        sid = tik._cmpmask_sid = tik._new_sid()
+        tik._cmpmask = CmpMask(tik)
+    return sid
+
+
+def _ub_operand(name, role, x, dtypes=None):
+    o = _Operand(name, role, x)
+    if o.t.scope != scope_ubuf:
+        raise ConstraintError(f"{name}: {role} scope should be ub, input scope: {o.t.scope}")
+    if dtypes is not None and o.t.dtype not in dtypes:
+        raise ConstraintError(f"{name}: {role} dtype should be one of {list(dtypes)}, input "
+                              f"dtype: {o.t.dtype}")
+    return o
+
+
+def _start(name, o, env, align=32):
+    s = o.off if o.off is not None else int(o.off_fn(env))
+    if s < 0:
+        raise AccessError(f"{name}: {o.role} start element of tensor {o.t.name} must be "
+                          f">= 0, got {s}")
+    addr = o.t.byte_off + s * o.es
+    if align and addr % align:
+        raise AlignmentError(f"{name}: Address align error! {o.role} ({o.t.name}[{s}]) "
+                             f"address {addr} is not {align} align")
+    return s, addr
+
+
+def _lanes(lo, hi, par):
+    return np.array([i for i in range(par) if ((lo >> i) & 1 if i < 64 else
+                                               (hi >> (i - 64)) & 1)], dtype=np.int64)
+
+
+def _src_blocks(o, addr, lanes, blk, rep, nrep):
+    """UB block indices (32-byte units) operand o reads over all repeats."""
+    b = np.unique(lanes // o.B) * blk
+    return (addr // 32 + np.arange(nrep)[:, None] * rep + b[None, :]).ravel()
+
+
+def _check_extent(name, o, s, lanes, blk, rep, nrep, verb="read"):
+    B = o.B
+    mx = (nrep - 1) * rep * B + int(((lanes // B) * blk * B + lanes % B).max())
+    if s + mx + 1 > o.t.size:
+        raise AccessError(f"{name}: `{o.t.name}` tensor overflow, instruction need {verb} "
+                          f"{s + mx + 1} elements but only {o.t.size} elements space")
+
+
+def _ival(v, env):
+    return int(v.fn(env) if isinstance(v, Expr) else v)
+
+
+class _Compare:
+    """vcmp_* (to_reg: one repeat, masked, into CMPMASK) and vcmpv_* / vcmpvs_* (every
+    lane of every repeat into a bit tensor)."""
+
+    def __init__(self, tik, name, cmp, mask, dst, src0, src1, scalar, repeat_times, blks,
+                 reps, to_reg, blk_max):
+        self.tik, self.name, self.to_reg = tik, name, to_reg
+        tg = tik.target
+        self.srcs = [_ub_operand(name, "src0" if src1 is not None or scalar is None else "src",
+                                 src0)]
+        if src1 is not None:
+            self.srcs.append(_ub_operand(name, "src1", src1))
+            if self.srcs[1].t.dtype != self.srcs[0].t.dtype:
+                raise ConstraintError(f"{name}: Intrinsic {name}'s src0's dtype should be "
+                                      f"equal to src1's dtype, input: {self.srcs[0].t.dtype} "
+                                      f"vs {self.srcs[1].t.dtype}")
+        d = self.srcs[0].t.dtype
+        if not tg.supports(name, d):
+            raise ConstraintError(f"{name}: dtype {d} is not supported on {tg.name} "
+                                  f"(supported: {list(tg.dtypes.get(name, ()))})")
+        self.dst = None if to_reg else _ub_operand(name, "dst", dst, _BIT_DTYPES)
+        self.par = 256 // self.srcs[0].es
+        self.cmp = CMP_OPS[cmp]
+        self.fmt = self.srcs[0].code
+        if to_reg:
+            v = _Vector.__new__(_Vector)
+            v.name, v.mask, v.par, v.counter, v.nrep = name, mask, self.par, False, 1
+            v._check_mask_static()
+            self.maskv = v
+        else:
+            _check_repeat(name, repeat_times)
+        roles = [o.role for o in self.srcs]
+        for v_, r in zip(blks, roles):
+            _check_int(name, f"{r}_blk_stride", v_, 0, blk_max)
+        for v_, r in zip(reps, roles):
+            _check_int(name, f"{r}_rep_stride", v_, 0, 255)
+        self.blks, self.reps, self.nrep = list(blks), list(reps), repeat_times
+        self.scalar = scalar
+        if scalar is not None:
+            if isinstance(scalar, Expr):
+                if scalar.dtype != d and scalar.const is None:
+                    raise ConstraintError(f"{name}: Intrinsic {name}'s src's dtype should be "
+                                          f"equal to scalar's dtype, input: {d} vs "
+                                          f"{scalar.dtype}")
+                if scalar.const is not None:
+                    self.scalar = cast_value(d, scalar.const)
+            elif isinstance(scalar, (int, float, np.integer, np.floating)) and not isinstance(
+                    scalar, bool):
+                self.scalar = cast_value(d, scalar)
+            else:
+                raise ConstraintError(f"{name}: scalar must be an int/float immediate or a "
+                                      f"Scalar, got {scalar!r}")
+        self.sid = _reg(tik) if to_reg else None
+        dyn = (any(_is_dyn(x) for x in self.blks + self.reps + [repeat_times, scalar])
+               or (isinstance(mask, (list, tuple)) and any(_is_dyn(m) for m in mask))
+               or _is_dyn(mask) or any(o.off is None for o in self.srcs)
+               or (self.dst is not None and self.dst.off is None))
+        self._p = None if dyn else self._resolve(None)
+
+    def _sbits(self, env):
+        sc = self.scalar
+        if isinstance(sc, Expr):
+            sc = cast_value(self.srcs[0].t.dtype, sc.fn(env))
+        dt = self.srcs[0].t.np_dtype
+        return int(np.array([sc], dtype=dt).view(_UINT_OF[dt.itemsize])[0])
+
+    def _resolve(self, env):
+        name, par = self.name, self.par
+        if self.to_reg:
+            lo, hi, _, _, _ = self.maskv._mask_value(env)
+            nrep = 1
+        else:
+            lo, hi = _U64 - 1, (_U64 - 1 if par > 64 else 0)
+            nrep = _ival(self.nrep, env)
+            if not 0 <= nrep <= 255:
+                raise ConstraintError(f"{name}: repeat_times should be in the range of "
+                                      f"[0, 255], input repeat_times: {nrep}")
+        blks = [_ival(b, env) for b in self.blks]
+        reps = [_ival(r, env) for r in self.reps] if not self.to_reg else [0] * len(blks)
+        lanes = _lanes(lo, hi, par)
+        p = np.zeros(_k.NPARAM, dtype=np.int64)
+        p[0] = self.fmt
+        p[10] = nrep
+        p[11] = par
+        p[12], p[13] = _s64(lo), _s64(hi)
+        p[14] = self.cmp
+        if nrep == 0:
+            return p
+        blocks = []
+        for k, (o, b, r) in enumerate(zip(self.srcs, blks, reps)):
+            s, addr = _start(name, o, env)
+            _check_extent(name, o, s, lanes, b, r, nrep)
+            p[2 + k] = addr
+            p[5 + k] = b
+            p[8 + k] = r
+            blocks.append(_src_blocks(o, addr, lanes, b, r, nrep))
+        if len(self.srcs) == 1:
+            p[15] = 1
+            p[16] = self._sbits(env)
+        if self.dst is not None:
+            d = self.dst
+            s, addr = _start(name, d, env)
+            nbytes = nrep * par // 8
+            if s * d.es + nbytes > d.t.nbytes:
+                need = -(-(s * d.es + nbytes) // d.es)
+                raise AccessError(f"{name}: dst tensor overflow, expected dst shape: {need}, "
+                                  f"actual dst shape: {d.t.size}")
+            p[1] = addr
+            dlo, dhi = addr // 32, (addr + nbytes - 1) // 32
+            for o, blk_idx in zip(self.srcs, blocks):
+                if ((blk_idx >= dlo) & (blk_idx <= dhi)).any():
+                    raise OverlapError(f"{name}: dst and {o.role} address overlapping error: "
+                                       f"the bits written must not overlap a block read")
+        return p
+
+    def run(self, st):
+        p = self._p if self._p is not None else self._resolve(st.env)
+        if p[10] == 0:
+            return
+        ub = st.bufs[1]
+        if self.to_reg:
+            lo, hi = _k.cmp_reg(p, ub)
+            m = (int(p[12]) & (_U64 - 1)) | ((int(p[13]) & (_U64 - 1)) << 64)
+            old = st.env[self.sid]
+            st.env[self.sid] = (old & ~m) | ((lo | (hi << 64)) & m)
+        else:
+            _k.cmp_bits(p, ub)
+        if cost._ACTIVE.get():
+            cost.record("Vector", self.name, VECTOR_ISSUE_CYCLES + int(p[10]))
+
+
+class _Select:
+    """vsel / vec_sel, modes 0 (CMPMASK), 1 (sel tensor, scalar src1), 2 (sel tensor)."""
+
+    def __init__(self, tik, name, mask, mode, dst, sel, src0, src1, repeat_times, blks, reps):
+        self.tik, self.name = tik, name
+        tg = tik.target
+        if isinstance(mode, bool) or not isinstance(mode, (int, np.integer)):
+            raise ConstraintError(f"{name}: mode should be int, input mode: {mode!r}")
+        mode = int(mode)
+        if not 0 <= mode <= 2:
+            raise ConstraintError(f"{name}: mode should be in the range of [0, 2], input "
+                                  f"mode: {mode}")
+        if tg.family == "v100" and mode != 0:
+            raise ConstraintError(f"{name}: v100 doesn't support mode {mode} ({tg.name} has "
+                                  f"only mode 0)")
+        self.mode = mode
+        for v_, n in zip(blks, ("dst_blk_stride", "src0_blk_stride", "src1_blk_stride")):
+            _check_int(name, n, v_, 0, 255)
+        if mode == 1:
+            if isinstance(src1, (Tensor, TensorView)) or isinstance(src1, bool) or not \
+                    isinstance(src1, (int, float, np.integer, np.floating, Expr)):
+                raise ConstraintError(f"{name}: when mode is 1, src1 should be int, float or "
+                                      f"Scalar, input src1: {src1!r}")
+            self.v = _Vector(tik, name, 1, "vs", mask, dst, [src0], src1, repeat_times,
+                             blks[:2], reps[:2])
+        else:
+            if not isinstance(src1, (Tensor, TensorView)):
+                raise ConstraintError(f"{name}: when mode isn't 1, src1 should be tensor, "
+                                      f"input src1: {src1!r}")
+            self.v = _Vector(tik, name, 16, "bin", mask, dst, [src0, src1], None, repeat_times,
+                             blks, reps)
+        if mode == 0:
+            if not isinstance(sel, CmpMask) or sel.tik is not tik:
+                raise ConstraintError(f"{name}: Please assure sel is cmpmask (mode 0 selects "
+                                      f"by CMPMASK, the value vcmp_*/mov_tensor_to_cmpmask "
+                                      f"return), input sel: {sel!r}")
+            self.sel = None
+        else:
+            if not isinstance(sel, (Tensor, TensorView)):
+                raise ConstraintError(f"{name}: when mode is 1 or 2, sel should be tensor, "
+                                      f"input sel: {sel!r}")
+            self.sel = _ub_operand(name, "sel", sel, _BIT_DTYPES)
+        self.sid = _reg(tik)
+        self._p = None if self.v._dyn or (self.sel is not None and self.sel.off is None) \
+            else self._resolve(None)
+
+    def _resolve(self, env):
+        v, name, mode = self.v, self.name, self.mode
+        wp, _ = v._resolve(env) if v._dyn else (v._p, None)
+        p = np.zeros(_k.NPARAM, dtype=np.int64)
+        p[0] = v.ops[0].code
+        p[1:4] = wp[4:7]
+        p[4:7] = wp[7:10]
+        p[7:10] = wp[10:13]
+        p[10] = wp[13]
+        p[11] = wp[14]
+        p[12], p[13] = wp[15], wp[16]
+        p[17] = mode
+        nrep, par = int(wp[13]), int(wp[14])
+        if mode == 1:
+            p[15] = 1
+            sc = v.scalar
+            if isinstance(sc, Expr):
+                sc = cast_value(v.scalar_dtype, sc.fn(env))
+            dt = v.ops[0].t.np_dtype
+            p[16] = int(np.array([sc], dtype=dt).view(_UINT_OF[dt.itemsize])[0])
+        if mode and nrep:
+            s_ = self.sel
+            s, addr = _start(name, s_, env)
+            lo, hi = int(wp[15]) & (_U64 - 1), int(wp[16]) & (_U64 - 1)
+            top = (hi.bit_length() + 64) if hi else lo.bit_length()
+            bits = (nrep - 1) * par + top
+            bpe = s_.es * 8
+            need = s + -(-bits // bpe)
+            if need > s_.t.size:
+                raise AccessError(f"{name}: sel tensor overflow, expected elements: {need}, "
+                                  f"actual elements: {s_.t.size}")
+            p[18] = addr
+            # the sel bytes read must not be written by this vsel
+            d = v.ops[0]
+            lanes = _lanes(lo, hi, par)
+            dblocks = _src_blocks(d, int(wp[4]), lanes, int(wp[7]), int(wp[10]), nrep)
+            slo, shi = addr // 32, (addr + -(-bits // 8) - 1) // 32
+            if ((dblocks >= slo) & (dblocks <= shi)).any():
+                raise OverlapError(f"{name}: dst and sel address overlapping error: the "
+                                   f"elements written must not overlap the sel bits read")
+        return p
+
+    def run(self, st):
+        p = self._p if self._p is not None else self._resolve(st.env)
+        env = st.env
+        if p[10] == 0:
+            return
+        if self.mode == 0:
+            cm = env[self.sid]
+            p = p.copy() if self._p is not None else p
+            p[19] = _s64(cm & (_U64 - 1))
+            p[20] = _s64(cm >> 64)
+        _k.vsel(p, st.bufs[1])
+        if self.mode:
+            low = int(p[16]) if self.mode == 1 else int(p[18])
+            env[self.sid] = (env[self.sid] & ~(_U64 - 1)) | (low & (_U64 - 1))
+        if cost._ACTIVE.get():
+            cost.record("Vector", self.name, VECTOR_ISSUE_CYCLES + int(p[10]))
+
+
+class _CmpMaskMove:
+    """mov_tensor_to_cmpmask (to_reg) / mov_cmpmask_to_tensor: 16 bytes (two uint64, the
+    low 64 CMPMASK bits first) between UB and CMPMASK."""
+
+    def __init__(self, tik, name, t, to_reg):
+        self.name, self.to_reg = name, to_reg
+        self.o = _ub_operand(name, "src" if to_reg else "dst", t,
+                             None if to_reg else _BIT_DTYPES)
+        self.sid = _reg(tik)
+
+    def run(self, st):
+        o = self.o
+        s, addr = _start(self.name, o, st.env, align=0)
+        if s * o.es + 16 > o.t.nbytes:
+            raise AccessError(f"{self.name}: `{o.t.name}` tensor overflow, instruction need "
+                              f"{'read' if self.to_reg else 'write'} 16 bytes from element "
+                              f"{s} but only {o.t.nbytes - s * o.es} bytes space")
+        ub = st.bufs[1]
+        if self.to_reg:
+            st.env[self.sid] = int.from_bytes(ub[addr:addr + 16].tobytes(), "little")
+        else:
+            ub[addr:addr + 16] = np.frombuffer(st.env[self.sid].to_bytes(16, "little"),
+                                               dtype=np.uint8)
+
+
+_DOC = """
+
+    Lanes: PAR = 128 (float16) / 64 (float32); lane i of repeat r of X is element
+    ``start + r*rep_stride*B + (i//B)*blk_stride*B + i%B`` (B = 32/element size).  Starts
+    32-byte aligned.  Bits: lane i -> bit i%8 of byte i//8 of the repeat's PAR/8-byte field;
+    field r at ``r*PAR/8`` bytes.  IEEE compares (NaN: only ``ne`` true; -0 == +0).
+    Raises ConstraintError (ranges, dtypes, target), AccessError (past a tensor's end),
+    AlignmentError, OverlapError.  Source: CANN TIK API reference (vcmp/vcmpv/vsel) and
+    cceintrinsic reference; caffe-huawei-atlas-convertor
+    ``convertor/huawei/te/tik/tik_lib/tik_cmp_api_.py`` and ``debug/simd.py``.
+"""
+
+
+class CmpSelMixin:
+    """The compare/select instructions, mixed into :class:`fastisa.tik.Tik`."""
+
+    # ---- vcmp_*: into CMPMASK ----------------------------------------------------
+    def _vcmp(self, name, mask, src0, src1, src0_stride, src1_stride):
+        self._record(_Compare(self, name, name.split("_")[1], mask, None, src0, src1, None, 1,
+                              [src0_stride, src1_stride], [0, 0], True, 65535))
+        return self._cmpmask
+
+    def _vcmpv(self, name, dst, src0, src1, repeat_times, blks, reps):
+        self._record(_Compare(self, name, name.rsplit("_", 1)[1], None, dst, src0, src1, None,
+                              repeat_times, blks, reps, False, 255))
+
+    def _vcmpvs(self, name, dst, src, scalar, repeat_times, src_blk_stride, src_rep_stride):
+        self._record(_Compare(self, name, name.rsplit("_", 1)[1], None, dst, src, None, scalar,
+                              repeat_times, [src_blk_stride], [src_rep_stride], False, 65535))
+
+    def _mk(kind, c):
+        if kind == "vcmp":
+            def f(self, mask, src0, src1, src0_stride, src1_stride):
+                return self._vcmp(f"vcmp_{c}", mask, src0, src1, src0_stride, src1_stride)
+            f.__doc__ = (f"CMPMASK bit i = (src0 lane i {c} src1 lane i) for every active lane "
+                         f"i of ONE repeat (inactive lanes keep their CMPMASK bit); returns "
+                         f"the CMPMASK handle for vsel mode 0.  src0/src1: UB, one dtype "
+                         f"(float16, float32; Ascend 310 float16 only); *_stride: block "
+                         f"strides [0, 65535].  mask: int [1, PAR] or [mask_h, mask_l]."
+                         + _DOC)
+        elif kind == "vcmpv":
+            def f(self, dst, src0, src1, repeat_times, src0_blk_stride, src1_blk_stride,
+                  src0_rep_stride, src1_rep_stride):
+                self._vcmpv(f"vcmpv_{c}", dst, src0, src1, repeat_times,
+                            [src0_blk_stride, src1_blk_stride],
+                            [src0_rep_stride, src1_rep_stride])
+            f.__doc__ = (f"dst bit (r*PAR + i) = (src0 lane i {c} src1 lane i) for every lane "
+                         f"of every repeat (no mask).  dst: UB uint8/16/32/64, needs "
+                         f"repeat_times*PAR/8 bytes; src0/src1 float16/float32; blk strides "
+                         f"[0, 255], rep strides [0, 255], repeat_times [1, 255]; dst must not "
+                         f"overlap a block read." + _DOC)
+        elif kind == "vec_cmpv":
+            def f(self, dst, src0, src1, repeat_times, src0_rep_stride, src1_rep_stride):
+                self._vcmpv(f"vec_cmpv_{c}", dst, src0, src1, repeat_times, [1, 1],
+                            [src0_rep_stride, src1_rep_stride])
+            f.__doc__ = f"vcmpv_{c} with block strides 1." + _DOC
+        else:
+            def f(self, dst, src, scalar, repeat_times, src_blk_stride, src_rep_stride):
+                self._vcmpvs(f"vcmpvs_{c}", dst, src, scalar, repeat_times, src_blk_stride,
+                             src_rep_stride)
+            f.__doc__ = (f"dst bit (r*PAR + i) = (src lane i {c} scalar), the scalar "
+                         f"converted to src's dtype; not on Ascend 310/910; src blk stride "
+                         f"[0, 65535], rep stride [0, 255]." + _DOC)
+        f.__name__ = f"{kind}_{c}"
+        return f
+
+    for _c in CMP_OPS:
+        locals()[f"vcmp_{_c}"] = _mk("vcmp", _c)
+        locals()[f"vcmpv_{_c}"] = _mk("vcmpv", _c)
+        locals()[f"vec_cmpv_{_c}"] = _mk("vec_cmpv", _c)
+        locals()[f"vcmpvs_{_c}"] = _mk("vcmpvs", _c)
+    del _c, _mk
+
+    # ---- vsel -------------------------------------------------------------------
+    def vsel(self, mask, mode, dst, sel, src0, src1, repeat_times, dst_blk_stride,
+             src0_blk_stride, src1_blk_stride, dst_rep_stride=0, src0_rep_stride=0,
+             src1_rep_stride=0, name="vsel"):
+        """dst lane i of repeat r = (bit i of the repeat's sel field) ? src0 lane i :
+        src1 lane i, for the active lanes (others keep their contents); a bit copy.
+
+        mode 0: sel is CMPMASK (the handle vcmp_*/mov_tensor_to_cmpmask return), the same
+        bits every repeat.  mode 1: sel is a UB bit tensor (uint8..uint64, 32-byte aligned),
+        PAR bits per repeat consumed contiguously, and src1 is a scalar (int/float/Scalar,
+        converted to dst's dtype).  mode 2: sel tensor as in mode 1, src1 a tensor.  Modes
+        1 and 2 do not exist on Ascend 310/910.  dst/src0/src1: UB, one dtype (float16,
+        float32); blk strides [0, 255], rep strides [0, 255]; repeat_times [1, 255]
+        (Scalar: [0, 255]); sel must hold ``(repeat_times-1)*PAR + (highest active lane+1)``
+        bits from its start and must not be written by the vsel.  Mode 1 leaves the scalar's
+        bits, mode 2 the sel address, in CMPMASK bits 0..63.""" + _DOC
+        self._record(_Select(self, name, mask, mode, dst, sel, src0, src1, repeat_times,
+                             [dst_blk_stride, src0_blk_stride, src1_blk_stride],
+                             [dst_rep_stride, src0_rep_stride, src1_rep_stride]))
+
+    def vec_sel(self, mask, mode, dst, sel, src0, src1, repeat_times, dst_rep_stride=0,
+                src0_rep_stride=0, src1_rep_stride=0):
+        """vsel with block strides 1 (the vec_ form)."""
+        self._record(_Select(self, "vec_sel", mask, mode, dst, sel, src0, src1, repeat_times,
+                             [1, 1, 1], [dst_rep_stride, src0_rep_stride, src1_rep_stride]))
+
+    # ---- CMPMASK <-> tensor ----------------------------------------------------
+    def mov_tensor_to_cmpmask(self, src):
+        """CMPMASK = the 16 bytes at src's start (UB; two uint64, low half first); returns
+        the CMPMASK handle.  Raises AccessError when src has fewer than 16 bytes left."""
+        self._record(_CmpMaskMove(self, "mov_tensor_to_cmpmask", src, True))
+        return self._cmpmask
+
+    def mov_cmpmask_to_tensor(self, dst, src_cmpmask):
+        """The 16 bytes at dst's start (UB uint8/16/32/64) = CMPMASK (low half first).
+        src_cmpmask must be the CMPMASK handle."""
+        if not isinstance(src_cmpmask, CmpMask) or src_cmpmask.tik is not self:
+            raise ConstraintError(f"mov_cmpmask_to_tensor: src_cmpmask is error (must be the "
+                                  f"CMPMASK returned by vcmp_*/mov_tensor_to_cmpmask), input: "
+                                  f"{src_cmpmask!r}")
+        self._record(_CmpMaskMove(self, "mov_cmpmask_to_tensor", dst, False))

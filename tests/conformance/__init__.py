@@ -1,0 +1,1 @@
+"""Conformance harnesses over public kernel collections (not collected by the default run)."""

@@ -1,0 +1,291 @@
+"""NKI conformance: public NKI kernel collections and their own tests, run on fastisa unchanged.
+
+Usage (from the repository root)::
+
+    FASTISA_NKI_SDK=/path/to/aws-neuron-sdk \\
+    FASTISA_NKI_SAMPLES=/path/to/nki-samples \\
+    FASTISA_NKI_LIBRARY=/path/to/nki-library \\
+    python -m tests.conformance.run_nki [--full] [--only NAME[,NAME]] [--timeout S] [-v]
+
+Each collection whose checkout variable is unset (or not a directory) is skipped.  Nothing of
+the collections is copied: the harness reads the checkouts in place and runs
+
+* ``sdk-test``      the SDK's ``nki/test/*.py`` (legacy ``neuronxcc.nki`` API) under pytest;
+* ``sdk-examples``  the SDK's ``nki/examples`` scripts whose ``__main__`` checks a numpy
+                    reference (run as ``__main__``; matched = the script's own assertions hold);
+* ``samples-unit``  nki-samples' ``test/unit`` under pytest with its ``--simulation-only``;
+* ``library``       nki-library's ``test/integration`` under its own pytest harness in
+                    ``--test-mode=simulation`` (its large shapes skipped unless ``--full``),
+                    plus an import census of every ``nkilib`` module;
+
+each in a subprocess whose pytest loads :mod:`tests.conformance._nki_plugin` (it installs
+:mod:`fastisa.shim` first, so ``import nki`` / ``neuronxcc.nki`` / ``nki_cpu_simulator``
+resolve to fastisa).  The references and tolerances are the collections' own (their test
+assertions).  A case fails if it errors, fails its assertions, or cannot be collected.
+The table gives kernel (test module), case, ran, matched, the first error line and
+seconds; failures whose error names an ``nki.isa`` instruction fastisa lacks are marked
+``[isa]`` (the instruction-coverage issue).  The last line is ``N passed, M failed``
+(``, K skipped``: cases the collection's own harness skips, e.g. large shapes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+COLLECTIONS = {
+    "sdk-test": ("FASTISA_NKI_SDK", "nki/test"),
+    "sdk-examples": ("FASTISA_NKI_SDK", "nki/examples"),
+    "samples-unit": ("FASTISA_NKI_SAMPLES", "test/unit"),
+    "library": ("FASTISA_NKI_LIBRARY", "test/integration"),
+}
+
+#: SDK example scripts whose ``__main__`` compares with a numpy reference (the others need
+#: torch_xla / jax on a Neuron device).
+SDK_EXAMPLE_SCRIPTS = (
+    "simulate/nki_simulate_example.py",
+    "average_pool2d/average_pool2d_nki_kernels.py",
+    "transpose2d/transpose2d_nki_kernels.py",
+    "fused_mamba/mamba_nki_kernels.py",
+    "getting_started_baremetal.py",
+)
+
+_ISA_MISSING = re.compile(r"module '(?:fastisa\.nki\.isa|nki\.isa)' has no attribute '(\w+)'"
+                          r"|nki\.isa\.(\w+) is not implemented")
+
+
+class Case:
+    __slots__ = ("collection", "kernel", "case", "ran", "matched", "skipped", "error", "seconds")
+
+    def __init__(self, collection, kernel, case, ran, matched, error="", seconds=0.0,
+                 skipped=False):
+        self.collection = collection
+        self.kernel = kernel
+        self.case = case
+        self.ran = ran
+        self.matched = matched
+        self.skipped = skipped
+        self.error = error
+        self.seconds = seconds
+
+
+def _env(extra=None):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "")
+                                                       .split(os.pathsep) if p])
+    env.setdefault("OMP_NUM_THREADS", "1")
+    env["NKI_SIMULATOR"] = "1"
+    env.update(extra or {})
+    return env
+
+
+def _first_error(text: str) -> str:
+    text = text or ""
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    for ln in lines:                                   # pytest's "E   Xxx: ..." line
+        if ln.startswith("E ") and ("Error" in ln or "Exception" in ln or "assert" in ln):
+            return _mark_isa(ln[1:].strip())
+    for ln in reversed(lines):
+        if re.match(r"^[\w.]*(Error|Exception|Warning)\b", ln) or ln.startswith("assert"):
+            return _mark_isa(ln)
+    return _mark_isa(lines[-1] if lines else "")
+
+
+def _mark_isa(msg: str) -> str:
+    m = _ISA_MISSING.search(msg)
+    if m:
+        return f"[isa] {msg}"
+    return msg
+
+
+def run_pytest(collection, paths, cwd, args, timeout, extra_env=None):
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = Path(tmp) / "r.xml"
+        cmd = [sys.executable, "-m", "pytest", *map(str, paths), "-p", "tests.conformance._nki_plugin",
+               f"--junitxml={xml}", "-q", "--no-header", "-p", "no:cacheprovider",
+               "-o", "junit_family=xunit1", "--continue-on-collection-errors", *args]
+        t0 = time.time()
+        try:
+            proc = subprocess.run(cmd, cwd=cwd, env=_env(extra_env), capture_output=True,
+                                  text=True, timeout=timeout)
+            out = proc.stdout + proc.stderr
+        except subprocess.TimeoutExpired as e:
+            out = f"TimeoutError: the collection's run exceeded {timeout} s\n{e.stdout or ''}"
+        if not xml.exists():
+            return [Case(collection, str(paths[0]), "(run)", False, False, _first_error(out),
+                         time.time() - t0)]
+        return _parse_junit(collection, xml, out)
+
+
+def _parse_junit(collection, xml, out):
+    cases = []
+    for tc in ET.parse(xml).getroot().iter("testcase"):
+        cls = tc.get("classname", "")
+        name = tc.get("name", "")
+        kernel = cls.split(".")[-2] if cls.count(".") >= 1 and cls.split(".")[-1][:1].isupper() \
+            else cls.split(".")[-1]
+        secs = float(tc.get("time", 0) or 0)
+        fail = tc.find("failure")
+        err = tc.find("error")
+        skip = tc.find("skipped")
+        if skip is not None:
+            cases.append(Case(collection, kernel, name, False, False,
+                              (skip.get("message") or "")[:200], secs, skipped=True))
+        elif fail is not None or err is not None:
+            node = fail if fail is not None else err
+            text = (node.text or "") + "\n" + (node.get("message") or "")
+            collect_err = err is not None and ("collection failure" in (node.get("message") or "")
+                                               or not name)
+            cases.append(Case(collection, kernel, name or "(collect)", not collect_err, False,
+                              _first_error(text), secs))
+        else:
+            cases.append(Case(collection, kernel, name, True, True, "", secs))
+    if not cases:
+        cases.append(Case(collection, "(run)", "(collect)", False, False, _first_error(out), 0.0))
+    return cases
+
+
+def run_scripts(collection, base, scripts, timeout):
+    cases = []
+    boot = ("import sys, runpy; from fastisa import shim; shim.install(); "
+            "p = sys.argv[1]; sys.argv = [p]; runpy.run_path(p, run_name='__main__')")
+    for rel in scripts:
+        path = base / rel
+        if not path.exists():
+            continue
+        t0 = time.time()
+        try:
+            proc = subprocess.run([sys.executable, "-c", boot, str(path)], cwd=path.parent,
+                                  env=_env(), capture_output=True, text=True, timeout=timeout)
+            ok = proc.returncode == 0
+            err = "" if ok else _first_error(proc.stderr or proc.stdout)
+        except subprocess.TimeoutExpired:
+            ok, err = False, f"TimeoutError: exceeded {timeout} s"
+        cases.append(Case(collection, path.stem, "__main__", True, ok, err, time.time() - t0))
+    return cases
+
+
+_IMPORT_CENSUS = r"""
+import importlib, json, sys, traceback
+from fastisa import shim
+shim.install()
+sys.path.insert(0, sys.argv[1])
+res = {}
+for name in sys.argv[2:]:
+    try:
+        importlib.import_module(name)
+        res[name] = ""
+    except BaseException as e:
+        res[name] = (type(e).__name__ + ": " + str(e)).splitlines()[0][:200]
+print("JSON" + json.dumps(res))
+"""
+
+
+def library_import_census(base: Path, timeout):
+    src = base / "src"
+    mods = []
+    for p in sorted((src / "nkilib_src" / "nkilib").rglob("*.py")):
+        rel = p.relative_to(src).with_suffix("")
+        parts = list(rel.parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        mods.append(".".join(parts))
+    proc = subprocess.run([sys.executable, "-c", _IMPORT_CENSUS, str(src), *mods], env=_env(),
+                          capture_output=True, text=True, timeout=timeout, cwd=base)
+    line = next((ln for ln in proc.stdout.splitlines() if ln.startswith("JSON")), None)
+    if line is None:
+        return {m: _first_error(proc.stderr) for m in mods}
+    return json.loads(line[4:])
+
+
+def run_collection(name, base: Path, full: bool, timeout: int, verbose: bool):
+    if name == "sdk-test":
+        files = sorted((base / "nki" / "test").glob("test_*.py"))
+        return run_pytest(name, files, base / "nki" / "test", [], timeout)
+    if name == "sdk-examples":
+        return run_scripts(name, base / "nki" / "examples", SDK_EXAMPLE_SCRIPTS, timeout)
+    if name == "samples-unit":
+        env = {"PYTHONPATH": os.pathsep.join([str(ROOT), str(base / "src"), str(base)])}
+        return run_pytest(name, [base / "test" / "unit"], base, ["--simulation-only"], timeout,
+                          extra_env=env)
+    if name == "library":
+        env = {"NKILIB_SIMULATION_RUN_ALL": "1"} if full else {}
+        env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(base / "src"), str(base)])
+        cases = run_pytest(name, [base / "test" / "integration"], base,
+                           ["--test-mode=simulation"], timeout, extra_env=env)
+        census = library_import_census(base, timeout)
+        bad = {m: e for m, e in census.items() if e}
+        print(f"library: {len(census) - len(bad)} of {len(census)} nkilib modules import "
+              f"unchanged through fastisa.shim")
+        if verbose:
+            for m, e in sorted(bad.items()):
+                print(f"  import {m}: {e}")
+        return cases
+    raise ValueError(name)
+
+
+def _fmt_table(cases):
+    rows = [("kernel", "case", "ran", "matched", "first error", "seconds")]
+    for c in cases:
+        rows.append((c.kernel[:36], c.case[:48], "skip" if c.skipped else ("yes" if c.ran else "no"),
+                     "yes" if c.matched else "no", c.error[:110], f"{c.seconds:.2f}"))
+    w = [max(len(r[i]) for r in rows) for i in range(5)]
+    out = []
+    for r in rows:
+        out.append("  ".join(r[i].ljust(w[i]) for i in range(5)) + "  " + r[5].rjust(7))
+    return "\n".join(out)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--full", action="store_true",
+                    help="every test shape, including the large ones the harnesses skip")
+    ap.add_argument("--only", default="", help="comma-separated collection names: "
+                    + ", ".join(COLLECTIONS))
+    ap.add_argument("--timeout", type=int, default=1800, help="seconds per collection run")
+    ap.add_argument("-v", "--verbose", action="store_true")
+    ap.add_argument("--json", default="", help="also write the cases to this JSON file")
+    a = ap.parse_args(argv)
+    names = [n for n in (a.only.split(",") if a.only else COLLECTIONS) if n]
+    all_cases = []
+    summary = []
+    for name in names:
+        var, rel = COLLECTIONS[name]
+        base = os.environ.get(var)
+        if not base or not (Path(base) / rel).is_dir():
+            print(f"{name}: skipped ({var} is not set to a checkout with {rel}/)")
+            continue
+        t0 = time.time()
+        cases = run_collection(name, Path(base), a.full, a.timeout, a.verbose)
+        all_cases.extend(cases)
+        p = sum(c.matched for c in cases)
+        s = sum(c.skipped for c in cases)
+        summary.append(f"{name}: {p} of {len(cases) - s} cases matched ({s} skipped by the "
+                       f"collection's harness), {time.time() - t0:.0f} s")
+    if all_cases:
+        print(_fmt_table(all_cases))
+        print()
+    for ln in summary:
+        print(ln)
+    if a.json:
+        Path(a.json).write_text(json.dumps([{k: getattr(c, k) for k in Case.__slots__}
+                                            for c in all_cases], indent=1))
+    npass = sum(c.matched for c in all_cases)
+    nskip = sum(c.skipped for c in all_cases)
+    nfail = len(all_cases) - npass - nskip
+    print(f"{npass} passed, {nfail} failed" + (f", {nskip} skipped" if nskip else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

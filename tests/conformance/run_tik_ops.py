@@ -1,0 +1,457 @@
+"""TIK operator conformance: public CANN TIK operators, called unchanged, against numpy.
+
+For each case of :data:`CASES` the harness imports the operator's file from a checkout of
+one of the public op libraries below (the file is read from the checkout at run time; no
+vendor code is in this repository), calls its entry function unchanged with the shapes of
+the case, runs the ``tik.Tik`` program the entry function built with
+``tikdb.start_debug(feed_dict, interactive=False)`` and compares every output with a numpy
+reference of the operator's documented semantics, written here (the TensorFlow/CANN
+operator definitions: ``tf.math.cumsum``, ``tf.nn.in_top_k``, ...).  Exact ops (data
+movement, integer results, selections) compare bit for bit; arithmetic ops compare within
+the tolerance the case names (float16 arithmetic in a different order than numpy's).
+
+Environment variables (each optional; the harness skips a library whose variable is unset
+or names no directory, and prints ``0 passed, 0 failed`` when none is set):
+
+``FASTISA_CANN_CONVERTOR``  checkout of jizhuoran/caffe-huawei-atlas-convertor (the CANN
+                            2020 op library, ``convertor/huawei/impl/``)
+``FASTISA_ASCEND_OPP``      checkout of gekowa/ascend-opp
+                            (``op_impl/built-in/ai_core/tbe/impl/``)
+``FASTISA_ASCEND_SAMPLES``  checkout of Ascend/samples (the custom TIK operator examples)
+
+Run: ``FASTISA_CANN_CONVERTOR=/path python tests/conformance/run_tik_ops.py [-v] [-k SUBSTR]``.
+Prints one row per case (PASS / FAIL with the reason), then ``N passed, M failed``.
+A case whose operator needs an instruction fastisa does not have yet fails with the
+``NotImplementedError``/``AttributeError`` naming it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import math
+import os
+import signal
+import sys
+import time
+import traceback
+import types
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+if os.path.isdir(os.path.join(ROOT, "src", "fastisa")):
+    sys.path.insert(0, os.path.join(ROOT, "src"))
+
+from fastisa import shim  # noqa: E402
+from fastisa.tik import _program as _P  # noqa: E402
+from fastisa.tik import platform as _platform  # noqa: E402
+
+#: library key -> (environment variable, impl directory inside the checkout)
+LIBS = {
+    "cann2020": ("FASTISA_CANN_CONVERTOR", "convertor/huawei/impl"),
+    "opp": ("FASTISA_ASCEND_OPP", "op_impl/built-in/ai_core/tbe/impl"),
+    "samples": ("FASTISA_ASCEND_SAMPLES",
+                "cplusplus/level1_single_api/4_op_dev/1_custom_op/tbe/impl"),
+}
+_TIME_LIMIT = int(os.environ.get("FASTISA_TIK_OPS_TIMEOUT", "120"))   # seconds per case
+
+
+# ======================================================================================
+# case table
+# ======================================================================================
+
+def T(shape, dtype, fmt="ND"):
+    """An operator tensor description as CANN passes it."""
+    shape = tuple(shape)
+    return {"shape": shape, "dtype": dtype, "format": fmt, "ori_shape": shape,
+            "ori_format": fmt}
+
+
+@dataclasses.dataclass
+class Case:
+    name: str                 #: table label
+    lib: str                  #: key of LIBS
+    module: str               #: file name (no .py) in the library's impl directory
+    entry: str                #: entry function name
+    args: object              #: callable () -> (args, kwargs) for the entry function
+    inputs: object            #: callable (rng) -> list of input arrays, BuildCCE order
+    ref: object               #: callable (*inputs) -> list of expected output arrays
+    rtol: float = 0.0         #: 0: bit-exact
+    atol: float = 0.0
+    target: str = "Ascend910"
+    outputs: object = None    #: which BuildCCE outputs to compare (default: all)
+    #: (exception class name, message substring): the case passes when the run raises it
+    #: (a documented rejection the 2020 TIK debugger makes too)
+    expect_error: object = None
+
+
+CASES: list[Case] = []
+
+
+def case(*a, **k):
+    CASES.append(Case(*a, **k))
+
+
+def _f16(rng, shape, lo=-4.0, hi=4.0):
+    return rng.uniform(lo, hi, size=shape).astype(np.float16)
+
+
+def _f32(rng, shape, lo=-4.0, hi=4.0):
+    return rng.uniform(lo, hi, size=shape).astype(np.float32)
+
+
+def _i32(rng, shape, lo=-1000, hi=1000):
+    return rng.integers(lo, hi, size=shape, dtype=np.int32)
+
+
+# ---- copies and layout ---------------------------------------------------------------
+for _shape, _dt in (((1000,), "float16"), ((4, 33), "float32"), ((3, 5, 7), "int32")):
+    case(f"copy_only {_shape} {_dt}", "cann2020", "copy_only", "copy_only",
+         lambda s=_shape, d=_dt: ((T(s, d), T(s, d), "copy_only"), {}),
+         lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, size=s).astype(d)],
+         lambda x: [x.copy()])
+
+for _shape in ((16, 64), (3, 1000)):
+    case(f"population_count {_shape}", "cann2020", "population_count", "population_count",
+         lambda s=_shape: ((T(s, "int16"), T(s, "uint8"), "population_count"), {}),
+         lambda rng, s=_shape: [rng.integers(-32768, 32767, size=s, dtype=np.int16)],
+         lambda x: [np.unpackbits(x.view(np.uint8).reshape(-1, 2), axis=1).sum(axis=1)
+                    .astype(np.uint8).reshape(x.shape)])
+
+for _shape, _axis in (((4, 6, 8), [1]), ((2, 3, 16), [0, 2]), ((37,), [0])):
+    case(f"reverse_v2_d {_shape} axis={_axis}", "cann2020", "reverse_v2_d", "reverse_v2_d",
+         lambda s=_shape, a=_axis: ((T(s, "float16"), T(s, "float16"), a, "reverse_v2_d"),
+                                    {}),
+         lambda rng, s=_shape: [_f16(rng, s)],
+         lambda x, a=_axis: [np.flip(x, axis=tuple(a)).copy()])
+
+for _shape, _bs in (((1, 4, 4, 16), 2), ((2, 6, 6, 8), 3)):
+    case(f"space_to_depth {_shape} bs={_bs}", "cann2020", "space_to_depth", "space_to_depth",
+         lambda s=_shape, b=_bs: ((T(s, "float16", "NHWC"),
+                                   T((s[0], s[1] // b, s[2] // b, s[3] * b * b), "float16",
+                                     "NHWC"), b, "NHWC", "space_to_depth"), {}),
+         lambda rng, s=_shape: [_f16(rng, s)],
+         lambda x, b=_bs: [x.reshape(x.shape[0], x.shape[1] // b, b, x.shape[2] // b, b,
+                                     x.shape[3]).transpose(0, 1, 3, 2, 4, 5)
+                           .reshape(x.shape[0], x.shape[1] // b, x.shape[2] // b, -1).copy()])
+
+for _shape, _bs in (((1, 2, 2, 64), 2), ((2, 3, 3, 36), 3)):
+    def _d2s(x, b):
+        n, h, w, c = x.shape
+        return [x.reshape(n, h, w, b, b, c // (b * b)).transpose(0, 1, 3, 2, 4, 5)
+                .reshape(n, h * b, w * b, c // (b * b)).copy()]
+    case(f"depth_to_space {_shape} bs={_bs}", "cann2020", "depth_to_space", "depth_to_space",
+         lambda s=_shape, b=_bs: ((T(s, "float16", "NHWC"),
+                                   T((s[0], s[1] * b, s[2] * b, s[3] // (b * b)), "float16",
+                                     "NHWC"), b, "NHWC", "depth_to_space"), {}),
+         lambda rng, s=_shape: [_f16(rng, s)],
+         lambda x, b=_bs: _d2s(x, b))
+
+for _shape, _grp in (((1, 16, 4, 4), 4), ((2, 12, 3, 8), 3)):
+    case(f"shuffle_channel {_shape} group={_grp}", "cann2020", "shuffle_channel",
+         "shuffle_channel",
+         lambda s=_shape, g=_grp: ((T(s, "float16", "NCHW"), T(s, "float16", "NCHW"), g,
+                                    "shuffle_channel"), {}),
+         lambda rng, s=_shape: [_f16(rng, s)],
+         lambda x, g=_grp: [x.reshape(x.shape[0], g, x.shape[1] // g, *x.shape[2:])
+                            .swapaxes(1, 2).reshape(x.shape).copy()])
+
+for _shape, _dim, _num in (((4, 64, 16), 1, 4), ((6, 32), 1, 2), ((2, 3, 48), 2, 3)):
+    case(f"split_d {_shape} dim={_dim} n={_num}", "cann2020", "split_d", "split_d",
+         lambda s=_shape, d=_dim, n=_num: ((T(s, "float16"),
+                                            [T(tuple(v // n if i == d else v
+                                                     for i, v in enumerate(s)), "float16")
+                                             for _ in range(n)], d, n, "split_d"), {}),
+         lambda rng, s=_shape: [_f16(rng, s)],
+         lambda x, d=_dim, n=_num: [a.copy() for a in np.split(x, n, axis=d)])
+
+# ---- reductions and selections --------------------------------------------------------
+# arg_max_d/arg_min_d on (4, 100) float16 read 24 bytes past the end of x (800 bytes, a
+# whole number of 32-byte blocks): TIK's debugger rejects reads past a GM tensor and so
+# does fastisa (issue 18: keep that rule); on hardware the over-read is harmless.
+for _op in ("arg_max_d", "arg_min_d"):
+    case(f"{_op} (4, 100) dim=1 over-read", "cann2020", _op, _op,
+         lambda o=_op: ((T((4, 100), "float16"), T((4,), "int32"), 1, o), {}),
+         lambda rng: [_f16(rng, (4, 100))], lambda x: [],
+         expect_error=("AccessError", "data_gm need read 824 bytes"))
+for _shape, _dim in (((4, 128), 1), ((37, 16), 0), ((2, 3, 300), 2)):
+    for _op, _f in (("arg_max_d", np.argmax), ("arg_min_d", np.argmin)):
+        case(f"{_op} {_shape} dim={_dim}", "cann2020", _op, _op,
+             lambda s=_shape, d=_dim, o=_op: ((T(s, "float16"),
+                                               T(tuple(v for i, v in enumerate(s) if i != d),
+                                                 "int32"), d, o), {}),
+             lambda rng, s=_shape: [_f16(rng, s, -100, 100)],
+             lambda x, d=_dim, f=_f: [f(x, axis=d).astype(np.int32)])
+
+for _shape, _dim in (((4, 128), 1), ((37, 16), 0), ((2, 3, 300), 2)):
+    for _op, _f, _g in (("arg_max_with_value", np.argmax, np.max),
+                        ("arg_min_with_value", np.argmin, np.min)):
+        case(f"{_op} {_shape} dim={_dim}", "cann2020", _op, _op,
+             lambda s=_shape, d=_dim, o=_op: (
+                 (T(s, "float16"), T(tuple(v for i, v in enumerate(s) if i != d), "int32"),
+                  T(tuple(v for i, v in enumerate(s) if i != d), "float16"), d), {}),
+             lambda rng, s=_shape: [_f16(rng, s, -100, 100)],
+             lambda x, d=_dim, f=_f, g=_g: [f(x, axis=d).astype(np.int32), g(x, axis=d)])
+
+for _shape, _axis in (((8, 64), 1), ((3, 5, 40), 2)):   # the last axis (the op's only one)
+    for _op, _f in (("reduce_max_d_tik", np.max), ("reduce_min_d_tik", np.min)):
+        case(f"{_op} {_shape} axis={_axis}", "cann2020", _op, _op,
+             lambda s=_shape, a=_axis, o=_op: (
+                 (T(s, "float32"), T(tuple(v for i, v in enumerate(s) if i != a), "float32"),
+                  a, o), {}),
+             lambda rng, s=_shape: [_f32(rng, s, -100, 100)],
+             lambda x, a=_axis, f=_f: [f(x, axis=a)])
+
+for _shape in ((64,), (1000,), (3, 300)):
+    case(f"square_sum_all {_shape}", "cann2020", "square_sum_all", "square_sum_all",
+         lambda s=_shape: ((T(s, "float32"), T(s, "float32"), T((1,), "float32"),
+                            T((1,), "float32"), "square_sum_all"), {}),
+         lambda rng, s=_shape: [_f32(rng, s), _f32(rng, s)],
+         lambda x, y: [np.array([np.sum(x.astype(np.float64) ** 2)], np.float32),
+                       np.array([np.sum(y.astype(np.float64) ** 2)], np.float32)],
+         rtol=1e-5)
+
+for _n, _c, _k in ((8, 16, 3), (33, 100, 5)):
+    def _in_top_k(p, t, k):
+        tgt = p[np.arange(len(t)), t]
+        return [((p > tgt[:, None]).sum(axis=1) < k)]
+    case(f"in_top_k ({_n}, {_c}) k={_k}", "cann2020", "in_top_k", "in_top_k",
+         lambda n=_n, c=_c, k=_k: ((T((n, c), "float32"), T((n,), "int32"),
+                                    T((n,), "bool"), k, "in_top_k"), {}),
+         lambda rng, n=_n, c=_c: [_f32(rng, (n, c)), rng.integers(0, c, n, dtype=np.int32)],
+         lambda p, t, k=_k: [a.astype(np.uint8).view(np.bool_) for a in _in_top_k(p, t, k)])
+
+for _shape, _axis, _excl, _rev in (((8, 16), 0, False, False), ((4, 5, 32), 1, True, False),
+                                   ((6, 16), 0, False, True)):
+    def _cum(x, axis, exclusive, reverse, f, ident):
+        a = np.flip(x, axis) if reverse else x
+        r = f(a.astype(np.float32), axis=axis).astype(x.dtype)
+        if exclusive:
+            r = np.concatenate([np.full_like(np.take(r, [0], axis), ident),
+                                np.take(r, range(r.shape[axis] - 1), axis)], axis)
+        return [np.flip(r, axis).copy() if reverse else r]
+    for _op, _f, _id in (("cumsum_d", np.cumsum, 0), ("cumprod_d", np.cumprod, 1)):
+        case(f"{_op} {_shape} axis={_axis} excl={_excl} rev={_rev}", "cann2020", _op, _op,
+             lambda s=_shape, a=_axis, e=_excl, r=_rev, o=_op: (
+                 (T(s, "float32"), T(s, "float32"), a, e, r, o), {}),
+             lambda rng, s=_shape: [_f32(rng, s, 0.5, 1.5)],
+             lambda x, a=_axis, e=_excl, r=_rev, f=_f, i=_id: _cum(x, a, e, r, f, i),
+             rtol=1e-5)
+
+# ---- boxes ---------------------------------------------------------------------------
+for _n in (16, 100):
+    def _clip(b, w=80.0, h=60.0):
+        out = b.astype(np.float32).copy()
+        out[:, 0::2] = np.clip(out[:, 0::2], 0, w)
+        out[:, 1::2] = np.clip(out[:, 1::2], 0, h)
+        return [out.astype(np.float16)]
+    case(f"clip_boxes_d ({_n}, 4)", "cann2020", "clip_boxes_d", "clip_boxes_d",
+         lambda n=_n: ((T((n, 4), "float16"), T((n, 4), "float16"), [60, 80],
+                        "clip_boxes"), {}),
+         lambda rng, n=_n: [_f16(rng, (n, 4), -20, 120)],
+         lambda b: _clip(b))
+
+for _n in (16, 50):
+    def _valid(b, m):
+        h, w, r = m[0], m[1], m[2]
+        ok = (b[:, 0] >= 0) & (b[:, 1] >= 0) & (b[:, 2] <= np.float16(w * r)) & \
+            (b[:, 3] <= np.float16(h * r))
+        return [ok.astype(np.int8)]
+    case(f"check_valid ({_n}, 4)", "cann2020", "check_valid", "check_valid",
+         lambda n=_n: ((T((n, 4), "float16"), T((3,), "float16"), T((n,), "int8"),
+                        "check_valid"), {}),
+         lambda rng, n=_n: [_f16(rng, (n, 4), -10, 120), np.array([60, 80, 1], np.float16)],
+         lambda b, m: _valid(b, m))
+
+
+# ======================================================================================
+# the runner
+# ======================================================================================
+
+class _Timeout(Exception):
+    pass
+
+
+def _alarm(signum, frame):
+    raise _Timeout(f"no result within {_TIME_LIMIT} s")
+
+
+_BUILT: list = []
+
+
+def _capture_buildcce():
+    orig = _P.Tik.BuildCCE
+
+    def BuildCCE(self, *args, **kwargs):
+        r = orig(self, *args, **kwargs)
+        _BUILT.append(self)
+        return r
+    _P.Tik.BuildCCE = BuildCCE
+
+
+def _use_library(impl_dir):
+    """Make ``impl`` the given op library without running its ``__init__`` (which
+    imports every operator, TVM ones included)."""
+    for name in [n for n in sys.modules if n == "impl" or n.startswith("impl.")]:
+        del sys.modules[name]
+    pkg = types.ModuleType("impl")
+    pkg.__path__ = [impl_dir]
+    sys.modules["impl"] = pkg
+    util_dir = os.path.join(impl_dir, "util")
+    if os.path.isdir(util_dir):
+        sub = types.ModuleType("impl.util")
+        sub.__path__ = [util_dir]
+        sys.modules["impl.util"] = sub
+        pkg.util = sub
+
+
+def _compare(got, want, rtol, atol):
+    got = np.asarray(got)
+    want = np.asarray(want)
+    if got.size < want.size:
+        return f"size {got.size} < expected {want.size}"
+    if got.size > want.size:
+        # the operator declared its GM output larger than the result (a padded tail the
+        # framework never reads): compare the result's elements
+        got = got.reshape(-1)[:want.size]
+    got = got.reshape(want.shape) if got.shape != want.shape else got
+    if got.dtype != want.dtype:
+        if got.dtype.itemsize == want.dtype.itemsize and want.dtype == np.bool_:
+            got = got.view(np.bool_)
+        else:
+            return f"dtype {got.dtype} != expected {want.dtype}"
+    if rtol == 0 and atol == 0:
+        if want.dtype.kind == "f":
+            bad = got.view(f"u{want.dtype.itemsize}") != want.view(f"u{want.dtype.itemsize}")
+        else:
+            bad = got != want
+    else:
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        bad = ~(np.isclose(g, w, rtol=rtol, atol=atol) | (np.isnan(g) & np.isnan(w)))
+    if bad.any():
+        i = np.unravel_index(np.argmax(bad), want.shape)
+        return (f"{int(bad.sum())}/{want.size} elements differ, first at {tuple(map(int, i))}:"
+                f" got {got[i]!r}, expected {want[i]!r}")
+    return None
+
+
+def run_case(c: Case, impl_dir, rng):
+    if c.expect_error is None:
+        return _run_case(c, impl_dir, rng)
+    try:
+        msg = _run_case(c, impl_dir, rng)
+    except Exception as e:   # noqa: BLE001
+        if type(e).__name__ == c.expect_error[0] and c.expect_error[1] in str(e):
+            return None
+        raise
+    return f"expected {c.expect_error[0]} ({c.expect_error[1]}), got: {msg or 'no error'}"
+
+
+def _run_case(c: Case, impl_dir, rng):
+    _use_library(impl_dir)
+    _platform.set_target(c.target)
+    _BUILT.clear()
+    mod = importlib.import_module("impl." + c.module)
+    args, kwargs = c.args()
+    inputs = c.inputs(rng)
+    getattr(mod, c.entry)(*args, **kwargs)
+    if not _BUILT:
+        return "the entry function built no TIK program (BuildCCE not called)"
+    tk = _BUILT[-1]
+    tensors = [x for x in tk._inputs if isinstance(x, _P.Tensor)]
+    if len(tensors) != len(inputs):
+        return f"the program has {len(tensors)} GM inputs, the case gives {len(inputs)}"
+    feed = {t.name: np.ascontiguousarray(a).reshape(t.shape) if a.size == t.size else a
+            for t, a in zip(tensors, inputs)}
+    outs = tk.tikdb.start_debug(feed, interactive=False)
+    wants = c.ref(*[a.copy() for a in inputs])
+    sel = c.outputs if c.outputs is not None else range(len(wants))
+    outs = [outs[i] for i in sel]
+    if len(outs) != len(wants):
+        return f"{len(outs)} outputs, reference has {len(wants)}"
+    for k, (g, w) in enumerate(zip(outs, wants)):
+        msg = _compare(g, w, c.rtol, c.atol)
+        if msg:
+            return f"output {k}: {msg}"
+    return None
+
+
+def _annotate(msg):
+    """Say who owns a failure that another piece of issue 18 fixes."""
+    import re
+    m = re.search(r"'Tik' object has no attribute '(\w+)'", msg)
+    if m:
+        return f"needs {m.group(1)} (tik-isa) -- {msg}"
+    if "timeout" in msg and "BuildCCE" in msg:
+        return f"needs B1 (rel: BuildCCE(inputs=<one Tensor>)) -- {msg}"
+    return msg
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("-v", action="store_true", help="print tracebacks of failures")
+    ap.add_argument("-k", default="", help="only cases whose name contains this")
+    opt = ap.parse_args(argv)
+    dirs = {}
+    for key, (var, sub) in LIBS.items():
+        p = os.environ.get(var)
+        if p and os.path.isdir(os.path.join(p, sub)):
+            dirs[key] = os.path.join(p, sub)
+    if not dirs:
+        print("no op library checkout given (set " + ", ".join(v for v, _ in LIBS.values())
+              + "); skipped")
+        print("0 passed, 0 failed")
+        return 0
+    shim.install()
+    _capture_buildcce()
+    warnings.simplefilter("ignore")
+    signal.signal(signal.SIGALRM, _alarm)
+    passed = failed = 0
+    ops_seen: dict[str, bool] = {}
+    width = max(len(c.name) for c in CASES) + 2
+    for c in CASES:
+        if c.lib not in dirs or opt.k not in c.name:
+            continue
+        rng = np.random.default_rng(abs(hash(c.name)) % (1 << 32))
+        t0 = time.perf_counter()
+        signal.alarm(_TIME_LIMIT)
+        try:
+            msg = run_case(c, dirs[c.lib], rng)
+        except _Timeout as e:
+            tb = traceback.extract_tb(e.__traceback__)
+            msg = f"timeout: {e}" + (" in BuildCCE" if any(f.name == "BuildCCE" and
+                                                          "_program" in f.filename
+                                                          for f in tb) else "")
+            if opt.v:
+                traceback.print_exc()
+        except Exception as e:   # noqa: BLE001 -- every failure is a row of the table
+            last = traceback.extract_tb(e.__traceback__)[-1]
+            where = f"{os.path.basename(last.filename)}:{last.lineno}"
+            msg = f"{type(e).__name__}: {str(e).splitlines()[0][:150] if str(e) else ''} " \
+                  f"[{where}]"
+            if opt.v:
+                traceback.print_exc()
+        finally:
+            signal.alarm(0)
+        dt = time.perf_counter() - t0
+        ok = msg is None
+        if not ok:
+            msg = _annotate(msg)
+        key = f"{c.lib}:{c.module}"
+        ops_seen[key] = ops_seen.get(key, True) and ok
+        passed += ok
+        failed += not ok
+        print(f"{'PASS' if ok else 'FAIL'}  {c.lib:9s} {c.name:{width}s} {dt:6.2f}s"
+              + ("" if ok else f"  {msg}"))
+    nops = len(ops_seen)
+    print(f"operators: {sum(ops_seen.values())} of {nops} pass every configuration")
+    print(f"{passed} passed, {failed} failed")
+    return 0 if failed == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
