@@ -116,8 +116,8 @@ def _nki() -> Iterator[tuple[str, Callable]]:
 
 def _tik() -> Iterator[tuple[str, Callable]]:
     from .tik import Tik
-    for n, v in sorted(vars(Tik).items()):
-        if not n.startswith("_") and inspect.isfunction(v):
+    for n, v in inspect.getmembers(Tik, inspect.isfunction):   # inherited (mixins) too
+        if not n.startswith("_"):
             yield "Tik." + n, v
 
 
