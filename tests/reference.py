@@ -1385,7 +1385,8 @@ def pto_cvt(x, dtype, mode):
 
 # ======================================================================================
 # ---- nki-isa family (SDK 2.33 instructions: scans, statistics, data movement, MX, ...) --
-# ===============================================================================# Sources: aws-neuron-sdk nki/api/nki/isa/__init__.py docstrings of each instruction and the
+# ======================================================================================
+# Sources: aws-neuron-sdk nki/api/nki/isa/__init__.py docstrings of each instruction and the
 # NumPy semantics in nki/test/test_nki_isa_*.py.  Values: float32 arrays [P, F] unless said.
 
 def nki_isa_tt_scan(d0, d1, init, op0, op1, rev0=False, rev1=False):
@@ -1570,7 +1571,6 @@ def nki_isa_sequence_bounds(ids):
         en.append(b)
     return np.array([[st, en]])
 # ---- end of nki-isa family (part 1) ----
-=======
 # PTO full tile ISA (pto-isa helper, issue 13): bitwise, arithmetic extensions,
 # compare/select, products, arg-reductions, partial ops.  Written from pto-isa
 # docs/isa/*.md and, where the docs are silent, the CPU simulator's C++ semantics

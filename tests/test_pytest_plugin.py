@@ -71,6 +71,11 @@ def test_fixtures_restore_the_previous_target():
 
 def test_bad_target_name_changes_nothing():
     before = tik.get_target()
+    # an unknown SoC name is accepted as TIK does (with a warning); a non-string is not
+    with pytest.raises(ValueError, match="soc_version must be a non-empty str"):
+        with tik.target(42):
+            pass
+    assert tik.get_target() is before
     with pytest.warns(RuntimeWarning, match="not known to fastisa"):
         with tik.target("Ascend999"):      # an unknown SoC is simulated as a known one
             assert tik.get_target() is not before

@@ -153,12 +153,12 @@ def test_vcmp_then_vsel_mode0(op, dtype, data):
     def body(tk, ub):
         d = _dyn(tk, dynamic)
         tk.mov_tensor_to_cmpmask(ub[1])
-        m = [d(int(np.int64(np.uint64(v)))) for v in cmask] if isinstance(cmask, list) \
+        m = [d(int(np.int64(np.uint64(v))) if dynamic else int(v)) for v in cmask] if isinstance(cmask, list) \
             else d(cmask)
         cm = getattr(tk, f"vcmp_{op}")(m, ub[2][d(cst[0])], ub[3][d(cst[1])], d(cblks[0]),
                                        d(cblks[1]))
         tk.mov_cmpmask_to_tensor(ub[0], cm)
-        sm = [d(int(np.int64(np.uint64(v)))) for v in smask] if isinstance(smask, list) \
+        sm = [d(int(np.int64(np.uint64(v))) if dynamic else int(v)) for v in smask] if isinstance(smask, list) \
             else d(smask)
         dv, s0, s1 = (u[d(s)] for u, s in zip(ub[4:], sst))
         if form == "vsel":
@@ -216,7 +216,7 @@ def test_vsel_modes_1_2(dtype, data):
             tk.Scalar(dtype, "c", init_value=scalar) if dynamic else scalar)
         sv = ub[1][d(sel_start)]
         addr["sel"] = ub[1].byte_off + sel_start * ses
-        m = [d(int(np.int64(np.uint64(v)))) for v in mask] if isinstance(mask, list) \
+        m = [d(int(np.int64(np.uint64(v))) if dynamic else int(v)) for v in mask] if isinstance(mask, list) \
             else d(mask)
         if form == "vsel":
             tk.vsel(m, mode, dv, sv, s0, s1, d(nrep), *[d(b) for b in blks],
