@@ -76,6 +76,10 @@ def test_bad_target_name_changes_nothing():
         with tik.target(42):
             pass
     assert tik.get_target() is before
+    with pytest.warns(RuntimeWarning, match="not known to fastisa"):
+        with tik.target("Ascend999"):      # an unknown SoC is simulated as a known one
+            assert tik.get_target() is not before
+    assert tik.get_target() is before
     with pytest.raises(ValueError, match="must be 'A2A3' or 'A5'"):
         with pto.target("B7"):
             pass

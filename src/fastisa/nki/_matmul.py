@@ -3,7 +3,7 @@
 * ``is_transpose=True`` -- transpose mode: with the [K, K] identity as ``moving`` the
   Tensor engine writes ``dst[m, k] = stationary[k, m]`` bit-accurately (NeuronCore-v3+,
   "can transpose tensors with NaN/Inf values properly").  fastisa copies the bits when
-  dst has stationary's dtype, else converts each element through float32 (spec 000 "Type
+  dst has stationary's dtype, else converts each element through float32 (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "Type
   Casting").  On NeuronCore-v2 the docs say the flag only labels the instruction for the
   profiler, and the ordinary matmul runs; fastisa does the same on trn1.
 * ``perf_mode=matmul_perf_mode.double_row`` -- FP8 double-rate mode: the contraction is

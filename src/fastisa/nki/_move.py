@@ -7,7 +7,7 @@ src's dtype), so they run on the bit-copy kernels of ``csrc/fastisa/move.h`` (dr
 packed x4 containers included.
 
 Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py`` (SDK 2.33 docstrings of each
-instruction); costs from the pre-0.3 docstrings (reference/nki.md 3.6).
+instruction); costs from the pre-0.3 docstrings (the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst)).
 
 =======================  ========  ============================================================
 instruction              engine    cycles (N = elements per partition)

@@ -7,7 +7,7 @@ written out in stats.h and in each docstring (an independent float32 implementat
 differ in the last bits of the variance).
 
 Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py`` (``bn_stats``, ``bn_aggr``,
-``tensor_partition_reduce``); costs from the pre-0.3 docstrings (reference/nki.md 3.6).
+``tensor_partition_reduce``); costs from the pre-0.3 docstrings (the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst)).
 
 ========================  ========  ===========================================
 instruction               engine    cycles (N = elements per partition of the input)

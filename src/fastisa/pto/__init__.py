@@ -1,4 +1,4 @@
-"""fastisa.pto: the Huawei Ascend PTO tile ISA in Python (specs 003 and 004).
+"""fastisa.pto: the Huawei Ascend PTO tile ISA in Python (the PTO ISA docs, pages TRECIP and TROWEXPANDEXPDIF (github.com/hw-native-sys/pto-isa, docs/isa/)).
 
 Mirrors the PTO C++ API: ``Tile`` (``Tile<TileType, T, Rows, Cols, BLayout, ValidRow,
 ValidCol, SLayout, SFractalSize, PadVal>``), ``GlobalTensor``, ``TLOAD``/``TSTORE``/
@@ -13,7 +13,7 @@ template parameters as keyword arguments::
     pto.TRECIP(out, x, precision=pto.RecipAlgorithm.HIGH_PRECISION)
 
 Every instruction iterates over dst's valid region and leaves the rest of dst untouched;
-Python validates every rule (reference/pto.md section 8) before the C kernel runs.
+Python validates every rule (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)) before the C kernel runs.
 PTO-AS text programs: :mod:`fastisa.pto.asm`.
 """
 
@@ -48,3 +48,8 @@ __all__ = list(_tile.__all__) + list(_ops.__all__) + ["expdif_tmp_bytes", "CastM
 __all__ += (list(_arith.__all__) + list(_bitwise.__all__) + list(_convert.__all__)
             + list(_gather.__all__) + list(_layout.__all__) + list(_reduce_ext.__all__)
             + list(_select.__all__) + list(_sort.__all__))
+
+
+from .._public import make_dir as _make_dir  # noqa: E402
+
+__dir__ = _make_dir(globals())

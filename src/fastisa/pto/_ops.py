@@ -1,7 +1,7 @@
 """PTO tile instructions: validation in Python, one C kernel per operation shape.
 
 Every instruction iterates over dst's valid region ``R x C`` and leaves the rest of dst
-untouched (reference/pto.md 1.2).  Kernels: ``fastisa._kernels.tile`` over
+untouched (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)).  Kernels: ``fastisa._kernels.tile`` over
 ``csrc/fastisa/tile.h``.  Engine cycles recorded into :mod:`fastisa.cost` are estimates
 (see :func:`vector_cycles`, :func:`cube_cycles`), not measurements.
 """
@@ -58,7 +58,7 @@ set_num_threads(int(os.environ.get("FASTISA_THREADS", "0") or 0) or min(4, os.cp
 
 
 class RecipAlgorithm(enum.IntEnum):
-    """TRECIP's ``PrecisionType`` (spec 003).  HIGH_PRECISION has effect only on A5
+    """TRECIP's ``PrecisionType`` (the PTO ISA docs, page TRECIP (github.com/hw-native-sys/pto-isa, docs/isa/TRECIP.md)).  HIGH_PRECISION has effect only on A5
     (Ascend 950); fastisa computes the correctly rounded reciprocal for both."""
     DEFAULT = 0
     HIGH_PRECISION = 1
@@ -257,7 +257,7 @@ def _unary(instr, op, dst, src, allowed, row_major=False):
 
 
 def TRECIP(dst, src, precision=RecipAlgorithm.DEFAULT) -> None:  # noqa: N802
-    """``dst[i, j] = 1 / src[i, j]`` over dst's valid region (spec 003).
+    """``dst[i, j] = 1 / src[i, j]`` over dst's valid region (the PTO ISA docs, page TRECIP (github.com/hw-native-sys/pto-isa, docs/isa/TRECIP.md)).
 
     dst, src: Vec tiles, row-major, the same dtype (float32, float16, int32 or int16) and
     equal valid shapes.  Floats: the correctly rounded IEEE reciprocal (1/0 = +inf,
@@ -284,7 +284,7 @@ def TRECIP(dst, src, precision=RecipAlgorithm.DEFAULT) -> None:  # noqa: N802
     _same_valid(instr, dst, "src", src)
     if _State.target == "A2A3" and _same_memory(dst, src):
         raise OverlapError(f"{instr}: dst and src must not be the same memory on A2/A3 "
-                           f"(spec 003), got overlapping tiles")
+                           f"(the PTO ISA docs, page TRECIP (github.com/hw-native-sys/pto-isa, docs/isa/TRECIP.md)), got overlapping tiles")
     _check_div(instr, "src", src.valid, src.format)
     R, C = dst.valid_shape
     if dst.format.is_float:
@@ -674,13 +674,13 @@ def TROWEXPANDMIN(dst, src0, src1, tmp=None) -> None:  # noqa: N802
 
 
 def expdif_tmp_bytes(rows: int) -> int:
-    """Minimum TROWEXPANDEXPDIF tmp size on A2/A3 (spec 004): ``ceil(R/8) * 256`` bytes for
+    """Minimum TROWEXPANDEXPDIF tmp size on A2/A3 (the PTO ISA docs, page TROWEXPANDEXPDIF (github.com/hw-native-sys/pto-isa, docs/isa/TROWEXPANDEXPDIF.md)): ``ceil(R/8) * 256`` bytes for
     R < 256, else 7680 bytes (30 repeats of 256 bytes reused per loop)."""
     return math.ceil(rows / 8) * 256 if rows < 256 else 30 * 256
 
 
 def TROWEXPANDEXPDIF(dst, src0, src1, tmp=None) -> None:  # noqa: N802
-    """``dst[i, j] = exp(src0[i, j] - s_i)`` over dst's valid region ``R x C`` (spec 004).
+    """``dst[i, j] = exp(src0[i, j] - s_i)`` over dst's valid region ``R x C`` (the PTO ISA docs, page TROWEXPANDEXPDIF (github.com/hw-native-sys/pto-isa, docs/isa/TROWEXPANDEXPDIF.md)).
 
     dst, src0: RowMajor, same valid shape; dtype float16 or float32 for all operands.
     src1 gives the per-row scalar s_i: mode 1, a ColMajor tile with valid shape [R, 1]

@@ -560,7 +560,7 @@ class _If:
 
 def _scope_buffer(nbytes: int, fill: int) -> np.ndarray:
     """A scope's memory: ``nbytes`` uint8 filled with ``fill``, starting on a 64-byte host
-    boundary.  Operand addresses are 32-byte aligned in the scope (spec 002), so with an
+    boundary.  Operand addresses are 32-byte aligned in the scope (the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com)), so with an
     aligned base every 32-byte block lies inside one host cache line; numpy's own large
     allocations start 16 bytes past a page, which split every other block across two lines
     (measured: masked float32 instructions up to 2.5x slower)."""
@@ -844,9 +844,12 @@ class Tik:
             if k not in names:
                 raise ConstraintError(f"start_debug: feed_dict key {k!r} is not an input of "
                                       f"the kernel (inputs: {sorted(names)})")
-        for x in self._inputs:
-            if x.name not in feed_dict:
-                raise ConstraintError(f"start_debug: input {x.name!r} is missing from feed_dict")
+        missing = [x.name for x in self._inputs if x.name not in feed_dict]
+        if len(missing) == 1:
+            raise ConstraintError(f"start_debug: input {missing[0]!r} is missing from feed_dict")
+        if missing:   # every one at once
+            raise ConstraintError(f"start_debug: inputs {', '.join(map(repr, missing))} are "
+                                  f"missing from feed_dict")
         bufs = [_scope_buffer(max(c, 32), self.uninit_fill) for c in self._peak]
         st = _State(self, self._nscalars, bufs)
         for x in self._inputs:

@@ -9,7 +9,7 @@ calls real kernels make to pick a chip work unchanged::
     tbe_platform.cce_conf.api_check_support("tik.vdiv", "float32")
     tbe_platform.get_soc_spec("UB_SIZE")
 
-The target decides (reference/tik.md sections 0.4, 0.8, 1.7):
+The target decides (the TIK source and its CPU debugger (github.com/jizhuoran/caffe-huawei-atlas-convertor, convertor/huawei/te/tik/)):
 
 * the dtypes each instruction accepts (:func:`api_check_support`);
 * whether ``mask_mode="counter"`` exists (not on Ascend 310/910: there it is treated
@@ -50,7 +50,7 @@ _U32, _I8, _U8 = "uint32", "int8", "uint8"
 
 
 def _dtype_table(family: str) -> dict[str, tuple[str, ...]]:
-    """Per-instruction dtypes (of dst) for a chip family (reference/tik.md 1.7)."""
+    """Per-instruction dtypes (of dst) for a chip family (the TIK source and its CPU debugger (github.com/jizhuoran/caffe-huawei-atlas-convertor, convertor/huawei/te/tik/))."""
     v100 = family == "v100"
     arith = (_F16, _F32) if v100 else (_F16, _I16, _F32, _I32)
     binary = (_F16, _F32, _I32) if v100 else (_F16, _I16, _F32, _I32)
