@@ -244,7 +244,7 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
     out-of-bounds index raises AccessError: ``oob_mode.error``).
 
     Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py``, ``dma_copy`` (oob_mode: "skip:
-    silently skips any operations involving out-of-bounds indices"; reference/nki.md 2:
+    silently skips any operations involving out-of-bounds indices"; the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst):
     the 0.4/0.5 fix "oob skip keeps integer bit patterns" -- a same-dtype copy is a bit copy).
     """
     mode = _enum_name(instr, "dge_mode", dge_mode, _dge_mode, "unknown")

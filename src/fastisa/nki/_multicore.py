@@ -13,7 +13,7 @@ ConstraintError on every waiting core and the rendezvous is marked broken, so la
 calls of that launch fail at once instead of hanging.
 
 Sources: aws-neuron-sdk ``nki/api/nki/isa/__init__.py`` (``core_barrier``, ``sendrecv``);
-reference/nki.md 1.2 ("LNC2: two Python threads ... sendrecv / core_barrier use thread
+the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst) ("LNC2: two Python threads ... sendrecv / core_barrier use thread
 sync").  Costs (fastisa's estimates): sendrecv DMA ``max(MIN_II, N)``, core_barrier
 ``MIN_II`` on its engine.
 """

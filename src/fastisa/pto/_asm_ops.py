@@ -107,5 +107,7 @@ for _n in ("trowprod", "tcolprod", "trowargmax", "trowargmin", "tcolargmax", "tc
 for _n in ("taddc", "tsubc"):
     INSTRUCTIONS[_n] = "ternary"
 INSTRUCTIONS["tsel"] = "sel"
+INSTRUCTIONS["tgather"] = "gather"   # index form (src, indices) or compare form (src, k, tmp)
+_ARITY["gather"] = (2, 3)
 _ARITY["ternary"] = (3, 3)
 _ARITY["sel"] = (3, 4)

@@ -1288,6 +1288,14 @@ def _check_operand_kinds(name, kind, in_types, out_types, ins, outs, err):
                       outs[0])
         return
     want(out_types[0], TileBufType, outs[0], "the destination")
+    if kind == "gather":   # index form (src, indices) or compare form (src, scalar k, tmp)
+        want(in_types[0], TileBufType, ins[0], "the source")
+        if len(in_types) == 3:
+            want(in_types[1], ScalarType, ins[1], "the compare-form scalar")
+            want(in_types[2], TileBufType, ins[2], "the compare-form tmp tile")
+        else:
+            want(in_types[1], TileBufType, ins[1], "the index tile")
+        return
     if kind == "expands":
         want(in_types[0], ScalarType, ins[0], "the operand")
         return

@@ -244,11 +244,11 @@ class ScalarMixin:
                                       f"{allowed}, input mode: {v}")
         self._record(_SetReg(self._atomic_sid, mode, check))
 
-    def data_move(self, dst, src, *args, **kwargs):
+    def data_move(self, dst, src, sid, nburst, burst, src_stride, dst_stride, *args, **kwargs):
         """Copy ``nburst`` bursts of ``burst`` 32-byte blocks (the core data_move: paths,
         ranges, alignment and bounds as there); to GM while set_atomic_add is on, GM +=
         the moved data in the atomic mode's dtype (module docstring)."""
-        super().data_move(dst, src, *args, **kwargs)
+        super().data_move(dst, src, sid, nburst, burst, src_stride, dst_stride, *args, **kwargs)
         op = self._stack[-1][-1]
         if op.d.t.sidx == 0:
             op.run = _Atomic(self, op, op.run)
