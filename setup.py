@@ -44,7 +44,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from setuptools import Extension, setup
+from setuptools import Extension, find_packages, setup
 from setuptools.command.build_ext import build_ext as _build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -319,4 +319,9 @@ def extensions():
     return exts
 
 
-setup(ext_modules=extensions(), cmdclass={"build_ext": build_ext})
+# fastisa's packages, plus the PEP 561 stub-only packages that make `import nki`,
+# `import nki.isa`, `from tbe import tik`, `from te import tik` type-check (src/*-stubs/).
+STUBS = ["nki-stubs", "nki-stubs.isa", "nki-stubs.language", "tbe-stubs", "te-stubs"]
+
+setup(ext_modules=extensions(), cmdclass={"build_ext": build_ext},
+      packages=find_packages("src") + STUBS)

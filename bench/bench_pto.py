@@ -135,6 +135,87 @@ def test_pto_gil_released(benchmark, mode):
         pto.set_num_threads(old)
 
 
+# ---- gather / scatter and sort families (issue 13) --------------------------------------
+GR, GC = 256, 256
+
+
+class GatherSortCase:
+    """TGATHER / TSCATTER (index forms), MGATHER and TSORT32 on [256, 256] float32 against
+    the numpy equivalents (same bits, checked before timing)."""
+
+    def __init__(self, seed=0):
+        rng = np.random.default_rng(seed)
+        n = GR * GC
+        self.src = pto.Tile(V, np.float32, GR, GC)
+        self.src.data[...] = rng.standard_normal((GR, GC)).astype(np.float32)
+        self.idx = pto.Tile(V, np.int32, GR, GC)
+        self.idx.data[...] = rng.permutation(n).reshape(GR, GC)
+        self.dst = pto.Tile(V, np.float32, GR, GC)
+        self.gm_arr = rng.standard_normal(n).astype(np.float32)
+        self.gm = pto.GlobalTensor(self.gm_arr)
+        self.sidx = pto.Tile(V, np.uint32, GR, GC)
+        self.sidx.data[...] = np.arange(GC, dtype=np.uint32)
+        self.sdst = pto.Tile(V, np.float32, GR, 2 * GC)
+
+    def pto_gather(self):
+        pto.TGATHER(self.dst, self.src, self.idx)
+        return self.dst.data
+
+    def np_gather(self):
+        return self.src.data.reshape(-1)[self.idx.data]
+
+    def pto_scatter(self):
+        pto.TSCATTER(self.dst, self.src, self.idx)
+        return self.dst.data
+
+    def np_scatter(self):
+        out = self.dst.data.copy()
+        out.reshape(-1)[self.idx.data.reshape(-1)] = self.src.data.reshape(-1)
+        return out
+
+    def pto_mgather(self):
+        pto.MGATHER(self.dst, self.gm, self.idx)
+        return self.dst.data
+
+    def np_mgather(self):
+        return self.gm_arr[self.idx.data]
+
+    def pto_sort32(self):
+        pto.TSORT32(self.sdst, self.src, self.sidx)
+        return self.sdst.data
+
+    def np_sort32(self):
+        v = self.src.data.reshape(GR, GC // 32, 32)
+        i = self.sidx.data.reshape(GR, GC // 32, 32)
+        order = np.lexsort((i, -v.astype(np.float64)), axis=-1)
+        vs = np.take_along_axis(v, order, -1)
+        is_ = np.take_along_axis(i, order, -1)
+        out = np.empty((GR, GC // 32, 32, 2), np.float32)
+        out[..., 0] = vs
+        out[..., 1] = is_.view(np.float32)
+        return out.reshape(GR, 2 * GC)
+
+
+_GS = []
+
+
+def gs_case():
+    if not _GS:
+        _GS.append(GatherSortCase())
+    return _GS[0]
+
+
+@pytest.mark.parametrize("what", ["gather", "scatter", "mgather", "sort32"])
+@pytest.mark.parametrize("impl", ["fastisa", "numpy"])
+def test_pto_gather_sort(benchmark, what, impl):
+    c = gs_case()
+    fa, fn = getattr(c, f"pto_{what}"), getattr(c, f"np_{what}")
+    assert np.array_equal(fa().view(np.uint32), fn().view(np.uint32))
+    benchmark.group = f"pto {what} [{GR}, {GC}] float32"
+    benchmark.extra_info["impl"] = impl
+    benchmark(fa if impl == "fastisa" else fn)
+
+
 def _best(f, n=15):
     best = float("inf")
     for _ in range(n):
@@ -154,6 +235,14 @@ def main() -> int:
             ta, tn = _best(fa), _best(fn)
             print(f"  {what:8s} {dtype:8s} fastisa {ta * 1e3:8.2f} ms   numpy {tn * 1e3:8.2f} ms"
                   f"   ratio {tn / ta:5.2f}x   same bits: {same}")
+    c = gs_case()
+    print(f"PTO gather/scatter/sort [{GR}, {GC}] float32")
+    for what in ("gather", "scatter", "mgather", "sort32"):
+        fa, fn = getattr(c, f"pto_{what}"), getattr(c, f"np_{what}")
+        same = np.array_equal(np.asarray(fa()).tobytes(), np.asarray(fn()).tobytes())
+        ta, tn = _best(fa), _best(fn)
+        print(f"  {what:8s} fastisa {ta * 1e3:8.2f} ms   numpy {tn * 1e3:8.2f} ms"
+              f"   ratio {tn / ta:5.2f}x   same bits: {same}")
     return 0
 
 

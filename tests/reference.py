@@ -624,6 +624,102 @@ def tik_transpose16(dst, dst_start, src, src_start, nrep=1, dst_rep=0, src_rep=0
         dst[d:d + 256] = blk.T.ravel()
     return dst
 
+
+def tik_vconcat(dst, dst_start, src, src_start, nrep, mode):
+    """vconcat: dst[dst_start + (16r+k)*8 + mode] = src[src_start + 16r+k]."""
+    dst = dst.copy()
+    for r in range(nrep):
+        for k in range(16):
+            dst[dst_start + (16 * r + k) * 8 + mode] = src[src_start + 16 * r + k]
+    return dst
+
+
+def tik_vextract(dst, dst_start, src, src_start, nrep, mode):
+    """vextract: dst[dst_start + 16r+k] = src[src_start + (16r+k)*8 + mode]."""
+    dst = dst.copy()
+    for r in range(nrep):
+        for k in range(16):
+            dst[dst_start + 16 * r + k] = src[src_start + (16 * r + k) * 8 + mode]
+    return dst
+
+
+def tik_atomic_add(gm, src, dtype):
+    """set_atomic_add + data_move to GM: gm + src elementwise in dtype (float16: the exact
+    sum rounded once; float32: correctly rounded), IEEE inf/NaN."""
+    with np.errstate(all="ignore"):
+        return (gm.astype(np.float64) + src.astype(np.float64)).astype(dtype)
+
+
+def tik_scalar_op(name, *vals, dtype="int64", round_mode=""):
+    """The scalar intrinsics on Python numbers -> the value dst (of dtype) holds."""
+    import math as _m
+    u = [int(v) & (2**64 - 1) if not isinstance(v, float) else 0 for v in vals]
+    if name == "max":
+        r = max(vals)
+    elif name == "min":
+        r = min(vals)
+    elif name == "abs":
+        r = abs(vals[0])
+    elif name == "sqrt":
+        r = _m.sqrt(abs(vals[0]))
+    elif name == "countbit0":
+        r = 64 - bin(u[0]).count("1")
+    elif name == "countbit1":
+        r = bin(u[0]).count("1")
+    elif name == "countleading0":
+        r = 64 - u[0].bit_length()
+    elif name == "conv":
+        x = vals[0]
+        if dtype == "int32":
+            if _m.isnan(x):
+                return 0
+            r = float(tik_round_int(np.array([x]), round_mode, np.int32)[0])
+        elif dtype == "float16" and round_mode == "odd":
+            return float(tik_f32_to_f16_odd(np.array([x], np.float32))[0])
+        else:
+            r = x
+    if np.dtype(dtype).kind == "f":
+        return float(np.array([r], dtype=np.float64).astype(dtype)[0])
+    return int(np.array([int(r)], dtype=np.int64).astype(dtype)[0]) if abs(r) < 2**63 \
+        else int(r)
+
+
+def tik_group_reduce(op, dst, dst_start, src, start, *, mask, nrep, dst_rep, blk, rep,
+                     sat=False):
+    """vcgadd/vcgmax/vcgmin (op add/max/min: one result per block, dst_rep in 8-element
+    units) and vcpadd (op pair: one per lane pair, dst_rep in PAR/2 elements), lane by
+    lane: active lanes in order, float64, rounded once; groups without an active lane
+    are not written.  Returns the new dst."""
+    dst = dst.copy()
+    par = tik_lanes_per_repeat(src.dtype)
+    B = 32 // src.dtype.itemsize
+    g = 2 if op == "pair" else B
+    per = par // 2 if op == "pair" else 8
+    _, lanes_of = tik_active_lanes(par, mask, None, nrep)
+    lanes = set(lanes_of(0))
+    for r in range(nrep):
+        vals = {}
+        for q in range(par // g):
+            acc = None
+            for i in range(q * g, (q + 1) * g):
+                if i not in lanes:
+                    continue
+                v = float(src[tik_lane_offset(r, i, start, blk, rep, src.dtype)])
+                if acc is None:
+                    acc = v
+                elif op in ("add", "pair"):
+                    acc = acc + v
+                elif op == "max":
+                    acc = acc if (acc >= v or math.isnan(acc)) else v
+                else:
+                    acc = acc if (acc <= v or math.isnan(acc)) else v
+            if acc is not None:
+                vals[q] = acc
+        for q, a in vals.items():
+            dst[dst_start + r * dst_rep * per + q] = _round_out(
+                np.array([a]), src.dtype, sat and op in ("add", "pair"))[0]
+    return dst
+
 # ---- end of tik-isa block ----
 
 
@@ -1385,7 +1481,8 @@ def pto_cvt(x, dtype, mode):
 
 # ======================================================================================
 # ---- nki-isa family (SDK 2.33 instructions: scans, statistics, data movement, MX, ...) --
-# ===============================================================================# Sources: aws-neuron-sdk nki/api/nki/isa/__init__.py docstrings of each instruction and the
+# ======================================================================================
+# Sources: aws-neuron-sdk nki/api/nki/isa/__init__.py docstrings of each instruction and the
 # NumPy semantics in nki/test/test_nki_isa_*.py.  Values: float32 arrays [P, F] unless said.
 
 def nki_isa_tt_scan(d0, d1, init, op0, op1, rev0=False, rev1=False):
@@ -1570,6 +1667,61 @@ def nki_isa_sequence_bounds(ids):
         en.append(b)
     return np.array([[st, en]])
 # ---- end of nki-isa family (part 1) ----
+
+
+# ---- nki-isa family: OCP MX (quantize_mx, nc_matmul_mx) ---------------------------------
+# quantize_mx docstring "Scale calculation" (scale 2^(floor(log2 amax) - (Emax - 1)));
+# packing and the dequantised einsum of nki/deep-dives/src/mxfp-matmul/mx_cpu_utils.py.
+NKI_MX_EMAX = {"float8_e5m2": 15, "float8_e4m3fn": 8}
+NKI_MX_NP = {"float8_e5m2": ml_dtypes.float8_e5m2, "float8_e4m3fn": ml_dtypes.float8_e4m3fn,
+             "float4_e2m1fn": ml_dtypes.float4_e2m1fn}
+
+
+def nki_mx_scale_rows(P):
+    return [32 * (g // 4) + g % 4 for g in range(P // 8)]
+
+
+def nki_mx_quantize(x, elem):
+    """float32 [P, F] -> (uint32 [P, F/4] x4 containers, uint8 [P/8, F/4] scale bytes)."""
+    x = np.asarray(x, np.float32)
+    P, F = x.shape
+    emax = NKI_MX_EMAX[elem]
+    mx = float(ml_dtypes.finfo(NKI_MX_NP[elem]).max)
+    codes = np.zeros((P, F), np.uint8)
+    scales = np.zeros((P // 8, F // 4), np.uint8)
+    nan_code = np.array([np.nan], np.float32).astype(NKI_MX_NP[elem]).view(np.uint8)[0]
+    for g in range(P // 8):
+        for j in range(F // 4):
+            blk = x[8 * g:8 * g + 8, 4 * j:4 * j + 4].astype(np.float64)
+            if not np.isfinite(blk).all():
+                scales[g, j] = 255
+                codes[8 * g:8 * g + 8, 4 * j:4 * j + 4] = nan_code
+                continue
+            amax = float(np.abs(blk).max())
+            s = 0 if amax == 0 else min(254, max(0, math.frexp(amax)[1] - 1 - (emax - 1) + 127))
+            scales[g, j] = s
+            q = np.clip(blk * 2.0 ** (127 - s), -mx, mx)
+            codes[8 * g:8 * g + 8, 4 * j:4 * j + 4] = q.astype(NKI_MX_NP[elem]).view(np.uint8)
+    return codes.reshape(P, F // 4, 4).view("<u4").reshape(P, F // 4), scales
+
+
+def nki_mx_dequant(x4, elem, scales):
+    """x4 containers [K, J] (uint32 fp8 / uint16 fp4) and scales [K/8, J] -> float32 [4K, J]."""
+    x4 = np.asarray(x4)
+    K, J = x4.shape
+    if elem == "float4_e2m1fn":
+        nib = np.stack([(x4 >> (4 * q)) & 15 for q in range(4)], axis=-1).astype(np.uint8)
+        vals = nib.view(ml_dtypes.float4_e2m1fn).astype(np.float32)
+    else:
+        vals = np.ascontiguousarray(x4).view(NKI_MX_NP[elem]).reshape(K, J, 4).astype(np.float32)
+    s = np.repeat(np.asarray(scales, np.int64), 8, axis=0)[:, :, None]
+    with np.errstate(over="ignore", invalid="ignore"):
+        f = np.where(s == 255, np.nan, np.ldexp(1.0, s - 127))
+        out = (vals.astype(np.float64) * f).astype(np.float32)
+    return out.transpose(0, 2, 1).reshape(4 * K, J)
+# ---- end of nki-isa family (MX) ----
+
+
 # ======================================================================================
 # PTO full tile ISA (pto-isa helper, issue 13): bitwise, arithmetic extensions,
 # compare/select, products, arg-reductions, partial ops.  Written from pto-isa
@@ -1738,4 +1890,146 @@ def ptox_part(op, a, b, shape):
     r, c = min(ra, rb), min(ca, cb)
     out[:r, :c] = pto_binary(op, a[:r, :c], b[:r, :c])
     return out
+def ptox_pattern(p, n):
+    """MaskPattern selection of indices 0..n-1 (1 P0101 even, 2 P1010 odd, 3-6 i % 4 == 0-3,
+    7 all)."""
+    i = np.arange(n)
+    return {1: i % 2 == 0, 2: i % 2 == 1, 3: i % 4 == 0, 4: i % 4 == 1, 5: i % 4 == 2,
+            6: i % 4 == 3, 7: np.ones(n, bool)}[int(p)]
+
+
+def ptox_gather_index(src_full, idx):
+    """dst[r, c] = src_full.flat[idx[r, c]] (row-major over the physical tile), 0 outside."""
+    flat = src_full.reshape(-1)
+    out = np.zeros(idx.shape, dtype=src_full.dtype)
+    for r in range(idx.shape[0]):
+        for c in range(idx.shape[1]):
+            k = int(idx[r, c])
+            if 0 <= k < flat.size:
+                out[r, c] = flat[k]
+    return out
+
+
+def ptox_gather_mask_row(src_valid, p):
+    """The selected columns of each row, concatenated row by row (a flat sequence)."""
+    sel = ptox_pattern(p, src_valid.shape[1])
+    return np.concatenate([row[sel] for row in src_valid]) if src_valid.size else src_valid[:0, 0]
+
+
+def ptox_scatter_mask_row(src_full, p, shape):
+    """dst (shape) with src's elements (row-major over its physical tile) at the selected
+    columns, 0 elsewhere."""
+    R, C = shape
+    sel = ptox_pattern(p, C)
+    seq = iter(src_full.reshape(-1))
+    out = np.zeros(shape, dtype=src_full.dtype)
+    for r in range(R):
+        for c in range(C):
+            if sel[c]:
+                out[r, c] = next(seq)
+    return out
+
+
+def ptox_scatter_gm(flat, src, off, atomic="none"):
+    """flat[off[i, j]] (op)= src[i, j] in row-major order (off < 0 skipped); returns a copy."""
+    out = flat.copy()
+    for i in range(src.shape[0]):
+        for j in range(src.shape[1]):
+            k = int(off[i, j])
+            if k < 0:
+                continue
+            v = src[i, j]
+            if atomic == "add":
+                v = pto_binary("ADD", out[k:k + 1], np.array([v], dtype=out.dtype))[0]
+            elif atomic == "max":
+                v = v if out[k] < v else out[k]
+            elif atomic == "min":
+                v = v if v < out[k] else out[k]
+            out[k] = v
+    return out
+def ptox_sort32_row(vals, idx, dtype):
+    """TSORT32 of one row: uint8 bytes of the 8-byte structs, block by block (value
+    descending, index ascending, stable)."""
+    vals = np.asarray(vals, dtype=dtype)
+    out = []
+    for b in range(0, vals.size, 32):
+        blk = sorted(range(b, min(b + 32, vals.size)),
+                     key=lambda k: (-float(vals[k]), int(idx[k])))
+        for k in blk:
+            rec = np.zeros(8, np.uint8)
+            rec[: vals.itemsize] = np.frombuffer(vals[k:k + 1].tobytes(), np.uint8)
+            rec[4:] = np.frombuffer(np.uint32(idx[k]).tobytes(), np.uint8)
+            out.append(rec)
+    return np.concatenate(out) if out else np.zeros(0, np.uint8)
+
+
+def ptox_merge(lists, dtype, out_n, exhausted=False):
+    """TMRGSORT of 8-byte struct lists (uint8 arrays): strictly greatest head value, the lowest
+    list on ties; returns (bytes, taken per list)."""
+    pos = [0] * len(lists)
+    n = [len(x) // 8 for x in lists]
+    res = []
+    while len(res) < out_n:
+        pick, best = -1, None
+        for li, x in enumerate(lists):
+            if pos[li] < n[li]:
+                v = float(np.frombuffer(x[pos[li] * 8: pos[li] * 8 + np.dtype(dtype).itemsize]
+                                        .tobytes(), dtype)[0])
+                if pick < 0 or v > best:
+                    pick, best = li, v
+        if pick < 0:
+            break
+        res.append(lists[pick][pos[pick] * 8: pos[pick] * 8 + 8])
+        pos[pick] += 1
+        if exhausted and any(p == m for p, m in zip(pos, n)):
+            break
+    return (np.concatenate(res) if res else np.zeros(0, np.uint8)), pos
+_PTOX_LIMITS = {"float32": (-3.4028234663852886e38, 3.4028234663852886e38),
+                "float16": (-65504.0, 65504.0),
+                "bfloat16": (-3.3895313892515355e38, 3.3895313892515355e38)}
+
+
+def _ptox_limits(dt):
+    name = "bfloat16" if dt == np.dtype(ml_dtypes.bfloat16) else dt.name
+    if name in _PTOX_LIMITS:
+        return _PTOX_LIMITS[name]
+    info = np.iinfo(dt)
+    return float(info.min), float(info.max)
+
+
+def ptox_cvt_sat(x, dtype, mode, sat):
+    """TCVT with SaturationMode (pto-isa's CPU simulator on x86-64): sat clamps to the shared
+    range (NaN -> the upper limit) in the source type; float -> int rounds with mode (ODD:
+    nearest, ties to odd; NONE: none) then cvttsd2si (INT_MIN of the 32-bit conversion for
+    int32/int16/int8/uint16, of the 64-bit one for uint32/uint8, when NaN or out of range),
+    wrapping; float -> float: nearest even; int -> int: wrap."""
+    x = np.asarray(x)
+    sdt, ddt = x.dtype, np.dtype(dtype)
+    v = x.astype(np.float64)
+    sf, df = _pto_is_float(sdt), _pto_is_float(ddt)
+    with np.errstate(all="ignore"):
+        if sat:
+            lo = max(_ptox_limits(sdt)[0], _ptox_limits(ddt)[0])
+            hi = min(_ptox_limits(sdt)[1], _ptox_limits(ddt)[1])
+            v = np.where(np.isnan(v), hi, np.clip(v, lo, hi))
+            v = pto_f64_to(v, sdt).astype(np.float64) if sf else np.trunc(v)
+        if df:
+            return pto_f64_to(v, ddt)
+        if not sf:
+            return v.astype(np.int64).astype(ddt)
+        m = {0: lambda a: a, 1: np.rint, 2: lambda a: np.where(a >= 0, np.floor(a + 0.5),
+                                                               np.ceil(a - 0.5)),
+             3: np.floor, 4: np.ceil, 5: np.trunc}
+        if int(mode) == 6:
+            f = np.floor(v)
+            fr = v - f
+            odd = np.mod(f, 2) != 0
+            r = np.where(fr > 0.5, f + 1, np.where(fr < 0.5, f, np.where(odd, f, f + 1)))
+        else:
+            r = m[int(mode)](v)
+        wide = ddt in (np.dtype(np.uint32), np.dtype(np.uint8))
+        lim = 9223372036854775808.0 if wide else 2147483648.0
+        ok = (r > -lim - 1) & (r < lim)
+        t = np.where(ok, np.trunc(np.where(ok, r, 0)), -lim)
+        return t.astype(np.int64).astype(ddt)
 # ---- end of PTO full tile ISA section ----

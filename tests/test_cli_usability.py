@@ -90,3 +90,43 @@ def test_trace_has_one_stated_unit(tmp_path):
     assert [e["args"]["dur_ns"] for e in events] == [10, 5]
     p.write_chrome_trace(tmp_path / "t.json")
     assert json.loads((tmp_path / "t.json").read_text()) == t
+
+
+# --- argument-naming errors (issue 16 rough edges) -------------------------------------------
+
+def _nki_copy():
+    from fastisa import nki
+    from fastisa.nki import isa as nisa, language as nl
+
+    @nki.jit
+    def copy(a, b):
+        t = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=a)
+        out = nl.ndarray(a.shape, dtype=a.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=t)
+        return out
+    return nki, copy
+
+
+def test_nki_int64_input_names_the_argument():
+    nki, copy = _nki_copy()
+    with pytest.raises(fastisa.ConstraintError,
+                       match=r"simulate: argument 'a': unsupported dtype int64 \(NKI's types"):
+        nki.simulate(copy)(np.zeros((2, 2), np.int64), np.zeros((2, 2), np.float32))
+
+
+def test_nki_list_input_used_as_tensor_names_the_argument():
+    nki, copy = _nki_copy()
+    with pytest.raises(fastisa.ConstraintError,
+                       match=r"simulate: argument 'a' is a list, .*np.asarray\(a, np.float32\)"):
+        nki.simulate(copy)([[1.0, 2.0]], np.zeros((1, 2), np.float32))
+
+
+def test_tik_every_missing_input_at_once():
+    from fastisa import tik
+    t = tik.Tik()
+    xs = [t.Tensor("float16", (16,), name=n, scope=tik.scope_gm) for n in ("a", "b", "c")]
+    t.BuildCCE(kernel_name="k", inputs=xs, outputs=[])
+    with pytest.raises(fastisa.ConstraintError,
+                       match="start_debug: inputs 'b', 'c' are missing from feed_dict"):
+        t.tikdb.start_debug(feed_dict={"a": np.zeros(16, np.float16)}, interactive=False)

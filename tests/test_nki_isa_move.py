@@ -12,7 +12,6 @@ from fastisa import dtypes as dt
 from fastisa.errors import AccessError, ConstraintError, OverlapError
 from fastisa.nki import isa as nisa
 from fastisa.nki import language as nl
-from fastisa.nki.tensor import NkiTensor
 from test_nki_compute import ALL, T, assert_bits, empty, random_values
 
 TWO_BYTE = ["bfloat16", "float16", "int16", "uint16", "float4_e2m1fn_x4"]
@@ -398,3 +397,66 @@ def test_sequence_bounds_errors():
         nisa.sequence_bounds(empty((1, 4), "int32"), empty((1, 4), "int32"))
     with pytest.raises(ConstraintError, match="non-negative"):
         nisa.sequence_bounds(empty((1, 2, 2), "int32"), T(np.array([[1, -1]]), "int32"))
+
+
+# ---- dma_copy: oob_mode / dge_mode, indirect gather and scatter ---------------------------
+def _indirect_ref(n_el, pairs, offset, vo, dim):
+    """Element indices of an indirect access pattern (plain loops)."""
+    shape = [n for _, n in pairs]
+    out = np.empty(shape, np.int64)
+    for ix in np.ndindex(*shape):
+        out[ix] = offset + sum(vo[i] if d == dim else i * st
+                               for d, ((st, _), i) in enumerate(zip(pairs, ix)))
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["int32", "bfloat16", "uint8", "float8_e4m3fn_x4"])
+def test_dma_copy_indirect_scatter_skip_and_error(fmt, rng):
+    base0 = raw(rng, fmt, (12, 6))
+    vo = np.array([6, 66, 30, -6, 0], np.int32)            # 66 and -6 are out of range
+    src = T(raw(rng, fmt, (5, 6)), fmt)
+    pairs = [[1, 5], [1, 6]]
+    idx = _indirect_ref(72, pairs, 0, vo, 0)
+    want = base0.copy().reshape(-1)
+    for i in range(5):
+        if (idx[i] >= 0).all() and (idx[i] < 72).all():
+            want[idx[i]] = src.data[i]
+    cache = T(base0, fmt, nl.hbm)
+    view = cache.ap(pairs, vector_offset=T(vo.reshape(5, 1), "int32"), indirect_dim=0)
+    nisa.dma_copy(view, src, oob_mode=nisa.oob_mode.skip)
+    assert_bits(cache.data.reshape(-1), want)
+    cache2 = T(base0, fmt, nl.hbm)
+    with pytest.raises(AccessError, match="oob_mode"):
+        nisa.dma_copy(cache2.ap(pairs, vector_offset=T(vo.reshape(5, 1), "int32"),
+                                indirect_dim=0), src)
+    assert_bits(cache2.data, base0)                          # a raising call changes nothing
+
+
+def test_dma_copy_indirect_gather_skip(rng):
+    base = T(rng.integers(-100, 100, (10, 4)).astype(np.int32), "int32", nl.hbm)
+    vo = np.array([8, 36, 38, -1], np.int32)
+    d = T(np.full((4, 4), -7, np.int32), "int32")
+    nisa.dma_copy(d, base.ap([[4, 4], [1, 4]], vector_offset=T(vo.reshape(4, 1), "int32"),
+                             indirect_dim=0), oob_mode=nisa.oob_mode.skip)
+    flat = base.data.reshape(-1)
+    assert_bits(d.data[0], flat[8:12])
+    assert_bits(d.data[1], flat[36:40])
+    assert (d.data[2:] == -7).all()
+    with pytest.raises(AccessError):
+        nisa.dma_copy(d, base.ap([[4, 4], [1, 4]], vector_offset=T(vo.reshape(4, 1), "int32"),
+                                 indirect_dim=0))
+
+
+def test_dma_copy_mode_errors():
+    a, b = empty((4, 4), "float32"), empty((4, 4), "float32", nl.hbm)
+    with pytest.raises(ConstraintError, match="only valid when src uses indirect"):
+        nisa.dma_copy(a, b, oob_mode=nisa.oob_mode.skip)
+    with pytest.raises(ConstraintError, match="oob_mode must be"):
+        nisa.dma_copy(a, b, oob_mode="sometimes")
+    with pytest.raises(ConstraintError, match="dge_mode must be"):
+        nisa.dma_copy(a, b, dge_mode="fast")
+    view = b.ap([[4, 4], [1, 4]], vector_offset=T(np.zeros((4, 1), np.int32), "int32"),
+                indirect_dim=0)
+    with pytest.raises(ConstraintError, match="software DGE"):
+        nisa.dma_copy(a, view, dge_mode=nisa.dge_mode.hwdge)
+    nisa.dma_copy(a, b, dge_mode=nisa.dge_mode.hwdge)

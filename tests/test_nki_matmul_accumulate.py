@@ -222,3 +222,25 @@ def test_accumulate_must_be_bool_or_none(rng):
     s, v = _inputs(rng, 16, 64, 32)
     with pytest.raises(ConstraintError, match="accumulate must be True, False or None"):
         nisa.nc_matmul(_psum(), _sb(s), _sb(v), accumulate="yes")
+
+
+def test_double_row_perf_mode_contracts_partition_and_first_free_dim(rng):
+    import ml_dtypes
+    K, M, N = 64, 16, 40
+    s = rng.standard_normal((K, 2, M)).astype(ml_dtypes.float8_e5m2)
+    v = rng.standard_normal((K, 2, N)).astype(ml_dtypes.float8_e4m3fn)
+    st = nl.ndarray((K, 2, M), nl.float8_e5m2)
+    st.data[...] = s
+    mv = nl.ndarray((K, 2, N), nl.float8_e4m3fn)
+    mv.data[...] = v
+    dst = _psum((M, N))
+    nisa.nc_matmul(dst, st, mv, perf_mode=nisa.matmul_perf_mode.double_row)
+    want = ref.nki_matmul(s.astype(np.float32).reshape(2 * K, M),
+                          v.astype(np.float32).reshape(2 * K, N), np.zeros((M, N), np.float32))
+    np.testing.assert_array_equal(dst.data.view(np.uint32), want.view(np.uint32))
+    with pytest.raises(ConstraintError, match="dtype must be float8"):
+        b = nl.ndarray((K, 2, M), nl.bfloat16)
+        nisa.nc_matmul(_psum((M, N)), b, mv, perf_mode="double_row")
+    with pytest.raises(ConstraintError, match="must be 3-D"):
+        nisa.nc_matmul(_psum((M, N)), _sb(np.zeros((K, M), np.float32)), mv,
+                       perf_mode="double_row")

@@ -143,12 +143,17 @@ def test_targets_decide_dtypes_counter_and_saturation():
         tk.BuildCCE("k", [], [g])
         (out,) = tk.tikdb.start_debug({}, interactive=False)
         assert (out == want).all()
-    # an unknown SoC name is accepted as CANN accepts the names its platform files list
-    # (issue 18 B10: Ascend/samples selects "BS9SX1AA"), with a warning naming the rules used
+    with pytest.raises(errors.ConstraintError, match="soc_version must be one of"):
+        platform.set_target("Ascend999", allow_unknown=False)
     with pytest.warns(RuntimeWarning, match="Ascend310P"):
-        assert platform.set_target("Ascend999").name == "Ascend999"
-    with pytest.raises(errors.ConstraintError, match="soc_version"):
+        assert platform.set_target("Ascend998").name == "Ascend998"
+    with pytest.raises(errors.ConstraintError, match="non-empty str"):
         platform.set_target("")
+    # the vendor entry points accept an unknown SoC name as CANN accepts the names its
+    # platform files list (issue 18 B10: Ascend/samples selects "BS9SX1AA"), with a warning
+    with pytest.warns(RuntimeWarning, match="Ascend310P"):
+        assert platform.te_set_version("Ascend999") is True
+    assert platform.get_target().name == "Ascend999"
 
 
 def test_vendor_platform_calls():

@@ -76,11 +76,44 @@ static inline void fi_scan_tensor_tensor(const fi_scan_args *a) {
     }
 }
 
+/* Eight rows of tensor_scalar_cumulative with op0 add / multiply and op1 add: eight
+ * independent chains, each strictly left to right (same bits as the row loop). */
+static inline void fi_scan_cumulative8(const fi_scan_args *a, int p0) {
+    static __thread float x[8][FI_SCAN_CH];
+    float carry[8], imm[8];
+    int i0 = fi_scan_isz(a->in0.fmt), mul = a->op0 == FI_ALU_MUL;
+    for (int r = 0; r < 8; r++) {
+        carry[r] = a->acc[p0 + r];
+        imm[r] = a->init[(ptrdiff_t)(p0 + r) * a->init_sp];
+    }
+    for (int c0 = 0; c0 < a->F; c0 += FI_SCAN_CH) {
+        int n = a->F - c0 < FI_SCAN_CH ? a->F - c0 : FI_SCAN_CH;
+        for (int r = 0; r < 8; r++)
+            fi_nki_decode(a->in0.fmt, fi_scan_at(a->in0.ptr, (p0 + r) * a->in0.sp + c0 * a->in0.sf, i0),
+                          a->in0.sf, n, x[r]);
+        if (mul) {
+            for (int i = 0; i < n; i++)
+                for (int r = 0; r < 8; r++) { carry[r] = (x[r][i] * imm[r]) + carry[r]; x[r][i] = carry[r]; }
+        } else {
+            for (int i = 0; i < n; i++)
+                for (int r = 0; r < 8; r++) { carry[r] = (x[r][i] + imm[r]) + carry[r]; x[r][i] = carry[r]; }
+        }
+        for (int r = 0; r < 8; r++)
+            fi_nki_encode_f32(a->dst_fmt,
+                              (void *)fi_scan_at(a->dst, (p0 + r) * a->dst_sp + c0 * a->dst_sf, a->itemsize),
+                              a->dst_sf, n, x[r]);
+    }
+    for (int r = 0; r < 8; r++) a->acc[p0 + r] = carry[r];
+}
+
 /* dst[p, i] = r_i of tensor_scalar_cumulative; acc[p] = the last r_i. */
 static inline void fi_scan_cumulative(const fi_scan_args *a) {
     float x0[FI_SCAN_CH], r[FI_SCAN_CH];
     int i0 = fi_scan_isz(a->in0.fmt);
-    for (int p = 0; p < a->P; p++) {
+    int p = 0;
+    if (a->op1 == FI_ALU_ADD && (a->op0 == FI_ALU_ADD || a->op0 == FI_ALU_MUL))
+        for (; p + 8 <= a->P; p += 8) fi_scan_cumulative8(a, p);
+    for (; p < a->P; p++) {
         float carry = a->acc[p];
         float imm = a->init[(ptrdiff_t)p * a->init_sp];
         for (int c0 = 0; c0 < a->F; c0 += FI_SCAN_CH) {

@@ -309,4 +309,95 @@ static inline void fi_tx_iota(fi_tile_arg d, int64_t start, int descending, int 
     }
 }
 
+/* ---- TCVT with an explicit SaturationMode (the CPU simulator's TCvt.hpp) ------------------
+ * sat = 1 (ON): the source value is first clamped to the intersection of the source's and the
+ * destination's ranges (NaN becomes the upper limit) and cast back to the source type; then,
+ * for ON and OFF alike, C++'s static_cast as compiled for x86-64 by GCC: float -> integer
+ * rounds with the mode (RINT ties to even, ROUND half away, FLOOR, CEIL, TRUNC, ODD: nearest
+ * with ties to odd) and converts with cvttsd2si (NaN and out-of-range values give the
+ * "integer indefinite" INT_MIN of the 32-bit conversion for int32/int16/int8/uint16, of the
+ * 64-bit one for uint32/uint8, then wrap to the width); float -> float rounds to nearest even
+ * whatever the mode (static_cast ignores it), overflowing to inf; integer -> float rounds to
+ * nearest; integer -> integer wraps. */
+static inline double fi_tx_lowest(int fmt) {
+    switch (fmt) {
+    case FI_FLOAT32: return -3.4028234663852886e38;
+    case FI_FLOAT16: return -65504.0;
+    case FI_BFLOAT16: return -3.3895313892515355e38;
+    case FI_INT32: return -2147483648.0;
+    case FI_INT16: return -32768.0;
+    case FI_INT8: return -128.0;
+    default: return 0.0;
+    }
+}
+static inline double fi_tx_highest(int fmt) {
+    switch (fmt) {
+    case FI_FLOAT32: return 3.4028234663852886e38;
+    case FI_FLOAT16: return 65504.0;
+    case FI_BFLOAT16: return 3.3895313892515355e38;
+    case FI_INT32: return 2147483647.0;
+    case FI_UINT32: return 4294967295.0;
+    case FI_INT16: return 32767.0;
+    case FI_UINT16: return 65535.0;
+    case FI_INT8: return 127.0;
+    default: return 255.0;          /* uint8 */
+    }
+}
+static inline double fi_tx_round_sim(double v, int mode) {
+    double f, frac;
+    switch (mode) {
+    case FI_RND_ROUND: return round(v);
+    case FI_RND_FLOOR: return floor(v);
+    case FI_RND_CEIL: return ceil(v);
+    case FI_RND_TRUNC: return trunc(v);
+    case FI_RND_ODD:
+        f = floor(v);
+        frac = v - f;
+        if (frac > 0.5) return f + 1;
+        if (frac < 0.5) return f;
+        return ((long long)f & 1) ? f : f + 1;
+    case FI_RND_RINT: return nearbyint(v);
+    default: return v;
+    }
+}
+static inline int64_t fi_tx_cvtt32(double r) {
+    return (r > -2147483649.0 && r < 2147483648.0) ? (int64_t)r : (int64_t)INT32_MIN;
+}
+static inline int64_t fi_tx_cvtt64(double r) {
+    return (r > -9223372036854775808.0 && r < 9223372036854775808.0) ? (int64_t)r : INT64_MIN;
+}
+
+static inline void fi_tx_cvt_sat(int mode, int sat, fi_tile_arg d, fi_tile_arg s, int R, int C) {
+    ptrdiff_t r, c;
+    int sf = fi_tile_is_float(s.fmt), df = fi_tile_is_float(d.fmt);
+    double lo = fi_tx_lowest(s.fmt) > fi_tx_lowest(d.fmt) ? fi_tx_lowest(s.fmt) : fi_tx_lowest(d.fmt);
+    double hi = fi_tx_highest(s.fmt) < fi_tx_highest(d.fmt) ? fi_tx_highest(s.fmt) : fi_tx_highest(d.fmt);
+    for (r = 0; r < R; r++) {
+        for (c = 0; c < C; c++) {
+            const char *sp = fi_tile_at(&s, r, c);
+            char *dp = fi_tile_at(&d, r, c);
+            double v;
+            int64_t iv;
+            fi_tile_load_d(s.fmt, sp, 1, &v, 1);
+            if (sat) {
+                double m = (v < hi) ? v : hi;          /* std::min(max, v): NaN -> max */
+                if (!(v < hi) && !(v >= hi)) m = hi;
+                v = (lo > m) ? lo : m;
+                if (sf) {                                 /* back to S */
+                    char tmp[8];
+                    fi_tile_store_d(s.fmt, tmp, 1, &v, 1);
+                    fi_tile_load_d(s.fmt, tmp, 1, &v, 1);
+                } else {
+                    v = trunc(v);
+                }
+            }
+            if (df) { fi_tile_store_d(d.fmt, dp, 1, &v, 1); continue; }
+            if (!sf) { iv = (int64_t)v; fi_tile_store_i(d.fmt, dp, 1, &iv, 1); continue; }
+            v = fi_tx_round_sim(v, mode);
+            iv = (d.fmt == FI_UINT32 || d.fmt == FI_UINT8) ? fi_tx_cvtt64(v) : fi_tx_cvtt32(v);
+            fi_tile_store_i(d.fmt, dp, 1, &iv, 1);
+        }
+    }
+}
+
 #endif

@@ -30,7 +30,7 @@ from .schedule import Schedule
 __all__ = ["MIN_II", "Event", "Latency", "Profile", "profiling", "record", "active_profiles",
            "barrier", "set_flag", "wait_flag", "transfer_ns"]
 
-#: Minimum instruction initiation interval in engine cycles (NKI spec 000: "roughly 64").
+#: Minimum instruction initiation interval in engine cycles (NKI the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst): "roughly 64").
 MIN_II = 64
 
 
@@ -292,3 +292,8 @@ def profiling(profile: Profile | None = None) -> Iterator[Profile]:
         yield p
     finally:
         _ACTIVE.reset(token)
+
+
+from ._public import make_dir as _make_dir  # noqa: E402
+
+__dir__ = _make_dir(globals())

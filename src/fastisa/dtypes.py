@@ -1,6 +1,6 @@
 """The number-format registry: one :class:`Format` entry per spec data type.
 
-Names follow spec 000 ("Supported Data Types").  Each entry is data (bits, exponent
+Names follow the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) ("Supported Data Types").  Each entry is data (bits, exponent
 bias, limits, inf/NaN policy, overflow rule) mirrored one-to-one by the C traits table
 in ``csrc/fastisa/convert.h``; ``tests/test_dtypes.py`` checks that the two agree.
 
@@ -192,3 +192,8 @@ def lookup(dtype) -> Format:
                 return _BY_NP[dt]
     from .errors import ConstraintError
     raise ConstraintError(f"dtype: must be one of the spec formats {sorted(FORMATS)}, got {dtype!r}")
+
+
+from ._public import make_dir as _make_dir  # noqa: E402
+
+__dir__ = _make_dir(globals())

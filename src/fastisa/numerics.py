@@ -1,5 +1,5 @@
-"""Conversions between the spec's number formats (spec 000 "Supported Data Types",
-"Type Casting"; reference/numerics.md).
+"""Conversions between the spec's number formats (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "Supported Data Types",
+"Type Casting"; ml_dtypes (github.com/jax-ml/ml_dtypes) and the NKI docs (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst)).
 
 Every conversion goes through float32 and is one pass of C (``csrc/fastisa/convert.h``)
 with the GIL released; no numpy arithmetic or ml_dtypes code runs in a conversion.
@@ -60,7 +60,7 @@ def _flat_bytes(a: np.ndarray) -> np.ndarray:
 
 def convert(x, dtype, *, saturate=False, out=None, src_dtype=None):
     """``out[i] = encode_dtype(decode_src(x[i]))``: convert an array to format ``dtype``
-    through float32, rounding once, to nearest with ties to even (spec 000 "Type Casting").
+    through float32, rounding once, to nearest with ties to even (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "Type Casting").
 
     Parameters
     ----------
@@ -82,7 +82,7 @@ def convert(x, dtype, *, saturate=False, out=None, src_dtype=None):
           opposite sign, ml_dtypes' quirk).
         * ``True``: every non-NaN value, +-inf included, is clamped to +-max finite
           (float8_e8m0fnu: zero and negatives to 0x00); NaN as in the default.
-        * ``"ascend"``: Ascend saturation mode (reference/tik.md 1.8): as ``True`` and
+        * ``"ascend"``: Ascend saturation mode (the TIK source and its CPU debugger (github.com/jizhuoran/caffe-huawei-atlas-convertor, convertor/huawei/te/tik/)): as ``True`` and
           NaN -> +0 (code 0).  For float16 this is ``fi_f16_saturate`` applied to the
           rounded result.
 
@@ -168,7 +168,7 @@ def _packed_format(dtype, instr: str) -> _dt.Format:
 
 def pack_x4(x, dtype):
     """``w[..., j] = sum_i code(x[..., 4j+i]) << (i * b)``: pack element codes into x4
-    containers, bit for bit (no rounding; reference/numerics.md 2.4, AWS golden code).
+    containers, bit for bit (no rounding; ml_dtypes (github.com/jax-ml/ml_dtypes) and the NKI docs (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst), AWS golden code).
 
     Parameters
     ----------
@@ -235,3 +235,8 @@ def unpack_x4(words, dtype):
     res = np.empty(wa.shape[:-1] + (wa.shape[-1] * 4,), elem.np_dtype)
     _k.unpack_raw(fmt.code, _flat_bytes(wc), _flat_bytes(res), res.size)
     return res
+
+
+from ._public import make_dir as _make_dir  # noqa: E402
+
+__dir__ = _make_dir(globals())

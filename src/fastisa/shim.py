@@ -178,3 +178,8 @@ def installed():
     finally:
         if not was:
             uninstall()
+
+
+from ._public import make_dir as _make_dir  # noqa: E402
+
+__dir__ = _make_dir(globals())

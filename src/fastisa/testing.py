@@ -357,3 +357,8 @@ def assert_ulp_close(actual, desired, maxulp: int = 1, dtype=None, *, err_msg: s
 
 # ml_dtypes is imported for its dtypes' registration with numpy (astype between them).
 del ml_dtypes
+
+
+from ._public import make_dir as _make_dir  # noqa: E402
+
+__dir__ = _make_dir(globals())

@@ -8,7 +8,9 @@ its lit lines (``// RUN: not ptoas ...``, a ``// CHECK: error: ...`` line or an
 
 * parses and runs every accepted tile-level program with :func:`fastisa.pto.asm.run` on
   random inputs (every pointer argument filled with random values of its element type;
-  integer scalar arguments 0, float scalars 1.0) -- a pass is "ran to the end";
+  float scalars 1.0, integer scalars all set to the first of 0, 32, 16, 64, 1, 8, 128
+  with which the program runs: kernels take shapes and offsets as scalars) -- a pass
+  is "ran to the end";
 * checks that every rejected program raises a :mod:`fastisa.errors` exception carrying a
   line and column, from :func:`~fastisa.pto.asm.parse` or while running;
 * for the pypto model samples that ship a golden builder (``*_golden.py`` next to the
@@ -132,14 +134,20 @@ def category(label, rel):
     return f"{label}:{'/'.join(parts[:-1]) or '.'}"
 
 
-def random_inputs(func, rng):
-    """Random arrays for pointer arguments, 0 / 1.0 for scalars (see the module docstring)."""
+#: integer scalar arguments are tried with each of these (all the same) until one runs
+SCALAR_CANDIDATES = (0, 32, 16, 64, 1, 8, 128)
+
+
+def random_inputs(func, rng, int_value=0):
+    """Scalars for the entry function: ``int_value`` for integers, 1.0 for floats (pointer
+    arguments are filled with random values by ``asm.run(random=rng)``)."""
     from fastisa.pto import _asm_ast as ast
 
     inputs = {}
     for name, ty in func.args:
         if isinstance(ty, ast.ScalarType):
-            inputs[name] = 1.0 if ast._is_float(ty.name) else 0
+            inputs[name] = 1.0 if ast._is_float(ty.name) else (
+                int_value if ty.name != "i1" else int(bool(int_value)))
     return inputs
 
 
@@ -164,11 +172,20 @@ def run_program(text, rng, arch=None, level=None):
         return False, False, "crash: " + _reason(exc)
     except Exception as exc:  # noqa: BLE001 - any other exception is a crash
         return False, False, "crash(parse): " + _reason(exc)
+    from fastisa.pto._asm_runner import _entry
+    entry = _entry(module)
+    has_int = any(getattr(ty, "name", "f")[0] in "iu" for _n, ty in entry.args)
+    candidates = SCALAR_CANDIDATES if has_int else SCALAR_CANDIDATES[:1]
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from fastisa.pto._asm_runner import _entry
-            asm.run(module, random_inputs(_entry(module), rng), random=rng, arch=arch)
+        for k, value in enumerate(candidates):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    asm.run(module, random_inputs(entry, rng, value), random=rng, arch=arch)
+                break
+            except (FastisaError,) as exc:
+                if k == len(candidates) - 1 or isinstance(exc, NotImplementedError):
+                    raise
     except FastisaError as exc:
         return False, getattr(exc, "line", 0) > 0, "run: " + _reason(exc)
     except NotImplementedError as exc:
@@ -178,6 +195,124 @@ def run_program(text, rng, arch=None, level=None):
     except Exception as exc:  # noqa: BLE001
         return False, False, "crash(run): " + _reason(exc)
     return True, False, "ran; PTOAS rejects it"
+
+
+# ---- golden builders (pypto model samples) --------------------------------------------
+
+def golden_cases(progs):
+    """``[(label, rel, full, text, builder_module_path)]`` for every program whose
+    directory holds ``<case>_golden.py`` and a ``*_golden_lib.py`` with ``BUILDERS``."""
+    out = []
+    for label, rel, full, text in progs:
+        d, fn = os.path.split(full)
+        case = fn[:-4] if fn.endswith(".pto") else None
+        if case is None or not os.path.exists(os.path.join(d, case + "_golden.py")):
+            continue
+        libs = [f for f in os.listdir(d) if f.endswith("_golden_lib.py")]
+        if libs:
+            out.append((label, rel, full, text, os.path.join(d, libs[0]), case))
+    return out
+
+
+def _bf16_ordered(u16):
+    u = u16.astype(np.int32)
+    return np.where(u & 0x8000, 0x8000 - u, u)
+
+
+def ptoas_compare(golden, out, elem):
+    """PTOAS's board criterion (test/npu_validation/templates/compare_template.py and
+    scripts/generate_testcase.py defaults): bf16 within 1 ULP (NaN = NaN, +0 = -0), f32
+    ``allclose(atol=rtol=1e-4)``, f16 ``1e-2``, integers exact.  ``(ok, detail)``."""
+    if elem == "bf16":
+        g = np.asarray(golden).view(np.uint16).reshape(-1)
+        o = np.asarray(out).view(np.uint16).reshape(-1)
+        gf = (g.astype(np.uint32) << 16).view(np.float32)
+        of = (o.astype(np.uint32) << 16).view(np.float32)
+        ulp = np.abs(_bf16_ordered(g) - _bf16_ordered(o))
+        ok = (ulp <= 1) | (np.isnan(gf) & np.isnan(of)) | ((gf == 0) & (of == 0))
+        return bool(ok.all()), f"max {int(ulp.max()) if ulp.size else 0} ulp"
+    g = np.asarray(golden).reshape(-1)
+    o = np.asarray(out).reshape(-1).astype(g.dtype)
+    if g.dtype.kind == "f":
+        eps = 1e-2 if g.dtype.itemsize == 2 else 1e-4
+        ok = np.allclose(g, o, atol=eps, rtol=eps, equal_nan=True)
+        return bool(ok), f"max abs err {float(np.nanmax(np.abs(g - o))) if g.size else 0:.3g}"
+    return bool(np.array_equal(g, o)), "exact"
+
+
+def run_golden(label, rel, full, text, lib_path, case):
+    """Inputs and expected outputs from the sample's own golden builder, outputs from
+    fastisa; ``(ok, detail)``.  Buffers are named v1, v2, ... in argument order, sized by
+    fastisa's tensor views; integer scalars are 0 (and the builder's ``ints`` the same)."""
+    import importlib.util
+    import types
+
+    import ml_dtypes
+
+    from fastisa.pto import _asm_ast as ast
+    from fastisa.pto import _asm_runner as R
+    from fastisa.pto import asm
+    d = os.path.dirname(full)
+    sys.path[:0] = [d, os.path.dirname(d)]
+    try:
+        spec = importlib.util.spec_from_file_location(f"_golden_{abs(hash(lib_path))}",
+                                                      lib_path)
+        lib = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(lib)
+    finally:
+        del sys.path[:2]
+    module = asm.parse(text)
+    entry = R._entry(module)
+    ptrs = [(n, ty) for n, ty in entry.args if isinstance(ty, ast.PtrType)]
+    scalars = {n: 0 for n, ty in entry.args if isinstance(ty, ast.ScalarType)}
+    # sizes: one dry run on zeros (output-only buffers grow to their views' extent)
+    runner = R._Runner(module, entry, dict(scalars), __import__("fastisa.pto").pto)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        prev = _target(module)
+        try:
+            runner.run()
+        finally:
+            _restore(prev)
+    names = {n: f"v{k + 1}" for k, (n, _t) in enumerate(ptrs)}
+    np_host = {"bf16": np.uint16}
+    meta = types.SimpleNamespace(
+        elem_counts={names[n]: runner.pointers[n].buf.size for n, _t in ptrs},
+        np_types={names[n]: np.dtype(np_host.get(t.elem, ast._np_dtype(t.elem)))
+                  for n, t in ptrs},
+        read_order=[names[n] for n, _t in ptrs], outputs=[])
+    builder = lib.BUILDERS[case]
+    buffers, golden = builder(meta, lib.rng(), [0] * 16)
+    inputs = dict(scalars)
+    for n, t in ptrs:
+        arr = np.asarray(buffers[names[n]])
+        inputs[n] = arr.view(ml_dtypes.bfloat16) if t.elem == "bf16" else arr.astype(
+            ast._np_dtype(t.elem))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = asm.run(module, inputs)
+    details = []
+    ok = True
+    for vname, want in golden.items():
+        n = next(k for k, v in names.items() if v == vname)
+        got = out.get(n, inputs[n])
+        good, detail = ptoas_compare(want, got, dict(ptrs)[n].elem)
+        ok &= good
+        details.append(f"{vname}: {detail}")
+    return ok, "; ".join(details)
+
+
+def _target(module):
+    import fastisa.pto as P
+    prev = P.get_target()
+    if module.target_arch:
+        P.set_target("A5" if module.target_arch.lower() == "a5" else "A2A3")
+    return prev
+
+
+def _restore(prev):
+    import fastisa.pto as P
+    P.set_target(prev)
 
 
 def main(argv=None):
@@ -231,6 +366,22 @@ def main(argv=None):
                 opts = ",".join(x for x in (arch, level) if x)
                 print(f"{'PASS' if ok else 'FAIL'} {kind:8s} {label}:{rel}"
                       + (f" [{opts}]" if opts else "") + ("" if ok else f"  -- {why}"))
+    # ---- golden builders ----
+    goldens = golden_cases(progs)
+    gpass = gfail = 0
+    for label, rel, full, text, lib, case in goldens:
+        try:
+            ok, detail = run_golden(label, rel, full, text, lib, case)
+        except Exception as exc:  # noqa: BLE001 - reported, counted as a failure
+            ok, detail = False, _reason(exc)
+        gpass += ok
+        gfail += not ok
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+        if args.verbose or not ok:
+            print(f"{'PASS' if ok else 'FAIL'} golden   {label}:{rel}  -- {detail}")
     # ---- tables ----
     w = max([len(c) for c in table] + [8])
     print(f"\n{'category':{w}s}  accepted-run  rejected-rejected")
@@ -247,6 +398,8 @@ def main(argv=None):
         p, f = tot[kind]
         pct = 100.0 * p / (p + f) if p + f else 0.0
         print(f"{kind} programs: {p}/{p + f} ({pct:.1f}%)")
+    if goldens:
+        print(f"golden builders (PTOAS's criterion): {gpass}/{gpass + gfail}")
     if skipped_vpto:
         print(f"skipped (VPTO micro-instruction level): {skipped_vpto}")
     if reasons:

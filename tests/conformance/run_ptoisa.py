@@ -30,7 +30,6 @@ import io
 import os
 import sys
 import tempfile
-import textwrap
 import time
 import types
 import traceback
@@ -57,7 +56,9 @@ def run_gen(path: str, workdir: str):
     mark = MAIN_MARK if MAIN_MARK in src else alt
     body, sep, main = src.partition(mark)
     old = os.getcwd()
-    extra = [os.path.dirname(path), os.path.dirname(os.path.dirname(os.path.dirname(path)))]
+    st = os.path.dirname(os.path.dirname(os.path.dirname(path)))      # tests/cpu/st
+    extra = [os.path.dirname(path), st,
+             os.path.dirname(os.path.dirname(os.path.dirname(st)))]      # the checkout root
     sys.path[:0] = extra
     os.chdir(workdir)
     try:
@@ -69,7 +70,8 @@ def run_gen(path: str, workdir: str):
                         and not name.startswith("_")):
                     ns[name] = _recorder(fn, calls, depth)
             if sep:
-                code = textwrap.dedent("\n".join(main.splitlines()[1:]))
+                # the main block's body at module level (an ``if`` makes no scope)
+                code = "if True:\n" + "\n".join(main.splitlines()[1:]) + "\n    pass\n"
                 exec(compile(code, path, "exec"), ns)
     finally:
         os.chdir(old)
@@ -90,6 +92,16 @@ def _recorder(fn, calls, depth):
             depth[0] -= 1
     wrapped.__name__ = fn.__name__
     return wrapped
+
+
+def _named_dir(tmp, args, kwargs):
+    """The case directory a generator made itself, named by its parameter's name field."""
+    for x in list(args) + list(kwargs.values()):
+        for attr in ("name", "testname", "case_name"):
+            v = getattr(x, attr, None)
+            if isinstance(v, str) and os.path.isdir(os.path.join(tmp, v)):
+                return os.path.join(tmp, v)
+    return None
 
 
 def vendor_cmp(golden: np.ndarray, got: np.ndarray, eps: float) -> bool:
@@ -140,8 +152,11 @@ def run_dir(root: str, name: str, verbose: bool):
         calls = [c for c in calls if c[1] not in D.SKIP_FUNCS]
         for case_dir, fname, args, kwargs in calls:
             if os.path.realpath(case_dir) == os.path.realpath(tmp):
-                continue            # a helper called between cases, not a case
+                case_dir = _named_dir(tmp, args, kwargs)   # generators that chdir themselves
+                if case_dir is None:
+                    continue        # a helper called between cases, not a case
             n += 1
+            ns["__case_fn__"] = fname
             try:
                 got, golden, eps = drv(case_dir, args, kwargs, ns)
             except Exception as exc:

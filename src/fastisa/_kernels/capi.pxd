@@ -136,7 +136,8 @@ cdef extern from "nki.h" nogil:
     double fi_nki_act(int act, double x, double alpha)
     double fi_nki_sin_scalar(double x)
     void fi_nki_encode_f64_array(int fmt, void *dst, const double *inp, int n)
-    void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M, int N)
+    void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M, int N,
+                           int nt)
 
 
 # ---- tile.h (PTO tile kernels) ---------------------------------------------
@@ -209,6 +210,17 @@ cdef extern from "stats.h" nogil:
     void fi_stats_partition_reduce(const void *src, int fmt, int itemsize, Py_ssize_t sp,
                                    Py_ssize_t sf, int P, int F, int op, float *out,
                                    uint32_t *out_bits)
+cdef extern from "mx.h" nogil:
+    void fi_mx_quantize(const uint16_t *src, int is_bf16, Py_ssize_t sp, Py_ssize_t sf, int P,
+                        int F, int dst_fmt, uint8_t *codes, uint8_t *scales)
+    void fi_mx_dequant(const void *x4, int elem_fmt, Py_ssize_t sp, Py_ssize_t sf, int K, int J,
+                       const uint8_t *scale, Py_ssize_t ssp, Py_ssize_t ssf, float *out)
+cdef extern from "rand.h" nogil:
+    void fi_rand_bits(uint32_t *state, int P, int nsub, Py_ssize_t F, uint32_t *out)
+    void fi_rand_uniform(uint32_t *state, int P, int nsub, Py_ssize_t F, const float *lo,
+                         const float *hi, Py_ssize_t ls, float *out)
+    void fi_rand_keep(uint32_t *state, int P, int nsub, Py_ssize_t F, const float *prob,
+                      Py_ssize_t ps, uint8_t *keep, uint32_t *scratch)
 # ---- end of nki-isa family ---------------------------------------------------
 # ---- cmpsel.h (TIK compare/select: vcmp, vcmpv, vcmpvs, vsel; tik-isa) -------------
 cdef extern from "cmpsel.h" nogil:

@@ -12,7 +12,7 @@ from fastisa._kernels.capi cimport (fi_topk_bf16, fi_max8_f32, fi_find_index8_f3
 
 def topk_bf16(const uint16_t[:, :] src, int n, bint sorted, uint16_t[:, :] val,
               uint32_t[:, :] idx, int threads=0):
-    """Snake-layout top-k per 16-partition group (spec 001) on bf16 bit patterns.
+    """Snake-layout top-k per 16-partition group (the NKI docs, page nki.isa.topk (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.isa.rst)) on bf16 bit patterns.
 
     src: [P, >= ceil(n/16)] bf16 bits, rows contiguous (inner stride must be 1 element); val: [P, >= ceil(k/16)] bf16 bits;
     idx: [P, >= ceil(k/16)] uint32; k = val.shape[1].  Only the k result slots are written.

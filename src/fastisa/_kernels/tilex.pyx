@@ -23,6 +23,7 @@ cdef extern from "tilex.h" nogil:
     void fi_tx_argreduce(int cols, int is_max, fi_tile_arg idx, int has_val, fi_tile_arg val,
                          fi_tile_arg s, int R, int C)
     void fi_tx_iota(fi_tile_arg d, int64_t start, int descending, int C)
+    void fi_tx_cvt_sat(int mode, int sat, fi_tile_arg d, fi_tile_arg s, int R, int C)
     int FI_TX_AND, FI_TX_OR, FI_TX_XOR, FI_TX_SHL, FI_TX_SHR, FI_TX_REM, FI_TX_FMOD
     int FI_TX_PRELU, FI_TX_POW, FI_TX_SUBRELU, FI_TX_NOT
     int FI_T3_ADDC, FI_T3_SUBC, FI_T3_FMA, FI_T3_MULADD_R, FI_T3_MULADD_R_RELU
@@ -126,3 +127,79 @@ def iota(unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs, int64_t
     cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
     with nogil:
         fi_tx_iota(da, start, descending, C)
+
+
+# ---- gather.h (TGATHER / TSCATTER / MGATHER / MSCATTER) ------------------------------
+cdef extern from "gather.h" nogil:
+    void fi_gx_gather(fi_tile_arg d, const char *src, const int64_t *off, int R, int C)
+    void fi_gx_scatter(int op, int fmt, char *dst, const int64_t *off, fi_tile_arg s, int R,
+                       int C)
+
+#: fi_gx_scatter ops
+SCATTER_OPS = {"none": 0, "add": 1, "max": 2, "min": 3}
+
+
+def gather(unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
+           const unsigned char[::1] src, const int64_t[::1] off, int R, int C):
+    """dst[r, c] = src[off[r*C + c]] (0 when off < 0); offsets in elements, validated."""
+    cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
+    with nogil:
+        fi_gx_gather(da, <const char *>&src[0], &off[0], R, C)
+
+
+def scatter(int op, int fmt, unsigned char[::1] dst, const int64_t[::1] off,
+            const unsigned char[::1] s, int sfmt, Py_ssize_t srs, Py_ssize_t scs, int R, int C):
+    """dst[off[r*C + c]] (op)= src[r, c] in row-major order (off < 0: skipped)."""
+    cdef fi_tile_arg sa = _arg(s, sfmt, srs, scs)
+    with nogil:
+        fi_gx_scatter(op, fmt, <char *>&dst[0], &off[0], sa, R, C)
+
+
+# ---- sort.h (TSORT32 / TMRGSORT) -----------------------------------------------------
+cdef extern from "sort.h" nogil:
+    void fi_sort32(fi_tile_arg d, fi_tile_arg s, fi_tile_arg idx, int R, int C)
+    int fi_sort_merge(int fmt, char *dst, const char *const *src, const int *n, int nl, int out,
+                      int exhausted, int *done)
+
+
+def sort32(unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
+           const unsigned char[::1] s, int sfmt, Py_ssize_t srs, Py_ssize_t scs,
+           const unsigned char[::1] i, int ifmt, Py_ssize_t irs, Py_ssize_t ics, int R, int C):
+    """Sorts each row's 32-element blocks into 8-byte value-index structs."""
+    cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
+    cdef fi_tile_arg sa = _arg(s, sfmt, srs, scs)
+    cdef fi_tile_arg ia = _arg(i, ifmt, irs, ics)
+    with nogil:
+        fi_sort32(da, sa, ia, R, C)
+
+
+def merge(int fmt, unsigned char[::1] dst, srcs, counts, int out, int exhausted):
+    """Merges 2-4 struct lists (uint8 buffers holding counts[l] 8-byte structs) into dst;
+    returns (structs written, [taken from each list])."""
+    cdef const char *p[4]
+    cdef int n[4]
+    cdef int done[4]
+    cdef int nl = len(srcs), l, w
+    cdef const unsigned char[::1] v0, v1, v2, v3
+    v0 = srcs[0]
+    v1 = srcs[1]
+    v2 = srcs[2] if nl > 2 else srcs[0]
+    v3 = srcs[3] if nl > 3 else srcs[0]
+    p[0] = <const char *>&v0[0]
+    p[1] = <const char *>&v1[0]
+    p[2] = <const char *>&v2[0]
+    p[3] = <const char *>&v3[0]
+    for l in range(4):
+        n[l] = counts[l] if l < nl else 0
+    with nogil:
+        w = fi_sort_merge(fmt, <char *>&dst[0], p, n, nl, out, exhausted, done)
+    return w, [done[0], done[1], done[2], done[3]][:nl]
+
+
+def cvt_sat(int mode, int sat, unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
+            const unsigned char[::1] s, int sfmt, Py_ssize_t srs, Py_ssize_t scs, int R, int C):
+    """TCVT with an explicit SaturationMode (sat 1 = ON, 0 = OFF), the CPU simulator's result."""
+    cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
+    cdef fi_tile_arg sa = _arg(s, sfmt, srs, scs)
+    with nogil:
+        fi_tx_cvt_sat(mode, sat, da, sa, R, C)

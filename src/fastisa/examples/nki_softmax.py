@@ -1,6 +1,6 @@
 """Row softmax of a [128, 8192] bfloat16 tile, written as an NKI kernel.
 
-The NKI instruction sequence of the attention tutorials (reference/nki.md 4.12):
+The NKI instruction sequence of the attention tutorials (the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst)):
 ``tensor_reduce`` (row max) -> ``tensor_scalar`` (subtract it) -> ``activation`` (exp,
 with the per-lane sum in the Scalar engine's accumulator) -> ``reciprocal`` (of the sum,
 on the Vector engine) -> ``tensor_scalar`` (multiply).  Every instruction rounds its

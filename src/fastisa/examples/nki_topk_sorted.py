@@ -1,4 +1,4 @@
-"""Spec 001's ``topk_sorted_kernel``, verbatim: the 8 largest of 42 bf16 values in each
+"""the NKI docs, page nki.isa.topk (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.isa.rst)'s ``topk_sorted_kernel``, verbatim: the 8 largest of 42 bf16 values in each
 16-partition group of a random 128-partition input, sorted descending (GpSimd ``nisa.topk``).
 
 The input snake of group g holds element e at partition 16g + e % 16, column e // 16; the
@@ -19,7 +19,7 @@ import nki.language as nl
 
 from fastisa.examples import Report
 
-TITLE = "spec 001: topk_sorted_kernel, top 8 of 42 per 16-partition group, sorted (NKI)"
+TITLE = "nki.isa.topk docs example: topk_sorted_kernel, top 8 of 42 per 16-partition group, sorted (NKI)"
 FRONTEND = "nki"
 ORDER = 0
 

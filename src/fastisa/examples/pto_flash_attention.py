@@ -74,7 +74,7 @@ def demo(seed=0) -> Report:
     ref = p64 @ v.astype(np.float64)
     err = float(np.max(np.abs(o - ref)))
     r = Report(name="pto_flash_attention", title=TITLE,
-               description=__doc__.strip().splitlines()[0])
+               description=__doc__.strip().split("\n\n")[0])
     r.inputs += [("Q", q), ("K", k), ("V", v)]
     r.outputs.append(("O = softmax(Q K^T / sqrt(D)) V", o))
     r.check(f"matches the float64 numpy reference (max abs error {err:.2e} < 1e-5)", err < 1e-5)

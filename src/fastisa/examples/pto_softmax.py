@@ -3,7 +3,7 @@
     TLOAD(x); TROWMAX(m, x); TROWEXPANDSUB(t, x, m); TEXP(t, t);
     TROWSUM(s, t); TROWEXPANDDIV(y, t, s); TSTORE(y)
 
-and the same with the fused TROWEXPANDEXPDIF(t, x, m) (spec 004, mode 1: m is a ColMajor
+and the same with the fused TROWEXPANDEXPDIF(t, x, m) (the PTO ISA docs, page TROWEXPANDEXPDIF (github.com/hw-native-sys/pto-isa, docs/isa/TROWEXPANDEXPDIF.md), mode 1: m is a ColMajor
 [R, 1] tile).  Checked against a float64 numpy softmax: the max relative error must stay
 below 1e-5 (the float32 row sum of 128 terms alone can be off by 128 * 2^-24 ~ 7.6e-6).
 """
@@ -50,7 +50,7 @@ def demo(seed=0) -> Report:
     e = np.exp(x64 - x64.max(axis=1, keepdims=True))
     ref = e / e.sum(axis=1, keepdims=True)
     rel = float(np.max(np.abs(y - ref) / ref))
-    r = Report(name="pto_softmax", title=TITLE, description=__doc__.strip().splitlines()[0])
+    r = Report(name="pto_softmax", title=TITLE, description=__doc__.strip().split("\n\n")[0])
     r.inputs.append(("x", x))
     r.outputs.append(("y = softmax(x, axis=1)", y))
     r.check(f"matches float64 numpy softmax (max relative error {rel:.2e} < 1e-5)", rel < 1e-5)

@@ -59,7 +59,7 @@ module attributes {pto.target_arch = "a2a3"} {
       pto.tmuls ins(%t, %scale : !pto.tile_buf<vec, 16x128xf32, valid=?x?>, f32) outs(%u : !pto.tile_buf<vec, 16x128xf32, valid=?x?>)
       // m_i = max_j u[i, j]
       pto.trowmax ins(%u, %tmp : !pto.tile_buf<vec, 16x128xf32, valid=?x?>, !pto.tile_buf<vec, 16x128xf32, valid=?x?>) outs(%m : !pto.tile_buf<vec, 16x1xf32, valid=?x?, blayout=col_major>)
-      // t = exp(u - m_i)   (spec 004, mode 1, with the tmp tile)
+      // t = exp(u - m_i)   (the PTO ISA docs, page TROWEXPANDEXPDIF (github.com/hw-native-sys/pto-isa, docs/isa/TROWEXPANDEXPDIF.md), mode 1, with the tmp tile)
       pto.trowexpandexpdif ins(%u, %m, %tmp : !pto.tile_buf<vec, 16x128xf32, valid=?x?>, !pto.tile_buf<vec, 16x1xf32, valid=?x?, blayout=col_major>, !pto.tile_buf<vec, 16x128xf32, valid=?x?>) outs(%t : !pto.tile_buf<vec, 16x128xf32, valid=?x?>)
       // s_i = sum_j t[i, j]
       pto.trowsum ins(%t, %tmp : !pto.tile_buf<vec, 16x128xf32, valid=?x?>, !pto.tile_buf<vec, 16x128xf32, valid=?x?>) outs(%s : !pto.tile_buf<vec, 16x1xf32, valid=?x?, blayout=col_major>)

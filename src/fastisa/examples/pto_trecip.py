@@ -1,4 +1,4 @@
-"""Spec 003's TRECIP example, mirrored in Python:
+"""the PTO ISA docs, page TRECIP (github.com/hw-native-sys/pto-isa, docs/isa/TRECIP.md)'s TRECIP example, mirrored in Python:
 
     using TileT = Tile<TileType::Vec, float, 16, 16>;
     TileT x, out;
@@ -16,7 +16,7 @@ from fastisa import cost, pto
 from fastisa.examples import Report
 from fastisa.pto import RecipAlgorithm, Tile, TileType
 
-TITLE = "PTO TRECIP on Tile<TileType::Vec, float, 16, 16> (spec 003), DEFAULT and HIGH_PRECISION"
+TITLE = "PTO TRECIP on Tile<TileType::Vec, float, 16, 16> (PTO ISA docs example), DEFAULT and HIGH_PRECISION"
 FRONTEND = "pto"
 ORDER = 0
 
@@ -39,7 +39,7 @@ def demo(seed=0) -> Report:
     with cost.profiling() as prof:
         kernel(x, out, out_hp)
     want = np.float32(1.0) / x
-    r = Report(name="pto_trecip", title=TITLE, description=__doc__.strip().splitlines()[0])
+    r = Report(name="pto_trecip", title=TITLE, description=__doc__.strip().split("\n\n")[0])
     r.inputs.append(("x", x))
     r.outputs += [("out = TRECIP(x)", out), ("out = TRECIP<HIGH_PRECISION>(x)", out_hp)]
     r.check("TRECIP(out, x) equals numpy float32 1/x bit for bit",

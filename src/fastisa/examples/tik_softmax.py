@@ -1,5 +1,5 @@
 """Softmax over a 1-D float16 vector, the pattern of Ascend's softmax_tik sample
-(reference/tik.md section 3 row 1), tiled through the Unified Buffer:
+(the TIK source and its CPU debugger (github.com/jizhuoran/caffe-huawei-atlas-convertor, convertor/huawei/te/tik/) row 1), tiled through the Unified Buffer:
 
   pass 1  per tile: data_move in, vec_reduce_max -> running max (Scalar, if_scope)
   pass 2  per tile: vec_adds(-max), vec_exp, vec_reduce_add -> running sum (float32 Scalar)

@@ -1,4 +1,4 @@
-"""Spec 002's two ``vec_adds`` examples, as written in the spec (TIK user code).
+"""the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com)'s two ``vec_adds`` examples, as written in the spec (TIK user code).
 
 1. Contiguous: add 2 to a (2, 256) float16 tensor, mask 128, 4 repeats, rep strides 8.
 2. Discontiguous: add 2 to 128 elements and place every 32 results 32 elements apart
@@ -15,7 +15,7 @@ from tbe import tik
 from fastisa import cost
 from fastisa.examples import Report
 
-TITLE = "spec 002: vec_adds on contiguous and discontiguous data (TIK)"
+TITLE = "TIK vec_adds docs examples: contiguous and discontiguous data (TIK)"
 FRONTEND = "tik"
 ORDER = 0
 
@@ -26,7 +26,7 @@ dtype_size = {
 
 
 def build_contiguous():
-    """Spec 002 'Example of contiguous data operations', verbatim."""
+    """the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com) 'Example of contiguous data operations', verbatim."""
     tik_instance = tik.Tik()
     shape = (2, 256)
     dtype = "float16"
@@ -52,7 +52,7 @@ def build_contiguous():
 
 
 def build_discontiguous():
-    """Spec 002 'Example of discontiguous data operations', verbatim."""
+    """the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com) 'Example of discontiguous data operations', verbatim."""
     tik_instance = tik.Tik()
     src_shape = (4, 32)
     dst_shape = (8, 32)
@@ -103,10 +103,10 @@ def demo(seed: int = 0) -> Report:
         (y2,) = build_discontiguous().tikdb.start_debug({"src_gm": x2}, interactive=False)
     rep.inputs = [("contiguous src_gm", x1), ("discontiguous src_gm", x2)]
     rep.outputs = [("contiguous dst_gm", y1), ("discontiguous dst_gm", y2)]
-    rep.check("contiguous: dst_gm == src_gm + 2 (spec 002 printed output), bit-exact",
+    rep.check("contiguous: dst_gm == src_gm + 2 (the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com) printed output), bit-exact",
               np.array_equal(y1.view(np.uint16), expected_contiguous(x1).view(np.uint16)))
     rep.check("discontiguous: rows 0,2,4,6 = src rows + 2 and rows 1,3,5,7 = 0 "
-              "(spec 002 printed output), bit-exact",
+              "(the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com) printed output), bit-exact",
               np.array_equal(y2.view(np.uint16), expected_discontiguous(x2).view(np.uint16)))
     rep.cycles = prof.totals()
     rep.notes.append("engine cycles are fastisa's estimates (Vector: 8 + 1 per repeat; "

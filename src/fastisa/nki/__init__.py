@@ -134,7 +134,12 @@ def _wrap(x, buffer, name):
         if x.dtype == np.float64:
             raise ConstraintError(f"simulate: argument {name!r}: unsupported dtype float64 (NKI "
                                   f"has no float64; convert to float32 first)")
-        fmt = _dt.lookup(x.dtype)
+        try:
+            fmt = _dt.lookup(x.dtype)
+        except ConstraintError:
+            raise ConstraintError(
+                f"simulate: argument {name!r}: unsupported dtype {x.dtype} (NKI's types are "
+                f"{', '.join(sorted(_dt.FORMATS))}; e.g. x.astype(np.int32))") from None
         data = x if x.flags.writeable else x.copy()
         return NkiTensor(data, fmt, buffer, name)
     return x
@@ -186,7 +191,11 @@ class Simulated:
         with _cost.profiling() as p:
             for pid in np.ndindex(*grid):
                 with language._instance(self.target, pid, grid, shared):
-                    result = self.kernel.func(*targs, **tkw)
+                    try:
+                        result = self.kernel.func(*targs, **tkw)
+                    except AttributeError as exc:
+                        _explain_sequence_arg(exc, targs, tkw, names)
+                        raise
         self.profile = p
         self.kernel.profile = p
         profile = p
@@ -205,6 +214,19 @@ def _map_arrays(r, f):
     if isinstance(r, dict):
         return {k: _map_arrays(v, f) for k, v in r.items()}
     return r
+
+
+def _explain_sequence_arg(exc, args, kwargs, names):
+    """A list/tuple argument used as a tensor (``a.shape`` on a list): name the argument."""
+    obj = getattr(exc, "obj", None)
+    if not isinstance(obj, (list, tuple)):
+        return
+    for name, v in list(zip(names, args)) + list(kwargs.items()):
+        if v is obj:
+            raise ConstraintError(
+                f"simulate: argument {name!r} is a {type(obj).__name__}, which is passed to the "
+                f"kernel as it is, and the kernel used it as a tensor ({exc}); pass a numpy "
+                f"array (np.asarray({name}, np.float32)) to get an HBM tensor") from exc
 
 
 def _arg_names(func, n):
@@ -258,3 +280,8 @@ if not hasattr(isa, "get_nc_version"):
     isa.get_nc_version = _get_nc_version
 
 from ._target import target  # noqa: E402
+
+
+from .._public import make_dir as _make_dir  # noqa: E402
+
+__dir__ = _make_dir(globals())

@@ -1,4 +1,4 @@
-"""Type casting through float32 (spec 000 "Type Casting"), shared by the NKI instructions.
+"""Type casting through float32 (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "Type Casting"), shared by the NKI instructions.
 
 * :func:`to_f32` -- any non-packed tensor's elements as float32: float formats exactly,
   integers rounded to nearest even (exact up to 2^24), bool_ as 0.0 / 1.0.

@@ -6,7 +6,7 @@ value), then runs ONE C kernel (``csrc/fastisa/nki.h``: the elementwise shape or
 reduce shape, with the op passed as data), then adds its estimated cost with
 :func:`fastisa.cost.record`.
 
-Numerics (spec 000 "Type Casting", "Supported Math Operators"; reference/nki.md 2):
+Numerics (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "Type Casting", "Supported Math Operators"; the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst)):
 
 * arithmetic operators: every input converted to float32 (floats exactly; int32/uint32
   RNE), computed in float32, the result rounded ONCE to ``dst.dtype`` (RNE; integers
@@ -29,8 +29,8 @@ Accumulator registers (128 per-lane float32 registers for ScalarE, another 128 f
 VectorE) belong to the current kernel instance (``nki.simulate`` starts each instance
 with fresh registers, all zero); lane i is partition i of the instruction's tile.
 
-Engine costs (cycles; N = elements per partition, MIN_II = 64; spec 000 and
-reference/nki.md 3.6):
+Engine costs (cycles; N = elements per partition, MIN_II = 64; the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) and
+the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst)):
 
 ========================  ========  ========================================================
 instruction               engine    cycles
@@ -69,6 +69,7 @@ from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import ops as _ops
+from . import _matmul   # nc_matmul's transpose and double_row modes (nki-isa family)
 from .enums import engine_name, reduce_cmd as _reduce_cmd
 from ..errors import UndefinedBehaviorWarning
 from .tensor import (DST_PARAMS, NkiTensor, PMAX, PSUM, PSUM_DONE, PSUM_FRESH, PSUM_GROUP, PSUM_INIT,
@@ -172,10 +173,10 @@ def _op(instr, param, op, *, kinds=None, activation=False):
     if not isinstance(op, _ops.Op):
         raise ConstraintError(f"{instr}: {param} must be an nki.language operator, got {op!r}")
     if activation and not op.is_activation:
-        raise ConstraintError(f"{instr}: {param} must be an activation function (spec 000 "
+        raise ConstraintError(f"{instr}: {param} must be an activation function (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "
                               f"Table 9), got {op!r}")
     if not activation and not op.is_operator:
-        raise ConstraintError(f"{instr}: {param} must be a math operator (spec 000 Table 8), "
+        raise ConstraintError(f"{instr}: {param} must be a math operator (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 8), "
                               f"got {op!r}")
     return op
 
@@ -402,7 +403,7 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     ----------
     dst, data : NkiTensor [P, ...] in SBUF or PSUM, P <= 128, same partitions and elements
         per partition; any unpacked dtype (arithmetic) or integer dtypes (bitvec).
-    op0, op1 : nki.language operators (spec 000 Table 8), both arithmetic or both bitvec.
+    op0, op1 : nki.language operators (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 8), both arithmetic or both bitvec.
         Unary ops (abs, square, relu, rsqrt, reciprocal, invert) take operand None or 0.
     operand0, operand1 : float32 scalar (int for bitvec) or a [P, 1] tensor (one value per
         partition) in SBUF / PSUM.
@@ -411,7 +412,7 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
 
     Raises ConstraintError for any violated rule above; NotImplementedError for
     float8_e8m0fnu.  Cost: ``max(MIN_II, N)`` on the engine (GpSimd ``4*max(MIN_II, N)``).
-    Reference: reference/nki.md 2.5; spec 000 Table 8.
+    Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst); the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 8.
     """
     instr = "tensor_scalar"
     _tensor(instr, "dst", dst)
@@ -482,7 +483,7 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
     ----------
     dst, data1, data2 : NkiTensor [P, ...] in SBUF or PSUM (not both inputs in PSUM), same
         partitions and elements per partition.
-    op : a binary operator of spec 000 Table 8 (unary ops are rejected); bitvec ops need
+    op : a binary operator of the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 8 (unary ops are rejected); bitvec ops need
         integer dtypes everywhere.  ``nl.power`` runs on GpSimd (SBUF only).
     engine : unknown (Vector; GpSimd for power), vector or gpsimd.
 
@@ -492,7 +493,7 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
     in integers, the result wrapped to dst's 32 bits (two's complement); ``engine=vector``
     keeps the float32 path.  Raises ConstraintError.
     Cost: ``max(MIN_II, N)`` if one input is in PSUM, or both are bf16 in SBUF and op is
-    add/subtract/multiply; otherwise ``max(MIN_II, 2N)``.  Reference: reference/nki.md 2.6.
+    add/subtract/multiply; otherwise ``max(MIN_II, 2N)``.  Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "tensor_tensor"
     for pname, t in (("dst", dst), ("data1", data1), ("data2", data2)):
@@ -545,7 +546,7 @@ def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False
     ----------
     dst, data, operand1 : NkiTensor [P, ...] in SBUF or PSUM (data and operand1 not both in
         PSUM), same partitions and elements per partition.
-    op0, op1 : binary ARITHMETIC operators of spec 000 Table 8 (bitvec ops are rejected).
+    op0, op1 : binary ARITHMETIC operators of the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 8 (bitvec ops are rejected).
     operand0 : float32 scalar or [P, 1] tensor.
     reverse0 : ``operand0 op0 data``; reverse1 : ``operand1 op1 t``.
     reduce_op : None (no accumulation; the default), nl.add or nl.maximum: fold the
@@ -554,7 +555,7 @@ def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False
         ``reset``, ``idle``); reduce_res: optional [P, 1] tensor receiving the registers.
 
     Raises ConstraintError.  Cost: ``N`` when data/operand1 are bf16, op0 is subtract,
-    op1 multiply and N is even, else ``2N`` (Vector).  Reference: reference/nki.md 3.6;
+    op1 multiply and N is even, else ``2N`` (Vector).  Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst);
     NKI 0.7 ``scalar_tensor_tensor``.
     """
     instr = "scalar_tensor_tensor"
@@ -620,7 +621,7 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
     ----------
     dst, data : NkiTensor [P, ...] in SBUF or PSUM (SBUF only on GpSimd), same partitions
         and elements per partition, any unpacked dtype.
-    op : an activation function of spec 000 Table 9 implemented on ``engine``.
+    op : an activation function of the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 9 implemented on ``engine``.
     bias : None, a float32 scalar, or a [P, 1] tensor (any dtype but tfloat32).  On trn1
         (NC-v2) bias must be a [P, 1] tensor and op=reciprocal takes no bias.
     scale : float32 scalar or [P, 1] tensor.
@@ -637,8 +638,8 @@ def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=N
     registers sum the float32-rounded results left to right.
 
     Raises ConstraintError.  Cost: Scalar ``max(MIN_II, N)`` (+``MIN_II`` with reduce_res);
-    GpSimd ``4*max(MIN_II, N)`` (fastisa's estimate, from spec 000's rsqrt ratio).
-    Reference: spec 000 Table 9; reference/nki.md 2.7.
+    GpSimd ``4*max(MIN_II, N)`` (fastisa's estimate, from the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst)'s rsqrt ratio).
+    Reference: the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 9; the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     return _activation("activation", dst, op, data, bias, scale, reduce_op, reduce_res,
                        reduce_cmd, engine)
@@ -656,7 +657,7 @@ def _activation(instr, dst, op, data, bias, scale, reduce_op, reduce_res, reduce
         eng = "scalar"
     if eng not in op.engines:
         raise ConstraintError(f"{instr}: {op!r} is not implemented on the {eng} engine "
-                              f"(spec 000 Table 9: {', '.join(op.engines)})")
+                              f"(the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 9: {', '.join(op.engines)})")
     if eng == "gpsimd":
         _require_target(instr, "engine=gpsimd", ("trn3",))
     allow_psum = eng == "scalar"
@@ -720,7 +721,7 @@ def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0
 
     Same parameters and rules as :func:`activation`; ``reduce_op`` must be nl.add and
     ``reduce_res`` a [P, 1] tensor.  Cost: Scalar ``max(MIN_II, N) + MIN_II``.
-    Reference: reference/nki.md 2.7.
+    Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "activation_reduce"
     if reduce_res is None:
@@ -737,7 +738,7 @@ def reciprocal(dst, data, name=None):
 
     dst, data : NkiTensor [P, ...] in SBUF or PSUM, same partitions and elements per
     partition, any unpacked dtype.  Raises ConstraintError.
-    Cost: ``max(MIN_II, 8*N)`` Vector cycles (spec 000 "NKI Engine Selection").
+    Cost: ``max(MIN_II, 8*N)`` Vector cycles (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "NKI Engine Selection").
     """
     instr = "reciprocal"
     for pname, t in (("dst", dst), ("data", data)):
@@ -769,7 +770,7 @@ def exponential(dst, src, max_value=0.0, reduce_res=None, reduce_cmd=None, reduc
 
     exp is evaluated in float64 and rounded once; the registers sum the float32-rounded
     results.  Raises ConstraintError.  Cost: ``max(MIN_II, N)`` Vector (fastisa's estimate).
-    Reference: reference/nki.md 2.9.
+    Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "exponential"
     _require_target(instr, "exponential", ("trn3",))
@@ -814,7 +815,7 @@ def tensor_copy(dst, src, engine=None, name=None):
     elements per partition.  engine : unknown (Vector), vector, scalar (not on trn1:
     use activation(nl.copy)) or gpsimd.  Packed x4 dtypes copy only to the same dtype.
     Raises ConstraintError.  Cost: ``max(MIN_II, N)`` on the engine.
-    Reference: reference/nki.md 2.10; spec 000 "Type Casting".
+    Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst); the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "Type Casting".
     """
     instr = "tensor_copy"
     _tensor(instr, "dst", dst)
@@ -846,7 +847,7 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
     ----------
     dst : NkiTensor in SBUF or PSUM, same partitions as data, one element per kept
         position (shape data.shape without ``axis``, or with 1s there when ``keepdims``).
-    op : a legal reduction operator (spec 000 Table 8 "Legal Reduction op" = Y):
+    op : a legal reduction operator (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 8 "Legal Reduction op" = Y):
         bitwise_and/or/xor (integer dtypes, bit patterns), add, subtract, multiply,
         maximum, minimum, logical_and/or/xor (float32).
     data : NkiTensor [P, ...] in SBUF or PSUM.
@@ -857,7 +858,7 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
     The fold runs left to right in float32 (add/subtract/multiply in that order;
     maximum/minimum are order-independent IEEE 754-2019 maximum/minimum), rounded once to
     dst.dtype.  Raises ConstraintError.  Cost: ``N/2`` Vector cycles when data and dst are
-    bf16 and op is add or maximum, else ``N``.  Reference: reference/nki.md 2.13.
+    bf16 and op is add or maximum, else ``N``.  Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "tensor_reduce"
     if not isinstance(dst, NkiTensor):
@@ -870,7 +871,7 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
     require_dst(instr, "dst", dst)
     _op(instr, "op", op)
     if not op.reducible:
-        raise ConstraintError(f"{instr}: op must be a legal reduction op (spec 000 Table 8), got "
+        raise ConstraintError(f"{instr}: op must be a legal reduction op (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 8), got "
                               f"{op!r}")
     if op.is_bitvec:
         for pname, t in (("dst", dst), ("data", data)):
@@ -942,7 +943,7 @@ def select_reduce(dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd
 
     The selected value goes through float32 and is rounded once to dst.dtype.  Raises
     ConstraintError.  Cost: ``max(MIN_II, N)`` Vector (fastisa's estimate).
-    Reference: reference/nki.md 2.15.
+    Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "select_reduce"
     for pname, t in (("dst", dst), ("predicate", predicate), ("on_true", on_true)):
@@ -1011,7 +1012,7 @@ def range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_c
         -inf in bf16/fp16/fp8 destinations.
     reduce_op : nl.maximum only.  trn2 (NeuronCore-v3) or newer.
 
-    Raises ConstraintError.  Cost: ``max(MIN_II, N)`` Vector.  Reference: reference/nki.md 2.16.
+    Raises ConstraintError.  Cost: ``max(MIN_II, N)`` Vector.  Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "range_select"
     if _target() == "trn1":
@@ -1077,7 +1078,7 @@ def affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value
     cmp_op : nl.equal (default), not_equal, less, less_equal, greater, greater_equal.
 
     The selected value goes through float32 and is rounded once to dst.dtype.  Raises
-    ConstraintError.  Cost: ``150 + N`` GpSimd cycles.  Reference: reference/nki.md 2.17.
+    ConstraintError.  Cost: ``150 + N`` GpSimd cycles.  Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "affine_select"
     for pname, t in (("dst", dst), ("on_true_tile", on_true_tile)):
@@ -1134,7 +1135,7 @@ def nc_transpose(dst, data, engine=None, name=None):
     32, else tensor).  Same float dtype: a bit copy on both engines (the Tensor engine's
     identity matmul is exact for float values); integer dtypes on the Tensor engine and
     dtype changes go through float32 (int32 above 2^24 rounds).  Raises ConstraintError.  Cost: Vector ``max(MIN_II, F)``; Tensor
-    ``max(P, min(64, F))``.  Reference: reference/nki.md 3.6.
+    ``max(P, min(64, F))``.  Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "nc_transpose"
     _tensor(instr, "dst", dst)
@@ -1215,10 +1216,9 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     12 significant bits), summed in float32 in k order 0..K-1 onto the starting value
     (dst's value when accumulating, else 0), then rounded once to dst.dtype.  Raises
     ConstraintError.  Cost: ``max(min(64, M), N)`` Tensor cycles, x4 with float32 inputs.
-    Reference: reference/nki.md 3.6.
+    Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "nc_matmul"
-    from . import _matmul   # transpose and double_row modes (nki-isa family)
     pm = _matmul.perf_mode_name(instr, perf_mode)
     if is_transpose and _matmul.transpose_mode(instr, dst, stationary, moving, _target()):
         return
@@ -1253,6 +1253,28 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         raise ConstraintError(f"{instr}: moving free size must be <= 512, got {N}")
     if dst.shape != (M, N):
         raise ConstraintError(f"{instr}: dst must have shape {(M, N)}, got {dst.shape}")
+    out, state = _psum_start(instr, dst, accumulate)
+    k = _kernels()
+    if folded is not None:
+        stationary, moving = folded
+        K = stationary.shape[0]
+    s32 = NkiTensor(np.empty((K, M), np.float32), _dt.float32)
+    m32 = NkiTensor(np.empty((K, N), np.float32), _dt.float32)
+    _run_ew(instr, s32, stationary)
+    _run_ew(instr, m32, moving)
+    k.matmul_f32(out, s32.data, m32.data, _threads())
+    _run_ew(instr, dst, NkiTensor(out, _dt.float32))
+    state[...] = PSUM_GROUP
+    f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
+    cyc = max(min(64, M), N) * (4 if f32 else 1)
+    _cost.record("Tensor", instr, cyc // 2 if pm == "double_row" else cyc)
+
+
+def _psum_start(instr, dst, accumulate):
+    """nc_matmul's accumulate rule (see nc_matmul): the float32 [M, N] starting values of a
+    matmul into PSUM tensor dst, and dst's state bytes (set to PSUM_GROUP by the caller
+    when the matmul completes).  Shared with nc_matmul_mx (fastisa.nki._matmul)."""
+    M, N = dst.shape
     if accumulate is not None and not isinstance(accumulate, (bool, np.bool_, int, np.integer)):
         raise ConstraintError(f"{instr}: accumulate must be True, False or None, got "
                               f"{accumulate!r}")
@@ -1277,23 +1299,10 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         warnings.warn(f"{instr}: accumulating onto {' and '.join(what)} of PSUM tensor "
                       f"{dst.name!r} is undefined on NeuronCore-v2/v3 ({_target()}); fastisa "
                       f"adds onto the current values. Start each accumulation group with "
-                      f"accumulate=False", UndefinedBehaviorWarning, stacklevel=2)
-    k = _kernels()
+                      f"accumulate=False", UndefinedBehaviorWarning, stacklevel=3)
     out = np.zeros((M, N), np.float32)
     if acc is not None and acc.any():
         cur = NkiTensor(np.empty((M, N), np.float32), _dt.float32)
         _run_ew(instr, cur, dst)
         np.copyto(out, cur.data, where=acc)
-    if folded is not None:
-        stationary, moving = folded
-        K = stationary.shape[0]
-    s32 = NkiTensor(np.empty((K, M), np.float32), _dt.float32)
-    m32 = NkiTensor(np.empty((K, N), np.float32), _dt.float32)
-    _run_ew(instr, s32, stationary)
-    _run_ew(instr, m32, moving)
-    k.matmul_f32(out, s32.data, m32.data)
-    _run_ew(instr, dst, NkiTensor(out, _dt.float32))
-    state[...] = PSUM_GROUP
-    f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
-    cyc = max(min(64, M), N) * (4 if f32 else 1)
-    _cost.record("Tensor", instr, cyc // 2 if pm == "double_row" else cyc)
+    return out, state

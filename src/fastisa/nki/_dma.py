@@ -19,12 +19,12 @@ import numpy as np
 
 from .. import cost as _cost
 from .. import dtypes as _dt
-from ..errors import ConstraintError, OverlapError
+from ..errors import AccessError, ConstraintError, OverlapError
 from . import _compute as _c
 from .enums import dge_mode as _dge_mode, oob_mode as _oob_mode
 from .tensor import NkiTensor, require_tensor
 
-__all__ = ["dma_transpose", "dma_compute", "TRANSPOSE_AXES"]
+__all__ = ["dma_transpose", "dma_compute", "TRANSPOSE_AXES"]  # + dma_copy_modes, is_indirect (used by dma_copy)
 
 MIN_II = _cost.MIN_II
 #: The permutation dma_transpose applies for each source rank.
@@ -32,7 +32,7 @@ TRANSPOSE_AXES = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}
 
 
 def _k():
-    from .._kernels import move
+    from fastisa._kernels import move
     return move
 
 
@@ -226,5 +226,128 @@ def dma_compute(dst, srcs, reduce_op, scales=None, unique_indices=True, oob_mode
 
 
 def _ops_add():
-    from . import ops
+    from fastisa.nki import ops
     return ops.add
+
+
+def is_indirect(t) -> bool:
+    """An access-pattern view with a vector_offset (``.ap(vector_offset=..., indirect_dim=...)``)."""
+    spec = getattr(t, "_spec", None)
+    return isinstance(t, NkiTensor) and spec is not None and spec[4] is not None
+
+
+def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
+    """Validate dma_copy's ``oob_mode`` / ``dge_mode``; with ``oob_mode.skip`` and an
+    indirect source (``.ap(vector_offset=..., indirect_dim=...)``) copy only the indices
+    whose whole access lies inside the source and return True (dst positions of skipped
+    indices keep their contents); otherwise return False (the ordinary copy runs, and an
+    out-of-bounds index raises AccessError: ``oob_mode.error``).
+
+    Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py``, ``dma_copy`` (oob_mode: "skip:
+    silently skips any operations involving out-of-bounds indices"; reference/nki.md 2:
+    the 0.4/0.5 fix "oob skip keeps integer bit patterns" -- a same-dtype copy is a bit copy).
+    """
+    mode = _enum_name(instr, "dge_mode", dge_mode, _dge_mode, "unknown")
+    oob = _enum_name(instr, "oob_mode", oob_mode, _oob_mode, "error")
+    dspec = getattr(dst, "_spec", None)
+    if dspec is not None and dspec[4] is not None:
+        if mode == "hwdge":
+            raise ConstraintError(f"{instr}: an indirect dst needs software DGE (dge_mode swdge "
+                                  f"or unknown), got hwdge")
+        _scatter(instr, dst, src, oob == "skip")
+        return True
+    spec = getattr(src, "_spec", None)
+    indirect = spec is not None and spec[4] is not None
+    if oob == "skip" and not indirect:
+        raise ConstraintError(f"{instr}: oob_mode skip is only valid when src uses indirect "
+                              f"indexing (.ap(vector_offset=..., indirect_dim=...))")
+    if indirect and mode == "hwdge":
+        raise ConstraintError(f"{instr}: an indirect src needs software DGE (dge_mode swdge or "
+                              f"unknown), got hwdge")
+    if oob != "skip":
+        return False
+    base, pairs, offset, scalar_offset, vector_offset, dim = spec
+    if scalar_offset is not None:
+        offset += int(np.asarray(scalar_offset.data).reshape(-1)[0])
+    vo = np.asarray(vector_offset.data).reshape(-1).astype(np.int64)
+    n_el = base.data.size * base.itemsize // src.dtype.itemsize
+    st, n = pairs[dim]
+    if vo.size != n:
+        raise ConstraintError(f"{instr}: vector_offset must hold {n} offsets (indirect dim "
+                              f"size), got {vo.size}")
+    lo = offset + sum(min(0, s * (k - 1)) for d, (s, k) in enumerate(pairs) if d != dim) + vo
+    hi = offset + sum(max(0, s * (k - 1)) for d, (s, k) in enumerate(pairs) if d != dim) + vo
+    ok = (lo >= 0) & (hi < n_el)
+    if dst.shape != src.shape:
+        raise ConstraintError(f"{instr}: with oob_mode skip dst must have src's shape "
+                              f"{src.shape}, got {dst.shape}")
+    if ok.any():
+        keep = np.nonzero(ok)[0]
+        sub_pairs = list(pairs)
+        sub_pairs[dim] = (st, len(keep))
+        sub = type(src)(base, src.dtype, sub_pairs, offset, None,
+                        NkiTensor(vo[keep].reshape(-1, 1).astype(np.int32), "int32"), dim)
+        vals = sub.data
+        idx = [slice(None)] * len(pairs)
+        idx[dim] = keep
+        if dst.dtype is src.dtype:
+            dst.data[tuple(idx)] = vals
+        else:
+            from fastisa.nki._cast import from_f32, require_unpacked, to_f32
+            require_unpacked(instr, "src", src.dtype)
+            require_unpacked(instr, "dst", dst.dtype)
+            dst.data[tuple(idx)] = from_f32(to_f32(vals, src.dtype), dst.dtype)
+    _cost.record("DMA", instr, max(MIN_II, dst.free_size))
+    return True
+
+
+def _scatter(instr, dst, src, skip):
+    """dma_copy into an indirect dst (``.ap(vector_offset=..., indirect_dim=...)``): element
+    ``[i0, i1, ...]`` of dst is element ``offset + vo[i_d] + sum_{e != d} i_e * step_e`` of
+    the base tensor (d = indirect_dim).  Indices whose access leaves the base raise
+    AccessError (``oob_mode.error``, nothing written) or are skipped (``skip``: those base
+    elements keep their contents).  Same dtype: bit copy; else through float32."""
+    base, pairs, offset, scalar_offset, vector_offset, dim = dst._spec
+    if scalar_offset is not None:
+        offset += int(np.asarray(scalar_offset.data).reshape(-1)[0])
+    if src.size != dst.size:
+        raise ConstraintError(f"{instr}: dst and src must have the same number of elements, got "
+                              f"{dst.size} and {src.size}")
+    if not base.data.flags.c_contiguous:
+        raise NotImplementedError(f"{instr}: an indirect dst over a non-contiguous tensor is not "
+                                  f"implemented by fastisa")
+    vo = np.asarray(vector_offset.data).reshape(-1).astype(np.int64)
+    st, n = pairs[dim]
+    if vo.size != n:
+        raise ConstraintError(f"{instr}: vector_offset must hold {n} offsets (indirect dim "
+                              f"size), got {vo.size}")
+    fmt = dst.dtype
+    flat = base.data.reshape(-1).view(np.uint8).view(
+        {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[fmt.itemsize])
+    idx = np.full([1] * len(pairs), offset, np.int64)
+    for d, (s_, k) in enumerate(pairs):
+        shp = [1] * len(pairs)
+        shp[d] = k
+        step = vo if d == dim else np.arange(k, dtype=np.int64) * s_
+        idx = idx + step.reshape(shp)
+    idx = np.broadcast_to(idx, dst.shape)
+    bad = (idx < 0) | (idx >= flat.size)
+    other = tuple(a for a in range(len(pairs)) if a != dim)
+    bad_i = bad.any(axis=other) if other else bad
+    if bad_i.any() and not skip:
+        i = int(np.nonzero(bad_i)[0][0])
+        raise AccessError(f"{instr}: indirect dst index {i} (vector_offset {int(vo[i])}) reaches "
+                          f"outside tensor {base.name!r} of {flat.size} elements (use "
+                          f"oob_mode=nisa.oob_mode.skip to skip it)")
+    if src.dtype is fmt:
+        vals = np.ascontiguousarray(src.data).reshape(dst.shape)
+    else:
+        from fastisa.nki._cast import from_f32, require_unpacked, to_f32
+        require_unpacked(instr, "src", src.dtype)
+        require_unpacked(instr, "dst", fmt)
+        vals = from_f32(to_f32(src.data, src.dtype), fmt).reshape(dst.shape)
+    vals = vals.view(flat.dtype)
+    okm = ~np.broadcast_to(bad_i.reshape([-1 if a == dim else 1 for a in range(len(pairs))]),
+                           dst.shape)
+    flat[idx[okm]] = vals[okm]
+    _cost.record("DMA", instr, max(MIN_II, dst.free_size))

@@ -3,7 +3,7 @@
 * ``is_transpose=True`` -- transpose mode: with the [K, K] identity as ``moving`` the
   Tensor engine writes ``dst[m, k] = stationary[k, m]`` bit-accurately (NeuronCore-v3+,
   "can transpose tensors with NaN/Inf values properly").  fastisa copies the bits when
-  dst has stationary's dtype, else converts each element through float32 (spec 000 "Type
+  dst has stationary's dtype, else converts each element through float32 (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "Type
   Casting").  On NeuronCore-v2 the docs say the flag only labels the instruction for the
   profiler, and the ordinary matmul runs; fastisa does the same on trn1.
 * ``perf_mode=matmul_perf_mode.double_row`` -- FP8 double-rate mode: the contraction is
@@ -76,8 +76,8 @@ def transpose_mode(instr, dst, stationary, moving, target):
     """Run nc_matmul's transpose mode; returns False on trn1 (plain matmul runs instead)."""
     if target == "trn1":
         return False
-    from . import _compute as _c
-    from ._cast import from_f32, to_f32
+    from fastisa.nki import _compute as _c
+    from fastisa.nki._cast import from_f32, to_f32
     for pname, t in (("dst", dst), ("stationary", stationary), ("moving", moving)):
         _c._tensor(instr, pname, t, note=False)
         if t.ndim != 2:
@@ -101,13 +101,13 @@ def transpose_mode(instr, dst, stationary, moving, target):
                               f"matrix (the documented transpose idiom); other moving values "
                               f"have no documented result in transpose mode")
     if dst.dtype is stationary.dtype:
-        from .._kernels import move
+        from fastisa._kernels import move
         move.strided(dst.data, stationary.data.T)
     else:
         _c._computable(instr, "stationary", stationary)
         _c._computable(instr, "dst", dst)
         dst.data[...] = from_f32(to_f32(stationary.data, stationary.dtype), dst.dtype).T
-    from .tensor import PSUM_GROUP, psum_state
+    from fastisa.nki.tensor import PSUM_GROUP, psum_state
     psum_state(dst)[...] = PSUM_GROUP
     _cost.record("Tensor", instr, max(K, min(64, M)))
     return True

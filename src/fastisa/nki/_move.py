@@ -7,7 +7,7 @@ src's dtype), so they run on the bit-copy kernels of ``csrc/fastisa/move.h`` (dr
 packed x4 containers included.
 
 Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py`` (SDK 2.33 docstrings of each
-instruction); costs from the pre-0.3 docstrings (reference/nki.md 3.6).
+instruction); costs from the pre-0.3 docstrings (the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst)).
 
 =======================  ========  ============================================================
 instruction              engine    cycles (N = elements per partition)
@@ -41,7 +41,7 @@ QUADRANT = 32
 
 
 def _k():
-    from .._kernels import move
+    from fastisa._kernels import move
     return move
 
 
@@ -222,7 +222,7 @@ def tensor_copy_predicated(dst, src, predicate, reverse_pred=False, name=None):
         if dst.dtype.kind == "packed":
             raise ConstraintError(f"{instr}: a scalar src needs an unpacked dst dtype, got "
                                   f"{dst.dtype.name}")
-        from ._cast import from_f32
+        from fastisa.nki._cast import from_f32
         v = from_f32(np.array([src], np.float32), dst.dtype)
         v = v.view({1: np.uint8, 2: np.uint16, 4: np.uint32}[v.itemsize])
         s_rows = np.broadcast_to(v.reshape(1, 1), (P, F))
@@ -404,7 +404,7 @@ def nonzero_with_count(dst, src, index_offset=0, padding_val=-1, name=None):
                               f"than src ({T + 1}), got {dst.free_size}")
     off = _int(instr, "index_offset", index_offset, -2**31, 2**31 - 1)
     pad = _int(instr, "padding_val", padding_val, -2**31, 2**31 - 1)
-    from . import language
+    from fastisa.nki import language
     if language.target() == "trn1":
         raise ConstraintError(f"{instr}: requires NeuronCore-v3 or newer (target trn2 / trn3), "
                               f"got trn1")

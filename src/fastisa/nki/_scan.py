@@ -4,11 +4,11 @@
 carried along the free axis of each partition, on the C kernels of
 ``csrc/fastisa/scan.h`` (driver ``fastisa._kernels.scan``).  Every input element is
 converted to float32 (floats exactly, int32/uint32 RNE), every operator is computed in
-float32 with one rounding (spec 000 "Supported Math Operators"), the carry stays float32,
+float32 with one rounding (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "Supported Math Operators"), the carry stays float32,
 and each result is rounded ONCE to ``dst.dtype`` (RNE; integers saturate, NaN -> 0).
 
 Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py`` (SDK 2.33 docstrings of the three
-instructions); costs from the pre-0.3 docstrings (reference/nki.md 3.6).
+instructions); costs from the pre-0.3 docstrings (the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst)).
 
 =========================  ========  ===========================================
 instruction                engine    cycles (N = elements per partition)
@@ -43,7 +43,7 @@ _IDENTITY = {"add": 0.0, "subtract": 0.0, "multiply": 1.0, "maximum": -np.inf,
 
 
 def _k():
-    from .._kernels import scan
+    from fastisa._kernels import scan
     return scan
 
 
@@ -87,7 +87,7 @@ def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, rev
     dst, data0, data1 : NkiTensor [P, ...] in SBUF or PSUM, P <= 128, the same partitions
         and elements per partition, any non-packed dtype; data0 and data1 not both in PSUM.
     initial : float32 scalar constant, or a [P, 1] tensor in SBUF / PSUM.
-    op0, op1 : binary arithmetic operators (spec 000 Table 8).
+    op0, op1 : binary arithmetic operators (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 8).
     reverse0, reverse1 : bool.
 
     Raises

@@ -7,7 +7,7 @@ written out in stats.h and in each docstring (an independent float32 implementat
 differ in the last bits of the variance).
 
 Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py`` (``bn_stats``, ``bn_aggr``,
-``tensor_partition_reduce``); costs from the pre-0.3 docstrings (reference/nki.md 3.6).
+``tensor_partition_reduce``); costs from the pre-0.3 docstrings (the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst)).
 
 ========================  ========  ===========================================
 instruction               engine    cycles (N = elements per partition of the input)
@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import cost as _cost
+from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import _compute as _c
 from .tensor import NkiTensor
@@ -38,7 +39,7 @@ _PRED = {"add": 0, "maximum": 1, "max": 1, "minimum": 2, "min": 2, "average": 3,
 
 
 def _k():
-    from .._kernels import stats
+    from fastisa._kernels import stats
     return stats
 
 
@@ -50,7 +51,7 @@ def _operand(instr, param, t):
 
 def _store(dst: NkiTensor, values_f32: np.ndarray) -> None:
     src = NkiTensor(np.ascontiguousarray(values_f32, np.float32).reshape(dst.partitions, -1),
-                    "float32")
+                    _dt.float32)
     _c._run_ew("store", dst, src)
 
 
@@ -131,7 +132,7 @@ def bn_aggr(dst, data, name=None):
     if F == 0 or F % 3:
         raise ConstraintError(f"{instr}: data's elements per partition must be a positive "
                               f"multiple of 3 (count, mean, variance*count), got {F}")
-    from ._cast import to_f32
+    from fastisa.nki._cast import to_f32
     rows = np.ascontiguousarray(to_f32(_c._rows(data), data.dtype))
     out = np.empty((data.partitions, 2), np.float32)
     _k().bn_aggr(rows, out)

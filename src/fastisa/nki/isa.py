@@ -13,8 +13,8 @@ Engine costs (cycles; N = elements per partition; MIN_II = 64):
 =====================  ========  ===========================================================
 instruction            engine    cycles
 =====================  ========  ===========================================================
-topk                   GpSimd    ``4*n + k`` (spec 001)
-max8                   Vector    ``N`` of src (reference/nki.md 3.6)
+topk                   GpSimd    ``4*n + k`` (the NKI docs, page nki.isa.topk (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.isa.rst))
+max8                   Vector    ``N`` of src (the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst))
 nc_find_index8         Vector    ``N`` of data
 nc_match_replace8      Vector    ``max(MIN_II, N)`` (the old table's ``min`` read as a typo)
 memset                 Vector    ``max(MIN_II, N/2)`` for value 0 in bf16/fp16, else
@@ -100,8 +100,12 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=None,
         element count (shapes may differ).  Same dtype: a bit-exact copy (packed x4 types
         included).  Different dtypes: each element is converted to float32 (exactly for
         floats; integers RNE) then rounded once to dst.dtype (integers: RNE + saturation,
-        NaN -> 0) -- spec 000 "Type Casting".  Packed x4 types cannot change dtype.
-    priority, oob_mode, dge_mode, engine : accepted; fastisa copies are always in bounds.
+        NaN -> 0) -- the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "Type Casting".  Packed x4 types cannot change dtype.
+    oob_mode : ``error`` (default: an out-of-bounds access raises AccessError) or ``skip``
+        (only with an indirect src: out-of-bounds indices are skipped, their dst positions
+        keep their contents; :func:`fastisa.nki._dma.dma_copy_modes`).
+    dge_mode : none / swdge / hwdge / unknown (hwdge is refused for an indirect src).
+    priority, engine : accepted.
 
     Raises
     ------
@@ -110,11 +114,12 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=None,
     Cost: DMA ``max(MIN_II, N)`` cycles, N = dst elements per partition (fastisa's estimate);
     in the engine schedule a fixed start-up plus the bytes over the bandwidth of the DMA
     engines the transfer's partitions use (:data:`fastisa.schedule.DMA_MODEL`).
-    Reference: reference/nki.md 2.14.
+    Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "dma_copy"
-    require_tensor(instr, "dst", dst)
     require_tensor(instr, "src", src)
+    if not _is_indirect(dst):        # oob_mode / dge_mode / indirect: nki-isa's _dma module
+        require_tensor(instr, "dst", dst)
     if dst.size != src.size:
         raise ConstraintError(f"{instr}: dst and src must have the same number of elements, got "
                               f"{dst.size} (shape {dst.shape}) and {src.size} (shape {src.shape})")
@@ -122,6 +127,8 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=None,
         p = _int_param(instr, "priority", priority)
         if not 0 <= p <= 3:
             raise ConstraintError(f"{instr}: priority must be in [0, 3], got {p}")
+    if _dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
+        return
     same = dst.dtype is src.dtype
     if not same:
         require_unpacked(instr, "src", src.dtype)
@@ -158,7 +165,7 @@ def memset(dst, value, engine=None, name=None):
     ConstraintError : bad buffer, engine, packed dtype with a non-zero value, non-number.
 
     Cost: ``max(MIN_II, N/2)`` cycles when value is 0 and dst is bf16/fp16, else
-    ``max(MIN_II, N)``, on the chosen engine.  Reference: reference/nki.md 2.12.
+    ``max(MIN_II, N)``, on the chosen engine.  Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "memset"
     require_tensor(instr, "dst", dst)
@@ -205,13 +212,13 @@ def iota(dst, pattern, offset=0, channel_multiplier=0, name=None):
         multi-index ``idx(i)`` over the ``num`` (C order).
     offset, channel_multiplier : int.
     The value is computed in int32 (wrapping modulo 2**32); an int32 dst receives it
-    exactly, any other dtype through float32 (spec 000 "Type Casting").
+    exactly, any other dtype through float32 (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "Type Casting").
 
     Raises
     ------
     ConstraintError : bad buffer / dtype / pattern, counts not matching.
 
-    Cost: GpSimd ``150 + N`` cycles.  Reference: reference/nki.md 2.11.
+    Cost: GpSimd ``150 + N`` cycles.  Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "iota"
     require_tensor(instr, "dst", dst)
@@ -249,7 +256,7 @@ def iota(dst, pattern, offset=0, channel_multiplier=0, name=None):
 
 # ---- selection -------------------------------------------------------------------------------
 def topk(val_dst, idx_dst, src, n, sorted=False, name=None):
-    """Top-k per 16-partition group over a bf16 snake (spec 001), on the GpSimd engine.
+    """Top-k per 16-partition group over a bf16 snake (the NKI docs, page nki.isa.topk (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.isa.rst)), on the GpSimd engine.
 
     Group g (partitions 16g .. 16g+15) holds one snake: element e at partition 16g + e % 16,
     free position e // 16 (free dims flattened in C order), e = 0 .. n-1; storage past n is
@@ -277,7 +284,7 @@ def topk(val_dst, idx_dst, src, n, sorted=False, name=None):
 
     Raises
     ------
-    ConstraintError : any constraint of spec 001 (dtypes, buffers, ranks, 8 <= n < 65536,
+    ConstraintError : any constraint of the NKI docs, page nki.isa.topk (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.isa.rst) (dtypes, buffers, ranks, 8 <= n < 65536,
         1 <= k <= 16384, k <= n, k <= 8192 when sorted, src free size >= ceil(n/16),
         partitions a multiple of 16 and equal across the three tensors).
     OverlapError : an output shares memory with src or with the other output.
@@ -346,7 +353,7 @@ def topk(val_dst, idx_dst, src, n, sorted=False, name=None):
             t.data[...] = arr.view(t.dtype.np_dtype).reshape(t.shape)
     if status & 1:
         warnings.warn(f"{instr}: src holds NaN among the first n = {n} snake elements; NaN "
-                      f"input is undefined behaviour (spec 001): mask or replace it",
+                      f"input is undefined behaviour (the NKI docs, page nki.isa.topk (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.isa.rst)): mask or replace it",
                       RuntimeWarning, stacklevel=2)
     _cost.record("GpSimd", instr, 4 * n + k)
 
@@ -413,7 +420,7 @@ def nc_find_index8(dst, data, vals, name=None):
     (-0 == +0, NaN never matches).  A value that occurs several times in vals takes
     successive occurrences: each later copy searches after the index its previous copy
     found.  A value with no (further) occurrence gives all-ones (0xFFFFFFFF for uint32,
-    0xFFFF for uint16) -- the NKI 0.6 behaviour (reference/nki.md 1.7, 2.3).
+    0xFFFF for uint16) -- the NKI 0.6 behaviour (the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst)).
 
     Parameters
     ----------
@@ -508,6 +515,33 @@ from ._compute import *  # noqa: F401,F403,E402
 # ---- nki-isa family: SDK 2.33 instructions beyond NKI 0.7's core set ------------------------
 from .enums import dma_engine, matmul_perf_mode, nc_version  # noqa: F401,E402
 from ._dma import *  # noqa: F401,F403,E402
+from ._dma import dma_copy_modes as _dma_copy_modes, is_indirect as _is_indirect  # noqa: E402
 from ._move import *  # noqa: F401,F403,E402
+from ._multicore import *  # noqa: F401,F403,E402
+from ._mx import *  # noqa: F401,F403,E402
+from ._random import *  # noqa: F401,F403,E402
+from ._registers import *  # noqa: F401,F403,E402
 from ._scan import *  # noqa: F401,F403,E402
 from ._stats import *  # noqa: F401,F403,E402
+
+
+def activate2(dst, op, data, imm0, imm1, op0, op1, relu_param=0.0, reverse0=False,
+              reverse1=False, reduce_op=None, reduce_res=None, reduce_cmd=None, name=None):
+    """NeuronCore-v4 two-stage activation (SDK 2.33 ``nki.isa.activate2``): not implemented.
+
+    Raises NotImplementedError: the order in which it applies ``op0``/``op1``, ``op`` and
+    ``relu_param`` is not fully given by the public docstring, so fastisa cannot claim
+    its bits yet.
+    """
+    raise NotImplementedError("activate2: not implemented by fastisa -- the public SDK 2.33 "
+                              "docstring does not pin down the order of its two ALU stages, "
+                              "the activation and relu_param, so its bits cannot be claimed")
+
+
+# ---- public names: every instruction, whichever module defines it --------------------------
+from .._public import make_dir as _make_dir, public_names as _public_names  # noqa: E402
+
+__all__ = [n for n in _public_names(globals(), exclude=(
+    "annotations", "AccessError", "AlignmentError", "ConstraintError", "OverlapError",
+    "to_f32", "from_f32", "engine_name")) if not n.startswith("require_")]
+__dir__ = _make_dir(globals())

@@ -1,6 +1,6 @@
 """``nki.language`` for fastisa: data types, buffers, tensor allocation, SPMD ids, tile sizes.
 
-* Every spec 000 data type as ``nl.<name>`` (the :class:`fastisa.dtypes.Format` objects):
+* Every the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) data type as ``nl.<name>`` (the :class:`fastisa.dtypes.Format` objects):
   ``uint8 int8 uint16 int16 uint32 int32 float8_e4m3 float8_e5m2 float8_e4m3fn
   float8_e8m0fnu float16 bfloat16 tfloat32 float32 float8_e5m2_x4 float8_e4m3fn_x4
   float4_e2m1fn_x4 bool_``.
@@ -26,6 +26,7 @@ import contextlib
 import contextvars
 import threading
 import math
+import operator
 import os
 import weakref
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError
 from .tensor import PMAX, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, Buffer, NkiTensor
 
-# ---- data types (spec 000, Table 7) ------------------------------------------------------
+# ---- data types (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst), Table 7) ------------------------------------------------------
 SPEC_DTYPES = ("uint8", "int8", "uint16", "int16", "uint32", "int32",
                "float8_e4m3", "float8_e5m2", "float8_e4m3fn", "float8_e8m0fnu",
                "float16", "bfloat16", "tfloat32", "float32",
@@ -75,7 +76,7 @@ class Target:
     """A NeuronCore generation: SBUF and PSUM bytes per partition.
 
     trn1 (NC-v2): SBUF 24 MiB = 128 x 192 KiB; trn2 (NC-v3): SBUF 28 MiB = 128 x 224 KiB;
-    PSUM 2 MiB = 128 x 16 KiB (reference/nki.md section 1.4).  trn3 (NC-v4) sizes are not
+    PSUM 2 MiB = 128 x 16 KiB (the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst)).  trn3 (NC-v4) sizes are not
     in the reference: fastisa assumes SBUF 32 MiB = 128 x 256 KiB and PSUM 128 x 16 KiB.
     """
 
@@ -409,6 +410,8 @@ def par_dim(size):
 
 def ds(start, size) -> slice:
     """Dynamic slice ``[start, start + size)`` for tensor indexing: ``t[:, nl.ds(64, 128)]``."""
+    if hasattr(type(start), "__index__") and not isinstance(start, (int, np.integer)):
+        start = operator.index(start)   # a dynamic offset: nisa.VirtualRegister's value
     for what, v in (("start", start), ("size", size)):
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             raise ConstraintError(f"ds: {what} must be an integer, got {v!r}")
@@ -461,6 +464,8 @@ def _range(name, args, kwargs):
             vals.append(kwargs[key])
     out = []
     for i, v in enumerate(vals):
+        if hasattr(type(v), "__index__") and not isinstance(v, (int, np.integer)):
+            v = operator.index(v)     # a dynamic bound: nisa.VirtualRegister's value
         if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
             raise ConstraintError(f"{name}: bounds must be integers, got {v!r}")
         out.append(int(v))
@@ -570,3 +575,10 @@ def __getattr__(name):
         from . import tiles
         return getattr(tiles, name)
     raise AttributeError(f"module 'nki.language' has no attribute {name!r}")
+
+
+# ---- public names: dir(nl) lists the API only ---------------------------------------------
+from .._public import make_dir as _make_dir, public_names as _public_names  # noqa: E402
+
+__all__ = _public_names(globals(), exclude=("annotations", "AccessError", "ConstraintError"))
+__dir__ = _make_dir(globals(), _SHADOWING)   # nl.sum, nl.max, ... via __getattr__

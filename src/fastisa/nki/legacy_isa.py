@@ -35,7 +35,7 @@ def _shape_rule(name, a):
     f32 = _dt.FORMATS["float32"]
     if name == "nc_matmul":
         s, m = a["stationary"], a["moving"]
-        return (s.shape[1], m.shape[1]), PSUM, f32
+        return (s.shape[-1], m.shape[-1]), PSUM, f32      # [K, (2,) M] @ [K, (2,) N]
     if name == "nc_transpose":
         d = a["data"]
         eng = getattr(a.get("engine"), "name", a.get("engine"))

@@ -1,7 +1,7 @@
 """NKI operator and activation-function objects (``nl.add`` ... ``nl.reciprocal``, ``nl.exp`` ...).
 
 Re-exported by :mod:`fastisa.nki.language`.  Each name is one :class:`Op` object that
-knows every role it has (spec 000, "Supported Math Operators" Table 8 and "Supported
+knows every role it has (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst), "Supported Math Operators" Table 8 and "Supported
 Activation Functions" Table 9):
 
 * as an ``op=`` of ``tensor_scalar`` / ``tensor_tensor`` / ``tensor_reduce`` ...:
@@ -53,7 +53,7 @@ class Op:
         Operator class: ``"bitvec"``, ``"arithmetic"``, ``"arithmetic unary"``; None when
         the name is only an activation function.
     reducible : bool
-        Legal as a reduction op (``tensor_reduce`` ...), spec 000 Table 8.
+        Legal as a reduction op (``tensor_reduce`` ...), the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 8.
     engines : tuple of str
         Engines implementing it as an activation function (``"scalar"``, ``"gpsimd"``);
         empty when it is not an activation function.
@@ -61,7 +61,7 @@ class Op:
         ScalarE valid input range; ``symmetric`` means ``lo <= |x| <= hi``.  None when
         ScalarE does not implement it.
     scalar_ulp, gpsimd_ulp : int or None
-        Documented ULP error of the hardware per engine (spec 000 Table 9).  fastisa
+        Documented ULP error of the hardware per engine (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 9).  fastisa
         computes every activation in float64 and rounds once (0 ULP from the exact value,
         up to libm's error), whatever the engine.
     out_of_range : str

@@ -21,6 +21,7 @@ instead of numpy's silent clipping).  ``reshape`` never copies.
 from __future__ import annotations
 
 import math
+import operator
 import threading as _threading
 import weakref as _weakref
 from typing import Any
@@ -251,6 +252,8 @@ class NkiTensor:
         (AccessError), as the hardware checks an access pattern when it is used.
         """
         def ints(v, what):
+            if hasattr(type(v), "__index__") and not isinstance(v, (int, np.integer)):
+                v = operator.index(v)   # a dynamic offset: nisa.VirtualRegister's value
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
                 raise ConstraintError(f"ap: {what} must be an integer, got {v!r}")
             return int(v)
@@ -541,6 +544,8 @@ def _normalize_key(key, shape, name):
         if k is None:
             out.append(None)
             continue
+        if hasattr(type(k), "__index__") and not isinstance(k, (int, np.integer)):
+            k = operator.index(k)       # a dynamic offset: nisa.VirtualRegister's value
         dim = shape[axis]
         if isinstance(k, slice):
             start, stop, step = k.start, k.stop, k.step

@@ -1,4 +1,4 @@
-"""fastisa.pto: the Huawei Ascend PTO tile ISA in Python (specs 003 and 004).
+"""fastisa.pto: the Huawei Ascend PTO tile ISA in Python (the PTO ISA docs, pages TRECIP and TROWEXPANDEXPDIF (github.com/hw-native-sys/pto-isa, docs/isa/)).
 
 Mirrors the PTO C++ API: ``Tile`` (``Tile<TileType, T, Rows, Cols, BLayout, ValidRow,
 ValidCol, SLayout, SFractalSize, PadVal>``), ``GlobalTensor``, ``TLOAD``/``TSTORE``/
@@ -13,13 +13,14 @@ template parameters as keyword arguments::
     pto.TRECIP(out, x, precision=pto.RecipAlgorithm.HIGH_PRECISION)
 
 Every instruction iterates over dst's valid region and leaves the rest of dst untouched;
-Python validates every rule (reference/pto.md section 8) before the C kernel runs.
+Python validates every rule (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)) before the C kernel runs.
 PTO-AS text programs: :mod:`fastisa.pto.asm`.
 """
 
 from __future__ import annotations
 
-from . import _arith, _bitwise, _ops, _reduce_ext, _select, _sync, _tile
+from . import (_arith, _bitwise, _convert, _gather, _layout, _ops, _reduce_ext, _select, _sort,
+               _sync, _tile)
 from ._ops import *  # noqa: F401,F403
 from ._ops import RecipAlgorithm, RoundMode, expdif_tmp_bytes
 from ._tile import *  # noqa: F401,F403
@@ -27,8 +28,12 @@ from ._sync import pipe_barrier, set_flag, wait_flag  # noqa: F401
 # ---- issue 13 families (pto-isa helper) ----
 from ._arith import *  # noqa: F401,F403
 from ._bitwise import *  # noqa: F401,F403
+from ._convert import *  # noqa: F401,F403
+from ._gather import *  # noqa: F401,F403
+from ._layout import *  # noqa: F401,F403
 from ._reduce_ext import *  # noqa: F401,F403
 from ._select import *  # noqa: F401,F403
+from ._sort import *  # noqa: F401,F403
 from ._tile import (BUFFER_BYTES, DYNAMIC, BLayout, GlobalTensor, Layout, PadValue, SLayout, Tile,
                     TileType)
 
@@ -40,5 +45,11 @@ CastMode = RoundMode
 __all__ = list(_tile.__all__) + list(_ops.__all__) + ["expdif_tmp_bytes", "CastMode",
                                                     "set_flag", "wait_flag", "pipe_barrier",
                                                     "target"]
-__all__ += (list(_arith.__all__) + list(_bitwise.__all__) + list(_reduce_ext.__all__)
-            + list(_select.__all__))
+__all__ += (list(_arith.__all__) + list(_bitwise.__all__) + list(_convert.__all__)
+            + list(_gather.__all__) + list(_layout.__all__) + list(_reduce_ext.__all__)
+            + list(_select.__all__) + list(_sort.__all__))
+
+
+from .._public import make_dir as _make_dir  # noqa: E402
+
+__dir__ = _make_dir(globals())

@@ -15,6 +15,9 @@ ELEMENT_TYPES = {
     "si32": "int32", "si16": "int16", "si8": "int8",
     "u32": "uint32", "u16": "uint16", "u8": "uint8",
     "i64": "int64", "si64": "int64", "ui64": "uint64", "u64": "uint64",
+    # MLIR's low-precision float types, by their MLIR meaning
+    "f8E4M3": "float8_e4m3", "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
+    "f8E8M0FNU": "float8_e8m0fnu", "f4E2M1FN": "float4_e2m1fn",
 }
 #: scalar types allowed for arith.constant and scalar arguments (index and i64 are integers).
 SCALAR_TYPES = set(ELEMENT_TYPES) | {"index", "i64", "i1", "ui64", "si64", "u64", "f64"}
@@ -378,6 +381,8 @@ def _bits_float(bits: int, elem: str) -> float:
 def _np_dtype(elem: str):
     if elem == "f64":
         return np.dtype(np.float64)
+    if ELEMENT_TYPES.get(elem) in ("int64", "uint64"):
+        return np.dtype(ELEMENT_TYPES[elem])
     from .. import dtypes
     return dtypes.lookup(ELEMENT_TYPES[elem]).np_dtype
 

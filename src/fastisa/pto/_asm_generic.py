@@ -284,9 +284,15 @@ def _func_call(run, op):
     if shared["depth"] > 200:
         raise ConstraintError("func.call: calls nested more than 200 deep")
     kind = _kernel_kind(f)
-    runs = [shared["subblock"]]
-    if kind == "vector" and shared["pipes"].get(("c2v", 1)):
-        runs = [0, 1]
+    runs = [run.subblock]
+    if kind == "vector" and _kernel_kind(run.func) is None:
+        runs = list(range(shared["subblocks"]))
+    if kind is not None and _kernel_kind(run.func) is None:
+        # the entry starts a core: cube and vector kernels run concurrently (their pipes
+        # may go both ways); the run joins them when the entry returns
+        for sb in runs:
+            _start_core(run, f, args, sb)
+        return None
     result = []
     for sb in runs:
         inner = _Runner.__new__(_Runner)
@@ -294,17 +300,61 @@ def _func_call(run, op):
         inner.func = f
         inner.env = {n: v for (n, _t), v in zip(f.args, args)}
         inner.returned = []
-        saved = shared["subblock"]
-        shared["subblock"] = sb
+        inner.subblock = sb
         shared["depth"] += 1
         try:
             sig = inner.exec_ops(f.body)
         finally:
             shared["depth"] -= 1
-            shared["subblock"] = saved
         result = sig[1] if sig and sig[0] == "return" else []
     _bind_results(run, op, result)
     return None
+
+
+def _start_core(run, f, args, sb):
+    import threading
+    from ._asm_runner import _Runner
+    shared = run.shared
+    inner = _Runner.__new__(_Runner)
+    inner.__dict__.update(run.__dict__)
+    inner.func = f
+    inner.env = {n: v for (n, _t), v in zip(f.args, args)}
+    inner.returned = []
+    inner.subblock = sb
+    box = []
+
+    def work():
+        try:
+            inner.exec_ops(f.body)
+        except BaseException as exc:  # noqa: BLE001 - re-raised by the joining thread
+            box.append(exc)
+        finally:
+            with shared["cond"]:
+                shared["cores"] -= 1
+                shared["cond"].notify_all()
+
+    with shared["cond"]:
+        shared["cores"] += 1
+    t = threading.Thread(target=work, daemon=True)
+    shared.setdefault("threads", []).append((t, box))
+    t.start()
+
+
+def join_cores(shared):
+    """Wait for the cores the entry started; re-raise the first error of one."""
+    threads = shared.pop("threads", None)
+    if not threads:
+        return
+    with shared["cond"]:
+        shared["cores"] -= 1          # the entry is done: it pushes nothing more
+        shared["cond"].notify_all()
+    for t, _box in threads:
+        t.join()
+    with shared["cond"]:
+        shared["cores"] += 1
+    for _t, box in threads:
+        if box:
+            raise box[0]
 
 
 def _kernel_kind(f):
@@ -391,11 +441,11 @@ def _block_num(run, op):
 
 
 def _subblock_idx(run, op):
-    _bind_results(run, op, [run.shared["subblock"]])
+    _bind_results(run, op, [run.subblock])
 
 
 def _subblock_num(run, op):
-    _bind_results(run, op, [2 if run.shared["pipes"].get(("c2v", 1)) is not None else 1])
+    _bind_results(run, op, [run.shared["subblocks"]])
 
 
 def _reserve_buffer(run, op):
@@ -417,29 +467,70 @@ def _push(direction):
         tile = _value(run, ps[0])
         split = _int_attr(op, "split", 0)
         data = np.array(tile.valid, copy=True)
-        pipes = run.shared["pipes"]
-        if split == 0:
-            pipes.setdefault((direction, 0), []).append(data)
-        else:
-            axis = 0 if split == 1 else 1
-            halves = np.array_split(data, 2, axis=axis)
-            for sb, h in enumerate(halves):
-                pipes.setdefault((direction, sb), []).append(h)
+        shared = run.shared
+        with shared["cond"]:
+            pipes = shared["pipes"]
+            if split == 0:
+                pipes.setdefault((direction, 0), []).append(data)
+            elif direction == "c2v":       # the cube's tile is split over the subblocks
+                for sb, h in enumerate(np.array_split(data, 2, axis=0 if split == 1 else 1)):
+                    pipes.setdefault((direction, sb), []).append(h)
+            else:                          # each subblock pushes its half
+                pipes.setdefault((direction, run.subblock), []).append((split, data))
+            shared["pushes"] = shared.get("pushes", 0) + 1
+            shared["cond"].notify_all()
         return None
     return push
+
+
+def _take(run, direction, split):
+    """The data a pop receives, or None if it is not there yet (call with the lock held)."""
+    pipes = run.shared["pipes"]
+    if direction == "c2v":
+        q = pipes.get((direction, run.subblock if split else 0))
+        return q.pop(0) if q else None
+    if split == 0:
+        q = pipes.get((direction, 0))
+        if not q:
+            return None
+        item = q.pop(0)
+        return item[1] if isinstance(item, tuple) else item
+    q0, q1 = pipes.get((direction, 0)), pipes.get((direction, 1))
+    if not q0 or not q1:
+        return None
+    a, b = q0.pop(0)[1], q1.pop(0)[1]
+    return np.concatenate([a, b], axis=0 if split == 1 else 1)
 
 
 def _pop(direction):
     def pop(run, op):
         from ._asm_runner import _Deadlock
-        sb = run.shared["subblock"] if direction == "c2v" else 0
-        q = run.shared["pipes"].get((direction, sb))
-        if not q:
-            raise _Deadlock(f"{op.name}: nothing was pushed to this pipe (subblock {sb}); "
-                            f"fastisa runs the cores in call order, so a pop must follow its "
-                            f"push (deadlock)")
-        data = q.pop(0)
-        ty = _result_type(op)
+        shared = run.shared
+        split = _int_attr(op, "split", 0)
+        cond = shared["cond"]
+        with cond:
+            seen = shared.get("pushes", 0)
+            data = _take(run, direction, split)
+            stalled = 0
+            while data is None:
+                # every other core finished or blocked, and no push for a while: nothing
+                # can arrive (a blocked core may just have been woken by a push, hence
+                # the grace rounds)
+                if shared["cores"] - shared["blocked"] <= 1:
+                    stalled = stalled + 1 if shared.get("pushes", 0) == seen else 0
+                else:
+                    stalled = 0
+                seen = shared.get("pushes", 0)
+                if stalled > 4 or shared["cores"] == 1:
+                    raise _Deadlock(f"{op.name}: nothing was pushed to this pipe "
+                                    f"(subblock {run.subblock}) and no other core can push "
+                                    f"(deadlock)")
+                shared["blocked"] += 1
+                try:
+                    cond.wait(0.05)
+                finally:
+                    shared["blocked"] -= 1
+                data = _take(run, direction, split)
         tile, ty = _tile_from_type(run, op)
         vr, vc = data.shape
         if vr > tile.rows or vc > tile.cols:
@@ -473,10 +564,10 @@ def _load_scalar(run, op):
 
 def _store_scalar(run, op):
     from ._asm_runner import _Pointer
-    ps = _percents(op)
-    ptr = _value(run, ps[0])
-    off = int(_value(run, ps[1]))
-    val = _value(run, ps[2])
+    ps = _percents(op)              # pto.store_scalar %value, %ptr[%offset] : types
+    val = _value(run, ps[0])
+    ptr = _value(run, ps[1])
+    off = int(_value(run, ps[2])) if len(ps) > 2 else 0
     base, ptr = _ptr_base(ptr)
     if not isinstance(ptr, _Pointer):
         raise NotImplementedError("pto.store_scalar to an on-chip buffer is not supported")
@@ -503,6 +594,37 @@ def _addptr(run, op):
     base, ptr = _ptr_base(_value(run, ps[0]))
     off = int(_value(run, ps[1]))
     _bind_results(run, op, [_OffsetPtr(ptr, base + off)])
+
+
+def _affine_apply(run, op):
+    """``affine.apply affine_map<(d0, ...)[s0, ...] -> (expr)>(%d...)[%s...]``: the
+    expression with ``+ - *``, ``floordiv``, ``ceildiv``, ``mod`` on integers."""
+    import re
+    text = " ".join(t.text for t in op.toks)
+    m = re.search(r"affine_map\s*<\s*\(([^)]*)\)\s*(?:\[([^\]]*)\])?\s*->\s*\((.*)\)\s*>",
+                  text)
+    if m is None:
+        raise NotImplementedError("affine.apply: only inline affine_map<...> is supported")
+    dims = [d.strip() for d in m.group(1).split(",") if d.strip()]
+    syms = [d.strip() for d in (m.group(2) or "").split(",") if d.strip()]
+    expr = m.group(3)
+    if "," in expr:
+        raise NotImplementedError("affine.apply: a map with several results")
+    vals = [int(_value(run, t)) for t in _percents(op)]
+    env = dict(zip(dims + syms, vals))
+    if len(vals) != len(dims) + len(syms):
+        raise ConstraintError(f"affine.apply: the map takes {len(dims) + len(syms)} operands, "
+                              f"got {len(vals)}")
+    py = re.sub(r"\bfloordiv\b", "//", expr)
+    py = re.sub(r"\bmod\b", "%", py)
+    py = re.sub(r"(\S+)\s+ceildiv\s+(\S+)", r"(-((-(\1)) // (\2)))", py)
+    if not re.fullmatch(r"[\sA-Za-z0-9_+\-*/%()]*", py):
+        raise NotImplementedError(f"affine.apply: cannot evaluate {expr!r}")
+    try:
+        r = eval(py, {"__builtins__": {}}, env)  # noqa: S307 - checked to be arithmetic
+    except ZeroDivisionError:
+        raise ConstraintError("affine.apply: division by zero") from None
+    _bind_results(run, op, [int(r)])
 
 
 _NOOPS = frozenset("""
@@ -540,6 +662,7 @@ _OPS = {
     "pto.load_scalar": _load_scalar,
     "pto.store_scalar": _store_scalar,
     "pto.addptr": _addptr,
+    "affine.apply": _affine_apply,
 }
 
 

@@ -94,12 +94,14 @@ _SYNC_OPS = {"set_flag", "wait_flag", "barrier", "pipe_barrier", "record_event",
 # ---- issue 13 families (pto-isa helper): runner calls P.<NAME>(dst, *ins) ----
 for _n in ("tand", "tor", "txor", "tshl", "tshr", "trem", "tfmod", "tprelu", "tpow",
            "tsubrelu", "tfusedmuladd", "tfusedmuladdrelu", "tmuladddst", "tpartadd",
-           "tpartmul", "tpartmax", "tpartmin"):
+           "tpartmul", "tpartmax", "tpartmin", "tgather", "tscatter", "tsort32", "tconcat"):
     INSTRUCTIONS[_n] = "binary"
 for _n in ("tands", "tors", "txors", "tshls", "tshrs", "trems", "tfmods", "tlrelu", "tpows",
            "taxpy"):
     INSTRUCTIONS[_n] = "scalar"
 INSTRUCTIONS["tnot"] = "unary"
+INSTRUCTIONS["tfillpad"] = "unary"
+INSTRUCTIONS["treshape"] = "unary"
 for _n in ("trowprod", "tcolprod", "trowargmax", "trowargmin", "tcolargmax", "tcolargmin"):
     INSTRUCTIONS[_n] = "reduce"
 for _n in ("taddc", "tsubc"):

@@ -808,6 +808,9 @@ class _Parser:
             self.next()
         else:
             raise self.error(f"expected a constant value, got {self._desc(t)}")
+        if t.kind == "ident" and not self.at(":"):        # "arith.constant true": i1
+            value = 1 if t.text == "true" else 0
+            return ConstantOp(r, value, ScalarType("i1"), value, start.line, start.col)
         self.expect(":", "':' and the constant's type")
         tt = self.tok
         ty = self.type_()
@@ -877,6 +880,7 @@ class _Parser:
         ty = self.type_()
         if not isinstance(ty, ViewType) or ty.kind != "tensor_view":
             raise self.error("pto.make_tensor_view must have a !pto.tensor_view<...> type", tt)
+        ty = _rank_form(ty, len(shape))
         if len(shape) != len(ty.shape) or len(strides) != len(ty.shape):
             raise self.error(f"pto.make_tensor_view: shape and strides need {len(ty.shape)} "
                              f"operands each (the rank of the view), got {len(shape)} and "
@@ -898,6 +902,7 @@ class _Parser:
         sty = self.type_()
         if not isinstance(sty, ViewType) or sty.kind != "tensor_view":
             raise self.error("pto.partition_view's source must be a !pto.tensor_view<...>", st)
+        sty = _rank_form(sty, len(offsets))
         self.expect("->")
         tt = self.tok
         ty = self.type_()
@@ -1203,6 +1208,14 @@ def _check_func(p: _Parser, func: FuncOp):
 
     if func.body is not None:
         check(func.body, env)
+
+
+def _rank_form(ty, n):
+    """The older PTOAS spells a rank-``n`` dynamic view ``!pto.tensor_view<Nxf32>`` (the
+    one number is the rank): read it as ``?x...x?``."""
+    if len(ty.shape) == 1 and n > 1 and ty.shape[0] == n:
+        return ViewType(ty.kind, (None,) * n, ty.elem)
+    return ty
 
 
 def _yield_count(region):

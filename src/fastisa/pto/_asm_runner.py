@@ -113,8 +113,9 @@ def _dense_strides(shape):
 
 
 class _TensorView:
-    def __init__(self, ptr, shape, strides, layout):
+    def __init__(self, ptr, shape, strides, layout, base=0):
         self.ptr, self.shape, self.strides, self.layout = ptr, shape, strides, layout
+        self.base = base
 
 
 class _PartView:
@@ -125,7 +126,7 @@ class _PartView:
         """``GlobalTensor`` over the pointer's current buffer, starting at the partition."""
         tv = self.tv
         buf = tv.ptr.buf
-        start = sum(o * s for o, s in zip(self.offsets, tv.strides))
+        start = tv.base + sum(o * s for o, s in zip(self.offsets, tv.strides))
         return P.GlobalTensor(buf[start:], shape=tuple(self.sizes), strides=tuple(tv.strides),
                               layout=P.Layout.DN if tv.layout == "dn" else P.Layout.ND)
 
@@ -135,8 +136,8 @@ class _Runner:
         self.random = random
         self.returned = []
         #: state shared by every function a run calls: pipes, block/subblock ids
-        self.shared = shared if shared is not None else {"pipes": {}, "block": 0,
-                                                          "subblock": 0, "depth": 0}
+        self.shared = shared if shared is not None else _new_shared(module)
+        self.subblock = 0
         self.module = module
         self.func = func
         self.P = P
@@ -249,7 +250,12 @@ class _Runner:
 
     # -- ops ----------------------------------------------------------------------------
     def run(self):
-        sig = self.exec_ops(self.func.body)
+        from ._asm_generic import join_cores
+        try:
+            sig = self.exec_ops(self.func.body)
+        finally:
+            if "threads" in self.shared:
+                join_cores(self.shared)
         out = {}
         for name, _ in self.func.args:
             p = self.pointers.get(name)
@@ -280,7 +286,7 @@ class _Runner:
                         return sig
                     continue
                 self.execute(op)
-            except (AsmSyntaxError, _Deadlock):
+            except AsmSyntaxError:
                 raise
             except (FastisaError, NotImplementedError) as exc:
                 if getattr(exc, "_pto_asm_line", None) is not None:
@@ -313,6 +319,9 @@ class _Runner:
             self.env[op.result] = _scalar(op.value, op.type.name, "constant")
         elif isinstance(op, MakeTensorViewOp):
             ptr = self.get(op.ptr)
+            base = 0
+            if hasattr(ptr, "off") and hasattr(ptr, "ptr"):     # from pto.addptr
+                base, ptr = ptr.off, ptr.ptr
             shape = [self.index(v, "shape") for v in op.shape]
             strides = [self.index(v, "stride") for v in op.strides]
             for d, (want, got) in enumerate(zip(op.type.shape, shape)):
@@ -320,11 +329,11 @@ class _Runner:
                     raise self.syntax(f"pto.make_tensor_view: dimension {d} is {got} but the "
                                       f"type says {want}", op)
             extent = 0 if 0 in shape else 1 + sum((s - 1) * st for s, st in zip(shape, strides))
-            ptr.ensure(extent, "pto.make_tensor_view")
+            ptr.ensure(base + extent, "pto.make_tensor_view")
             ptr.views.append((tuple(shape), tuple(strides)))
             layout = _attr(op.attrs, "layout") or "nd"
             layout = "dn" if "dn" in layout.lower() else "nd"
-            self.env[op.result] = _TensorView(ptr, shape, strides, layout)
+            self.env[op.result] = _TensorView(ptr, shape, strides, layout, base)
         elif isinstance(op, PartitionViewOp):
             tv = self.get(op.source)
             offsets = [self.index(v, "offset") for v in op.offsets]
@@ -655,10 +664,8 @@ def _compare(pred, a, b, tname):
 
 
 def _np_dtype(elem):
-    if elem == "f64":
-        return np.dtype(np.float64)
-    from .. import dtypes
-    return dtypes.lookup(ELEMENT_TYPES[elem]).np_dtype
+    from ._asm_ast import _np_dtype as np_dtype
+    return np_dtype(elem)
 
 
 def _scalar(value, tname, what):
@@ -716,10 +723,101 @@ def run(text, inputs=None, *, func: str | None = None, random=None,
         restore = _current_target(P)
         P.set_target(_target_name(P, arch))
     try:
-        return _Runner(module, f, inputs, P, random).run()
+        peers = _peer_kernels(module, f)
+        if not peers:
+            return _Runner(module, f, inputs, P, random).run()
+        return _run_cores(module, f, peers, inputs, P, random)
     finally:
         if restore is not None:
             P.set_target(restore)
+
+
+def _new_shared(module):
+    import threading
+    split = False
+    for f in module.funcs:
+        for op in _walk_generic(f.body or ()):
+            if "tpush" in op.name or "tpop" in op.name or "tfree" in op.name:
+                for k in range(len(op.toks) - 2):
+                    if op.toks[k].text == "split" and op.toks[k + 2].text not in ("0",):
+                        split = True
+    return {"pipes": {}, "block": 0, "depth": 0, "subblocks": 2 if split else 1,
+            "cond": threading.Condition(), "cores": 1, "blocked": 0}
+
+
+def _walk_generic(ops):
+    for op in ops:
+        if isinstance(op, GenericOp):
+            yield op
+            for r in op.regions:
+                yield from _walk_generic(r.ops)
+        elif isinstance(op, ForOp):
+            yield from _walk_generic(op.body)
+
+
+def _kind(f):
+    for k, v in f.attrs:
+        if k in ("pto.kernel_kind", "pto.func_core_type"):
+            return "cube" if ("cube" in v or "aic" in v.lower()) else "vector"
+    return None
+
+
+def _peer_kernels(module, entry):
+    """Kernel functions of the other core kind that nothing calls: PTOAS compiles them as
+    the peer cores of a mixed AIC/AIV kernel, so they run alongside the entry."""
+    kind = _kind(entry)
+    if kind is None:
+        return []
+    called = set()
+    for f in module.funcs:
+        if f.body is not None:
+            called |= {t[1:] for t in _called_names(f.body)}
+    return [f for f in module.funcs if f is not entry and f.body is not None
+            and f.name not in called and _kind(f) not in (None, kind)]
+
+
+def _run_cores(module, entry, peers, inputs, P, random):
+    """Run ``entry`` and its peer kernels as concurrent simulated cores (threads; the
+    pipes are the only way they interact).  Vector kernels run once per subblock."""
+    import threading
+    inputs = {k.lstrip("%"): v for k, v in dict(inputs or {}).items()}
+    shared = _new_shared(module)
+    runners = []
+    for f in [entry] + peers:
+        names = {n for n, _ in f.args}
+        mine = {k: v for k, v in inputs.items() if k in names}
+        reps = shared["subblocks"] if _kind(f) == "vector" else 1
+        for sb in range(reps):
+            r = _Runner(module, f, mine, P, random, shared)
+            r.subblock = sb
+            runners.append(r)
+    shared["cores"] = len(runners)
+    errors = [None] * len(runners)
+    results = [None] * len(runners)
+
+    def work(k):
+        try:
+            results[k] = runners[k].run()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            errors[k] = exc
+        finally:
+            with shared["cond"]:
+                shared["cores"] -= 1
+                shared["cond"].notify_all()
+
+    threads = [threading.Thread(target=work, args=(k,), daemon=True)
+               for k in range(len(runners))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for e in errors:
+        if e is not None:
+            raise e
+    out = {}
+    for r in results:
+        out.update(r or {})
+    return out
 
 
 def _entry(module):

@@ -14,7 +14,8 @@ module's ``pto.target_arch`` attribute, else PTOAS's default ``a3``; ``level`` i
 from __future__ import annotations
 
 from ..errors import AsmSyntaxError
-from ._asm_ast import AllocTileOp, DpsOp, ForOp, GenericOp, MemRefType, TileBufType
+from ._asm_ast import (AllocTileOp, DpsOp, ForOp, GenericOp, MemRefType, TAssignOp,
+                       TileBufType)
 
 _FLOATS_16_32 = ("f16", "f32")
 
@@ -49,6 +50,8 @@ def verify(module, lines, arch=None, level=None):
         if f.body is None:
             continue
         for op in _walk(f.body):
+            if isinstance(op, TAssignOp) and level is not None and level != "level3":
+                raise err("pto.tassign is only supported when --pto-level=level3.", op)
             if isinstance(op, AllocTileOp) and level == "level3" and op.addr is None:
                 raise err("'pto.alloc_tile' op requires 'addr' operand when "
                           "--pto-level=level3", op)
@@ -110,8 +113,20 @@ def _verify_tpop(op, err):
 
 
 def _verify_tput_async(op, err):
-    from ._asm_generic import _types
-    tys = _types(op)
+    """The destination (first operand) must be a flat 1-D static GM memref."""
+    from ._asm_lexer import Token
+    from ._asm_parser import _Parser
+    toks = list(op.toks)
+    k = next((i for i, t in enumerate(toks) if t.text == ":"), None)
+    if k is None:
+        return
+    p = _Parser.__new__(_Parser)
+    p.text, p.lines, p.i = "", [], 0
+    p.toks = toks[k + 1:] + [Token("eof", "", toks[-1].line, toks[-1].col + 1)]
+    try:
+        tys = [p.type_()]
+    except AsmSyntaxError:
+        return
     for ty in tys:
         if isinstance(ty, MemRefType) and (ty.space in (None, "gm")) and (
                 len([d for d in ty.shape if d != 1]) > 1 or None in ty.shape):

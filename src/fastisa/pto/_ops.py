@@ -1,7 +1,7 @@
 """PTO tile instructions: validation in Python, one C kernel per operation shape.
 
 Every instruction iterates over dst's valid region ``R x C`` and leaves the rest of dst
-untouched (reference/pto.md 1.2).  Kernels: ``fastisa._kernels.tile`` over
+untouched (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)).  Kernels: ``fastisa._kernels.tile`` over
 ``csrc/fastisa/tile.h``.  Engine cycles recorded into :mod:`fastisa.cost` are estimates
 (see :func:`vector_cycles`, :func:`cube_cycles`), not measurements.
 """
@@ -58,7 +58,7 @@ set_num_threads(int(os.environ.get("FASTISA_THREADS", "0") or 0) or min(4, os.cp
 
 
 class RecipAlgorithm(enum.IntEnum):
-    """TRECIP's ``PrecisionType`` (spec 003).  HIGH_PRECISION has effect only on A5
+    """TRECIP's ``PrecisionType`` (the PTO ISA docs, page TRECIP (github.com/hw-native-sys/pto-isa, docs/isa/TRECIP.md)).  HIGH_PRECISION has effect only on A5
     (Ascend 950); fastisa computes the correctly rounded reciprocal for both."""
     DEFAULT = 0
     HIGH_PRECISION = 1
@@ -257,7 +257,7 @@ def _unary(instr, op, dst, src, allowed, row_major=False):
 
 
 def TRECIP(dst, src, precision=RecipAlgorithm.DEFAULT) -> None:  # noqa: N802
-    """``dst[i, j] = 1 / src[i, j]`` over dst's valid region (spec 003).
+    """``dst[i, j] = 1 / src[i, j]`` over dst's valid region (the PTO ISA docs, page TRECIP (github.com/hw-native-sys/pto-isa, docs/isa/TRECIP.md)).
 
     dst, src: Vec tiles, row-major, the same dtype (float32, float16, int32 or int16) and
     equal valid shapes.  Floats: the correctly rounded IEEE reciprocal (1/0 = +inf,
@@ -284,7 +284,7 @@ def TRECIP(dst, src, precision=RecipAlgorithm.DEFAULT) -> None:  # noqa: N802
     _same_valid(instr, dst, "src", src)
     if _State.target == "A2A3" and _same_memory(dst, src):
         raise OverlapError(f"{instr}: dst and src must not be the same memory on A2/A3 "
-                           f"(spec 003), got overlapping tiles")
+                           f"(the PTO ISA docs, page TRECIP (github.com/hw-native-sys/pto-isa, docs/isa/TRECIP.md)), got overlapping tiles")
     _check_div(instr, "src", src.valid, src.format)
     R, C = dst.valid_shape
     if dst.format.is_float:
@@ -674,13 +674,13 @@ def TROWEXPANDMIN(dst, src0, src1, tmp=None) -> None:  # noqa: N802
 
 
 def expdif_tmp_bytes(rows: int) -> int:
-    """Minimum TROWEXPANDEXPDIF tmp size on A2/A3 (spec 004): ``ceil(R/8) * 256`` bytes for
+    """Minimum TROWEXPANDEXPDIF tmp size on A2/A3 (the PTO ISA docs, page TROWEXPANDEXPDIF (github.com/hw-native-sys/pto-isa, docs/isa/TROWEXPANDEXPDIF.md)): ``ceil(R/8) * 256`` bytes for
     R < 256, else 7680 bytes (30 repeats of 256 bytes reused per loop)."""
     return math.ceil(rows / 8) * 256 if rows < 256 else 30 * 256
 
 
 def TROWEXPANDEXPDIF(dst, src0, src1, tmp=None) -> None:  # noqa: N802
-    """``dst[i, j] = exp(src0[i, j] - s_i)`` over dst's valid region ``R x C`` (spec 004).
+    """``dst[i, j] = exp(src0[i, j] - s_i)`` over dst's valid region ``R x C`` (the PTO ISA docs, page TROWEXPANDEXPDIF (github.com/hw-native-sys/pto-isa, docs/isa/TROWEXPANDEXPDIF.md)).
 
     dst, src0: RowMajor, same valid shape; dtype float16 or float32 for all operands.
     src1 gives the per-row scalar s_i: mode 1, a ColMajor tile with valid shape [R, 1]
@@ -807,7 +807,7 @@ def TCOLEXPANDEXPDIF(dst, src0, src1) -> None:  # noqa: N802
 _CVT = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8")
 
 
-def TCVT(dst, src, mode=RoundMode.CAST_RINT) -> None:  # noqa: N802
+def TCVT(dst, src, mode=RoundMode.CAST_RINT, satMode=None) -> None:  # noqa: N802
     """``dst = round_mode(src)`` converted to dst's dtype, over dst's valid region.
 
     dtypes: any of float32, float16, bfloat16, int32, int16, int8, uint8 to any.  The source
@@ -815,7 +815,8 @@ def TCVT(dst, src, mode=RoundMode.CAST_RINT) -> None:  # noqa: N802
     (:class:`RoundMode`).  Float targets overflow to +-inf when rounding to nearest (RINT,
     ROUND, NONE) and to the largest finite value when rounding toward zero (TRUNC, ODD) or
     away from that infinity (FLOOR for +, CEIL for -).  Integer targets saturate, NaN -> 0.
-    Equal valid shapes.  Raises ConstraintError.
+    Equal valid shapes.  Raises ConstraintError.  ``satMode`` (SaturationMode.ON/OFF): the
+    CPU simulator's conversion instead (:mod:`fastisa.pto._convert`), for more dtype pairs.
     """
     instr = "TCVT"
     _tile(instr, "dst", dst)
@@ -826,6 +827,9 @@ def TCVT(dst, src, mode=RoundMode.CAST_RINT) -> None:  # noqa: N802
         mode = RoundMode(mode)
     except ValueError:
         raise constraint(instr, "mode", "must be a RoundMode", mode) from None
+    if satMode is not None:
+        from ._convert import tcvt_sat
+        return tcvt_sat(dst, src, mode, satMode)
     _dtype_in(instr, "dst", dst, _CVT)
     _dtype_in(instr, "src", src, _CVT)
     _same_valid(instr, dst, "src", src)

@@ -110,6 +110,8 @@ def TCOLARGMIN(*args) -> None:  # noqa: N802
 def _strip_tmp(args):
     """(dst, src, tmp) -> (dst, src); (dstVal, dstIdx, src, tmp) -> (dstVal, dstIdx, src)."""
     args = list(args)
+    if len(args) in (3, 4) and args[-1] is None:
+        return args[:-1]
     if len(args) == 4 or (len(args) == 3 and isinstance(args[2], Tile)
                           and args[2].format.name != args[1].format.name
                           and args[0].format.name in ("int32", "uint32")):

@@ -2,7 +2,7 @@
 
 Mirrors ``Tile<TileType, T, Rows, Cols, BLayout, ValidRow, ValidCol, SLayout,
 SFractalSize, PadVal>`` and ``GlobalTensor<T, Shape, Stride, Layout>`` of the PTO C++
-API (reference/pto.md sections 1.1-1.5).
+API (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class Layout(enum.IntEnum):
     DN = 1
 
 
-#: Simulated on-chip buffer capacities in bytes per target (reference/pto.md 1.5,
+#: Simulated on-chip buffer capacities in bytes per target (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/),
 #: ``NPUMemoryModel.hpp``).  Bias (1 KiB) and Scaling (2 KiB) are our assumption: the
 #: reference does not give them.
 BUFFER_BYTES = {
@@ -170,7 +170,7 @@ def _as_int(x, what: str, where: str) -> int:
 
 class Tile:
     """A tile: ``Tile<loc, dtype, rows, cols, blayout, valid_row, valid_col, slayout,
-    fractal, pad>`` (reference/pto.md 1.1).
+    fractal, pad>`` (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)).
 
     Parameters
     ----------
@@ -494,7 +494,7 @@ def TLOAD(tile, gt) -> None:  # noqa: N802
 
     The whole tile capacity is first filled with the tile's pad value (Null/Zero: 0, Max:
     +inf or the integer maximum, Min: -inf or the integer minimum), as the reference CPU
-    simulator does (reference/pto.md 1.5), then the valid region is copied.  The tensor's
+    simulator does (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)), then the valid region is copied.  The tensor's
     rows x cols (ND: dims 0-3 x dim 4; DN: dim 3 x dims 0,1,2,4) must equal the tile's valid
     shape and its dtype the tile's.  Raises ConstraintError.
     """

@@ -3,7 +3,7 @@
 ``parse(text)`` reads a program into an AST (:mod:`fastisa.pto.asm_syntax`),
 ``format(module)`` prints it back, and ``run(text, inputs)`` executes it with the PTO
 Python API (:mod:`fastisa.pto`), so every instruction in a text program does exactly what
-the same call in Python does, bit for bit (reference/pto.md section 3; specs 003 and 004,
+the same call in Python does, bit for bit (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/); the PTO ISA docs, pages TRECIP and TROWEXPANDEXPDIF (github.com/hw-native-sys/pto-isa, docs/isa/),
 "Assembly Syntax").
 
 What a program may contain

@@ -2,7 +2,7 @@
 
 This module only reads and writes text; :mod:`fastisa.pto.asm` executes the AST with the
 PTO Python API.  The grammar is the one the PTO assembler (PTOAS) accepts for the subset
-fastisa runs (reference/pto.md section 3):
+fastisa runs (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)):
 
 .. code-block:: text
 

@@ -135,7 +135,7 @@ def _stride_unit(name, target, stride_unit):
 
     As TIK's ``_vector_scalar_single_elewise_func``: on Ascend 310/910 (v100) the field
     does not exist and the argument is ignored (forced to 0); elsewhere it must be an int
-    in [0, 3] (reference/tik.md 1.4, TIK ``get_extend_interval``):
+    in [0, 3] (the TIK source and its CPU debugger (github.com/jizhuoran/caffe-huawei-atlas-convertor, convertor/huawei/te/tik/), TIK ``get_extend_interval``):
 
     * 0: blk_stride and rep_stride in 32-byte blocks (the ``vec_*`` forms' only mode);
     * 1: blk_stride in blocks, rep_stride is a *gap* in blocks: repeat r+1 starts
@@ -704,9 +704,7 @@ class _DataMove:
             P.check_owner(tik, name, pname, x)
         self.d = _Operand(name, "dst", dst)
         self.s = _Operand(name, "src", src)
-        if self.d.t.dtype != self.s.t.dtype:
-            raise ConstraintError(f"data_move: src and dst dtype should be the same, input: "
-                                  f"src {self.s.t.dtype}, dst {self.d.t.dtype}")
+        # dtypes may differ: the DMA copies 32-byte blocks (TIK's debugger too: issue 18 B4)
         path = (self.s.t.sidx, self.d.t.sidx)
         ok = path in self._PATHS or (path == (2, 0) and tik.target.family == "a2")
         if not ok:
@@ -840,7 +838,9 @@ class _Reduce:
         for o, st_ in ((d, ds), (s, ss)):
             if st_ < 0:
                 raise AccessError(f"{self.name}: {o.role} start must be >= 0, got {st_}")
-            if (o.t.byte_off + st_ * o.es) % 32:
+            # vcadd's dst needs element alignment only (TIK debugger simd.py: dst_align =
+            # the dtype size), which t[i] always has
+            if (o.t.byte_off + st_ * o.es) % (o.es if o is d and self.name == "vcadd" else 32):
                 raise AlignmentError(f"{self.name}: Address align error! {o.role} address "
                                      f"{o.t.byte_off + st_ * o.es} is not 32 align")
         v.ops_src = [s]
@@ -913,7 +913,7 @@ class _Reduce:
 
 _COMMON = """
 
-    Parameters (reference/tik.md sections 0-1; spec 002 for the vector-scalar template):
+    Parameters (the TIK source and its CPU debugger (github.com/jizhuoran/caffe-huawei-atlas-convertor, convertor/huawei/te/tik/); the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com) for the vector-scalar template):
     mask -- int in [1, lanes] (lanes 0..mask-1), ``[mask_h, mask_l]`` (bit i of mask_l =
         lane i, of mask_h = lane 64+i; mask_h must be 0 for 32-bit types; not [0, 0]), or
         with ``mask_mode="counter"`` (targets with counter mode) the element count in
@@ -931,7 +931,7 @@ _COMMON = """
 
     Repeats run in order; masked-off lanes keep their contents.  Raises ConstraintError
     (ranges, dtypes, target), AccessError (past a tensor's end), AlignmentError (UB start
-    not 32-byte aligned), OverlapError (spec 002's overlap rules).  Immediates are checked
+    not 32-byte aligned), OverlapError (the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com)'s overlap rules).  Immediates are checked
     when recorded, Scalars/Exprs when run.
 """
 
@@ -946,10 +946,10 @@ class Tik(P.Tik):
         self._record(_Vector(self, name, op, fam, mask, dst, srcs, scalar, repeat_times, blks,
                              reps, mask_mode, round_mode, stride_unit))
 
-    # ---- vector-scalar (spec 002) -----------------------------------------------------
+    # ---- vector-scalar (the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com)) -----------------------------------------------------
     def vec_adds(self, mask, dst, src, scalar, repeat_times, dst_rep_stride, src_rep_stride,
                  mask_mode="normal"):
-        """dst[lane] = src[lane] + scalar for every active lane of every repeat (spec 002).
+        """dst[lane] = src[lane] + scalar for every active lane of every repeat (the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com)).
 
         mask: int (contiguous, [1, lanes]), [mask_h, mask_l] (bitwise) or, with
         ``mask_mode="counter"``, the element count in [1, 2**32-1].  dst/src: UB tensors
@@ -964,7 +964,7 @@ class Tik(P.Tik):
 
     def vec_muls(self, mask, dst, src, scalar, repeat_times, dst_rep_stride, src_rep_stride,
                  mask_mode="normal"):
-        """dst = src * scalar per active lane (spec 002 template)."""
+        """dst = src * scalar per active lane (the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com) template)."""
         self._vec("vec_muls", mask, dst, [src], scalar, repeat_times, [1, 1],
                   [dst_rep_stride, src_rep_stride], mask_mode)
 

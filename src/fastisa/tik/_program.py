@@ -343,7 +343,10 @@ class Tensor:
         shp = []
         for s in shape:
             s = s.const if isinstance(s, Expr) else s
-            if not isinstance(s, (int, np.integer)) or s <= 0:
+            # TIK takes integral float dims (an operator's (24.0,) from a division)
+            if isinstance(s, (float, np.floating)) and float(s).is_integer():
+                s = int(s)
+            if not isinstance(s, (int, np.integer)) or isinstance(s, bool) or s <= 0:
                 raise ConstraintError(f"Tensor {name}: shape must be positive int immediates, "
                                       f"got {tuple(shape)!r}")
             shp.append(int(s))
@@ -417,6 +420,17 @@ class Tensor:
             raise ConstraintError(f"Tensor {self.name}: reshape must keep the element count "
                                   f"{self.size}, got shape {tuple(new_shape)}")
         return t
+
+    def set_as(self, value, dst_offset=0, src_offset=None) -> None:
+        """``tensor.set_as(value)``: element ``dst_offset`` (default the first) of the
+        tensor takes ``value`` (TIK ``Tensor.set_as`` assigns one element: its extent is
+        one element of the dtype, tik_data_operation_api_.py ``assign``)."""
+        self[dst_offset].set_as(value if src_offset is None or not isinstance(
+            value, (Tensor, TensorView)) else value[src_offset])
+
+    def flatten(self) -> "Tensor":
+        """A one-dimensional view of all the elements (TIK ``Tensor.flatten``)."""
+        return self.reshape((self.size,))
 
     def reinterpret_cast_to(self, dtype) -> "Tensor":
         """A view of the same bytes as another dtype."""
@@ -567,6 +581,7 @@ class _If:
         self.cond = as_expr(cond).fn
         self.then = []
         self.orelse = None
+        self.elif_node = None   # the _If an elif_scope put in orelse
 
     def run(self, st):
         if self.cond(st.env):
@@ -581,7 +596,7 @@ class _If:
 
 def _scope_buffer(nbytes: int, fill: int) -> np.ndarray:
     """A scope's memory: ``nbytes`` uint8 filled with ``fill``, starting on a 64-byte host
-    boundary.  Operand addresses are 32-byte aligned in the scope (spec 002), so with an
+    boundary.  Operand addresses are 32-byte aligned in the scope (the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API reference, hiascend.com)), so with an
     aligned base every 32-byte block lies inside one host cache line; numpy's own large
     allocations start 16 bytes past a page, which split every other block across two lines
     (measured: masked float32 instructions up to 2.5x slower)."""
@@ -660,6 +675,9 @@ class Tik:
         self._inputs = None
         self._outputs = None
         self.tikdb = TikDebugger(self)
+        #: ``tik_instance.d_profiling``: the chip's Dprofile (``get_aicore_num()`` ...)
+        self.d_profiling = _platform.Dprofile()
+        self.d_profiling.target = self.target
 
     # recording --------------------------------------------------------------------
     def _new_sid(self) -> int:
@@ -741,14 +759,36 @@ class Tik:
         with self._scope(node.then):
             yield
 
+    def _open_chain(self, what):
+        """The last _If of the if/elif chain the current block ends with, whose else
+        branch is still open."""
+        cur = self._stack[-1]
+        node = cur[-1] if cur and isinstance(cur[-1], _If) else None
+        while node is not None and node.orelse is not None and node.elif_node is not None:
+            node = node.elif_node
+        if node is None or node.orelse is not None:
+            raise ConstraintError(f"{what}: must directly follow an if_scope or elif_scope")
+        return node
+
+    @contextlib.contextmanager
+    def elif_scope(self, cond):
+        """``with tik_instance.elif_scope(cond):`` right after an ``if_scope`` or
+        ``elif_scope`` block: runs when every earlier condition of the chain was false
+        and ``cond`` is true."""
+        node = self._open_chain("elif_scope")
+        new = _If(cond)
+        node.orelse = [new]
+        node.elif_node = new
+        with self._scope(new.then):
+            yield
+
     @contextlib.contextmanager
     def else_scope(self):
-        """``with tik_instance.else_scope():`` right after an ``if_scope`` block."""
-        cur = self._stack[-1]
-        if not cur or not isinstance(cur[-1], _If) or cur[-1].orelse is not None:
-            raise ConstraintError("else_scope: must directly follow an if_scope")
-        cur[-1].orelse = []
-        with self._scope(cur[-1].orelse):
+        """``with tik_instance.else_scope():`` right after an ``if_scope`` or
+        ``elif_scope`` block."""
+        node = self._open_chain("else_scope")
+        node.orelse = []
+        with self._scope(node.orelse):
             yield
 
     @contextlib.contextmanager
@@ -758,6 +798,10 @@ class Tik:
         self._record(_Seq(block))
         with self._scope(block):
             yield
+
+    def new_scope(self):
+        """``with tik_instance.new_scope():`` -- as :meth:`new_stmt_scope`."""
+        return self.new_stmt_scope()
 
     # public API: build --------------------------------------------------------------
     def BuildCCE(self, kernel_name, inputs, outputs, output_files_path=None, enable_l2=False,
@@ -805,6 +849,20 @@ class Tik:
             if any(x is y for y in inputs):
                 raise ConstraintError(f"BuildCCE: tensor {x.name} is both an input and an "
                                       f"output")
+        # flowtable: InputScalars (and, in later CANN, GM tiling tensors) passed after the
+        # inputs; the debugger binds them as feedable names too (TIK tik_build.py
+        # BuildCCE / debug decorators.py bind_feed_var): issue 18 B8
+        if flowtable is not None:
+            flow = list(flowtable) if isinstance(flowtable, (list, tuple)) else [flowtable]
+            for x in flow:
+                if not isinstance(x, InputScalar) and not (isinstance(x, Tensor) and
+                                                           x.scope == scope_gm):
+                    raise ConstraintError(f"BuildCCE: flowtable entries must be "
+                                          f"InputScalars (or gm Tensors), got {x!r}")
+            if len(inputs) + len(flow) > 64:
+                raise ConstraintError(f"BuildCCE: inputs and flowtable must have at most 64 "
+                                      f"entries together, got {len(inputs) + len(flow)}")
+            inputs = inputs + [x for x in flow if not any(x is y for y in inputs)]
         names = [x.name for x in inputs]
         if len(set(names)) != len(names):
             raise ConstraintError(f"BuildCCE: input names must be unique, got {names}")
@@ -823,9 +881,12 @@ class Tik:
             if k not in names:
                 raise ConstraintError(f"start_debug: feed_dict key {k!r} is not an input of "
                                       f"the kernel (inputs: {sorted(names)})")
-        for x in self._inputs:
-            if x.name not in feed_dict:
-                raise ConstraintError(f"start_debug: input {x.name!r} is missing from feed_dict")
+        missing = [x.name for x in self._inputs if x.name not in feed_dict]
+        if len(missing) == 1:
+            raise ConstraintError(f"start_debug: input {missing[0]!r} is missing from feed_dict")
+        if missing:   # every one at once
+            raise ConstraintError(f"start_debug: inputs {', '.join(map(repr, missing))} are "
+                                  f"missing from feed_dict")
         bufs = [_scope_buffer(max(c, 32), self.uninit_fill) for c in self._peak]
         st = _State(self, self._nscalars, bufs)
         for x in self._inputs:

@@ -9,7 +9,7 @@ calls real kernels make to pick a chip work unchanged::
     tbe_platform.cce_conf.api_check_support("tik.vdiv", "float32")
     tbe_platform.get_soc_spec("UB_SIZE")
 
-The target decides (reference/tik.md sections 0.4, 0.8, 1.7):
+The target decides (the TIK source and its CPU debugger (github.com/jizhuoran/caffe-huawei-atlas-convertor, convertor/huawei/te/tik/)):
 
 * the dtypes each instruction accepts (:func:`api_check_support`);
 * whether ``mask_mode="counter"`` exists (not on Ascend 310/910: there it is treated
@@ -50,7 +50,7 @@ _U32, _I8, _U8 = "uint32", "int8", "uint8"
 
 
 def _dtype_table(family: str) -> dict[str, tuple[str, ...]]:
-    """Per-instruction dtypes (of dst) for a chip family (reference/tik.md 1.7)."""
+    """Per-instruction dtypes (of dst) for a chip family (the TIK source and its CPU debugger (github.com/jizhuoran/caffe-huawei-atlas-convertor, convertor/huawei/te/tik/))."""
     v100 = family == "v100"
     arith = (_F16, _F32) if v100 else (_F16, _I16, _F32, _I32)
     binary = (_F16, _F32, _I32) if v100 else (_F16, _I16, _F32, _I32)
@@ -80,11 +80,15 @@ def _dtype_table(family: str) -> dict[str, tuple[str, ...]]:
     # of the 2020 ATC copy in caffe-huawei-atlas-convertor; Ascend 310: float16 only) ----
     for c in ("eq", "ne", "lt", "gt", "le", "ge"):
         t["vcmp_" + c] = t["vcmpv_" + c] = t["vec_cmpv_" + c] = (_F16, _F32)
-        t["vcmpvs_" + c] = () if v100 else (_F16, _F32)
+        if not v100:
+            t["vcmpvs_" + c] = (_F16, _F32)
     t["vsel"] = t["vec_sel"] = (_F16, _F32)
     t["vtranspose"] = t["vec_trans"] = (_U16, _I16, _F16)
     t["vnchwconv"] = t["vec_trans_scatter"] = ((_I8, _U8, _I16, _U16, _F16) if v100 else
                                                (_I8, _U8, _I16, _U16, _F16, _I32, _U32, _F32))
+    t["vconcat"] = t["vextract"] = (_F16,) if v100 else (_F16, _F32)
+    for n in ("vcgadd", "vcgmax", "vcgmin", "vcpadd"):
+        t[n] = (_F16,) if v100 else (_F16, _F32)
     return t
 
 
@@ -139,11 +143,15 @@ for _alias, _base in {"Ascend910A": "Ascend910", "Ascend910ProA": "Ascend910",
 _current: Target = TARGETS["Ascend910"]
 
 
-def set_target(name: str, *, ub_size: int | None = None, l1_size: int | None = None) -> Target:
+def set_target(name: str, *, ub_size: int | None = None, l1_size: int | None = None,
+               allow_unknown: bool = True) -> Target:
     """Select the chip later ``Tik()`` instances simulate (e.g. ``"Ascend910B"``).
 
     ``ub_size``/``l1_size`` (bytes) override the chip's buffer sizes.
-    Raises ``ConstraintError`` for an unknown name.
+    A name fastisa has no table for is accepted as CANN accepts the SoCs its platform
+    files list (issue 18 B10), simulated with the Ascend310P rules and a RuntimeWarning;
+    ``allow_unknown=False`` makes it a ``ConstraintError`` instead.  A non-str or empty
+    name raises ``ConstraintError``.
     """
     global _current
     from ..errors import ConstraintError
@@ -153,6 +161,9 @@ def set_target(name: str, *, ub_size: int | None = None, l1_size: int | None = N
         if not isinstance(name, str) or not name:
             raise ConstraintError(f"set_target: soc_version must be a non-empty str, "
                                   f"got {name!r}")
+        if name not in TARGETS and not allow_unknown:
+            raise ConstraintError(f"set_target: soc_version must be one of "
+                                  f"{sorted(TARGETS)}, got {name!r}")
         tg = TARGETS.get(name) or _unknown_target(name)
     if ub_size is not None:
         tg = replace(tg, ub_size=int(ub_size))
@@ -181,14 +192,14 @@ def get_target() -> Target:
 
 def te_set_version(soc_version: str, core_type: str = "AiCore", *args, **kwargs) -> bool:
     """``te.platform.te_set_version``: select the chip (see :func:`set_target`)."""
-    set_target(soc_version)
+    set_target(soc_version, allow_unknown=True)
     return True
 
 
 def set_current_compile_soc_info(soc_version: str, core_type: str = "AiCore",
                                  aicore_num=None, l1_fusion=None, *args, **kwargs) -> str:
     """``tbe.common.platform.set_current_compile_soc_info``: select the chip."""
-    set_target(soc_version)
+    set_target(soc_version, allow_unknown=True)
     return "success"
 
 
@@ -198,7 +209,10 @@ def get_soc_spec(key: str):
     table = {SOC_VERSION: t.name, FULL_SOC_VERSION: t.name, SHORT_SOC_VERSION: t.short,
              UB_SIZE: t.ub_size, L1_SIZE: t.l1_size, CORE_NUM: t.core_num,
              "AICORE_TYPE": "AiCore", "CUBE_CORE_CNT": t.core_num,
-             "VECTOR_CORE_CNT": t.core_num}
+             "VECTOR_CORE_CNT": t.core_num, "UB_BLOCK_SIZE": 32,
+             # the cube buffers of the Ascend 310/910 generation (TIK docs: L0A/L0B 64 KiB,
+             # L0C 256 KiB); fastisa has no cube path, operators only size tiles by them
+             "L0A_SIZE": 65536, "L0B_SIZE": 65536, "L0C_SIZE": 262144}
     if key not in table:
         from ..errors import ConstraintError
         raise ConstraintError(f"get_soc_spec: key must be one of {sorted(table)}, got {key!r}")
@@ -329,8 +343,13 @@ class CceProductParams:
     def __init__(self):
         self.cce_product = get_product_version()
 
+    #: the legacy product-parameter names -> get_soc_spec keys
+    _LEGACY = {"Unified_Buffer": UB_SIZE, "L1_Buffer": L1_SIZE, "Device_core_num": CORE_NUM,
+               "Core_num": CORE_NUM, "L0A_Buffer": "L0A_SIZE", "L0B_Buffer": "L0B_SIZE",
+               "L0C_Buffer": "L0C_SIZE"}
+
     def get_params(self, key, *args):
-        return get_soc_spec(key)
+        return get_soc_spec(self._LEGACY.get(key, key))
 
     getValue = getParams = get_params
 

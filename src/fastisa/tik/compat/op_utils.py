@@ -124,6 +124,14 @@ def _check_tensor_dict(fname, pname, d, kind):
 
 
 def _check_one(fname, pname, kind, v):
+    if isinstance(kind, type) or (isinstance(kind, tuple) and
+                                  all(isinstance(k, type) for k in kind)):
+        # the older form: check_op_params(dict, dict, int, str) gives the Python types
+        if not isinstance(v, kind):
+            _fail(f"{fname}: parameter {pname!r} must be {kind}, got {type(v).__name__}")
+        if isinstance(v, dict):
+            _check_tensor_dict(fname, pname, v, "input")
+        return
     if kind in (REQUIRED_INPUT, REQUIRED_OUTPUT):
         _check_tensor_dict(fname, pname, v, kind)
     elif kind in (OPTION_INPUT, OPTION_OUTPUT):

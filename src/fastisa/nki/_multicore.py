@@ -1,0 +1,202 @@
+"""NKI LNC2 (two NeuronCores) instructions: ``core_barrier`` and ``sendrecv`` (SDK 2.33).
+
+The instruction side of multi-core execution.  The two programs of an LNC2 launch
+(``kernel[2]``) are the two cores, rank = ``nl.program_id(0)``.  They meet in a
+rendezvous object shared by every instance of one launch (found through the launch's
+shared-HBM list, which all its instances share), so when the launcher runs the programs
+concurrently -- one thread each, as ``nki.simulate`` does for LNC2 -- a barrier blocks
+until both cores arrive and ``sendrecv`` moves each core's ``src`` into the other's
+``dst``.  Nothing ever waits forever: when the partner has not arrived within
+:data:`TIMEOUT` seconds (it never will if the launcher runs the programs one after the
+other, or if the other program takes a different path), the instruction raises
+ConstraintError on every waiting core and the rendezvous is marked broken, so later
+calls of that launch fail at once instead of hanging.
+
+Sources: aws-neuron-sdk ``nki/api/nki/isa/__init__.py`` (``core_barrier``, ``sendrecv``);
+reference/nki.md 1.2 ("LNC2: two Python threads ... sendrecv / core_barrier use thread
+sync").  Costs (fastisa's estimates): sendrecv DMA ``max(MIN_II, N)``, core_barrier
+``MIN_II`` on its engine.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from .. import cost as _cost
+from ..errors import ConstraintError
+from .enums import dma_engine as _dma_engine, engine_name, ENGINE_COST_NAME
+from .tensor import NkiTensor
+
+__all__ = ["core_barrier", "sendrecv"]
+
+MIN_II = _cost.MIN_II
+#: Seconds a core waits for its partner before raising (deadlock-free errors).
+TIMEOUT = 10.0
+
+_GROUPS: dict = {}
+_GROUPS_LOCK = threading.Lock()
+
+
+class _Rendezvous:
+    """Meeting point of the cores of one launch: a barrier and per-pipe mailboxes."""
+
+    def __init__(self, n):
+        self.n = n
+        self.cond = threading.Condition()
+        self.broken = None                   # the reason, once a wait timed out
+        self.barrier_gen = 0
+        self.barrier_count = 0
+        self.mail: dict = {}                 # (pipe, sender, receiver) -> list of arrays
+
+    def fail(self, why):
+        self.broken = why
+        self.cond.notify_all()
+
+    def wait_for(self, instr, pred, what):
+        if self.broken:
+            raise ConstraintError(f"{instr}: {self.broken}")
+        if not self.cond.wait_for(lambda: pred() or self.broken, timeout=TIMEOUT):
+            self.fail(f"the partner core never arrived ({what}) within {TIMEOUT} s: both "
+                      f"programs of the LNC2 launch must run concurrently and issue matching "
+                      f"calls")
+        if self.broken and not pred():
+            raise ConstraintError(f"{instr}: {self.broken}")
+
+
+def _group(instr):
+    from fastisa.nki import language
+    m = language._machine()
+    n = int(np.prod(m.grid))
+    if n != 2:
+        raise ConstraintError(f"{instr}: needs an LNC2 launch of 2 programs (kernel[2]), got "
+                              f"a grid of {m.grid}")
+    if m.target.name == "trn1":
+        raise ConstraintError(f"{instr}: available only on NeuronCore-v3 or newer, got target "
+                              f"trn1")
+    key = id(m.shared)
+    with _GROUPS_LOCK:
+        g = _GROUPS.get(key)
+        if g is None or g[0] is not m.shared:
+            g = (m.shared, _Rendezvous(n))
+            _GROUPS[key] = g
+    return g[1], int(m.program_id[0])
+
+
+def core_barrier(data, cores, engine=None, name=None):
+    """Block until both cores of the LNC2 launch reach this barrier.
+
+    Parameters
+    ----------
+    data : NkiTensor in shared HBM (``nl.shared_hbm``): the data the cores synchronise on.
+    cores : ``(0, 1)`` (the only supported value).
+    engine : the engine that waits (default GpSimd); accepted for the cost record.
+
+    Raises
+    ------
+    ConstraintError : bad arguments, not an LNC2 launch, target trn1, or the partner core
+        did not arrive within ``TIMEOUT`` seconds.
+
+    Cost: ``MIN_II`` on the engine.
+    """
+    instr = "core_barrier"
+    if not isinstance(data, NkiTensor):
+        raise ConstraintError(f"{instr}: data must be an NkiTensor, got {type(data).__name__}")
+    if data.buffer.name != "shared_hbm":
+        raise ConstraintError(f"{instr}: data must be in shared_hbm, got {data.buffer.name}")
+    try:
+        cs = tuple(int(c) for c in cores)
+    except (TypeError, ValueError):
+        raise ConstraintError(f"{instr}: cores must be the tuple (0, 1), got {cores!r}") from None
+    if cs != (0, 1):
+        raise ConstraintError(f"{instr}: cores must be (0, 1) (the only supported value with "
+                              f"LNC2), got {cs}")
+    eng = engine_name(instr, engine)
+    eng = "gpsimd" if eng == "unknown" else eng
+    g, _ = _group(instr)
+    with g.cond:
+        gen = g.barrier_gen
+        g.barrier_count += 1
+        if g.barrier_count == g.n:
+            g.barrier_count = 0
+            g.barrier_gen += 1
+            g.cond.notify_all()
+        else:
+            g.wait_for(instr, lambda: g.barrier_gen != gen, "core_barrier")
+    _cost.record(ENGINE_COST_NAME.get(eng, "GpSimd"), instr, MIN_II)
+
+
+_GPSIMD_DMA_LIMIT = {4: 1024, 2: 512, 1: 256}
+
+
+def sendrecv(src, dst, send_to_rank, recv_from_rank, pipe_id, dma_engine=None, name=None):
+    """Send ``src`` to core ``send_to_rank``'s ``dst``; receive ``recv_from_rank``'s ``src``
+    into this core's ``dst`` (bit copies), then wait until the pipe's exchange completes.
+
+    Calls pair up per ``pipe_id`` in program order: the k-th call on a pipe of core a that
+    sends to b is received by b's k-th call on that pipe receiving from a.  ``dst`` is
+    written only after the data arrived (src is copied when sent, so ``dst`` may be
+    ``src``).
+
+    Parameters
+    ----------
+    src, dst : NkiTensor in SBUF, the same dtype and shape.
+    send_to_rank, recv_from_rank : 0 or 1.
+    pipe_id : int, the synchronisation group.
+    dma_engine : ``nisa.dma_engine.dma`` (default) or ``gpsimd_dma`` (then at most 1024 /
+        512 / 256 bytes per partition for 32 / 16 / 8-bit types).
+
+    Raises
+    ------
+    ConstraintError : bad arguments, not an LNC2 launch, target trn1, or the partner did
+        not arrive within ``TIMEOUT`` seconds.
+
+    Cost: DMA ``max(MIN_II, N)``, N = elements per partition.
+    """
+    instr = "sendrecv"
+    for pname, t in (("src", src), ("dst", dst)):
+        if not isinstance(t, NkiTensor):
+            raise ConstraintError(f"{instr}: {pname} must be an NkiTensor, got "
+                                  f"{type(t).__name__}")
+        if t.buffer.name != "sbuf":
+            raise ConstraintError(f"{instr}: {pname} must be in sbuf, got {t.buffer.name}")
+    if src.dtype is not dst.dtype:
+        raise ConstraintError(f"{instr}: src and dst must have the same dtype, got "
+                              f"{src.dtype.name} and {dst.dtype.name}")
+    if src.shape != dst.shape:
+        raise ConstraintError(f"{instr}: src and dst must have the same shape, got {src.shape} "
+                              f"and {dst.shape}")
+    ranks = []
+    for pname, r in (("send_to_rank", send_to_rank), ("recv_from_rank", recv_from_rank)):
+        if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or int(r) not in (0, 1):
+            raise ConstraintError(f"{instr}: {pname} must be 0 or 1, got {r!r}")
+        ranks.append(int(r))
+    if isinstance(pipe_id, bool) or not isinstance(pipe_id, (int, np.integer)):
+        raise ConstraintError(f"{instr}: pipe_id must be an integer, got {pipe_id!r}")
+    mode = "dma" if dma_engine is None else getattr(dma_engine, "name", dma_engine)
+    if mode not in _dma_engine.__members__:
+        raise ConstraintError(f"{instr}: dma_engine must be nisa.dma_engine.dma or gpsimd_dma, "
+                              f"got {dma_engine!r}")
+    nbytes = src.free_size * src.itemsize
+    if mode == "gpsimd_dma" and nbytes > _GPSIMD_DMA_LIMIT.get(src.itemsize, 1024):
+        raise ConstraintError(f"{instr}: with dma_engine gpsimd_dma at most "
+                              f"{_GPSIMD_DMA_LIMIT.get(src.itemsize, 1024)} bytes per partition "
+                              f"for {8 * src.itemsize}-bit types, got {nbytes}")
+    to, frm = ranks
+    g, me = _group(instr)
+    pipe = int(pipe_id)
+    payload = np.array(src.data, copy=True)
+    with g.cond:
+        if g.broken:
+            raise ConstraintError(f"{instr}: {g.broken}")
+        g.mail.setdefault((pipe, me, to), []).append(payload)
+        g.cond.notify_all()
+        box = g.mail.setdefault((pipe, frm, me), [])
+        g.wait_for(instr, lambda: len(box) > 0, f"sendrecv on pipe {pipe}")
+        got = box.pop(0)
+    if got.shape != dst.shape or got.dtype != dst.data.dtype:
+        raise ConstraintError(f"{instr}: core {frm} sent shape {got.shape} {got.dtype}, but "
+                              f"this core's dst is {dst.shape} {dst.dtype.name}")
+    dst.data[...] = got
+    _cost.record("DMA", instr, max(MIN_II, src.free_size))

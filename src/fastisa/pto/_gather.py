@@ -1,0 +1,318 @@
+"""PTO gather / scatter instructions: TGATHER, TSCATTER (tile to tile) and MGATHER, MSCATTER
+(global memory <-> tile), pto-isa docs/isa/TGATHER.md, TSCATTER.md, MGATHER.md, MSCATTER.md;
+where the docs are silent the CPU simulator (include/pto/cpu/TGather.hpp, TScatter.hpp,
+MGather.hpp, MScatter.hpp).
+
+Forms:
+
+* ``TGATHER(dst, src, indices)``: ``dst[r, c] = src.flat[indices[r, c]]`` over dst's valid
+  region, the index counting row-major over src's whole physical ``Rows x Cols`` tile; an
+  index outside ``[0, Rows * Cols)`` gives 0 (CPU simulator).
+* ``TGATHER(dst, src, maskPattern=..., axis="row")``: the elements of src's valid region whose
+  column index the pattern selects (P0101: even, P1010: odd, P0001/P0010/P0100/P1000: c % 4 ==
+  0/1/2/3, P1111: all), in row-major order, packed consecutively into dst's storage from
+  element 0; ``axis="col"`` keeps the selected rows instead (into dst rows 0, 1, ...).  dst and
+  src element sizes must match (a different type of the same size is a bit copy).
+* ``TSCATTER(dst, src, indexes)``: ``dst.storage[indexes[i, j]] = src[i, j]`` over the index
+  tile's valid region in row-major order (a later write wins); an index outside dst's buffer
+  is an AccessError (the simulator's behaviour is undefined).
+* ``TSCATTER(dst, src, maskPattern=..., axis="row")``: dst's valid region gets src's elements,
+  consumed in row-major order of src's physical tile, at the selected columns (0 at the
+  others); ``axis="col"`` fills the selected rows with src's rows.
+* ``MGATHER(dst, gm, indexes, coalesce="elem", oob="undefined")``: elem: ``dst[i, j] =
+  gm.flat[indexes[i, j]]`` (flat over the GlobalTensor's element sequence, capacity the
+  product of its shape); row: ``dst[i, j] = gm[indexes[i], j]`` (row ``indexes[i]`` of dim 3,
+  capacity shape[3]).  oob: "clamp", "wrap", "zero" as the docs; "undefined" raises
+  AccessError for an out-of-range index.
+* ``MSCATTER(gm, src, indexes, coalesce="elem", atomic="none", oob="undefined")``: the
+  inverse, with atomic "add"/"max"/"min" (computed in the element type) and oob "skip",
+  "clamp", "wrap" ("undefined": AccessError).
+
+Inputs are never modified except the destination; a call that raises changes nothing.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from .._kernels import tilex as _kx
+from ..errors import AccessError, constraint
+from . import _xcommon as X
+from ._ops import _dtype_in, _operand
+from ._tile import GlobalTensor, Tile
+
+__all__ = ["MaskPattern", "TGATHER", "TSCATTER", "MGATHER", "MSCATTER"]
+
+
+class MaskPattern(enum.IntEnum):
+    """pto's MaskPattern (include/pto/common/type.hpp)."""
+    P0101 = 1
+    P1010 = 2
+    P0001 = 3
+    P0010 = 4
+    P0100 = 5
+    P1000 = 6
+    P1111 = 7
+
+
+def _pattern(instr, p):
+    try:
+        return MaskPattern[p] if isinstance(p, str) else MaskPattern(p)
+    except (KeyError, ValueError):
+        raise constraint(instr, "maskPattern", "must be a MaskPattern (P0101, P1010, P0001, "
+                         "P0010, P0100, P1000, P1111)", p) from None
+
+
+def _selected(p, n):
+    i = np.arange(n)
+    return {MaskPattern.P0101: i % 2 == 0, MaskPattern.P1010: i % 2 == 1,
+            MaskPattern.P0001: i % 4 == 0, MaskPattern.P0010: i % 4 == 1,
+            MaskPattern.P0100: i % 4 == 2, MaskPattern.P1000: i % 4 == 3,
+            MaskPattern.P1111: np.ones(n, bool)}[p]
+
+
+def _axis(instr, axis):
+    a = str(getattr(axis, "name", axis)).lower()
+    a = {"gather_row": "row", "gather_col": "col", "scatter_row": "row", "scatter_col": "col"}.get(a, a)
+    if a not in ("row", "col"):
+        raise constraint(instr, "axis", "must be 'row' or 'col'", axis)
+    return a
+
+
+def _storage(t: Tile, r, c):
+    """Storage offsets (elements) of (r, c) in tile t."""
+    return np.asarray(r, np.int64) * t._rs + np.asarray(c, np.int64) * t._cs
+
+
+def _index_values(instr, name, t):
+    X.tiles(instr, **{name: t})
+    _dtype_in(instr, name, t, ("int32", "uint32", "int16", "uint16"))
+    return t.valid.astype(np.int64)
+
+
+def _run_gather(dst, src_buf, off, R, C):
+    if R and C:
+        _kx.gather(*_operand(dst), src_buf.view(np.uint8).reshape(-1),
+                   np.ascontiguousarray(off, dtype=np.int64).reshape(-1), R, C)
+
+
+def _same_size(instr, dst, src):
+    if dst.dtype.itemsize != src.dtype.itemsize:
+        raise constraint(instr, "dst.dtype", f"must have src's element size "
+                         f"({src.dtype.itemsize} bytes)", dst.format.name)
+
+
+def TGATHER(dst, src, indices=None, tmp=None, maskPattern=None, axis="row") -> None:  # noqa: N802
+    """Index or mask-pattern gather (forms in the module doc).  dst, src: Vec tiles with the
+    same element size; indices: an int32/uint32/int16/uint16 Vec tile covering dst's valid
+    region.  Raises ConstraintError on a bad operand."""
+    instr = "TGATHER"
+    X.tiles(instr, dst=dst, src=src)
+    _same_size(instr, dst, src)
+    if isinstance(indices, (MaskPattern, str)) and maskPattern is None:
+        indices, maskPattern = None, indices
+    if maskPattern is None:
+        if not isinstance(indices, Tile):
+            raise constraint(instr, "indices", "must be a Tile (or give maskPattern)", indices)
+        R, C = dst.valid_shape
+        if indices.valid_row < R or indices.valid_col < C:
+            raise constraint(instr, "indices valid shape", f"must cover dst's valid shape "
+                             f"{dst.valid_shape}", indices.valid_shape)
+        idx = indices.data[:R, :C].astype(np.int64)
+        n = src.rows * src.cols
+        ok = (idx >= 0) & (idx < n)
+        flat = np.where(ok, idx, 0)
+        off = np.where(ok, _storage(src, flat // src.cols, flat % src.cols), -1)
+        _run_gather(dst, src._buf, off, R, C)
+        X.record(instr, dst)
+        return
+    p = _pattern(instr, maskPattern)
+    ax = _axis(instr, axis)
+    SR, SC = src.valid_shape
+    if ax == "row":
+        cols = np.nonzero(_selected(p, SC))[0]
+        rr, cc = np.meshgrid(np.arange(SR), cols, indexing="ij")
+        src_off = _storage(src, rr, cc).reshape(-1)
+        n = src_off.size
+        if n > dst.rows * dst.cols:
+            raise constraint(instr, "dst", f"must hold the {n} selected elements", dst.shape)
+        # packed consecutively into dst storage from offset 0: write through a 1 x n view
+        out = np.empty(n, dtype=dst.dtype)
+        flat = Tile.__new__(Tile)
+        _as_flat(flat, out, dst)
+        _run_gather(flat, src._buf, src_off.reshape(1, n), 1, n)
+        dst._buf[:n] = out
+        X.record(instr, dst, 1, SR, SC)
+        return
+    rows = np.nonzero(_selected(p, SR))[0]
+    if len(rows) > dst.rows:
+        raise constraint(instr, "dst.rows", f"must hold the {len(rows)} selected rows", dst.rows)
+    C = min(SC, dst.cols)
+    rr, cc = np.meshgrid(rows, np.arange(C), indexing="ij")
+    _run_gather(dst, src._buf, _storage(src, rr, cc), len(rows), C)
+    X.record(instr, dst, 1, SR, SC)
+
+
+def _as_flat(t, buf, like):
+    """Make t a 1 x n row-major view over buf with like's format (a kernel operand)."""
+    t.format = like.format
+    t.dtype = like.dtype
+    t._buf = buf
+    t._rs, t._cs = buf.size, 1
+
+
+def TSCATTER(dst, src, indexes=None, maskPattern=None, axis="row") -> None:  # noqa: N802
+    """Index or mask-pattern scatter (forms in the module doc).  dst, src: Vec tiles with the
+    same element size; indexes: an integer Vec tile.  An index outside dst's buffer raises
+    AccessError before anything is written."""
+    instr = "TSCATTER"
+    X.tiles(instr, dst=dst, src=src)
+    _same_size(instr, dst, src)
+    if isinstance(indexes, (MaskPattern, str)) and maskPattern is None:
+        indexes, maskPattern = None, indexes
+    if maskPattern is None:
+        idx = _index_values(instr, "indexes", indexes)
+        R, C = indexes.valid_shape
+        if src.rows < R or src.cols < C:
+            raise constraint(instr, "src", f"must cover the index tile's valid shape {(R, C)}",
+                             src.shape)
+        n = dst.rows * dst.cols
+        bad = (idx < 0) | (idx >= n)
+        if bad.any():
+            v = int(idx[bad][0])
+            raise AccessError(f"{instr}: index {v} is outside dst's buffer of {n} elements")
+        if R and C:
+            s = _operand(src, dst)
+            _kx.scatter(0, dst.format.code, dst._buf.view(np.uint8), idx.reshape(-1), *s, R, C)
+        X.record(instr, dst, 1, R, C)
+        return
+    p = _pattern(instr, maskPattern)
+    ax = _axis(instr, axis)
+    R, C = dst.valid_shape
+    if ax == "row":
+        sel = _selected(p, C)
+        k = np.cumsum(sel) - 1                     # position among the selected columns
+        per_row = int(sel.sum())
+        seq = np.arange(R)[:, None] * per_row + k[None, :]   # src element sequence number
+        need = R * per_row
+        if need > src.rows * src.cols:
+            raise constraint(instr, "src", f"must hold {need} elements", src.shape)
+        off = np.where(sel[None, :], _storage(src, seq // src.cols, seq % src.cols), -1)
+    else:
+        sel = _selected(p, R)
+        k = np.cumsum(sel) - 1
+        if int(sel.sum()) > src.rows or C > src.cols:
+            raise constraint(instr, "src", f"must hold {int(sel.sum())} rows of {C}", src.shape)
+        rr, cc = np.meshgrid(np.where(sel, k, 0), np.arange(C), indexing="ij")
+        off = np.where(sel[:, None], _storage(src, rr, cc), -1)
+    _run_gather(dst, src._buf, off, R, C)
+    X.record(instr, dst)
+
+
+_GOOB = ("undefined", "clamp", "wrap", "zero")
+_SOOB = ("undefined", "skip", "clamp", "wrap")
+
+
+def _enum_name(instr, name, v, allowed):
+    s = str(getattr(v, "name", v)).lower()
+    if s not in allowed:
+        raise constraint(instr, name, f"must be one of {list(allowed)}", v)
+    return s
+
+
+def _gm_offsets(instr, gm, idx, coalesce, oob, ncols, skip_word):
+    """Flat element offsets into gm's array for MGATHER/MSCATTER; -1 for zero/skip."""
+    shape, strides = gm.shape, gm.strides
+    if coalesce == "elem":
+        cap = int(np.prod(shape))
+        i = idx
+    else:
+        cap = shape[3]
+        i = idx[:, :1]
+    if cap == 0:
+        raise constraint(instr, "gm", "must have a nonzero capacity", shape)
+    if oob == "clamp":
+        i = np.clip(i, 0, cap - 1)
+    elif oob == "wrap":
+        i = np.mod(i, cap)
+    miss = (i < 0) | (i >= cap)
+    if oob == "undefined" and miss.any():
+        raise AccessError(f"{instr}: index {int(i[miss].flat[0])} is outside the global tensor's "
+                          f"capacity {cap} (oob={skip_word!r} or clamp/wrap handle it)")
+    i = np.where(miss, 0, i)
+    if coalesce == "elem":
+        off = i
+    else:
+        off = i * strides[3] + np.arange(ncols)[None, :] * strides[4]
+        miss = np.broadcast_to(miss, off.shape)
+    off = np.where(miss, -1, off)
+    if (off >= gm.array.size).any():
+        raise AccessError(f"{instr}: an addressed element lies outside the global tensor's "
+                          f"array of {gm.array.size} elements")
+    return off
+
+
+def MGATHER(dst, gm, indexes, coalesce="elem", oob="undefined") -> None:  # noqa: N802
+    """Gather from global memory into dst's valid region (module doc).  dst: a Vec tile with
+    gm's element size; gm: a GlobalTensor; indexes: an integer tile (elem: covering dst's
+    valid region; row: one index per row in column 0)."""
+    instr = "MGATHER"
+    X.tiles(instr, dst=dst)
+    if not isinstance(gm, GlobalTensor):
+        raise constraint(instr, "src", "must be a GlobalTensor", type(gm).__name__)
+    if gm.array.dtype.itemsize != dst.dtype.itemsize:
+        raise constraint(instr, "dst.dtype", "must have the global tensor's element size",
+                         dst.format.name)
+    co = _enum_name(instr, "coalesce", coalesce, ("elem", "row"))
+    mode = _enum_name(instr, "oob", oob, _GOOB)
+    R, C = dst.valid_shape
+    if not isinstance(indexes, Tile):
+        raise constraint(instr, "indexes", "must be a Tile", type(indexes).__name__)
+    _dtype_in(instr, "indexes", indexes, ("int32", "uint32", "int16", "uint16"))
+    idx = indexes.data[:R, : (C if co == "elem" else 1)].astype(np.int64)
+    if idx.shape[0] < R or (co == "elem" and idx.shape[1] < C):
+        raise constraint(instr, "indexes", f"must cover {R} x {C if co == 'elem' else 1}",
+                         indexes.shape)
+    off = _gm_offsets(instr, gm, idx, co, mode, C, "zero")
+    flat = gm.array.reshape(-1, order="A")
+    _run_gather(dst, np.ascontiguousarray(flat), off, R, C)
+    X.record(instr, dst)
+
+
+def MSCATTER(gm, src, indexes, coalesce="elem", atomic="none", oob="undefined") -> None:  # noqa: N802
+    """Scatter src's valid region into global memory (module doc).  gm: a GlobalTensor
+    (written); src: a Vec tile of gm's dtype; indexes: an integer tile.  Elements are written
+    in row-major order of src's valid region (a later write to the same address wins)."""
+    instr = "MSCATTER"
+    X.tiles(instr, src=src)
+    if not isinstance(gm, GlobalTensor):
+        raise constraint(instr, "dst", "must be a GlobalTensor", type(gm).__name__)
+    if gm.array.dtype != src.dtype:
+        raise constraint(instr, "src.dtype", f"must equal the global tensor's dtype "
+                         f"({gm.array.dtype})", src.format.name)
+    co = _enum_name(instr, "coalesce", coalesce, ("elem", "row"))
+    at = _enum_name(instr, "atomic", atomic, ("none", "add", "max", "min"))
+    mode = _enum_name(instr, "oob", oob, _SOOB)
+    if mode == "skip":
+        mode_g = "zero"
+    else:
+        mode_g = mode
+    if not isinstance(indexes, Tile):
+        raise constraint(instr, "indexes", "must be a Tile", type(indexes).__name__)
+    _dtype_in(instr, "indexes", indexes, ("int32", "uint32", "int16", "uint16"))
+    R, C = src.valid_shape
+    idx = indexes.data[:R, : (C if co == "elem" else 1)].astype(np.int64)
+    if idx.shape[0] < R or (co == "elem" and idx.shape[1] < C):
+        raise constraint(instr, "indexes", f"must cover {R} x {C if co == 'elem' else 1}",
+                         indexes.shape)
+    off = _gm_offsets(instr, gm, idx, co, mode_g, C, "skip")
+    if not gm.array.flags.writeable:
+        raise AccessError(f"{instr}: the global tensor's array is read-only")
+    flat = gm.array.reshape(-1, order="A")
+    if R and C:
+        s = _operand(src)
+        _kx.scatter(_kx.SCATTER_OPS[at], src.format.code, flat.view(np.uint8),
+                    np.ascontiguousarray(off, np.int64).reshape(-1), *s, R, C)
+    X.record(instr, src)

@@ -1,0 +1,3 @@
+# PEP 561 stub-only package shipped by fastisa: `from tbe import tik` type-checks as
+# fastisa.tik, which is what fastisa.shim makes it at run time.
+from fastisa import tik as tik
