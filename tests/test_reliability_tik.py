@@ -347,3 +347,16 @@ def test_long_counter_instruction_stops_on_ctrl_c():
         timer.join()
         signal.signal(signal.SIGINT, old)
     assert elapsed < 10, elapsed
+
+
+def test_every_instruction_family_rejects_a_foreign_tensor():
+    """The catch-all scan of recorded instructions: families without their own check
+    (compare/select, transposes) still reject another instance's tensor."""
+    a, b = tik.Tik(), tik.Tik()
+    x, y = ub(a, 256), ub(a, 256)
+    ub(b, 4096, name="pad")            # the foreign tensors lie past a's, overlapping nothing
+    bits = ub(b, 64, "uint16", name="foreign")
+    with pytest.raises(errors.ConstraintError, match="another instance"):
+        a.vec_cmpv_eq(bits, x, y, 1, 8, 8)
+    with pytest.raises(errors.ConstraintError, match="another instance"):
+        a.vec_trans(ub(b, 256, name="f2"), x, 1, 1, 1)

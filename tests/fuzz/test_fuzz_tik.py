@@ -73,7 +73,9 @@ def one_case(rng):
     sizes = [(-(-n // B)) * B + int(rng.integers(0, 3)) * B for n in need]
     if short:
         x = int(rng.integers(nops))
-        sizes[x] = need[x] - 1
+        short = need[x] > 1          # a tensor has at least one element
+        if short:
+            sizes[x] = need[x] - 1
     runtime = rng.random() < 0.35
 
     tk = tik.Tik()

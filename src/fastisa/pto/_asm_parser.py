@@ -1131,6 +1131,8 @@ def _check_func(p: _Parser, func: FuncOp):
                 define(env, op.result, op.type, here)
             elif isinstance(op, SetValidShapeOp):
                 use(env, op.tile, op.type, "set_validshape")
+                if not isinstance(op.type, TileBufType):   # e.g. a mistyped !pto.uf<...>
+                    raise err("pto.set_validshape needs a !pto.tile_buf type", op.tile)
                 if op.type.v_row is not None or op.type.v_col is not None:
                     raise err("pto.set_validshape needs a tile with a dynamic valid shape "
                               "(valid=?x?)", op.tile)

@@ -186,6 +186,42 @@ def check_owner(tik, instruction: str, parameter: str, x) -> None:
                               f"tik.Tik() instance, got {what} declared by another instance")
 
 
+def _check_recorded_owner(tik, op, depth=0, seen=None) -> None:
+    """Every instruction recorded into ``tik`` is scanned once for Tensors, TensorViews,
+    Scalars and Exprs of another instance (its attributes, their lists and tuples, and the
+    fastisa.tik objects they hold, a few levels deep): the catch-all behind the per-parameter
+    checks, so an instruction family that forgets :func:`check_owner` still cannot run a
+    foreign tensor in this instance's buffers (issue 12)."""
+    if seen is None:
+        seen = set()
+    if id(op) in seen or depth > 3:
+        return
+    seen.add(id(op))
+    if isinstance(op, (Tensor, TensorView, Expr)):
+        check_owner(tik, type(op).__name__, "operand", op)
+        return
+    if isinstance(op, (list, tuple)):
+        for x in op:
+            _check_recorded_owner(tik, x, depth + 1, seen)
+        return
+    mod = getattr(type(op), "__module__", "") or ""
+    if depth and not mod.startswith("fastisa.tik"):
+        return
+    vals = list(getattr(op, "__dict__", {}).values())
+    for slot in getattr(type(op), "__slots__", ()):
+        if hasattr(op, slot):
+            vals.append(getattr(op, slot))
+    name = getattr(op, "name", None) or type(op).__name__.strip("_")
+    for v in vals:
+        if v is tik or callable(v) and not isinstance(v, (Tensor, Expr)):
+            continue
+        if isinstance(v, (Tensor, TensorView, Expr)):
+            check_owner(tik, str(name), "an operand", v)
+        elif isinstance(v, (list, tuple)) or (hasattr(v, "__dict__") or hasattr(
+                type(v), "__slots__")) and type(v).__module__.startswith("fastisa.tik"):
+            _check_recorded_owner(tik, v, depth + 1, seen)
+
+
 def _tdiv(a, b):
     if isinstance(a, int) and isinstance(b, int):
         q = abs(a) // abs(b)
@@ -649,6 +685,7 @@ class Tik:
         return self._nscalars - 1
 
     def _record(self, op):
+        _check_recorded_owner(self, op)
         try:  # the kernel line, for the engine schedule's critical path and trace
             op._fi_src = _user_source(sys._getframe(1))
         except AttributeError:  # ops with __slots__ carry no source line
