@@ -460,3 +460,18 @@ def test_dma_copy_mode_errors():
     with pytest.raises(ConstraintError, match="software DGE"):
         nisa.dma_copy(a, view, dge_mode=nisa.dge_mode.hwdge)
     nisa.dma_copy(a, b, dge_mode=nisa.dge_mode.hwdge)
+
+
+def test_dma_transpose_indirect_gather(rng):
+    """The docstring's gather-transpose: dst = src[flat_indices, :].T (element offsets)."""
+    src = T(rng.integers(0, 65536, (64, 32)).astype(np.uint16), "bfloat16", nl.hbm)
+    rows = rng.permutation(64)[:24].astype(np.int32)
+    view = src.ap([[32, 24], [1, 32]], vector_offset=T((rows * 32).reshape(24, 1), "int32"),
+                  indirect_dim=0)
+    d = empty((32, 24), "bfloat16")
+    nisa.dma_transpose(d, view, axes=(1, 0), dge_mode=nisa.dge_mode.swdge)
+    assert_bits(d.data, np.ascontiguousarray(src.data[rows].T))
+    with pytest.raises(NotImplementedError, match="skip"):
+        nisa.dma_transpose(d, view, oob_mode=nisa.oob_mode.skip)
+    with pytest.raises(ConstraintError, match="hwdge"):
+        nisa.dma_transpose(d, view, dge_mode=nisa.dge_mode.hwdge)

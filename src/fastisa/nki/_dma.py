@@ -71,8 +71,11 @@ def dma_transpose(dst, src, axes=None, priority=None, dge_mode=None, oob_mode=No
     dge_mode : ``nisa.dge_mode.unknown`` (default) or ``hwdge`` (then: 2-d sources have
         ``src.shape[0] == 16``; 3-d / 4-d have ``src.shape[0]`` in {1, 2, 4, 8, 16} and
         ``src.shape[0] * src.shape[-2]`` a multiple of 16).  ``swdge`` is the indirect
-        (gather-transpose) lowering, which needs an indirect source.
-    oob_mode : ``error`` (default); ``skip`` is only valid with an indirect source.
+        (gather-transpose) lowering: src an ``.ap(vector_offset=..., indirect_dim=...)``
+        view, whose gathered elements are transposed (an index out of bounds raises
+        AccessError); the documented swdge shape rules are not checked.
+    oob_mode : ``error`` (default); ``skip`` is only valid with an indirect source and is
+        not implemented for it (NotImplementedError).
 
     Raises
     ------
@@ -110,12 +113,20 @@ def dma_transpose(dst, src, axes=None, priority=None, dge_mode=None, oob_mode=No
     oob = _enum_name(instr, "oob_mode", oob_mode, _oob_mode, "error")
     if mode == "none":
         raise ConstraintError(f"{instr}: dge_mode must be unknown, hwdge or swdge, got none")
-    if mode == "swdge":
+    indirect = is_indirect(src)
+    if mode == "swdge" and not indirect:
         raise ConstraintError(f"{instr}: dge_mode swdge is the indirect (gather) transpose and "
                               f"needs a src with vector_offset, which this src does not have")
-    if oob == "skip":
+    if indirect and mode == "hwdge":
+        raise ConstraintError(f"{instr}: an indirect src needs dge_mode swdge or unknown, got "
+                              f"hwdge")
+    if oob == "skip" and not indirect:
         raise ConstraintError(f"{instr}: oob_mode skip is only valid when src uses indirect "
                               f"indexing")
+    if oob == "skip":
+        raise NotImplementedError(f"{instr}: oob_mode skip with an indirect src is not "
+                                  f"implemented by fastisa (out-of-bounds indices raise "
+                                  f"AccessError with the default oob_mode error)")
     if src.itemsize != 2:
         raise ConstraintError(f"{instr}: src dtype must be 2 bytes, got {src.dtype.name} "
                               f"({src.itemsize} bytes)")
