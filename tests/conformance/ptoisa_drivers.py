@@ -236,6 +236,8 @@ def reduce_driver(fn, axis, infile):
         dt = _dtype(p)
         golden = _read(case_dir, "golden.bin", dt)
         vr, vc = _valid(p)
+        if getattr(p, "tile_row", None):     # the generators clamp the valid region to the tile
+            vr, vc = min(vr, int(p.tile_row)), min(vc, int(p.tile_col))
         name = infile if os.path.exists(os.path.join(case_dir, infile)) else "input1.bin"
         a = _read(case_dir, name, dt)
         r = _rows_for(p, a.size, vc, _IN_ROWS)
