@@ -414,6 +414,8 @@ class _Runner:
             P.TSTORE(self.global_tensor(pv), ins[0])
             pv.tv.ptr.written = True
             return
+        if name in ("tprefetch", "tsync"):
+            return                  # a cache hint / a pipe sync: nothing to simulate
         api = name.upper().replace(".", "_")
         if api.endswith("_DPS"):
             api = api[:-4]
