@@ -42,6 +42,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+BUDGET = [0]
 
 COLLECTIONS = {
     "sdk-test": ("FASTISA_NKI_SDK", "nki/test"),
@@ -125,8 +126,8 @@ def run_pytest(collection, paths, cwd, args, timeout, extra_env=None):
         except subprocess.TimeoutExpired as e:
             out = f"TimeoutError: the collection's run exceeded {timeout} s\n{e.stdout or ''}"
         if not xml.exists():
-            return [Case(collection, str(paths[0]), "(run)", False, False, _first_error(out),
-                         time.time() - t0)]
+            return [Case(collection, Path(paths[0]).name, "(run)", False, False,
+                         _first_error(out), time.time() - t0)]
         return _parse_junit(collection, xml, out)
 
 
@@ -224,9 +225,22 @@ def run_collection(name, base: Path, full: bool, timeout: int, verbose: bool):
     if name == "library":
         env = {"NKILIB_SIMULATION_RUN_ALL": "1"} if full else {}
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(base / "src"), str(base)])
-        cases = run_pytest(name, [base / "test" / "integration"], base,
-                           ["--test-mode=simulation", "-p", "tests.conformance._nki_library_stubs",
-                            "-p", "no:benchmark"], timeout, extra_env=env)
+        # one run per kernel directory, so a slow one cannot hide the others' results
+        cases = []
+        root = base / "test" / "integration" / "nkilib"
+        dirs = sorted({p.parent for p in root.rglob("test_*.py")})
+        t_start = time.time()
+        for d in dirs:
+            if BUDGET[0] and time.time() - t_start > BUDGET[0]:
+                cases.append(Case(name, str(d.relative_to(root)), "(not run)", False, False,
+                                  f"--budget of {BUDGET[0]} s used up before this directory"))
+                continue
+            if verbose:
+                print(f"library: {d.relative_to(root)}", flush=True)
+            cases += run_pytest(name, [d], base,
+                                ["--test-mode=simulation", "-p",
+                                 "tests.conformance._nki_library_stubs", "-p", "no:benchmark"],
+                                timeout, extra_env=env)
         census = library_import_census(base, timeout)
         bad = {m: e for m, e in census.items() if e}
         print(f"library: {len(census) - len(bad)} of {len(census)} nkilib modules import "
@@ -256,10 +270,16 @@ def main(argv=None) -> int:
                     help="every test shape, including the large ones the harnesses skip")
     ap.add_argument("--only", default="", help="comma-separated collection names: "
                     + ", ".join(COLLECTIONS))
-    ap.add_argument("--timeout", type=int, default=1800, help="seconds per collection run")
+    ap.add_argument("--timeout", type=int, default=1800,
+                    help="seconds per pytest run (one per collection; one per kernel directory "
+                         "for nki-library)")
+    ap.add_argument("--budget", type=int, default=0,
+                    help="seconds for the nki-library directories overall (0: no limit); the "
+                         "directories left are listed as not run")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--json", default="", help="also write the cases to this JSON file")
     a = ap.parse_args(argv)
+    BUDGET[0] = a.budget
     names = [n for n in (a.only.split(",") if a.only else COLLECTIONS) if n]
     all_cases = []
     summary = []
