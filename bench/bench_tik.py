@@ -230,5 +230,116 @@ def main():
           f"speed-up {t_i / t_f:.0f}x")
 
 
+# ---- tik-isa: compare/select and transpose against numpy, per element ------------------
+
+def _isa(kind, dtype="float16", nrep=255):
+    """-> (run(), numpy baseline(), elements) for one recorded compare/select/transpose
+    instruction over nrep full contiguous repeats (the instruction's run step, as
+    _instr), and the numpy operation producing the same result:
+    vcmpv_gt -> np.greater(a, b, out=bool) (numpy's result unpacked: one byte a lane);
+    vsel mode 0/2 -> np.where(bool mask, a, b, ...) via np.copyto(where=) into dst;
+    vnchwconv / vec_trans -> a (nrep, 16, 16) transpose copy (np.copyto)."""
+    platform.set_target("Ascend910B", ub_size=8 << 20)
+    try:
+        tk = tik.Tik()
+        es = np.dtype(dtype).itemsize
+        par = 256 // es
+        n = par * nrep
+        rng = np.random.default_rng(0)
+        xa, xb = ((rng.standard_normal(2 * n) * 10).astype(dtype) for _ in range(2))
+        a, b, c = (tk.Tensor(dtype, (2 * n,), name=nm, scope=tik.scope_ubuf) for nm in "abc")
+        bits = tk.Tensor("uint8", (n // 8,), name="bits", scope=tik.scope_ubuf)
+        if kind == "vcmpv":
+            tk.vcmpv_gt(bits, a, b, nrep, 1, 1, 8, 8)
+        elif kind == "vsel0":
+            cm = tk.mov_tensor_to_cmpmask(bits)
+            tk.vsel(par, 0, c, cm, a, b, nrep, 1, 1, 1, 8, 8, 8)
+        elif kind == "vsel2":
+            tk.vsel(par, 2, c, bits, a, b, nrep, 1, 1, 1, 8, 8, 8)
+        elif kind == "vnchwconv":
+            B = 32 // es
+            tk.vnchwconv(False, False, [c[B * i] for i in range(16)],
+                         [a[B * i] for i in range(16)], nrep, 16, 16)
+        elif kind == "vconcat":
+            tk.vconcat(c, a, nrep, 4)
+        elif kind == "vcgadd":
+            tk.vcgadd(par, c, a, nrep, 1, 1, 8)
+        else:
+            tk.vec_trans(c, a, nrep, 1, 1)
+        tk.BuildCCE("bench", [], [])
+        st = tk._make_state({})
+        ub = st.bufs[1]
+        ub[a.byte_off:a.byte_off + xa.nbytes] = xa.view(np.uint8)
+        ub[b.byte_off:b.byte_off + xb.nbytes] = xb.view(np.uint8)
+        ub[bits.byte_off:bits.byte_off + bits.nbytes] = rng.integers(0, 256, n // 8,
+                                                                     dtype=np.uint8)
+        ops = list(tk._root)
+    finally:
+        platform.set_target("Ascend910")
+    for op in ops[:-1]:
+        op.run(st)
+    op = ops[-1]
+    m = rng.random(n) < 0.5
+    y = np.empty(n, dtype)
+    yb = np.empty(n, bool)
+    if kind in ("vnchwconv", "vec_trans"):
+        n = 512 // es * nrep     # one repeat moves 16 blocks
+        x3 = xa[:n].reshape(nrep, 16, 32 // es)
+        y3 = np.empty((nrep, 32 // es, 16), dtype)
+
+        def base():   # 16-bit: a 16x16 transpose; 32-bit: (16, 8) -> (8, 16)
+            np.copyto(y3, x3.transpose(0, 2, 1))
+    elif kind == "vconcat":
+        n = 16 * nrep
+        xa1, y8 = xa[:n], np.empty((n, 8), dtype)
+
+        def base():   # the score field of n proposals
+            y8[:, 4] = xa1
+    elif kind == "vcgadd":
+        xb3 = xa[:n].reshape(-1, 32 // es)
+        yg = np.empty(xb3.shape[0], dtype)
+
+        def base():   # one sum per 32-byte block
+            np.sum(xb3, axis=1, out=yg)
+    elif kind == "vcmpv":
+        xa1, xb1 = xa[:n], xb[:n]
+
+        def base():
+            np.greater(xa1, xb1, out=yb)
+    else:
+        xa1, xb1 = xa[:n], xb[:n]
+
+        def base():
+            np.copyto(y, xb1)
+            np.copyto(y, xa1, where=m)
+
+    def run():
+        op.run(st)
+    return run, base, n
+
+
+def test_isa(benchmark):
+    """pytest-benchmark entry: vsel mode 2 float16 (the README ratio table is main())."""
+    benchmark.group = "tik-isa"
+    run, _, _ = _isa("vsel2")
+    benchmark(run)
+
+
+def main_isa():
+    print("tik-isa: ratio = fastisa time / numpy time per element (same elements, one run)")
+    for kind, label in (("vcmpv", "vcmpv_gt vs np.greater(out=bool)"),
+                        ("vsel0", "vsel mode 0 vs np.copyto(where=bool)"),
+                        ("vsel2", "vsel mode 2 vs np.copyto(where=bool)"),
+                        ("vnchwconv", "vnchwconv vs (R,16,32/esize) transpose copy"),
+                        ("vec_trans", "vec_trans vs (R,16,16) transpose copy"),
+                        ("vconcat", "vconcat vs a strided field store y[:, 4] = x"),
+                        ("vcgadd", "vcgadd vs np.sum over 32-byte blocks")):
+        for dt in (("float16", "float32") if kind not in ("vec_trans", "vconcat", "vcgadd")
+                   else ("float16",)):
+            run, base, n = _isa(kind, dt)
+            print(f"{dt} {label}, 255 repeats ({n} elements): {_ratio(run, base, 200):.2f}")
+
+
 if __name__ == "__main__":
     main()
+    main_isa()

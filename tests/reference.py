@@ -624,6 +624,102 @@ def tik_transpose16(dst, dst_start, src, src_start, nrep=1, dst_rep=0, src_rep=0
         dst[d:d + 256] = blk.T.ravel()
     return dst
 
+
+def tik_vconcat(dst, dst_start, src, src_start, nrep, mode):
+    """vconcat: dst[dst_start + (16r+k)*8 + mode] = src[src_start + 16r+k]."""
+    dst = dst.copy()
+    for r in range(nrep):
+        for k in range(16):
+            dst[dst_start + (16 * r + k) * 8 + mode] = src[src_start + 16 * r + k]
+    return dst
+
+
+def tik_vextract(dst, dst_start, src, src_start, nrep, mode):
+    """vextract: dst[dst_start + 16r+k] = src[src_start + (16r+k)*8 + mode]."""
+    dst = dst.copy()
+    for r in range(nrep):
+        for k in range(16):
+            dst[dst_start + 16 * r + k] = src[src_start + (16 * r + k) * 8 + mode]
+    return dst
+
+
+def tik_atomic_add(gm, src, dtype):
+    """set_atomic_add + data_move to GM: gm + src elementwise in dtype (float16: the exact
+    sum rounded once; float32: correctly rounded), IEEE inf/NaN."""
+    with np.errstate(all="ignore"):
+        return (gm.astype(np.float64) + src.astype(np.float64)).astype(dtype)
+
+
+def tik_scalar_op(name, *vals, dtype="int64", round_mode=""):
+    """The scalar intrinsics on Python numbers -> the value dst (of dtype) holds."""
+    import math as _m
+    u = [int(v) & (2**64 - 1) if not isinstance(v, float) else 0 for v in vals]
+    if name == "max":
+        r = max(vals)
+    elif name == "min":
+        r = min(vals)
+    elif name == "abs":
+        r = abs(vals[0])
+    elif name == "sqrt":
+        r = _m.sqrt(abs(vals[0]))
+    elif name == "countbit0":
+        r = 64 - bin(u[0]).count("1")
+    elif name == "countbit1":
+        r = bin(u[0]).count("1")
+    elif name == "countleading0":
+        r = 64 - u[0].bit_length()
+    elif name == "conv":
+        x = vals[0]
+        if dtype == "int32":
+            if _m.isnan(x):
+                return 0
+            r = float(tik_round_int(np.array([x]), round_mode, np.int32)[0])
+        elif dtype == "float16" and round_mode == "odd":
+            return float(tik_f32_to_f16_odd(np.array([x], np.float32))[0])
+        else:
+            r = x
+    if np.dtype(dtype).kind == "f":
+        return float(np.array([r], dtype=np.float64).astype(dtype)[0])
+    return int(np.array([int(r)], dtype=np.int64).astype(dtype)[0]) if abs(r) < 2**63 \
+        else int(r)
+
+
+def tik_group_reduce(op, dst, dst_start, src, start, *, mask, nrep, dst_rep, blk, rep,
+                     sat=False):
+    """vcgadd/vcgmax/vcgmin (op add/max/min: one result per block, dst_rep in 8-element
+    units) and vcpadd (op pair: one per lane pair, dst_rep in PAR/2 elements), lane by
+    lane: active lanes in order, float64, rounded once; groups without an active lane
+    are not written.  Returns the new dst."""
+    dst = dst.copy()
+    par = tik_lanes_per_repeat(src.dtype)
+    B = 32 // src.dtype.itemsize
+    g = 2 if op == "pair" else B
+    per = par // 2 if op == "pair" else 8
+    _, lanes_of = tik_active_lanes(par, mask, None, nrep)
+    lanes = set(lanes_of(0))
+    for r in range(nrep):
+        vals = {}
+        for q in range(par // g):
+            acc = None
+            for i in range(q * g, (q + 1) * g):
+                if i not in lanes:
+                    continue
+                v = float(src[tik_lane_offset(r, i, start, blk, rep, src.dtype)])
+                if acc is None:
+                    acc = v
+                elif op in ("add", "pair"):
+                    acc = acc + v
+                elif op == "max":
+                    acc = acc if (acc >= v or math.isnan(acc)) else v
+                else:
+                    acc = acc if (acc <= v or math.isnan(acc)) else v
+            if acc is not None:
+                vals[q] = acc
+        for q, a in vals.items():
+            dst[dst_start + r * dst_rep * per + q] = _round_out(
+                np.array([a]), src.dtype, sat and op in ("add", "pair"))[0]
+    return dst
+
 # ---- end of tik-isa block ----
 
 

@@ -17,5 +17,6 @@ def _snippets():
 
 @pytest.mark.parametrize("code", _snippets() or [pytest.param("", marks=pytest.mark.skip(
     reason="README.md not found"))])
-def test_readme_snippet_runs(code):
+def test_readme_snippet_runs(code, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # snippets that write files (traces) write them here
     exec(compile(code, "README.md", "exec"), {"__name__": "readme"})

@@ -45,6 +45,13 @@ def _dyn(tk, on):
     return f
 
 
+def _mask_arg(d, mask, dynamic):
+    """A [mask_h, mask_l] list as int64 Scalars (two's complement) or the immediates."""
+    if not isinstance(mask, list):
+        return d(mask)
+    return [d(int(np.int64(np.uint64(v)))) if dynamic else v for v in mask]
+
+
 @settings(max_examples=12, deadline=None)
 @pytest.mark.parametrize("op", OPS)
 @pytest.mark.parametrize("dtype", ["float16", "float32"])
@@ -153,13 +160,11 @@ def test_vcmp_then_vsel_mode0(op, dtype, data):
     def body(tk, ub):
         d = _dyn(tk, dynamic)
         tk.mov_tensor_to_cmpmask(ub[1])
-        m = [d(int(np.int64(np.uint64(v))) if dynamic else int(v)) for v in cmask] if isinstance(cmask, list) \
-            else d(cmask)
+        m = _mask_arg(d, cmask, dynamic)
         cm = getattr(tk, f"vcmp_{op}")(m, ub[2][d(cst[0])], ub[3][d(cst[1])], d(cblks[0]),
                                        d(cblks[1]))
         tk.mov_cmpmask_to_tensor(ub[0], cm)
-        sm = [d(int(np.int64(np.uint64(v))) if dynamic else int(v)) for v in smask] if isinstance(smask, list) \
-            else d(smask)
+        sm = _mask_arg(d, smask, dynamic)
         dv, s0, s1 = (u[d(s)] for u, s in zip(ub[4:], sst))
         if form == "vsel":
             tk.vsel(sm, 0, dv, cm, s0, s1, d(nrep), *[d(b) for b in blks],
@@ -216,8 +221,7 @@ def test_vsel_modes_1_2(dtype, data):
             tk.Scalar(dtype, "c", init_value=scalar) if dynamic else scalar)
         sv = ub[1][d(sel_start)]
         addr["sel"] = ub[1].byte_off + sel_start * ses
-        m = [d(int(np.int64(np.uint64(v))) if dynamic else int(v)) for v in mask] if isinstance(mask, list) \
-            else d(mask)
+        m = _mask_arg(d, mask, dynamic)
         if form == "vsel":
             tk.vsel(m, mode, dv, sv, s0, s1, d(nrep), *[d(b) for b in blks],
                     *[d(r) for r in reps])
@@ -268,3 +272,23 @@ def test_vsel_mode0_repeats_use_same_cmpmask_and_nan_bits():
     bit = np.tile([(0xF0F0F0F0F0F0F0F0 >> i) & 1 for i in range(64)], 3).astype(bool)
     assert np.array_equal(got.view(np.uint32), np.where(bit, a.view(np.uint32),
                                                         b.view(np.uint32)))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32"])
+def test_vec_sel_mode0_sel_tensor(dtype):
+    """vec_sel mode 0 with a sel tensor (how public operators call it after vec_cmpv_*):
+    every repeat selects by the tensor's first PAR bits."""
+    par = ref.tik_lanes_per_repeat(dtype)
+    rng = np.random.default_rng(4)
+    a, b = (random_values(rng, dtype, 3 * par) for _ in range(2))
+    d = random_values(rng, dtype, 3 * par)
+    sel = rng.integers(0, 256, 32, dtype=np.uint8)
+
+    def body(tk, ub):
+        tk.vec_sel(par, 0, ub[0], ub[3].reinterpret_cast_to("uint16"), ub[1], ub[2], 3, 8, 8,
+                   8)
+    got = run_program("Ascend910", [d, a, b, sel], body)
+    bits = int.from_bytes(sel[:par // 8].tobytes(), "little")
+    want = ref.tik_vsel(d, 0, a, 0, b, 0, sel_bits=lambda r: bits, mask=par, nrep=3,
+                        blks=[1, 1, 1], reps=[8, 8, 8])
+    assert same_bits(got, want)

@@ -331,7 +331,11 @@ def test_not_implemented_instructions():
     tk = tik.Tik()
     with pytest.raises(NotImplementedError):
         tk.vec_reduce_max(128, ub(tk), ub(tk), ub(tk), 1, 8, cal_index=True)
+    # tik-isa: deqscale is the int32 -> float16 deq mode; 1.0 is implemented
+    # (test_tik_scalar_proposal), other scales are not; other pairs are TIK's error
     with pytest.raises(NotImplementedError):
+        tk.vec_conv(64, "", ub(tk), ub(tk, dtype="int32"), 1, 4, 8, deqscale=0.5)
+    with pytest.raises(errors.ConstraintError, match="deqscale should be None"):
         tk.vec_conv(64, "", ub(tk, dtype="float32"), ub(tk), 1, 8, 4, deqscale=1.0)
 
 

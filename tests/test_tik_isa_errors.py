@@ -221,3 +221,17 @@ def test_cmpmask_starts_at_zero_every_run():
     r = tk.tikdb.start_debug({"gm": np.zeros(2, np.uint64)}, interactive=False)[0]
     # lane 0 of two equal fill patterns (0xA5A5 == 0xA5A5) -> bit 0 set, others 0
     assert r.tolist() == [1, 0]
+
+
+def test_tensors_of_another_instance_are_rejected():
+    tk, h = _tk("Ascend910")
+    other, oh = _tk("Ascend910")
+    for call in (lambda: tk.vcmp_eq(128, oh["a"], h["b"], 1, 1),
+                 lambda: tk.vsel(128, 0, h["c"], tk.mov_tensor_to_cmpmask(h["u64"]), oh["a"],
+                                 h["b"], 1, 1, 1, 1, 8, 8, 8),
+                 lambda: tk.vcmpv_gt(oh["bits"], h["a"], h["b"], 1, 1, 1, 8, 8),
+                 lambda: tk.mov_tensor_to_cmpmask(oh["u64"]),
+                 lambda: tk.vnchwconv(False, False, L(h, "c"), L(oh, "a"), 1, 0, 0),
+                 lambda: tk.vtranspose(h["c"], oh["a"])):
+        with pytest.raises(ConstraintError, match="of this tik.Tik"):
+            call()

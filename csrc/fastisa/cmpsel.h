@@ -21,6 +21,9 @@
 
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "formats.h"
 
@@ -88,12 +91,57 @@ static inline uint32_t fi_cs_lane_bits(uint64_t lo, uint64_t hi, int64_t c, int 
     return (uint32_t)(v & ((1ull << w) - 1));
 }
 
+#if defined(__SSE2__)
+/* float32 compares, 64 lanes = 8 blocks of 8: two SSE compares per block -> movemask, the
+ * op switch hoisted out of the walk; the repeat's 64 bits assembled in a register. */
+#define FI_CS_F32_WALK(CMP)                                                            \
+    for (int64_t r = 0; r < in->nrep; ++r) {                                           \
+        const uint8_t *a0 = ub + in->off[1] + r * in->rep[1] * 32;                     \
+        const uint8_t *b0 = ub + in->off[2] + r * in->rep[2] * 32;                     \
+        uint64_t field = 0;                                                            \
+        for (int q = 0; q < 8; ++q) {                                                  \
+            const uint32_t act = (uint32_t)(lo >> (8 * q)) & 0xffu;                    \
+            if (!act) continue;                                                        \
+            const float *pa = (const float *)(a0 + q * in->blk[1] * 32);               \
+            const float *pb = (const float *)(b0 + q * in->blk[2] * 32);               \
+            const __m128 x0 = _mm_loadu_ps(pa), x1 = _mm_loadu_ps(pa + 4);             \
+            const __m128 y0 = scal ? sv : _mm_loadu_ps(pb);                            \
+            const __m128 y1 = scal ? sv : _mm_loadu_ps(pb + 4);                        \
+            const uint32_t bits = (uint32_t)_mm_movemask_ps(CMP(x0, y0)) |             \
+                                  ((uint32_t)_mm_movemask_ps(CMP(x1, y1)) << 4);       \
+            field |= (uint64_t)(bits & act) << (8 * q);                                \
+        }                                                                              \
+        memcpy(out + r * 8, &field, 8);                                                \
+    }
+
+static inline void fi_cs_cmp_f32(const fi_cs_instr *in, const uint8_t *ub, uint8_t *out) {
+    const uint64_t lo = (uint64_t)in->mask_lo;
+    const int scal = (int)in->src1_scalar;
+    float sf;
+    const uint32_t sb = (uint32_t)in->sbits;
+    memcpy(&sf, &sb, 4);
+    const __m128 sv = _mm_set1_ps(sf);
+    switch (in->cmp) {
+        case FI_CMP_EQ: FI_CS_F32_WALK(_mm_cmpeq_ps); break;
+        case FI_CMP_NE: FI_CS_F32_WALK(_mm_cmpneq_ps); break;
+        case FI_CMP_LT: FI_CS_F32_WALK(_mm_cmplt_ps); break;
+        case FI_CMP_GT: FI_CS_F32_WALK(_mm_cmpgt_ps); break;
+        case FI_CMP_LE: FI_CS_F32_WALK(_mm_cmple_ps); break;
+        default: FI_CS_F32_WALK(_mm_cmpge_ps); break;
+    }
+}
+#undef FI_CS_F32_WALK
+#endif
+
 /* Compare: for every repeat, the bits of the active lanes (inactive lanes' bits 0) into
  * out + r*PAR/8 (PAR/8 bytes per repeat).  out may be UB (vcmpv; validated disjoint from
  * the sources) or a 16-byte register image (vcmp, one repeat).  Only active lanes are
  * read for the result; a block with an active lane is loaded whole (blocks are 32-byte
  * aligned and UB tensors occupy whole blocks, so the load stays inside the buffer). */
 static inline void fi_tik_cmp_bits(const fi_cs_instr *in, const uint8_t *ub, uint8_t *out) {
+#if defined(__SSE2__)
+    if (in->fmt == FI_FLOAT32) { fi_cs_cmp_f32(in, ub, out); return; }
+#endif
     const int64_t op = in->cmp;
     const int es = in->fmt == FI_FLOAT16 ? 2 : 4, n = 32 / es;
     const int64_t par = in->par, nblk = par / n;
@@ -128,9 +176,26 @@ static inline void fi_tik_cmp_bits(const fi_cs_instr *in, const uint8_t *ub, uin
                 memcpy(A, pa, 32);
                 if (scal) { uint32_t s = (uint32_t)in->sbits; for (int k = 0; k < 8; ++k) memcpy(&Bv[k], &s, 4); }
                 else memcpy(Bv, pb, 32);
+#if defined(__SSE2__)
+                {   /* two 4-lane compares -> movemask (IEEE: the unordered rules above) */
+                    const __m128 a0 = _mm_loadu_ps(A), a1 = _mm_loadu_ps(A + 4);
+                    const __m128 b0 = _mm_loadu_ps(Bv), b1 = _mm_loadu_ps(Bv + 4);
+                    __m128 r0, r1;
+                    switch (op) {
+                        case FI_CMP_EQ: r0 = _mm_cmpeq_ps(a0, b0); r1 = _mm_cmpeq_ps(a1, b1); break;
+                        case FI_CMP_NE: r0 = _mm_cmpneq_ps(a0, b0); r1 = _mm_cmpneq_ps(a1, b1); break;
+                        case FI_CMP_LT: r0 = _mm_cmplt_ps(a0, b0); r1 = _mm_cmplt_ps(a1, b1); break;
+                        case FI_CMP_GT: r0 = _mm_cmpgt_ps(a0, b0); r1 = _mm_cmpgt_ps(a1, b1); break;
+                        case FI_CMP_LE: r0 = _mm_cmple_ps(a0, b0); r1 = _mm_cmple_ps(a1, b1); break;
+                        default: r0 = _mm_cmpge_ps(a0, b0); r1 = _mm_cmpge_ps(a1, b1); break;
+                    }
+                    bits = (uint32_t)_mm_movemask_ps(r0) | ((uint32_t)_mm_movemask_ps(r1) << 4);
+                }
+#else
 #define FI_CS_F(OP) (A[k] OP Bv[k])
                 FI_CS_CMP_BLOCK(8, FI_CS_F);
 #undef FI_CS_F
+#endif
             } else {  /* int32 */
                 int32_t A[8], Bv[8];
                 memcpy(A, pa, 32);

@@ -136,7 +136,8 @@ cdef extern from "nki.h" nogil:
     double fi_nki_act(int act, double x, double alpha)
     double fi_nki_sin_scalar(double x)
     void fi_nki_encode_f64_array(int fmt, void *dst, const double *inp, int n)
-    void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M, int N)
+    void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M, int N,
+                           int nt)
 
 
 # ---- tile.h (PTO tile kernels) ---------------------------------------------

@@ -140,11 +140,15 @@ def act_table(int act, double alpha, int scalar_engine, double[::1] x, double[::
                 out[i] = fi_nki_act(act, x[i], alpha)
 
 
-def matmul_f32(float[:, ::1] out, const float[:, ::1] s, const float[:, ::1] v):
-    """out[M, N] += s[K, M].T @ v[K, N], float32, k ascending, no FMA."""
+def matmul_f32(float[:, ::1] out, const float[:, ::1] s, const float[:, ::1] v, int threads=1):
+    """out[M, N] += s[K, M].T @ v[K, N], float32, k ascending, no FMA; ``threads`` split the
+    rows (0: OpenMP's default) without changing a bit."""
     cdef int K = s.shape[0], M = s.shape[1], N = v.shape[1]
+    if out.shape[0] != M or out.shape[1] != N or v.shape[0] != K:
+        raise ValueError(f"matmul_f32: shapes out ({out.shape[0]}, {out.shape[1]}), s ({K}, "
+                         f"{M}), v ({v.shape[0]}, {v.shape[1]}) do not agree")
     with nogil:
-        fi_nki_matmul_f32(&out[0, 0], &s[0, 0], &v[0, 0], K, M, N)
+        fi_nki_matmul_f32(&out[0, 0], &s[0, 0], &v[0, 0], K, M, N, threads)
 
 
 def encode_f64(int fmt, const double[::1] x, out):

@@ -1291,7 +1291,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
     m32 = NkiTensor(np.empty((K, N), np.float32), _dt.float32)
     _run_ew(instr, s32, stationary)
     _run_ew(instr, m32, moving)
-    k.matmul_f32(out, s32.data, m32.data)
+    k.matmul_f32(out, s32.data, m32.data, _threads())
     _run_ew(instr, dst, NkiTensor(out, _dt.float32))
     state[...] = PSUM_GROUP
     f32 = "float32" in (stationary.dtype.name, moving.dtype.name)

@@ -15,10 +15,14 @@ from ._instr import MTE_ISSUE_CYCLES, VECTOR_ISSUE_CYCLES, VECTOR_OPS
 from ._instr import Tik as _TikCore
 # ---- tik-isa: instruction families mixed into Tik (one module per family) ----
 from ._cmpsel import CmpSelMixin as _CmpSel
+from ._convdeq import DeqConvMixin as _DeqConv
+from ._groupreduce import GroupReduceMixin as _GroupReduce
+from ._proposal import ProposalMixin as _Proposal
+from ._scalar import ScalarMixin as _Scalar
 from ._transpose import TransposeMixin as _Transpose
 
 
-class Tik(_CmpSel, _Transpose, _TikCore):
+class Tik(_CmpSel, _Transpose, _Proposal, _GroupReduce, _Scalar, _DeqConv, _TikCore):
     __doc__ = _TikCore.__doc__
 # ---- end tik-isa ----
 from ._program import (UNINIT_FILL, Expr, InputScalar, Scalar, Tensor, TensorView, all_,

@@ -32,6 +32,7 @@ from .._kernels import cmpsel as _k
 from ..errors import AccessError, AlignmentError, ConstraintError, OverlapError
 from ._instr import (VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _is_dyn, _Operand,
                      _s64, _static, _Vector, _U64)
+from . import _program as P
 from ._program import Expr, Tensor, TensorView, cast_value, scope_ubuf
 
 __all__ = ["CmpMask", "CmpSelMixin", "CMP_OPS"]
@@ -116,6 +117,10 @@ class _Compare:
     def __init__(self, tik, name, cmp, mask, dst, src0, src1, scalar, repeat_times, blks,
                  reps, to_reg, blk_max):
         self.tik, self.name, self.to_reg = tik, name, to_reg
+        for pn, x in (("dst", dst), ("src0", src0), ("src1", src1), ("scalar", scalar),
+                      ("mask", mask), ("repeat_times", repeat_times), ("strides", blks + reps)):
+            if x is not None:
+                P.check_owner(tik, name, pn, x)
         tg = tik.target
         self.srcs = [_ub_operand(name, "src0" if src1 is not None or scalar is None else "src",
                                  src0)]
@@ -245,6 +250,10 @@ class _Select:
 
     def __init__(self, tik, name, mask, mode, dst, sel, src0, src1, repeat_times, blks, reps):
         self.tik, self.name = tik, name
+        for pn, x in (("dst", dst), ("sel", sel), ("src0", src0), ("src1", src1),
+                      ("mask", mask), ("repeat_times", repeat_times), ("strides", blks + reps)):
+            if not isinstance(x, CmpMask):
+                P.check_owner(tik, name, pn, x)
         tg = tik.target
         if isinstance(mode, bool) or not isinstance(mode, (int, np.integer)):
             raise ConstraintError(f"{name}: mode should be int, input mode: {mode!r}")
@@ -271,7 +280,13 @@ class _Select:
                                       f"input src1: {src1!r}")
             self.v = _Vector(tik, name, 16, "bin", mask, dst, [src0, src1], None, repeat_times,
                              blks, reps)
-        if mode == 0:
+        self.sel0 = None
+        if mode == 0 and name == "vec_sel" and isinstance(sel, (Tensor, TensorView)):
+            # vec_sel mode 0 takes a sel TENSOR: every repeat uses its first PAR bits
+            # (CANN TIK API reference vec_sel), loaded into CMPMASK as TIK does
+            self.sel0 = _ub_operand(name, "sel", sel, _BIT_DTYPES)
+            self.sel = None
+        elif mode == 0:
             if not isinstance(sel, CmpMask) or sel.tik is not tik:
                 raise ConstraintError(f"{name}: Please assure sel is cmpmask (mode 0 selects "
                                       f"by CMPMASK, the value vcmp_*/mov_tensor_to_cmpmask "
@@ -333,6 +348,16 @@ class _Select:
         env = st.env
         if p[10] == 0:
             return
+        if self.sel0 is not None:
+            o = self.sel0
+            s, addr = _start(self.name, o, env)
+            nb = int(p[11]) // 8
+            if s * o.es + nb > o.t.nbytes:
+                raise AccessError(f"{self.name}: sel tensor overflow, expected elements: "
+                                  f"{s + -(-nb // o.es)}, actual elements: {o.t.size}")
+            bits = int.from_bytes(st.bufs[1][addr:addr + nb].tobytes(), "little")
+            keep = ~((1 << (8 * nb)) - 1)
+            env[self.sid] = (env[self.sid] & keep) | bits
         if self.mode == 0:
             cm = env[self.sid]
             p = p.copy() if self._p is not None else p
@@ -352,6 +377,7 @@ class _CmpMaskMove:
 
     def __init__(self, tik, name, t, to_reg):
         self.name, self.to_reg = name, to_reg
+        P.check_owner(tik, name, "src" if to_reg else "dst", t)
         self.o = _ub_operand(name, "src" if to_reg else "dst", t,
                              None if to_reg else _BIT_DTYPES)
         self.sid = _reg(tik)
@@ -466,7 +492,11 @@ class CmpSelMixin:
 
     def vec_sel(self, mask, mode, dst, sel, src0, src1, repeat_times, dst_rep_stride=0,
                 src0_rep_stride=0, src1_rep_stride=0):
-        """vsel with block strides 1 (the vec_ form)."""
+        """vsel with block strides 1 (the vec_ form).  In every mode sel is a UB bit
+        tensor (uint8..uint64, 32-byte aligned; the CMPMASK handle is also accepted in
+        mode 0): mode 0 uses its first PAR bits in every repeat (they are loaded into
+        CMPMASK bits 0..PAR-1, the other CMPMASK bits kept), modes 1/2 consume PAR bits
+        per repeat.  Source: CANN TIK API reference vec_sel."""
         self._record(_Select(self, "vec_sel", mask, mode, dst, sel, src0, src1, repeat_times,
                              [1, 1, 1], [dst_rep_stride, src0_rep_stride, src1_rep_stride]))
 

@@ -29,6 +29,7 @@ from .. import cost
 from .._kernels import transpose as _k
 from ..errors import AccessError, AlignmentError, ConstraintError, OverlapError
 from ._instr import VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _is_dyn, _Operand
+from . import _program as P
 from ._program import Expr, scope_ubuf
 
 __all__ = ["TransposeMixin"]
@@ -61,6 +62,10 @@ class _NchwConv:
     def __init__(self, tik, name, dst_high_half, src_high_half, dst_list, src_list,
                  repeat_times, dst_rep_stride, src_rep_stride):
         self.name = name
+        for pn, x in (("dst_list", dst_list), ("src_list", src_list),
+                      ("repeat_times", repeat_times), ("dst_rep_stride", dst_rep_stride),
+                      ("src_rep_stride", src_rep_stride)):
+            P.check_owner(tik, name, pn, x)
         for v, n in ((dst_high_half, "dst_high_half"), (src_high_half, "src_high_half")):
             if not isinstance(v, bool):
                 raise ConstraintError(f"{name}: {n} should be bool, input type: {type(v)}")
@@ -168,6 +173,9 @@ class _Trans16:
 
     def __init__(self, tik, name, dst, src, repeat_times, dst_rep, src_rep):
         self.name = name
+        for pn, x in (("dst", dst), ("src", src), ("repeat_times", repeat_times),
+                      ("dst_rep_stride", dst_rep), ("src_rep_stride", src_rep)):
+            P.check_owner(tik, name, pn, x)
         self.d, self.s = _ub(name, "dst", dst), _ub(name, "src", src)
         for o in (self.d, self.s):
             if o.t.dtype not in ("uint16", "int16", "float16"):

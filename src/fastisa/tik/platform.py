@@ -80,11 +80,15 @@ def _dtype_table(family: str) -> dict[str, tuple[str, ...]]:
     # of the 2020 ATC copy in caffe-huawei-atlas-convertor; Ascend 310: float16 only) ----
     for c in ("eq", "ne", "lt", "gt", "le", "ge"):
         t["vcmp_" + c] = t["vcmpv_" + c] = t["vec_cmpv_" + c] = (_F16, _F32)
-        t["vcmpvs_" + c] = () if v100 else (_F16, _F32)
+        if not v100:
+            t["vcmpvs_" + c] = (_F16, _F32)
     t["vsel"] = t["vec_sel"] = (_F16, _F32)
     t["vtranspose"] = t["vec_trans"] = (_U16, _I16, _F16)
     t["vnchwconv"] = t["vec_trans_scatter"] = ((_I8, _U8, _I16, _U16, _F16) if v100 else
                                                (_I8, _U8, _I16, _U16, _F16, _I32, _U32, _F32))
+    t["vconcat"] = t["vextract"] = (_F16,) if v100 else (_F16, _F32)
+    for n in ("vcgadd", "vcgmax", "vcgmin", "vcpadd"):
+        t[n] = (_F16,) if v100 else (_F16, _F32)
     return t
 
 
