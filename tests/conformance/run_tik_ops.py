@@ -282,7 +282,16 @@ for _n in (16, 100):
          lambda rng, n=_n: [_f16(rng, (n, 4), -20, 120)],
          lambda b: _clip(b), expect_error=("RuntimeError", "Debug function is disabled"))
 
-for _n in (16, 50):
+def _boxes(rng, n, lo, hi):
+    """n boxes [x1, y1, x2, y2] with x1 <= x2 and y1 <= y2 (the documented layout)."""
+    a = _f16(rng, (n, 2, 2), lo, hi)    # [box, corner, (x, y)]
+    a.sort(axis=1)                       # corner 0 the smaller x and y
+    return a.reshape(n, 4).copy()
+
+
+# CheckValid: a box is valid when x1 >= 0, y1 >= 0, x2 <= width * ratio and
+# y2 <= height * ratio, img_metas = [height, width, ratio]
+for _n in (48, 50, 200):
     def _valid(b, m):
         h, w, r = m[0], m[1], m[2]
         ok = (b[:, 0] >= 0) & (b[:, 1] >= 0) & (b[:, 2] <= np.float16(w * r)) & \
@@ -291,8 +300,15 @@ for _n in (16, 50):
     case(f"check_valid ({_n}, 4)", "cann2020", "check_valid", "check_valid",
          lambda n=_n: ((T((n, 4), "float16"), T((3,), "float16"), T((n,), "int8"),
                         "check_valid"), {}),
-         lambda rng, n=_n: [_f16(rng, (n, 4), -10, 120), np.array([60, 80, 1], np.float16)],
+         lambda rng, n=_n: [_boxes(rng, n, -10, 120), np.array([60, 80, 1], np.float16)],
          lambda b, m: _valid(b, m))
+# check_valid on 16 boxes writes 64 bytes of int8 results into the 16-byte output (32
+# with the round-up): rejected as TIK's debugger rejects writes past a GM tensor
+case("check_valid (16, 4) over-write", "cann2020", "check_valid", "check_valid",
+     lambda: ((T((16, 4), "float16"), T((3,), "float16"), T((16,), "int8"), "check_valid"),
+              {}),
+     lambda rng: [_boxes(rng, 16, -10, 120), np.array([60, 80, 1], np.float16)],
+     lambda b, m: [], expect_error=("AccessError", "need write 64 bytes, but only 32"))
 
 
 # ---- gekowa/ascend-opp (a later CANN op library) -----------------------------------
@@ -391,7 +407,11 @@ for _vshape, _ishape in (((16, 32), (4, 1)), ((8, 4, 16), (5, 2))):
 
 
 # ---- losses, float status -------------------------------------------------------------
-for _n, _c, _red in ((8, 16, "mean"), (20, 10, "sum"), (64, 32, "none"), (3, 200, "mean")):
+# nll_loss reads one 32-byte block of weight from weight[target]: targets below C - 7 keep
+# that read inside the tensor.  With reduction "mean"/"sum" the 2020 kernel also moves the
+# targets one int32 past their end (36 bytes of a 32-byte (8,) tensor): rejected as TIK's
+# debugger rejects reads past a GM tensor, and so does fastisa
+for _n, _c, _red in ((8, 16, "mean"), (24, 16, "sum"), (64, 32, "none"), (8, 200, "mean")):
     def _nll(x, t, w, red):
         wt = w[t].astype(np.float64)
         picked = -x[np.arange(len(t)), t].astype(np.float64) * wt
@@ -400,15 +420,19 @@ for _n, _c, _red in ((8, 16, "mean"), (20, 10, "sum"), (64, 32, "none"), (3, 200
             return [picked.astype(np.float32)]
         y = picked.sum() / (wt.sum() if red == "mean" else 1.0)
         return [np.array([y], np.float32), tw]
-    case(f"nll_loss ({_n}, {_c}) {_red}", "cann2020", "nll_loss", "nll_loss",
+    case(f"nll_loss ({_n}, {_c}) {_red}" + ("" if _red == "none" else " over-read"),
+         "cann2020", "nll_loss", "nll_loss",
          lambda n=_n, c=_c, r=_red: ((T((n, c), "float32"), T((n,), "int32"),
                                       T((c,), "float32"),
                                       T((n,) if r == "none" else (1,), "float32"),
                                       T((1,), "float32"), r, "nll_loss"), {}),
-         lambda rng, n=_n, c=_c: [_f32(rng, (n, c)), rng.integers(0, c, n, dtype=np.int32),
+         lambda rng, n=_n, c=_c: [_f32(rng, (n, c)),
+                                  rng.integers(0, c - 7, n, dtype=np.int32),
                                   _f32(rng, (c,), 0.5, 2.0)],
          lambda x, t, w, r=_red: _nll(x, t, w, r), rtol=1e-5,
-         outputs=[0] if _red == "none" else None)
+         outputs=[0] if _red == "none" else None,
+         expect_error=None if _red == "none" else (
+             "AccessError", f"data_target need read {_n * 4 + 4} bytes"))
 
 # nll_loss with reduction "none" multiplies with mask 64 over a (batch,) float32 UB
 # tensor: for a batch of 16 it writes 64 elements into 16, which TIK's debugger rejects
@@ -508,9 +532,9 @@ case("permute_tik (2, 32, 3, 5) over-read", "samples", "permute_tik", "permute_t
 # the same name in ascend-opp; skipped when it has none)
 # (not the expected rejections: those are the 2020 kernels' own over-reads and masks;
 # not space_to_depth, whose later entry function takes a "filter" argument)
-# nor nll_loss "none", whose later kernel reads x differently (it declares x as 1 element)
+# nor nll_loss, whose later entry function declares x as 1 element for these shapes)
 for _c in [c for c in CASES if c.lib == "cann2020" and c.expect_error is None and
-           c.module != "space_to_depth" and not c.name.endswith(" none")]:
+           c.module not in ("space_to_depth", "nll_loss")]:
     CASES.append(dataclasses.replace(_c, lib="opp"))
 for _op, _f in (("arg_max_d", np.argmax), ("arg_min_d", np.argmin)):
     case(f"{_op} (37, 16) dim=0", "opp", _op, _op,
