@@ -216,3 +216,47 @@ def test_softmax_example_matches():
     rep = examples.run("tik_softmax")
     assert rep.matches, rep.format()
     assert rep.cycles["Vector"] > 0 and rep.cycles["MTE2"] > 0
+
+
+# ---- chunked float32 transpose through fp16 vnchwconv (hwc_2_chw-style) -----------------
+# The pattern of ascend-opp op_impl/built-in/ai_core/tbe/impl/hwc_2_chw.py, as our own
+# kernel: a (16 * L, c) float32 matrix in UB, seen as 16 chunks of L rows, is transposed
+# per chunk by vnchwconv (16 chunk pointers -> interleaved), a strided UB -> UB data_move
+# that regroups the interleaved pairs by channel (c bursts of 2 blocks, dst gap
+# 2 * (L - 1) blocks), and a second vnchwconv back.  (L, c) = (120, 16) are the parameters
+# that kernel computes for c = 16 (dst gap 238 blocks, 240 repeats); (8, 128) the ones it
+# is written for.
+
+@pytest.mark.parametrize("rows,c", [(120, 16), (8, 128), (3, 16)])
+def test_chunked_f32_transpose_via_vnchwconv(rng, rows, c):
+    n32 = rows * c                    # float32 elements per chunk
+    n16 = 2 * n32                     # float16 halves per chunk
+    nrep = n16 // 16
+    x = random_values(rng, "float32", 16 * n32)
+    y = random_values(rng, "float32", 16 * n32)
+
+    def body(tk, ub):
+        a, b = (t.reinterpret_cast_to("float16") for t in ub)
+        tk.vnchwconv(False, False, [b[16 * j] for j in range(16)],
+                     [a[n16 * k] for k in range(16)], nrep, 16, 1)
+        with tk.for_range(0, rows) as h:
+            tk.data_move(a[32 * h], b[32 * c * h], 0, c, 2, 0, 2 * (rows - 1))
+        tk.vnchwconv(False, False, [b[n16 * j] for j in range(16)],
+                     [a[16 * k] for k in range(16)], nrep, 1, 16)
+    got_a, got_b = run_program("Ascend910", [x, y], body, out_index="all")
+
+    # the same three steps through the per-element oracles
+    off = x.nbytes
+    ub = np.concatenate([x.view(np.uint8), y.view(np.uint8)])
+    ub = ref.tik_nchwconv(ub, [off + 32 * j for j in range(16)],
+                          [2 * n16 * k for k in range(16)], 2, nrep, 16, 1)
+    a16, b16 = ub[:off].view(np.uint16), ub[off:].view(np.uint16)
+    for h in range(rows):
+        a16 = ref.tik_data_move(a16, 32 * h, b16, 32 * c * h, c, 2, 0, 2 * (rows - 1))
+    ub = np.concatenate([a16.view(np.uint8), b16.view(np.uint8)])
+    ub = ref.tik_nchwconv(ub, [off + 2 * n16 * j for j in range(16)],
+                          [32 * k for k in range(16)], 2, nrep, 1, 16)
+    assert np.array_equal(got_a.view(np.uint8), ub[:off])
+    assert np.array_equal(got_b.view(np.uint8), ub[off:])
+    # and what the pattern is for: every chunk transposed, channel-major
+    assert same_bits(got_b.reshape(16, c, rows), x.reshape(16, rows, c).transpose(0, 2, 1))

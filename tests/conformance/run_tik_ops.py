@@ -470,7 +470,22 @@ for _shapes, _dim in ((([2, 3, 5], [2, 4, 5], [2, 1, 5]), 1), (([7, 3], [2, 3]),
          lambda rng, sh=_shapes: [np.array(x, np.int32) for x in sh],
          lambda *xs, d=_dim: _concat_offset(*xs, dim=d))
 
-for _shape, _dt in (((16, 16), "float32"), ((64, 16), "float32"), ((16, 8), "float32")):
+# hwc_2_chw is written for the shapes its one caller gives it: transpose_d (ascend-opp
+# transpose_d.py) calls it only for perm (0, 4, 1, 2, 3) of [1, 15|7, 63|31, 63|31, C],
+# C in 128/160/192/224, i.e. (hw, c) = (59535 | 6727, C).  Its vadds step (block stride c,
+# dst in_ub[c_idx * 128]) and its final data_move read the UB as 16 chunks of 8 hw rows,
+# which is what the two vnchwconv passes leave only when sub_hw_per_loop =
+# floor_trunc(need_ub_size // 16 // c, 8) * 16 is 128, i.e. 125 <= c <= 248 with the
+# 248 KiB it budgets (c > 248 makes it 0 and the kernel divides by zero).  For c <= 124
+# the chunks are longer (c = 16: 120 rows) and the output is garbage: at (16, 16) only
+# out[0, 0:8] is right and out[1, 0:8] is x[8:16, 0]; fastisa's output matches a
+# step-by-step model of the documented vnchwconv/data_move/vadds semantics there, bit
+# for bit, in every element that comes from input data.  So the table uses C >= 125:
+# transpose_d's own shapes (6727, 128) and (6727, 224) (32 cores of 208 rows, the last
+# 279: two 128-row loops and a 23-row tail through the back_len path), (100, 160) (25
+# cores, 24 of them with 0 rows, the last 100) and (300, 192) (30 cores of 8, the last 68).
+for _shape, _dt in (((6727, 128), "float32"), ((6727, 224), "float32"),
+                    ((100, 160), "float32"), ((300, 192), "float32")):
     case(f"hwc_2_chw {_shape} {_dt}", "opp", "hwc_2_chw", "hwc_2_chw",
          lambda s=_shape, d=_dt: ((s, d, "hwc_2_chw"), {}),
          lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, size=s).astype(d)],
