@@ -67,3 +67,16 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 _missing = tuple(t for t in STUBBED_TOPS if importlib.util.find_spec(t) is None)
 sys.meta_path.append(_Finder(_missing))
+
+
+def pytest_configure(config):
+    """nki-library's Orchestrator reads ``self._compiled_kernel`` after inference, but only
+    its compile path sets it, so every simulation-mode case that ran stopped with an
+    AttributeError before comparing.  Give the attribute its "not compiled" value (None;
+    the code it guards then returns early) without touching the checkout."""
+    try:
+        from test.utils.test_orchestrator import Orchestrator
+    except Exception:
+        return
+    if not hasattr(Orchestrator, "_compiled_kernel"):
+        Orchestrator._compiled_kernel = None
