@@ -269,3 +269,10 @@ def test_pto_asm_sync_ops_reach_the_schedule():
         _sync.apply_sync_text("wait_flag", '["PIPE_MTE2", "PIPE_V", "EVENT_ID0"]')
         cost.record("Vector", "TEXP", 10, reads=[_buf()], writes=[_buf()], domain="pto")
     assert p.schedule.slots[1].start_ns == 100
+
+
+def test_bundled_examples_report_their_own_source_lines():
+    from fastisa import examples
+    with cost.profiling() as p:
+        examples.run("nki_softmax")
+    assert all("examples/nki_softmax.py:" in s.source for s in p.critical_path())

@@ -213,7 +213,8 @@ def user_source(frame) -> str:
     f = frame
     while f is not None:
         mod = f.f_globals.get("__name__", "")
-        if not (mod == "fastisa" or mod.startswith("fastisa.")):
+        if not (mod == "fastisa" or mod.startswith("fastisa.")) or \
+                mod.startswith("fastisa.examples."):   # the bundled kernels are user code
             return f"{f.f_code.co_filename}:{f.f_lineno}"
         f = f.f_back
     return ""

@@ -125,6 +125,7 @@ def core_barrier(data, cores, engine=None, name=None):
         else:
             g.wait_for(instr, lambda: g.barrier_gen != gen, "core_barrier")
     _cost.record(ENGINE_COST_NAME.get(eng, "GpSimd"), instr, MIN_II)
+    _cost.barrier(domain="nki")   # the engine schedule: every engine waits at the barrier
 
 
 _GPSIMD_DMA_LIMIT = {4: 1024, 2: 512, 1: 256}
