@@ -709,3 +709,20 @@ def test_tensor_scalar_bitvec_vector_operand(rng):
     t = ref.nki_bitvec("bitwise_xor", bits(x), bits(m).astype(np.uint64), 16)
     t = ref.nki_bitvec("right_shift", t, 3, 32)
     assert_bits(dst.data, (t & 0xFFFF).astype(np.uint16))
+
+
+def test_numpy_functions_given_as_ops_are_coerced_like_nl_operators():
+    """nisa.activation(op=np.exp) / tensor_tensor(op=np.add) / tensor_reduce(op=np.max) take
+    the numpy function as its nl operator (the coerced op is the one used: it raised an
+    internal AttributeError before)."""
+    import numpy as np
+    from fastisa.nki import isa as nisa, language as nl
+    a = nl.ndarray((4, 8), nl.float32)
+    a.data[...] = np.linspace(-1, 1, 32, dtype=np.float32).reshape(4, 8)
+    b = nl.ndarray((4, 8), nl.float32)
+    c = nl.ndarray((4, 8), nl.float32)
+    nisa.activation(dst=b, op=np.exp, data=a)
+    nisa.activation(dst=c, op=nl.exp, data=a)
+    assert np.array_equal(b.data.view(np.uint32), c.data.view(np.uint32))
+    nisa.tensor_tensor(dst=b, data1=a, data2=a, op=np.add)
+    assert np.array_equal(b.data, a.data + a.data)

@@ -207,7 +207,7 @@ def test_pto_pipes_and_dependencies():
         pto.TSTORE(gy, b)
     s = p.schedule.slots
     assert [x.engine for x in s] == ["MTE2", "Vector", "Vector", "Vector", "MTE3"]
-    assert [x.why for x in s] == ["", "RAW", "engine", "engine", "RAW"]
+    assert [x.why for x in s] == ["", "RAW", "engine", "RAW", "RAW"]   # tie: the data dependency is named
     assert s[3].deps == (1, 2)
 
 

@@ -82,9 +82,13 @@ def internal_refs(text: str) -> list[str]:
 
 # ---- the pages --------------------------------------------------------------------------
 
-def _root() -> str:
+def _root(strict: bool = False) -> str:
     here = os.path.dirname(os.path.abspath(__file__))
-    return os.path.dirname(os.path.dirname(here))      # src/fastisa -> repository
+    root = os.path.dirname(os.path.dirname(here))      # src/fastisa -> repository
+    if strict and not os.path.exists(os.path.join(root, "pyproject.toml")):
+        raise SystemExit("fastisa._docgen: fastisa is not imported from a source checkout "
+                         f"({here}); run it from an editable install (pip install -e .)")
+    return root
 
 
 def _first_line(obj) -> str:
@@ -200,7 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--fix-refs", action="store_true",
                    help="rewrite internal references in README.md and src/")
     args = p.parse_args(argv)
-    root = _root()
+    root = _root(strict=True)
     if args.fix_refs:
         changed = 0
         for f in _doc_files():

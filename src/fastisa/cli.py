@@ -140,7 +140,12 @@ def _run_pto(args) -> int:
         if problem:
             print(problem, file=sys.stderr)
             return 2
-        outputs = asm.run(module, inputs)
+        from .pto._asm_runner import PROGRAM_NAME
+        token = PROGRAM_NAME.set(os.path.basename(args.target))
+        try:
+            outputs = asm.run(module, inputs)
+        finally:
+            PROGRAM_NAME.reset(token)
     except FastisaError as exc:
         # syntax/type errors and instruction errors, reported compiler-style with the line
         print(asm.format_error(exc, args.target), file=sys.stderr)

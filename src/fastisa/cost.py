@@ -120,7 +120,7 @@ class Profile:
         for k in sorted(busy):
             lines.append(f"{k:<12} {busy[k]:>14,.0f} {util[k]:>11.0%}")
         path = self.critical_path()
-        lines.append(f"critical path ({len(path)} instructions"
+        lines.append(f"critical path ({len(path)} instruction{'s' if len(path) != 1 else ''}"
                      + (f", last {path_items} shown" if len(path) > path_items else "") + "):")
         for s in path[-path_items:]:
             src = f"  {s.source}" if s.source else ""

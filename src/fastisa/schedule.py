@@ -27,6 +27,7 @@ dependency.  Results are **model estimates**, not measurements.
 from __future__ import annotations
 
 import bisect
+import contextvars
 import sys
 import weakref
 from dataclasses import dataclass, field
@@ -208,8 +209,17 @@ def infer_operands(frame):
     return reads, writes
 
 
+#: Set by interpreters of text programs (PTO-AS): the program line being run, which is
+#: the source of the instructions it records.
+SOURCE: "contextvars.ContextVar[str]" = contextvars.ContextVar("fastisa_source", default="")
+
+
 def user_source(frame) -> str:
-    """``file:line`` of the first frame outside fastisa (the user's kernel line)."""
+    """``file:line`` of the first frame outside fastisa (the user's kernel line), or the
+    text-program line being run (:data:`SOURCE`)."""
+    src = SOURCE.get()
+    if src:
+        return src
     f = frame
     while f is not None:
         mod = f.f_globals.get("__name__", "")
@@ -329,7 +339,7 @@ class Schedule:
                 continue
             for e, i in sp.read_deps(r):
                 deps.add(i)
-                if e > start:
+                if e > start or (e == start and why == "engine" and e > 0):
                     start, pred, why = e, i, "RAW"
         for r in writes:
             sp = self._mem.get(r[0])
@@ -337,7 +347,7 @@ class Schedule:
                 continue
             for e, i, kind in sp.write_deps(r):
                 deps.add(i)
-                if e > start:
+                if e > start or (e == start and why == "engine" and e > 0):
                     start, pred, why = e, i, kind
         if pred < 0:
             why = ""

@@ -422,9 +422,9 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
     _same_shape(instr, "dst", dst, "data", data)
     _computable(instr, "dst", dst)
     _computable(instr, "data", data)
-    _op(instr, "op0", op0)
+    op0 = _op(instr, "op0", op0)
     if op1 is not None:
-        _op(instr, "op1", op1)
+        op1 = _op(instr, "op1", op1)
         if op0.is_bitvec != op1.is_bitvec:
             raise ConstraintError(f"{instr}: op0 and op1 must both be bitvec or both arithmetic, "
                                   f"got {op0!r} ({op0.kind}) and {op1!r} ({op1.kind})")
@@ -505,7 +505,7 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
     if data1.buffer.name == "psum" and data2.buffer.name == "psum":
         raise ConstraintError(f"{instr}: data1 and data2 must not both be in psum, got psum and "
                               f"psum")
-    _op(instr, "op", op)
+    op = _op(instr, "op", op)
     if op.is_unary:
         raise ConstraintError(f"{instr}: op must be a binary operator, got the unary {op!r}")
     if op.is_bitvec:
@@ -567,8 +567,8 @@ def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False
     _same_shape(instr, "data", data, "operand1", operand1)
     if data.buffer.name == "psum" and operand1.buffer.name == "psum":
         raise ConstraintError(f"{instr}: data and operand1 must not both be in psum")
-    _op(instr, "op0", op0)
-    _op(instr, "op1", op1)
+    op0 = _op(instr, "op0", op0)
+    op1 = _op(instr, "op1", op1)
     for pname, o in (("op0", op0), ("op1", op1)):
         if o.is_bitvec:
             raise ConstraintError(f"{instr}: {pname} must be an arithmetic operator (bitvec ops "
@@ -651,7 +651,7 @@ def _activation(instr, dst, op, data, bias, scale, reduce_op, reduce_res, reduce
     _same_shape(instr, "dst", dst, "data", data)
     _computable(instr, "dst", dst)
     _computable(instr, "data", data)
-    _op(instr, "op", op, activation=True)
+    op = _op(instr, "op", op, activation=True)
     eng = engine_name(instr, engine, ("unknown", "scalar", "gpsimd"))
     if eng == "unknown":
         eng = "scalar"
@@ -869,7 +869,7 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
     _computable(instr, "dst", dst)
     _computable(instr, "data", data)
     require_dst(instr, "dst", dst)
-    _op(instr, "op", op)
+    op = _op(instr, "op", op)
     if not op.reducible:
         raise ConstraintError(f"{instr}: op must be a legal reduction op (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 8), got "
                               f"{op!r}")

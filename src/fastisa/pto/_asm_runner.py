@@ -31,6 +31,12 @@ from ._asm_ast import (
 )
 from ._asm_ops import INSTRUCTIONS
 from ._sync import apply_sync_text
+from ..schedule import SOURCE as _SOURCE
+import contextvars as _cv
+
+#: How the engine schedule names this program's lines (``NAME:LINE``); ``fastisa run`` sets
+#: it to the ``.pto`` file's name.
+PROGRAM_NAME: "_cv.ContextVar[str]" = _cv.ContextVar("fastisa_pto_program", default="pto-as")
 from ._asm_parser import parse
 from ._asm_printer import format_type
 
@@ -251,9 +257,12 @@ class _Runner:
     # -- ops ----------------------------------------------------------------------------
     def run(self):
         from ._asm_generic import join_cores
+        self._source_name = PROGRAM_NAME.get()
+        token = _SOURCE.set("")
         try:
             sig = self.exec_ops(self.func.body)
         finally:
+            _SOURCE.reset(token)
             if "threads" in self.shared:
                 join_cores(self.shared)
         out = {}
@@ -271,6 +280,8 @@ class _Runner:
         for op in ops:
             if isinstance(op, ReturnOp):
                 return ("return", [self.get(v) for v in op.values])
+            if getattr(op, "line", None):
+                _SOURCE.set(f"{self._source_name}:{op.line}")
             if isinstance(op, SyncOp):
                 apply_sync_text(op.name, op.text)
                 continue
