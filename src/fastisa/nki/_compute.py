@@ -1227,26 +1227,7 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         folded = _matmul.fold_double_row(instr, stationary, moving, tile_position, tile_size,
                                          _target())
         stationary, moving = stationary[:, 0, :], moving[:, 0, :]
-    for pname, t in (("dst", dst), ("stationary", stationary), ("moving", moving)):
-        _tensor(instr, pname, t, note=False)
-        if t.ndim != 2:
-            raise ConstraintError(f"{instr}: {pname} must be 2-D, got shape {t.shape}")
-    _onchip(instr, "stationary", stationary, allow_psum=False)
-    _onchip(instr, "moving", moving, allow_psum=False)
-    if dst.buffer.name != "psum":
-        raise ConstraintError(f"{instr}: dst must be in psum, got {dst.buffer.name}")
-    if dst.dtype.name not in ("float32", "bfloat16"):
-        raise ConstraintError(f"{instr}: dst dtype must be float32 or bfloat16, got "
-                              f"{dst.dtype.name}")
-    for pname, t in (("stationary", stationary), ("moving", moving)):
-        if t.dtype.name not in _MM_DTYPES:
-            raise ConstraintError(f"{instr}: {pname} dtype must be one of {', '.join(_MM_DTYPES)}, "
-                                  f"got {t.dtype.name}")
-    K, M = stationary.shape
-    K2, N = moving.shape
-    if K != K2:
-        raise ConstraintError(f"{instr}: stationary and moving must have the same partition "
-                              f"(contraction) size, got {K} and {K2}")
+    K, M, N = matmul_operands(instr, dst, stationary, moving, _MM_DTYPES)
     if M > 128:
         raise ConstraintError(f"{instr}: stationary free size must be <= 128, got {M}")
     if N > 512:
@@ -1306,3 +1287,33 @@ def _psum_start(instr, dst, accumulate):
         _run_ew(instr, cur, dst)
         np.copyto(out, cur.data, where=acc)
     return out, state
+
+
+def matmul_operands(instr, dst, stationary, moving, dtypes, after_rank=None, dtype_rule=None):
+    """The checks every Tensor-engine matmul shares (nc_matmul, nc_matmul_mx): 2-D
+    tensors, operands on chip outside PSUM, dst a float32/bfloat16 PSUM tensor, operand
+    dtypes in ``dtypes``, one partition (contraction) size.  ``after_rank`` runs right after
+    the rank check (nc_matmul_mx's target check).  Returns (K, M, N)."""
+    for pname, t in (("dst", dst), ("stationary", stationary), ("moving", moving)):
+        _tensor(instr, pname, t, note=False)
+        if t.ndim != 2:
+            raise ConstraintError(f"{instr}: {pname} must be 2-D, got shape {t.shape}")
+    if after_rank is not None:
+        after_rank(instr)
+    _onchip(instr, "stationary", stationary, allow_psum=False)
+    _onchip(instr, "moving", moving, allow_psum=False)
+    if dst.buffer.name != "psum":
+        raise ConstraintError(f"{instr}: dst must be in psum, got {dst.buffer.name}")
+    if dst.dtype.name not in ("float32", "bfloat16"):
+        raise ConstraintError(f"{instr}: dst dtype must be float32 or bfloat16, got "
+                              f"{dst.dtype.name}")
+    for pname, t in (("stationary", stationary), ("moving", moving)):
+        if t.dtype.name not in dtypes:
+            rule = dtype_rule or f"one of {', '.join(dtypes)}"
+            raise ConstraintError(f"{instr}: {pname} dtype must be {rule}, got {t.dtype.name}")
+    K, M = stationary.shape
+    K2, N = moving.shape
+    if K != K2:
+        raise ConstraintError(f"{instr}: stationary and moving must have the same partition "
+                              f"(contraction) size, got {K} and {K2}")
+    return K, M, N

@@ -205,27 +205,9 @@ def nc_matmul_mx(dst, stationary, moving, stationary_scale, moving_scale, tile_p
     ``nki/api/nki/isa/__init__.py``, ``nc_matmul_mx``; ``nki/deep-dives/mxfp-matmul.rst``.
     """
     instr = "nc_matmul_mx"
-    for pname, t in (("dst", dst), ("stationary", stationary), ("moving", moving)):
-        _c._tensor(instr, pname, t, note=False)
-        if t.ndim != 2:
-            raise ConstraintError(f"{instr}: {pname} must be 2-D, got shape {t.shape}")
-    _need_v4(instr)
-    _c._onchip(instr, "stationary", stationary, allow_psum=False)
-    _c._onchip(instr, "moving", moving, allow_psum=False)
-    if dst.buffer.name != "psum":
-        raise ConstraintError(f"{instr}: dst must be in psum, got {dst.buffer.name}")
-    if dst.dtype.name not in ("float32", "bfloat16"):
-        raise ConstraintError(f"{instr}: dst dtype must be float32 or bfloat16, got "
-                              f"{dst.dtype.name}")
-    for pname, t in (("stationary", stationary), ("moving", moving)):
-        if t.dtype.name not in _X4_ALL:
-            raise ConstraintError(f"{instr}: {pname} dtype must be float8_e5m2_x4, "
-                                  f"float8_e4m3fn_x4 or float4_e2m1fn_x4, got {t.dtype.name}")
-    K, M = stationary.shape
-    K2, N = moving.shape
-    if K != K2:
-        raise ConstraintError(f"{instr}: stationary and moving must have the same partition "
-                              f"size, got {K} and {K2}")
+    K, M, N = _c.matmul_operands(
+        instr, dst, stationary, moving, _X4_ALL, after_rank=_need_v4,
+        dtype_rule="float8_e5m2_x4, float8_e4m3fn_x4 or float4_e2m1fn_x4")
     if K % 32 or K > 128:
         raise ConstraintError(f"{instr}: the partition size must be a multiple of 32 and <= "
                               f"128, got {K}")
