@@ -406,7 +406,8 @@ class Tensor:
             if isinstance(ix, np.integer):
                 ix = int(ix)
             off = off + ix * strides[d]
-        return TensorView(self, off)
+        # tik-cube: the index as given, for the TIK 1.5 h_* API's regions (tik/_high.py)
+        return TensorView(self, off, tuple(idx))
 
     def __call__(self, index) -> "TensorView":
         """``t(i)`` is ``t[i]`` (TIK ``Tensor.__call__``)."""
@@ -453,13 +454,15 @@ class Tensor:
 
 
 class TensorView:
-    """``tensor[index]``: a start element (an int or Expr) inside a tensor."""
+    """``tensor[index]``: a start element (an int or Expr) inside a tensor; ``index`` keeps
+    the index as given (slices included) for the TIK 1.5 h_* API's regions."""
 
-    __slots__ = ("tensor", "offset")
+    __slots__ = ("tensor", "offset", "index")
 
-    def __init__(self, tensor: Tensor, offset):
+    def __init__(self, tensor: Tensor, offset, index=None):
         self.tensor = tensor
         self.offset = offset
+        self.index = index
 
     @property
     def dtype(self):
