@@ -22,7 +22,7 @@ import numpy as np
 from .. import cost
 from ..errors import AccessError, AlignmentError, ConstraintError
 from . import _program as P
-from ._instr import VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _is_dyn, _Operand
+from ._base import VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _is_dyn, _Operand
 from ._program import Expr, scope_ubuf
 
 __all__ = ["ProposalMixin"]

@@ -232,7 +232,7 @@ _ROUND_SUFFIX = {"": "", "none": "", "round": "r", "floor": "f", "ceil": "c", "c
 
 def _conv_codes() -> set[str]:
     """The vconv codes fastisa runs: every (src, dst, round_mode) vec_conv accepts."""
-    from ._instr import _CONV
+    from ._vector import _CONV
     codes = {_DT_ABBR[s] + "2" + _DT_ABBR[d] + _ROUND_SUFFIX[r]
              for (s, d), modes in _CONV.items() for r in modes}
     return codes
