@@ -722,6 +722,63 @@ def tik_group_reduce(op, dst, dst_start, src, start, *, mask, nrep, dst_rep, blk
 
 # ---- end of tik-isa block ----
 
+# ---- tik-ops: region-proposal sorts (vrpsort16, vmrgsort4) -------------------------------
+def _rp_before(a, b):
+    """Does score a go before score b (larger first; NaN after every number)?"""
+    if np.isnan(b):
+        return not np.isnan(a)
+    if np.isnan(a):
+        return False
+    return float(a) > float(b)
+
+
+def _rp_stable_sort(props):
+    """Proposals (n, 8) by score (field 4), larger first, ties in input order: insertion
+    sort with the documented comparison (proposal j before i when scores are equal and
+    j < i)."""
+    out = []
+    for p in props:
+        k = len(out)
+        while k > 0 and _rp_before(p[4], out[k - 1][4]):
+            k -= 1
+        out.insert(k, p)
+    return np.array(out).reshape(-1, 8)
+
+
+def tik_vrpsort16(dst, dst_start, src, src_start, nrep):
+    """vrpsort16: per repeat, 16 proposals of src sorted by score into dst (flat arrays,
+    element starts)."""
+    dst = dst.copy()
+    src = src.copy()
+    for r in range(nrep):
+        blk = src[src_start + r * 128:src_start + (r + 1) * 128].reshape(16, 8)
+        dst[dst_start + r * 128:dst_start + (r + 1) * 128] = _rp_stable_sort(blk).ravel()
+    return dst
+
+
+def tik_vmrgsort4(dst, dst_start, ub, starts, counts, suspend=False):
+    """vmrgsort4 (one repeat): merge the sorted lists ub[starts[i]:starts[i]+counts[i]*8]
+    by a four-way merge that takes the head with the largest score, the lowest list on
+    ties; with ``suspend`` it stops after a list's last proposal was taken."""
+    dst = dst.copy()
+    heads = [0] * len(starts)
+    lists = [ub[s:s + c * 8].reshape(c, 8) for s, c in zip(starts, counts)]
+    out = []
+    while any(h < len(lst) for h, lst in zip(heads, lists)):
+        best = None
+        for i, (h, lst) in enumerate(zip(heads, lists)):
+            if h < len(lst) and (best is None or
+                                 _rp_before(lst[h][4], lists[best][heads[best]][4])):
+                best = i
+        out.append(lists[best][heads[best]])
+        heads[best] += 1
+        if suspend and heads[best] == len(lists[best]):
+            break
+    if out:
+        dst[dst_start:dst_start + len(out) * 8] = np.array(out).ravel()
+    return dst
+# ---- end of tik-ops block ----
+
 
 # ---- tik-cube block: matmul, conv2d, fixpipe (element by element, from the TIK docs) ----
 

@@ -223,7 +223,7 @@ class _HElementwise:
         dd = self.d.t.dtype
         if op == _CONV:
             sd = self.s[0].t.dtype
-            from ._instr import _CONV as conv_table   # the vec_conv pairs and round modes
+            from ._vector import _CONV as conv_table   # the vec_conv pairs and round modes
             if (sd, dd) not in conv_table:
                 raise ConstraintError(f"{name}: conversion {sd} -> {dd} is not supported "
                                       f"(supported: {sorted(conv_table)})")
