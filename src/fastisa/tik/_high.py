@@ -117,6 +117,10 @@ class _Region:
         rel = np.zeros((), np.int64)
         for n, st in zip(shape, self.strides):
             rel = rel[..., None] + np.arange(n, dtype=np.int64) * st
+        n = int(np.prod(shape))
+        if n == 1 or (len(shape) == 1 and self.strides[-1] == 1) or all(
+                shape[d] == self.dims[d][2] for d in range(1, len(shape))):
+            return tuple(shape), slice(base, base + n)     # contiguous: a plain slice
         return tuple(shape), (base + rel).reshape(-1)
 
     def get(self, env):
@@ -289,7 +293,7 @@ class _HMove:
         self.d.view(st)[gd[1]] = self.s.view(st)[gs[1]]
         if cost._ACTIVE.get():
             cost.record("MTE2" if self.s.t.sidx == 0 else "MTE3", self.name,
-                        32 + -(-gs[1].size * self.s.t.esize // 32))
+                        32 + -(-int(np.prod(gs[0])) * self.s.t.esize // 32))
 
 
 class _HReduce:
@@ -344,7 +348,7 @@ class _HReduce:
                       self.sat).reshape(h, -1)
             x = np.concatenate([y, x[2 * h:]]) if r % 2 else y
         self.d.view(st)[di] = x.reshape(-1)
-        _cost(self.name, si.size, self.s.t.esize)
+        _cost(self.name, int(np.prod(ss)), self.s.t.esize)
 
 
 class HighLevelMixin:
