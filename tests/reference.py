@@ -924,6 +924,23 @@ def tik_h_reduce(name, src, sat):
         rows = new
     return rows[0]
 
+
+def tik_tensor_mov_matrix(dst, src, nburst, burst_len, dst_step, src_step, relu=False,
+                          sat=True):
+    """tensor_mov block mode 'm' on flat arrays: burst i copies burst_len*256 elements from
+    src[i*src_step:] to dst[i*dst_step:], converting float32 -> float16 as vconv does and
+    clamping at 0 with relu."""
+    out = dst.copy()
+    n = burst_len * 256
+    for i in range(nburst):
+        x = src[i * src_step:i * src_step + n]
+        if x.dtype != dst.dtype:
+            x = tik_op("vec_conv", dst.dtype, [x], None, out[:n], sat)
+        if relu:
+            x = np.array([v if v > 0 else 0 for v in x], dtype=dst.dtype)
+        out[i * dst_step:i * dst_step + n] = x
+    return out
+
 # ---- end of tik-cube block ----
 
 

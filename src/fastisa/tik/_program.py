@@ -602,6 +602,9 @@ class _If:
 #: tik-cube: bytes of the cube buffers on the Ascend 310/910 generation (TIK docs: L0A/L0B
 #: 64 KiB, L0C (= L1OUT) 256 KiB).
 _CUBE_CAP = {3: 65536, 4: 65536, 5: 262144}
+#: tik-cube: tensor start alignment in the cube buffers (one fractal: 512 B; L0C holds
+#: float32 fractals of 1024 B -- the TIK debugger's L0C alignment, debug/intrinsic.py)
+_CUBE_ALIGN = {3: 512, 4: 512, 5: 1024}
 
 
 # ======================================================================================
@@ -708,11 +711,13 @@ class Tik:
 
     def _alloc(self, t: Tensor) -> int:
         i = t.sidx
-        off = self._cursor[i]
+        off = orig = self._cursor[i]
+        al = _CUBE_ALIGN.get(i, 32)     # tik-cube: L0A/L0B tensors on 512 B, L0C on 1024 B
+        off = -(-off // al) * al
         self._cursor[i] = off + (t.nbytes + 31) // 32 * 32
         cap = {1: self.target.ub_size, 2: self.target.l1_size}.get(i, _CUBE_CAP.get(i))
         if cap is not None and self._cursor[i] > cap:
-            self._cursor[i] = off
+            self._cursor[i] = orig
             raise ConstraintError(
                 f"Tensor {t.name}: {_SCOPE_SHORT[t.scope]} buffer overflow: the tensors need "
                 f"{off + t.nbytes} bytes but {self.target.name} has only {cap}")
