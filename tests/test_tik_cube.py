@@ -639,3 +639,30 @@ def test_cube_tensors_are_fractal_aligned():
         tk.Tensor("float16", (16,), name="x", scope=sc)
         t = tk.Tensor("float16", (16,), name="y", scope=sc)
         assert t.byte_off % al == 0 and t.byte_off > 0
+
+
+def test_cube_and_h_ops_in_the_engine_schedule():
+    """matmul waits for the data_move it reads, fixpipe and h_* for the cube result."""
+    from fastisa import cost
+    tk = tik.Tik()
+    g = tk.Tensor("float16", (1, 16, 16), name="g", scope=tik.scope_gm)
+    o = tk.Tensor("float16", (1, 16, 16), name="o", scope=tik.scope_gm)
+    a = tk.Tensor("float16", (1, 16, 16), name="a", scope=tik.scope_cbuf)
+    d = tk.Tensor("float32", (1, 16, 16), name="d", scope=tik.scope_cbuf_out)
+    u = tk.Tensor("float16", (256,), name="u", scope=tik.scope_ubuf)
+    tk.data_move(a, g, 0, 1, 16, 0, 0)
+    tk.matmul(d, a, a, 16, 16, 16)
+    tk.tensor_mov(u, d, "m", 1, 1, 0, 0)
+    tk.h_exp(u, u)
+    tk.fixpipe(o, d, 1, 32, 0, 0, extend_params={
+        "quantize_params": {"mode": "fp322fp16", "mode_param": None}})
+    tk.BuildCCE("k", [g], [o])
+    with cost.profiling() as p:
+        tk.tikdb.start_debug({"g": np.ones((1, 16, 16), np.float16)})
+    slots = {s.instruction: s for s in p.schedule.slots}
+    assert slots["matmul"].engine == "Cube"
+    assert slots["matmul"].start_ns >= slots["data_move"].end_ns
+    for after in ("tensor_mov", "fixpipe"):
+        assert slots[after].start_ns >= slots["matmul"].end_ns
+    assert slots["h_exp"].start_ns >= slots["tensor_mov"].end_ns
+    assert "test_tik_cube.py:" in slots["matmul"].source     # the kernel's own line

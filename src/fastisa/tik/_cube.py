@@ -107,6 +107,18 @@ def _elems(st, t, s, n):
     return st.bufs[t.sidx][b:b + n * t.esize].view(t.np_dtype)
 
 
+def _rec(op, engine, name, cyc, reads, writes):
+    """Charge ``cyc`` cycles to ``engine`` with the tensors read and written (whole
+    tensors, as the other TIK families), for the engine schedule (profiling only)."""
+    if not cost._ACTIVE.get():
+        return
+
+    def spans(ts):
+        return [(("tik", id(t.tik), t.sidx), t.byte_off, t.byte_off + t.nbytes) for t in ts]
+    cost.record(engine, name, cyc, reads=spans(reads), writes=spans(writes),
+                source=getattr(op, "_fi_src", ""), domain="tik")
+
+
 def _ab_align(tik):
     """matmul/conv2d source alignment: 512 B on Ascend 310/910, 32 B elsewhere."""
     return 512 if tik.target.family == "v100" else 32
@@ -189,8 +201,8 @@ class _Matmul:
         acc = None if self.init else D.transpose(1, 0, 2).reshape(Mr, Nr)
         out = _mm_run(acc, A2, B2, self.init)
         D[...] = out.reshape(Mr, Nr // 16, 16).transpose(1, 0, 2)
-        if cost._ACTIVE.get():
-            cost.record("Cube", "matmul", _cube_cycles(Mr, Kr, Nr, self.a.esize))
+        _rec(self, "Cube", "matmul", _cube_cycles(Mr, Kr, Nr, self.a.esize),
+             [self.a, self.b] + ([] if self.init else [self.d]), [self.d])
 
 
 def _cube_cycles(m, k, n, itemsize):
@@ -303,8 +315,8 @@ class _Conv2d:
         acc = None if self.init else D[:, :howo].transpose(1, 0, 2).reshape(howo, cout)
         out = _mm_run(acc, A2, B2, self.init)
         D[:, :howo] = out.reshape(howo, cout // 16, 16).transpose(1, 0, 2)
-        if cost._ACTIVE.get():
-            cost.record("Cube", "conv2d", _cube_cycles(howo, K, cout, self.f.esize))
+        _rec(self, "Cube", "conv2d", _cube_cycles(howo, K, cout, self.f.esize),
+             [self.f, self.w] + ([] if self.init else [self.d]), [self.d])
 
 
 # ---- fixpipe ----------------------------------------------------------------------------
@@ -452,8 +464,8 @@ class _Fixpipe:
         dv = _as_strided(dst, (cb, howo * 16), (self.dburst * dst.itemsize, dst.itemsize),
                          writeable=True)
         dv[...] = x
-        if cost._ACTIVE.get():
-            cost.record("MTE3", "fixpipe", 32 + cb * self.blen)
+        _rec(self, "MTE3", "fixpipe", 32 + cb * self.blen,
+             [self.s] + [v[0] for v in (self.bias, self.ele) if v is not None], [self.d])
 
 
 # ---- tensor_mov between L0C and UB (the matrix block mode) ------------------------------
@@ -553,8 +565,7 @@ class _TensorMovMatrix:
         dv = _as_strided(dst, (nb, blen), (self.dstep * dst.itemsize, dst.itemsize),
                          writeable=True)
         dv[...] = x
-        if cost._ACTIVE.get():
-            cost.record("Vector", self.name, 32 + nb * self.blen)
+        _rec(self, "Vector", self.name, 32 + nb * self.blen, [self.s], [self.d])
 
 
 class CubeMixin:
