@@ -410,3 +410,250 @@ def test_taxpy_widening_float16_source_into_float32():
         P.TAXPY(dst, bad, 0.3)
     with pytest.raises(ConstraintError, match="TAXPY"):
         P.TAXPY(src, dst, 0.3)          # float16 dst with a float32 source stays illegal
+
+
+def test_pointer_cast_buffers_alias_at_their_address():
+    """The older PTOAS's ``pto.pointer_cast(%addr) : memref<N x T, ub>``: a 1-D on-chip
+    buffer takes the shape of the 2-D view moved through it, and two casts of one address
+    are the same memory (the and result written over its first operand)."""
+    G = "memref<8x16xi32, #pto.address_space<gm>>"
+    U = "memref<128xi32, #pto.address_space<ub>>"
+    text = f"""func.func @k(%a: {G}, %b: {G}, %c: {G}, %d: {G}) {{
+  %c0_i64 = arith.constant 0 : i64
+  %c512_i64 = arith.constant 512 : i64
+  %x = pto.pointer_cast(%c0_i64) : {U}
+  %y = pto.pointer_cast(%c512_i64) : {U}
+  %z = pto.pointer_cast(%c0_i64) : {U}
+  pto.tload ins(%a : {G}) outs(%x : {U})
+  pto.tload ins(%b : {G}) outs(%y : {U})
+  pto.tand ins(%x, %y : {U}, {U}) outs(%z : {U})
+  pto.store_dps ins(%z : {U}) outs(%c : {G})
+  pto.store_dps ins(%x : {U}) outs(%d : {G})
+  return
+}}
+"""
+    roundtrip(text)
+    rng = np.random.default_rng(11)
+    a = rng.integers(0, 1 << 20, (8, 16)).astype(np.int32)
+    b = rng.integers(0, 1 << 20, (8, 16)).astype(np.int32)
+    out = asm.run(text, {"a": a, "b": b})
+    np.testing.assert_array_equal(out["c"].reshape(8, 16), a & b)
+    np.testing.assert_array_equal(out["d"].reshape(8, 16), a & b)   # %x is %z's memory
+
+
+def test_older_pipe_push_pop_between_cube_and_vector():
+    T = tb("f32", 8, 16)
+    text = f"""module {{
+  func.func @cube(%x: !pto.ptr<f32>) attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c0_i32 = arith.constant 0 : i32
+    %pipe = pto.initialize_l2l_pipe {{dir_mask = 1, slot_size = 1024, slot_num = 8, flag_base = 0}}(%c0_i32 : i32) -> !pto.pipe
+    %v = pto.make_tensor_view %x, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<8x16xf32>
+    %t = pto.alloc_tile : {T}
+    pto.tload ins(%p : !pto.partition_tensor_view<8x16xf32>) outs(%t : {T})
+    pto.tpush(%t, %pipe : {T}, !pto.pipe) {{split = 0}}
+    return
+  }}
+  func.func @vec(%y: !pto.ptr<f32>) attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c0_i32 = arith.constant 0 : i32
+    %pipe = pto.initialize_l2l_pipe {{dir_mask = 1, slot_size = 1024, slot_num = 8, flag_base = 0}}(%c0_i32 : i32) -> !pto.pipe
+    %v = pto.make_tensor_view %y, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+    %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<8x16xf32>
+    %t = pto.alloc_tile : {T}
+    pto.tpop(%t, %pipe : {T}, !pto.pipe) {{split = 0}}
+    pto.tneg ins(%t : {T}) outs(%t : {T})
+    pto.tstore ins(%t : {T}) outs(%p : !pto.partition_tensor_view<8x16xf32>)
+    pto.tfree(%pipe : !pto.pipe) {{split = 0}}
+    return
+  }}
+  func.func @main(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) attributes {{pto.entry}} {{
+    func.call @cube(%x) : (!pto.ptr<f32>) -> ()
+    func.call @vec(%y) : (!pto.ptr<f32>) -> ()
+    return
+  }}
+}}
+"""
+    roundtrip(text)
+    x = rand((8, 16), np.float32, 12)
+    np.testing.assert_array_equal(asm.run(text, {"x": x})["y"], -x)
+
+
+RESERVE = """    %buf = pto.reserve_buffer {{
+      name = "fifo",
+      size = 4096,
+      location = #pto.address_space<vec>,
+      auto = {auto}{base}
+    }} -> i32
+"""
+
+
+def _line_of(text, needle):
+    return next(k for k, ln in enumerate(text.split("\n"), 1) if needle in ln)
+
+
+def test_verify_reserve_buffer_auto_false_needs_level3():
+    text = ("module {\n  func.func @k() {\n" + RESERVE.format(auto="false", base=",\n      base = 0")
+            + "    return\n  }\n}\n")
+    with pytest.raises(AsmSyntaxError, match=r"auto = false\) is not supported in "
+                                             r"PlanMemory") as ei:
+        asm.parse(text)
+    assert (ei.value.line, ei.value.column) == (_line_of(text, "pto.reserve_buffer"), 5)
+    asm.parse(text, level="level3")                         # accepted at level3
+    asm.parse(text.replace("auto = false", "auto = true"))   # and with auto = true
+
+
+def test_verify_pipe_init_flag_base_or_reserved_address():
+    text = """module {
+  func.func @k(%a: i32) attributes {pto.kernel_kind = #pto.kernel_kind<cube>} {
+    %pipe = pto.initialize_l2l_pipe {dir_mask = 1, slot_size = 1024, slot_num = 8}(%a : i32) -> !pto.pipe
+    return
+  }
+}
+"""
+    with pytest.raises(AsmSyntaxError, match="requires local_addr to come from "
+                                             "pto.reserve_buffer") as ei:
+        asm.parse(text)
+    assert (ei.value.line, ei.value.column) == (3, 5)
+    asm.parse(text.replace("slot_num = 8}", "slot_num = 8, flag_base = 0}"))
+
+
+def test_verify_reserved_pipe_needs_a_peer_init_pair():
+    cube = """  func.func @cube() attributes {pto.kernel_kind = #pto.kernel_kind<cube>} {
+""" + RESERVE.format(auto="true", base="") + """    %pipe = pto.initialize_l2l_pipe {dir_mask = 1, slot_size = 1024, slot_num = 8}(%buf : i32) -> !pto.pipe
+    return
+  }
+"""
+    vec = """  func.func @vec() attributes {pto.kernel_kind = #pto.kernel_kind<vector>} {
+    %imp = pto.import_reserved_buffer {name = "fifo", peer_func = @cube} -> i32
+%INIT    return
+  }
+"""
+    init = ("    %pipe = pto.initialize_l2l_pipe {dir_mask = 1, slot_size = 1024, "
+            "slot_num = 8}(%imp : i32) -> !pto.pipe\n")
+    bad = "module {\n" + cube + vec.replace("%INIT", "") + "}\n"
+    with pytest.raises(AsmSyntaxError, match="requires a complete peer init pair") as ei:
+        asm.parse(bad)
+    assert ei.value.line == _line_of(bad, "initialize_l2l_pipe")
+    asm.parse("module {\n" + cube + vec.replace("%INIT", init) + "}\n")
+
+
+def test_subset_is_a_view_of_the_source_tile():
+    T = tb("f32", 8, 16)
+    text = f"""func.func @k(%x: !pto.ptr<f32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %v = pto.make_tensor_view %x, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<8x16xf32>
+  %t = pto.alloc_tile : {T}
+  pto.tload ins(%p : !pto.partition_tensor_view<8x16xf32>) outs(%t : {T})
+  %s = pto.subset %t[%c2, %c8] sizes [4, 8] : {T}
+  pto.tneg ins(%s : {T}) outs(%s : {T})
+  pto.tstore ins(%t : {T}) outs(%p : !pto.partition_tensor_view<8x16xf32>)
+  return
+}}
+"""
+    roundtrip(text)
+    x = rand((8, 16), np.float32, 13)
+    want = x.copy()
+    want[2:6, 8:16] *= -1
+    np.testing.assert_array_equal(asm.run(text, {"x": x})["x"], want)
+    bad = text.replace("sizes [4, 8]", "sizes [4, 9]")
+    from fastisa.errors import AccessError
+    with pytest.raises(AccessError, match="leave the 8x16 source tile") as ei:
+        asm.run(bad, {"x": x})
+    assert ei.value.line == _line_of(bad, "pto.subset")
+
+
+def test_async_put_get_copy_between_global_views():
+    G = "memref<64xf32, #pto.address_space<gm>>"
+    text = f"""func.func @k(%dst: {G}, %src: {G}, %ws: memref<1024xi8, #pto.address_space<gm>>) {{
+  %scratch = pto.alloc_tile : {tb("i8", 1, 256)}
+  %session = pto.build_async_session(%scratch, %ws : {tb("i8", 1, 256)}, memref<1024xi8, #pto.address_space<gm>>) -> !pto.async_session
+  %put = pto.tput_async(%dst, %src, %session : {G}, {G}, !pto.async_session) -> !pto.async_event
+  %done = pto.wait_async_event(%put, %session : !pto.async_event, !pto.async_session) -> i1
+  return
+}}
+"""
+    roundtrip(text)
+    src = rand(64, np.float32, 14)
+    out = asm.run(text, {"src": src, "dst": np.zeros(64, np.float32),
+                         "ws": np.zeros(1024, np.int8)})
+    np.testing.assert_array_equal(out["dst"], src)
+
+
+@pytest.mark.parametrize("sdt", ["int8", "int16"])
+@pytest.mark.parametrize("pcols", [1, 8])
+def test_tdequant_bit_exact(sdt, pcols):
+    from tests.reference import pto_tdequant
+    rng = np.random.default_rng(15)
+    info = np.iinfo(sdt)
+    cols = 32
+    R, C = 16, 24                       # a valid region smaller than the tile
+    src = P.Tile(P.TileType.Vec, sdt, 16, cols, valid_row=R, valid_col=C)
+    dst = P.Tile(P.TileType.Vec, "float32", 16, cols, valid_row=R, valid_col=C)
+    scale = P.Tile(P.TileType.Vec, "float32", 16, 8, valid_row=R, valid_col=pcols)
+    offset = P.Tile(P.TileType.Vec, "float32", 16, 8, valid_row=R, valid_col=pcols)
+    src.data[...] = rng.integers(info.min, info.max + 1, (16, cols))
+    scale.data[...] = rng.standard_normal((16, 8)).astype(np.float32) / 7
+    offset.data[...] = (rng.standard_normal((16, 8)) * 50).astype(np.float32)
+    before = rng.standard_normal((16, cols)).astype(np.float32)
+    dst.data[...] = before
+    P.TDEQUANT(dst, src, scale, offset)
+    want = before.copy()
+    want[:R, :C] = pto_tdequant(src.valid, scale.data, offset.data, pcols)
+    np.testing.assert_array_equal(dst.data.view(np.uint32), want.view(np.uint32))
+
+
+def test_tdequant_errors():
+    dst = P.Tile(P.TileType.Vec, "float32", 16, 16)
+    src = P.Tile(P.TileType.Vec, "int8", 16, 32, valid_row=16, valid_col=16)
+    par = P.Tile(P.TileType.Vec, "float32", 16, 8, valid_row=16, valid_col=1)
+    short = P.Tile(P.TileType.Vec, "float32", 16, 8, valid_row=8, valid_col=1)
+    with pytest.raises(ConstraintError, match="TDEQUANT: scale.validRow"):
+        P.TDEQUANT(dst, src, short, par)
+    with pytest.raises(ConstraintError, match="TDEQUANT: src"):
+        P.TDEQUANT(dst, P.Tile(P.TileType.Vec, "float32", 16, 16), par, par)
+    before = dst.data.copy()
+    with pytest.raises(ConstraintError):
+        P.TDEQUANT(dst, src, par, short)
+    np.testing.assert_array_equal(dst.data, before)
+
+
+def test_tdequant_in_a_program():
+    M = "memref<16x32x{}, #pto.address_space<vec>>"
+    S = "memref<16x8xf32, #pto.address_space<vec>>"
+    text = f"""func.func @k() {{
+  %src = memref.alloc() : {M.format('i8')}
+  %scale = memref.alloc() : {S}
+  %offset = memref.alloc() : {S}
+  %dst = memref.alloc() : {M.format('f32')}
+  %one = arith.constant 1.5 : f32
+  %two = arith.constant 2.0 : f32
+  %q = arith.constant 7 : i8
+  pto.texpands ins(%q : i8) outs(%src : {M.format('i8')})
+  pto.texpands ins(%one : f32) outs(%scale : {S})
+  pto.texpands ins(%two : f32) outs(%offset : {S})
+  pto.tdequant ins(%src, %scale, %offset : {M.format('i8')}, {S}, {S}) outs(%dst : {M.format('f32')})
+  pto.tprint ins(%dst : {M.format('f32')})
+  return
+}}
+"""
+    roundtrip(text)
+    import contextlib
+    import io
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        asm.run(text, {})
+    from tests.reference import pto_tprint_text
+    assert buf.getvalue() == pto_tprint_text(np.full((16, 32), 7.5, np.float32))

@@ -506,6 +506,65 @@ def _pointer_cast(run, op):
     _bind_results(run, op, [tile])
 
 
+def _subset(run, op):
+    """``%s = pto.subset %t[%r, %c] sizes [h, w] : T`` (PTOAS SubsetOp: "a strided view
+    into the source tile", strides inherited): an h x w tile whose elements are the
+    source's ``[r:r+h, c:c+w]`` -- the same memory, so writes through either are seen by
+    the other.  Row-major source tiles; the view is ``h`` rows of the source's row pitch
+    starting at element ``(r, c)``, which must lie inside the source buffer."""
+    from ._asm_lexer import Token  # noqa: F401 - tokens carry the literal sizes
+    ps = _percents(op)
+    src = _value(run, ps[0])
+    offs = [int(_value(run, t)) for t in ps[1:3]]
+    sizes = [int(t.text) for t in (_bracket_list(op, "sizes") or []) if t.kind == "int"]
+    if len(offs) != 2 or len(sizes) != 2:
+        raise ConstraintError(f"{op.name}: expected %tile[%row, %col] sizes [h, w]")
+    P = run.P
+    if not isinstance(src, P.Tile) or src.blayout != P.BLayout.RowMajor \
+            or src.slayout != P.SLayout.NoneBox:
+        raise NotImplementedError(f"{op.name}: only views of row-major (ND) tiles run")
+    (r, c), (h, w) = offs, sizes
+    if min(r, c) < 0 or h <= 0 or w <= 0 or r + h > src.rows or c + w > src.cols:
+        raise AccessError(f"{op.name}: offsets ({r}, {c}) + sizes ({h}, {w}) leave the "
+                          f"{src.rows}x{src.cols} source tile")
+    start = r * src.cols + c
+    if start + h * src.cols > src._buf.size:
+        raise NotImplementedError(f"{op.name}: a view reaching past the end of the source "
+                                  f"tile's buffer ({h} rows of pitch {src.cols} from ({r}, "
+                                  f"{c})) is not supported")
+    sub = P.Tile(src.loc, src.dtype.name, h, src.cols, blayout=src.blayout, valid_row=h,
+                 valid_col=w, slayout=src.slayout, pad=src.pad)
+    sub._buf = src._buf[start:start + h * src.cols]     # alias, as TASSIGN does
+    _bind_results(run, op, [sub])
+
+
+def _async_copy(run, op):
+    """``pto.tput_async(%dst, %src, %session)`` / ``pto.tget_async``: ``dst = src`` over the
+    views' elements, complete at once -- pto-isa's CPU simulator
+    (include/pto/cpu/comm/TPut.hpp, TGet.hpp: ``Copy_Data(dst, src)`` and an event that is
+    already done); fastisa simulates one rank, so the remote view is this memory."""
+    from ._asm_runner import _PartView
+    ps = _percents(op, 1)
+    if len(ps) < 2:
+        raise ConstraintError(f"{op.name}: expected (%dst, %src, %session)")
+    dst, src = _value(run, ps[0]), _value(run, ps[1])
+    if not (isinstance(dst, _PartView) and isinstance(src, _PartView)):
+        raise NotImplementedError(f"{op.name}: only global-memory views run")
+    d = dst.global_tensor(run.P).view2d()
+    v = src.global_tensor(run.P).view2d()
+    if d.size != v.size or d.dtype != v.dtype:
+        raise ConstraintError(f"{op.name}: dst has {d.size} {d.dtype} elements, src "
+                              f"{v.size} {v.dtype}: they must agree")
+    d[...] = np.array(v).reshape(d.shape)
+    dst.tv.ptr.written = True
+    _bind_results(run, op, ["async_event"] * len(op.result_names()))
+
+
+def _async_done(run, op):
+    """``pto.wait_async_event`` / ``pto.test_async_event``: true (the copies completed)."""
+    _bind_results(run, op, [1] * len(op.result_names()))
+
+
 def _tile_from_type(run, op):
     ty = _result_type(op)
     if isinstance(ty, MemRefType):
@@ -817,6 +876,11 @@ _OPS = {
     "pto.declare_eventid_array": _none_results,
     "pto.eventid_array_get": _none_results,
     "pto.build_async_session": _none_results,
+    "pto.subset": _subset,
+    "pto.tput_async": _async_copy,
+    "pto.tget_async": _async_copy,
+    "pto.wait_async_event": _async_done,
+    "pto.test_async_event": _async_done,
     "pto.tpush_to_aiv": _push("c2v"),
     "pto.tpush_to_aic": _push("v2c"),
     "pto.tpop_from_aic": _pop("c2v"),
