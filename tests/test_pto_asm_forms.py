@@ -657,3 +657,53 @@ def test_tdequant_in_a_program():
         asm.run(text, {})
     from tests.reference import pto_tprint_text
     assert buf.getvalue() == pto_tprint_text(np.full((16, 32), 7.5, np.float32))
+
+
+T816 = tb("f32", 8, 16)
+
+
+@pytest.mark.parametrize("body, api", [
+    (f"%s = arith.constant 2.5 : f32\n    pto.taddsc ins(%t_a, %s, %t_b : {T816}, f32, {T816}) "
+     f"outs(%t_d : {T816})", lambda d, a, b, m: P.TADDSC(d, a, np.float32(2.5), b)),
+    (f"%s = arith.constant 2.5 : f32\n    pto.tsubsc ins(%t_a, %s, %t_b : {T816}, f32, {T816}) "
+     f"outs(%t_d : {T816})", lambda d, a, b, m: P.TSUBSC(d, a, np.float32(2.5), b)),
+    (f"%s = arith.constant -1.0 : f32\n    pto.tsels ins(%t_m, %t_a, %t_b, %s : "
+     f"{tb('ui8', 8, 32)}, {T816}, {T816}, f32) outs(%t_d : {T816})",
+     lambda d, a, b, m: P.TSELS(d, m, a, b, np.float32(-1))),
+    (f"%e = pto.alloc_tile : {T816}\n    pto.tinterleave ins(%t_b, %t_a : {T816}, {T816}) "
+     f"outs(%e, %t_d : {T816}, {T816})",
+     lambda d, a, b, m: P.TINTERLEAVE(P.Tile(P.TileType.Vec, "float32", 8, 16), d, b, a)),
+    (f"%e = pto.alloc_tile : {T816}\n    pto.tdeinterleave ins(%t_b, %t_a : {T816}, {T816}) "
+     f"outs(%t_d, %e : {T816}, {T816})",
+     lambda d, a, b, m: P.TDEINTERLEAVE(d, P.Tile(P.TileType.Vec, "float32", 8, 16), b, a)),
+], ids=["taddsc", "tsubsc", "tsels", "tinterleave", "tdeinterleave"])
+def test_registered_instruction_forms_match_the_api(body, api):
+    a, b = rand((8, 16), np.float32, 16), rand((8, 16), np.float32, 17)
+    m = np.random.default_rng(18).integers(0, 256, (8, 32)).astype(np.uint8)
+    ins = [("a", "f32", 8, 16), ("b", "f32", 8, 16), ("m", "ui8", 8, 32)]
+    out = ("d", "f32", 8, 16)
+    text = program(ins, out, "    " + body)
+    roundtrip(text)
+    got = asm.run(text, {"a": a, "b": b, "m": m})["out"].reshape(8, 16)
+    ta, tb_, tm, td = api_tiles(ins + [out], [a, b, m, None])
+    api(td, ta, tb_, tm)
+    np.testing.assert_array_equal(got.view(np.uint32), td.data.view(np.uint32))
+
+
+def test_textract_then_tinsert_index_operands():
+    """A5 vec->vec: extract a[2:6, 8:16] into a 4x8 tile, insert it into b at (1, 4)."""
+    W = tb("f32", 8, 16, 4, 8)
+    body = (f"    %r = arith.constant 2 : index\n    %c = arith.constant 8 : index\n"
+            f"    %r1 = arith.constant 1 : index\n    %c4 = arith.constant 4 : index\n"
+            f"    %w = pto.alloc_tile : {W}\n"
+            f"    pto.textract ins(%t_a, %r, %c : {T816}, index, index) outs(%w : {W})\n"
+            f"    pto.tmov ins(%t_b : {T816}) outs(%t_d : {T816})\n"
+            f"    pto.tinsert ins(%w, %r1, %c4 : {W}, index, index) outs(%t_d : {T816})")
+    text = program(F8[:0] + (("a", "f32", 8, 16), ("b", "f32", 8, 16)), ("d", "f32", 8, 16),
+                   body)
+    asm.parse(text, arch="a5")
+    a, b = rand((8, 16), np.float32, 19), rand((8, 16), np.float32, 20)
+    got = asm.run(text, {"a": a, "b": b}, arch="a5")["out"].reshape(8, 16)
+    want = b.copy()
+    want[1:5, 4:12] = a[2:6, 8:16]
+    np.testing.assert_array_equal(got, want)
