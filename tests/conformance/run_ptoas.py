@@ -4,7 +4,9 @@ Finds every ``.pto`` (and ``.mlir`` holding ``pto.`` ops) file under the checkou
 the environment variables below, classifies each as *accepted* or *rejected* by PTOAS from
 its lit lines (``// RUN: not ptoas ...``, a ``// CHECK: error: ...`` line or an
 ``expected-error`` annotation mean rejected; everything else, including the samples that
-``runop.sh`` compiles without lit lines, is accepted), and then
+``runop.sh`` compiles without lit lines, is accepted, except a file without lit lines whose
+``!pto.tile_buf`` types PTOAS's type parser cannot read, :func:`ptoas_type_parser_rejects`:
+rejected), and then
 
 * parses and runs every accepted tile-level program with :func:`fastisa.pto.asm.run` on
   random inputs (every pointer argument filled with random values of its element type;
