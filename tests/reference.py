@@ -2197,3 +2197,32 @@ def ptox_cvt_sat(x, dtype, mode, sat):
         t = np.where(ok, np.trunc(np.where(ok, r, 0)), -lim)
         return t.astype(np.int64).astype(ddt)
 # ---- end of PTO full tile ISA section ----
+
+
+# ---- PTO-AS helper (ptoas): TDEQUANT, TPRINT -------------------------------------------
+def pto_tdequant(src, scale, offset, scale_valid_col):
+    """TDEQUANT (pto-isa docs/isa/TDEQUANT.md): ``(f32(src) - offset[i, p]) * scale[i, p]``,
+    ``p = min(j, max(1, scale_valid_col) - 1)``; the difference and the product each
+    rounded to float32 (computed in float64, where both are exact, then rounded)."""
+    src = np.asarray(src)
+    R, C = src.shape
+    p = np.minimum(np.arange(C), max(1, scale_valid_col) - 1)
+    sc = np.asarray(scale, np.float32)[:R][:, p].astype(np.float64)
+    of = np.asarray(offset, np.float32)[:R][:, p].astype(np.float64)
+    d = (src.astype(np.float64) - of).astype(np.float32).astype(np.float64)
+    return (d * sc).astype(np.float32)
+
+
+def pto_tprint_text(values, width=8, precision=4):
+    """TPRINT's text (pto-isa include/pto/cpu/TPrint.hpp): 'TPRINT RxC', then each row's
+    values right-aligned in ``width`` columns, one space apart; floats fixed with
+    ``precision`` digits, integers in decimal."""
+    v = np.asarray(values)
+    lines = [f"TPRINT {v.shape[0]}x{v.shape[1]}"]
+    for row in v:
+        if v.dtype.kind == "f" or v.dtype.name == "bfloat16":
+            lines.append(" ".join("%*.*f" % (width, precision, float(x)) for x in row))
+        else:
+            lines.append(" ".join("%*d" % (width, int(x)) for x in row))
+    return "\n".join(lines) + "\n"
+# ---- end of PTO-AS helper section ----

@@ -37,6 +37,11 @@ from ._sort import *  # noqa: F401,F403
 from ._tile import (BUFFER_BYTES, DYNAMIC, BLayout, GlobalTensor, Layout, PadValue, SLayout, Tile,
                     TileType)
 
+# ---- PTO-AS helper (ptoas): TPRINT ----
+from . import _print, _quant  # noqa: E402
+from ._print import *  # noqa: F401,F403,E402
+from ._quant import *  # noqa: F401,F403,E402
+
 from ._target import target  # noqa: E402
 
 #: The C++ name of the TCVT rounding-mode enum is RoundMode; CastMode is an alias.
@@ -48,6 +53,7 @@ __all__ = list(_tile.__all__) + list(_ops.__all__) + ["expdif_tmp_bytes", "CastM
 __all__ += (list(_arith.__all__) + list(_bitwise.__all__) + list(_convert.__all__)
             + list(_gather.__all__) + list(_layout.__all__) + list(_reduce_ext.__all__)
             + list(_select.__all__) + list(_sort.__all__))
+__all__ += list(_print.__all__) + list(_quant.__all__)  # PTO-AS helper (ptoas)
 
 
 from .._public import make_dir as _make_dir  # noqa: E402
