@@ -2033,3 +2033,30 @@ def ptox_cvt_sat(x, dtype, mode, sat):
         t = np.where(ok, np.trunc(np.where(ok, r, 0)), -lim)
         return t.astype(np.int64).astype(ddt)
 # ---- end of PTO full tile ISA section ----
+
+
+# ======================================================================================
+# PTO tile ISA, second round (ptoisa helper, issue 13): partial arg-reductions and the
+# other instructions added in this round.  Written from pto-isa docs/isa/*.md and, where the
+# docs are silent, the CPU simulator's C++ semantics (include/pto/cpu/).
+# ======================================================================================
+def ptox_part_arg(is_max, v0, i0, v1, i1, shape):
+    """TPARTARGMAX/MIN over a dst valid region of ``shape``: where both sources cover, src0's
+    (value, index) if v0 > v1 (v0 < v1 for MIN) else src1's; the covering one's pair where
+    one covers; (0, 0) where neither does.  Returns (values, indices)."""
+    R, C = shape
+    ov = np.zeros((R, C), dtype=np.asarray(v0).dtype)
+    oi = np.zeros((R, C), dtype=np.asarray(i0).dtype)
+    ra, ca = min(R, v0.shape[0]), min(C, v0.shape[1])
+    rb, cb = min(R, v1.shape[0]), min(C, v1.shape[1])
+    ov[:ra, :ca], oi[:ra, :ca] = v0[:ra, :ca], i0[:ra, :ca]
+    ov[:rb, :cb], oi[:rb, :cb] = v1[:rb, :cb], i1[:rb, :cb]
+    r, c = min(ra, rb), min(ca, cb)
+    a = v0[:r, :c].astype(np.float64)
+    b = v1[:r, :c].astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        first = a > b if is_max else a < b
+    ov[:r, :c] = np.where(first, v0[:r, :c], v1[:r, :c])
+    oi[:r, :c] = np.where(first, i0[:r, :c], i1[:r, :c])
+    return ov, oi
+# ---- end of PTO tile ISA second-round section ----

@@ -798,3 +798,60 @@ def _interleave(deinter):
 
 DRIVERS["tinterleave"] = _interleave(False)
 DRIVERS["tdeinterleave"] = _interleave(True)
+
+
+# ---- issue 13, second round: partial arg-reductions, MSCATTER ---------------------------
+def _partarg(api):
+    def drive(case_dir, args, kwargs, ns):
+        H, W = int(ns["H"]), int(ns["W"])
+        vh, vw = int(ns["VALID_H"]), int(ns["VALID_W"])
+        f4, u4 = np.dtype(np.float32), np.dtype(np.uint32)
+        v0 = _tile_from(_read(case_dir, "input0_val.bin", f4).reshape(H, W), f4, H, W)
+        i0 = _tile_from(_read(case_dir, "input0_idx.bin", u4).reshape(H, W), u4, H, W)
+        # the C++ test loads src1 as a vh x vw global tensor with row stride W
+        v1 = _tile_from(_read(case_dir, "input1_val.bin", f4).reshape(H, W)[:vh, :vw], f4, vh, vw)
+        i1 = _tile_from(_read(case_dir, "input1_idx.bin", u4).reshape(H, W)[:vh, :vw], u4, vh, vw)
+        dv = _tile_from(np.zeros((H, W), f4), f4, H, W)
+        di = _tile_from(np.zeros((H, W), u4), u4, H, W)
+        getattr(pto, api)(dv, v0, v1, di, i0, i1)
+        gv, gi = _read(case_dir, "golden_val.bin", f4), _read(case_dir, "golden_idx.bin", u4)
+        got = np.concatenate([dv.valid.reshape(-1), di.valid.reshape(-1).astype(np.float32)])
+        return got, np.concatenate([gv, gi.astype(np.float32)]), 1e-3
+    return drive
+
+
+DRIVERS["tpartargmax"] = _partarg("TPARTARGMAX")
+DRIVERS["tpartargmin"] = _partarg("TPARTARGMIN")
+
+
+def _mscatter(case_dir, args, kwargs, ns):
+    fn = ns["__case_fn__"]
+    dt = np.dtype(args[1])
+    kw = dict(kwargs)
+    golden = _read(case_dir, "golden.bin", dt)
+    src = _read(case_dir, "src.bin", dt)
+    idx = _read(case_dir, "indices.bin", np.int32)
+    oob = kw.get("oob", "undefined")
+    atomic = kw.get("atomic", "none")
+    if fn == "case_row":
+        r, c, tr = (int(x) for x in args[2:5])
+        st = _tile_from(src.reshape(r, c), dt, r, c)
+        it = _tile_from(idx.reshape(r, 1), np.dtype(np.int32), r, 1)
+        table = np.zeros((tr, c), dt)
+        gm = pto.GlobalTensor(table, shape=(1, 1, 1, tr, c))
+        pto.MSCATTER(gm, st, it, coalesce="row", atomic=atomic, oob=oob)
+    else:
+        if fn == "case_elem":
+            r, c, ts = 1, int(args[2]), int(args[3])
+        else:
+            r, c, ts = (int(x) for x in args[2:5])
+        st = _tile_from(src.reshape(r, c), dt, r, c)
+        it = _tile_from(idx.reshape(r, c), np.dtype(np.int32), r, c)
+        table = np.zeros(ts, dt)
+        gm = pto.GlobalTensor(table, shape=(1, 1, 1, 1, ts))
+        pto.MSCATTER(gm, st, it, coalesce="elem", atomic=atomic, oob=oob)
+    return table.reshape(-1), golden, 1e-3
+
+
+DRIVERS["mscatter"] = _mscatter
+WHY_NOT.pop("mscatter", None)

@@ -1,0 +1,79 @@
+"""PTO tile instructions added in issue 13's second round against tests/reference.py's
+oracles (the "second round" block): bit-exact over dtypes and valid regions, contents outside
+the valid region kept, in-place operands, and the constraint errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import reference as ref
+from fastisa import pto
+from fastisa.errors import ConstraintError
+from pto_helpers import RM, assert_bits, tile
+
+VALID_PAIRS = (((8, 16), (5, 9)), ((3, 16), (8, 16)), ((8, 16), (8, 16)), ((8, 9), (8, 16)))
+
+
+@pytest.mark.parametrize("is_max", (True, False))
+@pytest.mark.parametrize("vdt,idt", [("float32", "int32"), ("float32", "uint32"),
+                                     ("float16", "int16"), ("float16", "uint32"),
+                                     ("bfloat16", "uint16"), ("int32", "int32"),
+                                     ("int16", "uint16"), ("int8", "int32"), ("uint8", "int16")])
+def test_tpartarg(is_max, vdt, idt):
+    rng = np.random.default_rng(3)
+    name = "TPARTARGMAX" if is_max else "TPARTARGMIN"
+    for (r0, c0), (r1, c1) in VALID_PAIRS:
+        v0, v1 = tile(vdt, 8, 32, RM, r0, c0, rng), tile(vdt, 8, 32, RM, r1, c1, rng)
+        i0, i1 = tile(idt, 8, 32, RM, r0, c0, rng), tile(idt, 8, 32, RM, r1, c1, rng)
+        if vdt in ("float32", "float16"):
+            v0.data[0, :4] = v1.data[0, :4]          # ties take src1
+            v0.data[1, 0] = np.nan                    # NaN compares false: src1
+            v1.data[1, 1] = np.nan
+        R, C = (r0, c0) if (r0, c0) == (8, 16) or (r1, c1) != (8, 16) else (r1, c1)
+        dv, di = tile(vdt, 8, 32, RM, R, C, rng), tile(idt, 8, 32, RM, R, C, rng)
+        keep_v, keep_i = dv.data[:, C:].copy(), di.data[:, C:].copy()
+        getattr(pto, name)(dv, v0, v1, di, i0, i1)
+        wv, wi = ref.ptox_part_arg(is_max, v0.valid, i0.valid, v1.valid, i1.valid, (R, C))
+        assert_bits(dv.valid, wv, f"{name} values")
+        assert_bits(di.valid, wi, f"{name} indices")
+        assert_bits(dv.data[:, C:], keep_v, "outside the valid region")
+        assert_bits(di.data[:, C:], keep_i, "outside the valid region")
+
+
+def test_tpartarg_in_place():
+    rng = np.random.default_rng(4)
+    v0, v1 = tile("float32", 8, 16, RM, 8, 16, rng), tile("float32", 8, 16, RM, 4, 8, rng)
+    i0, i1 = tile("int32", 8, 16, RM, 8, 16, rng), tile("int32", 8, 16, RM, 4, 8, rng)
+    wv, wi = ref.ptox_part_arg(True, v0.valid, i0.valid, v1.valid, i1.valid, (8, 16))
+    pto.TPARTARGMAX(v0, v0, v1, i0, i0, i1)
+    assert_bits(v0.valid, wv, "in-place values")
+    assert_bits(i0.valid, wi, "in-place indices")
+
+
+def test_tpartadd_in_place():
+    """dst is src0: the sources are read before dst is cleared (was: dst cleared first)."""
+    rng = np.random.default_rng(5)
+    a, b = tile("float32", 8, 8, RM, 8, 8, rng), tile("float32", 8, 8, RM, 4, 4, rng)
+    want = ref.ptox_part("ADD", a.valid, b.valid, (8, 8))
+    pto.TPARTADD(a, a, b)
+    assert_bits(a.valid, want, "TPARTADD in place")
+
+
+def test_tpartarg_errors():
+    f = lambda dt, vr=8, vc=8: pto.Tile(pto.TileType.Vec, dt, 8, 32, valid_row=vr, valid_col=vc)  # noqa: E731
+    with pytest.raises(ConstraintError, match="TPARTARGMAX: dstIdx.dtype must be int32 or uint32"):
+        pto.TPARTARGMAX(f("float32"), f("float32"), f("float32"), f("int16"), f("int16"),
+                        f("int16"))
+    with pytest.raises(ConstraintError, match="TPARTARGMIN: src1Val.dtype"):
+        pto.TPARTARGMIN(f("float32"), f("float32"), f("float16"), f("int32"), f("int32"),
+                        f("int32"))
+    with pytest.raises(ConstraintError, match="TPARTARGMAX: src1Idx valid shape"):
+        pto.TPARTARGMAX(f("float32"), f("float32"), f("float32", 4, 4), f("int32"), f("int32"),
+                        f("int32"))
+    d = f("float32", 5, 5)
+    before = d.data.copy()
+    with pytest.raises(ConstraintError, match="TPARTARGMAX: dstVal valid shape"):
+        pto.TPARTARGMAX(d, f("float32"), f("float32", 4, 4), f("int32", 5, 5), f("int32"),
+                        f("int32", 4, 4))
+    assert_bits(d.data, before, "unchanged after an error")
