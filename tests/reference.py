@@ -2059,4 +2059,17 @@ def ptox_part_arg(is_max, v0, i0, v1, i1, shape):
     ov[:r, :c] = np.where(first, v0[:r, :c], v1[:r, :c])
     oi[:r, :c] = np.where(first, i0[:r, :c], i1[:r, :c])
     return ov, oi
+
+def ptox_pair_reduce_sum(src, shape, tile_shape):
+    """TPAIRREDUCESUM: a tile_shape array of zeros with dst[i, k] = src[i, 2k] + src[i, 2k+1]
+    (src[i, C] = 0 for an odd valid C) for i < R, k < ceil(C / 2); sums rounded once to T."""
+    R, C = shape
+    src = np.asarray(src)
+    dt = src.dtype
+    out = np.zeros(tile_shape, dtype=dt)
+    h = (C + 1) // 2
+    x = np.zeros((R, 2 * h), dtype=dt)
+    x[:, :C] = src[:R, :C]
+    out[:R, :h] = pto_binary("ADD", x[:, 0::2], x[:, 1::2])
+    return out
 # ---- end of PTO tile ISA second-round section ----

@@ -77,3 +77,94 @@ def test_tpartarg_errors():
         pto.TPARTARGMAX(d, f("float32"), f("float32", 4, 4), f("int32", 5, 5), f("int32"),
                         f("int32", 4, 4))
     assert_bits(d.data, before, "unchanged after an error")
+
+
+# ---- TPAIRREDUCESUM --------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ("float32", "float16", "bfloat16", "int32", "int16", "uint8"))
+@pytest.mark.parametrize("vr,vc", [(8, 32), (5, 17), (3, 1), (8, 2), (0, 4)])
+def test_tpairreducesum(dtype, vr, vc):
+    rng = np.random.default_rng(6)
+    src = tile(dtype, 8, 64, RM, vr, vc, rng)
+    if dtype in ("float32", "float16") and vr and vc % 2:
+        src.data[0, vc - 1] = -0.0                     # x + 0 of the last odd element: +0
+    dst = tile(dtype, 8, 64, RM, vr, vc, rng)
+    pto.TPAIRREDUCESUM(dst, src)
+    assert_bits(dst.data, ref.ptox_pair_reduce_sum(src.data, (vr, vc), (8, 64)),
+                f"TPAIRREDUCESUM {dtype}")
+
+
+def test_tpairreducesum_in_place_and_errors():
+    rng = np.random.default_rng(7)
+    x = tile("float32", 4, 16, RM, 4, 15, rng)
+    want = ref.ptox_pair_reduce_sum(x.data.copy(), (4, 15), (4, 16))
+    pto.TPAIRREDUCESUM(x, x)
+    assert_bits(x.data, want, "in place")
+    with pytest.raises(ConstraintError, match="TPAIRREDUCESUM: src valid shape|TPAIRREDUCESUM: src"):
+        pto.TPAIRREDUCESUM(tile("float32", 4, 16, RM, 4, 8, rng), tile("float32", 4, 16, RM, 4, 9, rng))
+    with pytest.raises(ConstraintError, match="TPAIRREDUCESUM: src.dtype"):
+        pto.TPAIRREDUCESUM(tile("float32", 4, 16), tile("float16", 4, 16))
+    cm = pto.Tile(pto.TileType.Vec, "float32", 16, 8, blayout=pto.BLayout.ColMajor)
+    with pytest.raises(ConstraintError, match="TPAIRREDUCESUM: dst.blayout must be RowMajor"):
+        pto.TPAIRREDUCESUM(cm, cm)
+
+
+# ---- TSUBVIEW --------------------------------------------------------------------------
+def test_tsubview_aliases_src():
+    rng = np.random.default_rng(8)
+    src = tile("int16", 16, 32, RM, 16, 32, rng)
+    sub = pto.Tile(pto.TileType.Vec, "int16", 12, 32, valid_row=5, valid_col=7)
+    pto.TSUBVIEW(sub, src, 3, 4)
+    assert_bits(sub.valid, src.data[3:8, 4:11], "TSUBVIEW values")
+    # rows of sub beyond the view fit src only when the offset leaves room: 16 x 32 from
+    # (3, 4) does not, so that case is an AccessError; a 12-row dst fits
+    sub.data[0, 0] = 1234                            # (write through the view)
+    assert src.data[3, 4] == 1234
+    cm = pto.Tile(pto.TileType.Vec, "float32", 16, 8, blayout=pto.BLayout.ColMajor)
+    cs = pto.Tile(pto.TileType.Vec, "float32", 16, 4, blayout=pto.BLayout.ColMajor,
+                  valid_row=4, valid_col=2)
+    cm.data[...] = rng.standard_normal((16, 8)).astype(np.float32)
+    pto.TSUBVIEW(cs, cm, 2, 1)
+    assert_bits(cs.valid, cm.data[2:6, 1:3], "column-major TSUBVIEW")
+
+
+def test_tsubview_in_on_chip_buffer_and_errors():
+    src = pto.Tile(pto.TileType.Vec, "float32", 8, 16)
+    pto.TASSIGN(src, 0)
+    src.data[...] = np.arange(128, dtype=np.float32).reshape(8, 16)
+    sub = pto.Tile(pto.TileType.Vec, "float32", 8, 16, valid_row=4, valid_col=8)
+    pto.TSUBVIEW(sub, src, 4, 8)                   # runs past src, inside the UB: allowed
+    assert_bits(sub.valid, src.data[4:8, 8:16], "UB view")
+    free = pto.Tile(pto.TileType.Vec, "float32", 8, 16)
+    before = sub._buf
+    from fastisa.errors import AccessError
+    with pytest.raises(AccessError, match="TSUBVIEW: dst's storage"):
+        pto.TSUBVIEW(sub, free, 4, 8)
+    assert sub._buf is before
+    with pytest.raises(ConstraintError, match="TSUBVIEW: rowIdx"):
+        pto.TSUBVIEW(sub, src, 5, 0)
+    with pytest.raises(ConstraintError, match="TSUBVIEW: colIdx"):
+        pto.TSUBVIEW(sub, src, 0, 9)
+    with pytest.raises(ConstraintError, match="TSUBVIEW: dst layout"):
+        pto.TSUBVIEW(pto.Tile(pto.TileType.Vec, "float32", 8, 8, valid_row=4, valid_col=4), src)
+    with pytest.raises(ConstraintError, match="TSUBVIEW: dst.dtype"):
+        pto.TSUBVIEW(pto.Tile(pto.TileType.Vec, "int32", 8, 16), src)
+
+
+# ---- TPREFETCH -------------------------------------------------------------------------
+def test_tprefetch():
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((6, 16)).astype(np.float32)
+    gm = pto.GlobalTensor(a)
+    dst = tile("float32", 8, 16, RM, 6, 16, rng)
+    keep = dst.data[6:].copy()
+    pto.TPREFETCH(dst, gm)
+    assert_bits(dst.valid, a, "TPREFETCH from GM")
+    assert_bits(dst.data[6:], keep, "outside the valid region")
+    src = tile("int32", 8, 16, RM, 8, 16, rng)
+    d2 = tile("int32", 8, 16, RM, 5, 9, rng)
+    pto.TPREFETCH(d2, src)
+    assert_bits(d2.valid, src.data[:5, :9], "TPREFETCH from a tile")
+    with pytest.raises(ConstraintError, match="TPREFETCH: src shape"):
+        pto.TPREFETCH(tile("float32", 8, 16), gm)
+    with pytest.raises(ConstraintError, match="TPREFETCH: src.dtype"):
+        pto.TPREFETCH(tile("int32", 8, 16, RM, 6, 16), gm)

@@ -855,3 +855,45 @@ def _mscatter(case_dir, args, kwargs, ns):
 
 DRIVERS["mscatter"] = _mscatter
 WHY_NOT.pop("mscatter", None)
+
+
+def _tsubview(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    R, C = int(p.tile_row), int(p.tile_col)
+    x = _read(case_dir, "input.bin", dt).reshape(int(p.global_row), int(p.global_col))
+    src = _tile_from(x[:R, :C], dt, R, C)
+    sub = pto.Tile(V, dt, R, C, valid_row=int(p.sub_row), valid_col=int(p.sub_col))
+    pto.TSUBVIEW(sub, src, 0, 0)
+    return np.ascontiguousarray(sub.valid).reshape(-1), _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tsubview"] = _tsubview
+
+
+def _tpairreducesum(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    R, C = int(p.row), int(p.col)
+    src = _tile_from(_read(case_dir, "input.bin", dt).reshape(R, C), dt, R, C)
+    dst = _tile_from(np.full((R, C), 7, dt), dt, R, C)
+    pto.TPAIRREDUCESUM(dst, src)
+    return np.ascontiguousarray(dst.valid).reshape(-1), _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tpairreducesum"] = _tpairreducesum
+
+
+def _tprefetch(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    R, C = int(p.tile_row), int(p.tile_col)
+    vr, vc = int(p.valid_row), int(p.valid_col)
+    src = _tile_from(_read(case_dir, "input.bin", dt).reshape(R, C), dt, vr, vc)
+    dst = _tile_from(np.zeros((R, C), dt), dt, vr, vc)
+    pto.TPREFETCH(dst, src)
+    out = np.ascontiguousarray(dst.data).reshape(-1)
+    return out, _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tprefetch"] = _tprefetch

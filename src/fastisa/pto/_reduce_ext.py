@@ -28,7 +28,7 @@ from ._ops import _dtype_in, _operand, _run_binary, _run_unary
 from ._tile import Tile
 
 __all__ = ["TROWPROD", "TCOLPROD", "TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN",
-           "TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TPARTARGMAX", "TPARTARGMIN"]
+           "TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TPARTARGMAX", "TPARTARGMIN", "TPAIRREDUCESUM"]
 
 _PROD = ("float32", "float16", "bfloat16", "int32", "int16")
 
@@ -244,3 +244,52 @@ def TPARTARGMIN(dstVal, src0Val, src1Val, dstIdx, src0Idx, src1Idx) -> None:  # 
     """Partial min with indices (docs/isa/TPARTARGMIN.md): as TPARTARGMAX with
     ``src0Val < src1Val`` choosing src0's pair."""
     _part_arg("TPARTARGMIN", "LT", dstVal, src0Val, src1Val, dstIdx, src0Idx, src1Idx)
+
+
+def TPAIRREDUCESUM(dst, src) -> None:  # noqa: N802
+    """Pair-reduction sum (docs/isa/TPairReduceSum.md): with (R, C) = dst's valid shape,
+    ``dst[i, k] = src[i, 2k] + src[i, 2k + 1]`` for k < ceil(C / 2), the missing partner of
+    an odd C's last pair taken as 0 (a real ``x + 0``: -0 becomes +0); everything else of
+    dst's tile -- the upper half of each valid row and the whole area outside the valid
+    region -- becomes 0, as the CPU simulator (include/pto/cpu/TPairReduceSum.hpp) clears the
+    whole tile first.  Sums are rounded once to T (integers wrap).
+
+    dst, src: row-major Vec tiles of one dtype with the same valid shape.  The docs list
+    float32/float16 (the NPU implementations' checks); the CPU simulator and its tests also
+    use int32/int16, which fastisa accepts too (and bfloat16, int8, uint8 and the unsigned
+    types, same rule).  Raises ConstraintError otherwise."""
+    instr = "TPAIRREDUCESUM"
+    X.tiles(instr, dst=dst, src=src)
+    _dtype_in(instr, "dst", dst, X.NUMERIC)
+    X.same(instr, dst, src=src)
+    from ._tile import BLayout
+    for name, t in (("dst", dst), ("src", src)):
+        if t.blayout != BLayout.RowMajor:
+            raise constraint(instr, f"{name}.blayout", "must be RowMajor", t.blayout.name)
+    R, C = dst.valid_shape
+    s = _snapshot(src, dst)
+    zero = X.scalar(instr, "0", 0, dst.format)[1]
+    whole = _Whole(dst)
+    _run_unary("COPY", whole, zero, dst.rows, dst.cols)
+    half = C // 2
+    buf, code, rs, cs = s
+    isz = dst.dtype.itemsize
+    if R and half:
+        even = (buf, code, rs, 2 * cs)
+        odd = (buf[cs * isz:], code, rs, 2 * cs)
+        _run_binary("ADD", dst, even, X.BIG, odd, X.BIG, R, half)
+    if R and C % 2:
+        last = (buf[(C - 1) * cs * isz:], code, rs, cs)
+        d = _operand(dst)
+        tail = (d[0][half * dst._cs * isz:], d[1], d[2], d[3])
+        from ._ops import _k, _OP
+        _k.binary(_OP["ADD"], *tail, *last, X.BIG, *zero, X.BIG, R, 1)
+    X.record(instr, dst, 1, dst.rows, dst.cols)
+
+
+class _Whole:
+    """A tile seen with its whole physical shape as the valid region."""
+
+    def __init__(self, t):
+        self._buf, self.format, self.dtype = t._buf, t.format, t.dtype
+        self._rs, self._cs = t._rs, t._cs
