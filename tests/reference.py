@@ -2072,4 +2072,19 @@ def ptox_pair_reduce_sum(src, shape, tile_shape):
     x[:, :C] = src[:R, :C]
     out[:R, :h] = pto_binary("ADD", x[:, 0::2], x[:, 1::2])
     return out
+
+def ptox_log_int(x):
+    """TLOG on integers (the CPU simulator's static_cast<T>(log((double)x)), x > 0):
+    floor of ln(x) for positive integers (truncation toward zero of a value >= 0)."""
+    x = np.asarray(x)
+    return np.trunc(np.log(x.astype(np.float64))).astype(x.dtype)
+
+
+def ptox_cast_trunc_sat(x, dtype):
+    """A float64 value stored to an integer dtype: truncation toward zero, saturating to the
+    dtype's range, NaN -> 0 (the unary kernel's float -> integer store)."""
+    info = np.iinfo(dtype)
+    x = np.asarray(x, dtype=np.float64)
+    t = np.where(np.isnan(x), 0, np.clip(np.trunc(np.nan_to_num(x, nan=0.0)), info.min, info.max))
+    return t.astype(dtype)
 # ---- end of PTO tile ISA second-round section ----

@@ -168,3 +168,62 @@ def test_tprefetch():
         pto.TPREFETCH(tile("float32", 8, 16), gm)
     with pytest.raises(ConstraintError, match="TPREFETCH: src.dtype"):
         pto.TPREFETCH(tile("int32", 8, 16, RM, 6, 16), gm)
+
+
+# ---- TLOG on integers, TSQRT on bfloat16 (the CPU simulator's dtype sets) --------------
+@pytest.mark.parametrize("dtype", ("int32", "int16", "int8", "uint32", "uint16", "uint8"))
+def test_tlog_integers(dtype):
+    info = np.iinfo(dtype)
+    rng = np.random.default_rng(10)
+    src = tile(dtype, 8, 64, RM, 7, 50, rng)
+    src.data[...] = rng.integers(1, min(info.max, 2 ** 31 - 1), (8, 64), endpoint=True)
+    src.data[0, :6] = [1, 2, 3, 7, 8, info.max]       # ln 2 = 0.69 -> 0, ln 8 = 2.07 -> 2
+    dst = tile(dtype, 8, 64, RM, 7, 50, rng)
+    keep = dst.data.copy()
+    pto.TLOG(dst, src)
+    assert_bits(dst.valid, ref.ptox_log_int(src.valid), f"TLOG {dtype}")
+    keep[:7, :50] = dst.valid
+    assert_bits(dst.data, keep, "outside the valid region")
+
+
+def test_tlog_integer_nonpositive_raises():
+    src = tile("int32", 8, 8)
+    src.data[...] = 5
+    src.data[3, 3] = 0
+    dst = tile("int32", 8, 8)
+    before = dst.data.copy()
+    with pytest.raises(ConstraintError, match=r"TLOG: src integer elements must be > 0.*got 0"):
+        pto.TLOG(dst, src)
+    assert_bits(dst.data, before, "unchanged")
+    with pytest.raises(ConstraintError, match="TLOG: src.dtype"):
+        pto.TLOG(dst, tile("int16", 8, 16))
+
+
+def test_tsqrt_bf16_every_code():
+    """Every bfloat16 code: sqrt in float64 rounded once to bfloat16 (NaN/inf/negatives too)."""
+    codes = np.arange(65536, dtype=np.uint32).astype(np.uint16)
+    src = pto.Tile(pto.TileType.Vec, "bfloat16", 256, 256)
+    src.data.view(np.uint16)[...] = codes.reshape(256, 256)
+    dst = pto.Tile(pto.TileType.Vec, "bfloat16", 256, 256)
+    pto.TSQRT(dst, src)
+    assert_bits(dst.data, ref.pto_unary("SQRT", src.data), "TSQRT bf16 every code")
+
+
+def test_unary_kernel_converts_between_int_and_float():
+    """The unary kernel's COPY between an integer and a float format writes converted values
+    (it used to write nothing): int -> float exact in double, rounded once; float -> int
+    truncated toward zero, saturating, NaN -> 0."""
+    from fastisa._kernels import tile as k
+    from fastisa.pto._ops import _OP, _operand
+    rng = np.random.default_rng(11)
+    i = tile("int32", 4, 16, RM)
+    i.data[...] = rng.integers(-2 ** 31, 2 ** 31, (4, 16))
+    f = tile("float16", 4, 16, RM)
+    k.unary(_OP["COPY"], *_operand(f), *_operand(i), 4, 16)
+    assert_bits(f.data, ref.pto_f64_to(i.data.astype(np.float64), np.float16), "int32 -> f16")
+    x = tile("float32", 4, 16, RM)
+    x.data[...] = rng.uniform(-4e4, 4e4, (4, 16)).astype(np.float32)
+    x.data[0, :4] = [np.nan, np.inf, -np.inf, -0.7]
+    o = tile("int16", 4, 16, RM)
+    k.unary(_OP["COPY"], *_operand(o), *_operand(x), 4, 16)
+    assert_bits(o.data, ref.ptox_cast_trunc_sat(x.data, np.int16), "f32 -> int16")
