@@ -2087,4 +2087,27 @@ def ptox_cast_trunc_sat(x, dtype):
     x = np.asarray(x, dtype=np.float64)
     t = np.where(np.isnan(x), 0, np.clip(np.trunc(np.nan_to_num(x, nan=0.0)), info.min, info.max))
     return t.astype(dtype)
+
+def ptox_dequant(src, scale, offset):
+    """TDEQUANT: (float32(src) - offset[i, p]) * scale[i, p], p = min(j, pc - 1), float32
+    steps; scale/offset are [R, pc] arrays (their valid regions)."""
+    src = np.asarray(src)
+    R, C = src.shape
+    pc = max(1, scale.shape[1])
+    p = np.minimum(np.arange(C), pc - 1)
+    x = src.astype(np.float32)
+    return ((x - offset[:, p].astype(np.float32)) * scale[:, p].astype(np.float32)).astype(np.float32)
+
+
+def ptox_add_deq_relu(a, b, s):
+    """TADDDEQRELU: float16(min(max(((f32(a + b) * 2^-17) * f32(s)) * 2^17, 0), 65504)), the
+    sum wrapping in int32, each float step in float32."""
+    x = (np.asarray(a).astype(np.int64) + np.asarray(b)).astype(np.int64)
+    x = ((x + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(np.float64).astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = (x * np.float32(2.0 ** -17)) * np.float32(s)
+        y = y * np.float32(2.0 ** 17)
+    y = np.where(y < 0, np.float32(0), y)           # MAX(y, 0) = y < 0 ? 0 : y
+    y = np.where(np.float32(65504) < y, np.float32(65504), y)
+    return y.astype(np.float16)
 # ---- end of PTO tile ISA second-round section ----

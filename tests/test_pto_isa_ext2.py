@@ -227,3 +227,59 @@ def test_unary_kernel_converts_between_int_and_float():
     o = tile("int16", 4, 16, RM)
     k.unary(_OP["COPY"], *_operand(o), *_operand(x), 4, 16)
     assert_bits(o.data, ref.ptox_cast_trunc_sat(x.data, np.int16), "f32 -> int16")
+
+
+# ---- TDEQUANT / TADDDEQRELU ------------------------------------------------------------
+@pytest.mark.parametrize("sdt", ("int8", "int16"))
+@pytest.mark.parametrize("vr,vc,pc", [(16, 64, 1), (11, 37, 1), (8, 20, 4), (5, 3, 8)])
+def test_tdequant(sdt, vr, vc, pc):
+    rng = np.random.default_rng(12)
+    src = tile(sdt, 16, 64, RM, vr, vc, rng)
+    info = np.iinfo(sdt)
+    src.data[...] = rng.integers(info.min, info.max, (16, 64), endpoint=True)
+    from pto_helpers import CM
+    lay, shape = (CM, (16, 8)) if pc == 1 else (RM, (16, 8))
+    scale = tile("float32", *shape, lay, vr, pc, rng)
+    offset = tile("float32", *shape, lay, vr, pc, rng)
+    dst = tile("float32", 16, 64, RM, vr, vc, rng)
+    keep = dst.data.copy()
+    pto.TDEQUANT(dst, src, scale, offset)
+    keep[:vr, :vc] = ref.ptox_dequant(src.valid, scale.valid, offset.valid)
+    assert_bits(dst.data, keep, f"TDEQUANT {sdt}")
+
+
+def test_tdequant_errors():
+    f = lambda dt, r=8, c=32, vr=None, vc=None: pto.Tile(pto.TileType.Vec, dt, r, c,  # noqa: E731
+                                                       valid_row=vr, valid_col=vc)
+    with pytest.raises(ConstraintError, match="TDEQUANT: src.dtype"):
+        pto.TDEQUANT(f("float32"), f("int32"), f("float32"), f("float32"))
+    with pytest.raises(ConstraintError, match="TDEQUANT: scale.validRow"):
+        pto.TDEQUANT(f("float32"), f("int8"), f("float32", vr=4), f("float32", vr=4))
+    with pytest.raises(ConstraintError, match="TDEQUANT: offset.validCol"):
+        pto.TDEQUANT(f("float32"), f("int8"), f("float32", vc=1), f("float32", vc=2))
+
+
+@pytest.mark.parametrize("vr,vc,s", [(16, 64, 0.5), (7, 33, 0.0625), (3, 5, 1e30), (16, 64, -2.0)])
+def test_tadddeqrelu(vr, vc, s):
+    rng = np.random.default_rng(13)
+    a = tile("int32", 16, 64, RM, vr, vc)
+    b = tile("int32", 16, 64, RM, vr, vc)
+    a.data[...] = rng.integers(-2 ** 31, 2 ** 31, (16, 64))   # sums wrap
+    b.data[...] = rng.integers(-2 ** 31, 2 ** 31, (16, 64))
+    a.data[0, :3] = [1, 1000, 2 ** 30]
+    dst = tile("float16", 16, 64, RM, vr, vc, rng)
+    keep = dst.data.copy()
+    pto.TADDDEQRELU(dst, a, b, s, tile("int32", 16, 64))
+    keep[:vr, :vc] = ref.ptox_add_deq_relu(a.valid, b.valid, s)
+    assert_bits(dst.data, keep, "TADDDEQRELU")
+
+
+def test_tadddeqrelu_errors():
+    i = tile("int32", 8, 16)
+    with pytest.raises(ConstraintError, match="TADDDEQRELU: dst.dtype"):
+        pto.TADDDEQRELU(tile("float32", 8, 16), i, i, 1.0)
+    with pytest.raises(ConstraintError, match="TADDDEQRELU: dst valid shape"):
+        pto.TADDDEQRELU(tile("float16", 8, 16, RM, 0, 16), tile("int32", 8, 16, RM, 0, 16),
+                        tile("int32", 8, 16, RM, 0, 16), 1.0)
+    with pytest.raises(ConstraintError, match="TADDDEQRELU: tmp"):
+        pto.TADDDEQRELU(tile("float16", 8, 16), i, i, 1.0, tile("int32", 2, 8))

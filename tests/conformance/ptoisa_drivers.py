@@ -897,3 +897,40 @@ def _tprefetch(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tprefetch"] = _tprefetch
+
+
+def _tdequant(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    st, dt = np.dtype(p.src_type), np.dtype(p.dst_type)
+    R, C, vr, vc = int(p.row), int(p.col), int(p.valid_row), int(p.valid_col)
+    src = _tile_from(_read(case_dir, "input.bin", st).reshape(R, C), st, vr, vc)
+    par = []
+    for name in ("scale.bin", "offset.bin"):
+        t = pto.Tile(V, dt, R, 1, blayout=pto.BLayout.ColMajor, valid_row=vr, valid_col=1)
+        t.data[:, 0] = _read(case_dir, name, dt)
+        par.append(t)
+    dst = _tile_from(np.zeros((R, C), dt), dt, vr, vc)
+    pto.TDEQUANT(dst, src, par[0], par[1])
+    return np.ascontiguousarray(dst.data).reshape(-1), _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tdequant"] = _tdequant
+
+
+def _tadddeqrelu(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    i4, f2 = np.dtype(np.int32), np.dtype(np.float16)
+    vr, vc = int(p.valid_row), int(p.valid_col)
+    R, C = max(int(p.row), vr), max(int(p.col), vc)
+    a = _tile_from(np.pad(_read(case_dir, "input0.bin", i4).reshape(vr, vc),
+                          ((0, R - vr), (0, C - vc))), i4, vr, vc)
+    b = _tile_from(np.pad(_read(case_dir, "input1.bin", i4).reshape(vr, vc),
+                          ((0, R - vr), (0, C - vc))), i4, vr, vc)
+    dst = _tile_from(np.zeros((R, C), f2), f2, vr, vc)
+    tmp = _tile_from(np.zeros((R, C), i4), i4, vr, vc)
+    pto.TADDDEQRELU(dst, a, b, float(p.deq_scale), tmp)
+    return (np.ascontiguousarray(dst.valid).reshape(-1), _read(case_dir, "golden.bin", f2),
+            1e-3)
+
+
+DRIVERS["tadddeqrelu"] = _tadddeqrelu
