@@ -2274,4 +2274,15 @@ def ptox_add_deq_relu(a, b, s):
     y = np.where(y < 0, np.float32(0), y)           # MAX(y, 0) = y < 0 ? 0 : y
     y = np.where(np.float32(65504) < y, np.float32(65504), y)
     return y.astype(np.float16)
+
+def ptox_gatherb(dst_bytes_rows, src_bytes, offs, nb):
+    """TGATHERB on byte arrays: dst_bytes_rows[r, 32b:32b+32] = src_bytes[o:o+32] for
+    o = offs[r, b] (uint32) when o + 32 <= len(src_bytes), else unchanged."""
+    out = np.array(dst_bytes_rows, copy=True)
+    for r in range(out.shape[0]):
+        for b in range(nb):
+            o = int(np.uint32(offs[r, b]))
+            if o + 32 <= src_bytes.size:
+                out[r, 32 * b: 32 * b + 32] = src_bytes[o: o + 32]
+    return out
 # ---- end of PTO tile ISA second-round section ----

@@ -283,3 +283,35 @@ def test_tadddeqrelu_errors():
                         tile("int32", 8, 16, RM, 0, 16), 1.0)
     with pytest.raises(ConstraintError, match="TADDDEQRELU: tmp"):
         pto.TADDDEQRELU(tile("float16", 8, 16), i, i, 1.0, tile("int32", 2, 8))
+
+
+# ---- TGATHERB --------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", ("float32", "int16", "bfloat16", "uint8", "uint32"))
+@pytest.mark.parametrize("vr,nbv", [(4, 2), (3, 1), (4, 4)])
+def test_tgatherb(dtype, vr, nbv):
+    rng = np.random.default_rng(14)
+    isz = np.dtype("uint16" if dtype == "bfloat16" else dtype).itemsize
+    cols = 4 * 32 // isz
+    src = tile(dtype, 4, cols, RM, rng=rng)
+    dst = tile(dtype, 4, cols, RM, vr, nbv * 32 // isz, rng)
+    off = pto.Tile(pto.TileType.Vec, "uint32", 4, 8)
+    nbytes = src.buffer.nbytes
+    off.data[...] = rng.integers(0, nbytes - 31, (4, 8))     # any byte alignment
+    off.data[0, 0] = nbytes - 31                              # one past the end: skipped
+    off.data[1, 0] = 0xFFFFFFF0                               # as uint32: huge, skipped
+    rows = dst.buffer.view(np.uint8).reshape(4, -1)
+    want = rows.copy()
+    want[:vr] = ref.ptox_gatherb(rows[:vr], src.buffer.view(np.uint8), off.data, nbv)
+    pto.TGATHERB(dst, src, off)
+    assert_bits(dst.buffer.view(np.uint8).reshape(4, -1), want, f"TGATHERB {dtype}")
+
+
+def test_tgatherb_errors():
+    src = tile("float32", 4, 16)
+    off = pto.Tile(pto.TileType.Vec, "int32", 4, 8)
+    with pytest.raises(ConstraintError, match="TGATHERB: dst.validCol must make whole 32-byte"):
+        pto.TGATHERB(tile("float32", 4, 16, RM, 4, 12), src, off)
+    with pytest.raises(ConstraintError, match="TGATHERB: offset.dtype"):
+        pto.TGATHERB(tile("float32", 4, 16), src, tile("float32", 4, 8))
+    with pytest.raises(ConstraintError, match="TGATHERB: offset must hold"):
+        pto.TGATHERB(tile("float32", 8, 16), tile("float32", 8, 16), off)

@@ -934,3 +934,20 @@ def _tadddeqrelu(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tadddeqrelu"] = _tadddeqrelu
+
+
+def _tgatherb(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = np.dtype(p.dtype)
+    src_a = _read(case_dir, "x.bin", dt).reshape(int(p.src_s1), int(p.src_s0))
+    off_a = _read(case_dir, "offset.bin", np.uint32)
+    R, C = int(p.dst_s1), int(p.dst_s0)
+    nb = off_a.size // R
+    src = _tile_from(src_a, dt, *src_a.shape)
+    off = _tile_from(off_a.reshape(R, nb), np.dtype(np.uint32), R, nb)
+    dst = _tile_from(np.zeros((R, C), dt), dt, R, C)
+    pto.TGATHERB(dst, src, off)
+    return np.ascontiguousarray(dst.valid).reshape(-1), _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tgatherb"] = _tgatherb
