@@ -91,6 +91,9 @@ class Case:
     #: {output index: input index}: a ref output (CANN gives the operator the input's
     #: memory, e.g. ScatterNdAdd's var_out is var): it starts with that input's contents
     alias: object = None
+    #: compare the outputs' bytes as the reference's dtype (an operator that moves
+    #: float32 data as float16 pairs declares its GM output float16)
+    view: bool = False
 
 
 CASES: list[Case] = []
@@ -556,13 +559,136 @@ case("permute_tik (2, 32, 3, 5) over-read", "samples", "permute_tik", "permute_t
      lambda rng: [_f16(rng, (2, 32, 3, 5))], lambda x: [],
      expect_error=("AccessError", "need read 1922 bytes, but only 1920"))
 
+# ======================================================================================
+# ---- tikops: breadth (issue 18) -------------------------------------------------------
+# ======================================================================================
+# NPU float status: get/clear write eight float32 zeros (fastisa detects no float
+# overflow, so get's status is 0 and it leaves addr alone)
+for _op in ("n_p_u_get_float_status", "n_p_u_clear_float_status"):
+    case(_op, "cann2020", _op, _op,
+         lambda o=_op: ((T((8,), "float32"), T((8,), "float32"), o), {}),
+         lambda rng: [np.ones(8, np.float32)], lambda a: [np.zeros(8, np.float32)])
+
+# strided_slice_d's other TIK branches, called as strided_slice_d calls them
+for _shape, _b, _dt in (((64, 16), 3, "float16"), ((40, 32), 0, "float32"),
+                        ((3, 50, 24), 23, "float16")):
+    case(f"strided_slice_last_dim_one {_shape} [{_b}] {_dt}", "cann2020",
+         "strided_slice_last_dim_one", "strided_slice_last_dim_one",
+         lambda s=_shape, b=_b, d=_dt: ((list(s), d, list(s[:-1]) + [1],
+                                         [0] * (len(s) - 1) + [b],
+                                         "strided_slice_last_dim_one"), {}),
+         lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, s).astype(d)],
+         lambda x, b=_b: [x[..., b:b + 1].copy()])
+# the YOLO class slice: [..., 85] -> [..., 5:85]
+# (its tiling assumes rows enough for every core: rows per core a multiple of 16)
+for _shape, _dt in (((1024, 85), "float16"), ((4, 128, 85), "float32"), ((2000, 85), "float16"),
+                    ):
+    case(f"strided_slice_fast_last_dim {_shape} [5:85] {_dt}", "cann2020",
+         "strided_slice_fast_last_dim", "strided_slice_last_dim_only",
+         lambda s=_shape, d=_dt: ((list(s), d, list(s[:-1]) + [80], [0] * (len(s) - 1) + [5],
+                                   "strided_slice_fast_last_dim"), {}),
+         lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, s).astype(d)],
+         lambda x: [x[..., 5:85].copy()])
+# on 32 rows each core gets one row and the kernel moves 0 bursts: TIK's data_move
+# rejects nburst 0 (nburst in [1, 4095]) and so does fastisa
+case("strided_slice_fast_last_dim (32, 85) nburst 0", "cann2020", "strided_slice_fast_last_dim",
+     "strided_slice_last_dim_only",
+     lambda: (([32, 85], "float16", [32, 80], [0, 5], "strided_slice_fast_last_dim"), {}),
+     lambda rng: [_f16(rng, (32, 85))], lambda x: [],
+     expect_error=("ConstraintError", "nburst should be in the range of [1, 4095]"))
+# strided_slice_only_last_dim moves each core's rows as whole 96 (float16) / 88 (float32)
+# element rows, so the last core reads 32 bytes past the end of x: rejected as TIK's
+# debugger rejects reads past a GM tensor, and so does fastisa (every shape tried)
+for _shape, _n, _b, _dt, _need in (((1024, 85), 80, 5, "float16", 174112),
+                                   ((512, 85), 80, 5, "float32", 174112),
+                                   ((32, 96), 80, 16, "float16", 6176)):
+    case(f"strided_slice_only_last_dim {_shape} [{_b}:{_b + _n}] {_dt}", "cann2020",
+         "strided_slice_only_last_dim", "strided_slice_only_last_dim",
+         lambda s=_shape, n=_n, b=_b, d=_dt: ((list(s), d, list(s[:-1]) + [n],
+                                               [0] * (len(s) - 1) + [b],
+                                               "strided_slice_only_last_dim"), {}),
+         lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, s).astype(d)],
+         lambda x, n=_n, b=_b: [x[..., b:b + n].copy()],
+         expect_error=("AccessError", f"input_data need read {_need} bytes"))
+
+# concat_v2_d's TIK branches (concat_last_dim's vnchwconv schedule, concat_tik's
+# ConcatSchedule), built as concat_v2_d builds them: the check, then the compute
+def _concat(*xs, axis):
+    return [np.concatenate(xs, axis=axis)]
+
+
+# (float32 data moves as float16 pairs: the output is declared float16, compared as bytes)
+for _shapes, _dt in ((([256, 2], [256, 2]), "float16"), ([[300, 1]] * 4, "float16"),
+                     ([[128, 4]] * 2, "float32"), (([40, 8], [40, 8]), "float16"),
+                     ([[1000, 1]] * 16, "float16"), ([[64, 2]] * 4, "float32")):
+    case(f"concat_last_dim {len(_shapes)}x{_shapes[0]} {_dt}", "cann2020", "concat_last_dim",
+         "ConcatWithVnchw.check_vnchw_supported.do_concat_vnchw",
+         lambda sh=_shapes, d=_dt: (([T(x, d) for x in sh],
+                                     T(sh[0][:-1] + [sum(x[-1] for x in sh)], d),
+                                     "concat_last_dim"), {}),
+         lambda rng, sh=_shapes, d=_dt: [rng.uniform(-9, 9, x).astype(d) for x in sh],
+         lambda *xs: _concat(*xs, axis=-1), view=True)
+# (the later library's ConcatSchedule wants at least one row per core: its own shapes)
+for _lib, _shapes, _ax, _dt in (
+        ("cann2020", ([16, 32], [16, 48]), 1, "float16"),
+        ("cann2020", ([4, 64], [4, 64], [4, 32]), 1, "float32"),
+        ("cann2020", ([2, 3, 16], [2, 5, 16]), 1, "int32"),
+        ("opp", ([64, 32], [64, 48]), 1, "float16"),
+        ("opp", ([32, 64], [32, 64], [32, 32]), 1, "float32"),
+        ("opp", ([40, 3, 16], [40, 5, 16]), 1, "int32"),
+        ("opp", ([40, 3, 16], [40, 5, 16]), 1, "float16")):
+    case(f"concat_tik {_shapes} axis={_ax} {_dt}", _lib, "concat_tik",
+         "ConcatSchedule.check_tik_supported.concat_compute",
+         lambda sh=_shapes, a=_ax, d=_dt: (
+             ([T(x, d) for x in sh],
+              T([sum(x[a] for x in sh) if i == a else v for i, v in enumerate(sh[0])], d),
+              a, "concat_tik"), {}),
+         lambda rng, sh=_shapes, d=_dt: [rng.uniform(-9, 9, x).astype(d) for x in sh],
+         lambda *xs, a=_ax: _concat(*xs, axis=a))
+# concat_tik's half-block branch on [32, 24] + [32, 40] float16 reads 32 bytes past the
+# end of the first input (1568 of 1536 bytes; the later copy 1552): rejected as TIK's
+# debugger rejects reads past a GM tensor, and so does fastisa
+for _lib, _need in (("cann2020", 1568), ("opp", 1552)):
+    case("concat_tik ([32, 24], [32, 40]) axis=1 float16 over-read", _lib, "concat_tik",
+         "ConcatSchedule.check_tik_supported.concat_compute",
+         lambda: (([T([32, 24], "float16"), T([32, 40], "float16")], T([32, 64], "float16"), 1,
+                   "concat_tik"), {}),
+         lambda rng: [_f16(rng, (32, 24)), _f16(rng, (32, 40))], lambda a, b: [],
+         expect_error=("AccessError", f"gm_input_0 need read {_need} bytes"))
+# the [n, 3120] + [n, 1] special shape (the later copy: any block-aligned n + 1) reads
+# the block that ends at each element of the second input: from element -7 in the 2020
+# copy, 4 bytes past its end in the later one; [48, 256] + [48, 1] reads 2 bytes past the
+# first input.  Rejected as TIK's debugger rejects accesses outside a GM tensor
+for _lib, _shapes, _dt, _err in (
+        ("cann2020", ([64, 3120], [64, 1]), "float32", "gm_input_1 must be >= 0, got -7"),
+        ("opp", ([64, 3120], [64, 1]), "float32", "gm_input_1 need read 260 bytes"),
+        ("opp", ([48, 256], [48, 1]), "float16", "gm_input_0 need read 24578 bytes")):
+    case(f"concat_tik {_shapes} axis=1 {_dt} out of bounds", _lib, "concat_tik",
+         "ConcatSchedule.check_tik_supported.concat_compute",
+         lambda sh=_shapes, d=_dt: (([T(x, d) for x in sh], T([sh[0][0], sh[0][1] + 1], d), 1,
+                                     "concat_tik"), {}),
+         lambda rng, sh=_shapes, d=_dt: [rng.uniform(-9, 9, x).astype(d) for x in sh],
+         lambda a, b: [], expect_error=("AccessError", _err))
+# split_d's last-dim branch (split_last_dim), called as split_d calls it
+for _shape, _n, _dt in (((64, 32), 2, "float16"), ((100, 48), 3, "float32"),
+                        ((16, 4, 64), 4, "float16"), ((256, 6), 3, "float16")):
+    case(f"split_last_dim {_shape} n={_n} {_dt}", "cann2020", "split_last_dim",
+         "split_last_dim",
+         lambda s=_shape, n=_n, d=_dt: ((list(s), d, len(s) - 1, n, [s[-1] // n] * n,
+                                         "split_last_dim"), {}),
+         lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, s).astype(d)],
+         lambda x, n=_n: [a.copy() for a in np.split(x, n, axis=-1)])
+
+# ---- end of tikops breadth --------------------------------------------------------------
+
+
 # every 2020 configuration also on the later library's copy of the operator (the file of
 # the same name in ascend-opp; skipped when it has none)
 # (not the expected rejections: those are the 2020 kernels' own over-reads and masks;
 # not space_to_depth, whose later entry function takes a "filter" argument)
 # nor nll_loss, whose later entry function declares x as 1 element for these shapes)
 for _c in [c for c in CASES if c.lib == "cann2020" and c.expect_error is None and
-           c.module not in ("space_to_depth", "nll_loss")]:
+           c.module not in ("space_to_depth", "nll_loss", "concat_tik")]:
     CASES.append(dataclasses.replace(_c, lib="opp"))
 for _op, _f in (("arg_max_d", np.argmax), ("arg_min_d", np.argmin)):
     case(f"{_op} (37, 16) dim=0", "opp", _op, _op,
@@ -673,7 +799,17 @@ def _run_case(c: Case, impl_dir, rng):
     mod = importlib.import_module("impl." + c.module)
     args, kwargs = c.args()
     inputs = c.inputs(rng)
-    getattr(mod, c.entry)(*args, **kwargs)
+    if "." in c.entry:
+        # a class-based entry, "Class.method[.method...]": the class built with the case's
+        # arguments, then each method called in turn (as the operator's caller does)
+        cls, *meths = c.entry.split(".")
+        obj = getattr(mod, cls)(*args, **kwargs)
+        for m in meths:
+            r = getattr(obj, m)()
+            if m.startswith("check_") and not r:
+                return f"{cls}.{m}() is False for this shape (the caller takes another branch)"
+    else:
+        getattr(mod, c.entry)(*args, **kwargs)
     if not _BUILT:
         return "the entry function built no TIK program (BuildCCE not called)"
     tk = _BUILT[-1]
@@ -682,6 +818,8 @@ def _run_case(c: Case, impl_dir, rng):
         return f"the program has {len(tensors)} GM inputs, the case gives {len(inputs)}"
     feed = {}
     for t, a in zip(tensors, inputs):
+        if c.view and a.dtype != t.np_dtype:
+            a = np.ascontiguousarray(a).reshape(-1).view(t.np_dtype)
         a = np.ascontiguousarray(a, dtype=t.np_dtype).reshape(-1)
         if a.size < t.size:
             # the operator declared its GM input larger than the tensor it is given (a
@@ -708,6 +846,8 @@ def _run_case(c: Case, impl_dir, rng):
     if len(outs) != len(wants):
         return f"{len(outs)} outputs, reference has {len(wants)}"
     for k, (g, w) in enumerate(zip(outs, wants)):
+        if c.view and g.dtype != w.dtype:
+            g = np.ascontiguousarray(g).reshape(-1).view(w.dtype)
         msg = _compare(g, w, c.rtol, c.atol)
         if msg:
             return f"output {k}: {msg}"
