@@ -679,6 +679,114 @@ for _shape, _n, _dt in (((64, 32), 2, "float16"), ((100, 48), 3, "float32"),
          lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, s).astype(d)],
          lambda x, n=_n: [a.copy() for a in np.split(x, n, axis=-1)])
 
+# IoU / IoF of boxes [x1, y1, x2, y2] (pixel boxes: width x2 - x1 + 1), overlap[m, n] for
+# gtboxes m and bboxes n; iof divides by the gtbox area (mmdetection's bbox_overlaps with
+# mode "iof" divides by the first operand's area; here the TIK kernel's area_y1_y0 is the
+# gtbox's) -- float16 arithmetic with an approximate reciprocal: compared within 1e-2
+def _iou(b, g, mode):
+    b, g = b.astype(np.float64), g.astype(np.float64)
+    ab = (b[:, 2] - b[:, 0] + 1) * (b[:, 3] - b[:, 1] + 1)
+    ag = (g[:, 2] - g[:, 0] + 1) * (g[:, 3] - g[:, 1] + 1)
+    w = np.maximum(0, np.minimum(g[:, None, 2], b[None, :, 2]) -
+                   np.maximum(g[:, None, 0], b[None, :, 0]) + 1)
+    h = np.maximum(0, np.minimum(g[:, None, 3], b[None, :, 3]) -
+                   np.maximum(g[:, None, 1], b[None, :, 1]) + 1)
+    inter = w * h
+    den = ab[None, :] + ag[:, None] - inter if mode == "iou" else ag[:, None]
+    return [(inter / den).astype(np.float16)]
+
+
+for _n, _m, _mode in ((16, 16, "iou"), (32, 8, "iou"), (100, 3, "iou"), (16, 16, "iof"),
+                      (50, 7, "iof")):
+    case(f"iou n={_n} m={_m} {_mode}", "cann2020", "iou", "iou",
+         lambda n=_n, m=_m, md=_mode: ((T((n, 4), "float16"), T((m, 4), "float16"),
+                                        T((m, n), "float16"), md, "iou"), {}),
+         lambda rng, n=_n, m=_m: [_boxes(rng, n, 0, 60), _boxes(rng, m, 0, 60)],
+         lambda b, g, md=_mode: _iou(b, g, md), rtol=1e-2, atol=2e-3)
+
+# TransData between NHWC/NCHW with H = W = 1 and NC1HWC0 (C0 = 16).  The kernel handles C
+# a multiple of 16 only (a plain copy): for another C it records no instruction at all
+# (_transdata_2d_2_5d has no branch for pad_num != 0), so those shapes are not tried
+for _n, _c, _src, _dst in ((4, 16, "NHWC", "NC1HWC0"), (3, 48, "NCHW", "NC1HWC0"),
+                           (32, 96, "NHWC", "NC1HWC0"), (4, 32, "NC1HWC0", "NHWC"),
+                           (16, 64, "NC1HWC0", "NCHW"), (1000, 16, "NCHW", "NC1HWC0")):
+    _c1 = (_c + 15) // 16
+    _s4 = (_n, 1, 1, _c) if "NHWC" in (_src, _dst) else (_n, _c, 1, 1)
+    _s5 = (_n, _c1, 1, 1, 16)
+
+    def _to5(x, n=_n, c=_c, c1=_c1):
+        y = np.zeros((n, c1 * 16), x.dtype)
+        y[:, :c] = x.reshape(n, c)
+        return [y.reshape(n, c1, 1, 1, 16)]
+
+    def _to2(x, n=_n, c=_c, s4=_s4):
+        return [x.reshape(n, -1)[:, :c].reshape(s4).copy()]
+    _to_5hd = _dst == "NC1HWC0"
+    case(f"trans_data_2d {_src}->{_dst} n={_n} c={_c}", "cann2020", "trans_data_2d",
+         "trans_data_2d",
+         lambda s4=_s4, s5=_s5, a=_src, b=_dst, f=_to_5hd: (
+             (T(s4 if f else s5, "float16", a), T(s5 if f else s4, "float16", b), a, b,
+              "trans_data_2d"), {}),
+         lambda rng, s4=_s4, s5=_s5, f=_to_5hd, c=_c: [
+             _f16(rng, s4) if f else
+             np.concatenate([_f16(rng, s5[:-1] + (16,)).reshape(-1, 16 * s5[1])[:, :c],
+                             np.zeros((s5[0], 16 * s5[1] - c), np.float16)], 1)
+             .reshape(s5)],
+         _to5 if _to_5hd else _to2)
+
+# Caffe Crop: y = x[..., offsets from axis on]; x2 (the reference blob) gives the size
+for _shape, _size, _axis, _off in (((2, 3, 16, 16), (2, 3, 8, 8), 2, [2, 4]),
+                                   ((1, 4, 10, 32), (1, 4, 5, 16), 2, [3, 16]),
+                                   ((2, 8, 6, 6), (2, 4, 6, 6), 1, [2, 0, 0]),
+                                   ((4, 64), (4, 32), 1, [16])):
+    def _crop(x, size, axis, off):
+        sl = [slice(None)] * axis + [slice(o, o + n) for o, n in zip(off, size[axis:])]
+        return [x[tuple(sl)].copy()]
+    case(f"crop {_shape} -> {_size} axis={_axis} off={_off}", "cann2020", "crop", "crop",
+         lambda s=_shape, z=_size, a=_axis, o=_off: ((T(s, "float16"), T(z, "float16"),
+                                                      T(z, "float16"), a, o, "crop"), {}),
+         # x2 is declared as a 32-element placeholder (only its shape is used)
+         lambda rng, s=_shape, z=_size: [_f16(rng, s), np.zeros(32, np.float16)],
+         lambda x, _, z=_size, a=_axis, o=_off: _crop(x, z, a, o))
+
+# TF ScatterNd: y = zeros(shape), y[indices[k]] += x[k] (repeated indices add)
+for _shape, _ishape, _dt in (((16, 32), (5, 1), "float32"), ((8, 4, 16), (6, 2), "float16"),
+                             ((64,), (10, 1), "int32"), ((32, 8), (40, 1), "float32")):
+    def _scatter_nd(idx, x, shape):
+        y = np.zeros(shape, np.float64)
+        for k in np.ndindex(idx.shape[:-1]):
+            y[tuple(idx[k])] += x[k]
+        return [y.astype(x.dtype)]
+    case(f"scatter_nd_d shape={_shape} indices={_ishape} {_dt}", "cann2020", "scatter_nd_d",
+         "scatter_nd_d",
+         lambda s=_shape, i=_ishape, d=_dt: ((T(i, "int32"), T(i[:-1] + s[i[-1]:], d),
+                                              T(s, d), list(s), "scatter_nd_d"), {}),
+         lambda rng, s=_shape, i=_ishape, d=_dt: [
+             np.array(np.unravel_index(rng.integers(0, int(np.prod(s[:i[-1]])), i[0]),
+                                       s[:i[-1]])).T.astype(np.int32),
+             rng.integers(-8, 8, i[:-1] + s[i[-1]:]).astype(d)],
+         lambda i, x, s=_shape: _scatter_nd(i, x, s))
+
+# ParallelConcat: num tensors of shape [1, ...] stacked along axis 0
+for _n, _inner, _dt in ((4, (16,), "float16"), (8, (3, 32), "float32"), (3, (1000,), "int32"),
+                        (16, (2, 8), "float16"), (5, (4, 9), "float32")):
+    case(f"parallel_concat n={_n} {_inner} {_dt}", "cann2020", "parallel_concat",
+         "parallel_concat",
+         lambda n=_n, s=_inner, d=_dt: (([T((1,) + s, d) for _ in range(n)],
+                                         T((n,) + s, d), [n, *s], n, "parallel_concat"), {}),
+         lambda rng, n=_n, s=_inner, d=_dt: [rng.uniform(-9, 9, (1,) + s).astype(d)
+                                             for _ in range(n)],
+         lambda *xs: [np.concatenate(xs, 0)])
+# on 16 x [1, 2, 7] float16 the last tensor's 14 elements move as one 32-byte block to the
+# end of the 448-byte output: 452 bytes, rejected as TIK's debugger rejects writes past a
+# GM tensor, and so does fastisa
+case("parallel_concat n=16 (2, 7) float16 over-write", "cann2020", "parallel_concat",
+     "parallel_concat",
+     lambda: (([T((1, 2, 7), "float16") for _ in range(16)], T((16, 2, 7), "float16"),
+               [16, 2, 7], 16, "parallel_concat"), {}),
+     lambda rng: [_f16(rng, (1, 2, 7)) for _ in range(16)], lambda *xs: [],
+     expect_error=("AccessError", "data_gm_out need write 452 bytes"))
+
 # ---- end of tikops breadth --------------------------------------------------------------
 
 
