@@ -787,6 +787,71 @@ case("parallel_concat n=16 (2, 7) float16 over-write", "cann2020", "parallel_con
      lambda rng: [_f16(rng, (1, 2, 7)) for _ in range(16)], lambda *xs: [],
      expect_error=("AccessError", "data_gm_out need write 452 bytes"))
 
+# BoundingBoxEncode / Decode (mmdetection's legacy bbox2delta / delta2bbox: pixel boxes,
+# width x2 - x1 + 1; deltas normalised by means/stds; decode clamps dw, dh to
+# |log(wh_ratio_clip)| and, with max_shape, x to [0, W - 1] and y to [0, H - 1]) -- float16
+# arithmetic with approximate reciprocal/log/exp: compared within 1e-2
+def _bbox_encode(a, g, means, stds):
+    # the centres and sizes in float16 (as the operator's dtype holds them: gx - px
+    # cancels, so a float64 centre would differ by more than any tolerance), the rest in
+    # float64
+    h = np.float16(0.5)
+    pw, ph = a[:, 2] - a[:, 0] + np.float16(1), a[:, 3] - a[:, 1] + np.float16(1)
+    px, py = (a[:, 0] + a[:, 2]) * h, (a[:, 1] + a[:, 3]) * h
+    gw, gh = g[:, 2] - g[:, 0] + np.float16(1), g[:, 3] - g[:, 1] + np.float16(1)
+    gx, gy = (g[:, 0] + g[:, 2]) * h, (g[:, 1] + g[:, 3]) * h
+    f = np.float64
+    d = np.stack([(gx - px).astype(f) / pw, (gy - py).astype(f) / ph,
+                  np.log(gw.astype(f) / pw), np.log(gh.astype(f) / ph)], 1)
+    return [((d - np.array(means)) / np.array(stds)).astype(np.float16)]
+
+
+def _bbox_decode(r, d, means, stds, max_shape, clip):
+    r, d = r.astype(np.float64), d.astype(np.float64) * np.array(stds) + np.array(means)
+    m = abs(np.log(clip))
+    dw, dh = np.clip(d[:, 2], -m, m), np.clip(d[:, 3], -m, m)
+    pw, ph = r[:, 2] - r[:, 0] + 1, r[:, 3] - r[:, 1] + 1
+    px, py = (r[:, 0] + r[:, 2]) * 0.5, (r[:, 1] + r[:, 3]) * 0.5
+    gw, gh = pw * np.exp(dw), ph * np.exp(dh)
+    gx, gy = px + pw * d[:, 0], py + ph * d[:, 1]
+    b = np.stack([gx - gw * 0.5 + 0.5, gy - gh * 0.5 + 0.5, gx + gw * 0.5 - 0.5,
+                  gy + gh * 0.5 - 0.5], 1)
+    if max_shape is not None:
+        b[:, 0::2] = np.clip(b[:, 0::2], 0, max_shape[1] - 1)
+        b[:, 1::2] = np.clip(b[:, 1::2], 0, max_shape[0] - 1)
+    return [b.astype(np.float16)]
+
+
+# The 2020 encode kernel adds the means and multiplies by the stds (its
+# set_means_stds_scalar sets means[i] and stds[i], while its comments and the later copy,
+# which sets -means[i] and 1/stds[i], give (d - means) / stds): with means 0 and stds 1
+# both agree, so the 2020 copy is tried with those, the later one with others too
+for _lib, _n, _means, _stds in (("cann2020", 16, (0, 0, 0, 0), (1, 1, 1, 1)),
+                                ("cann2020", 128, (0, 0, 0, 0), (1, 1, 1, 1)),
+                                ("cann2020", 1000, (0, 0, 0, 0), (1, 1, 1, 1)),
+                                ("opp", 16, (0, 0, 0, 0), (1, 1, 1, 1)),
+                                ("opp", 128, (0.0, 0.0, 0.0, 0.0), (0.1, 0.1, 0.2, 0.2)),
+                                ("opp", 1000, (0.1, -0.1, 0.0, 0.05), (0.5, 0.5, 1.0, 1.0))):
+    case(f"bounding_box_encode n={_n} means={_means} stds={_stds}", _lib,
+         "bounding_box_encode",
+         "bounding_box_encode",
+         lambda n=_n, m=_means, sd=_stds: ((T((n, 4), "float16"), T((n, 4), "float16"),
+                                            T((n, 4), "float16"), m, sd,
+                                            "bounding_box_encode"), {}),
+         lambda rng, n=_n: [_boxes(rng, n, 0, 60), _boxes(rng, n, 0, 60)],
+         lambda a, g, m=_means, sd=_stds: _bbox_encode(a, g, m, sd), rtol=1e-2, atol=1e-2)
+for _n, _means, _stds, _ms in ((16, (0, 0, 0, 0), (1, 1, 1, 1), (64, 64)),
+                               (128, (0.0, 0.0, 0.0, 0.0), (0.1, 0.1, 0.2, 0.2), (50, 60)),
+                               (1000, (0.1, -0.1, 0.0, 0.05), (0.5, 0.5, 1.0, 1.0), (80, 70))):
+    case(f"bounding_box_decode n={_n} stds={_stds} max_shape={_ms}", "cann2020",
+         "bounding_box_decode", "bounding_box_decode",
+         lambda n=_n, m=_means, sd=_stds, ms=_ms: (
+             (T((n, 4), "float16"), T((n, 4), "float16"), T((n, 4), "float16"), m, sd, ms,
+              0.016, "bounding_box_decode"), {}),
+         lambda rng, n=_n: [_boxes(rng, n, 0, 60), _f16(rng, (n, 4), -1, 1)],
+         lambda r, d, m=_means, sd=_stds, ms=_ms: _bbox_decode(r, d, m, sd, ms, 0.016),
+         rtol=1e-2, atol=5e-2)
+
 # ---- end of tikops breadth --------------------------------------------------------------
 
 
@@ -796,7 +861,7 @@ case("parallel_concat n=16 (2, 7) float16 over-write", "cann2020", "parallel_con
 # not space_to_depth, whose later entry function takes a "filter" argument)
 # nor nll_loss, whose later entry function declares x as 1 element for these shapes)
 for _c in [c for c in CASES if c.lib == "cann2020" and c.expect_error is None and
-           c.module not in ("space_to_depth", "nll_loss", "concat_tik")]:
+           c.module not in ("space_to_depth", "nll_loss", "concat_tik", "bounding_box_encode")]:
     CASES.append(dataclasses.replace(_c, lib="opp"))
 for _op, _f in (("arg_max_d", np.argmax), ("arg_min_d", np.argmin)):
     case(f"{_op} (37, 16) dim=0", "opp", _op, _op,
