@@ -1171,6 +1171,64 @@ for _i, _c in reversed(list(enumerate(CASES))):
         CASES[_i] = dataclasses.replace(_c, name=_c.name + " rejected",
                                         expect_error=_OPP_FMT_EXPECT[_c.name])
 
+# Slice: y = x[begin : begin + size] per dimension.  slice_d's TIK kernels
+# (SliceLastDimCompute, SliceDiffLastDimCompute) take a short last dimension (at most 32
+# bytes out) over many rows; its other shapes are TVM ir_builder kernels (not tried)
+for _shape, _begin, _size, _dt in (((2048, 32), [0, 4], [2048, 8], "float16"),
+                                   ((4096, 16), [0, 2], [4096, 8], "float32"),
+                                   ((64, 64, 32), [0, 0, 8], [64, 64, 8], "float16")):
+    case(f"slice_d {_shape} begin={_begin} size={_size} {_dt}", "cann2020", "slice_d",
+         "slice_d",
+         lambda s=_shape, b=_begin, z=_size, d=_dt: ((T(s, d), T(z, d), b, z, "slice_d"), {}),
+         lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, s).astype(d)],
+         lambda x, b=_begin, z=_size: [x[tuple(slice(i, i + n) for i, n in zip(b, z))].copy()])
+
+# TF ResizeNearestNeighbor on NC1HWC0: y[n, c1, i, j] = x[n, c1, src(i), src(j)]
+# (its TIK kernel takes integer upscaling without align_corners/half_pixel_centers; the
+# other shapes are a TVM ir_builder kernel: not tried)
+for _xshape, _size, _al, _hp in (((1, 1, 4, 4, 16), (8, 8), False, False),
+                                 ((2, 1, 5, 3, 16), (10, 9), False, False),
+                                 ((1, 2, 8, 8, 16), (16, 8), False, False),
+                                 ((2, 3, 3, 5, 16), (6, 15), False, False)):
+    case(f"resize_nearest_neighbor_v2_d {_xshape} size={_size} align={_al} half={_hp}",
+         "cann2020", "resize_nearest_neighbor_v2_d", "resize_nearest_neighbor_v2_d",
+         lambda x=_xshape, z=_size, a=_al, h=_hp: (
+             (T(x, "float16", "NC1HWC0"), T(x[:2] + z + x[4:], "float16", "NC1HWC0"), list(z),
+              a, h, "resize_nearest_neighbor_v2_d"), {}),
+         lambda rng, x=_xshape: [_f16(rng, x)],
+         lambda x, z=_size, a=_al, h=_hp: [
+             x[:, :, _nn_src(z[0], x.shape[2], a, h)][:, :, :, _nn_src(z[1], x.shape[3], a, h)]
+             .copy()])
+
+
+# Yolo pass_through on NHWC: reverse=False is TF space_to_depth (pass_through_backward.py),
+# reverse=True depth_to_space (pass_through_forward.py), as pass_through calls them
+def _s2d_nhwc(x, b):
+    n, h, w, c = x.shape
+    return x.reshape(n, h // b, b, w // b, b, c).transpose(0, 1, 3, 2, 4, 5).reshape(
+        n, h // b, w // b, b * b * c).copy()
+
+
+def _d2s_nhwc(x, b):
+    n, h, w, c = x.shape
+    return x.reshape(n, h, w, b, b, c // (b * b)).transpose(0, 1, 3, 2, 4, 5).reshape(
+        n, h * b, w * b, c // (b * b)).copy()
+
+
+for _shape, _b, _dt in (((1, 4, 4, 16), 2, "float16"), ((2, 6, 6, 8), 3, "float32"),
+                        ((1, 8, 8, 32), 2, "float16"), ((1, 26, 26, 64), 2, "float16")):
+    case(f"pass_through_backward (space_to_depth) {_shape} stride={_b} {_dt}", "cann2020",
+         "pass_through_backward", "pass_through_backward_func+BuildCCE",
+         lambda s=_shape, b=_b, d=_dt: ((T(s, d, "NHWC"), b), {}),
+         lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, s).astype(d)],
+         lambda x, b=_b: [_s2d_nhwc(x, b)])
+    _ds = (_shape[0], _shape[1] // _b, _shape[2] // _b, _shape[3] * _b * _b)
+    case(f"pass_through_forward (depth_to_space) {_ds} stride={_b} {_dt}", "cann2020",
+         "pass_through_forward", "pass_through_forward_func+BuildCCE",
+         lambda s=_ds, b=_b, d=_dt: ((T(s, d, "NHWC"), b), {}),
+         lambda rng, s=_ds, d=_dt: [rng.uniform(-9, 9, s).astype(d)],
+         lambda x, b=_b: [_d2s_nhwc(x, b)])
+
 # ---- end of tikops breadth --------------------------------------------------------------
 
 
@@ -1295,7 +1353,12 @@ def _run_case(c: Case, impl_dir, rng):
     mod = importlib.import_module("impl." + c.module)
     args, kwargs = c.args()
     inputs = c.inputs(rng)
-    if "." in c.entry:
+    if c.entry.endswith("+BuildCCE"):
+        # a builder returning (tik_instance, inputs, outputs) that its caller registers
+        # with BuildCCE (pass_through does this for its forward/backward files)
+        tk, ins, outs = getattr(mod, c.entry[:-len("+BuildCCE")])(*args, **kwargs)
+        tk.BuildCCE(kernel_name=c.module, inputs=ins, outputs=outs)
+    elif "." in c.entry:
         # a class-based entry, "Class.method[.method...]": the class built with the case's
         # arguments, then each method called in turn (as the operator's caller does)
         cls, *meths = c.entry.split(".")
