@@ -884,6 +884,63 @@ def tik_fixpipe(dst, src, cburst_num, burst_len, dst_stride, src_stride, bias=No
                 out[i * db + r * 16 + c] = x
     return out.reshape(dst.shape)
 
+
+def tik_h_region(shape, index):
+    """Flat element indices (row-major) of a TIK 1.5 h_* region of a tensor of ``shape``:
+    index None = all; one entry = a range of the flattened tensor; one entry per
+    dimension = the box (an int keeps a length-1 dimension).  -> (region shape, indices)."""
+    import itertools
+    size = int(np.prod(shape))
+    if index is None:
+        ranges, strides = [range(n) for n in shape], [int(np.prod(shape[d + 1:]))
+                                                      for d in range(len(shape))]
+    else:
+        if len(index) == 1:
+            dims, strides = [size], [1]
+        else:
+            dims, strides = list(shape), [int(np.prod(shape[d + 1:])) for d in range(len(shape))]
+        ranges = []
+        for ix, n in zip(index, dims):
+            if isinstance(ix, slice):
+                ranges.append(range(0 if ix.start is None else ix.start,
+                                    n if ix.stop is None else ix.stop))
+            else:
+                ranges.append(range(ix, ix + 1))
+    flat = [sum(i * st for i, st in zip(pos, strides)) for pos in itertools.product(*ranges)]
+    return tuple(len(r) for r in ranges), np.array(flat, dtype=np.int64)
+
+
+def tik_h_reduce(name, src, sat):
+    """h_reduce_*: x [R, K] -> [K], pairwise halving (x[r] op x[r + R//2], odd last carried),
+    each step rounded as the vector instruction (tik_op)."""
+    rows = [src[r].copy() for r in range(src.shape[0])]
+    op = {"h_reduce_sum": "vec_add", "h_reduce_max": "vec_max", "h_reduce_min": "vec_min"}[name]
+    while len(rows) > 1:
+        h = len(rows) // 2
+        new = [tik_op(op, src.dtype, [rows[r], rows[r + h]], None, rows[r], sat)
+               for r in range(h)]
+        if len(rows) % 2:
+            new.append(rows[-1])
+        rows = new
+    return rows[0]
+
+
+def tik_tensor_mov_matrix(dst, src, nburst, burst_len, dst_step, src_step, relu=False,
+                          sat=True):
+    """tensor_mov block mode 'm' on flat arrays: burst i copies burst_len*256 elements from
+    src[i*src_step:] to dst[i*dst_step:], converting float32 -> float16 as vconv does and
+    clamping at 0 with relu."""
+    out = dst.copy()
+    n = burst_len * 256
+    for i in range(nburst):
+        x = src[i * src_step:i * src_step + n]
+        if x.dtype != dst.dtype:
+            x = tik_op("vec_conv", dst.dtype, [x], None, out[:n], sat)
+        if relu:
+            x = np.array([v if v > 0 else 0 for v in x], dtype=dst.dtype)
+        out[i * dst_step:i * dst_step + n] = x
+    return out
+
 # ---- end of tik-cube block ----
 
 

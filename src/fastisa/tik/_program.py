@@ -406,7 +406,8 @@ class Tensor:
             if isinstance(ix, np.integer):
                 ix = int(ix)
             off = off + ix * strides[d]
-        return TensorView(self, off)
+        # tik-cube: the index as given, for the TIK 1.5 h_* API's regions (tik/_high.py)
+        return TensorView(self, off, tuple(idx))
 
     def __call__(self, index) -> "TensorView":
         """``t(i)`` is ``t[i]`` (TIK ``Tensor.__call__``)."""
@@ -453,13 +454,15 @@ class Tensor:
 
 
 class TensorView:
-    """``tensor[index]``: a start element (an int or Expr) inside a tensor."""
+    """``tensor[index]``: a start element (an int or Expr) inside a tensor; ``index`` keeps
+    the index as given (slices included) for the TIK 1.5 h_* API's regions."""
 
-    __slots__ = ("tensor", "offset")
+    __slots__ = ("tensor", "offset", "index")
 
-    def __init__(self, tensor: Tensor, offset):
+    def __init__(self, tensor: Tensor, offset, index=None):
         self.tensor = tensor
         self.offset = offset
+        self.index = index
 
     @property
     def dtype(self):
@@ -604,6 +607,9 @@ class _If:
 #: tik-cube: bytes of the cube buffers on the Ascend 310/910 generation (TIK docs: L0A/L0B
 #: 64 KiB, L0C (= L1OUT) 256 KiB).
 _CUBE_CAP = {3: 65536, 4: 65536, 5: 262144}
+#: tik-cube: tensor start alignment in the cube buffers (one fractal: 512 B; L0C holds
+#: float32 fractals of 1024 B -- the TIK debugger's L0C alignment, debug/intrinsic.py)
+_CUBE_ALIGN = {3: 512, 4: 512, 5: 1024}
 
 
 # ======================================================================================
@@ -710,11 +716,13 @@ class Tik:
 
     def _alloc(self, t: Tensor) -> int:
         i = t.sidx
-        off = self._cursor[i]
+        off = orig = self._cursor[i]
+        al = _CUBE_ALIGN.get(i, 32)     # tik-cube: L0A/L0B tensors on 512 B, L0C on 1024 B
+        off = -(-off // al) * al
         self._cursor[i] = off + (t.nbytes + 31) // 32 * 32
         cap = {1: self.target.ub_size, 2: self.target.l1_size}.get(i, _CUBE_CAP.get(i))
         if cap is not None and self._cursor[i] > cap:
-            self._cursor[i] = off
+            self._cursor[i] = orig
             raise ConstraintError(
                 f"Tensor {t.name}: {_SCOPE_SHORT[t.scope]} buffer overflow: the tensors need "
                 f"{off + t.nbytes} bytes but {self.target.name} has only {cap}")
