@@ -278,3 +278,21 @@ def test_nki_thread_count_is_decided_once_and_settable(n):
     finally:
         _compute.THREADS = old
         _compute._DEFAULT_THREADS.clear()
+
+
+def test_compiled_array_span_matches_the_python_one():
+    """fastisa._kernels.span.array_span gives schedule._array_span_py's tuple for views of
+    every kind (slices, negative and zero strides, transposes, reshapes, non-contiguous
+    roots, foreign bases)."""
+    from fastisa import schedule as S
+    from fastisa._kernels.span import array_span
+    base = np.arange(4 * 6 * 8, dtype=np.float32).reshape(4, 6, 8)
+    flat = np.zeros(1000, np.uint16)
+    views = [base, base[1:3], base[:, 2:5, 1:7], base[::-1], base[:, ::-2, 3], base.T,
+             base[2, 3], base[0, 0, :0], base.reshape(24, 8)[5:9],
+             np.lib.stride_tricks.as_strided(base, (4, 3), (32, 0)),
+             flat[10:500].reshape(49, 10)[:, 1:4], base[:, 1::2][1:], base[0:1, 5:6, 7:8],
+             np.frombuffer(bytearray(64), np.uint8).reshape(8, 8)[2:4, 1:3],
+             base.view(np.uint8)[:, :, 4:20]]
+    for v in views:
+        assert array_span(v, S._root_serial) == S._array_span_py(v), v.shape
