@@ -180,9 +180,15 @@ def test_nki_plans_in_simulate_profile():
         a = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.sbuf)
         d = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.sbuf)
         nisa.dma_copy(dst=a, src=x)
+        c = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+        ps = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.psum)
+        nisa.tensor_copy(c, a[:, 0:1])
         for i in range(4):
             nisa.tensor_scalar(d, a, nl.multiply, 1.5, op1=nl.add, operand1=float(i))
+            nisa.tensor_scalar(d[:, 0:4], a[:, 4:8], nl.multiply, c)
             nisa.tensor_tensor(a, d, a, nl.add)
+            nisa.tensor_copy(ps, d)
+            nisa.tensor_tensor(d, ps, a, nl.subtract)
         nisa.dma_copy(dst=out, src=a)
         return out
 
@@ -197,6 +203,8 @@ def test_nki_plans_in_simulate_profile():
             p = sim.profile
             runs.append((np.asarray(r).tobytes(), p.totals(),
                          [(e.engine, e.instruction, e.cycles) for e in p.events],
+                         [(s.engine, s.instruction, s.start_ns, s.end_ns, s.source, s.pred,
+                           s.why, s.deps) for s in p.schedule.slots],
                          p.latency().ns if hasattr(p.latency(), "ns") else None))
         finally:
             plans.ON[0] = True
