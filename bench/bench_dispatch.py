@@ -224,23 +224,23 @@ def section_topk(rows):
 # ---- 4. kernel level ------------------------------------------------------------------------
 @nki.jit
 def rmsnorm_kernel(x, w):
-    """out = x / sqrt(mean(x^2) + eps) * w, 128 rows per tile (nki-samples' rmsnorm shape)."""
+    """out = x / sqrt(mean(x^2) + eps) * w, 128 rows per tile (nki-samples' rmsnorm shape);
+    the tiles are allocated once (three [128, H] float32 tiles fit SBUF up to H = 16384)."""
     T, H = x.shape
     out = nl.ndarray((T, H), dtype=x.dtype, buffer=nl.shared_hbm)
     wt = nl.ndarray((128, H), dtype=nl.float32, buffer=nl.sbuf)
     nisa.dma_copy(dst=wt, src=w)
+    xt = nl.ndarray((128, H), dtype=nl.float32, buffer=nl.sbuf)
+    yt = nl.ndarray((128, H), dtype=nl.float32, buffer=nl.sbuf)
+    ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    rs = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
     for i in range(T // 128):
-        xt = nl.ndarray((128, H), dtype=nl.float32, buffer=nl.sbuf)
         nisa.dma_copy(dst=xt, src=x[i * 128:(i + 1) * 128, :])
-        sq = nl.ndarray((128, H), dtype=nl.float32, buffer=nl.sbuf)
-        ss = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
-        nisa.activation(dst=sq, op=nl.square, data=xt, reduce_op=nl.add, reduce_res=ss,
+        nisa.activation(dst=yt, op=nl.square, data=xt, reduce_op=nl.add, reduce_res=ss,
                         reduce_cmd=nisa.reduce_cmd.reset_reduce)
-        rs = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
         nisa.tensor_scalar(dst=rs, data=ss, op0=nl.multiply, operand0=1.0 / H, op1=nl.add,
                            operand1=1e-6)
         nisa.activation(dst=rs, op=nl.rsqrt, data=rs)
-        yt = nl.ndarray((128, H), dtype=nl.float32, buffer=nl.sbuf)
         nisa.tensor_scalar(dst=yt, data=xt, op0=nl.multiply, operand0=rs)
         nisa.tensor_tensor(dst=yt, data1=yt, data2=wt, op=nl.multiply)
         nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, :], src=yt)
@@ -254,20 +254,20 @@ def rmsnorm_numpy(x, w):
 
 @nki.jit
 def softmax_kernel(x):
-    """Row softmax over the hidden axis, 128 rows per tile."""
+    """Row softmax over the hidden axis, 128 rows per tile (tiles allocated once)."""
     T, H = x.shape
     out = nl.ndarray((T, H), dtype=x.dtype, buffer=nl.shared_hbm)
+    xt = nl.ndarray((128, H), dtype=nl.float32, buffer=nl.sbuf)
+    e = nl.ndarray((128, H), dtype=nl.float32, buffer=nl.sbuf)
+    m = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+    r = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
     for i in range(T // 128):
-        xt = nl.ndarray((128, H), dtype=nl.float32, buffer=nl.sbuf)
         nisa.dma_copy(dst=xt, src=x[i * 128:(i + 1) * 128, :])
-        m = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
         nisa.tensor_reduce(dst=m, op=nl.maximum, data=xt, axis=1, keepdims=True)
-        e = nl.ndarray((128, H), dtype=nl.float32, buffer=nl.sbuf)
-        s = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
         nisa.tensor_scalar(dst=e, data=xt, op0=nl.subtract, operand0=m)
         nisa.activation(dst=e, op=nl.exp, data=e, reduce_op=nl.add, reduce_res=s,
                         reduce_cmd=nisa.reduce_cmd.reset_reduce)
-        r = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
         nisa.reciprocal(dst=r, data=s)
         nisa.tensor_scalar(dst=e, data=e, op0=nl.multiply, operand0=r)
         nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, :], src=e)
