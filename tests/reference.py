@@ -2285,7 +2285,7 @@ def pto_tprint_text(values, width=8, precision=4):
 # ---- end of PTO-AS helper section ----
 
 
-# ======================================================================================
+# ===============================================================================
 # PTO tile ISA, second round (ptoisa helper, issue 13): partial arg-reductions and the
 # other instructions added in this round.  Written from pto-isa docs/isa/*.md and, where the
 # docs are silent, the CPU simulator's C++ semantics (include/pto/cpu/).
@@ -2372,3 +2372,30 @@ def ptox_gatherb(dst_bytes_rows, src_bytes, offs, nb):
                 out[r, 32 * b: 32 * b + 32] = src_bytes[o: o + 32]
     return out
 # ---- end of PTO tile ISA second-round section ----
+=======
+# ======================================================================================
+# nki-isa: activate2 (SDK 2.33 nki/api/nki/isa/__init__.py, activate2 "Behavior")
+# ======================================================================================
+def nki_isa_activate2(op, data, data_fmt, dst_fmt, imm0, imm1, op0, op1, relu_param=0.0,
+                      reverse0=False, reverse1=False, reduce_op=None, acc=None):
+    """val = data; val = op0(val, imm0) (imm0 op0 val if reverse0); val = op1(val, imm1)
+    (likewise), each in float32 (op None = bypass); dst = op(val; relu_param) in float64
+    rounded once to dst_fmt.  acc: float32 [P] registers, folded left to right with the
+    float32-rounded results (reduce_op "add" or "maximum"), updated in place."""
+    t = nki_to_f32(data, data_fmt)
+    for o, imm, rev in ((op0, imm0, reverse0), (op1, imm1, reverse1)):
+        if o is None:
+            continue
+        v = np.asarray(imm, np.float32)
+        v = v.reshape(-1, 1) if v.ndim else v
+        t = nki_alu(o, v, t) if rev else nki_alu(o, t, v)
+    y = nki_activation_f64(op, t, True, float(np.float32(relu_param)))
+    if acc is not None:
+        y32 = y.astype(np.float32)
+        for p in range(t.shape[0]):
+            s = np.float32(acc[p])
+            for v in y32[p]:
+                s = nki_maximum(s, v)[()] if reduce_op == "maximum" else np.float32(s + v)
+            acc[p] = _nki_qnan() if np.isnan(s) else s
+    return nki_round(y, dst_fmt)
+# ---- end of nki-isa activate2 section ----
