@@ -529,17 +529,7 @@ from ._scan import *  # noqa: F401,F403,E402
 from ._stats import *  # noqa: F401,F403,E402
 
 
-def activate2(dst, op, data, imm0, imm1, op0, op1, relu_param=0.0, reverse0=False,
-              reverse1=False, reduce_op=None, reduce_res=None, reduce_cmd=None, name=None):
-    """NeuronCore-v4 two-stage activation (SDK 2.33 ``nki.isa.activate2``): not implemented.
-
-    Raises NotImplementedError: the order in which it applies ``op0``/``op1``, ``op`` and
-    ``relu_param`` is not fully given by the public docstring, so fastisa cannot claim
-    its bits yet.
-    """
-    raise NotImplementedError("activate2: not implemented by fastisa -- the public SDK 2.33 "
-                              "docstring does not pin down the order of its two ALU stages, "
-                              "the activation and relu_param, so its bits cannot be claimed")
+from ._act2 import *  # noqa: F401,F403,E402
 
 
 # ---- public names: every instruction, whichever module defines it --------------------------

@@ -28,6 +28,9 @@ ConstraintError (the simulator asserts); float division by zero gives NaN as fmo
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..errors import constraint
 from . import _xcommon as X
 from ._ops import _dtype_in, _operand
 from ._tile import Tile
@@ -161,7 +164,23 @@ def TSUBSC(dst, src0, scalar, src1) -> None:  # noqa: N802
 
 def TAXPY(dst, src0, scalar) -> None:  # noqa: N802
     """``dst = dst + src0 * scalar`` (docs/isa/TAXPY.md), the product rounded to the dtype
-    before the addition (CPU simulator); float32/float16, dst and src0 one dtype."""
+    before the addition (CPU simulator); float32/float16, dst and src0 one dtype, or the
+    widening form dst float32 with src0 float16 (and a float16 scalar, the docs' "diff
+    path": src0 and the scalar are widened to float32, exactly, and the float32 form runs;
+    the docs define the widening, the CPU simulator's ``half * half`` product would round
+    to half first, fastisa follows the docs).  Equal valid shapes."""
+    if isinstance(dst, Tile) and isinstance(src0, Tile) and dst.dtype.name == "float32" \
+            and src0.dtype.name == "float16":
+        X.tiles("TAXPY", dst=dst, src0=src0)
+        X._same_valid("TAXPY", dst, "src0", src0)
+        if isinstance(scalar, bool) or not isinstance(scalar, (int, float, np.integer,
+                                                               np.floating)):
+            raise constraint("TAXPY", "scalar", "must be a number", type(scalar).__name__)
+        wide = Tile(src0.loc, "float32", src0.rows, src0.cols, blayout=src0.blayout,
+                    valid_row=src0.valid_row, valid_col=src0.valid_col)
+        wide.valid[...] = src0.valid.astype(np.float32)
+        TAXPY(dst, wide, np.float32(np.float16(scalar)))
+        return
     _ter_check("TAXPY", dst, _FL, src0=src0)
     _ter("TAXPY", "MULADD_R", dst, src0, ("s", scalar), dst)
 

@@ -342,15 +342,37 @@ def TEXP(dst, src) -> None:  # noqa: N802
     _unary("TEXP", "EXP", dst, src, _F, row_major=True)
 
 
+_LOG_INTS = ("int32", "int16", "int8", "uint32", "uint16", "uint8")
+
+
 def TLOG(dst, src) -> None:  # noqa: N802
     """``dst = ln(src)`` (float64, rounded once); float32/float16 Vec tiles, equal valid
-    shapes.  ln(0) = -inf, ln(x<0) = NaN."""
+    shapes.  ln(0) = -inf, ln(x<0) = NaN.
+
+    Integer tiles (int32/int16/int8/uint32/uint16/uint8): the docs (docs/isa/TLOG.md) list
+    float/half as the NPU implementations' check; pto-isa's CPU simulator also takes integers
+    (include/pto/cpu/ElementOp.h: ``static_cast<T>(std::log((double)x))``, truncation toward
+    zero) and its own TLOG test uses int32, so fastisa accepts them with that rule.  An
+    element <= 0 has no integer logarithm (the cast is undefined in C++): ConstraintError,
+    nothing written."""
+    if isinstance(dst, Tile) and isinstance(src, Tile) and dst.format.name in _LOG_INTS:
+        _same_dtype("TLOG", dst, "src", src)
+        _same_valid("TLOG", dst, "src", src)
+        v = src.valid
+        if v.size and not (v > 0).all():
+            raise constraint("TLOG", "src", "integer elements must be > 0 (the log of x <= 0 "
+                             "has no integer value)", int(v[v <= 0].flat[0]))
+        _unary("TLOG", "LOG", dst, src, _LOG_INTS)
+        return
     _unary("TLOG", "LOG", dst, src, _F)
 
 
 def TSQRT(dst, src) -> None:  # noqa: N802
-    """``dst = sqrt(src)`` (correctly rounded); float32/float16 Vec tiles."""
-    _unary("TSQRT", "SQRT", dst, src, _F)
+    """``dst = sqrt(src)`` (correctly rounded: sqrt in float64 rounded once); float32/float16
+    Vec tiles, and bfloat16 (the docs, docs/isa/TSQRT.md, list float/half as the NPU check;
+    the CPU simulator's TSQRT, include/pto/cpu/TSqrt.hpp, also accepts bfloat16 and pto-isa's
+    TSQRT test uses it)."""
+    _unary("TSQRT", "SQRT", dst, src, _F + ("bfloat16",))
 
 
 def TRSQRT(dst, src) -> None:  # noqa: N802

@@ -480,6 +480,11 @@ class TensorView:
         return TensorView(self.tensor, as_expr(self.offset) + idx if isinstance(
             self.offset, Expr) or isinstance(idx, Expr) else self.offset + idx)
 
+    def __setitem__(self, idx, value):
+        """``t[i][j] = v``: element ``i + j`` set to ``value`` (TIK: ``t[i]`` is a tensor,
+        whose ``__setitem__`` is ``self[idx].set_as(value)``)."""
+        self[idx].set_as(value)
+
     def _reader(self, as_dtype=None):
         """A run-time reader of element ``offset`` as a Python number of ``as_dtype``
         (default: the tensor's dtype).
