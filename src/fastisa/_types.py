@@ -9,13 +9,14 @@ alias is as wide as what the front-ends accept at run time.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from typing import Union
 
 import numpy as np
 
 from .dtypes import Format
 
-__all__ = ["Int", "Real", "DTypeLike", "EnumLike"]
+__all__ = ["Int", "Real", "DTypeLike", "EnumLike", "Shape"]
 
 #: an integer immediate: a Python int or a numpy integer scalar (bool is rejected at run time)
 Int = Union[int, np.integer]
@@ -29,3 +30,6 @@ DTypeLike = Union[str, np.dtype, type, Format]
 
 #: an enumeration member or its name
 EnumLike = Union[str, enum.Enum]
+
+#: a tensor shape: a sequence of integers (or one integer for a 1-D shape)
+Shape = Union[int, np.integer, Sequence[Union[int, np.integer]]]
