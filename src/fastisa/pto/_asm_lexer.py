@@ -77,3 +77,21 @@ def tokenize(text: str) -> list[Token]:
     out.append(Token("eof", "", line, pos - line_start + 1))
     return out
 
+
+# -- token text ----------------------------------------------------------------------
+_NO_SPACE_AFTER = {"<", "(", "[", "{"}
+_NO_SPACE_BEFORE = {">", ")", "]", "}", ",", "<", "(", "["}
+
+
+def _join(parts):
+    out = ""
+    prev = None
+    for p in parts:
+        if prev is None:
+            out = p
+        elif prev in _NO_SPACE_AFTER or p in _NO_SPACE_BEFORE or prev.startswith("#"):
+            out += p
+        else:
+            out += " " + p
+        prev = p
+    return out

@@ -161,7 +161,7 @@ def format_op(op) -> str:
 
 
 def _generic_lines(op: GenericOp, ind) -> list:
-    from ._asm_parser import _join
+    from ._asm_lexer import _join
 
     head = ""
     if op.results:
