@@ -9,14 +9,14 @@ alias is as wide as what the front-ends accept at run time.
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
-from typing import Union
+from collections.abc import Callable, Sequence
+from typing import Any, Union
 
 import numpy as np
 
 from .dtypes import Format
 
-__all__ = ["Int", "Real", "DTypeLike", "EnumLike", "Shape"]
+__all__ = ["Int", "Real", "DTypeLike", "EnumLike", "Shape", "OpLike"]
 
 #: an integer immediate: a Python int or a numpy integer scalar (bool is rejected at run time)
 Int = Union[int, np.integer]
@@ -33,3 +33,7 @@ EnumLike = Union[str, enum.Enum]
 
 #: a tensor shape: a sequence of integers (or one integer for a 1-D shape)
 Shape = Union[int, np.integer, Sequence[Union[int, np.integer]]]
+
+#: an NKI operator or activation function: ``nl.add``, ``nl.exp`` (an Op), or a numpy
+#: function of the same meaning (``np.add``), checked at run time
+OpLike = Callable[..., Any]
