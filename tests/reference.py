@@ -722,6 +722,170 @@ def tik_group_reduce(op, dst, dst_start, src, start, *, mask, nrep, dst_rep, blk
 
 # ---- end of tik-isa block ----
 
+# ---- tik-ops: region-proposal sorts (vrpsort16, vmrgsort4) -------------------------------
+def _rp_before(a, b):
+    """Does score a go before score b (larger first; NaN after every number)?"""
+    if np.isnan(b):
+        return not np.isnan(a)
+    if np.isnan(a):
+        return False
+    return float(a) > float(b)
+
+
+def _rp_stable_sort(props):
+    """Proposals (n, 8) by score (field 4), larger first, ties in input order: insertion
+    sort with the documented comparison (proposal j before i when scores are equal and
+    j < i)."""
+    out = []
+    for p in props:
+        k = len(out)
+        while k > 0 and _rp_before(p[4], out[k - 1][4]):
+            k -= 1
+        out.insert(k, p)
+    return np.array(out).reshape(-1, 8)
+
+
+def tik_vrpsort16(dst, dst_start, src, src_start, nrep):
+    """vrpsort16: per repeat, 16 proposals of src sorted by score into dst (flat arrays,
+    element starts)."""
+    dst = dst.copy()
+    src = src.copy()
+    for r in range(nrep):
+        blk = src[src_start + r * 128:src_start + (r + 1) * 128].reshape(16, 8)
+        dst[dst_start + r * 128:dst_start + (r + 1) * 128] = _rp_stable_sort(blk).ravel()
+    return dst
+
+
+def tik_vmrgsort4(dst, dst_start, ub, starts, counts, suspend=False):
+    """vmrgsort4 (one repeat): merge the sorted lists ub[starts[i]:starts[i]+counts[i]*8]
+    by a four-way merge that takes the head with the largest score, the lowest list on
+    ties; with ``suspend`` it stops after a list's last proposal was taken."""
+    dst = dst.copy()
+    heads = [0] * len(starts)
+    lists = [ub[s:s + c * 8].reshape(c, 8) for s, c in zip(starts, counts)]
+    out = []
+    while any(h < len(lst) for h, lst in zip(heads, lists)):
+        best = None
+        for i, (h, lst) in enumerate(zip(heads, lists)):
+            if h < len(lst) and (best is None or
+                                 _rp_before(lst[h][4], lists[best][heads[best]][4])):
+                best = i
+        out.append(lists[best][heads[best]])
+        heads[best] += 1
+        if suspend and heads[best] == len(lists[best]):
+            break
+    if out:
+        dst[dst_start:dst_start + len(out) * 8] = np.array(out).ravel()
+    return dst
+# ---- end of tik-ops block ----
+
+
+# ---- tik-cube block: matmul, conv2d, fixpipe (element by element, from the TIK docs) ----
+
+def tik_matmul(dst, a, b, m, k, n, init_l1out=True):
+    """TIK matmul on flat arrays: dst [N1, Mr, 16] (float32/int32), a [K1, Mr, K0],
+    b [K1, Nr, K0]; C[i, j] over i < Mr, j < Nr, summed over kk < k in ascending order,
+    float32 adds of exact float16 products (or wrapping int32)."""
+    K0 = 16 if a.dtype == np.float16 else 32
+    Mr, Nr = -(-m // 16) * 16, -(-n // 16) * 16
+    Kr = -(-k // K0) * K0
+    A = a.reshape(-1)[:Mr * Kr].reshape(Kr // K0, Mr, K0)
+    B = b.reshape(-1)[:Kr * Nr].reshape(Kr // K0, Nr, K0)
+    out = dst.copy().reshape(-1)
+    D = out[:Mr * Nr].reshape(Nr // 16, Mr, 16)
+    isf = a.dtype == np.float16
+    for i in range(Mr):
+        for j in range(Nr):
+            acc = np.float32(0) if init_l1out else D[j // 16, i, j % 16]
+            if isf:
+                for kk in range(k):
+                    p = np.float32(A[kk // K0, i, kk % K0]) * np.float32(B[kk // K0, j, kk % K0])
+                    acc = np.float32(acc + p)
+            else:
+                acc = int(acc)
+                for kk in range(k):
+                    acc += int(A[kk // K0, i, kk % K0]) * int(B[kk // K0, j, kk % K0])
+                acc = np.int64(acc).astype(np.int32) if -2**31 <= acc < 2**31 else \
+                    np.int32(((acc + 2**31) % 2**32) - 2**31)
+            D[j // 16, i, j % 16] = acc
+    return out.reshape(dst.shape)
+
+
+def tik_conv2d(dst, fm, w, stride, pad, dilation, pad_value=0, init_l1out=True):
+    """TIK conv2d: fm [C1, H, W, C0], w [C1, Kh, Kw, Cout, C0], dst [Cout/16, round_howo, 16];
+    pad = [left, right, top, bottom]; rows >= Ho*Wo are left unchanged."""
+    C1, H, W, C0 = fm.shape
+    _, KH, KW, CO, _ = w.shape
+    sh, sw = stride
+    pl, pr, pt, pb = pad
+    dh, dw = dilation
+    ho = (H + pt + pb - dh * (KH - 1) - 1) // sh + 1
+    wo = (W + pl + pr - dw * (KW - 1) - 1) // sw + 1
+    out = dst.copy()
+    isf = fm.dtype == np.float16
+    for oh in range(ho):
+        for ow in range(wo):
+            for co in range(CO):
+                acc = (np.float32(0) if isf else 0) if init_l1out else \
+                    out[co // 16, oh * wo + ow, co % 16]
+                if not isf:
+                    acc = int(acc)
+                for c1 in range(C1):
+                    for i in range(KH):
+                        for j in range(KW):
+                            y, x = oh * sh - pt + i * dh, ow * sw - pl + j * dw
+                            for c0 in range(C0):
+                                v = fm[c1, y, x, c0] if 0 <= y < H and 0 <= x < W else pad_value
+                                if isf:
+                                    acc = np.float32(acc + np.float32(np.float16(v)) *
+                                                     np.float32(w[c1, i, j, co, c0]))
+                                else:
+                                    acc += int(v) * int(w[c1, i, j, co, c0])
+                if not isf:
+                    acc = np.int32(((acc + 2**31) % 2**32) - 2**31)
+                out[co // 16, oh * wo + ow, co % 16] = acc
+    return out
+
+
+def tik_fixpipe(dst, src, cburst_num, burst_len, dst_stride, src_stride, bias=None,
+                ele=None, mode=None, relu=False, saturate=True):
+    """TIK fixpipe on flat arrays: bias -> element-wise-add -> quantize -> relu, burst by
+    burst (see fastisa.tik.fixpipe's docstring for the layout)."""
+    out = dst.copy().reshape(-1)
+    s = src.reshape(-1)
+    howo = burst_len * 32 // src.dtype.itemsize // 16
+    rh = -(-howo // 16) * 16
+    sb = (rh // 16 + src_stride) * 256
+    db = howo * 16 + dst_stride * 32 // dst.dtype.itemsize
+    isf = src.dtype == np.float32
+    for i in range(cburst_num):
+        for r in range(howo):
+            for c in range(16):
+                e = i * sb + r * 16 + c
+                x = s[e]
+                if bias is not None:
+                    x = np.float32(x + bias.reshape(-1)[i * 16 + c]) if isf else \
+                        np.int32(((int(x) + int(bias.reshape(-1)[i * 16 + c]) + 2**31) % 2**32)
+                                 - 2**31)
+                if ele is not None:
+                    x = np.float32(x + ele.reshape(-1)[e]) if isf else \
+                        np.int32(((int(x) + int(ele.reshape(-1)[e]) + 2**31) % 2**32) - 2**31)
+                if mode is not None:
+                    with np.errstate(over="ignore", invalid="ignore"):
+                        y = np.float16(float(x))
+                    if saturate:
+                        if np.isnan(y):
+                            y = np.float16(0)
+                        elif np.isinf(y):
+                            y = np.float16(65504 if y > 0 else -65504)
+                    x = y
+                if relu:
+                    x = x if x > 0 else type(x)(0)
+                out[i * db + r * 16 + c] = x
+    return out.reshape(dst.shape)
+
+# ---- end of tik-cube block ----
+
 
 # ---- end of TIK section ----
 

@@ -326,6 +326,62 @@ static inline float fi_tile_exp_to_f32(double x) {
     return (float)y;
 }
 
+/* fi_tile_exp_f32_row: q[i] = (float)exp((double)(p[i] - m)) for i < n (p, q contiguous
+ * float32; m = 0 gives TEXP, since p - 0 is p for every p), the same bits as
+ * fi_tile_exp_to_f32 element by element.  The same table exp, arranged as three loops over
+ * chunks of 256 that the compiler vectorises (argument reduction, table scaling, polynomial
+ * and midpoint check); a chunk holding any element the fast formula cannot settle (a value
+ * within 2^-39 of a float32 rounding midpoint, x outside [-87, 88], NaN) is redone element by
+ * element with fi_tile_exp_to_f32 (from the saved x: q may alias p).  Compiled for AVX-512/AVX2/baseline and picked at load
+ * time on x86-64 Linux GCC builds (no FMA contraction: -ffp-contract=off, same bits). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    defined(__GLIBC__) && !defined(__AVX2__) && !defined(FASTISA_DEBUG)
+#define FI_TILE_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), unused))
+#else
+#define FI_TILE_CLONES __attribute__((unused))
+#endif
+FI_TILE_CLONES static void fi_tile_exp_f32_row(float *q, const float *p, float m, int n) {
+    double rb[256], tv[256], xb[256];
+    uint64_t kb[256];
+    int c0, i, nn, bad;
+    for (c0 = 0; c0 < n; c0 += 256) {
+        nn = n - c0 < 256 ? n - c0 : 256;
+        bad = 0;
+        for (i = 0; i < nn; i++) {
+            double x = (double)(p[c0 + i] - m), kd;
+            uint64_t b;
+            xb[i] = x;
+            bad |= (x < -87.0) | (x > 88.0) | (x != x);
+            kd = x * 0x1.71547652b82fep+6 + 0x1.8p52;
+            memcpy(&b, &kd, 8);
+            kb[i] = b;
+            kd -= 0x1.8p52;
+            rb[i] = (x - kd * 0x1.62e42fef00000p-7) - kd * 0x1.473de6af278edp-40;
+        }
+        for (i = 0; i < nn; i++) {
+            int64_t k = (int64_t)(kb[i] - 0x4338000000000000ull);
+            uint64_t tb;
+            double t = fi_tile_exp2_64[k & 63];
+            memcpy(&tb, &t, 8);
+            tb += (uint64_t)(k >> 6) << 52;
+            memcpy(&t, &tb, 8);
+            tv[i] = t;
+        }
+        for (i = 0; i < nn; i++) {
+            double r = rb[i], t = tv[i], y;
+            uint64_t yb;
+            uint32_t low;
+            y = t + t * (r + r * r * (0.5 + r * (1.0 / 6 + r * (1.0 / 24))));
+            memcpy(&yb, &y, 8);
+            low = (uint32_t)yb & 0x1FFFFFFFu;
+            bad |= (low - 0x0FFFE001u) < 0x3FFFu;
+            q[c0 + i] = (float)y;
+        }
+        if (bad)
+            for (i = 0; i < nn; i++) q[c0 + i] = fi_tile_exp_to_f32(xb[i]);   /* q may be p */
+    }
+}
+
 /* exp over every float16 code, rounded once to float16 (fi_f64_to_f16 of fi_tile_exp_d):
  * float16 TEXP and the float16 EXPDIF look results up here.  Filled once by fi_tile_init(),
  * which the driver calls at import, before any kernel runs; read-only afterwards. */
@@ -420,6 +476,12 @@ static inline void fi_tile_unary_rows(int op, fi_tile_arg d, fi_tile_arg s, int 
             uint16_t *dp = (uint16_t *)fi_tile_at(&d, r, 0);
             for (c0 = 0; c0 < C; c0++) dp[c0 * d.cs] = fi_tile_exp_f16_tab[sp[c0 * s.cs]];
         }
+        return;
+    }
+    if (op == FI_TOP_EXP && s.fmt == FI_FLOAT32 && d.fmt == FI_FLOAT32 && s.cs == 1 && d.cs == 1) {
+        for (r = r0; r < r1; r++)
+            fi_tile_exp_f32_row((float *)fi_tile_at(&d, r, 0), (const float *)fi_tile_at(&s, r, 0),
+                                0.0f, C);
         return;
     }
     for (r = r0; r < r1; r++) {
@@ -562,6 +624,13 @@ static inline void fi_tile_binary_rows(int op, fi_tile_arg d, fi_tile_arg a, int
     int isf = fi_tile_is_float(a.fmt);
     int awrap = avc < C, bwrap = bvc < C;
     if (fi_tile_binary_f32_fast(op, d, a, avc, b, bvc, r0, r1, C)) return;
+    if (op == FI_TOP_EXPDIF && a.fmt == FI_FLOAT32 && b.fmt == FI_FLOAT32 && d.fmt == FI_FLOAT32 &&
+        a.cs == 1 && d.cs == 1 && !awrap && (bvc == 1 || b.cs == 0)) {
+        for (r = r0; r < r1; r++)
+            fi_tile_exp_f32_row((float *)fi_tile_at(&d, r, 0), (const float *)fi_tile_at(&a, r, 0),
+                                *(const float *)fi_tile_at(&b, r, 0), C);
+        return;
+    }
     for (r = r0; r < r1; r++) {
         if (awrap) {
             if (isf) fi_tile_load_f(a.fmt, fi_tile_at(&a, r, 0), a.cs, fra, avc);

@@ -330,7 +330,8 @@ for _shape, _dt in (((1000,), "float16"), ((4, 33), "float32"), ((7, 64), "int32
          lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, size=s).astype(d)],
          lambda x: [x.copy()])
 
-for _shape, _desc in (((4, 16), False), ((3, 40), True), ((2, 100), False)):
+for _shape, _desc in (((4, 16), False), ((3, 48), True), ((2, 128), False), ((5, 32), True),
+                      ((1, 2048), False)):   # indices travel as float16: exact to 2048
     def _sort(x, desc):
         order = np.argsort(-x if desc else x, axis=-1, kind="stable").astype(np.int32)
         return [np.take_along_axis(x, order, -1), order]
@@ -341,6 +342,18 @@ for _shape, _desc in (((4, 16), False), ((3, 40), True), ((2, 100), False)):
                                                 .astype(np.float16) / 4)
                                 [None].repeat(s[0], 0).copy() + np.float16(0)],
          lambda x, d=_desc: _sort(x, d))
+# sort pads each row to a multiple of 16 in UB and moves the padded rows back out: on
+# (3, 40) it writes 512 bytes of indices into the 480-byte data_indices_, on (2, 100) it
+# reads 424 bytes of the 400-byte x: rejected as TIK's debugger rejects accesses past a GM
+# tensor, and so does fastisa
+for _shape, _desc, _err in (((3, 40), True, "data_indices_ need write 512 bytes"),
+                            ((2, 100), False, "x need read 424 bytes")):
+    case(f"sort {_shape} descending={_desc} over-access", "opp", "sort", "sort",
+         lambda s=_shape, d=_desc: ((T(s, "float16"), T(s, "float16"), T(s, "int32"), -1, d,
+                                     "sort"), {}),
+         lambda rng, s=_shape: [rng.permutation(s[-1]).astype(np.float16)[None]
+                                .repeat(s[0], 0).copy()],
+         lambda x: [], expect_error=("AccessError", _err))
 
 # this InplaceUpdate kernel applies indices[0] and v[0] only (fun_no_cut reads
 # input_indices_ub[0] and moves input_v_gm[0]): the cases give one index

@@ -127,12 +127,15 @@ def TGATHER(dst: Tile, src: Tile, indices: Tile | MaskPattern | str | None = Non
         if indices.valid_row < R or indices.valid_col < C:
             raise constraint(instr, "indices valid shape", f"must cover dst's valid shape "
                              f"{dst.valid_shape}", indices.valid_shape)
-        idx = indices.data[:R, :C].astype(np.int64)
-        n = src.rows * src.cols
-        ok = (idx >= 0) & (idx < n)
-        flat = np.where(ok, idx, 0)
-        off = np.where(ok, _storage(src, flat // src.cols, flat % src.cols), -1)
-        _run_gather(dst, src._buf, off, R, C)
+        _dtype_in(instr, "indices", indices, ("int32", "uint32", "int16", "uint16"))
+        if R and C:
+            # offsets computed in C: index v -> src element (v // Cols, v % Cols), 0 outside
+            sbuf = _operand(src, dst)[0]
+            dense = src._rs == src.cols and src._cs == 1      # row-major: offset = v
+            _kx.gather_idx(*_operand(dst), sbuf, *_operand(indices, dst),
+                           _kx.INDEX_MODES["zero"], src.rows * src.cols,
+                           0 if dense else src.cols, src._rs, src._cs, src._buf.size, R, C,
+                           False)
         X.record(instr, dst)
         return
     p = _pattern(instr, maskPattern)
@@ -181,19 +184,20 @@ def TSCATTER(dst: Tile, src: Tile, indexes: Tile | MaskPattern | str | None = No
     if isinstance(indexes, (MaskPattern, str)) and maskPattern is None:
         indexes, maskPattern = None, indexes
     if maskPattern is None:
-        idx = _index_values(instr, "indexes", indexes)
+        X.tiles(instr, indexes=indexes)
+        _dtype_in(instr, "indexes", indexes, ("int32", "uint32", "int16", "uint16"))
         R, C = indexes.valid_shape
         if src.rows < R or src.cols < C:
             raise constraint(instr, "src", f"must cover the index tile's valid shape {(R, C)}",
                              src.shape)
         n = dst.rows * dst.cols
-        bad = (idx < 0) | (idx >= n)
-        if bad.any():
-            v = int(idx[bad][0])
-            raise AccessError(f"{instr}: index {v} is outside dst's buffer of {n} elements")
         if R and C:
-            s = _operand(src, dst)
-            _kx.scatter(0, dst.format.code, dst._buf.view(np.uint8), idx.reshape(-1), *s, R, C)
+            # checked in C before anything is written: an index outside [0, n) raises
+            bad = _kx.scatter_idx(0, dst.format.code, dst._buf.view(np.uint8),
+                                  *_operand(indexes, dst), *_operand(src, dst),
+                                  _kx.INDEX_MODES["undefined"], n, dst._buf.size, R, C)
+            if bad is not None:
+                raise AccessError(f"{instr}: index {bad} is outside dst's buffer of {n} elements")
         X.record(instr, dst, 1, R, C)
         return
     p = _pattern(instr, maskPattern)
@@ -280,14 +284,40 @@ def MGATHER(dst: Tile, gm: GlobalTensor, indexes: Tile, coalesce: EnumLike = "el
     if not isinstance(indexes, Tile):
         raise constraint(instr, "indexes", "must be a Tile", type(indexes).__name__)
     _dtype_in(instr, "indexes", indexes, ("int32", "uint32", "int16", "uint16"))
-    idx = indexes.data[:R, : (C if co == "elem" else 1)].astype(np.int64)
+    idx = indexes.data[:R, : (C if co == "elem" else 1)]
     if idx.shape[0] < R or (co == "elem" and idx.shape[1] < C):
         raise constraint(instr, "indexes", f"must cover {R} x {C if co == 'elem' else 1}",
                          indexes.shape)
-    off = _gm_offsets(instr, gm, idx, co, mode, C, "zero")
-    flat = gm.array.reshape(-1, order="A")
-    _run_gather(dst, np.ascontiguousarray(flat), off, R, C)
+    flat = np.ascontiguousarray(gm.array.reshape(-1, order="A"))
+    if co == "elem":
+        _elem_gather(instr, dst, gm, flat, indexes, mode, R, C)
+        X.record(instr, dst)
+        return
+    off = _gm_offsets(instr, gm, idx.astype(np.int64), co, mode, C, "zero")
+    _run_gather(dst, flat, off, R, C)
     X.record(instr, dst)
+
+
+def _cap_error(instr, gm, bad, cap, word):
+    if 0 <= bad < cap:
+        return AccessError(f"{instr}: an addressed element lies outside the global tensor's "
+                           f"array of {gm.array.size} elements")
+    return AccessError(f"{instr}: index {bad} is outside the global tensor's capacity {cap} "
+                       f"(oob={word!r} or clamp/wrap handle it)")
+
+
+def _elem_gather(instr, dst, gm, flat, indexes, mode, R, C):
+    """MGATHER coalesce=elem with the index mapping (oob) done in the C kernel."""
+    cap = int(np.prod(gm.shape))
+    if cap == 0:
+        raise constraint(instr, "gm", "must have a nonzero capacity", gm.shape)
+    if not (R and C):
+        return
+    check = mode == "undefined" or cap > flat.size
+    bad = _kx.gather_idx(*_operand(dst), flat.view(np.uint8), *_operand(indexes, dst),
+                         _kx.INDEX_MODES[mode], cap, 0, 1, 1, flat.size, R, C, check)
+    if bad is not None:
+        raise _cap_error(instr, gm, bad, cap, "zero")
 
 
 def MSCATTER(gm: GlobalTensor, src: Tile, indexes: Tile, coalesce: EnumLike = "elem",  # noqa: N802
@@ -313,11 +343,26 @@ def MSCATTER(gm: GlobalTensor, src: Tile, indexes: Tile, coalesce: EnumLike = "e
         raise constraint(instr, "indexes", "must be a Tile", type(indexes).__name__)
     _dtype_in(instr, "indexes", indexes, ("int32", "uint32", "int16", "uint16"))
     R, C = src.valid_shape
-    idx = indexes.data[:R, : (C if co == "elem" else 1)].astype(np.int64)
+    idx = indexes.data[:R, : (C if co == "elem" else 1)]
     if idx.shape[0] < R or (co == "elem" and idx.shape[1] < C):
         raise constraint(instr, "indexes", f"must cover {R} x {C if co == 'elem' else 1}",
                          indexes.shape)
-    off = _gm_offsets(instr, gm, idx, co, mode_g, C, "skip")
+    if co == "elem":
+        cap = int(np.prod(gm.shape))
+        if cap == 0:
+            raise constraint(instr, "gm", "must have a nonzero capacity", gm.shape)
+        if not gm.array.flags.writeable:
+            raise AccessError(f"{instr}: the global tensor's array is read-only")
+        flat = gm.array.reshape(-1, order="A")
+        if R and C:
+            bad = _kx.scatter_idx(_kx.SCATTER_OPS[at], src.format.code, flat.view(np.uint8),
+                                  *_operand(indexes), *_operand(src),
+                                  _kx.INDEX_MODES[mode], cap, flat.size, R, C)
+            if bad is not None:
+                raise _cap_error(instr, gm, bad, cap, "skip")
+        X.record(instr, src)
+        return
+    off = _gm_offsets(instr, gm, idx.astype(np.int64), co, mode_g, C, "skip")
     if not gm.array.flags.writeable:
         raise AccessError(f"{instr}: the global tensor's array is read-only")
     flat = gm.array.reshape(-1, order="A")
