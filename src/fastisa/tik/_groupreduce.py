@@ -31,6 +31,12 @@ from ._base import (VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _Operand,
 from ._vector import _Vector
 from ._program import Expr, scope_ubuf
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import Int
+    from ._annot import IntArg, Mask, Operand
+
 __all__ = ["GroupReduceMixin"]
 
 
@@ -165,8 +171,9 @@ class GroupReduceMixin:
         self._record(_GroupReduce(self, name, op, mask, dst, src, repeat_times,
                                   dst_rep_stride, src_blk_stride, src_rep_stride))
 
-    def vcgadd(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride,
-               src_rep_stride, stride_unit=0):
+    def vcgadd(self, mask: Mask, dst: Operand, src: Operand, repeat_times: IntArg,
+               dst_rep_stride: IntArg, src_blk_stride: IntArg, src_rep_stride: IntArg,
+               stride_unit: Int = 0) -> None:
         """dst[r*dst_rep_stride*8 + q] = sum of the active lanes of block q (q < 8) of
         repeat r of src (float64, rounded once); blocks with no active lane are not
         written.  dst_rep_stride in 8-element units; src strides in blocks.  float16
@@ -176,20 +183,23 @@ class GroupReduceMixin:
         self._gred("vcgadd", "add", mask, dst, src, repeat_times, dst_rep_stride,
                    src_blk_stride, src_rep_stride, stride_unit)
 
-    def vcgmax(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride,
-               src_rep_stride, stride_unit=0):
+    def vcgmax(self, mask: Mask, dst: Operand, src: Operand, repeat_times: IntArg,
+               dst_rep_stride: IntArg, src_blk_stride: IntArg, src_rep_stride: IntArg,
+               stride_unit: Int = 0) -> None:
         """As vcgadd with the maximum of each block's active lanes (NaN propagates)."""
         self._gred("vcgmax", "max", mask, dst, src, repeat_times, dst_rep_stride,
                    src_blk_stride, src_rep_stride, stride_unit)
 
-    def vcgmin(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride,
-               src_rep_stride, stride_unit=0):
+    def vcgmin(self, mask: Mask, dst: Operand, src: Operand, repeat_times: IntArg,
+               dst_rep_stride: IntArg, src_blk_stride: IntArg, src_rep_stride: IntArg,
+               stride_unit: Int = 0) -> None:
         """As vcgadd with the minimum of each block's active lanes (NaN propagates)."""
         self._gred("vcgmin", "min", mask, dst, src, repeat_times, dst_rep_stride,
                    src_blk_stride, src_rep_stride, stride_unit)
 
-    def vcpadd(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride,
-               src_rep_stride, stride_unit=0):
+    def vcpadd(self, mask: Mask, dst: Operand, src: Operand, repeat_times: IntArg,
+               dst_rep_stride: IntArg, src_blk_stride: IntArg, src_rep_stride: IntArg,
+               stride_unit: Int = 0) -> None:
         """dst[r*dst_rep_stride*PAR/2 + i] = src lane 2i + src lane 2i+1 of repeat r (the
         active ones; a pair with none is not written), float64 sum rounded once.
         dst_rep_stride in 128-byte units [0, 255]; src_blk_stride [0, 65535],

@@ -34,6 +34,12 @@ from ..errors import ConstraintError
 from . import _program as P
 from ._program import Expr, Scalar, as_expr, cast_value
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import Int
+    from ._annot import IntArg, Operand, RealArg, TikScalar
+
 __all__ = ["ScalarMixin"]
 
 _U64 = 1 << 64
@@ -159,39 +165,39 @@ class ScalarMixin:
                                       f"{dst.dtype}")
         self._record(_ScalarOp(self, name, dst, srcs, f))
 
-    def scalar_max(self, dst, src0, src1):
+    def scalar_max(self, dst: TikScalar, src0: RealArg, src1: RealArg) -> None:
         """dst = max(src0, src1) (int64, float32 Scalars or immediates)."""
         self._sop("scalar_max", dst, [src0, src1], max, ("int64", "float32", "int32"))
 
-    def scalar_min(self, dst, src0, src1):
+    def scalar_min(self, dst: TikScalar, src0: RealArg, src1: RealArg) -> None:
         """dst = min(src0, src1)."""
         self._sop("scalar_min", dst, [src0, src1], min, ("int64", "float32", "int32"))
 
-    def scalar_sqrt(self, dst, src):
+    def scalar_sqrt(self, dst: TikScalar, src: RealArg) -> None:
         """dst = sqrt(|src|), rounded once to dst (int64: truncated)."""
         self._sop("scalar_sqrt", dst, [src], lambda x: math.sqrt(abs(x)),
                   ("int64", "float32"))
 
-    def scalar_abs(self, dst, src):
+    def scalar_abs(self, dst: TikScalar, src: RealArg) -> None:
         """dst = |src|."""
         self._sop("scalar_abs", dst, [src], abs, ("int64", "float32"))
 
-    def scalar_countbit0(self, dst, src):
+    def scalar_countbit0(self, dst: TikScalar, src: RealArg) -> None:
         """dst = number of 0 bits of src's 64-bit pattern (dst uint64)."""
         self._sop("scalar_countbit0", dst, [src], lambda x: 64 - bin(_bits64(x)).count("1"),
                   ("uint64", "int64"))
 
-    def scalar_countbit1(self, dst, src):
+    def scalar_countbit1(self, dst: TikScalar, src: RealArg) -> None:
         """dst = number of 1 bits of src's 64-bit pattern (dst uint64)."""
         self._sop("scalar_countbit1", dst, [src], lambda x: bin(_bits64(x)).count("1"),
                   ("uint64", "int64"))
 
-    def scalar_countleading0(self, dst, src):
+    def scalar_countleading0(self, dst: TikScalar, src: RealArg) -> None:
         """dst = leading zero bits of src's 64-bit pattern (64 when src is 0)."""
         self._sop("scalar_countleading0", dst, [src], lambda x: 64 - _bits64(x).bit_length(),
                   ("uint64", "int64"))
 
-    def scalar_conv(self, round_mode, dst, src):
+    def scalar_conv(self, round_mode: str | None, dst: TikScalar, src: Expr) -> None:
         """dst = convert(src): int32 -> float32 (''), float32 -> int32 ('round', 'floor',
         'ceil'/'ceiling', 'away-zero', 'to-zero'; saturating, NaN -> 0), float16 ->
         float32 (''), float32 -> float16 ('' or 'odd').  src: a Scalar (its dtype is the
@@ -217,7 +223,7 @@ class ScalarMixin:
         self._record(_ScalarOp(self, "scalar_conv", dst, [src], f))
 
     # ---- system control ----------------------------------------------------------
-    def set_atomic_add(self, mode):
+    def set_atomic_add(self, mode: IntArg) -> None:
         """Atomic add mode for data_move to GM: 0 off, 1 float32, 2 float16 (Ascend 910:
         0 or 1; not on Ascend 310).  mode: int or uint64 Scalar (checked when run)."""
         tg = self.target
@@ -244,7 +250,8 @@ class ScalarMixin:
                                       f"{allowed}, input mode: {v}")
         self._record(_SetReg(self._atomic_sid, mode, check))
 
-    def data_move(self, dst, src, sid, nburst, burst, src_stride, dst_stride, *args, **kwargs):
+    def data_move(self, dst: Operand, src: Operand, sid: IntArg, nburst: IntArg, burst: IntArg,
+                  src_stride: IntArg, dst_stride: IntArg, *args: object, **kwargs: object) -> None:
         """Copy ``nburst`` bursts of ``burst`` 32-byte blocks (the core data_move: paths,
         ranges, alignment and bounds as there); to GM while set_atomic_add is on, GM +=
         the moved data in the atomic mode's dtype (module docstring)."""
@@ -253,9 +260,12 @@ class ScalarMixin:
         if op.d.t.sidx == 0:
             op.run = _Atomic(self, op, op.run)
 
-    def tensor_mov(self, dst, src, block_mode, nburst, burst_len, dst_stride, src_stride,
-                   deqscale=None, sid_store_mode=0, relu=False, pad_mode=None, pad_value=None,
-                   onthefly_mode=0, src_onthefly=None, src_onthefly_stride=0):
+    def tensor_mov(self, dst: Operand, src: Operand, block_mode: str | None, nburst: IntArg,
+                   burst_len: IntArg, dst_stride: IntArg, src_stride: IntArg,
+                   deqscale: RealArg | Operand | None = None, sid_store_mode: Int = 0,
+                   relu: bool = False, pad_mode: object = None, pad_value: object = None,
+                   onthefly_mode: Int = 0, src_onthefly: object = None,
+                   src_onthefly_stride: Int = 0) -> None:
         """``block_mode=''`` (32-byte blocks) between GM, UB and L1: the same move as
         ``data_move(dst, src, 0, nburst, burst_len, src_stride, dst_stride)`` (note
         tensor_mov's order: dst_stride before src_stride), with data_move's paths, ranges
@@ -283,7 +293,7 @@ class ScalarMixin:
             self._overflow_sid = self._new_sid()
         return self._overflow_sid
 
-    def set_overflow_status(self, value):
+    def set_overflow_status(self, value: Int) -> None:
         """The overflow status word = value (int 0 or 1; Ascend 910 only)."""
         sid = self._ov_target("set_overflow_status")
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -294,7 +304,7 @@ class ScalarMixin:
                                   f"value: {int(value)}")
         self._record(_SetReg(sid, int(value), lambda v: None))
 
-    def get_overflow_status(self, status):
+    def get_overflow_status(self, status: TikScalar) -> None:
         """status (a uint64 Scalar) = the overflow status word (Ascend 910 only).  Only
         set_overflow_status changes it: fastisa does not detect float overflow."""
         sid = self._ov_target("get_overflow_status")
