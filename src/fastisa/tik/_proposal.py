@@ -381,17 +381,41 @@ class ProposalMixin:
 
     def vconcat(self, dst: Operand, src: Operand, repeat_times: IntArg,
                 mode_number: IntArg) -> None:
-        """Per repeat r, k < 16: dst[(16r+k)*8 + mode_number] = src[16r+k] (the field
-        ``mode_number`` of 16 proposals; 0 x1, 1 y1, 2 x2, 3 y2, 4 score, 5 label; the
-        other fields kept).  dst/src: UB, one dtype (float16; float32 not on Ascend
-        310/910), 32-byte aligned; dst needs repeat_times*128, src repeat_times*16
-        elements.  repeat_times [1, 255] (Scalar [0, 255]); mode_number [0, 5].  Raises
-        ConstraintError, AccessError, AlignmentError."""
+        """``dst[(16r + k)*8 + mode_number] = src[16r + k]`` for k < 16 of every repeat r.
+
+        Writes field mode_number (0 x1, 1 y1, 2 x2, 3 y2, 4 score, 5 label) of 16
+        proposals; the other fields keep their contents; a bit copy.
+
+        dst -- UB Tensor or ``t[i]`` start (32-byte aligned), src's dtype, repeat_times*128
+            elements (8 per proposal).
+        src -- UB Tensor or ``t[i]`` start (32-byte aligned), float16 (float32 too except on
+            Ascend 310/910), repeat_times*16 elements.
+        repeat_times -- [1, 255]; a Scalar in [0, 255] at run time.
+        mode_number -- [0, 5], the field.
+
+        Raises ConstraintError, AccessError, AlignmentError.  Source: CANN TIK API
+        reference, vconcat; TIK 2020 source ``tik_lib/tik_proposal_api_.py`` (vconcat),
+        github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
         self._record(_FieldMove(self, "vconcat", dst, src, repeat_times, mode_number))
 
     def vextract(self, dst: Operand, src: Operand, repeat_times: IntArg,
                  mode_number: IntArg) -> None:
-        """Per repeat r, k < 16: dst[16r+k] = src[(16r+k)*8 + mode_number] (the inverse of
-        vconcat; same rules, src needs repeat_times*128 and dst repeat_times*16
-        elements)."""
+        """``dst[16r + k] = src[(16r + k)*8 + mode_number]`` for k < 16 of every repeat r.
+
+        The inverse of vconcat: field mode_number (0 x1, 1 y1, 2 x2, 3 y2, 4 score, 5
+        label) of 16 proposals out into 16 consecutive values; a bit copy; the whole source
+        is read before anything is written.
+
+        dst -- UB Tensor or ``t[i]`` start (32-byte aligned), src's dtype, repeat_times*16
+            elements.
+        src -- UB Tensor or ``t[i]`` start (32-byte aligned), float16 (float32 too except on
+            Ascend 310/910), repeat_times*128 elements (8 per proposal).
+        repeat_times -- [1, 255]; a Scalar in [0, 255] at run time.
+        mode_number -- [0, 5], the field.
+
+        Raises ConstraintError, AccessError, AlignmentError.  Source: CANN TIK API
+        reference, vextract; TIK 2020 source ``tik_lib/tik_proposal_api_.py`` (vextract),
+        github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
         self._record(_FieldMove(self, "vextract", dst, src, repeat_times, mode_number))

@@ -261,7 +261,23 @@ class TransposeMixin:
                           dst_list: Sequence[Operand], src_list: Sequence[Operand],
                           repeat_times: IntArg, dst_rep_stride: IntArg,
                           src_rep_stride: IntArg) -> None:
-        """The vec_ name of :meth:`vnchwconv` (same semantics and rules)."""
+        """NCHW -> NC1HWC0 block transpose over 16 source and 16 destination 32-byte
+        blocks per repeat (the vec_ name of vnchwconv: the same rule and checks).
+
+        dst_list / src_list -- 16 UB Tensors or ``t[i]`` starts each (32-byte aligned), one
+            dtype: int8/uint8/int16/uint16/float16 (32-bit types not on Ascend 310/910).
+        dst_high_half / src_high_half -- bool; for 8-bit types the upper (True) or lower 16
+            bytes of each dst / src block (ignored otherwise).
+        repeat_times -- [1, 255]; a Scalar in [0, 255] at run time.
+        dst_rep_stride, src_rep_stride -- [0, 65535] 32-byte blocks between repeats (with
+            repeat_times 1 each address is offset by its rep stride, as documented).
+
+        Raises ConstraintError, AccessError, AlignmentError, OverlapError (dst and src
+        blocks of a repeat neither the same nor disjoint; a repeat reading what an earlier
+        one wrote).  Source: CANN TIK API reference, vec_trans_scatter; TIK 2020 source
+        ``api/tik_data_operation_api.py`` (vec_trans_scatter),
+        github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
         self._record(_NchwConv(self, "vec_trans_scatter", dst_high_half, src_high_half,
                                dst_list, src_list, repeat_times, dst_rep_stride,
                                src_rep_stride))
