@@ -65,6 +65,7 @@ from __future__ import annotations
 
 import math
 import os
+import threading
 import warnings
 
 import numpy as np
@@ -94,20 +95,43 @@ __all__ = ["tensor_scalar", "tensor_tensor", "scalar_tensor_tensor", "activation
 MIN_II = _cost.MIN_II
 GPSIMD_START = 150
 #: OpenMP threads of the compute kernels for tiles of >= 2^16 elements: None (default) =
-#: the CPUs the 1-minute load average leaves idle (at least 1); 1 = single-threaded;
-#: 0 = the OpenMP default (OMP_NUM_THREADS); n = n threads.  Results never depend on it.
+#: the CPUs the 1-minute load average leaves idle (at least 1), decided once, at the first
+#: instruction (``FASTISA_THREADS`` when set); 1 = single-threaded; 0 = the OpenMP default
+#: (OMP_NUM_THREADS); n = n threads.  Set it (or call :func:`set_num_threads`) at any time;
+#: results never depend on it.
 THREADS = None
+_DEFAULT_THREADS = []      # the default, decided once
 
 
-def _threads() -> int:
-    if THREADS is not None:
-        return int(THREADS)
+def _default_threads() -> int:
+    env = os.environ.get("FASTISA_THREADS", "").strip()
+    if env.isdigit():
+        return int(env)
     n = os.cpu_count() or 1
     try:
         idle = n - os.getloadavg()[0]
     except OSError:
         idle = n
     return max(1, min(n, int(idle + 0.5)))
+
+
+def _threads() -> int:
+    if THREADS is not None:
+        return int(THREADS)
+    if not _DEFAULT_THREADS:
+        _DEFAULT_THREADS.append(_default_threads())
+    return _DEFAULT_THREADS[0]
+
+
+def set_num_threads(n) -> None:
+    """Threads of the NKI compute kernels (see :data:`THREADS`): None = the default (decided
+    again, once), 0 = OpenMP's default, n >= 1 = n threads.  Results never depend on it."""
+    global THREADS
+    if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer))
+                          or n < 0):
+        raise ConstraintError(f"set_num_threads: n must be None or an integer >= 0, got {n!r}")
+    THREADS = None if n is None else int(n)
+    _DEFAULT_THREADS.clear()
 
 #: -3.4028235e38, the most negative finite float32 (``nisa.fp32.min``).
 FP32_MIN = float(np.finfo(np.float32).min)
@@ -193,6 +217,9 @@ def _op(instr, param, op, *, kinds=None, activation=False):
 
 
 def _target():
+    cap = getattr(_PLAN_CAPTURE, "calls", None)
+    if cap is not None:     # a check that depends on the target: no per-signature plan
+        cap.append("target")
     from . import language
     return language.target()
 
@@ -290,10 +317,17 @@ def _stage(op, rev=False, tensor=False, fvec=None, uvec=None):
 _NO_STAGE = (0, 0, 0, None, None)
 
 
+#: Per thread: a list while fastisa.nki._plan records the kernel calls of one instruction.
+_PLAN_CAPTURE = threading.local()
+
+
 def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=False,
             bitvec=False, act=None, scalar_engine=False, alpha=0.0, acc=None, acc_max=False,
             lut_ok=False, intmode=False):
     """Run the elementwise kernel on NkiTensors (any free rank).  Returns #out-of-range."""
+    cap = getattr(_PLAN_CAPTURE, "calls", None)
+    if cap is not None:     # fastisa.nki._plan is recording this call's plan
+        cap.append((dst, in0, in1, stages, raw, bitvec, act, acc, lut_ok, intmode))
     k = _kernels()
     d, commit = _dst_rows(dst)
     s0 = _unalias(_rows(in0), d)

@@ -527,6 +527,8 @@ def nc_match_replace8(dst: NkiTensor, data: NkiTensor, vals: NkiTensor, imm: Rea
 from ._compute import *  # noqa: F401,F403,E402
 from ._select import *  # noqa: F401,F403,E402
 from ._pe import *  # noqa: F401,F403,E402
+# the elementwise instructions through their per-signature plans (issue 15, speed family)
+from ._plan import tensor_copy, tensor_scalar, tensor_tensor  # noqa: F401,E402
 
 # ---- nki-isa family: SDK 2.33 instructions beyond NKI 0.7's core set ------------------------
 from .enums import dma_engine, matmul_perf_mode, nc_version  # noqa: F401,E402
