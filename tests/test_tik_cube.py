@@ -666,3 +666,31 @@ def test_cube_and_h_ops_in_the_engine_schedule():
         assert slots[after].start_ns >= slots["matmul"].end_ns
     assert slots["h_exp"].start_ns >= slots["tensor_mov"].end_ns
     assert "test_tik_cube.py:" in slots["matmul"].source     # the kernel's own line
+
+
+def test_conv2d_leaves_the_rows_past_howo_and_matmul_computes_the_padding():
+    """conv2d: Ho*Wo = 9, round_howo = 16: rows 9..15 of dst keep their contents (the
+    uninitialised fill); matmul with m = 20: rows 20..31 are computed from a's padding."""
+    tk = tik.Tik()
+    gf = tk.Tensor("float16", (1, 3, 3, 16), name="gf", scope=tik.scope_gm)
+    gw = tk.Tensor("float16", (1, 1, 1, 16, 16), name="gw", scope=tik.scope_gm)
+    f = tk.Tensor("float16", (1, 3, 3, 16), name="f", scope=tik.scope_cbuf)
+    w = tk.Tensor("float16", (1, 1, 1, 16, 16), name="w", scope=tik.scope_cbuf)
+    d = tk.Tensor("float32", (1, 16, 16), name="d", scope=tik.scope_cbuf_out)
+    out = tk.Tensor("float32", (1, 16, 16), name="out", scope=tik.scope_gm)
+    tk.data_move(f, gf, 0, 1, 9, 0, 0)
+    tk.data_move(w, gw, 0, 1, 16, 0, 0)
+    tk.conv2d(d, f, w, [1, 3, 3, 16], [1, 1, 1, 16, 16], [1, 1], [0, 0, 0, 0], [1, 1])
+    tk.fixpipe(out, d, 1, 32, 0, 0)
+    tk.BuildCCE("k", [gf, gw], [out])
+    x = np.ones((1, 3, 3, 16), np.float16)
+    got = tk.tikdb.start_debug({"gf": x, "gw": np.ones((1, 1, 1, 16, 16), np.float16)})[0]
+    assert (got[0, :9] == 16.0).all()
+    assert (got[0, 9:].view(np.uint32) == 0xA5A5A5A5).all()
+    # matmul m = 20: the a tensor's rows 20..31 are data too (here 2.0), so C rows 20..31
+    rng = np.random.default_rng(7)
+    a, b = _mm_inputs(rng, "float16", 32, 16, 16)
+    a[:, 20:] = 2.0
+    got = _run_matmul([(a, b, True)], 20, 16, 16, "float32")
+    want = _oracle_chain([(a, b, True)], 20, 16, 16, "float32")
+    assert same_bits(got, want) and not (got[:, 20:] == 0).all()
