@@ -486,7 +486,7 @@ def test_cube_scopes_declare_and_capacity():
         with pytest.raises(errors.ConstraintError, match="buffer overflow"):
             tk.Tensor("float16", (16,), name="y", scope=sc)
     assert tik.scope_cbuf_out == tik.scope_cc     # TIK: L1OUT is the L0C
-    with pytest.raises(errors.ConstraintError, match="data_move: the path"):
+    with pytest.raises(errors.ConstraintError, match="data_move: the matrix mode moves L0C"):
         tk2 = tik.Tik()
         a = tk2.Tensor("float32", (64,), name="a", scope=tik.scope_cc)
         b = tk2.Tensor("float32", (64,), name="b", scope=tik.scope_gm)
@@ -613,7 +613,7 @@ def test_tensor_mov_matrix_errors():
     l1 = tk.Tensor("float32", (1024,), name="l1", scope=tik.scope_cbuf)
     E = errors.ConstraintError
     tk.tensor_mov(ub, cc, "m", 1, 4, 0, 0)
-    with pytest.raises(E, match="L0C -> UB or UB -> L0C"):
+    with pytest.raises(E, match="matrix mode moves L0C -> UB or UB -> L0C"):
         tk.tensor_mov(cc, l1, "m", 1, 4, 0, 0)
     with pytest.raises(E, match="float32 in local.L0C to int32 in local.UB is not supported"):
         tk.tensor_mov(ubi, cc, "m", 1, 4, 0, 0)
@@ -694,3 +694,45 @@ def test_conv2d_leaves_the_rows_past_howo_and_matmul_computes_the_padding():
     got = _run_matmul([(a, b, True)], 20, 16, 16, "float32")
     want = _oracle_chain([(a, b, True)], 20, 16, 16, "float32")
     assert same_bits(got, want) and not (got[:, 20:] == 0).all()
+
+
+@pytest.mark.parametrize("mode,pair,relu", [(0, ("float32", "float32"), False),
+                                            (1, ("float32", "float16"), False),
+                                            (2, ("float32", "float16"), True),
+                                            (5, ("int32", "int32"), True)])
+def test_data_move_l0c_to_ub_conv_relu_modes(mode, pair, relu):
+    """data_move(ub, l0c, 0, nburst, burst, src_stride, dst_stride, ConvReluMode), as the
+    public basic_lstm_cell_weight_grad moves its mmad result (mode 1, one matrix)."""
+    cdt, odt = pair
+    rng = np.random.default_rng(mode)
+    n_cc, n_ub = 3 * 256, 2 * 256 + 32 // np.dtype(odt).itemsize
+    x = random_values(rng, cdt, n_cc)
+    tk = tik.Tik()
+    gx = tk.Tensor(cdt, (n_cc,), name="gx", scope=tik.scope_gm)
+    go = tk.Tensor(odt, (n_ub,), name="go", scope=tik.scope_gm)
+    ux = tk.Tensor(cdt, (n_cc,), name="ux", scope=tik.scope_ubuf)
+    uo = tk.Tensor(odt, (n_ub,), name="uo", scope=tik.scope_ubuf)
+    cc = tk.Tensor(cdt, (n_cc,), name="cc", scope=tik.scope_cc)
+    tk.data_move(ux, gx, 0, 1, blocks(n_cc, cdt), 0, 0)
+    tk.data_move(cc, ux, 0, 1, 3, 0, 0)                       # UB -> L0C, 3 matrices
+    tk.data_move(uo, cc, 0, 2, 1, 1, 1, mode)                 # every other matrix out
+    tk.data_move(go, uo, 0, 1, blocks(n_ub, odt), 0, 0)
+    tk.BuildCCE("k", [gx], [go])
+    got = tk.tikdb.start_debug({"gx": x})[0]
+    fill = np.full(n_ub * np.dtype(odt).itemsize, tik.UNINIT_FILL, np.uint8).view(odt)
+    want = ref.tik_tensor_mov_matrix(fill, x, 2, 1, 256 + 32 // np.dtype(odt).itemsize,
+                                     512, relu, True)
+    assert same_bits(got, want)
+
+
+def test_data_move_l0c_errors():
+    tk = tik.Tik()
+    cc = tk.Tensor("float32", (256,), name="cc", scope=tik.scope_cc)
+    ub = tk.Tensor("float16", (256,), name="ub", scope=tik.scope_ubuf)
+    with pytest.raises(errors.ConstraintError, match="ConvReluMode 0 moves"):
+        tk.data_move(ub, cc, 0, 1, 1, 0, 0)
+    with pytest.raises(NotImplementedError, match="ConvReluMode 3"):
+        tk.data_move(ub, cc, 0, 1, 1, 0, 0, 3)
+    with pytest.raises(errors.ConstraintError, match=r"sid should be in range of \[0, 15\]"):
+        tk.data_move(ub, cc, 16, 1, 1, 0, 0, 1)
+    tk.data_move(ub, cc, 0, 1, 1, 0, 0, 1)

@@ -498,8 +498,9 @@ class _TensorMovMatrix:
     burst_len 16x16 matrices (256 elements each side, in each side's dtype); the L0C side
     strides in matrices, the UB side in 32-byte blocks."""
 
-    def __init__(self, tik, dst, src, nburst, burst_len, dst_stride, src_stride, relu):
-        name = self.name = "tensor_mov"
+    def __init__(self, tik, dst, src, nburst, burst_len, dst_stride, src_stride, relu,
+                 name="tensor_mov"):
+        self.name = name
         for pn, x in (("dst", dst), ("src", src)):
             P.check_owner(tik, name, pn, x)
         for x, role in ((dst, "dst"), (src, "src")):
@@ -509,7 +510,7 @@ class _TensorMovMatrix:
         stt = src.tensor if isinstance(src, TensorView) else src
         key = (stt.scope, dt.scope)
         if key not in _TMOV_PAIRS:
-            raise ConstraintError(f"{name}: block_mode 'm' moves L0C -> UB or UB -> L0C on "
+            raise ConstraintError(f"{name}: the matrix mode moves L0C -> UB or UB -> L0C on "
                                   f"{tik.target.name}, got {stt.scope} -> {dt.scope}")
         self.d, self.doff = _view(name, "dst", dst, dt.scope)
         self.s, self.soff = _view(name, "src", src, stt.scope)
@@ -576,8 +577,49 @@ class _TensorMovMatrix:
         _rec(self, "Vector", self.name, 32 + nb * self.blen, [self.s], [self.d])
 
 
+#: data_move's ConvReluMode for L0C <-> UB (TIK tik_api_constants.py CR_MODE_MAP):
+#: mode -> ((src dtype, dst dtype) pairs, relu)
+_CR_MODES = {0: ({("float16", "float16"), ("float32", "float32"), ("int32", "int32"),
+                  ("uint32", "uint32")}, False),
+             1: ({("float32", "float16")}, False),
+             2: ({("float32", "float16")}, True),
+             5: ({("float16", "float16"), ("float32", "float32"), ("int32", "int32")}, True)}
+
+
 class CubeMixin:
     """The cube instructions (mixed into :class:`fastisa.tik.Tik`)."""
+
+    def data_move(self, dst, src, sid, nburst, burst, src_stride, dst_stride, *args,
+                  **kwargs):
+        """With an L0C operand: L0C -> UB or UB -> L0C in 16x16 matrices, as tensor_mov's
+        matrix mode (burst and the L0C side's stride in matrices, the UB side's stride in
+        32-byte blocks), the eighth argument ``ConvReluMode`` (TIK CR_MODE_MAP) choosing
+        the conversion: 0 same dtype, 1 float32 -> float16, 2 float32 -> float16 + relu,
+        5 same dtype + relu; the deq modes (3, 6-13) and 4 raise NotImplementedError.
+        Source: caffe-huawei-atlas-convertor ``convertor/huawei/te/tik/api/
+        tik_data_operation_api.py`` (data_move: "L0C UB"/"UB L0C" paths),
+        ``tik_lib/tik_data_operation_api_.py`` (_gen_data_move_code: ConvReluMode) and
+        ``tik_lib/tik_api_constants.py`` (CR_MODE_MAP).  Without an L0C operand: the core
+        data_move."""
+        scopes = {getattr(x, "scope", None) for x in (dst, src)}
+        if "local.L0C" not in scopes:
+            return super().data_move(dst, src, sid, nburst, burst, src_stride, dst_stride,
+                                     *args, **kwargs)
+        mode = args[0] if args else kwargs.get("ConvReluMode", kwargs.get("conv_relu", 0))
+        if isinstance(mode, bool) or not isinstance(mode, (int, np.integer)):
+            raise ConstraintError(f"data_move: ConvReluMode should be an int, input: "
+                                  f"{mode!r}")
+        if int(mode) not in _CR_MODES:
+            raise NotImplementedError(f"data_move: ConvReluMode {int(mode)} (a deq mode) is "
+                                      f"not implemented by fastisa (0, 1, 2, 5 are)")
+        pairs, relu = _CR_MODES[int(mode)]
+        pair = (getattr(src, "dtype", None), getattr(dst, "dtype", None))
+        if pair not in pairs:
+            raise ConstraintError(f"data_move: ConvReluMode {int(mode)} moves "
+                                  f"{sorted(pairs)}, got {pair[0]} -> {pair[1]}")
+        _imm("data_move", "sid", sid, 0, 15)
+        self._record(_TensorMovMatrix(self, dst, src, nburst, burst, dst_stride, src_stride,
+                                      relu, "data_move"))
 
     def tensor_mov(self, dst, src, block_mode, nburst, burst_len, dst_stride, src_stride,
                    deqscale=None, sid_store_mode=0, relu=False, pad_mode=None, pad_value=None,
