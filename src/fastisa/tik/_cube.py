@@ -49,7 +49,7 @@ if _typing.TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from .._types import Int, Real
-    from ._annot import IntArg, Operand
+    from ._annot import IntArg, Operand, RealArg
 
 __all__ = ["CubeMixin", "MATMUL_TYPES", "FIXPIPE_TYPES"]
 
@@ -589,8 +589,9 @@ _CR_MODES = {0: ({("float16", "float16"), ("float32", "float32"), ("int32", "int
 class CubeMixin:
     """The cube instructions (mixed into :class:`fastisa.tik.Tik`)."""
 
-    def data_move(self, dst, src, sid, nburst, burst, src_stride, dst_stride, *args,
-                  **kwargs):
+    def data_move(self, dst: Operand, src: Operand, sid: IntArg, nburst: IntArg, burst: IntArg,
+                  src_stride: IntArg, dst_stride: IntArg, *args: object,
+                  **kwargs: object) -> None:
         """With an L0C operand: L0C -> UB or UB -> L0C in 16x16 matrices, as tensor_mov's
         matrix mode (burst and the L0C side's stride in matrices, the UB side's stride in
         32-byte blocks), the eighth argument ``ConvReluMode`` (TIK CR_MODE_MAP) choosing
@@ -621,9 +622,12 @@ class CubeMixin:
         self._record(_TensorMovMatrix(self, dst, src, nburst, burst, dst_stride, src_stride,
                                       relu, "data_move"))
 
-    def tensor_mov(self, dst, src, block_mode, nburst, burst_len, dst_stride, src_stride,
-                   deqscale=None, sid_store_mode=0, relu=False, pad_mode=None, pad_value=None,
-                   onthefly_mode=0, src_onthefly=None, src_onthefly_stride=0):
+    def tensor_mov(self, dst: Operand, src: Operand, block_mode: str | None, nburst: IntArg,
+                   burst_len: IntArg, dst_stride: IntArg, src_stride: IntArg,
+                   deqscale: RealArg | Operand | None = None, sid_store_mode: Int = 0,
+                   relu: bool = False, pad_mode: object = None, pad_value: object = None,
+                   onthefly_mode: Int = 0, src_onthefly: object = None,
+                   src_onthefly_stride: Int = 0) -> None:
         """With an L0C operand (``scope_cc`` / ``scope_cbuf_out``): block_mode ``'m'``
         (``''`` is ``'m'`` there, as in TIK): ``nburst`` bursts of ``burst_len`` 16x16
         matrices, L0C -> UB or UB -> L0C, ``dst_burst[i] = convert(src_burst[i])``; the L0C
