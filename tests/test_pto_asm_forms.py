@@ -707,3 +707,29 @@ def test_textract_then_tinsert_index_operands():
     want = b.copy()
     want[1:5, 4:12] = a[2:6, 8:16]
     np.testing.assert_array_equal(got, want)
+
+
+def test_result_changing_attributes_without_a_mapping_raise():
+    T = tb("f32", 8, 16)
+    R = tb("f32", 8, 16, 1, 16)
+    for attrs, match in (("{isBinary = true}", "isBinary"), ("{isBinary = false}", None)):
+        body = f"    pto.tcolsum ins(%t_a : {T}) outs(%t_d : {R}) {attrs}"
+        text = program([("a", "f32", 8, 16)], ("d", "f32", 8, 16), body)
+        text = text.replace(f"%t_d = pto.alloc_tile : {T}", f"%t_d = pto.alloc_tile : {R}")
+        text = text.replace(f"pto.tstore ins(%t_d : {T})", f"pto.tstore ins(%t_d : {R})")
+        text = text.replace("sizes = [%r_d, %k_d]", "sizes = [%c1, %k_d]").replace(
+            "!pto.partition_tensor_view<8x16xf32>)\n    return",
+            "!pto.partition_tensor_view<1x16xf32>)\n    return").replace(
+            "-> !pto.partition_tensor_view<8x16xf32>\n    %t_d",
+            "-> !pto.partition_tensor_view<1x16xf32>\n    %t_d")
+        a = rand((8, 16), np.float32, 21)
+        if match:
+            with pytest.raises(NotImplementedError, match=match):
+                asm.run(text, {"a": a})
+        else:
+            got = asm.run(text, {"a": a})["out"].reshape(8, 16)
+            ta = P.Tile(P.TileType.Vec, "float32", 8, 16)
+            ta.data[...] = a
+            td = P.Tile(P.TileType.Vec, "float32", 8, 16, valid_row=1, valid_col=16)
+            P.TCOLSUM(td, ta)
+            np.testing.assert_array_equal(got[0].view(np.uint32), td.data[0].view(np.uint32))

@@ -161,6 +161,26 @@ def _tprint(P, name, outs, ins, a):
     P.TPRINT(src)
 
 
+#: Attributes of PTOAS ops (PTOOps.td) that change the result and that fastisa does not map
+#: yet: ``{op: {attribute: accepted values (the default)}}``; another value raises
+#: NotImplementedError instead of being ignored.
+UNSIMULATED = {
+    "tcolsum": {"isBinary": ("false",)},
+    "mgather": {"gatherOob": ("undefined",)},
+    "mscatter": {"scatterAtomicOp": ("none",), "scatterOob": ("undefined",)},
+    "thistogram": {"isMSB": ("true",)},
+    "tload": {"pad_mode": ("null", "padnull", "pad_null"), "init_out_buffer": ("false",)},
+}
+
+
+def check_unsimulated(name, a):
+    for key, ok in UNSIMULATED.get(name, {}).items():
+        if key in a:
+            w = attr_word(a[key])
+            if w is None or w.lower() not in ok:
+                raise _unsupported(name, key, a[key])
+
+
 #: name -> handler(P, name, outs, ins, attrs) returning None (done), False (run the
 #: ordinary path) or a value for the second result (tmrgsort's executed counts).
 HANDLERS = {

@@ -416,10 +416,11 @@ class _Runner:
         if name == "store_dps":       # the older PTOAS's spelling of pto.tstore
             name = "tstore"
         kind = INSTRUCTIONS.get(name, "any")
+        merged = _asm_calls.merged_attrs(operands, attrs)
+        _asm_calls.check_unsimulated(name, merged)
         handler = _asm_calls.HANDLERS.get(name)
         if handler is not None:
-            got = handler(P, name, outs if outs else [dst], ins,
-                          _asm_calls.merged_attrs(operands, attrs))
+            got = handler(P, name, outs if outs else [dst], ins, merged)
             if got is not False:
                 return got
         if kind == "load":
