@@ -751,6 +751,35 @@ def test_texp_f32_is_libm_exp_rounded_once(rng):
     assert_bits(dst.data, want, "EXPDIF f32 vs libm")
 
 
+def test_texp_f32_in_place_and_long_rows_match_libm(rng):
+    """The vectorised float32 exp (chunks of 256, a chunk holding a near-midpoint, NaN or
+    out-of-range element redone element by element) in place (dst is src) and over rows
+    longer than one chunk, with each row's EXPDIF operand subtracted first."""
+    import math
+    R, C = 40, 1000
+    x = rng.uniform(-100, 92, (R, C)).astype(np.float32)
+    x[3, 700] = np.nan
+    x[5, 10] = -np.inf
+    m = rng.uniform(-3, 3, (R, 1)).astype(np.float32)
+    src = tile("float32", R, 1024, vc=C)
+    src.data[:, :C] = x
+    with np.errstate(over="ignore", invalid="ignore"):
+        def libm(v):
+            return np.array([math.exp(t) if not math.isnan(t) and t < 700 else t * np.inf
+                             for t in v.reshape(-1).tolist()]).astype(np.float32).reshape(v.shape)
+        want_exp = libm(x.astype(np.float64))
+        want_dif = libm((x - m).astype(np.float64))
+    keep = src.data[:, C:].copy()
+    pto.TEXP(src, src)
+    assert_bits(src.data[:, :C], want_exp, "TEXP f32 in place")
+    assert_bits(src.data[:, C:], keep, "TEXP f32 outside the valid region")
+    src.data[:, :C] = x
+    mt = tile("float32", R, 1, layout=CM)
+    mt.data[...] = m
+    pto.TROWEXPANDEXPDIF(src, src, mt)
+    assert_bits(src.data[:, :C], want_dif, "EXPDIF f32 in place")
+
+
 @settings(max_examples=25)
 @given(st.integers(1, 48), st.integers(1, 4), st.integers(0, 48), st.integers(0, 64),
        st.sampled_from(["float32", "float16", "int32"]), st.sampled_from(REXP + [("EXPDIF", "EXPDIF")]),

@@ -270,8 +270,10 @@ def test_ub_capacity():
 
 def test_unsupported_scope():
     tk = tik.Tik()
-    with pytest.raises(NotImplementedError, match="scope"):
-        tk.Tensor("float16", (16,), name="c", scope=tik.scope_cc)
+    with pytest.raises(errors.ConstraintError, match="scope should be one of"):
+        tk.Tensor("float16", (16,), name="c", scope="local.L2")
+    # the cube scopes are simulated (tik-cube)
+    tk.Tensor("float32", (16,), name="c", scope=tik.scope_cc)
 
 
 def test_feed_dict_checks():

@@ -70,4 +70,121 @@ static inline void fi_gx_scatter(int op, int fmt, char *dst, const int64_t *off,
     }
 }
 
+/* ---- index forms with the offsets computed in C ---------------------------------------
+ * The index tile ix (int16/uint16/int32/uint32, read through fi_tile_load_i) gives one
+ * element index v per (r, c).  The index mode maps v into [0, cap) or to "no element":
+ *   FI_GX_UNDEF  v outside [0, cap) is an error (the check pass reports it, nothing written)
+ *   FI_GX_ZERO   v outside [0, cap): no element (gather writes 0, scatter skips)
+ *   FI_GX_CLAMP  v clamped to [0, cap - 1]
+ *   FI_GX_WRAP   v mod cap (non-negative)
+ * and the element offset is v (scols == 0) or (v / scols) * srs + (v % scols) * scs (the
+ * row-major element number of a tile with scols columns and strides srs / scs).  A mapped
+ * offset must be below limit (the buffer's element count), else it is an error too. */
+enum { FI_GX_UNDEF = 0, FI_GX_ZERO = 1, FI_GX_CLAMP = 2, FI_GX_WRAP = 3 };
+
+typedef struct {
+    int mode;
+    int64_t cap, scols, srs, scs, limit;
+} fi_gx_map;
+
+/* Offsets of n indices (in place); -1: no element, -2: error (then *bad = the index). */
+static inline int fi_gx_map_chunk(const fi_gx_map *m, int64_t *v, int n, int64_t *bad) {
+    int i, err = 0;
+    if (m->scols == 0 && m->cap <= m->limit && n > 0) {
+        /* offset = v: nothing to do when every index is in range (a vectorised min/max) */
+        int64_t lo = v[0], hi = v[0];
+        for (i = 1; i < n; i++) { lo = v[i] < lo ? v[i] : lo; hi = v[i] > hi ? v[i] : hi; }
+        if (lo >= 0 && hi < m->cap) return 0;
+    }
+    for (i = 0; i < n; i++) {
+        int64_t x = v[i], o;
+        if (x < 0 || x >= m->cap) {
+            if (m->mode == FI_GX_CLAMP) x = x < 0 ? 0 : m->cap - 1;
+            else if (m->mode == FI_GX_WRAP) { x %= m->cap; if (x < 0) x += m->cap; }
+            else if (m->mode == FI_GX_ZERO) { v[i] = -1; continue; }
+            else { if (!err) *bad = x; err = 1; v[i] = -2; continue; }
+        }
+        o = m->scols > 0 ? (x / m->scols) * m->srs + (x % m->scols) * m->scs : x;
+        if (o >= m->limit) { if (!err) *bad = x; err = 1; o = -2; }
+        v[i] = o;
+    }
+    return err;
+}
+
+/* 1 (and *bad) when some index of the R x C index region is an error under m. */
+static inline int fi_gx_check(const fi_gx_map *m, fi_tile_arg ix, int R, int C, int64_t *bad) {
+    int64_t v[FI_TILE_CHUNK];
+    ptrdiff_t r;
+    int c0, n;
+    for (r = 0; r < R; r++)
+        for (c0 = 0; c0 < C; c0 += FI_TILE_CHUNK) {
+            n = C - c0 < FI_TILE_CHUNK ? C - c0 : FI_TILE_CHUNK;
+            fi_tile_load_i(ix.fmt, fi_tile_at(&ix, r, c0), ix.cs, v, n);
+            if (fi_gx_map_chunk(m, v, n, bad)) return 1;
+        }
+    return 0;
+}
+
+#define FI_GX_GATHER_LOOP(T)                                                                 \
+    { T *q = (T *)fi_tile_at(&d, r, c0); const T *sp = (const T *)src;                       \
+      for (i = 0; i < n; i++) q[i * d.cs] = v[i] < 0 ? (T)0 : sp[v[i]]; }
+
+/* dst[r, c] = src[offset(ix[r, c])] (0 for no element), r < R, c < C.  Returns 1 (writing
+ * nothing) when an index is an error; *bad is then that index.  src must not overlap dst. */
+static inline int fi_gx_gather_idx(fi_tile_arg d, const char *src, const fi_gx_map *m,
+                                   fi_tile_arg ix, int R, int C, int check, int64_t *bad) {
+    int64_t v[FI_TILE_CHUNK];
+    size_t isz = fi_tile_itemsize(d.fmt);
+    ptrdiff_t r;
+    int c0, n, i;
+    if (check && fi_gx_check(m, ix, R, C, bad)) return 1;
+    for (r = 0; r < R; r++)
+        for (c0 = 0; c0 < C; c0 += FI_TILE_CHUNK) {
+            n = C - c0 < FI_TILE_CHUNK ? C - c0 : FI_TILE_CHUNK;
+            fi_tile_load_i(ix.fmt, fi_tile_at(&ix, r, c0), ix.cs, v, n);
+            fi_gx_map_chunk(m, v, n, bad);
+            if (isz == 4) FI_GX_GATHER_LOOP(uint32_t)
+            else if (isz == 2) FI_GX_GATHER_LOOP(uint16_t)
+            else if (isz == 1) FI_GX_GATHER_LOOP(uint8_t)
+            else if (isz == 8) FI_GX_GATHER_LOOP(uint64_t)
+            else for (i = 0; i < n; i++) {
+                char *dp = fi_tile_at(&d, r, c0 + i);
+                if (v[i] < 0) memset(dp, 0, isz);
+                else memcpy(dp, src + (size_t)v[i] * isz, isz);
+            }
+        }
+    return 0;
+}
+
+/* dst[offset(ix[r, c])] (op)= src[r, c] in row-major order (no element: skipped).  Returns 1
+ * (writing nothing) when an index is an error.  src must not overlap dst. */
+static inline int fi_gx_scatter_idx(int op, int fmt, char *dst, const fi_gx_map *m,
+                                    fi_tile_arg ix, fi_tile_arg s, int R, int C, int64_t *bad) {
+    int64_t v[FI_TILE_CHUNK];
+    size_t isz = fi_tile_itemsize(fmt);
+    ptrdiff_t r;
+    int c0, n, i;
+    if (fi_gx_check(m, ix, R, C, bad)) return 1;
+    for (r = 0; r < R; r++)
+        for (c0 = 0; c0 < C; c0 += FI_TILE_CHUNK) {
+            n = C - c0 < FI_TILE_CHUNK ? C - c0 : FI_TILE_CHUNK;
+            fi_tile_load_i(ix.fmt, fi_tile_at(&ix, r, c0), ix.cs, v, n);
+            fi_gx_map_chunk(m, v, n, bad);
+            if (op == FI_GX_COPY && isz == 4) {
+                const uint32_t *sp = (const uint32_t *)fi_tile_at(&s, r, c0);
+                uint32_t *q = (uint32_t *)dst;
+                for (i = 0; i < n; i++) if (v[i] >= 0) q[v[i]] = sp[i * s.cs];
+            } else if (op == FI_GX_COPY && isz == 2) {
+                const uint16_t *sp = (const uint16_t *)fi_tile_at(&s, r, c0);
+                uint16_t *q = (uint16_t *)dst;
+                for (i = 0; i < n; i++) if (v[i] >= 0) q[v[i]] = sp[i * s.cs];
+            } else {
+                fi_tile_arg s1 = s;
+                s1.p = fi_tile_at(&s, r, c0);
+                fi_gx_scatter(op, fmt, dst, v, s1, 1, n);
+            }
+        }
+    return 0;
+}
+
 #endif

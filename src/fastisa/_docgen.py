@@ -99,6 +99,7 @@ def _first_line(obj) -> str:
 
 
 def _status(obj) -> str:
+    obj = inspect.unwrap(obj)   # a plan-cache front (fastisa.plans): the full path's source
     try:
         src = inspect.getsource(obj)
     except (OSError, TypeError):

@@ -7,12 +7,14 @@ everything; these drivers only take pointers and strides and run one ``with nogi
 """
 from libc.stdint cimport uint32_t, int64_t, uint64_t
 from libc.string cimport memset
+from libc.stdlib cimport malloc, free
 cimport numpy as cnp
 import numpy as np
 
 from fastisa._kernels.capi cimport (fi_nki_ew, fi_nki_reduce_args, fi_nki_init,
                                     fi_nki_elementwise, fi_nki_reduce, fi_nki_act,
-                                    fi_nki_sin_scalar, fi_nki_matmul_f32,
+                                    fi_nki_sin_scalar, fi_nki_matmul_f32, fi_nki_matmul,
+                                    fi_nki_dma_sum,
                                     fi_nki_encode_f64_array)
 
 cnp.import_array()
@@ -151,6 +153,60 @@ def matmul_f32(float[:, ::1] out, const float[:, ::1] s, const float[:, ::1] v, 
         fi_nki_matmul_f32(&out[0, 0], &s[0, 0], &v[0, 0], K, M, N, threads)
 
 
+def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1):
+    """out[M, N] += s[K, M].T @ v[K, N] with s / v 2-D arrays in their storage formats (any
+    element strides): decoded to float32 in C, then the matmul_f32 kernel (same bits)."""
+    cdef const void *sp
+    cdef const void *vp
+    cdef Py_ssize_t s_sp, s_sf, v_sp, v_sf
+    _view(s, &sp, &s_sp, &s_sf)
+    _view(v, &vp, &v_sp, &v_sf)
+    cdef int K = s.shape[0], M = s.shape[1], N = v.shape[1]
+    cdef int sisz = (<cnp.ndarray>s).itemsize, visz = (<cnp.ndarray>v).itemsize
+    if out.shape[0] != M or out.shape[1] != N or v.shape[0] != K:
+        raise ValueError(f"matmul: shapes out ({out.shape[0]}, {out.shape[1]}), s ({K}, "
+                         f"{M}), v ({v.shape[0]}, {v.shape[1]}) do not agree")
+    cdef float *sbuf = <float *>malloc(max(1, K * M) * sizeof(float))
+    cdef float *vbuf = <float *>malloc(max(1, K * N) * sizeof(float))
+    if sbuf == NULL or vbuf == NULL:
+        free(sbuf)
+        free(vbuf)
+        raise MemoryError("matmul: cannot allocate the float32 operand buffers")
+    with nogil:
+        fi_nki_matmul(&out[0, 0], sp, sfmt, sisz, s_sp, s_sf, vp, vfmt, visz, v_sp, v_sf,
+                      K, M, N, threads, sbuf, vbuf)
+    free(sbuf)
+    free(vbuf)
+
+
+def dma_sum(dst, int dfmt, srcs, fmts):
+    """dst[i] = ((srcs[0][i] + srcs[1][i]) + ...) in float32, rounded once to format dfmt.
+    dst and every source: C-contiguous arrays with the same element count (at most 16
+    sources; fmts their format codes)."""
+    cdef const void *sp[16]
+    cdef int fm[16]
+    cdef int isz[16]
+    cdef int ns = len(srcs), i
+    cdef cnp.ndarray a
+    cdef cnp.ndarray d = <cnp.ndarray>dst
+    if ns < 1 or ns > 16 or len(fmts) != ns:
+        raise ValueError("dma_sum: 1 to 16 sources, one format each")
+    if not d.flags.c_contiguous or not d.flags.writeable:
+        raise ValueError("dma_sum: dst must be a writeable C-contiguous array")
+    cdef Py_ssize_t n = d.size
+    for i in range(ns):
+        a = <cnp.ndarray>srcs[i]
+        if not a.flags.c_contiguous or a.size != n:
+            raise ValueError("dma_sum: every source must be C-contiguous with dst's size")
+        sp[i] = cnp.PyArray_DATA(a)
+        fm[i] = fmts[i]
+        isz[i] = cnp.PyArray_ITEMSIZE(a)
+    cdef void *dp = cnp.PyArray_DATA(d)
+    cdef int disz = cnp.PyArray_ITEMSIZE(d)
+    with nogil:
+        fi_nki_dma_sum(dp, dfmt, disz, sp, fm, isz, ns, n)
+
+
 def encode_f64(int fmt, const double[::1] x, out):
     """out[i] = x[i] rounded once to format ``fmt`` (out: 1-D contiguous storage array)."""
     cdef cnp.ndarray o = <cnp.ndarray>out
@@ -158,3 +214,303 @@ def encode_f64(int fmt, const double[::1] x, out):
     cdef void *d = cnp.PyArray_DATA(o)
     with nogil:
         fi_nki_encode_f64_array(fmt, d, &x[0], n)
+
+
+# ---- speed family (issue 15): per-signature plans --------------------------------------
+# A plan is what fastisa.nki._plan derived from one validated call: the kernel arguments
+# that depend only on the operands' shapes, strides, dtypes, buffers and options.  Running
+# it fills in what depends on values (data pointers, scalar operands) and checks the one
+# value-dependent rule that matters here: where the arrays are in memory.
+from cpython.object cimport PyObject
+from libc.math cimport fabs, isfinite
+
+cdef extern from "numpy/arrayobject.h":
+    int NPY_ARRAY_WRITEABLE
+
+
+cdef inline Py_ssize_t _addr(object arr):
+    return <Py_ssize_t>cnp.PyArray_DATA(<cnp.ndarray>arr)
+
+
+cdef inline bint _apart(Py_ssize_t a, Py_ssize_t alo, Py_ssize_t ahi,
+                        Py_ssize_t b, Py_ssize_t blo, Py_ssize_t bhi):
+    """Byte ranges [a + alo, a + ahi) and [b + blo, b + bhi) do not meet."""
+    return a + ahi <= b + blo or b + bhi <= a + alo
+
+
+def tensor_sig(t):
+    """(ndim, shape, strides, storage type, writeable) of an NkiTensor's numpy storage, the
+    part of a plan key that describes one tensor operand; None when ``t.data`` is not a
+    numpy array."""
+    cdef cnp.ndarray a
+    d = t.data
+    if type(d) is not np.ndarray:
+        return None
+    a = <cnp.ndarray>d
+    cdef int nd = cnp.PyArray_NDIM(a), i
+    cdef list out = [nd, <bint>(cnp.PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE)]
+    for i in range(nd):
+        out.append(cnp.PyArray_DIMS(a)[i])
+        out.append(cnp.PyArray_STRIDES(a)[i])
+    return tuple(out)
+
+
+cdef class EwPlan:
+    """One elementwise signature: ``run(dst, in0, in1, v0, v1, threads)`` takes the numpy
+    storage of the operands (any N-D shape with the planned strides; the plan holds the
+    [P, F] strides) and the stage operands (a Python number, or the storage of a float32
+    [P, 1] tensor), and runs the kernel.  Returns the kernel's out-of-range count, or None
+    (nothing written) when the call must take the full path: a source overlapping dst in
+    another layout, an operand tensor overlapping dst, a scalar outside float32's range."""
+
+    cdef fi_nki_ew a
+    cdef Py_ssize_t dlo, dhi, s0lo, s0hi, s1lo, s1hi
+    cdef bint same0, same1, has_in1, flat
+    cdef int kind[2]            # 0: no operand, 1: scalar, 2: float32 [P, 1] tensor
+    cdef Py_ssize_t vsp[2], vlo[2], vhi[2]
+    cdef readonly object keep   # objects whose ids are part of the key
+    cdef bint conv[2]           # operand tensor converted to float32 on each call
+    cdef bint psum              # a tensor operand is in PSUM (note its access)
+    cdef object rec             # (engine, instruction, cycles) for fastisa.cost.record
+
+    def __init__(self, int P, int F, int dst_fmt, int itemsize, tuple dst_st, int in0_fmt,
+                 tuple in0_st, int in0_item, in1_fmt, in1_st, int in1_item, tuple stages,
+                 int raw, int intmode, keep):
+        cdef int s
+        memset(&self.a, 0, sizeof(self.a))
+        self.a.P = P
+        self.a.F = F
+        self.a.dst_fmt = dst_fmt
+        self.a.itemsize = itemsize
+        self.a.dst_sp, self.a.dst_sf = dst_st
+        self.a.in0.fmt = in0_fmt
+        self.a.in0.sp, self.a.in0.sf = in0_st
+        self.dlo, self.dhi = _extent(P, F, dst_st, itemsize)
+        self.s0lo, self.s0hi = _extent(P, F, in0_st, in0_item)
+        self.same0 = in0_st == dst_st and in0_item == itemsize
+        self.has_in1 = in1_fmt is not None
+        if self.has_in1:
+            self.a.in1.fmt = in1_fmt
+            self.a.in1.sp, self.a.in1.sf = in1_st
+            self.s1lo, self.s1hi = _extent(P, F, in1_st, in1_item)
+            self.same1 = in1_st == dst_st and in1_item == itemsize
+        for s in range(2):
+            op, rev, tensor, kind, vsp = stages[s]
+            self.a.st[s].op = op
+            self.a.st[s].rev = rev
+            self.a.st[s].tensor = tensor
+            self.kind[s] = kind
+            self.vsp[s] = vsp if P > 1 else 0
+            self.vlo[s], self.vhi[s] = _extent(P, 1, (vsp, 1), 4)
+        self.a.raw = raw
+        self.a.intmode = intmode
+        self.keep = keep
+        # a small tile whose rows are back to back in every operand, with scalar operands
+        # only, is one row of P * F elements: elementwise, so the same bits, without the
+        # per-row overhead (tiles of >= 2^16 elements keep their rows for the threads)
+        self.flat = (P * F < (1 << 16) and dst_st == (F, 1) and in0_st == (F, 1)
+                     and (not self.has_in1 or in1_st == (F, 1))
+                     and self.kind[0] != 2 and self.kind[1] != 2)
+        if self.flat:
+            self.a.P = 1
+            self.a.F = P * F
+
+    def finish(self, bint conv0, bint conv1, bint psum, tuple rec, tuple head):
+        """What the call does besides the kernel: operand conversions, PSUM, the cost;
+        ``head``: the objects whose identities the key holds."""
+        self.keep = (self.keep, head)
+        self.conv[0] = conv0
+        self.conv[1] = conv1
+        self.psum = psum
+        self.rec = rec
+
+    @property
+    def record(self):
+        return self.rec
+
+    def run(self, dst, in0, in1, v0, v1, int threads):
+        cdef fi_nki_ew a = self.a
+        cdef float fv[2]
+        cdef double d
+        cdef Py_ssize_t pd = _addr(dst), p0 = _addr(in0), p1 = 0, pv
+        cdef int s
+        cdef int64_t r
+        if not (self.same0 and pd == p0) and not _apart(pd, self.dlo, self.dhi, p0, self.s0lo,
+                                                        self.s0hi):
+            return None
+        a.dst = <void *>pd
+        a.in0.ptr = <const void *>p0
+        if self.has_in1:
+            p1 = _addr(in1)
+            if not (self.same1 and pd == p1) and not _apart(pd, self.dlo, self.dhi, p1,
+                                                            self.s1lo, self.s1hi):
+                return None
+            a.in1.ptr = <const void *>p1
+        for s in range(2):
+            v = v0 if s == 0 else v1
+            if self.kind[s] == 1:
+                if type(v) is int and not -16777216 <= v <= 16777216:
+                    return None          # exactness of int -> float32 not assumed: full path
+                d = <double>v
+                if isfinite(d) and fabs(d) > 3.4028234663852886e38:
+                    return None          # np.float32 would overflow (and warn): full path
+                fv[s] = <float>d
+                a.st[s].f = &fv[s]
+                a.st[s].fsp = 0
+            elif self.kind[s] == 2:
+                pv = _addr(v)
+                if not _apart(pd, self.dlo, self.dhi, pv, self.vlo[s], self.vhi[s]):
+                    return None
+                a.st[s].f = <const float *>pv
+                a.st[s].fsp = self.vsp[s]
+        a.threads = threads
+        with nogil:
+            r = fi_nki_elementwise(&a)
+        return r
+
+
+cdef tuple _extent(int P, int F, tuple st, Py_ssize_t item):
+    """(lo, hi) byte offsets, relative to the first element, of a [P, F] view with element
+    strides ``st`` (sp, sf)."""
+    cdef Py_ssize_t sp = st[0], sf = st[1], lo = 0, hi = 0
+    if P > 1:
+        if sp < 0:
+            lo += sp * (P - 1) * item
+        else:
+            hi += sp * (P - 1) * item
+    if F > 1:
+        if sf < 0:
+            lo += sf * (F - 1) * item
+        else:
+            hi += sf * (F - 1) * item
+    return lo, hi + item
+
+
+cdef object _TENSOR_CLASS = None
+
+
+def set_tensor_class(cls):
+    """The NkiTensor class :func:`plan_key` describes by signature (others by type)."""
+    global _TENSOR_CLASS
+    _TENSOR_CLASS = cls
+
+
+cdef inline Py_ssize_t _oid(object o):
+    return <Py_ssize_t><PyObject *>o
+
+
+cdef int _put_sig(Py_ssize_t *w, int n, object t) except -1:
+    """Append one operand's signature to w[n:]; returns the new length (at most 16 words)."""
+    cdef cnp.ndarray a
+    cdef int nd, i
+    if type(t) is _TENSOR_CLASS:
+        d = t.data
+        if type(d) is np.ndarray:
+            a = <cnp.ndarray>d
+            nd = cnp.PyArray_NDIM(a)
+            w[n] = 1 + 2 * nd + 4 * <bint>(cnp.PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE)
+            w[n + 1] = _oid(t.dtype)
+            w[n + 2] = _oid(t.buffer)
+            n += 3
+            for i in range(nd):
+                w[n] = cnp.PyArray_DIMS(a)[i]
+                w[n + 1] = cnp.PyArray_STRIDES(a)[i]
+                n += 2
+            return n
+        w[n] = 2
+        w[n + 1] = _oid(type(d))
+        return n + 2
+    w[n] = 3
+    w[n + 1] = _oid(type(t))
+    return n + 2
+
+
+def plan_key(tuple head, a, b, c=None, d=None):
+    """The signature of one call as bytes: the identities of the objects in ``head`` (the
+    instruction name and its options), then per operand: an NkiTensor's format and buffer
+    (by identity), its storage's rank, writeability, shape and strides; anything else its
+    type.  Identities stay unique while a plan holds the objects (:attr:`EwPlan.keep`)."""
+    cdef Py_ssize_t w[96]
+    cdef int n = 0, i, nh = len(head)
+    if nh > 24:
+        raise TypeError("plan_key: head too long")
+    for i in range(nh):
+        w[n] = _oid(head[i])
+        n += 1
+    for t in (a, b, c, d):
+        n = _put_sig(w, n, t)
+    return (<char *>w)[:n * sizeof(Py_ssize_t)]
+
+
+# The hit path of fastisa.nki._plan in C: key, lookup, run, PSUM notes, cost hooks.
+cdef dict _PLANS = None
+cdef list _HOOKS = None
+cdef object _ACTIVE = None, _NOTE = None, _PSUM = None, _F32VEC = None, _THREADS = None
+
+
+def set_plan_env(dict plans, list hooks, active, note, psum, f32vec, threads):
+    """The cache, fastisa.cost's hooks and active profiles, note_access, nl.psum, the
+    operand conversion and the thread-count function the hit path uses."""
+    global _PLANS, _HOOKS, _ACTIVE, _NOTE, _PSUM, _F32VEC, _THREADS
+    _PLANS, _HOOKS, _ACTIVE, _NOTE, _PSUM, _F32VEC, _THREADS = (plans, hooks, active, note, psum,
+                                                              f32vec, threads)
+
+
+cdef object _finish(EwPlan p, tuple names, tuple ts):
+    cdef int i
+    if p.psum:
+        for i in range(len(ts)):
+            if ts[i].buffer is _PSUM:
+                _NOTE(names[i], ts[i])
+    if _ACTIVE.get():
+        return p.rec             # the caller records (the profile reads its frame)
+    eng, instr, cyc = p.rec
+    for h in _HOOKS:
+        h(eng, instr, cyc)
+    return True
+
+
+cdef inline object _val(EwPlan p, int s, object v):
+    if type(v) is _TENSOR_CLASS:
+        return _F32VEC(v) if p.conv[s] else v.data
+    return v
+
+
+def hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine):
+    """tensor_scalar through its plan: None (no plan: take the full path, which stores the
+    signature's plan), False (the signature has no plan, or this call needs the full path),
+    True (done), or the (engine, instruction, cycles) the caller passes to cost.record."""
+    key = plan_key(("tensor_scalar", op0, reverse0, op1, reverse1, engine), dst, data,
+                   operand0, operand1)
+    p = _PLANS.get(key)
+    if p is None or p is False:
+        return p
+    cdef EwPlan ep = <EwPlan>p
+    if ep.run(dst.data, data.data, None, _val(ep, 0, operand0), _val(ep, 1, operand1),
+              _THREADS()) is None:
+        return False
+    return _finish(ep, ("dst", "data"), (dst, data))
+
+
+def hit_tt(dst, data1, data2, op, engine):
+    """tensor_tensor through its plan (returns as :func:`hit_ts`)."""
+    key = plan_key(("tensor_tensor", op, engine), dst, data1, data2)
+    p = _PLANS.get(key)
+    if p is None or p is False:
+        return p
+    cdef EwPlan ep = <EwPlan>p
+    if ep.run(dst.data, data1.data, data2.data, None, None, _THREADS()) is None:
+        return False
+    return _finish(ep, ("dst", "data1", "data2"), (dst, data1, data2))
+
+
+def hit_tc(dst, src, engine):
+    """tensor_copy through its plan (returns as :func:`hit_ts`)."""
+    key = plan_key(("tensor_copy", engine), dst, src)
+    p = _PLANS.get(key)
+    if p is None or p is False:
+        return p
+    cdef EwPlan ep = <EwPlan>p
+    if ep.run(dst.data, src.data, None, None, None, _THREADS()) is None:
+        return False
+    return _finish(ep, ("dst", "src"), (dst, src))

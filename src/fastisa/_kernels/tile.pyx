@@ -117,3 +117,209 @@ def set_threads(int n):
     """Split large tiles by rows over n OpenMP threads (1 = single-threaded, the default).
     Results never depend on n; without OpenMP at build time n is ignored."""
     fi_tile_set_threads(n)
+
+
+# ---- speed family (issue 15): per-signature plans of the elementwise tile instructions --
+# fastisa.pto._ops stores, per signature (the instruction and, per tile, its type, location,
+# format, layout, valid shape and strides), a TilePlan after the full path has checked
+# every rule; the hit functions below run it.  What depends on values is checked on every
+# call: where the tiles are in memory (a source overlapping dst in another layout takes
+# the full path, which copies it) and the scalar (converted, range-checked).
+cimport numpy as cnp
+import numpy as np
+from cpython.object cimport PyObject
+from libc.string cimport memcpy
+from libc.math cimport fabs, isfinite
+
+cnp.import_array()
+
+cdef object _TILE_CLASS = None
+cdef dict _TPLANS = None
+cdef list _THOOKS = None
+cdef object _TACTIVE = None, _SCALAR = None, _REPLAY = None
+cdef int _F32 = -1
+
+
+def set_plan_env(tile_class, dict plans, list hooks, active, scalar_array, int f32_code,
+                 replay):
+    """The Tile class, the plan cache, fastisa.cost's hooks and active profiles, the
+    full path's scalar conversion, the float32 format code and the Python function that
+    passes a record to fastisa.cost.record while a profile is active."""
+    global _TILE_CLASS, _TPLANS, _THOOKS, _TACTIVE, _SCALAR, _F32, _REPLAY
+    _TILE_CLASS, _TPLANS, _THOOKS, _TACTIVE, _SCALAR, _F32, _REPLAY = (
+        tile_class, plans, hooks, active, scalar_array, f32_code, replay)
+
+
+cdef inline Py_ssize_t _oid(object o):
+    return <Py_ssize_t><PyObject *>o
+
+
+cdef extern from "Python.h":
+    PyObject *PyDict_GetItemWithError(object d, object k) except? NULL
+
+cdef tuple _TILE_ATTRS = ("loc", "format", "blayout", "_vr", "_vc", "_rs", "_cs", "_buf")
+
+
+cdef int _put_tile(Py_ssize_t *w, int n, object t) except -2:
+    """Append a tile's signature words to w[n:]; -1 when t is a Tile missing one of them."""
+    cdef PyObject *v
+    cdef int i
+    if type(t) is not _TILE_CLASS:
+        w[n] = 0
+        w[n + 1] = _oid(type(t))
+        return n + 2
+    d = t.__dict__
+    w[n] = 1
+    for i in range(7):
+        v = PyDict_GetItemWithError(d, _TILE_ATTRS[i])
+        if v is NULL:
+            return -1
+        if i == 1:
+            w[n + 1 + i] = <Py_ssize_t>v
+        else:
+            w[n + 1 + i] = <Py_ssize_t>(<object>v)
+    return n + 8
+
+
+def tile_key(tuple head, a, b=None, c=None):
+    """The signature of one call as bytes: the objects of ``head`` (the instruction name and
+    options, by identity), then per operand a Tile's location, format (identity), layout,
+    valid shape and strides (anything else: its type).  A plan holds the objects whose
+    identities the key uses."""
+    cdef Py_ssize_t w[48]
+    cdef int n = 0, i
+    if len(head) > 16:
+        raise TypeError("tile_key: head too long")
+    for i in range(len(head)):
+        w[n] = _oid(head[i])
+        n += 1
+    n = _put_tile(w, n, a)
+    if n >= 0:
+        n = _put_tile(w, n, b)
+    if n >= 0:
+        n = _put_tile(w, n, c)
+    if n < 0:
+        return None
+    return (<char *>w)[:n * sizeof(Py_ssize_t)]
+
+
+cdef class TilePlan:
+    """One signature of a unary (nsrc 1), binary (2) or tile-scalar (3: src and a scalar,
+    ``rev`` puts the scalar first) instruction."""
+
+    cdef int op, nsrc, rev, R, C, dfmt, sfmt[2]
+    cdef Py_ssize_t drs, dcs, srs[2], scs[2]
+    cdef bint same[2]
+    cdef object rec, keep
+
+    def __init__(self, int op, int nsrc, int rev, int R, int C, dst, srcs, tuple rec, keep):
+        cdef int i
+        self.op, self.nsrc, self.rev, self.R, self.C = op, nsrc, rev, R, C
+        self.dfmt = dst.format.code
+        self.drs, self.dcs = dst._rs, dst._cs
+        for i in range(len(srcs)):
+            s = srcs[i]
+            self.sfmt[i] = s.format.code
+            self.srs[i], self.scs[i] = s._rs, s._cs
+            self.same[i] = (s.dtype == dst.dtype and s._rs == dst._rs and s._cs == dst._cs)
+        self.rec = rec
+        self.keep = keep
+
+    @property
+    def record(self):
+        return self.rec
+
+
+cdef inline bint _buf_of(object t, Py_ssize_t *p, Py_ssize_t *n):
+    b = t._buf
+    if type(b) is not np.ndarray:
+        return False
+    cdef cnp.ndarray a = <cnp.ndarray>b
+    if not cnp.PyArray_IS_C_CONTIGUOUS(a):
+        return False
+    p[0] = <Py_ssize_t>cnp.PyArray_DATA(a)
+    n[0] = cnp.PyArray_NBYTES(a)
+    return True
+
+
+cdef inline bint _clash(Py_ssize_t dp, Py_ssize_t dn, Py_ssize_t sp, Py_ssize_t sn, bint same):
+    """The full path would copy the source: it shares dst's bytes and is not dst itself."""
+    if dp + dn <= sp or sp + sn <= dp:
+        return False
+    return not (same and sp == dp)
+
+
+cdef bint _tdone(TilePlan p, dst) except -1:
+    eng, instr, cyc = p.rec
+    if _TACTIVE.get():
+        _REPLAY(dst, eng, instr, cyc)   # a Python frame: the profile reads its caller's
+    else:
+        for h in _THOOKS:
+            h(eng, instr, cyc)
+    return True
+
+
+def hit(tuple head, dst, a, b=None, scalar=None):
+    """Run the plan of ``head[0](dst, a[, b])`` (b None and ``scalar`` given for tile-scalar
+    instructions), its cost record included.  False: no plan for the signature, or this
+    call needs the full path (nothing was written)."""
+    key = tile_key(head, dst, a, b)
+    if key is None:
+        return False
+    pl = _TPLANS.get(key)
+    if pl is None:
+        return False
+    cdef TilePlan p = <TilePlan>pl
+    cdef Py_ssize_t dp, dn, ap, an, bp = 0, bn = 0
+    cdef fi_tile_arg da, aa, ba
+    cdef double v
+    cdef float f
+    cdef unsigned char sbuf[8]
+    cdef cnp.ndarray arr
+    if not _buf_of(dst, &dp, &dn) or not _buf_of(a, &ap, &an):
+        return False
+    if _clash(dp, dn, ap, an, p.same[0]):
+        return False
+    if p.nsrc == 2:
+        if not _buf_of(b, &bp, &bn) or _clash(dp, dn, bp, bn, p.same[1]):
+            return False
+    da.p = <void *>dp
+    da.fmt = p.dfmt
+    da.rs = p.drs
+    da.cs = p.dcs
+    aa.p = <void *>ap
+    aa.fmt = p.sfmt[0]
+    aa.rs = p.srs[0]
+    aa.cs = p.scs[0]
+    if p.nsrc == 1:
+        if p.R and p.C:
+            with nogil:
+                fi_tile_unary(p.op, da, aa, p.R, p.C)
+        return _tdone(p, dst)
+    if p.nsrc == 2:
+        ba.p = <void *>bp
+        ba.fmt = p.sfmt[1]
+        ba.rs = p.srs[1]
+        ba.cs = p.scs[1]
+    else:
+        ts = type(scalar)
+        if p.sfmt[0] == _F32 and (ts is float or ts is np.float32 or ts is np.float64 or
+                                  (ts is int and -16777216 <= scalar <= 16777216)):
+            v = <double>scalar
+            if isfinite(v) and fabs(v) > 3.4028234663852886e38:
+                return False            # numpy's conversion overflows (and warns)
+            f = <float>v
+            memcpy(sbuf, &f, 4)
+        else:                           # the full path's conversion and checks
+            arr = <cnp.ndarray>_SCALAR(head[0], "scalar", scalar, a.format)
+            memcpy(sbuf, cnp.PyArray_DATA(arr), cnp.PyArray_ITEMSIZE(arr))
+        ba.p = <void *>sbuf
+        ba.fmt = p.sfmt[0]
+        ba.rs = 0
+        ba.cs = 0
+        if p.rev:
+            aa, ba = ba, aa
+    if p.R and p.C:
+        with nogil:
+            fi_tile_binary(p.op, da, aa, 1 << 30, ba, 1 << 30, p.R, p.C)
+    return _tdone(p, dst)

@@ -135,6 +135,17 @@ cdef extern from "gather.h" nogil:
     void fi_gx_scatter(int op, int fmt, char *dst, const int64_t *off, fi_tile_arg s, int R,
                        int C)
 
+    ctypedef struct fi_gx_map:
+        int mode
+        int64_t cap, scols, srs, scs, limit
+    int fi_gx_gather_idx(fi_tile_arg d, const char *src, const fi_gx_map *m, fi_tile_arg ix,
+                         int R, int C, int check, int64_t *bad)
+    int fi_gx_scatter_idx(int op, int fmt, char *dst, const fi_gx_map *m, fi_tile_arg ix,
+                          fi_tile_arg s, int R, int C, int64_t *bad)
+
+#: fi_gx_map index modes
+INDEX_MODES = {"undefined": 0, "zero": 1, "skip": 1, "clamp": 2, "wrap": 3}
+
 #: fi_gx_scatter ops
 SCATTER_OPS = {"none": 0, "add": 1, "max": 2, "min": 3}
 
@@ -153,6 +164,50 @@ def scatter(int op, int fmt, unsigned char[::1] dst, const int64_t[::1] off,
     cdef fi_tile_arg sa = _arg(s, sfmt, srs, scs)
     with nogil:
         fi_gx_scatter(op, fmt, <char *>&dst[0], &off[0], sa, R, C)
+
+
+cdef inline fi_gx_map _map(int mode, int64_t cap, int64_t scols, int64_t srs, int64_t scs,
+                           int64_t limit):
+    cdef fi_gx_map m
+    m.mode = mode
+    m.cap = cap
+    m.scols = scols
+    m.srs = srs
+    m.scs = scs
+    m.limit = limit
+    return m
+
+
+def gather_idx(unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
+               const unsigned char[::1] src, const unsigned char[::1] ix, int ifmt,
+               Py_ssize_t irs, Py_ssize_t ics, int mode, int64_t cap, int64_t scols,
+               int64_t srs, int64_t scs, int64_t limit, int R, int C, bint check):
+    """dst[r, c] = src[offset(ix[r, c])] with the offsets mapped in C (gather.h); returns
+    None, or the first index that is an error (nothing written then)."""
+    cdef fi_tile_arg da = _arg(d, dfmt, drs, dcs)
+    cdef fi_tile_arg ia = _arg(ix, ifmt, irs, ics)
+    cdef fi_gx_map m = _map(mode, cap, scols, srs, scs, limit)
+    cdef int64_t bad = 0
+    cdef int rc
+    with nogil:
+        rc = fi_gx_gather_idx(da, <const char *>&src[0], &m, ia, R, C, check, &bad)
+    return bad if rc else None
+
+
+def scatter_idx(int op, int fmt, unsigned char[::1] dst, const unsigned char[::1] ix, int ifmt,
+                Py_ssize_t irs, Py_ssize_t ics, const unsigned char[::1] s, int sfmt,
+                Py_ssize_t srs, Py_ssize_t scs, int mode, int64_t cap, int64_t limit, int R,
+                int C):
+    """dst[offset(ix[r, c])] (op)= src[r, c] with offsets = the mapped index; returns None, or
+    the first index that is an error (nothing written then)."""
+    cdef fi_tile_arg ia = _arg(ix, ifmt, irs, ics)
+    cdef fi_tile_arg sa = _arg(s, sfmt, srs, scs)
+    cdef fi_gx_map m = _map(mode, cap, 0, 1, 1, limit)
+    cdef int64_t bad = 0
+    cdef int rc
+    with nogil:
+        rc = fi_gx_scatter_idx(op, fmt, <char *>&dst[0], &m, ia, sa, R, C, &bad)
+    return bad if rc else None
 
 
 # ---- sort.h (TSORT32 / TMRGSORT) -----------------------------------------------------

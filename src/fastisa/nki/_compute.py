@@ -55,12 +55,17 @@ affine_select             GpSimd    ``150 + N``
 nc_transpose              Vector    ``max(MIN_II, N)``; Tensor ``max(P, min(64, F))``
 nc_matmul                 Tensor    ``max(min(64, M), N)`` (x4 for float32 inputs)
 ========================  ========  ========================================================
+
+The select family (select_reduce, range_select, affine_select) is in
+:mod:`fastisa.nki._select` and the Tensor-engine pair (nc_transpose, nc_matmul) in
+:mod:`fastisa.nki._pe`; both use this module's validation helpers and kernels.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import threading
 import warnings
 
 import numpy as np
@@ -69,7 +74,6 @@ from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import ops as _ops
-from . import _matmul   # nc_matmul's transpose and double_row modes (nki-isa family)
 from .enums import engine_name, reduce_cmd as _reduce_cmd
 from ..errors import UndefinedBehaviorWarning
 from .tensor import (DST_PARAMS, NkiTensor, PMAX, PSUM, PSUM_DONE, PSUM_FRESH, PSUM_GROUP, PSUM_INIT,
@@ -77,26 +81,50 @@ from .tensor import (DST_PARAMS, NkiTensor, PMAX, PSUM, PSUM_DONE, PSUM_FRESH, P
 
 __all__ = ["tensor_scalar", "tensor_tensor", "scalar_tensor_tensor", "activation",
            "activation_reduce", "reciprocal", "exponential", "tensor_copy", "tensor_reduce",
-           "select_reduce", "range_select", "affine_select", "nc_transpose", "nc_matmul",
            "fp32"]
+# select_reduce / range_select / affine_select live in ._select, nc_transpose / nc_matmul in
+# ._pe (split along the families); ``_compute.<name>`` still finds them (module __getattr__).
 
 MIN_II = _cost.MIN_II
 GPSIMD_START = 150
 #: OpenMP threads of the compute kernels for tiles of >= 2^16 elements: None (default) =
-#: the CPUs the 1-minute load average leaves idle (at least 1); 1 = single-threaded;
-#: 0 = the OpenMP default (OMP_NUM_THREADS); n = n threads.  Results never depend on it.
+#: the CPUs the 1-minute load average leaves idle (at least 1), decided once, at the first
+#: instruction (``FASTISA_THREADS`` when set); 1 = single-threaded; 0 = the OpenMP default
+#: (OMP_NUM_THREADS); n = n threads.  Set it (or call :func:`set_num_threads`) at any time;
+#: results never depend on it.
 THREADS = None
+_DEFAULT_THREADS = []      # the default, decided once
 
 
-def _threads() -> int:
-    if THREADS is not None:
-        return int(THREADS)
+def _default_threads() -> int:
+    env = os.environ.get("FASTISA_THREADS", "").strip()
+    if env.isdigit():
+        return int(env)
     n = os.cpu_count() or 1
     try:
         idle = n - os.getloadavg()[0]
     except OSError:
         idle = n
     return max(1, min(n, int(idle + 0.5)))
+
+
+def _threads() -> int:
+    if THREADS is not None:
+        return int(THREADS)
+    if not _DEFAULT_THREADS:
+        _DEFAULT_THREADS.append(_default_threads())
+    return _DEFAULT_THREADS[0]
+
+
+def set_num_threads(n) -> None:
+    """Threads of the NKI compute kernels (see :data:`THREADS`): None = the default (decided
+    again, once), 0 = OpenMP's default, n >= 1 = n threads.  Results never depend on it."""
+    global THREADS
+    if n is not None and (isinstance(n, bool) or not isinstance(n, (int, np.integer))
+                          or n < 0):
+        raise ConstraintError(f"set_num_threads: n must be None or an integer >= 0, got {n!r}")
+    THREADS = None if n is None else int(n)
+    _DEFAULT_THREADS.clear()
 
 #: -3.4028235e38, the most negative finite float32 (``nisa.fp32.min``).
 FP32_MIN = float(np.finfo(np.float32).min)
@@ -182,6 +210,9 @@ def _op(instr, param, op, *, kinds=None, activation=False):
 
 
 def _target():
+    cap = getattr(_PLAN_CAPTURE, "calls", None)
+    if cap is not None:     # a check that depends on the target: no per-signature plan
+        cap.append("target")
     from . import language
     return language.target()
 
@@ -279,10 +310,17 @@ def _stage(op, rev=False, tensor=False, fvec=None, uvec=None):
 _NO_STAGE = (0, 0, 0, None, None)
 
 
+#: Per thread: a list while fastisa.nki._plan records the kernel calls of one instruction.
+_PLAN_CAPTURE = threading.local()
+
+
 def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=False,
             bitvec=False, act=None, scalar_engine=False, alpha=0.0, acc=None, acc_max=False,
             lut_ok=False, intmode=False):
     """Run the elementwise kernel on NkiTensors (any free rank).  Returns #out-of-range."""
+    cap = getattr(_PLAN_CAPTURE, "calls", None)
+    if cap is not None:     # fastisa.nki._plan is recording this call's plan
+        cap.append((dst, in0, in1, stages, raw, bitvec, act, acc, lut_ok, intmode))
     k = _kernels()
     d, commit = _dst_rows(dst)
     s0 = _unalias(_rows(in0), d)
@@ -920,400 +958,16 @@ def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
     _cost.record("Vector", instr, n // 2 if half else n)
 
 
-# ---- select family -----------------------------------------------------------------------
-_PRED_DTYPES = ("int8", "uint8", "int16", "uint16", "bool_")
+# ---- moved instruction families: the old import path keeps working ------------------------
+_MOVED = {"select_reduce": "_select", "range_select": "_select", "affine_select": "_select",
+          "_select": "_select", "_stage_sel": "_select", "_PRED_DTYPES": "_select",
+          "nc_transpose": "_pe", "nc_matmul": "_pe", "_psum_start": "_pe",
+          "matmul_operands": "_pe", "_MM_DTYPES": "_pe"}
 
 
-def select_reduce(dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd=None,
-                  reduce_op=None, reverse_pred=False, name=None):
-    """``dst = predicate != 0 ? on_true : on_false`` (``== 0`` when reverse_pred), with an
-    optional per-lane maximum into the Vector engine's registers.
-
-    Parameters
-    ----------
-    dst, on_true : NkiTensor [P, ...] in SBUF or PSUM, same partitions and elements per
-        partition; on_true any dtype but tfloat32 / int32 / uint32.
-    predicate : NkiTensor of the same shape, dtype int8/uint8/int16/uint16/bool_ (not in
-        PSUM together with on_true).
-    on_false : float32 scalar or [P, 1] tensor.
-    reduce_cmd : ``idle``, ``reset`` (registers to -inf), ``reduce`` (maximum with the row
-        maxima of the float32 selected values, before rounding to dst.dtype),
-        ``reset_reduce`` (-inf then reduce).
-    reduce_op : nl.maximum (the default) only.  reduce_res: optional [P, 1] float tensor.
-
-    The selected value goes through float32 and is rounded once to dst.dtype.  Raises
-    ConstraintError.  Cost: ``max(MIN_II, N)`` Vector (fastisa's estimate).
-    Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
-    """
-    instr = "select_reduce"
-    for pname, t in (("dst", dst), ("predicate", predicate), ("on_true", on_true)):
-        _tensor(instr, pname, t)
-        _onchip(instr, pname, t)
-        _computable(instr, pname, t)
-    _same_shape(instr, "dst", dst, "on_true", on_true)
-    _same_shape(instr, "predicate", predicate, "on_true", on_true)
-    if predicate.dtype.name not in _PRED_DTYPES:
-        raise ConstraintError(f"{instr}: predicate dtype must be one of "
-                              f"{', '.join(_PRED_DTYPES)}, got {predicate.dtype.name}")
-    if on_true.dtype.name in ("tfloat32", "int32", "uint32"):
-        raise ConstraintError(f"{instr}: on_true dtype must not be tfloat32, int32 or uint32, "
-                              f"got {on_true.dtype.name}")
-    if predicate.buffer.name == "psum" and on_true.buffer.name == "psum":
-        raise ConstraintError(f"{instr}: predicate and on_true must not both be in psum")
-    reduce_op = _ops.coerce(reduce_op)
-    if reduce_op is not None and not (isinstance(reduce_op, _ops.Op) and
-                                      reduce_op.name == "maximum"):
-        raise ConstraintError(f"{instr}: reduce_op must be nl.maximum, got {reduce_op!r}")
-    P = on_true.partitions
-    _check_reduce_res(instr, reduce_res, P)
-    if reduce_res is not None and reduce_res.dtype.kind != "float":
-        raise ConstraintError(f"{instr}: reduce_res dtype must be a float type, got "
-                              f"{reduce_res.dtype.name}")
-    cmd = _cmd_name(instr, reduce_cmd)
-    if cmd == "load_reduce":
-        raise ConstraintError(f"{instr}: reduce_cmd must be idle, reset, reduce or "
-                              f"reset_reduce, got load_reduce")
-    fo, _ = _scalar_operand(instr, "on_false", on_false, P)
-    _select(instr, dst, on_true, predicate, fo, bool(reverse_pred), cmd, reduce_res, P)
-    _cost.record("Vector", instr, max(MIN_II, on_true.free_size))
-
-
-def _select(instr, dst, on_true, pred, fo, rev, cmd, reduce_res, P):
-    regs = _regs("vector")
-    if cmd in ("reset", "reset_reduce"):
-        regs[:P] = -np.inf
-    acc = np.array(regs[:P], copy=True) if cmd in ("reduce", "reset_reduce") else None
-    _run_ew(instr, dst, on_true, in1=pred, stages=(_stage_sel(fo, rev), _NO_STAGE),
-            acc=acc, acc_max=True)
-    if acc is not None:
-        regs[:P] = acc
-    if reduce_res is not None:
-        _write_vec(instr, "reduce_res", reduce_res, regs[:P], P)
-
-
-def _stage_sel(fo, rev):
-    return (29, int(rev), 1, fo, None)
-
-
-def range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=None,
-                 reduce_res=None, reduce_op=None, range_start=0, on_false_value=FP32_MIN,
-                 name=None):
-    """Keep ``on_true_tile[p, i]`` where ``comp_op0(idx, bound0[p]) and comp_op1(idx,
-    bound1[p])`` with ``idx = range_start + i`` (float32), else ``on_false_value``; optional
-    per-lane maximum into the Vector registers (reduce_cmd defaults to reset_reduce).
-
-    Parameters
-    ----------
-    dst, on_true_tile : NkiTensor [P, ...] in SBUF or PSUM; on_true_tile a float dtype.
-    comp_op0, comp_op1 : nl.equal, less, less_equal, greater or greater_equal.
-    bound0, bound1 : [P, 1] tensors or float32 scalars.
-    range_start : int; ``range_start + N - 1`` must stay below 2^24 (exact in float32).
-    on_false_value : must be FP32_MIN (-3.4028235e38, ``nisa.fp32.min``); it becomes
-        -inf in bf16/fp16/fp8 destinations.
-    reduce_op : nl.maximum only.  trn2 (NeuronCore-v3) or newer.
-
-    Raises ConstraintError.  Cost: ``max(MIN_II, N)`` Vector.  Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
-    """
-    instr = "range_select"
-    if _target() == "trn1":
-        raise ConstraintError(f"{instr}: requires NeuronCore-v3 or newer (trn2, trn3), got trn1")
-    for pname, t in (("dst", dst), ("on_true_tile", on_true_tile)):
-        _tensor(instr, pname, t)
-        _onchip(instr, pname, t)
-        _computable(instr, pname, t)
-    _same_shape(instr, "dst", dst, "on_true_tile", on_true_tile)
-    if on_true_tile.dtype.kind != "float":
-        raise ConstraintError(f"{instr}: on_true_tile dtype must be a float type, got "
-                              f"{on_true_tile.dtype.name}")
-    comp_op0, comp_op1 = _ops.coerce(comp_op0), _ops.coerce(comp_op1)
-    for pname, o in (("comp_op0", comp_op0), ("comp_op1", comp_op1)):
-        if not isinstance(o, _ops.Op) or o.name not in _CMP_OPS:
-            raise ConstraintError(f"{instr}: {pname} must be one of "
-                                  f"{', '.join('nl.' + c for c in _CMP_OPS)}, got {o!r}")
-    if float(np.float32(on_false_value)) != FP32_MIN:
-        raise ConstraintError(f"{instr}: on_false_value must be FP32_MIN (-3.4028235e38), got "
-                              f"{on_false_value!r}")
-    reduce_op = _ops.coerce(reduce_op)
-    if reduce_op is not None and not (isinstance(reduce_op, _ops.Op) and
-                                      reduce_op.name == "maximum"):
-        raise ConstraintError(f"{instr}: reduce_op must be nl.maximum, got {reduce_op!r}")
-    if isinstance(range_start, bool) or not isinstance(range_start, (int, np.integer)):
-        raise ConstraintError(f"{instr}: range_start must be an int, got {range_start!r}")
-    P, N = on_true_tile.partitions, on_true_tile.free_size
-    if not (-(1 << 24) < int(range_start) and int(range_start) + N - 1 < (1 << 24)):
-        raise ConstraintError(f"{instr}: range_start + free index must stay within (-2^24, 2^24) "
-                              f"(exact in float32), got range_start {range_start} with {N} "
-                              f"elements per partition")
-    cmd = _cmd_name(instr, "reset_reduce" if reduce_cmd is None else reduce_cmd)
-    if cmd == "load_reduce":
-        raise ConstraintError(f"{instr}: reduce_cmd must be idle, reset, reduce or "
-                              f"reset_reduce, got load_reduce")
-    _check_reduce_res(instr, reduce_res, P)
-    b0, _ = _scalar_operand(instr, "bound0", bound0, P)
-    b1, _ = _scalar_operand(instr, "bound1", bound1, P)
-    # predicate[p, i] from the float32 index and bounds (one [P, N] comparison each)
-    idx = (np.float32(range_start) + np.arange(N, dtype=np.float32))[None, :]
-    cmp = {"equal": np.equal, "less": np.less, "less_equal": np.less_equal,
-           "greater": np.greater, "greater_equal": np.greater_equal}
-    pred = (cmp[comp_op0.name](idx, b0[:, None]) & cmp[comp_op1.name](idx, b1[:, None]))
-    pred_t = NkiTensor(np.ascontiguousarray(np.broadcast_to(pred, (P, N))).view(np.uint8),
-                       _dt.uint8)
-    fo = np.array([np.float32(FP32_MIN)], np.float32)
-    _select(instr, dst, on_true_tile, pred_t, fo, False, cmd, reduce_res, P)
-    _cost.record("Vector", instr, max(MIN_II, N))
-
-
-def affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value,
-                  cmp_op=None, offset=0, name=None):
-    """``dst[p, i] = on_true_tile[p, i] if cmp_op(affine(p, i), 0) else on_false_value`` with
-    ``affine = offset + p*channel_multiplier + sum_d idx_d*step_d`` (int32, like iota).
-
-    Parameters
-    ----------
-    dst, on_true_tile : NkiTensor [P, ...] in SBUF, same partitions and elements per
-        partition.
-    pattern : [[step, num], ...] (up to 4 free dims) with prod(num) = elements per partition.
-    channel_multiplier, offset : ints.
-    on_false_value : float32 scalar.
-    cmp_op : nl.equal (default), not_equal, less, less_equal, greater, greater_equal.
-
-    The selected value goes through float32 and is rounded once to dst.dtype.  Raises
-    ConstraintError.  Cost: ``150 + N`` GpSimd cycles.  Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
-    """
-    instr = "affine_select"
-    for pname, t in (("dst", dst), ("on_true_tile", on_true_tile)):
-        _tensor(instr, pname, t)
-        _onchip(instr, pname, t, allow_psum=False)
-        _computable(instr, pname, t)
-    _same_shape(instr, "dst", dst, "on_true_tile", on_true_tile)
-    cmp_op = _ops.equal if cmp_op is None else cmp_op
-    cmp_names = _CMP_OPS + ("not_equal",)
-    cmp_op = _ops.coerce(cmp_op)
-    if not isinstance(cmp_op, _ops.Op) or cmp_op.name not in cmp_names:
-        raise ConstraintError(f"{instr}: cmp_op must be one of "
-                              f"{', '.join('nl.' + c for c in cmp_names)}, got {cmp_op!r}")
-    for pname, v in (("channel_multiplier", channel_multiplier), ("offset", offset)):
-        if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-            raise ConstraintError(f"{instr}: {pname} must be an int, got {v!r}")
-    if not isinstance(on_false_value, (int, float, np.integer, np.floating)) or \
-            isinstance(on_false_value, bool):
-        raise ConstraintError(f"{instr}: on_false_value must be a float32 scalar, got "
-                              f"{on_false_value!r}")
-    try:
-        pairs = [(int(s), int(n)) for s, n in pattern]
-    except (TypeError, ValueError):
-        raise ConstraintError(f"{instr}: pattern must be a list of [step, num] pairs, got "
-                              f"{pattern!r}") from None
-    if not 1 <= len(pairs) <= 4 or any(n < 1 for _, n in pairs):
-        raise ConstraintError(f"{instr}: pattern must have 1 to 4 [step, num] pairs with num >= 1, "
-                              f"got {pattern!r}")
-    P, N = on_true_tile.partitions, on_true_tile.free_size
-    if math.prod(n for _, n in pairs) != N:
-        raise ConstraintError(f"{instr}: the product of pattern nums must equal the elements per "
-                              f"partition ({N}), got {pattern!r}")
-    val = np.full((P,) + tuple(n for _, n in pairs), int(offset), np.int64)
-    val += (np.arange(P, dtype=np.int64) * int(channel_multiplier)).reshape((P,) + (1,) * len(pairs))
-    for d, (s, n) in enumerate(pairs):
-        shp = [1] * (len(pairs) + 1)
-        shp[d + 1] = n
-        val += (np.arange(n, dtype=np.int64) * s).reshape(shp)
-    val = val.reshape(P, N).astype(np.int32)   # int32 arithmetic (wraps like the hardware)
-    cmp = {"equal": np.equal, "not_equal": np.not_equal, "less": np.less,
-           "less_equal": np.less_equal, "greater": np.greater, "greater_equal": np.greater_equal}
-    pred = NkiTensor(cmp[cmp_op.name](val, 0).view(np.uint8), _dt.uint8)
-    fo = np.array([np.float32(on_false_value)], np.float32)
-    _run_ew(instr, dst, on_true_tile, in1=pred, stages=(_stage_sel(fo, False), _NO_STAGE))
-    _cost.record("GpSimd", instr, GPSIMD_START + N)
-
-
-# ---- nc_transpose / nc_matmul ------------------------------------------------------------------
-def nc_transpose(dst, data, engine=None, name=None):
-    """``dst[f, p] = data[p, f]``: swap the partition and free axes of a 2-D tile.
-
-    data : NkiTensor [P, F] in SBUF or PSUM; dst [F, P].  engine: vector (P, F <= 32),
-    tensor (P, F <= 128; data in SBUF, dst in PSUM), or unknown (vector when both fit in
-    32, else tensor).  Same float dtype: a bit copy on both engines (the Tensor engine's
-    identity matmul is exact for float values); integer dtypes on the Tensor engine and
-    dtype changes go through float32 (int32 above 2^24 rounds).  Raises ConstraintError.  Cost: Vector ``max(MIN_II, F)``; Tensor
-    ``max(P, min(64, F))``.  Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
-    """
-    instr = "nc_transpose"
-    _tensor(instr, "dst", dst)
-    _tensor(instr, "data", data)
-    for pname, t in (("dst", dst), ("data", data)):
-        if t.ndim != 2:
-            raise ConstraintError(f"{instr}: {pname} must be 2-D [partition, free], got shape "
-                                  f"{t.shape}")
-    P, F = data.shape
-    if dst.shape != (F, P):
-        raise ConstraintError(f"{instr}: dst must have shape {(F, P)} (data {data.shape} "
-                              f"transposed), got {dst.shape}")
-    eng = engine_name(instr, engine, ("unknown", "vector", "tensor"))
-    if eng == "unknown":
-        eng = "vector" if P <= 32 and F <= 32 else "tensor"
-    lim = 32 if eng == "vector" else 128
-    if P > lim or F > lim:
-        raise ConstraintError(f"{instr}: on the {eng} engine data must be at most [{lim}, {lim}], "
-                              f"got {data.shape}")
-    if eng == "tensor":
-        _onchip(instr, "data", data, allow_psum=False)
-        if dst.buffer.name != "psum":
-            raise ConstraintError(f"{instr}: on the tensor engine dst must be in psum, got "
-                                  f"{dst.buffer.name}")
-    else:
-        _onchip(instr, "dst", dst)
-        _onchip(instr, "data", data)
-    same = dst.dtype is data.dtype and (eng == "vector" or data.dtype.kind != "int")
-    if not same:
-        _computable(instr, "dst", dst)
-        _computable(instr, "data", data)
-    dT = NkiTensor(dst.data.T, dst.dtype, dst.buffer, dst.name)
-    _run_ew(instr, dT, data, raw=same)
-    if eng == "tensor":     # a matmul (by the identity) wrote dst: not a non-matmul write
-        discard_pending()
-        psum_state(dst)[...] = PSUM_GROUP
-    if eng == "vector":
-        _cost.record("Vector", instr, max(MIN_II, F))
-    else:
-        _cost.record("Tensor", instr, max(P, min(64, F)))
-
-
-_MM_DTYPES = ("float8_e4m3", "float8_e5m2", "float8_e4m3fn", "bfloat16", "float16",
-              "tfloat32", "float32")
-
-
-def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False,
-              is_transpose=False, accumulate=None, tile_position=(), tile_size=(),
-              perf_mode=None, name=None):
-    """``dst = stationary.T @ moving`` on the Tensor engine, accumulated in float32 in PSUM.
-
-    Parameters
-    ----------
-    dst : NkiTensor [M, N] in PSUM (float32 or bfloat16).
-    stationary : NkiTensor [K, M] in SBUF, K <= 128, M <= 128.
-    moving : NkiTensor [K, N] in SBUF, N <= 512; same K.
-    dtypes of stationary / moving: fp8 (e4m3, e5m2, e4m3fn), bf16, fp16, tf32, fp32.
-    accumulate : False overwrites dst and opens an accumulation group; True adds onto
-        dst's current values; None (default) decides per PSUM element as the SDK 2.33
-        docstring says the compiler infers it ("first write overwrites, subsequent writes
-        accumulate"): an element no matmul has written since it was allocated, or whose
-        accumulation group was since read by a non-matmul instruction (the PSUM tile is
-        reused for the next output tile), is overwritten; an element written by an
-        earlier matmul of the open group is accumulated onto.  An element a non-matmul
-        instruction wrote (memset, tensor_copy ...) is accumulated onto with None or True;
-        the docs call that undefined on NeuronCore-v2/v3, so fastisa warns
-        (:class:`~fastisa.errors.UndefinedBehaviorWarning`) on trn1/trn2, as it does for
-        True on never-written PSUM.  See :mod:`fastisa.nki.tensor` (PSUM accumulation
-        state).
-    is_transpose : True: transpose mode (NeuronCore-v3+): moving must be the [K, K]
-        identity and ``dst[m, k] = stationary[k, m]`` bit-accurately (see
-        :mod:`fastisa.nki._matmul`); on trn1 the flag only labels the instruction.
-    perf_mode : ``matmul_perf_mode.none`` or ``double_row`` (fp8 [K, 2, F] operands,
-        folded to a 2K contraction; same numerics).  tile_position, tile_size and
-        is_*_onezero are accepted and do not change results.
-
-    Each product ``s[k, m] * v[k, n]`` is a float32 multiply (exact for inputs of at most
-    12 significant bits), summed in float32 in k order 0..K-1 onto the starting value
-    (dst's value when accumulating, else 0), then rounded once to dst.dtype.  Raises
-    ConstraintError.  Cost: ``max(min(64, M), N)`` Tensor cycles, x4 with float32 inputs.
-    Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
-    """
-    instr = "nc_matmul"
-    pm = _matmul.perf_mode_name(instr, perf_mode)
-    if is_transpose and _matmul.transpose_mode(instr, dst, stationary, moving, _target()):
-        return
-    folded = None
-    if pm == "double_row":    # validate the j = 0 halves, compute over the folded 2K rows
-        folded = _matmul.fold_double_row(instr, stationary, moving, tile_position, tile_size,
-                                         _target())
-        stationary, moving = stationary[:, 0, :], moving[:, 0, :]
-    K, M, N = matmul_operands(instr, dst, stationary, moving, _MM_DTYPES)
-    if M > 128:
-        raise ConstraintError(f"{instr}: stationary free size must be <= 128, got {M}")
-    if N > 512:
-        raise ConstraintError(f"{instr}: moving free size must be <= 512, got {N}")
-    if dst.shape != (M, N):
-        raise ConstraintError(f"{instr}: dst must have shape {(M, N)}, got {dst.shape}")
-    out, state = _psum_start(instr, dst, accumulate)
-    k = _kernels()
-    if folded is not None:
-        stationary, moving = folded
-        K = stationary.shape[0]
-    s32 = NkiTensor(np.empty((K, M), np.float32), _dt.float32)
-    m32 = NkiTensor(np.empty((K, N), np.float32), _dt.float32)
-    _run_ew(instr, s32, stationary)
-    _run_ew(instr, m32, moving)
-    k.matmul_f32(out, s32.data, m32.data, _threads())
-    _run_ew(instr, dst, NkiTensor(out, _dt.float32))
-    state[...] = PSUM_GROUP
-    f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
-    cyc = max(min(64, M), N) * (4 if f32 else 1)
-    _cost.record("Tensor", instr, cyc // 2 if pm == "double_row" else cyc)
-
-
-def _psum_start(instr, dst, accumulate):
-    """nc_matmul's accumulate rule (see nc_matmul): the float32 [M, N] starting values of a
-    matmul into PSUM tensor dst, and dst's state bytes (set to PSUM_GROUP by the caller
-    when the matmul completes).  Shared with nc_matmul_mx (fastisa.nki._matmul)."""
-    M, N = dst.shape
-    if accumulate is not None and not isinstance(accumulate, (bool, np.bool_, int, np.integer)):
-        raise ConstraintError(f"{instr}: accumulate must be True, False or None, got "
-                              f"{accumulate!r}")
-    state = psum_state(dst)
-    if accumulate is None:
-        acc = (state == PSUM_GROUP) | (state == PSUM_INIT)
-        undefined = state == PSUM_INIT
-    elif accumulate:
-        acc = np.ones((M, N), np.bool_)
-        undefined = (state == PSUM_INIT) | (state == PSUM_FRESH)
-    else:
-        acc = None
-        undefined = None
-    if undefined is not None and _target() in ("trn1", "trn2") and undefined.any():
-        n_init = int(np.count_nonzero(state[undefined] == PSUM_INIT))
-        n_fresh = int(np.count_nonzero(undefined)) - n_init
-        what = []
-        if n_init:
-            what.append(f"{n_init} element(s) initialised by a non-matmul instruction")
-        if n_fresh:
-            what.append(f"{n_fresh} never-written element(s)")
-        warnings.warn(f"{instr}: accumulating onto {' and '.join(what)} of PSUM tensor "
-                      f"{dst.name!r} is undefined on NeuronCore-v2/v3 ({_target()}); fastisa "
-                      f"adds onto the current values. Start each accumulation group with "
-                      f"accumulate=False", UndefinedBehaviorWarning, stacklevel=3)
-    out = np.zeros((M, N), np.float32)
-    if acc is not None and acc.any():
-        cur = NkiTensor(np.empty((M, N), np.float32), _dt.float32)
-        _run_ew(instr, cur, dst)
-        np.copyto(out, cur.data, where=acc)
-    return out, state
-
-
-def matmul_operands(instr, dst, stationary, moving, dtypes, after_rank=None, dtype_rule=None):
-    """The checks every Tensor-engine matmul shares (nc_matmul, nc_matmul_mx): 2-D
-    tensors, operands on chip outside PSUM, dst a float32/bfloat16 PSUM tensor, operand
-    dtypes in ``dtypes``, one partition (contraction) size.  ``after_rank`` runs right after
-    the rank check (nc_matmul_mx's target check).  Returns (K, M, N)."""
-    for pname, t in (("dst", dst), ("stationary", stationary), ("moving", moving)):
-        _tensor(instr, pname, t, note=False)
-        if t.ndim != 2:
-            raise ConstraintError(f"{instr}: {pname} must be 2-D, got shape {t.shape}")
-    if after_rank is not None:
-        after_rank(instr)
-    _onchip(instr, "stationary", stationary, allow_psum=False)
-    _onchip(instr, "moving", moving, allow_psum=False)
-    if dst.buffer.name != "psum":
-        raise ConstraintError(f"{instr}: dst must be in psum, got {dst.buffer.name}")
-    if dst.dtype.name not in ("float32", "bfloat16"):
-        raise ConstraintError(f"{instr}: dst dtype must be float32 or bfloat16, got "
-                              f"{dst.dtype.name}")
-    for pname, t in (("stationary", stationary), ("moving", moving)):
-        if t.dtype.name not in dtypes:
-            rule = dtype_rule or f"one of {', '.join(dtypes)}"
-            raise ConstraintError(f"{instr}: {pname} dtype must be {rule}, got {t.dtype.name}")
-    K, M = stationary.shape
-    K2, N = moving.shape
-    if K != K2:
-        raise ConstraintError(f"{instr}: stationary and moving must have the same partition "
-                              f"(contraction) size, got {K} and {K2}")
-    return K, M, N
+def __getattr__(name):
+    mod = _MOVED.get(name)
+    if mod is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+    return getattr(importlib.import_module(f"{__package__}.{mod}"), name)

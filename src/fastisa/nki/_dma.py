@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import cost as _cost
-from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError, OverlapError
 from . import _compute as _c
 from .enums import dge_mode as _dge_mode, oob_mode as _oob_mode
@@ -215,30 +214,24 @@ def dma_compute(dst, srcs, reduce_op, scales=None, unique_indices=True, oob_mode
         raise ConstraintError(f"{instr}: unique_indices must be a bool, got {unique_indices!r}")
     _enum_name(instr, "oob_mode", oob_mode, _oob_mode, "error")
     n = dst.size
-
-    def flat(t):
-        return NkiTensor(t.data.reshape(1, n), t.dtype, t.buffer, t.name)
-
-    views = [flat(t) for t in srcs]
-    out = NkiTensor(np.empty((1, n), np.float32), _dt.float32)
-    add = _c._stage(_ops_add(), tensor=True)
-    if len(views) == 1:
-        _c._run_ew(instr, out, views[0])
-    else:
-        _c._run_ew(instr, out, views[0], in1=views[1], stages=(add, _c._NO_STAGE))
-        for v in views[2:]:
-            _c._run_ew(instr, out, out, in1=v, stages=(add, _c._NO_STAGE))
-    target = NkiTensor(dst.data.reshape(1, n) if dst.data.flags.c_contiguous else
-                       np.empty((1, n), dst.dtype.np_dtype), dst.dtype)
-    _c._run_ew(instr, target, out)
-    if not dst.data.flags.c_contiguous:
-        dst.data[...] = target.data.reshape(dst.shape)
+    # one pass of the dma_sum kernel (csrc/fastisa/nki.h): every source decoded to float32,
+    # added left to right, rounded once to dst.dtype.  Sources in C order; a source that
+    # shares memory with dst in another layout is copied first (dst may BE a source).
+    d = dst.data
+    direct = d.flags.c_contiguous and d.flags.writeable
+    out = d if direct else np.empty(dst.shape, dst.dtype.np_dtype)
+    flats = []
+    for t in srcs:
+        a = np.ascontiguousarray(t.data)
+        if direct and a is not d and np.may_share_memory(a, d) and not (
+                a.__array_interface__["data"][0] == d.__array_interface__["data"][0]
+                and a.dtype.itemsize == d.dtype.itemsize):
+            a = a.copy()
+        flats.append(a)
+    _c._kernels().dma_sum(out, dst.dtype.code, flats, [t.dtype.code for t in srcs])
+    if not direct:
+        dst.data[...] = out
     _cost.record("DMA", instr, max(MIN_II, (n // max(dst.partitions, 1)) * len(srcs)))
-
-
-def _ops_add():
-    from fastisa.nki import ops
-    return ops.add
 
 
 def is_indirect(t) -> bool:

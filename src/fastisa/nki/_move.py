@@ -23,6 +23,7 @@ sequence_bounds          GpSimd    ``150 + N`` (fastisa's estimate)
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -97,6 +98,33 @@ def _int(instr, param, v, lo=None, hi=None):
 
 
 # ---- nc_stream_shuffle -----------------------------------------------------------------
+@functools.lru_cache(maxsize=256)
+def _shuffle_rowmap(instr, mask, Pd, Ps):
+    """nc_stream_shuffle's checks of a mask (a tuple of ints) and its row map (dst row r <-
+    src row rowmap[r], -1 = unmodified); cached per (mask, Pd, Ps): the checks depend on
+    nothing else.  Errors are raised in the uncached order (mask length, each entry, then
+    the selected source rows, whose message is returned for the caller to raise after its
+    start-partition checks)."""
+    if len(mask) != QUADRANT:
+        raise ConstraintError(f"{instr}: shuffle_mask must have 32 elements, got {len(mask)}")
+    for i, m in enumerate(mask):
+        if not (0 <= m < QUADRANT or m == 255):
+            raise ConstraintError(f"{instr}: shuffle_mask[{i}] must be in [0, 31] or 255, got {m}")
+    rowmap = np.full(Pd, -1, np.int32)
+    for r in range(Pd):
+        q, i = divmod(r, QUADRANT)
+        m = mask[i]
+        if m == 255:
+            continue
+        s = q * QUADRANT + m
+        if s >= Ps:
+            return None, (f"{instr}: shuffle_mask[{i}] = {m} selects src partition {s} "
+                          f"for dst partition {r}, but src has {Ps} partitions")
+        rowmap[r] = s
+    rowmap.flags.writeable = False
+    return rowmap, None
+
+
 def nc_stream_shuffle(dst, src, shuffle_mask, name=None):
     """Within each 32-partition quadrant: ``dst[32q + i] = src[32q + shuffle_mask[i]]``.
 
@@ -130,34 +158,20 @@ def nc_stream_shuffle(dst, src, shuffle_mask, name=None):
         raise ConstraintError(f"{instr}: dst and src must have the same number of elements per "
                               f"partition, got {dst.free_size} and {src.free_size}")
     try:
-        mask = [int(m) for m in shuffle_mask]
+        mask = tuple(int(m) for m in shuffle_mask)
     except (TypeError, ValueError):
         raise ConstraintError(f"{instr}: shuffle_mask must be a list of 32 ints, got "
                               f"{shuffle_mask!r}") from None
-    if len(mask) != QUADRANT:
-        raise ConstraintError(f"{instr}: shuffle_mask must have 32 elements, got {len(mask)}")
-    for i, m in enumerate(mask):
-        if not (0 <= m < QUADRANT or m == 255):
-            raise ConstraintError(f"{instr}: shuffle_mask[{i}] must be in [0, 31] or 255, got {m}")
     active = math.ceil(max(dst.partitions, src.partitions) / QUADRANT) * QUADRANT
     allowed = {32: (0, 32, 64, 96), 64: (0, 64), 96: (0,), 128: (0,)}.get(active, (0,))
+    rowmap, err = _shuffle_rowmap(instr, mask, dst.partitions, src.partitions)
     for pname, t in (("src", src), ("dst", dst)):
         sp = start_partition(t)
         if sp not in allowed:
             raise ConstraintError(f"{instr}: {pname} start partition must be one of {allowed} "
                                   f"with {active} active partitions, got {sp}")
-    Pd, Ps = dst.partitions, src.partitions
-    rowmap = np.full(Pd, -1, np.int32)
-    for r in range(Pd):
-        q, i = divmod(r, QUADRANT)
-        m = mask[i]
-        if m == 255:
-            continue
-        s = q * QUADRANT + m
-        if s >= Ps:
-            raise ConstraintError(f"{instr}: shuffle_mask[{i}] = {m} selects src partition {s} "
-                                  f"for dst partition {r}, but src has {Ps} partitions")
-        rowmap[r] = s
+    if err is not None:
+        raise ConstraintError(err)
     d, commit = _rows2(dst)
     s_rows = _c._rows(src)
     if np.may_share_memory(s_rows, d):

@@ -38,6 +38,7 @@ from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import _compute as _c
+from . import _pe
 from ._move import start_partition
 from .tensor import NkiTensor, PSUM_GROUP
 
@@ -205,7 +206,7 @@ def nc_matmul_mx(dst, stationary, moving, stationary_scale, moving_scale, tile_p
     ``nki/api/nki/isa/__init__.py``, ``nc_matmul_mx``; ``nki/deep-dives/mxfp-matmul.rst``.
     """
     instr = "nc_matmul_mx"
-    K, M, N = _c.matmul_operands(
+    K, M, N = _pe.matmul_operands(
         instr, dst, stationary, moving, _X4_ALL, after_rank=_need_v4,
         dtype_rule="float8_e5m2_x4, float8_e4m3fn_x4 or float4_e2m1fn_x4")
     if K % 32 or K > 128:
@@ -223,7 +224,7 @@ def nc_matmul_mx(dst, stationary, moving, stationary_scale, moving_scale, tile_p
     ss = _scale_view(instr, "stationary_scale", stationary_scale, K, M)
     ms = _scale_view(instr, "moving_scale", moving_scale, K, N)
     rows = scale_rows(K)
-    out, state = _c._psum_start(instr, dst, accumulate)
+    out, state = _pe._psum_start(instr, dst, accumulate)
     s32 = np.empty((4 * K, M), np.float32)
     m32 = np.empty((4 * K, N), np.float32)
     k = _k()

@@ -511,6 +511,10 @@ def nc_match_replace8(dst, data, vals, imm, dst_idx=None, name=None):
 
 
 from ._compute import *  # noqa: F401,F403,E402
+from ._select import *  # noqa: F401,F403,E402
+from ._pe import *  # noqa: F401,F403,E402
+# the elementwise instructions through their per-signature plans (issue 15, speed family)
+from ._plan import tensor_copy, tensor_scalar, tensor_tensor  # noqa: F401,E402
 
 # ---- nki-isa family: SDK 2.33 instructions beyond NKI 0.7's core set ------------------------
 from .enums import dma_engine, matmul_perf_mode, nc_version  # noqa: F401,E402
@@ -525,17 +529,7 @@ from ._scan import *  # noqa: F401,F403,E402
 from ._stats import *  # noqa: F401,F403,E402
 
 
-def activate2(dst, op, data, imm0, imm1, op0, op1, relu_param=0.0, reverse0=False,
-              reverse1=False, reduce_op=None, reduce_res=None, reduce_cmd=None, name=None):
-    """NeuronCore-v4 two-stage activation (SDK 2.33 ``nki.isa.activate2``): not implemented.
-
-    Raises NotImplementedError: the order in which it applies ``op0``/``op1``, ``op`` and
-    ``relu_param`` is not fully given by the public docstring, so fastisa cannot claim
-    its bits yet.
-    """
-    raise NotImplementedError("activate2: not implemented by fastisa -- the public SDK 2.33 "
-                              "docstring does not pin down the order of its two ALU stages, "
-                              "the activation and relu_param, so its bits cannot be claimed")
+from ._act2 import *  # noqa: F401,F403,E402
 
 
 # ---- public names: every instruction, whichever module defines it --------------------------

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses as _dataclasses
 import threading
 import math
 import operator
@@ -36,6 +37,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError
 from .tensor import PMAX, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, Buffer, NkiTensor
+from . import _capacity
 
 # ---- data types (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst), Table 7) ------------------------------------------------------
 SPEC_DTYPES = ("uint8", "int8", "uint16", "int16", "uint32", "int32",
@@ -250,6 +252,24 @@ def _fill_value(fmt):
     return 0x7F7F7F7F  # fp8 x4: NaN code 0x7F in every lane
 
 
+_FILL_BITS: dict = {}
+
+
+def _filled(shape, fmt) -> np.ndarray:
+    """New storage of ``shape`` holding :func:`_fill_value` in every element: the same bits
+    as ``np.full(shape, _fill_value(fmt), fmt.np_dtype)`` (the fill value converted once, per
+    format), written by an unsigned-integer fill -- memset speed, where ``np.full`` on an
+    ml_dtypes dtype converts element by element (issue 15)."""
+    bits = _FILL_BITS.get(fmt.name)
+    if bits is None:
+        one = np.full(1, _fill_value(fmt), fmt.np_dtype)
+        bits = _FILL_BITS[fmt.name] = (one.view(f"u{one.itemsize}").dtype,
+                                       int(one.view(f"u{one.itemsize}")[0]))
+    raw = np.empty(shape, bits[0])      # (np.empty of an ml_dtypes dtype zero-fills first)
+    raw.fill(bits[1])
+    return raw.view(fmt.np_dtype)
+
+
 def _check_shape(shape) -> tuple:
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
@@ -322,7 +342,7 @@ def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -
             t = m.shared[i]
             if t.shape == shape and t.dtype is fmt:
                 return t
-        t = NkiTensor(np.full(shape, _fill_value(fmt), fmt.np_dtype), fmt, buffer, name)
+        t = NkiTensor(_filled(shape, fmt), fmt, buffer, name)
         if i < len(m.shared):
             m.shared[i] = t
         else:
@@ -341,15 +361,18 @@ def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -
                 f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
                 f"{shape} {fmt.name} needs {per_part} bytes per partition, more than the "
                 f"{cap} there are")
-    data = np.full(shape, _fill_value(fmt), fmt.np_dtype)
+    data = _filled(shape, fmt)
     if buffer.on_chip:
-        used = m.reserve(buffer.name, per_part)
-        if used is not None:
-            raise AccessError(
+        used = _capacity.reserve_or_collect(m, buffer.name, per_part)
+        if used is not None:     # an error now, or (in nki.simulate) when the program ends
+            _capacity.overflow(m, buffer.name, (
                 f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
                 f"{shape} {fmt.name} needs {per_part} bytes per partition, "
-                f"{used} of {cap} are in use")
+                f"{used} of {cap} are in use"), per_part)
+            _capacity.force_reserve(m, buffer.name, per_part)
         weakref.finalize(data, m.release, buffer.name, per_part)
+        if getattr(m, "deferred_capacity", False):
+            _capacity.track(m, data, per_part, buffer.name)
     return NkiTensor(data, fmt, buffer, name)
 
 
@@ -545,17 +568,51 @@ def spmd_dim(*dims):
 # ---- NKIObject ------------------------------------------------------------------------------
 class NKIObject:
     """``nl.NKIObject``: the base class kernels derive their configuration objects from
-    (often ``@dataclass`` classes).  Accepts constructor keywords for attributes when the
-    subclass defines no ``__init__`` of its own; otherwise a plain object."""
+    (often ``@dataclass`` classes).  Construction takes the attributes as keywords (and,
+    for a dataclass, its init fields positionally, with their defaults, default factories
+    and ``__post_init__``), also for a ``@dataclass`` whose attributes carry no
+    annotations (``section_idx = None``: no dataclass fields, so the generated
+    ``__init__`` would take no arguments -- nki-library builds such objects with
+    keywords).  A subclass that defines its own ``__init__`` keeps it."""
 
     def __init__(self, *args, **kwargs):
-        if args:
-            raise TypeError(f"{type(self).__name__}() takes keyword arguments only")
+        cls = type(self)
+        fields = [f for f in _dataclasses.fields(cls) if f.init] \
+            if _dataclasses.is_dataclass(cls) else []
+        if len(args) > len(fields):
+            raise TypeError(f"{cls.__name__}() takes {len(fields)} positional arguments but "
+                            f"{len(args)} were given")
+        vals = {}
+        for f, a in zip(fields, args):
+            vals[f.name] = a
         for k, v in kwargs.items():
-            setattr(self, k, v)
+            if k in vals:
+                raise TypeError(f"{cls.__name__}() got multiple values for argument {k!r}")
+            if fields and not any(f.name == k for f in fields) and not hasattr(cls, k):
+                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {k!r}")
+            vals[k] = v
+        if _dataclasses.is_dataclass(cls):
+            for f in _dataclasses.fields(cls):
+                if f.name in vals:
+                    continue
+                if f.default is not _dataclasses.MISSING:
+                    vals[f.name] = f.default
+                elif f.default_factory is not _dataclasses.MISSING:
+                    vals[f.name] = f.default_factory()
+                elif f.init:
+                    raise TypeError(f"{cls.__name__}() missing required argument {f.name!r}")
+        for k, v in vals.items():
+            object.__setattr__(self, k, v)
+        post = getattr(self, "__post_init__", None)
+        if post is not None and _dataclasses.is_dataclass(cls):
+            post()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        # install the keyword constructor in the subclass itself, so that a @dataclass
+        # applied to it afterwards keeps it instead of generating its own
+        if "__init__" not in cls.__dict__:
+            cls.__init__ = NKIObject.__init__
 
 
 from .ops import *  # noqa: F401,F403,E402

@@ -277,10 +277,34 @@ def shared_constant(constant, dtype=None, **kwargs):
     return t
 
 
-def shared_identity_matrix(n, dtype=None, **kwargs):
-    """``nl.shared_identity_matrix(n, dtype=nl.uint8)``: an ``n x n`` identity in HBM."""
-    fmt = _dt.lookup(dtype if dtype is not None else "uint8")
-    return shared_constant(np.eye(int(n)), fmt)
+def shared_identity_matrix(n, dtype=None, dst=None, **kwargs):
+    """``nl.shared_identity_matrix(n, dtype=nl.uint8, dst=None)``: an ``n x n`` identity
+    as an SBUF tile (partition = row), or written into ``dst`` (an ``[n, n]`` tensor).
+
+    SDK 2.33 ``nki.language.shared_identity_matrix`` (aws-neuron-sdk
+    ``nki/api/nki/language/__init__.py``): "Create an identity matrix in SBUF with the
+    specified data type" (Beta 1 put it in HBM; ``nl.load`` of the SBUF tile still works,
+    so Beta 1 kernels that load it run too).
+
+    Raises ConstraintError: ``n`` not an integer in [1, 128] (SBUF has 128 partitions),
+    ``dst`` not an ``[n, n]`` tensor.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= int(n) <= 128:
+        raise ConstraintError(f"shared_identity_matrix: n must be an integer in [1, 128] (the "
+                              f"identity is an SBUF tile of n partitions), got {n!r}")
+    n = int(n)
+    if dst is not None:
+        if not isinstance(dst, NkiTensor) or tuple(dst.shape) != (n, n):
+            raise ConstraintError(f"shared_identity_matrix: dst must be an [{n}, {n}] tensor, "
+                                  f"got {getattr(dst, 'shape', type(dst).__name__)}")
+        t = dst
+    else:
+        fmt = _dt.lookup(dtype if dtype is not None else "uint8")
+        t = _new_tile((n, n), fmt)
+    _isa().memset(t, 0.0)
+    eye = np.eye(n, dtype=np.float32)
+    t.data[...] = eye.astype(t.data.dtype) if t.dtype.kind == "float" else eye.astype(t.data.dtype)
+    return t
 
 
 _RNG = [np.random.default_rng(0)]

@@ -28,6 +28,13 @@ Forms:
   inverse, with atomic "add"/"max"/"min" (computed in the element type) and oob "skip",
   "clamp", "wrap" ("undefined": AccessError).
 
+* ``TGATHERB(dst, src, offset)`` (docs/isa/TGATHERB.md; the docs give the per-element
+  formula ``dst = *(srcBase + offset)`` with bounds implementation-defined, the CPU simulator,
+  include/pto/cpu/TGatherB.hpp, gathers 32-byte blocks): for each row r of dst's valid region
+  and each 32-byte block b of it, the 32 bytes at byte offset ``offset[r, b]`` (read as
+  uint32) of src's buffer; a block that would read past src's buffer is skipped (dst keeps
+  those bytes), as the simulator does.
+
 Inputs are never modified except the destination; a call that raises changes nothing.
 """
 
@@ -43,7 +50,7 @@ from . import _xcommon as X
 from ._ops import _dtype_in, _operand
 from ._tile import GlobalTensor, Tile
 
-__all__ = ["MaskPattern", "TGATHER", "TSCATTER", "MGATHER", "MSCATTER"]
+__all__ = ["MaskPattern", "TGATHER", "TGATHERB", "TSCATTER", "MGATHER", "MSCATTER"]
 
 
 class MaskPattern(enum.IntEnum):
@@ -120,12 +127,15 @@ def TGATHER(dst, src, indices=None, tmp=None, maskPattern=None, axis="row") -> N
         if indices.valid_row < R or indices.valid_col < C:
             raise constraint(instr, "indices valid shape", f"must cover dst's valid shape "
                              f"{dst.valid_shape}", indices.valid_shape)
-        idx = indices.data[:R, :C].astype(np.int64)
-        n = src.rows * src.cols
-        ok = (idx >= 0) & (idx < n)
-        flat = np.where(ok, idx, 0)
-        off = np.where(ok, _storage(src, flat // src.cols, flat % src.cols), -1)
-        _run_gather(dst, src._buf, off, R, C)
+        _dtype_in(instr, "indices", indices, ("int32", "uint32", "int16", "uint16"))
+        if R and C:
+            # offsets computed in C: index v -> src element (v // Cols, v % Cols), 0 outside
+            sbuf = _operand(src, dst)[0]
+            dense = src._rs == src.cols and src._cs == 1      # row-major: offset = v
+            _kx.gather_idx(*_operand(dst), sbuf, *_operand(indices, dst),
+                           _kx.INDEX_MODES["zero"], src.rows * src.cols,
+                           0 if dense else src.cols, src._rs, src._cs, src._buf.size, R, C,
+                           False)
         X.record(instr, dst)
         return
     p = _pattern(instr, maskPattern)
@@ -173,19 +183,20 @@ def TSCATTER(dst, src, indexes=None, maskPattern=None, axis="row") -> None:  # n
     if isinstance(indexes, (MaskPattern, str)) and maskPattern is None:
         indexes, maskPattern = None, indexes
     if maskPattern is None:
-        idx = _index_values(instr, "indexes", indexes)
+        X.tiles(instr, indexes=indexes)
+        _dtype_in(instr, "indexes", indexes, ("int32", "uint32", "int16", "uint16"))
         R, C = indexes.valid_shape
         if src.rows < R or src.cols < C:
             raise constraint(instr, "src", f"must cover the index tile's valid shape {(R, C)}",
                              src.shape)
         n = dst.rows * dst.cols
-        bad = (idx < 0) | (idx >= n)
-        if bad.any():
-            v = int(idx[bad][0])
-            raise AccessError(f"{instr}: index {v} is outside dst's buffer of {n} elements")
         if R and C:
-            s = _operand(src, dst)
-            _kx.scatter(0, dst.format.code, dst._buf.view(np.uint8), idx.reshape(-1), *s, R, C)
+            # checked in C before anything is written: an index outside [0, n) raises
+            bad = _kx.scatter_idx(0, dst.format.code, dst._buf.view(np.uint8),
+                                  *_operand(indexes, dst), *_operand(src, dst),
+                                  _kx.INDEX_MODES["undefined"], n, dst._buf.size, R, C)
+            if bad is not None:
+                raise AccessError(f"{instr}: index {bad} is outside dst's buffer of {n} elements")
         X.record(instr, dst, 1, R, C)
         return
     p = _pattern(instr, maskPattern)
@@ -271,14 +282,40 @@ def MGATHER(dst, gm, indexes, coalesce="elem", oob="undefined") -> None:  # noqa
     if not isinstance(indexes, Tile):
         raise constraint(instr, "indexes", "must be a Tile", type(indexes).__name__)
     _dtype_in(instr, "indexes", indexes, ("int32", "uint32", "int16", "uint16"))
-    idx = indexes.data[:R, : (C if co == "elem" else 1)].astype(np.int64)
+    idx = indexes.data[:R, : (C if co == "elem" else 1)]
     if idx.shape[0] < R or (co == "elem" and idx.shape[1] < C):
         raise constraint(instr, "indexes", f"must cover {R} x {C if co == 'elem' else 1}",
                          indexes.shape)
-    off = _gm_offsets(instr, gm, idx, co, mode, C, "zero")
-    flat = gm.array.reshape(-1, order="A")
-    _run_gather(dst, np.ascontiguousarray(flat), off, R, C)
+    flat = np.ascontiguousarray(gm.array.reshape(-1, order="A"))
+    if co == "elem":
+        _elem_gather(instr, dst, gm, flat, indexes, mode, R, C)
+        X.record(instr, dst)
+        return
+    off = _gm_offsets(instr, gm, idx.astype(np.int64), co, mode, C, "zero")
+    _run_gather(dst, flat, off, R, C)
     X.record(instr, dst)
+
+
+def _cap_error(instr, gm, bad, cap, word):
+    if 0 <= bad < cap:
+        return AccessError(f"{instr}: an addressed element lies outside the global tensor's "
+                           f"array of {gm.array.size} elements")
+    return AccessError(f"{instr}: index {bad} is outside the global tensor's capacity {cap} "
+                       f"(oob={word!r} or clamp/wrap handle it)")
+
+
+def _elem_gather(instr, dst, gm, flat, indexes, mode, R, C):
+    """MGATHER coalesce=elem with the index mapping (oob) done in the C kernel."""
+    cap = int(np.prod(gm.shape))
+    if cap == 0:
+        raise constraint(instr, "gm", "must have a nonzero capacity", gm.shape)
+    if not (R and C):
+        return
+    check = mode == "undefined" or cap > flat.size
+    bad = _kx.gather_idx(*_operand(dst), flat.view(np.uint8), *_operand(indexes, dst),
+                         _kx.INDEX_MODES[mode], cap, 0, 1, 1, flat.size, R, C, check)
+    if bad is not None:
+        raise _cap_error(instr, gm, bad, cap, "zero")
 
 
 def MSCATTER(gm, src, indexes, coalesce="elem", atomic="none", oob="undefined") -> None:  # noqa: N802
@@ -303,11 +340,26 @@ def MSCATTER(gm, src, indexes, coalesce="elem", atomic="none", oob="undefined") 
         raise constraint(instr, "indexes", "must be a Tile", type(indexes).__name__)
     _dtype_in(instr, "indexes", indexes, ("int32", "uint32", "int16", "uint16"))
     R, C = src.valid_shape
-    idx = indexes.data[:R, : (C if co == "elem" else 1)].astype(np.int64)
+    idx = indexes.data[:R, : (C if co == "elem" else 1)]
     if idx.shape[0] < R or (co == "elem" and idx.shape[1] < C):
         raise constraint(instr, "indexes", f"must cover {R} x {C if co == 'elem' else 1}",
                          indexes.shape)
-    off = _gm_offsets(instr, gm, idx, co, mode_g, C, "skip")
+    if co == "elem":
+        cap = int(np.prod(gm.shape))
+        if cap == 0:
+            raise constraint(instr, "gm", "must have a nonzero capacity", gm.shape)
+        if not gm.array.flags.writeable:
+            raise AccessError(f"{instr}: the global tensor's array is read-only")
+        flat = gm.array.reshape(-1, order="A")
+        if R and C:
+            bad = _kx.scatter_idx(_kx.SCATTER_OPS[at], src.format.code, flat.view(np.uint8),
+                                  *_operand(indexes), *_operand(src),
+                                  _kx.INDEX_MODES[mode], cap, flat.size, R, C)
+            if bad is not None:
+                raise _cap_error(instr, gm, bad, cap, "skip")
+        X.record(instr, src)
+        return
+    off = _gm_offsets(instr, gm, idx.astype(np.int64), co, mode_g, C, "skip")
     if not gm.array.flags.writeable:
         raise AccessError(f"{instr}: the global tensor's array is read-only")
     flat = gm.array.reshape(-1, order="A")
@@ -316,3 +368,52 @@ def MSCATTER(gm, src, indexes, coalesce="elem", atomic="none", oob="undefined") 
         _kx.scatter(_kx.SCATTER_OPS[at], src.format.code, flat.view(np.uint8),
                     np.ascontiguousarray(off, np.int64).reshape(-1), *s, R, C)
     X.record(instr, src)
+
+
+_GATHERB_DT = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "float16", "bfloat16",
+               "float32")
+
+
+def TGATHERB(dst, src, offset) -> None:  # noqa: N802
+    """32-byte block gather by byte offsets (module doc).
+
+    dst: a row-major Vec tile whose valid row is a whole number of 32-byte blocks
+    (``validCol * sizeof(T) % 32 == 0``); src: a Vec tile (the byte source, its whole buffer);
+    dst and src int8/uint8/int16/uint16/int32/uint32/float16/bfloat16/float32; offset: an
+    int32/uint32 Vec tile holding one byte offset per block, ``offset[r, b]`` for r < validRow,
+    b < validCol * sizeof(T) / 32.  Raises ConstraintError on a bad operand (nothing written)."""
+    instr = "TGATHERB"
+    X.tiles(instr, dst=dst, src=src, offset=offset)
+    _dtype_in(instr, "dst", dst, _GATHERB_DT)
+    _dtype_in(instr, "src", src, _GATHERB_DT)
+    _dtype_in(instr, "offset", offset, ("int32", "uint32"))
+    from ._ops import _row_major
+    _row_major(instr, "dst", dst)
+    R, C = dst.valid_shape
+    isz = dst.dtype.itemsize
+    if (C * isz) % 32:
+        raise constraint(instr, "dst.validCol", f"must make whole 32-byte blocks "
+                         f"(validCol * {isz} % 32 == 0)", C)
+    nb = C * isz // 32
+    if offset.rows < R or offset.cols < nb:
+        raise constraint(instr, "offset", f"must hold {R} x {nb} block offsets", offset.shape)
+    if not (R and nb):
+        X.record(instr, dst)
+        return
+    offs = offset.data[:R, :nb].astype(np.uint32).astype(np.int64)
+    sbytes = src._buf.view(np.uint8)
+    n_src = sbytes.size
+    dbytes = dst._buf.view(np.uint8)
+    row_b = dst._rs * isz
+    ok = offs + 32 <= n_src
+    lane = np.arange(32, dtype=np.int64)
+    # a skipped block reads dst's own current bytes (appended after src's): unchanged
+    own = (n_src + np.arange(R, dtype=np.int64)[:, None] * row_b
+           + np.arange(nb, dtype=np.int64)[None, :] * 32)
+    base = np.where(ok, offs, own)
+    off = (base[:, :, None] + lane[None, None, :]).reshape(R, nb * 32)
+    pool = np.concatenate([sbytes, dbytes])
+    from ..dtypes import lookup
+    _kx.gather(dbytes, lookup("uint8").code, row_b, 1, pool, np.ascontiguousarray(off).reshape(-1),
+               R, nb * 32)
+    X.record(instr, dst)

@@ -16,6 +16,8 @@ import os
 import numpy as np
 
 from .. import cost
+from .. import dtypes as _dt
+from .. import plans as _plans
 from .._kernels import tile as _k
 from ..errors import ConstraintError, OverlapError, constraint
 from ._tile import BLayout, Tile, TileType, _State
@@ -237,8 +239,44 @@ def _run_binary(op, dst, a_op, a_vc, b_op, b_vc, R, C):
         _k.binary(_OP[op], d[0], d[1], d[2], d[3], *a_op, a_vc, *b_op, b_vc, R, C)
 
 
+# ---- per-signature plans (issue 15, speed family; see fastisa.plans) ----------------------
+# The elementwise helpers below first try the plan of their signature (fastisa._kernels.tile
+# .hit, False when there is none or the call needs the full path); a miss runs every
+# check, and a call that passed them stores the plan.  Hashing cannot fail: the key is
+# bytes of identities and integers.  Division
+# (zero divisors are checked per value, float ones only in debug mode) and TRECIP/TRSQRT
+# never have plans.
+_PLANS: dict = _plans.register({})
+_PLAN_ON = _plans.ON
+_NO_PLAN_OPS = ("DIV", "RECIP", "RSQRT")
+
+
+def _replay(dst, engine, instr, cycles):
+    """cost.record from a frame shaped like _record's (the profile infers operands from it)."""
+    cost.record(engine, instr, cycles)
+
+
+def _plan_store(head, op, nsrc, rev, dst, srcs):
+    """After a successful full-path call: store the signature's plan."""
+    if op in _NO_PLAN_OPS or type(dst) is not Tile or any(type(s) is not Tile for s in srcs):
+        return
+    R, C = dst.valid_shape
+    rec = ("Vector", head[0], vector_cycles(R, C, dst.dtype.itemsize, _FACTOR[op]))
+    key = _k.tile_key(head, dst, *srcs)
+    plan = _k.TilePlan(_OP[op], nsrc, int(rev), R, C, dst, srcs, rec,
+                       (head, dst.format, [s.format for s in srcs]))
+    _plans.store(_PLANS, key, plan)
+
+
+_k.set_plan_env(Tile, _PLANS, cost.RECORD_HOOKS, cost._ACTIVE, _scalar_array,
+                _dt.lookup("float32").code, _replay)
+
+
 # ---- elementwise unary --------------------------------------------------------------------
 def _unary(instr, op, dst, src, allowed, row_major=False):
+    if _PLAN_ON[0] and op not in _NO_PLAN_OPS and _k.hit((instr, op, allowed, row_major), dst,
+                                                         src):
+        return
     _tile(instr, "dst", dst)
     _tile(instr, "src", src)
     _vec(instr, "dst", dst)
@@ -254,6 +292,8 @@ def _unary(instr, op, dst, src, allowed, row_major=False):
     R, C = dst.valid_shape
     _run_unary(op, dst, _operand(src, dst), R, C)
     _record(instr, dst, op)
+    if _PLAN_ON[0]:
+        _plan_store((instr, op, allowed, row_major), op, 1, False, dst, (src,))
 
 
 def TRECIP(dst, src, precision=RecipAlgorithm.DEFAULT) -> None:  # noqa: N802
@@ -302,15 +342,37 @@ def TEXP(dst, src) -> None:  # noqa: N802
     _unary("TEXP", "EXP", dst, src, _F, row_major=True)
 
 
+_LOG_INTS = ("int32", "int16", "int8", "uint32", "uint16", "uint8")
+
+
 def TLOG(dst, src) -> None:  # noqa: N802
     """``dst = ln(src)`` (float64, rounded once); float32/float16 Vec tiles, equal valid
-    shapes.  ln(0) = -inf, ln(x<0) = NaN."""
+    shapes.  ln(0) = -inf, ln(x<0) = NaN.
+
+    Integer tiles (int32/int16/int8/uint32/uint16/uint8): the docs (docs/isa/TLOG.md) list
+    float/half as the NPU implementations' check; pto-isa's CPU simulator also takes integers
+    (include/pto/cpu/ElementOp.h: ``static_cast<T>(std::log((double)x))``, truncation toward
+    zero) and its own TLOG test uses int32, so fastisa accepts them with that rule.  An
+    element <= 0 has no integer logarithm (the cast is undefined in C++): ConstraintError,
+    nothing written."""
+    if isinstance(dst, Tile) and isinstance(src, Tile) and dst.format.name in _LOG_INTS:
+        _same_dtype("TLOG", dst, "src", src)
+        _same_valid("TLOG", dst, "src", src)
+        v = src.valid
+        if v.size and not (v > 0).all():
+            raise constraint("TLOG", "src", "integer elements must be > 0 (the log of x <= 0 "
+                             "has no integer value)", int(v[v <= 0].flat[0]))
+        _unary("TLOG", "LOG", dst, src, _LOG_INTS)
+        return
     _unary("TLOG", "LOG", dst, src, _F)
 
 
 def TSQRT(dst, src) -> None:  # noqa: N802
-    """``dst = sqrt(src)`` (correctly rounded); float32/float16 Vec tiles."""
-    _unary("TSQRT", "SQRT", dst, src, _F)
+    """``dst = sqrt(src)`` (correctly rounded: sqrt in float64 rounded once); float32/float16
+    Vec tiles, and bfloat16 (the docs, docs/isa/TSQRT.md, list float/half as the NPU check;
+    the CPU simulator's TSQRT, include/pto/cpu/TSqrt.hpp, also accepts bfloat16 and pto-isa's
+    TSQRT test uses it)."""
+    _unary("TSQRT", "SQRT", dst, src, _F + ("bfloat16",))
 
 
 def TRSQRT(dst, src) -> None:  # noqa: N802
@@ -339,6 +401,8 @@ _BIG = 1 << 30   # "column modulus" meaning no wrap
 
 
 def _binary(instr, op, dst, src0, src1, allowed=_ALL):
+    if _PLAN_ON[0] and op not in _NO_PLAN_OPS and _k.hit((instr, op, allowed), dst, src0, src1):
+        return
     for name, t in (("dst", dst), ("src0", src0), ("src1", src1)):
         _tile(instr, name, t)
         _vec(instr, name, t)
@@ -352,6 +416,8 @@ def _binary(instr, op, dst, src0, src1, allowed=_ALL):
     R, C = dst.valid_shape
     _run_binary(op, dst, _operand(src0, dst), _BIG, _operand(src1, dst), _BIG, R, C)
     _record(instr, dst, op)
+    if _PLAN_ON[0]:
+        _plan_store((instr, op, allowed), op, 2, False, dst, (src0, src1))
 
 
 def TADD(dst, src0, src1) -> None:  # noqa: N802
@@ -389,6 +455,9 @@ def TMIN(dst, src0, src1) -> None:  # noqa: N802
 
 # ---- tile / scalar ------------------------------------------------------------------------
 def _tile_scalar(instr, op, dst, src, scalar, row_major, reverse=False):
+    if _PLAN_ON[0] and op not in _NO_PLAN_OPS and _k.hit((instr, op, row_major, reverse), dst,
+                                                         src, None, scalar):
+        return
     _tile(instr, "dst", dst)
     _tile(instr, "src", src)
     _vec(instr, "dst", dst)
@@ -413,6 +482,8 @@ def _tile_scalar(instr, op, dst, src, scalar, row_major, reverse=False):
     else:
         _run_binary(op, dst, top, _BIG, sop, _BIG, R, C)
     _record(instr, dst, op)
+    if _PLAN_ON[0]:
+        _plan_store((instr, op, row_major, reverse), op, 3, reverse, dst, (src,))
 
 
 def TADDS(dst, src, scalar) -> None:  # noqa: N802

@@ -20,9 +20,13 @@ from ._groupreduce import GroupReduceMixin as _GroupReduce
 from ._proposal import ProposalMixin as _Proposal
 from ._scalar import ScalarMixin as _Scalar
 from ._transpose import TransposeMixin as _Transpose
+# ---- tik-cube: the cube path and the TIK 1.5 h_* API ----
+from ._cube import CubeMixin as _Cube
+from ._high import HighLevelMixin as _High
+# ---- end tik-cube ----
 
 
-class Tik(_CmpSel, _Transpose, _Proposal, _GroupReduce, _Scalar, _DeqConv, _TikCore):
+class Tik(_Cube, _High, _CmpSel, _Transpose, _Proposal, _GroupReduce, _Scalar, _DeqConv, _TikCore):
     __doc__ = _TikCore.__doc__
 # ---- end tik-isa ----
 from ._program import (UNINIT_FILL, Expr, InputScalar, Scalar, Tensor, TensorView, all_,

@@ -30,8 +30,9 @@ import numpy as np
 from .. import cost
 from .._kernels import cmpsel as _k
 from ..errors import AccessError, AlignmentError, ConstraintError, OverlapError
-from ._instr import (VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _is_dyn, _Operand,
-                     _s64, _static, _Vector, _U64)
+from ._base import (VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _is_dyn, _Operand,
+                    _s64, _static, _U64)
+from ._vector import _Vector
 from . import _program as P
 from ._program import Expr, Tensor, TensorView, cast_value, scope_ubuf
 

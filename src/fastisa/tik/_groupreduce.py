@@ -26,8 +26,9 @@ import numpy as np
 from .. import cost
 from ..errors import AccessError, AlignmentError, ConstraintError
 from . import _program as P
-from ._instr import (VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _Operand, _Vector,
-                     _reduce_stride_unit)
+from ._base import (VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _Operand,
+                    _reduce_stride_unit)
+from ._vector import _Vector
 from ._program import Expr, scope_ubuf
 
 __all__ = ["GroupReduceMixin"]

@@ -26,12 +26,18 @@ __all__ = ["Tik", "Tensor", "TensorView", "Scalar", "InputScalar", "Expr", "scop
 scope_gm = "global"
 scope_ubuf = "local.UB"
 scope_cbuf = "local.L1"
-scope_cbuf_out = "local.L1_OUT"
+scope_cbuf_out = "local.L0C"   # TIK tik_params.py: "new SCOPE_CBUF_OUT, actual scope_cc"
 scope_ca = "local.L0A"
 scope_cb = "local.L0B"
 scope_cc = "local.L0C"
-_SCOPE_INDEX = {scope_gm: 0, scope_ubuf: 1, scope_cbuf: 2}
-_SCOPE_SHORT = {scope_gm: "gm", scope_ubuf: "ub", scope_cbuf: "l1"}
+# ---- tik-cube: the cube scopes L0A/L0B/L0C are buffers 3..5; L1OUT is L0C (the 2020 TIK
+# source, te/tik/tik_lib/tik_params.py: scope_cbuf_out = "local.L0C") -------------------
+_SCOPE_INDEX = {scope_gm: 0, scope_ubuf: 1, scope_cbuf: 2, scope_ca: 3, scope_cb: 4,
+                scope_cc: 5}
+_SCOPE_SHORT = {scope_gm: "gm", scope_ubuf: "ub", scope_cbuf: "l1", scope_ca: "l0a",
+                scope_cb: "l0b", scope_cc: "l0c"}
+_NSCOPES = len(_SCOPE_INDEX)
+# ---- end tik-cube ----
 
 #: The byte every uninitialised UB/L1/GM byte (scratch tensors and outputs) is set to
 #: before a run: 0xA5, i.e. float16 -0.02213 (0xA5A5), float32 -2.87e-16, int16 -23131.
@@ -355,9 +361,9 @@ class Tensor:
         self.nbytes = self.size * self.esize
         self.name = name
         if scope not in _SCOPE_INDEX:
-            raise NotImplementedError(
-                f"Tensor {name}: scope {scope!r} is not simulated by fastisa "
-                f"(supported: scope_gm, scope_ubuf, scope_cbuf)")
+            raise ConstraintError(
+                f"Tensor {name}: scope should be one of scope_gm, scope_ubuf, scope_cbuf, "
+                f"scope_ca, scope_cb, scope_cc (= scope_cbuf_out), input scope: {scope!r}")
         self.scope = scope
         self.sidx = _SCOPE_INDEX[scope]
         self.base = base
@@ -400,7 +406,8 @@ class Tensor:
             if isinstance(ix, np.integer):
                 ix = int(ix)
             off = off + ix * strides[d]
-        return TensorView(self, off)
+        # tik-cube: the index as given, for the TIK 1.5 h_* API's regions (tik/_high.py)
+        return TensorView(self, off, tuple(idx))
 
     def __call__(self, index) -> "TensorView":
         """``t(i)`` is ``t[i]`` (TIK ``Tensor.__call__``)."""
@@ -447,13 +454,15 @@ class Tensor:
 
 
 class TensorView:
-    """``tensor[index]``: a start element (an int or Expr) inside a tensor."""
+    """``tensor[index]``: a start element (an int or Expr) inside a tensor; ``index`` keeps
+    the index as given (slices included) for the TIK 1.5 h_* API's regions."""
 
-    __slots__ = ("tensor", "offset")
+    __slots__ = ("tensor", "offset", "index")
 
-    def __init__(self, tensor: Tensor, offset):
+    def __init__(self, tensor: Tensor, offset, index=None):
         self.tensor = tensor
         self.offset = offset
+        self.index = index
 
     @property
     def dtype(self):
@@ -470,6 +479,11 @@ class TensorView:
     def __getitem__(self, idx):
         return TensorView(self.tensor, as_expr(self.offset) + idx if isinstance(
             self.offset, Expr) or isinstance(idx, Expr) else self.offset + idx)
+
+    def __setitem__(self, idx, value):
+        """``t[i][j] = v``: element ``i + j`` set to ``value`` (TIK: ``t[i]`` is a tensor,
+        whose ``__setitem__`` is ``self[idx].set_as(value)``)."""
+        self[idx].set_as(value)
 
     def _reader(self, as_dtype=None):
         """A run-time reader of element ``offset`` as a Python number of ``as_dtype``
@@ -590,6 +604,14 @@ class _If:
             run_block(self.orelse, st)
 
 
+#: tik-cube: bytes of the cube buffers on the Ascend 310/910 generation (TIK docs: L0A/L0B
+#: 64 KiB, L0C (= L1OUT) 256 KiB).
+_CUBE_CAP = {3: 65536, 4: 65536, 5: 262144}
+#: tik-cube: tensor start alignment in the cube buffers (one fractal: 512 B; L0C holds
+#: float32 fractals of 1024 B -- the TIK debugger's L0C alignment, debug/intrinsic.py)
+_CUBE_ALIGN = {3: 512, 4: 512, 5: 1024}
+
+
 # ======================================================================================
 # The run state and the debugger
 # ======================================================================================
@@ -612,7 +634,7 @@ class _State:
         from .._kernels import walker
         self.env = [0] * nscalars
         self.bufs = bufs
-        self.cbufs = walker.Buffers(bufs)  # raw pointers for the static instructions
+        self.cbufs = walker.Buffers(bufs[:3])  # raw pointers (gm, ub, l1) for the walker
         self.tik = tik
 
 
@@ -668,8 +690,8 @@ class Tik:
         self._nscalars = 0
         self._root: list = []
         self._stack: list = [self._root]
-        self._cursor = [0, 0, 0]
-        self._peak = [0, 0, 0]
+        self._cursor = [0] * _NSCOPES
+        self._peak = [0] * _NSCOPES
         self._tensors: list[Tensor] = []
         self._scalars: list[Scalar] = []
         self._inputs = None
@@ -694,11 +716,13 @@ class Tik:
 
     def _alloc(self, t: Tensor) -> int:
         i = t.sidx
-        off = self._cursor[i]
+        off = orig = self._cursor[i]
+        al = _CUBE_ALIGN.get(i, 32)     # tik-cube: L0A/L0B tensors on 512 B, L0C on 1024 B
+        off = -(-off // al) * al
         self._cursor[i] = off + (t.nbytes + 31) // 32 * 32
-        cap = {1: self.target.ub_size, 2: self.target.l1_size}.get(i)
+        cap = {1: self.target.ub_size, 2: self.target.l1_size}.get(i, _CUBE_CAP.get(i))
         if cap is not None and self._cursor[i] > cap:
-            self._cursor[i] = off
+            self._cursor[i] = orig
             raise ConstraintError(
                 f"Tensor {t.name}: {_SCOPE_SHORT[t.scope]} buffer overflow: the tensors need "
                 f"{off + t.nbytes} bytes but {self.target.name} has only {cap}")

@@ -28,7 +28,7 @@ import numpy as np
 from .. import cost
 from .._kernels import transpose as _k
 from ..errors import AccessError, AlignmentError, ConstraintError, OverlapError
-from ._instr import VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _is_dyn, _Operand
+from ._base import VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _is_dyn, _Operand
 from . import _program as P
 from ._program import Expr, scope_ubuf
 

@@ -87,6 +87,13 @@ def _dtype_table(family: str) -> dict[str, tuple[str, ...]]:
     t["vnchwconv"] = t["vec_trans_scatter"] = ((_I8, _U8, _I16, _U16, _F16) if v100 else
                                                (_I8, _U8, _I16, _U16, _F16, _I32, _U32, _F32))
     t["vconcat"] = t["vextract"] = (_F16,) if v100 else (_F16, _F32)
+    # region-proposal sorts: platform_config Ascend310/910.ini Intrinsic_vbitsort (vrpsort16)
+    # and Intrinsic_vmrgsort4 float16; Ascend610/620 (v200) float16, float32; not on A2/A3
+    # (the Ascend C RpSort16/MrgSort4 pages list no Atlas A2/A3 support)
+    if family in ("v100", "v100mini"):
+        t["vrpsort16"] = t["vmrgsort4"] = (_F16,)
+    elif family == "v200":
+        t["vrpsort16"] = t["vmrgsort4"] = (_F16, _F32)
     for n in ("vcgadd", "vcgmax", "vcgmin", "vcpadd"):
         t[n] = (_F16,) if v100 else (_F16, _F32)
     return t
@@ -232,7 +239,7 @@ _ROUND_SUFFIX = {"": "", "none": "", "round": "r", "floor": "f", "ceil": "c", "c
 
 def _conv_codes() -> set[str]:
     """The vconv codes fastisa runs: every (src, dst, round_mode) vec_conv accepts."""
-    from ._instr import _CONV
+    from ._vector import _CONV
     codes = {_DT_ABBR[s] + "2" + _DT_ABBR[d] + _ROUND_SUFFIX[r]
              for (s, d), modes in _CONV.items() for r in modes}
     return codes
@@ -313,7 +320,7 @@ platform_info = _sys.modules[__name__]
 scope_gm = "global"
 scope_ubuf = "local.UB"
 scope_cbuf = "local.L1"
-scope_cbuf_out = "local.L1_OUT"
+scope_cbuf_out = "local.L0C"   # TIK tik_params.py: "new SCOPE_CBUF_OUT, actual scope_cc"
 scope_ca = "local.L0A"
 scope_cb = "local.L0B"
 scope_cc = "local.L0C"

@@ -1,0 +1,267 @@
+"""NKI Tensor-engine instructions (NKI 0.7 signatures, destination first), re-exported by
+``nki.isa``: ``nc_transpose`` and ``nc_matmul`` (with the PSUM accumulate rule and the operand
+checks that ``nc_matmul_mx`` shares).
+
+Split out of :mod:`fastisa.nki._compute` (the file passed the project's ~1,000-line limit);
+the validation helpers and the elementwise C kernel used for dtype conversion are
+:mod:`fastisa.nki._compute`'s; the matmul itself is ``matmul_f32`` (``csrc/fastisa/nki.h``).
+nc_matmul's transpose and double_row modes live in :mod:`fastisa.nki._matmul`.  Costs: see
+the module docstring of :mod:`fastisa.nki._compute`.  Source: the NKI docs and simulator guide
+(github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from .. import cost as _cost
+from .. import dtypes as _dt
+from ..errors import ConstraintError, UndefinedBehaviorWarning
+from . import _matmul   # nc_matmul's transpose and double_row modes (nki-isa family)
+from ._compute import (MIN_II, _computable, _kernels, _onchip, _rows, _run_ew, _target,
+                       _tensor, _threads)
+from .enums import engine_name
+from .tensor import (NkiTensor, PSUM_FRESH, PSUM_GROUP, PSUM_INIT, discard_pending,
+                     psum_state)
+
+__all__ = ["nc_transpose", "nc_matmul"]   # + matmul_operands, _psum_start (used by nc_matmul_mx)
+
+# ---- nc_transpose / nc_matmul ------------------------------------------------------------------
+def nc_transpose(dst, data, engine=None, name=None):
+    """``dst[f, p] = data[p, f]``: swap the partition and free axes of a 2-D tile.
+
+    data : NkiTensor [P, F] in SBUF or PSUM; dst [F, P].  engine: vector (P, F <= 32),
+    tensor (P, F <= 128; data in SBUF, dst in PSUM), or unknown (vector when both fit in
+    32, else tensor).  Same float dtype: a bit copy on both engines (the Tensor engine's
+    identity matmul is exact for float values); integer dtypes on the Tensor engine and
+    dtype changes go through float32 (int32 above 2^24 rounds).  Raises ConstraintError.  Cost: Vector ``max(MIN_II, F)``; Tensor
+    ``max(P, min(64, F))``.  Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
+    """
+    instr = "nc_transpose"
+    _tensor(instr, "dst", dst)
+    _tensor(instr, "data", data)
+    for pname, t in (("dst", dst), ("data", data)):
+        if t.ndim != 2:
+            raise ConstraintError(f"{instr}: {pname} must be 2-D [partition, free], got shape "
+                                  f"{t.shape}")
+    P, F = data.shape
+    if dst.shape != (F, P):
+        raise ConstraintError(f"{instr}: dst must have shape {(F, P)} (data {data.shape} "
+                              f"transposed), got {dst.shape}")
+    eng = engine_name(instr, engine, ("unknown", "vector", "tensor"))
+    if eng == "unknown":
+        eng = "vector" if P <= 32 and F <= 32 else "tensor"
+    lim = 32 if eng == "vector" else 128
+    if P > lim or F > lim:
+        raise ConstraintError(f"{instr}: on the {eng} engine data must be at most [{lim}, {lim}], "
+                              f"got {data.shape}")
+    if eng == "tensor":
+        _onchip(instr, "data", data, allow_psum=False)
+        if dst.buffer.name != "psum":
+            raise ConstraintError(f"{instr}: on the tensor engine dst must be in psum, got "
+                                  f"{dst.buffer.name}")
+    else:
+        _onchip(instr, "dst", dst)
+        _onchip(instr, "data", data)
+    same = dst.dtype is data.dtype and (eng == "vector" or data.dtype.kind != "int")
+    if not same:
+        _computable(instr, "dst", dst)
+        _computable(instr, "data", data)
+    dT = NkiTensor(dst.data.T, dst.dtype, dst.buffer, dst.name)
+    _run_ew(instr, dT, data, raw=same)
+    if eng == "tensor":     # a matmul (by the identity) wrote dst: not a non-matmul write
+        discard_pending()
+        psum_state(dst)[...] = PSUM_GROUP
+    if eng == "vector":
+        _cost.record("Vector", instr, max(MIN_II, F))
+    else:
+        _cost.record("Tensor", instr, max(P, min(64, F)))
+
+
+_MM_DTYPES = ("float8_e4m3", "float8_e5m2", "float8_e4m3fn", "bfloat16", "float16",
+              "tfloat32", "float32")
+
+
+def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False,
+              is_transpose=False, accumulate=None, tile_position=(), tile_size=(),
+              perf_mode=None, name=None):
+    """``dst = stationary.T @ moving`` on the Tensor engine, accumulated in float32 in PSUM.
+
+    Parameters
+    ----------
+    dst : NkiTensor [M, N] in PSUM (float32 or bfloat16).
+    stationary : NkiTensor [K, M] in SBUF, K <= 128, M <= 128.
+    moving : NkiTensor [K, N] in SBUF, N <= 512; same K.
+    dtypes of stationary / moving: fp8 (e4m3, e5m2, e4m3fn), bf16, fp16, tf32, fp32.
+    accumulate : False overwrites dst and opens an accumulation group; True adds onto
+        dst's current values; None (default) decides per PSUM element as the SDK 2.33
+        docstring says the compiler infers it ("first write overwrites, subsequent writes
+        accumulate"): an element no matmul has written since it was allocated, or whose
+        accumulation group was since read by a non-matmul instruction (the PSUM tile is
+        reused for the next output tile), is overwritten; an element written by an
+        earlier matmul of the open group is accumulated onto.  An element a non-matmul
+        instruction wrote (memset, tensor_copy ...) is accumulated onto with None or True;
+        the docs call that undefined on NeuronCore-v2/v3, so fastisa warns
+        (:class:`~fastisa.errors.UndefinedBehaviorWarning`) on trn1/trn2, as it does for
+        True on never-written PSUM.  See :mod:`fastisa.nki.tensor` (PSUM accumulation
+        state).
+    is_transpose : True: transpose mode (NeuronCore-v3+): moving must be the [K, K]
+        identity and ``dst[m, k] = stationary[k, m]`` bit-accurately (see
+        :mod:`fastisa.nki._matmul`); on trn1 the flag only labels the instruction.
+    perf_mode : ``matmul_perf_mode.none`` or ``double_row`` (fp8 [K, 2, F] operands,
+        folded to a 2K contraction; same numerics).  tile_position, tile_size and
+        is_*_onezero are accepted and do not change results.
+
+    Each product ``s[k, m] * v[k, n]`` is a float32 multiply (exact for inputs of at most
+    12 significant bits), summed in float32 in k order 0..K-1 onto the starting value
+    (dst's value when accumulating, else 0), then rounded once to dst.dtype.  Raises
+    ConstraintError.  Cost: ``max(min(64, M), N)`` Tensor cycles, x4 with float32 inputs.
+    Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
+    """
+    instr = "nc_matmul"
+    pm = _matmul.perf_mode_name(instr, perf_mode)
+    if is_transpose and _matmul.transpose_mode(instr, dst, stationary, moving, _target()):
+        return
+    folded = None
+    if pm == "double_row":    # validate the j = 0 halves, compute over the folded 2K rows
+        folded = _matmul.fold_double_row(instr, stationary, moving, tile_position, tile_size,
+                                         _target())
+        stationary, moving = stationary[:, 0, :], moving[:, 0, :]
+    K, M, N = matmul_operands(instr, dst, stationary, moving, _MM_DTYPES)
+    if M > 128:
+        raise ConstraintError(f"{instr}: stationary free size must be <= 128, got {M}")
+    if N > 512:
+        raise ConstraintError(f"{instr}: moving free size must be <= 512, got {N}")
+    if dst.shape != (M, N):
+        raise ConstraintError(f"{instr}: dst must have shape {(M, N)}, got {dst.shape}")
+    out, state, inplace = _psum_start(instr, dst, accumulate, inplace=True)
+    if folded is not None:
+        stationary, moving = folded
+    # operands decoded to float32 inside the kernel call (csrc/fastisa/nki.h fi_nki_matmul)
+    _kernels().matmul(out, _rows(stationary), stationary.dtype.code, _rows(moving),
+                      moving.dtype.code, _threads())
+    if not inplace:
+        _run_ew(instr, dst, NkiTensor(out, _dt.float32))
+    state[...] = PSUM_GROUP
+    f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
+    cyc = max(min(64, M), N) * (4 if f32 else 1)
+    _cost.record("Tensor", instr, cyc // 2 if pm == "double_row" else cyc)
+
+
+def _psum_start(instr, dst, accumulate, inplace=False):
+    """nc_matmul's accumulate rule (see nc_matmul): the float32 [M, N] starting values of a
+    matmul into PSUM tensor dst, and dst's state bytes (set to PSUM_GROUP by the caller
+    when the matmul completes).  Shared with nc_matmul_mx (fastisa.nki._matmul).
+
+    With ``inplace=True`` a third value says whether the starting values ARE dst's own
+    storage (a C-contiguous float32 dst whose elements all accumulate or all start from
+    zero, the usual case): the caller then adds into dst directly, with no copy in or out
+    (the same bits: a float32 -> float32 store is the identity)."""
+    M, N = dst.shape
+    if accumulate is not None and not isinstance(accumulate, (bool, np.bool_, int, np.integer)):
+        raise ConstraintError(f"{instr}: accumulate must be True, False or None, got "
+                              f"{accumulate!r}")
+    state = psum_state(dst)
+    uniform = None
+    mark = state                      # what the caller sets to PSUM_GROUP at the end
+    words = _state_words(state, dst.data)
+    if words is not None:             # one state byte per float32: compare whole words
+        lo = int(words.min())
+        if lo == int(words.max()) and lo <= 0xFF:
+            uniform, mark = lo, words
+    elif state.size:
+        lo = int(state.min())
+        if lo == int(state.max()):
+            uniform = lo              # every element in one state: decide once, not per element
+    if uniform is not None:
+        if accumulate is None:
+            acc_all, undef = uniform in (PSUM_GROUP, PSUM_INIT), uniform == PSUM_INIT
+        elif accumulate:
+            acc_all, undef = True, uniform in (PSUM_INIT, PSUM_FRESH)
+        else:
+            acc_all, undef = False, False
+        if undef and _target() in ("trn1", "trn2"):
+            n_init = M * N if uniform == PSUM_INIT else 0
+            _warn_undefined(instr, dst, n_init, M * N - n_init)
+        d = dst.data
+        if (inplace and dst.dtype.name == "float32" and d.ndim == 2 and d.dtype == np.float32
+                and d.flags.c_contiguous and d.flags.writeable):
+            if not acc_all:
+                d.fill(0.0)
+            return d, mark, True
+        out = np.zeros((M, N), np.float32)
+        if acc_all:
+            _run_ew(instr, NkiTensor(out, _dt.float32), dst)
+        return (out, mark, False) if inplace else (out, mark)
+    if accumulate is None:
+        acc = (state == PSUM_GROUP) | (state == PSUM_INIT)
+        undefined = state == PSUM_INIT
+    elif accumulate:
+        acc = np.ones((M, N), np.bool_)
+        undefined = (state == PSUM_INIT) | (state == PSUM_FRESH)
+    else:
+        acc = None
+        undefined = None
+    if undefined is not None and _target() in ("trn1", "trn2") and undefined.any():
+        n_init = int(np.count_nonzero(state[undefined] == PSUM_INIT))
+        _warn_undefined(instr, dst, n_init, int(np.count_nonzero(undefined)) - n_init)
+    out = np.zeros((M, N), np.float32)
+    if acc is not None and acc.any():
+        cur = NkiTensor(np.empty((M, N), np.float32), _dt.float32)
+        _run_ew(instr, cur, dst)
+        np.copyto(out, cur.data, where=acc)
+    return (out, state, False) if inplace else (out, state)
+
+
+def _state_words(state, d):
+    """The state bytes of a C-contiguous 4-byte tensor as uint32 words (little-endian: the
+    element's state is the low byte; the other three bytes belong to no float32 element and
+    are 0 unless the memory is also viewed with a narrower dtype), or None."""
+    if not (np.little_endian and d.dtype.itemsize == 4 and d.flags.c_contiguous and d.size):
+        return None
+    return np.lib.stride_tricks.as_strided(state, shape=(d.size * 4,), strides=(1,)).view(
+        np.uint32)
+
+
+def _warn_undefined(instr, dst, n_init, n_fresh):
+    what = []
+    if n_init:
+        what.append(f"{n_init} element(s) initialised by a non-matmul instruction")
+    if n_fresh:
+        what.append(f"{n_fresh} never-written element(s)")
+    warnings.warn(f"{instr}: accumulating onto {' and '.join(what)} of PSUM tensor "
+                  f"{dst.name!r} is undefined on NeuronCore-v2/v3 ({_target()}); fastisa "
+                  f"adds onto the current values. Start each accumulation group with "
+                  f"accumulate=False", UndefinedBehaviorWarning, stacklevel=4)
+
+
+def matmul_operands(instr, dst, stationary, moving, dtypes, after_rank=None, dtype_rule=None):
+    """The checks every Tensor-engine matmul shares (nc_matmul, nc_matmul_mx): 2-D
+    tensors, operands on chip outside PSUM, dst a float32/bfloat16 PSUM tensor, operand
+    dtypes in ``dtypes``, one partition (contraction) size.  ``after_rank`` runs right after
+    the rank check (nc_matmul_mx's target check).  Returns (K, M, N)."""
+    for pname, t in (("dst", dst), ("stationary", stationary), ("moving", moving)):
+        _tensor(instr, pname, t, note=False)
+        if t.ndim != 2:
+            raise ConstraintError(f"{instr}: {pname} must be 2-D, got shape {t.shape}")
+    if after_rank is not None:
+        after_rank(instr)
+    _onchip(instr, "stationary", stationary, allow_psum=False)
+    _onchip(instr, "moving", moving, allow_psum=False)
+    if dst.buffer.name != "psum":
+        raise ConstraintError(f"{instr}: dst must be in psum, got {dst.buffer.name}")
+    if dst.dtype.name not in ("float32", "bfloat16"):
+        raise ConstraintError(f"{instr}: dst dtype must be float32 or bfloat16, got "
+                              f"{dst.dtype.name}")
+    for pname, t in (("stationary", stationary), ("moving", moving)):
+        if t.dtype.name not in dtypes:
+            rule = dtype_rule or f"one of {', '.join(dtypes)}"
+            raise ConstraintError(f"{instr}: {pname} dtype must be {rule}, got {t.dtype.name}")
+    K, M = stationary.shape
+    K2, N = moving.shape
+    if K != K2:
+        raise ConstraintError(f"{instr}: stationary and moving must have the same partition "
+                              f"(contraction) size, got {K} and {K2}")
+    return K, M, N
