@@ -733,3 +733,62 @@ def test_result_changing_attributes_without_a_mapping_raise():
             td = P.Tile(P.TileType.Vec, "float32", 8, 16, valid_row=1, valid_col=16)
             P.TCOLSUM(td, ta)
             np.testing.assert_array_equal(got[0].view(np.uint32), td.data[0].view(np.uint32))
+
+
+def test_tprefetch_reads_the_global_view_into_the_tile():
+    T = tb("f32", 8, 16)
+    text = f"""func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %vx = pto.make_tensor_view %x, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<8x16xf32>
+  %vy = pto.make_tensor_view %y, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<8x16xf32>
+  %t = pto.alloc_tile : {T}
+  pto.tprefetch ins(%px : !pto.partition_tensor_view<8x16xf32>) outs(%t : {T})
+  pto.tstore ins(%t : {T}) outs(%py : !pto.partition_tensor_view<8x16xf32>)
+  return
+}}
+"""
+    roundtrip(text)
+    x = rand((8, 16), np.float32, 22)
+    np.testing.assert_array_equal(asm.run(text, {"x": x})["y"], x)
+
+
+def test_mgather_and_mscatter_through_global_views():
+    """pto.mgather ins(%mem, %idx) outs(%dst) and pto.mscatter ins(%src, %idx) outs(%mem):
+    the views reach MGATHER/MSCATTER as GlobalTensors; the results equal the API's."""
+    T = tb("f32", 8, 16)
+    I = tb("i32", 8, 16)
+    G = "!pto.partition_tensor_view<8x16xf32>"
+    GI = "!pto.partition_tensor_view<8x16xi32>"
+    text = f"""func.func @k(%x: !pto.ptr<f32>, %i: !pto.ptr<i32>, %y: !pto.ptr<f32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %vx = pto.make_tensor_view %x, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32> -> {G}
+  %vi = pto.make_tensor_view %i, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xi32>
+  %pi = pto.partition_view %vi, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xi32> -> {GI}
+  %vy = pto.make_tensor_view %y, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32> -> {G}
+  %ti = pto.alloc_tile : {I}
+  %t = pto.alloc_tile : {T}
+  pto.tload ins(%pi : {GI}) outs(%ti : {I})
+  pto.mgather ins(%px, %ti : {G}, {I}) outs(%t : {T})
+  pto.tneg ins(%t : {T}) outs(%t : {T})
+  pto.mscatter ins(%t, %ti : {T}, {I}) outs(%py : {G})
+  return
+}}
+"""
+    roundtrip(text)
+    rng = np.random.default_rng(23)
+    x = rand((8, 16), np.float32, 24)
+    idx = rng.permutation(128).astype(np.int32).reshape(8, 16)
+    y = asm.run(text, {"x": x, "i": idx, "y": np.zeros((8, 16), np.float32)})["y"]
+    want = np.zeros(128, np.float32)
+    want[idx.reshape(-1)] = -x.reshape(-1)[idx.reshape(-1)]
+    np.testing.assert_array_equal(y.reshape(-1), want)

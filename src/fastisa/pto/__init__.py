@@ -40,9 +40,8 @@ from ._tile import (BUFFER_BYTES, DYNAMIC, BLayout, GlobalTensor, Layout, PadVal
                     TileType)
 
 # ---- PTO-AS helper (ptoas): TPRINT ----
-from . import _print, _quant  # noqa: E402
+from . import _print  # noqa: E402
 from ._print import *  # noqa: F401,F403,E402
-from ._quant import *  # noqa: F401,F403,E402
 
 from ._target import target  # noqa: E402
 
@@ -57,7 +56,7 @@ __all__ += (list(_arith.__all__) + list(_bitwise.__all__) + list(_convert.__all_
             + list(_quant.__all__)
             + list(_reduce_ext.__all__)
             + list(_select.__all__) + list(_sort.__all__))
-__all__ += list(_print.__all__) + list(_quant.__all__)  # PTO-AS helper (ptoas)
+__all__ += list(_print.__all__)  # PTO-AS helper (ptoas)
 
 
 from .._public import make_dir as _make_dir  # noqa: E402
