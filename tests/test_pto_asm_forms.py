@@ -336,12 +336,13 @@ def test_memref_reinterpret_cast_views_the_buffer_at_an_offset():
 
 
 def test_interleaved_ins_types_parse_and_unsimulated_store_forms_raise():
-    """``ins(%t : T, %pre : i64)`` parses; a pre-quantised or atomic-add store raises
+    """``ins(%t : T, %pre : i64)`` parses; a pre-quantised or relu store raises
     NotImplementedError instead of storing plain values."""
     T8 = tb("f32", 8, 8)
     for extra, attrs, match in (
             (f", %pre : i64", "", "pre-quantisation"),
-            ("", " {atomicType = #pto<atomic_type atomic_add>}", "atomicType"),
+            ("", " {atomicType = #pto<atomic_type atomic_add>, reluPreMode = "
+                 "#pto<relu_pre_mode normal_relu>}", "reluPreMode"),
             ("", " {reluPreMode = #pto<relu_pre_mode normal_relu>}", "reluPreMode")):
         text = f"""func.func @k(%x: !pto.ptr<f32>) {{
   %c0 = arith.constant 0 : index
@@ -792,3 +793,34 @@ def test_mgather_and_mscatter_through_global_views():
     want = np.zeros(128, np.float32)
     want[idx.reshape(-1)] = -x.reshape(-1)[idx.reshape(-1)]
     np.testing.assert_array_equal(y.reshape(-1), want)
+
+
+@pytest.mark.parametrize("dt", ["f32", "f16", "i32"])
+def test_tstore_atomic_add_accumulates_into_global_memory(dt):
+    T = tb(dt, 8, 16)
+    G = f"!pto.partition_tensor_view<8x16x{dt}>"
+    text = f"""func.func @k(%x: !pto.ptr<{dt}>, %y: !pto.ptr<{dt}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %vx = pto.make_tensor_view %x, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?x{dt}>
+  %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?x{dt}> -> {G}
+  %vy = pto.make_tensor_view %y, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?x{dt}>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?x{dt}> -> {G}
+  %t = pto.alloc_tile : {T}
+  pto.tload ins(%px : {G}) outs(%t : {T})
+  pto.tstore ins(%t : {T}) outs(%py : {G}) {{atomicType = #pto<atomic_type atomic_add>}}
+  pto.tstore ins(%t : {T}) outs(%py : {G}) {{atomicType = #pto<atomic_type atomic_add>}}
+  return
+}}
+"""
+    roundtrip(text)
+    npdt = _NP[dt]
+    rng = np.random.default_rng(25)
+    x = (rng.standard_normal((8, 16)) * 100).astype(npdt)
+    y0 = (rng.standard_normal((8, 16)) * 100).astype(npdt)
+    got = asm.run(text, {"x": x, "y": y0})["y"]
+    want = (y0 + x) + x                    # each sum rounded to the dtype
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    assert not np.array_equal(got, x)      # not a plain store
