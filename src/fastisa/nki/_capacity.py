@@ -84,8 +84,9 @@ def _expire(cps) -> None:
 
 def track(m, data, nbytes: int, buffer: str) -> None:
     """Remember an automatic on-chip allocation (until Python frees it)."""
+    from .tensor import _owner
     live = m.__dict__.setdefault("_live", {})
-    key = id(data)
+    key = id(_owner(data))   # the key _note_uses looks up (ndarray's storage is a view)
     live[key] = (weakref.ref(data), nbytes, buffer)
     weakref.finalize(data, live.pop, key, None)
 

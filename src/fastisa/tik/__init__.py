@@ -10,6 +10,8 @@ and the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API
 
 from __future__ import annotations
 
+import typing as _typing
+
 from . import platform
 from ._instr import MTE_ISSUE_CYCLES, VECTOR_ISSUE_CYCLES, VECTOR_OPS
 from ._instr import Tik as _TikCore
@@ -38,6 +40,8 @@ from ._target import target
 #: ``tik.all(...)`` / ``tik.any(...)`` conditions for if_scope
 globals()["all"] = all_
 globals()["any"] = any_
+if _typing.TYPE_CHECKING:     # what the globals() lines bind, for type checkers
+    from ._program import all_ as all, any_ as any  # noqa: A004
 
 __all__ = ["Tik", "Tensor", "TensorView", "Scalar", "InputScalar", "Expr", "scope_gm",
            "scope_ubuf", "scope_cbuf", "scope_cbuf_out", "scope_ca", "scope_cb", "scope_cc",

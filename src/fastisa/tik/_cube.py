@@ -43,6 +43,14 @@ from . import _program as P
 from ._program import (Expr, Tensor, TensorView, as_expr, scope_cbuf, scope_cbuf_out,
                        scope_gm)
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from .._types import Int, Real
+    from ._annot import IntArg, Operand
+
 __all__ = ["CubeMixin", "MATMUL_TYPES", "FIXPIPE_TYPES"]
 
 #: (a.dtype, b.dtype) -> dst.dtype (TIK matmul / conv2d "Data type combination")
@@ -604,7 +612,8 @@ class CubeMixin:
         self._record(_TensorMovMatrix(self, dst, src, nburst, burst_len, dst_stride,
                                       src_stride, relu))
 
-    def matmul(self, dst, a, b, m, k, n, init_l1out=True):
+    def matmul(self, dst: Operand, a: Operand, b: Operand, m: Int, k: Int, n: Int,
+               init_l1out: bool = True) -> None:
         """``C = (init_l1out ? 0 : C) + A @ B`` over the fractal layouts.
 
         ``C[i, j] = dst[j // 16, i, j % 16]`` for ``i < Mr``, ``j < Nr`` (m, n rounded up
@@ -630,8 +639,9 @@ class CubeMixin:
         ``api/cube/matmul.py`` (MatMulImpl checks).  See fastisa.tik._cube."""
         self._record(_Matmul(self, dst, a, b, m, k, n, init_l1out))
 
-    def conv2d(self, dst, feature_map, weight, fm_shape, kernel_shape, stride, pad,
-               dilation, pad_value=0, init_l1out=True):
+    def conv2d(self, dst: Operand, feature_map: Operand, weight: Operand, fm_shape: Sequence[Int],
+               kernel_shape: Sequence[Int], stride: Sequence[Int], pad: Sequence[Int],
+               dilation: Sequence[Int], pad_value: Real = 0, init_l1out: bool = True) -> None:
         """2-D convolution on the cube: ``dst[co // 16, oh*Wo + ow, co % 16] =
         (init_l1out ? 0 : dst) + sum_{c, i, j} X[c, oh*sh - pt + i*dh, ow*sw - pl + j*dw] *
         W[co, c, i, j]`` where X outside the feature map is ``pad_value``.
@@ -656,8 +666,9 @@ class CubeMixin:
         self._record(_Conv2d(self, dst, feature_map, weight, fm_shape, kernel_shape, stride,
                              pad, dilation, pad_value, init_l1out))
 
-    def fixpipe(self, dst, src, cburst_num, burst_len, dst_stride, src_stride,
-                extend_params=None):
+    def fixpipe(self, dst: Operand, src: Operand, cburst_num: IntArg, burst_len: IntArg,
+                dst_stride: IntArg, src_stride: IntArg,
+                extend_params: Mapping[str, object] | None = None) -> None:
         """L1OUT -> GM with the matrix post-processing:
         ``dst[i*Db + r*16 + c] = relu(quantize(src[i*Sb + r*16 + c] + bias[i*16 + c] (or
         + ele[i*Sb + r*16 + c])))`` for burst ``i < cburst_num``, row ``r < howo``,
