@@ -2372,6 +2372,8 @@ def ptox_gatherb(dst_bytes_rows, src_bytes, offs, nb):
                 out[r, 32 * b: 32 * b + 32] = src_bytes[o: o + 32]
     return out
 # ---- end of PTO tile ISA second-round section ----
+
+
 # ======================================================================================
 # nki-isa: activate2 (SDK 2.33 nki/api/nki/isa/__init__.py, activate2 "Behavior")
 # ======================================================================================
