@@ -315,3 +315,30 @@ def test_tgatherb_errors():
         pto.TGATHERB(tile("float32", 4, 16), src, tile("float32", 4, 8))
     with pytest.raises(ConstraintError, match="TGATHERB: offset must hold"):
         pto.TGATHERB(tile("float32", 8, 16), tile("float32", 8, 16), off)
+
+
+# ---- TGET_SCALE_ADDR -------------------------------------------------------------------
+def test_tget_scale_addr_shifts_assigned_address():
+    src = pto.Tile(pto.TileType.Vec, "float32", 8, 16)
+    dst = pto.Tile(pto.TileType.Vec, "float32", 8, 16)
+    pto.TASSIGN(src, 0x1000)
+    pto.TASSIGN(dst, 0x2000)
+    pto.TGET_SCALE_ADDR(dst, src)
+    assert dst.addr == 0x1000 >> 4
+    probe = pto.Tile(pto.TileType.Vec, "float32", 8, 16)
+    pto.TASSIGN(probe, 0x100)                       # the same UB bytes as dst
+    probe.data[...] = np.arange(128, dtype=np.float32).reshape(8, 16)
+    assert_bits(dst.data, probe.data, "dst reads UB at src.addr >> 4")
+
+
+def test_tget_scale_addr_free_tile_aliases_and_errors():
+    src = tile("int32", 8, 16)
+    dst = tile("int32", 4, 16)
+    pto.TGET_SCALE_ADDR(dst, src)
+    src.data[0, 3] = 77
+    assert dst.data[0, 3] == 77                     # the simulator's dst.data() = src.data()
+    big = tile("int32", 16, 16)
+    before = big._buf
+    with pytest.raises(ConstraintError, match="TGET_SCALE_ADDR: dst size"):
+        pto.TGET_SCALE_ADDR(big, src)
+    assert big._buf is before

@@ -1001,3 +1001,22 @@ def _hashfind(case_dir, args, kwargs, ns):
 
 
 DRIVERS["hashfind"] = _hashfind
+
+
+def _tget_scale_addr(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    R, C = int(p.dst_row), int(p.dst_col)
+    a = _read(case_dir, "input.bin", dt).reshape(int(p.src_row), int(p.src_col))
+    src = pto.Tile(V, dt, R, C)
+    dst = pto.Tile(V, dt, R, C)
+    pto.TASSIGN(src, 0)                  # as the test: src at 0x0, dst at 0x1000
+    pto.TASSIGN(dst, 0x1000)
+    pto.TLOAD(src, pto.GlobalTensor(np.ascontiguousarray(a[:R, :C])))
+    pto.TGET_SCALE_ADDR(dst, src)
+    out = np.zeros((R, C), dt)
+    pto.TSTORE(pto.GlobalTensor(out), dst)
+    return out.reshape(-1), _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tget_scale_addr"] = _tget_scale_addr
