@@ -342,3 +342,63 @@ def test_tget_scale_addr_free_tile_aliases_and_errors():
     with pytest.raises(ConstraintError, match="TGET_SCALE_ADDR: dst size"):
         pto.TGET_SCALE_ADDR(big, src)
     assert big._buf is before
+
+
+# ---- TGEMV family, TRSQRT's tmp form ---------------------------------------------------
+@pytest.mark.parametrize("adt,ddt", [("float16", "float32"), ("bfloat16", "float32"),
+                                     ("float32", "float32"), ("int8", "int32")])
+@pytest.mark.parametrize("k,n", [(32, 16), (7, 3), (64, 40)])
+def test_tgemv(adt, ddt, k, n):
+    rng = np.random.default_rng(15)
+    L, Rt, Acc, Bias = (pto.TileType.Left, pto.TileType.Right, pto.TileType.Acc,
+                        pto.TileType.Bias)
+    isz = np.dtype("uint16" if adt == "bfloat16" else adt).itemsize
+    dsz = np.dtype(ddt).itemsize
+    pad = lambda v, s: -(-v * s // 32) * (32 // s)  # noqa: E731
+    a = tile(adt, 1, pad(k, isz), loc=L, vr=1, vc=k, rng=rng)
+    b = tile(adt, k, pad(n, isz), loc=Rt, vr=k, vc=n, rng=rng)
+    c = tile(ddt, 1, pad(n, dsz), loc=Acc, vr=1, vc=n, rng=rng)
+    cin = tile(ddt, 1, pad(n, dsz), loc=Acc, vr=1, vc=n, rng=rng)
+    bias = tile(ddt, 1, pad(n, dsz), loc=Bias, vr=1, vc=n, rng=rng)
+    if ddt == "int32":
+        cin.data[...] = rng.integers(-1000, 1000, cin.data.shape)
+        bias.data[...] = rng.integers(-1000, 1000, bias.data.shape)
+    dt = np.dtype(ddt)
+    pto.TGEMV(c, a, b)
+    assert_bits(c.valid, ref.pto_matmul(a.valid, b.valid, dt), "TGEMV")
+    pto.TGEMV_ACC(c, cin, a, b)
+    assert_bits(c.valid, ref.pto_matmul(a.valid, b.valid, dt, init=cin.valid), "TGEMV_ACC")
+    pto.TGEMV_BIAS(c, a, b, bias)
+    assert_bits(c.valid, ref.pto_matmul(a.valid, b.valid, dt, init=bias.valid), "TGEMV_BIAS")
+
+
+def test_tgemv_errors():
+    L, Rt, Acc = pto.TileType.Left, pto.TileType.Right, pto.TileType.Acc
+    a2 = pto.Tile(L, "float32", 2, 8)
+    b = pto.Tile(Rt, "float32", 8, 8)
+    c = pto.Tile(Acc, "float32", 2, 8)
+    with pytest.raises(ConstraintError, match="TGEMV: aMatrix.validRow must be 1"):
+        pto.TGEMV(c, a2, b)
+    a = pto.Tile(L, "float32", 1, 8)
+    c1 = pto.Tile(Acc, "float32", 1, 8)
+    with pytest.raises(ConstraintError, match="TGEMV_BIAS: biasData.loc must be TileType.Bias"):
+        pto.TGEMV_BIAS(c1, a, b, c1)
+    with pytest.raises(ConstraintError, match="TGEMV_ACC: cInMatrix.loc"):
+        pto.TGEMV_ACC(c1, pto.Tile(pto.TileType.Vec, "float32", 1, 8), a, b)
+    b0 = pto.Tile(Rt, "float32", 8, 8, valid_row=8, valid_col=0)
+    with pytest.raises(ConstraintError, match=r"TGEMV: bMatrix valid shape \(n\)"):
+        pto.TGEMV(c1, a, b0)
+
+
+def test_trsqrt_tmp_form():
+    rng = np.random.default_rng(16)
+    src = tile("float32", 8, 16, RM, rng=rng)
+    src.data[...] = np.abs(src.data) + 0.5
+    d1, d2, tmp = tile("float32", 8, 16), tile("float32", 8, 16), tile("float32", 8, 16, RM, rng=rng)
+    keep = tmp.data.copy()
+    pto.TRSQRT(d1, src)
+    pto.TRSQRT(d2, src, tmp)
+    assert_bits(d2.data, d1.data, "TRSQRT with tmp = without")
+    assert_bits(tmp.data, keep, "tmp not written")
+    with pytest.raises(ConstraintError, match="TRSQRT: tmp"):
+        pto.TRSQRT(d2, src, pto.Tile(pto.TileType.Left, "float32", 8, 16))
