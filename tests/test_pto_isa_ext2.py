@@ -402,3 +402,52 @@ def test_trsqrt_tmp_form():
     assert_bits(tmp.data, keep, "tmp not written")
     with pytest.raises(ConstraintError, match="TRSQRT: tmp"):
         pto.TRSQRT(d2, src, pto.Tile(pto.TileType.Left, "float32", 8, 16))
+
+
+# ---- THISTOGRAM ------------------------------------------------------------------------
+@pytest.mark.parametrize("sdt,k", [("uint16", 1), ("uint16", 0), ("uint32", 3), ("uint32", 2),
+                                   ("uint32", 1), ("uint32", 0)])
+@pytest.mark.parametrize("cumulative", (False, True))
+def test_thistogram(sdt, k, cumulative):
+    rng = np.random.default_rng(17)
+    R, C = 5, 40
+    src = tile(sdt, 8, 64, RM, R, C)
+    src.data[...] = rng.integers(0, 2 ** (16 if sdt == "uint16" else 32), (8, 64))
+    # make the filters select something: upper bytes of a few elements copied from element 0
+    src.data[:, 1:12] = (src.data[:, 1:12] & 0xFF) | (src.data[:, :1] & ~np.array(0xFF, src.data.dtype))
+    if sdt == "uint16":
+        idx = pto.Tile(pto.TileType.Vec, "uint8", 32, 1, blayout=pto.BLayout.ColMajor)
+        idx.data[:8, 0] = src.data[:8, 0] >> 8               # each row's own upper byte
+    else:
+        idx = pto.Tile(pto.TileType.Vec, "uint8", 3, 64)
+        v = int(src.data[2, 0])
+        idx.data[:, 0] = [(v >> 24) & 0xFF, (v >> 16) & 0xFF, (v >> 8) & 0xFF]
+    dst = tile("uint32", 8, 256, RM, rng=rng)
+    keep = dst.data.copy()
+    pto.THISTOGRAM(dst, src, idx, pto.HistByte(k), cumulative=cumulative)
+    keep[:R] = ref.ptox_histogram(src.valid, k, idx.data, cumulative)
+    assert_bits(dst.data, keep, f"THISTOGRAM {sdt} byte {k}")
+
+
+def test_thistogram_every_uint16_code():
+    codes = np.random.default_rng(18).permutation(65536).astype(np.uint16).reshape(128, 512)
+    src = pto.Tile(pto.TileType.Vec, "uint16", 128, 512)
+    src.data[...] = codes
+    dst = pto.Tile(pto.TileType.Vec, "uint32", 128, 256)
+    pto.THISTOGRAM(dst, src, None, pto.HistByte.BYTE_1)
+    want = np.zeros((128, 256), np.uint32)
+    np.add.at(want, (np.repeat(np.arange(128), 512), (codes >> 8).reshape(-1)), 1)
+    assert_bits(dst.data, want, "THISTOGRAM every uint16 code")
+    assert int(dst.data.sum()) == 65536
+
+
+def test_thistogram_errors():
+    src = tile("uint16", 4, 16)
+    with pytest.raises(ConstraintError, match="THISTOGRAM: byte must be BYTE_0 or BYTE_1"):
+        pto.THISTOGRAM(tile("uint32", 4, 256), src, None, pto.HistByte.BYTE_2)
+    with pytest.raises(ConstraintError, match="THISTOGRAM: dst.validCol must be >= 256"):
+        pto.THISTOGRAM(tile("uint32", 4, 256, RM, 4, 200), src, None, 1)
+    with pytest.raises(ConstraintError, match="THISTOGRAM: src.dtype"):
+        pto.THISTOGRAM(tile("uint32", 4, 256), tile("int32", 4, 16), None, 1)
+    with pytest.raises(ConstraintError, match="THISTOGRAM: idx"):
+        pto.THISTOGRAM(tile("uint32", 4, 256), tile("uint32", 4, 16), tile("uint8", 1, 32), 0)
