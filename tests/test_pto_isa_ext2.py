@@ -476,3 +476,31 @@ def test_tprint_layout():
         pto.TPRINT(t, format=7)
     with pytest.raises(ConstraintError, match="TPRINT: src"):
         pto.TPRINT(np.zeros(3))
+
+
+# ---- the direct int32/uint32 index loops of TSCATTER / MGATHER (gather.h) ---------------
+@pytest.mark.parametrize("idt", ("int32", "uint32"))
+@pytest.mark.parametrize("layout", ("row", "col"))
+def test_scatter_mgather_direct_index_paths(idt, layout):
+    from pto_helpers import CM
+    rng = np.random.default_rng(19)
+    lay = RM if layout == "row" else CM
+    R, C = 16, 16
+    idx = tile(idt, R, C, lay)
+    idx.data[...] = rng.permutation(R * C).reshape(R, C)
+    src = tile("float32", R, C, lay, rng=rng)
+    dst = tile("float32", R, C, RM, rng=rng)
+    want = dst.data.copy()
+    want.reshape(-1)[idx.data.reshape(-1).astype(np.int64)] = src.data.reshape(-1)
+    pto.TSCATTER(dst, src, idx)
+    assert_bits(dst.data, want, "TSCATTER")
+    table = rng.standard_normal(R * C).astype(np.float32)
+    g = tile("float32", R, C, lay, rng=rng)
+    pto.MGATHER(g, pto.GlobalTensor(table), idx)
+    assert_bits(g.data, table[idx.data.astype(np.int64)], "MGATHER")
+    idx.data[3, 3] = R * C                           # one past the end: raises, nothing written
+    before = g.data.copy()
+    from fastisa.errors import AccessError
+    with pytest.raises(AccessError, match="MGATHER: index 256"):
+        pto.MGATHER(g, pto.GlobalTensor(table), idx)
+    assert_bits(g.data, before, "unchanged")
