@@ -884,6 +884,63 @@ def tik_fixpipe(dst, src, cburst_num, burst_len, dst_stride, src_stride, bias=No
                 out[i * db + r * 16 + c] = x
     return out.reshape(dst.shape)
 
+
+def tik_h_region(shape, index):
+    """Flat element indices (row-major) of a TIK 1.5 h_* region of a tensor of ``shape``:
+    index None = all; one entry = a range of the flattened tensor; one entry per
+    dimension = the box (an int keeps a length-1 dimension).  -> (region shape, indices)."""
+    import itertools
+    size = int(np.prod(shape))
+    if index is None:
+        ranges, strides = [range(n) for n in shape], [int(np.prod(shape[d + 1:]))
+                                                      for d in range(len(shape))]
+    else:
+        if len(index) == 1:
+            dims, strides = [size], [1]
+        else:
+            dims, strides = list(shape), [int(np.prod(shape[d + 1:])) for d in range(len(shape))]
+        ranges = []
+        for ix, n in zip(index, dims):
+            if isinstance(ix, slice):
+                ranges.append(range(0 if ix.start is None else ix.start,
+                                    n if ix.stop is None else ix.stop))
+            else:
+                ranges.append(range(ix, ix + 1))
+    flat = [sum(i * st for i, st in zip(pos, strides)) for pos in itertools.product(*ranges)]
+    return tuple(len(r) for r in ranges), np.array(flat, dtype=np.int64)
+
+
+def tik_h_reduce(name, src, sat):
+    """h_reduce_*: x [R, K] -> [K], pairwise halving (x[r] op x[r + R//2], odd last carried),
+    each step rounded as the vector instruction (tik_op)."""
+    rows = [src[r].copy() for r in range(src.shape[0])]
+    op = {"h_reduce_sum": "vec_add", "h_reduce_max": "vec_max", "h_reduce_min": "vec_min"}[name]
+    while len(rows) > 1:
+        h = len(rows) // 2
+        new = [tik_op(op, src.dtype, [rows[r], rows[r + h]], None, rows[r], sat)
+               for r in range(h)]
+        if len(rows) % 2:
+            new.append(rows[-1])
+        rows = new
+    return rows[0]
+
+
+def tik_tensor_mov_matrix(dst, src, nburst, burst_len, dst_step, src_step, relu=False,
+                          sat=True):
+    """tensor_mov block mode 'm' on flat arrays: burst i copies burst_len*256 elements from
+    src[i*src_step:] to dst[i*dst_step:], converting float32 -> float16 as vconv does and
+    clamping at 0 with relu."""
+    out = dst.copy()
+    n = burst_len * 256
+    for i in range(nburst):
+        x = src[i * src_step:i * src_step + n]
+        if x.dtype != dst.dtype:
+            x = tik_op("vec_conv", dst.dtype, [x], None, out[:n], sat)
+        if relu:
+            x = np.array([v if v > 0 else 0 for v in x], dtype=dst.dtype)
+        out[i * dst_step:i * dst_step + n] = x
+    return out
+
 # ---- end of tik-cube block ----
 
 
@@ -2199,7 +2256,36 @@ def ptox_cvt_sat(x, dtype, mode, sat):
 # ---- end of PTO full tile ISA section ----
 
 
-# ======================================================================================
+# ---- PTO-AS helper (ptoas): TDEQUANT, TPRINT -------------------------------------------
+def pto_tdequant(src, scale, offset, scale_valid_col):
+    """TDEQUANT (pto-isa docs/isa/TDEQUANT.md): ``(f32(src) - offset[i, p]) * scale[i, p]``,
+    ``p = min(j, max(1, scale_valid_col) - 1)``; the difference and the product each
+    rounded to float32 (computed in float64, where both are exact, then rounded)."""
+    src = np.asarray(src)
+    R, C = src.shape
+    p = np.minimum(np.arange(C), max(1, scale_valid_col) - 1)
+    sc = np.asarray(scale, np.float32)[:R][:, p].astype(np.float64)
+    of = np.asarray(offset, np.float32)[:R][:, p].astype(np.float64)
+    d = (src.astype(np.float64) - of).astype(np.float32).astype(np.float64)
+    return (d * sc).astype(np.float32)
+
+
+def pto_tprint_text(values, width=8, precision=4):
+    """TPRINT's text (pto-isa include/pto/cpu/TPrint.hpp): 'TPRINT RxC', then each row's
+    values right-aligned in ``width`` columns, one space apart; floats fixed with
+    ``precision`` digits, integers in decimal."""
+    v = np.asarray(values)
+    lines = [f"TPRINT {v.shape[0]}x{v.shape[1]}"]
+    for row in v:
+        if v.dtype.kind == "f" or v.dtype.name == "bfloat16":
+            lines.append(" ".join("%*.*f" % (width, precision, float(x)) for x in row))
+        else:
+            lines.append(" ".join("%*d" % (width, int(x)) for x in row))
+    return "\n".join(lines) + "\n"
+# ---- end of PTO-AS helper section ----
+
+
+# ===============================================================================
 # PTO tile ISA, second round (ptoisa helper, issue 13): partial arg-reductions and the
 # other instructions added in this round.  Written from pto-isa docs/isa/*.md and, where the
 # docs are silent, the CPU simulator's C++ semantics (include/pto/cpu/).
@@ -2307,3 +2393,29 @@ def ptox_histogram(src, k, idx=None, cumulative=False):
                 out[r, (v >> (8 * k)) & 0xFF] += 1
     return np.cumsum(out, axis=1, dtype=np.uint32) if cumulative else out
 # ---- end of PTO tile ISA second-round section ----
+# ======================================================================================
+# nki-isa: activate2 (SDK 2.33 nki/api/nki/isa/__init__.py, activate2 "Behavior")
+# ======================================================================================
+def nki_isa_activate2(op, data, data_fmt, dst_fmt, imm0, imm1, op0, op1, relu_param=0.0,
+                      reverse0=False, reverse1=False, reduce_op=None, acc=None):
+    """val = data; val = op0(val, imm0) (imm0 op0 val if reverse0); val = op1(val, imm1)
+    (likewise), each in float32 (op None = bypass); dst = op(val; relu_param) in float64
+    rounded once to dst_fmt.  acc: float32 [P] registers, folded left to right with the
+    float32-rounded results (reduce_op "add" or "maximum"), updated in place."""
+    t = nki_to_f32(data, data_fmt)
+    for o, imm, rev in ((op0, imm0, reverse0), (op1, imm1, reverse1)):
+        if o is None:
+            continue
+        v = np.asarray(imm, np.float32)
+        v = v.reshape(-1, 1) if v.ndim else v
+        t = nki_alu(o, v, t) if rev else nki_alu(o, t, v)
+    y = nki_activation_f64(op, t, True, float(np.float32(relu_param)))
+    if acc is not None:
+        y32 = y.astype(np.float32)
+        for p in range(t.shape[0]):
+            s = np.float32(acc[p])
+            for v in y32[p]:
+                s = nki_maximum(s, v)[()] if reduce_op == "maximum" else np.float32(s + v)
+            acc[p] = _nki_qnan() if np.isnan(s) else s
+    return nki_round(y, dst_fmt)
+# ---- end of nki-isa activate2 section ----

@@ -453,31 +453,6 @@ def test_thistogram_errors():
         pto.THISTOGRAM(tile("uint32", 4, 256), tile("uint32", 4, 16), tile("uint8", 1, 32), 0)
 
 
-# ---- TPRINT ----------------------------------------------------------------------------
-def test_tprint_layout():
-    import io
-    t = tile("float32", 4, 16, RM, 2, 3)
-    t.data[:2, :3] = [[1.5, -2.25, 0.0], [3.0, 1e3, -0.125]]
-    buf = io.StringIO()
-    pto.TPRINT(t, file=buf)
-    assert buf.getvalue() == ("TPRINT 2x3\n"
-                              "  1.5000  -2.2500   0.0000\n"
-                              "  3.0000 1000.0000  -0.1250\n")
-    i = tile("int8", 2, 32, RM, 1, 2)
-    i.data[0, :2] = [-7, 100]
-    buf = io.StringIO()
-    pto.TPRINT(i, format=pto.PrintFormat.Width10_Precision6, file=buf)
-    assert buf.getvalue() == "TPRINT 1x2\n        -7        100\n"
-    g = pto.GlobalTensor(np.array([[0.5, 2.0]], dtype=np.float16))
-    buf = io.StringIO()
-    pto.TPRINT(g, format=pto.PrintFormat.Width8_Precision2, file=buf)
-    assert buf.getvalue() == "TPRINT 1x2\n    0.50     2.00\n"
-    with pytest.raises(ConstraintError, match="TPRINT: format"):
-        pto.TPRINT(t, format=7)
-    with pytest.raises(ConstraintError, match="TPRINT: src"):
-        pto.TPRINT(np.zeros(3))
-
-
 # ---- the direct int32/uint32 index loops of TSCATTER / MGATHER (gather.h) ---------------
 @pytest.mark.parametrize("idt", ("int32", "uint32"))
 @pytest.mark.parametrize("layout", ("row", "col"))

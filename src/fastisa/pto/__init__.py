@@ -40,6 +40,10 @@ from ._sort import *  # noqa: F401,F403
 from ._tile import (BUFFER_BYTES, DYNAMIC, BLayout, GlobalTensor, Layout, PadValue, SLayout, Tile,
                     TileType)
 
+# ---- PTO-AS helper (ptoas): TPRINT ----
+from . import _print  # noqa: E402
+from ._print import *  # noqa: F401,F403,E402
+
 from ._target import target  # noqa: E402
 
 #: The C++ name of the TCVT rounding-mode enum is RoundMode; CastMode is an alias.
@@ -54,6 +58,7 @@ __all__ += (list(_arith.__all__) + list(_bitwise.__all__) + list(_convert.__all_
             + list(_quant.__all__)
             + list(_reduce_ext.__all__)
             + list(_select.__all__) + list(_sort.__all__))
+__all__ += list(_print.__all__)  # PTO-AS helper (ptoas)
 
 
 from .._public import make_dir as _make_dir  # noqa: E402

@@ -50,6 +50,11 @@ from . import _xcommon as X
 from ._ops import _dtype_in, _operand
 from ._tile import GlobalTensor, Tile
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._types import EnumLike
+
 __all__ = ["MaskPattern", "TGATHER", "TGATHERB", "TSCATTER", "MGATHER", "MSCATTER"]
 
 
@@ -111,7 +116,9 @@ def _same_size(instr, dst, src):
                          f"({src.dtype.itemsize} bytes)", dst.format.name)
 
 
-def TGATHER(dst, src, indices=None, tmp=None, maskPattern=None, axis="row") -> None:  # noqa: N802
+def TGATHER(dst: Tile, src: Tile, indices: Tile | MaskPattern | str | None = None,  # noqa: N802
+            tmp: Tile | None = None, maskPattern: MaskPattern | str | int | None = None,
+            axis: EnumLike = "row") -> None:
     """Index or mask-pattern gather (forms in the module doc).  dst, src: Vec tiles with the
     same element size; indices: an int32/uint32/int16/uint16 Vec tile covering dst's valid
     region.  Raises ConstraintError on a bad operand."""
@@ -173,7 +180,8 @@ def _as_flat(t, buf, like):
     t._rs, t._cs = buf.size, 1
 
 
-def TSCATTER(dst, src, indexes=None, maskPattern=None, axis="row") -> None:  # noqa: N802
+def TSCATTER(dst: Tile, src: Tile, indexes: Tile | MaskPattern | str | None = None,  # noqa: N802
+             maskPattern: MaskPattern | str | int | None = None, axis: EnumLike = "row") -> None:
     """Index or mask-pattern scatter (forms in the module doc).  dst, src: Vec tiles with the
     same element size; indexes: an integer Vec tile.  An index outside dst's buffer raises
     AccessError before anything is written."""
@@ -265,7 +273,8 @@ def _gm_offsets(instr, gm, idx, coalesce, oob, ncols, skip_word):
     return off
 
 
-def MGATHER(dst, gm, indexes, coalesce="elem", oob="undefined") -> None:  # noqa: N802
+def MGATHER(dst: Tile, gm: GlobalTensor, indexes: Tile, coalesce: EnumLike = "elem",  # noqa: N802
+            oob: EnumLike = "undefined") -> None:
     """Gather from global memory into dst's valid region (module doc).  dst: a Vec tile with
     gm's element size; gm: a GlobalTensor; indexes: an integer tile (elem: covering dst's
     valid region; row: one index per row in column 0)."""
@@ -318,7 +327,8 @@ def _elem_gather(instr, dst, gm, flat, indexes, mode, R, C):
         raise _cap_error(instr, gm, bad, cap, "zero")
 
 
-def MSCATTER(gm, src, indexes, coalesce="elem", atomic="none", oob="undefined") -> None:  # noqa: N802
+def MSCATTER(gm: GlobalTensor, src: Tile, indexes: Tile, coalesce: EnumLike = "elem",  # noqa: N802
+             atomic: EnumLike = "none", oob: EnumLike = "undefined") -> None:
     """Scatter src's valid region into global memory (module doc).  gm: a GlobalTensor
     (written); src: a Vec tile of gm's dtype; indexes: an integer tile.  Elements are written
     in row-major order of src's valid region (a later write to the same address wins)."""

@@ -39,6 +39,11 @@ from . import _xcommon as X
 from ._ops import _operand, _run_binary, _run_unary, _tile
 from ._tile import _LOC_BUFFER, SLayout, Tile, _as_int, _pad_value, _pool
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._types import Int
+
 __all__ = ["TSUBVIEW", "TEXTRACT", "TINSERT", "TCONCAT", "TRESHAPE", "TFILLPAD", "TFILLPAD_INPLACE",
            "TFILLPAD_EXPAND", "TINTERLEAVE", "TDEINTERLEAVE"]
 
@@ -88,7 +93,8 @@ def _run_binary_to(op, d, a, b, R, C):
     _k.binary(_OP[op], d[0], d[1], d[2], d[3], *a, _BIG, *b, _BIG, R, C)
 
 
-def TEXTRACT(dst, src, indexRow=0, indexCol=0, relu=False, preQuant=None) -> None:  # noqa: N802
+def TEXTRACT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802
+             relu: bool = False, preQuant: None = None) -> None:
     """Copy the window of src at (indexRow, indexCol) into dst's valid region (module doc).
     Any tile locations; raises ConstraintError when the window leaves src's valid region."""
     instr = "TEXTRACT"
@@ -107,7 +113,8 @@ def TEXTRACT(dst, src, indexRow=0, indexCol=0, relu=False, preQuant=None) -> Non
     X.record(instr, dst)
 
 
-def TINSERT(dst, src, indexRow=0, indexCol=0, relu=False, preQuant=None) -> None:  # noqa: N802
+def TINSERT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802
+            relu: bool = False, preQuant: None = None) -> None:
     """Copy src's valid region into dst at (indexRow, indexCol) (module doc)."""
     instr = "TINSERT"
     _tile(instr, "dst", dst)
@@ -126,7 +133,7 @@ def TINSERT(dst, src, indexRow=0, indexCol=0, relu=False, preQuant=None) -> None
     X.record(instr, dst, 1, R, C)
 
 
-def TCONCAT(dst, src0, src1, *idx) -> None:  # noqa: N802
+def TCONCAT(dst: Tile, src0: Tile, src1: Tile, *idx: Tile) -> None:  # noqa: N802
     """``dst[r, :] = src0[r, :c0] ++ src1[r, :c1]`` over dst's valid rows (module doc).
 
     Indexed forms ``TCONCAT(dst, src0, src1, src0Idx, src1Idx)`` and ``(dst, src0, src1,
@@ -191,7 +198,7 @@ def _shift(op, t, r):
     return buf[r * t._rs * t.dtype.itemsize:], fmt, rs, cs
 
 
-def TRESHAPE(dst, src) -> None:  # noqa: N802
+def TRESHAPE(dst: Tile, src: Tile) -> None:  # noqa: N802
     """dst's buffer = src's bytes (module doc)."""
     instr = "TRESHAPE"
     _tile(instr, "dst", dst)
@@ -240,18 +247,18 @@ class _Whole:
         self._rs, self._cs = t._rs, t._cs
 
 
-def TFILLPAD(dst, src) -> None:  # noqa: N802
+def TFILLPAD(dst: Tile, src: Tile) -> None:  # noqa: N802
     """Whole dst = src inside src's valid region, dst's pad value elsewhere (module doc);
     dst and src of one shape and dtype."""
     _fillpad("TFILLPAD", dst, src, "same")
 
 
-def TFILLPAD_INPLACE(dst, src) -> None:  # noqa: N802
+def TFILLPAD_INPLACE(dst: Tile, src: Tile) -> None:  # noqa: N802
     """TFILLPAD where dst may be src (docs/isa/TFILLPAD_INPLACE.md)."""
     _fillpad("TFILLPAD_INPLACE", dst, src, "same")
 
 
-def TFILLPAD_EXPAND(dst, src) -> None:  # noqa: N802
+def TFILLPAD_EXPAND(dst: Tile, src: Tile) -> None:  # noqa: N802
     """TFILLPAD into a dst at least src's shape (docs/isa/TFILLPAD_EXPAND.md)."""
     _fillpad("TFILLPAD_EXPAND", dst, src, "expand")
 
@@ -284,7 +291,7 @@ def _inter_check(instr, tiles):
         X._ops._same_dtype(instr, first, name, t)
 
 
-def TINTERLEAVE(dst1, dst0, src1, src0) -> None:  # noqa: N802
+def TINTERLEAVE(dst1: Tile, dst0: Tile, src1: Tile, src0: Tile) -> None:  # noqa: N802
     """Interleave two tiles' halves (module doc).  Equal valid shapes, an even validCol."""
     instr = "TINTERLEAVE"
     _inter_check(instr, {"dst1": dst1, "dst0": dst0, "src1": src1, "src0": src0})
@@ -305,7 +312,7 @@ def TINTERLEAVE(dst1, dst0, src1, src0) -> None:  # noqa: N802
     X.record(instr, dst0, 2)
 
 
-def TDEINTERLEAVE(dst1, dst0, *srcs) -> None:  # noqa: N802
+def TDEINTERLEAVE(dst1: Tile, dst0: Tile, *srcs: Tile) -> None:  # noqa: N802
     """De-interleave (module doc): ``(dst1, dst0, src1, src0)`` or ``(dst1, dst0, src)``."""
     instr = "TDEINTERLEAVE"
     R, C = dst0.valid_shape if isinstance(dst0, Tile) else (0, 0)

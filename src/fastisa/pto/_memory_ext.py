@@ -2,11 +2,6 @@
 TGET_SCALE_ADDR (pto-isa docs/isa/TPREFETCH.md, TGET_SCALE_ADDR.md; CPU simulator
 include/pto/cpu/TPrefetch.hpp, TGetScaleAddr.hpp).
 
-* ``TPRINT(src[, tmp], format=...)`` (docs/isa/TPRINT.md, a debugging aid): prints the
-  valid region as the CPU simulator does (include/pto/cpu/TPrint.hpp): a ``TPRINT RxC`` line,
-  then one line per row, elements separated by a space, each right-aligned in the format's
-  width; floats in fixed notation with its precision (float16/bfloat16 too, the docs are
-  silent on them), integers as integers.
 * ``TGET_SCALE_ADDR(dst, src)``: the docs bind dst at ``Address(src) >> SHIFT_MX_ADDR``
   (SHIFT_MX_ADDR = 4, include/pto/npu/a5/utils.hpp).  For a TASSIGNed src fastisa does
   exactly that in dst's on-chip buffer; for a free-standing src (no address: the docs' auto
@@ -22,9 +17,6 @@ include/pto/cpu/TPrefetch.hpp, TGetScaleAddr.hpp).
 
 from __future__ import annotations
 
-import enum
-import sys
-
 import numpy as np
 
 from .. import cost
@@ -32,7 +24,7 @@ from ..errors import constraint
 from ._ops import _tile
 from ._tile import GlobalTensor, Tile
 
-__all__ = ["TPREFETCH", "TGET_SCALE_ADDR", "PrintFormat", "TPRINT"]
+__all__ = ["TPREFETCH", "TGET_SCALE_ADDR"]
 
 #: include/pto/npu/a5/utils.hpp
 SHIFT_MX_ADDR = 4
@@ -101,46 +93,3 @@ def TGET_SCALE_ADDR(dst, src) -> None:  # noqa: N802
     dst._buf = src._buf.view(np.uint8)[: dst.nbytes].view(dst.dtype)
     dst.addr = None
 
-
-class PrintFormat(enum.IntEnum):
-    """pto's PrintFormat (include/pto/common/type.hpp): field width and float precision."""
-    Width8_Precision4 = 0
-    Width8_Precision2 = 1
-    Width10_Precision6 = 2
-
-
-_PRINT_WP = {PrintFormat.Width8_Precision4: (8, 4), PrintFormat.Width8_Precision2: (8, 2),
-             PrintFormat.Width10_Precision6: (10, 6)}
-
-
-def TPRINT(src, tmp=None, format=PrintFormat.Width8_Precision4, file=None) -> None:  # noqa: N802,A002
-    """Print src's valid region (a Tile) or its rows x cols view (a GlobalTensor) to ``file``
-    (default sys.stdout) in the module doc's layout.  ``tmp``: the Acc/Mat form's GM scratch
-    tensor (accepted, not used: fastisa reads any tile directly).  ``format``: a PrintFormat.
-    Raises ConstraintError for another src or format; nothing is written to any tile."""
-    instr = "TPRINT"
-    try:
-        fmt = PrintFormat(format)
-    except ValueError:
-        raise constraint(instr, "format", "must be a PrintFormat", format) from None
-    w, p = _PRINT_WP[fmt]
-    if isinstance(src, GlobalTensor):
-        vals = src.view2d()
-        is_float = src.format.is_float
-    elif isinstance(src, Tile):
-        vals = src.valid
-        is_float = src.format.is_float
-    else:
-        raise constraint(instr, "src", "must be a Tile or a GlobalTensor", type(src).__name__)
-    if tmp is not None and not isinstance(tmp, (GlobalTensor, Tile)):
-        raise constraint(instr, "tmp", "must be a GlobalTensor", type(tmp).__name__)
-    R, C = vals.shape
-    out = file if file is not None else sys.stdout
-    lines = [f"TPRINT {R}x{C}"]
-    if is_float:
-        v = vals.astype(np.float64)
-        lines += [" ".join(f"{x:{w}.{p}f}" for x in row) for row in v.tolist()]
-    else:
-        v = vals.astype(np.int64)
-        lines += [" ".join(f"{x:{w}d}" for x in row) for row in v.tolist()]
-    out.write("\n".join(lines) + "\n")

@@ -48,14 +48,14 @@ def _prod(instr, cols, dst, src):
     X.record(instr, src, 1)
 
 
-def TROWPROD(dst, src, tmp=None) -> None:  # noqa: N802
+def TROWPROD(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst[i, 0] = prod_j src[i, j]`` over src's valid region (docs/isa/TROWPROD.md);
     float32/float16/bfloat16/int32/int16, dst of src's dtype with dst.validRow ==
     src.validRow; ``tmp`` accepted, not written."""
     _prod("TROWPROD", 0, dst, src)
 
 
-def TCOLPROD(dst, src) -> None:  # noqa: N802
+def TCOLPROD(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst[0, j] = prod_i src[i, j]`` (docs/isa/TCOLPROD.md); as TROWPROD, dst.validCol ==
     src.validCol."""
     _prod("TCOLPROD", 1, dst, src)
@@ -90,7 +90,7 @@ def _arg(instr, cols, is_max, args):
     X.record(instr, src, 1)
 
 
-def TROWARGMAX(*args) -> None:  # noqa: N802
+def TROWARGMAX(*args: Tile) -> None:  # noqa: N802
     """``TROWARGMAX(dst, src[, tmp])``: ``dst[i, 0]`` = index of the first maximum of row i
     of src's valid region; ``TROWARGMAX(dstVal, dstIdx, src, tmp)`` also writes the value
     (docs/isa/TROWARGMAX.md).  dst: int32/uint32; src: any numeric dtype, nonzero valid
@@ -98,18 +98,18 @@ def TROWARGMAX(*args) -> None:  # noqa: N802
     _arg("TROWARGMAX", 0, 1, _strip_tmp(args))
 
 
-def TROWARGMIN(*args) -> None:  # noqa: N802
+def TROWARGMIN(*args: Tile) -> None:  # noqa: N802
     """The first minimum's index per row (as TROWARGMAX)."""
     _arg("TROWARGMIN", 0, 0, _strip_tmp(args))
 
 
-def TCOLARGMAX(*args) -> None:  # noqa: N802
+def TCOLARGMAX(*args: Tile) -> None:  # noqa: N802
     """``dst[0, j]`` = index of the first maximum of column j (docs/isa/TCOLARGMAX.md);
     dst.validCol == src.validCol; value form as TROWARGMAX."""
     _arg("TCOLARGMAX", 1, 1, _strip_tmp(args))
 
 
-def TCOLARGMIN(*args) -> None:  # noqa: N802
+def TCOLARGMIN(*args: Tile) -> None:  # noqa: N802
     """The first minimum's index per column (as TCOLARGMAX)."""
     _arg("TCOLARGMIN", 1, 0, _strip_tmp(args))
 
@@ -153,23 +153,23 @@ def _part(instr, op, dst, src0, src1):
     X.record(instr, dst)
 
 
-def TPARTADD(dst, src0, src1) -> None:  # noqa: N802
+def TPARTADD(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """Partial add (docs/isa/TPARTADD.md): src0 + src1 where both are valid, the valid
     source where one is, 0 elsewhere in dst's valid region."""
     _part("TPARTADD", "ADD", dst, src0, src1)
 
 
-def TPARTMUL(dst, src0, src1) -> None:  # noqa: N802
+def TPARTMUL(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """Partial multiply (docs/isa/TPARTMUL.md), as TPARTADD."""
     _part("TPARTMUL", "MUL", dst, src0, src1)
 
 
-def TPARTMAX(dst, src0, src1) -> None:  # noqa: N802
+def TPARTMAX(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """Partial max (docs/isa/TPARTMAX.md), as TPARTADD."""
     _part("TPARTMAX", "MAX", dst, src0, src1)
 
 
-def TPARTMIN(dst, src0, src1) -> None:  # noqa: N802
+def TPARTMIN(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """Partial min (docs/isa/TPARTMIN.md), as TPARTADD."""
     _part("TPARTMIN", "MIN", dst, src0, src1)
 
