@@ -72,3 +72,20 @@ def test_tvm_placeholder_is_a_description_only():
         p[0]
     with pytest.raises(NotImplementedError, match="te.tvm.extern is not simulated"):
         tvm.extern([(2, 3, 16)], [p], lambda ins, outs: None)
+
+
+def test_check_op_params_alternative_kinds():
+    # ascend-opp declares attrs as (OPTION_ATTR_FLOAT, OPTION_ATTR_INT): either holds
+    shim.install()
+    from te.utils import op_utils as ou
+    from fastisa.tik.compat.op_utils import OpParamError
+
+    @ou.check_op_params(ou.REQUIRED_INPUT, (ou.OPTION_ATTR_FLOAT, ou.OPTION_ATTR_INT),
+                        ou.KERNEL_NAME)
+    def op(x, lr, kernel_name="op"):
+        return lr
+
+    x = {"shape": (4,), "dtype": "float32"}
+    assert op(x, 0.5) == 0.5 and op(x, 3) == 3
+    with pytest.raises(OpParamError, match="matches none of"):
+        op(x, "fast")

@@ -1399,6 +1399,48 @@ case("sparse_apply_adagrad_d (16, 32) n=5 over-read", "cann2020", "sparse_apply_
      lambda *a: [], expect_error=("AccessError", "indices_gm need read 36 bytes"),
      files=["sparse_apply_common"])
 
+# Pad (constant zeros), the UB-reorder kernel PadD uses for aligned shapes
+for _shape, _pads, _dt in (((16, 32), [[1, 2], [0, 0]], "float16"),
+                           ((4, 8, 16), [[0, 0], [2, 1], [0, 16]], "float32"),
+                           ((3, 64), [[2, 2], [16, 16]], "float16"),
+                           ((2, 3, 4, 16), [[1, 0], [0, 1], [2, 2], [0, 0]], "float16")):
+    _out = tuple(n + a + b for n, (a, b) in zip(_shape, _pads))
+    case(f"pad_align_reorder_ub {_shape} pads={_pads} {_dt}", "cann2020",
+         "pad_align_reorder_ub", "pad_align",
+         lambda s=_shape, p=_pads, d=_dt: ((list(s), p, d, "pad_align"), {}),
+         lambda rng, s=_shape, d=_dt: [rng.uniform(-9, 9, s).astype(d)],
+         lambda x, p=_pads: [np.pad(x, p)])
+
+# NLLLoss backward (reads weight as a 32-byte block at weight[target]: targets < C - 7 keep
+# that inside; but every configuration tried also moves one element past the end of the
+# targets or y_grad, 4 bytes: rejected as TIK's debugger rejects reads past a GM tensor,
+# and so does fastisa -- the table's rows are those expected rejections, the reference
+# stays for the record):
+# x_grad[n, target[n]] = -weight[target[n]] * y_grad (reduction "none":
+# y_grad[n]; "sum": y_grad[0]; "mean": y_grad[0] / total_weight), every other element 0
+for _n, _c, _red in ((8, 16, "mean"), (16, 32, "sum"), (32, 16, "none"), (3, 200, "mean")):
+    def _nll_grad(x, yg, t, w, tw, red, c):
+        g = np.zeros((len(t), c), np.float64)
+        scale = yg.astype(np.float64) if red == "none" else \
+            np.full(len(t), yg[0] / (tw[0] if red == "mean" else 1.0), np.float64)
+        g[np.arange(len(t)), t] = -w[t].astype(np.float64) * scale
+        return [g.astype(np.float32)]
+    case(f"nll_loss_grad ({_n}, {_c}) {_red} over-read", "cann2020", "nll_loss_grad",
+         "nll_loss_grad",
+         lambda n=_n, c=_c, r=_red: ((T((n, c), "float32"),
+                                      T((n,) if r == "none" else (1,), "float32"),
+                                      T((n,), "int32"), T((c,), "float32"), T((1,), "float32"),
+                                      T((n, c), "float32"), r, "nll_loss_grad"), {}),
+         # (the kernel declares its x input with y_grad's size and never reads it: x's
+         # values do not enter NLLLoss's gradient)
+         lambda rng, n=_n, c=_c, r=_red: [
+             np.zeros(n if r == "none" else 1, np.float32),
+             _f32(rng, (n,) if r == "none" else (1,)),
+             rng.integers(0, c - 7, n, dtype=np.int32), _f32(rng, (c,), 0.5, 2.0),
+             np.array([4.0], np.float32)],
+         lambda x, yg, t, w, tw, r=_red, c=_c: _nll_grad(x, yg, t, w, tw, r, c), rtol=1e-5,
+         atol=1e-6, expect_error=("AccessError", "need read"))
+
 # ---- end of tikops breadth --------------------------------------------------------------
 
 
@@ -1409,10 +1451,12 @@ _FMT_OPS = {op for op, _ in _FMT_OVERREAD} | {"nz_2_nd", "four_2_five_c04",
 # (not the expected rejections: those are the 2020 kernels' own over-reads and masks;
 # not space_to_depth, whose later entry function takes a "filter" argument)
 # nor nll_loss, whose later entry function declares x as 1 element for these shapes)
-for _c in [c for c in CASES if c.lib == "cann2020" and (c.expect_error is None or
-                                                      c.name.endswith(" over-read") and
-                                                      c.module in _FMT_OPS) and
-           c.module not in ("space_to_depth", "nll_loss", "concat_tik", "bounding_box_encode")]:
+# (the expected rejections of the format transfers and nll_loss_grad are the same kernels'
+# in both libraries, so those are copied too)
+_SAME_REJECTIONS = _FMT_OPS | {"nll_loss_grad"}
+_NOT_COPIED = ("space_to_depth", "nll_loss", "concat_tik", "bounding_box_encode")
+for _c in [c for c in CASES if c.lib == "cann2020" and c.module not in _NOT_COPIED and
+           (c.expect_error is None or c.module in _SAME_REJECTIONS)]:
     CASES.append(dataclasses.replace(_c, lib="opp"))
 for _op, _f in (("arg_max_d", np.argmax), ("arg_min_d", np.argmin)):
     case(f"{_op} (37, 16) dim=0", "opp", _op, _op,
