@@ -1441,6 +1441,67 @@ for _n, _c, _red in ((8, 16, "mean"), (16, 32, "sum"), (32, 16, "none"), (3, 200
          lambda x, yg, t, w, tw, r=_red, c=_c: _nll_grad(x, yg, t, w, tw, r, c), rtol=1e-5,
          atol=1e-6, expect_error=("AccessError", "need read"))
 
+# LRN across channels (NCHW): y = x / (bias + alpha * sum_{|c'-c| <= r} x[c']^2) ** beta
+# (TF's local_response_normalization along the channel axis) -- float arithmetic with
+# approximate pow: compared within 1e-3 (float32) / 1e-2 (float16)
+def _lrn(x, r, bias, alpha, beta):
+    x64 = x.astype(np.float64)
+    sq = x64 ** 2
+    c = x.shape[1]
+    acc = np.zeros_like(x64)
+    for k in range(c):
+        acc[:, k] = sq[:, max(0, k - r):k + r + 1].sum(axis=1)
+    return [(x64 / (bias + alpha * acc) ** beta).astype(x.dtype)]
+
+
+for _shape, _dt, _r, _bias, _alpha, _beta in (
+        ((1, 16, 4, 4), "float32", 2, 1.0, 1e-3, 0.75),
+        ((2, 8, 3, 8), "float16", 5, 1.0, 1.0, 0.5),
+        ((1, 32, 2, 8), "float32", 3, 2.0, 1e-4, 0.75),
+        ((1, 5, 4, 4), "float32", 1, 1.0, 0.1, 0.5)):
+    case(f"lrn {_shape} {_dt} r={_r} bias={_bias} alpha={_alpha} beta={_beta}", "cann2020",
+         "lrn", "lrn",
+         lambda s=_shape, d=_dt, r=_r, b=_bias, a=_alpha, be=_beta: (
+             (T(s, d, "NCHW"), T(s, d, "NCHW"), r, b, a, be, "ACROSS_CHANNELS", "lrn"), {}),
+         lambda rng, s=_shape, d=_dt: [rng.uniform(-2, 2, s).astype(d)],
+         lambda x, r=_r, b=_bias, a=_alpha, be=_beta: _lrn(x, r, b, a, be),
+         rtol=1e-3 if _dt == "float32" else 1e-2, atol=1e-4 if _dt == "float32" else 2e-3)
+
+# LRNGrad (TF): N = bias + alpha * sqr_sum (across channels), y = x * N**-beta;
+#   dx[c] = dy[c] * N[c]**-beta
+#           - 2*alpha*beta * x[c] * sum_{|c'-c| <= r} dy[c'] * y[c'] / N[c']
+# (y given, as TF's LRNGrad takes the forward output)
+def _lrn_grad(g, x, y, r, bias, alpha, beta):
+    g64, x64 = g.astype(np.float64), x.astype(np.float64)
+    c = x.shape[1]
+    sq = x64 ** 2
+    n = np.zeros_like(x64)
+    for k in range(c):
+        n[:, k] = sq[:, max(0, k - r):k + r + 1].sum(axis=1)
+    n = bias + alpha * n
+    y64 = x64 * n ** -beta
+    t = g64 * y64 / n
+    acc = np.zeros_like(x64)
+    for k in range(c):
+        acc[:, k] = t[:, max(0, k - r):k + r + 1].sum(axis=1)
+    return [(g64 * n ** -beta - 2 * alpha * beta * x64 * acc).astype(g.dtype)]
+
+
+for _shape, _dt, _r, _bias, _alpha, _beta in (
+        ((1, 16, 4, 4), "float32", 2, 1.0, 1e-3, 0.75),
+        ((2, 8, 2, 8), "float32", 5, 1.0, 0.1, 0.5),
+        ((1, 32, 2, 8), "float16", 3, 2.0, 1e-2, 0.75)):
+    case(f"lrn_grad {_shape} {_dt} r={_r} bias={_bias} alpha={_alpha} beta={_beta}",
+         "cann2020", "lrn_grad", "lrn_grad",
+         lambda s=_shape, d=_dt, r=_r, b=_bias, a=_alpha, be=_beta: (
+             (T(s, d, "NCHW"), T(s, d, "NCHW"), T(s, d, "NCHW"), T(s, d, "NCHW"), r, b, a, be,
+              "lrn_grad"), {}),
+         lambda rng, s=_shape, d=_dt, r=_r, b=_bias, a=_alpha, be=_beta: (
+             lambda g, x: [g, x, _lrn(x, r, b, a, be)[0]])(
+             rng.uniform(-1, 1, s).astype(d), rng.uniform(-2, 2, s).astype(d)),
+         lambda g, x, y, r=_r, b=_bias, a=_alpha, be=_beta: _lrn_grad(g, x, y, r, b, a, be),
+         rtol=1e-3 if _dt == "float32" else 2e-2, atol=1e-4 if _dt == "float32" else 5e-3)
+
 # ---- end of tikops breadth --------------------------------------------------------------
 
 
