@@ -1502,6 +1502,33 @@ for _shape, _dt, _r, _bias, _alpha, _beta in (
          lambda g, x, y, r=_r, b=_bias, a=_alpha, be=_beta: _lrn_grad(g, x, y, r, b, a, be),
          rtol=1e-3 if _dt == "float32" else 2e-2, atol=1e-4 if _dt == "float32" else 5e-3)
 
+# SwapCI (R-FCN's position-sensitive maps, NCHW -> 5HD): input channel ci*g*g + gi (score
+# map ci of bin gi, PSROIPooling's layout) goes to bin gi's ceil(output_dim/16) C1 blocks:
+#   y[n, gi*C1o + ci // 16, h, w, ci % 16] = x[n, ci*g*g + gi, h, w], zeros for ci >= od
+def _swap_ci(x, od, g):
+    n, c, h, w = x.shape
+    c1o = -(-od // 16)
+    y = np.zeros((n, g * g, c1o * 16, h, w), x.dtype)
+    xs = x[:, :od * g * g].reshape(n, od, g * g, h, w)
+    y[:, :, :od] = xs.transpose(0, 2, 1, 3, 4)
+    return [y.reshape(n, g * g, c1o, 16, h, w).transpose(0, 1, 2, 4, 5, 3)
+            .reshape(n, g * g * c1o, h, w, 16).copy()]
+
+
+# swap_ci builds with tik.Tik(disable_debug=True): the TIK debugger refuses to run it
+# ("Debug function is disabled") and so does fastisa (the reference stays for the record)
+for _n, _od, _g, _h, _w, _dt in ((1, 16, 3, 4, 4, "float16"), (1, 21, 3, 5, 5, "float16")):
+    _c = _od * _g * _g
+    case(f"swap_ci n={_n} output_dim={_od} group={_g} {_h}x{_w} {_dt} disable_debug",
+         "cann2020", "swap_ci",
+         "swap_ci",
+         lambda n=_n, c=_c, od=_od, g=_g, h=_h, w=_w, d=_dt: (
+             (T((n, c, h, w), d, "NCHW"), T((n, -(-od // 16) * g * g, h, w, 16), d, "NC1HWC0"),
+              od, g, "swap_ci"), {}),
+         lambda rng, n=_n, c=_c, h=_h, w=_w, d=_dt: [rng.uniform(-9, 9, (n, c, h, w)).astype(d)],
+         lambda x, od=_od, g=_g: _swap_ci(x, od, g),
+         expect_error=("RuntimeError", "Debug function is disabled"))
+
 # ---- end of tikops breadth --------------------------------------------------------------
 
 
@@ -1514,7 +1541,7 @@ _FMT_OPS = {op for op, _ in _FMT_OVERREAD} | {"nz_2_nd", "four_2_five_c04",
 # nor nll_loss, whose later entry function declares x as 1 element for these shapes)
 # (the expected rejections of the format transfers and nll_loss_grad are the same kernels'
 # in both libraries, so those are copied too)
-_SAME_REJECTIONS = _FMT_OPS | {"nll_loss_grad"}
+_SAME_REJECTIONS = _FMT_OPS | {"nll_loss_grad", "swap_ci"}
 _NOT_COPIED = ("space_to_depth", "nll_loss", "concat_tik", "bounding_box_encode")
 for _c in [c for c in CASES if c.lib == "cann2020" and c.module not in _NOT_COPIED and
            (c.expect_error is None or c.module in _SAME_REJECTIONS)]:
