@@ -1529,6 +1529,40 @@ for _n, _od, _g, _h, _w, _dt in ((1, 16, 3, 4, 4, "float16"), (1, 21, 3, 5, 5, "
          lambda x, od=_od, g=_g: _swap_ci(x, od, g),
          expect_error=("RuntimeError", "Debug function is disabled"))
 
+# BasicLSTMCell backward for the cell state (TF's gates i, j, f, o, given activated), on
+# FRACTAL_NZ tensors (elementwise, so the layout only orders dgate's four blocks):
+#   dc = dct + dht * ot * (1 - tanhct^2);  di = dc * jt * it * (1 - it);
+#   dj = dc * it * (1 - jt^2);  df = dc * c * ft * (1 - ft);  do = dht * tanhct * ot * (1 - ot)
+#   dgate = [di, dj, df, do] along the first (hidden-block) axis;  dct1 = dc * ft
+def _lstm_c_grad(c, dht, dct, it, jt, ft, ot, tc):
+    f = [a.astype(np.float64) for a in (c, dht, dct, it, jt, ft, ot, tc)]
+    c, dht, dct, it, jt, ft, ot, tc = f
+    dc = dct + dht * ot * (1 - tc * tc)
+    gates = [dc * jt * it * (1 - it), dc * it * (1 - jt * jt), dc * c * ft * (1 - ft),
+             dht * tc * ot * (1 - ot)]
+    dt = np.float16 if _LSTM_DT[0] == "float16" else np.float32
+    return [np.concatenate(gates, 0).astype(dt), (dc * ft).astype(dt)]
+
+
+_LSTM_DT = ["float32"]
+# (float16: the later copy writes dgate as float16 whatever the inputs' dtype)
+for _shape, _dt in (((2, 1, 16, 16), "float16"), ((4, 2, 16, 16), "float16"),
+                    ((1, 3, 16, 16), "float16")):
+    def _lstm_ref(*a, d=_dt):
+        _LSTM_DT[0] = d
+        return _lstm_c_grad(*a)
+    _g = (4 * _shape[0],) + _shape[1:]
+    case(f"basic_lstm_cell_c_state_grad {_shape} {_dt}", "cann2020",
+         "basic_lstm_cell_c_state_grad", "basic_lstm_cell_c_state_grad",
+         lambda s=_shape, g=_g, d=_dt: (tuple([T(s, d, "FRACTAL_NZ")] * 8) +
+                                        (T(g, d, "FRACTAL_NZ"), T(s, d, "FRACTAL_NZ"), 1.0,
+                                         "None", "basic_lstm_cell_c_state_grad"), {}),
+         lambda rng, s=_shape, d=_dt: [
+             rng.uniform(lo, hi, s).astype(d) for lo, hi in
+             ((-2, 2), (-1, 1), (-1, 1), (0, 1), (-1, 1), (0, 1), (0, 1), (-1, 1))],
+         _lstm_ref, rtol=1e-5 if _dt == "float32" else 1e-2,
+         atol=1e-6 if _dt == "float32" else 2e-3)
+
 # ---- end of tikops breadth --------------------------------------------------------------
 
 
