@@ -1563,6 +1563,100 @@ for _shape, _dt in (((2, 1, 16, 16), "float16"), ((4, 2, 16, 16), "float16"),
          _lstm_ref, rtol=1e-5 if _dt == "float32" else 1e-2,
          atol=1e-6 if _dt == "float32" else 2e-3)
 
+# ---- more of ascend-opp's own operators -------------------------------------------------
+# TF object detection's to_absolute_coordinates / to_normalized_coordinates: boxes
+# [batch, n, 4] as [ymin, xmin, ymax, xmax] (reversed_box: [batch, 4, n]) times / divided by
+# [H, W, H, W]; to_absolute_bbox takes shape_hw as an NHWC shape [N, H, W, C] (4 elements),
+# normalize_bbox as [batch, 3] rows [H, W, C].  Two configurations read past a GM input
+# (whole 32-byte blocks): rejected as TIK's debugger rejects them, and so does fastisa
+_BBOX_REJECT = {
+    ("to_absolute_bbox", (1, 4, 20)): ("AccessError", "boxes_gm need read 336 bytes"),
+    ("normalize_bbox", (1, 4, 20)): ("AccessError", "boxes_gm need read 336 bytes"),
+    ("normalize_bbox", (2, 16, 4)): ("AccessError", "shape_hw_gm need read 44 bytes"),
+}
+for _op in ("to_absolute_bbox", "normalize_bbox"):
+    for _shape, _rev, _dt in (((2, 16, 4), False, "float16"), ((1, 100, 4), False, "float32"),
+                              ((3, 4, 48), True, "float16"), ((1, 4, 20), True, "float32")):
+        def _bbox_scale(b, hw, rev, op):
+            s = np.array([hw[0], hw[1], hw[0], hw[1]], np.float64)
+            s = s[None, :, None] if rev else s[None, None, :]
+            r = b.astype(np.float64) * s if op == "to_absolute_bbox" else \
+                b.astype(np.float64) / s
+            return [r.astype(b.dtype)]
+        case(f"{_op} {_shape} reversed={_rev} {_dt}", "opp", _op, _op,
+             lambda s=_shape, r=_rev, d=_dt, o=_op: (
+                 (T(s, d), T((4,) if o == "to_absolute_bbox" else (s[0], 3), "int32"), T(s, d),
+                  r, o), {}),
+             lambda rng, s=_shape, d=_dt, o=_op: [
+                 (rng.uniform(0, 1, s) if o == "to_absolute_bbox" else
+                  rng.uniform(0, 60, s)).astype(d),
+                 np.array([1, 60, 80, 3], np.int32) if o == "to_absolute_bbox" else
+                 np.array([[60, 80, 3]] * s[0], np.int32)],
+             lambda b, hw, r=_rev, o=_op: _bbox_scale(
+                 b, hw[1:3] if o == "to_absolute_bbox" else hw.reshape(-1)[:2], r, o),
+             expect_error=_BBOX_REJECT.get((_op, _shape)),
+             rtol=1e-3 if _dt == "float16" else 1e-6, atol=1e-3 if _dt == "float16" else 1e-6)
+
+# StrideAdd on NC1HWC0: y = x1[:, o1:o1+len] + x2[:, o2:o2+len] (C1 offsets)
+for _s1, _s2, _o1, _o2, _len, _dt in (((1, 4, 2, 2, 16), (1, 3, 2, 2, 16), 1, 0, 2, "float16"),
+                                      ((2, 2, 3, 4, 16), (2, 5, 3, 4, 16), 0, 3, 2, "float32"),
+                                      ((1, 6, 1, 8, 16), (1, 6, 1, 8, 16), 2, 2, 4, "float16")):
+    case(f"stride_add {_s1} + {_s2} offsets=({_o1}, {_o2}) len={_len} {_dt}", "opp",
+         "stride_add", "stride_add",
+         lambda a=_s1, b=_s2, o1=_o1, o2=_o2, n=_len, d=_dt: (
+             (T(a, d, "NC1HWC0"), T(b, d, "NC1HWC0"), T((a[0], n) + a[2:], d, "NC1HWC0"), o1, o2,
+              n, "stride_add"), {}),
+         lambda rng, a=_s1, b=_s2, d=_dt: [rng.uniform(-9, 9, a).astype(d),
+                                           rng.uniform(-9, 9, b).astype(d)],
+         lambda x1, x2, o1=_o1, o2=_o2, n=_len: [(x1[:, o1:o1 + n].astype(np.float64) +
+                                                  x2[:, o2:o2 + n]).astype(x1.dtype)],
+         rtol=1e-3, atol=1e-3)
+
+# torch index_add along axis: var_out = var; var_out[..., indices[i], ...] += updates[..., i, ...]
+# (distinct indices: var is a ref output CANN gives one buffer; the kernel reads var and
+# writes var_out, which the TIK debugger, like fastisa, keeps apart, so a repeated index
+# would keep only its last update)
+for _shape, _axis, _idx, _dt in (((8, 32), 0, [1, 5, 6, 0, 7], "float32"),
+                                 ((4, 6, 16), 1, [0, 3, 2, 5], "float32"),
+                                 ((16, 64), 0, [2, 4, 3, 9, 15, 0], "float16")):
+    def _index_add_axis(v, i, u, axis):
+        y = v.astype(np.float64)
+        for k, j in enumerate(i):
+            sl = [slice(None)] * v.ndim
+            sl[axis] = j
+            usl = [slice(None)] * v.ndim
+            usl[axis] = k
+            y[tuple(sl)] += u[tuple(usl)]
+        return [y.astype(v.dtype)]
+    _us = tuple(len(_idx) if d == _axis else n for d, n in enumerate(_shape))
+    case(f"inplace_index_add {_shape} axis={_axis} indices={_idx} {_dt}", "opp",
+         "inplace_index_add", "inplace_index_add",
+         lambda s=_shape, a=_axis, i=_idx, u=_us, d=_dt: (
+             (T(s, d), T((len(i),), "int32"), T(u, d), T(s, d), a, "index_add"), {}),
+         lambda rng, s=_shape, i=_idx, u=_us, d=_dt: [
+             rng.integers(-8, 8, s).astype(d), np.array(i, np.int32),
+             rng.integers(-8, 8, u).astype(d)],
+         lambda v, i, u, a=_axis: _index_add_axis(v, i, u, a), alias={0: 0})
+
+# torch embedding backward: y[num_weights, D] = sum of grad rows per index (padding_idx's
+# row stays 0)
+# (embedding_dim must be a multiple of 32, the kernel's own check)
+for _n, _d, _nw, _pad in ((8, 32, 10, -1), (20, 32, 5, 2), (64, 64, 100, 0)):
+    def _emb_grad(g, i, nw, pad):
+        y = np.zeros((nw, g.shape[-1]), np.float64)
+        for k, j in enumerate(i.reshape(-1)):
+            if j != pad:
+                y[j] += g.reshape(-1, g.shape[-1])[k]
+        return [y.astype(np.float32)]
+    case(f"embedding_dense_grad n={_n} dim={_d} num_weights={_nw} padding_idx={_pad}", "opp",
+         "embedding_dense_grad", "embedding_dense_grad",
+         lambda n=_n, d=_d, nw=_nw, p=_pad: ((T((n, d), "float32"), T((n,), "int32"),
+                                              T((nw, d), "float32"), nw, p, False,
+                                              "embedding_dense_grad"), {}),
+         lambda rng, n=_n, d=_d, nw=_nw: [rng.integers(-8, 8, (n, d)).astype(np.float32),
+                                          rng.integers(0, nw, n).astype(np.int32)],
+         lambda g, i, nw=_nw, p=_pad: _emb_grad(g, i, nw, p), zero_outputs=True)
+
 # ---- end of tikops breadth --------------------------------------------------------------
 
 
