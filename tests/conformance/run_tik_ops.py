@@ -1662,9 +1662,14 @@ for _n, _d, _nw, _pad in ((8, 32, 10, -1), (20, 32, 5, 2), (64, 64, 100, 0)):
 # bin = size / pooled; bin j covers [floor(j*bin), ceil((j+1)*bin)) + start clipped to the
 # map; y = max over the bin (0 for an empty bin).  The tables use whole-number boxes whose
 # sizes divide by the pooled size (the kernel computes bins in float16) and features >= 0
-# (the kernel starts each max at 0, not -inf: post-ReLU maps).  OPEN: in every
-# configuration tried the first 8 ROIs match and ROIs 8.. come out 0 (both libraries);
-# the cause (kernel or fastisa) is not yet found -- these rows fail
+# (the kernel starts each max at 0, not -inf: post-ReLU maps).  OPEN, these rows fail: the
+# first 8 ROIs match and ROIs 8.. come out 0 (both libraries).  Traced: roi_pooling_base
+# fills its 64-lane int32 clip bound with vector_dup(64, const_value, fm_w, 1, 0, 0), i.e.
+# dst_blk_stride 0, so by the documented block-stride rule (lane i at block (i // 8) *
+# blk_stride) all 8 blocks land on block 0 and lanes 8..63 keep the 1 an earlier
+# vec_dup wrote; ROIs 8.. are then clipped to width/height 1.  The kernel evidently expects
+# the bound in all 64 lanes, i.e. a block stride 0 behaving as 1 for vector_dup; no public
+# document found says so, so fastisa keeps the documented rule until one does
 def _roi_pool(x, rois, ph, pw, sh, sw):
     n, c1, h, w, c0 = x.shape
     out = []
