@@ -40,6 +40,12 @@ from ..errors import ConstraintError
 from . import _capacity, _launch, language
 from .tensor import NkiTensor
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 __all__ = ["jit", "simulate", "target", "Kernel", "NkiTensor", "isa", "language", "profile"]
 
 #: The profile of the most recent ``nki.simulate`` run (None before the first run).
@@ -95,7 +101,7 @@ class Kernel:
         return f"<nki kernel {getattr(self.func, '__name__', '?')}{g}>"
 
 
-def jit(func=None, **options):
+def jit(func: Callable[..., object] | None = None, **options: object) -> Any:
     """Decorator: ``@nki.jit`` or ``@nki.jit(**options)`` (options are accepted and kept)."""
     if func is None:
         return lambda f: Kernel(f, options=options)
@@ -253,7 +259,7 @@ def _arg_names(func, n):
     return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
 
 
-def simulate(kernel, *, target=None) -> Simulated:
+def simulate(kernel: Kernel | Callable[..., object], *, target: str | None = None) -> Simulated:
     """``nki.simulate(kernel)(*numpy_arrays)``: run a kernel on fastisa, numpy in and out.
 
     ``kernel`` is a ``@nki.jit`` kernel, an SPMD launch ``kernel[n]`` or a plain function.

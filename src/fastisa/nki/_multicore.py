@@ -28,6 +28,13 @@ from ..errors import ConstraintError
 from .enums import dma_engine as _dma_engine, engine_name, ENGINE_COST_NAME
 from .tensor import NkiTensor
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import EnumLike, Int
+
 __all__ = ["core_barrier", "sendrecv"]
 
 MIN_II = _cost.MIN_II
@@ -94,7 +101,8 @@ def _group(instr):
     return g[1], int(m.program_id[0])
 
 
-def core_barrier(data, cores, engine=None, name=None):
+def core_barrier(data: NkiTensor, cores: Sequence[Int], engine: EnumLike | None = None,
+                 name: str | None = None) -> None:
     """Block until both cores of the LNC2 launch reach this barrier.
 
     Parameters
@@ -143,7 +151,8 @@ def core_barrier(data, cores, engine=None, name=None):
 _GPSIMD_DMA_LIMIT = {4: 1024, 2: 512, 1: 256}
 
 
-def sendrecv(src, dst, send_to_rank, recv_from_rank, pipe_id, dma_engine=None, name=None):
+def sendrecv(src: NkiTensor, dst: NkiTensor, send_to_rank: Int, recv_from_rank: Int, pipe_id: Int,
+             dma_engine: EnumLike | None = None, name: str | None = None) -> None:
     """Send ``src`` to core ``send_to_rank``'s ``dst``; receive ``recv_from_rank``'s ``src``
     into this core's ``dst`` (bit copies), then wait until the pipe's exchange completes.
 
