@@ -24,6 +24,8 @@ path.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .. import cost as _cost
@@ -51,11 +53,13 @@ class _Capture:
     def __enter__(self):
         self.calls = _c._PLAN_CAPTURE.calls = []
         self.records = []
+        self.thread = threading.get_ident()
         _cost.RECORD_HOOKS.insert(0, self._hook)
         return self
 
     def _hook(self, engine, instruction, cycles):
-        self.records.append((engine, instruction, cycles))
+        if threading.get_ident() == self.thread:     # not another thread's instruction
+            self.records.append((engine, instruction, cycles))
 
     def __exit__(self, *exc):
         _c._PLAN_CAPTURE.calls = None
