@@ -32,6 +32,7 @@ from .. import cost as _cost
 from .. import plans as _plans
 from .._kernels import nki as _k
 from . import _compute as _c
+from . import tensor as _tensor
 from .tensor import PSUM, NkiTensor, note_access
 
 __all__ = ["tensor_scalar", "tensor_tensor", "tensor_copy"]
@@ -43,6 +44,7 @@ _key = _k.plan_key
 _k.set_tensor_class(NkiTensor)
 _k.set_plan_env(_CACHE, _cost.RECORD_HOOKS, _cost._ACTIVE, note_access, PSUM, _c._f32_vec,
                 _c._threads)
+_k.set_pending_hook(_tensor.apply_pending, _tensor._PENDING)
 _SCALARS = (float, int, np.float32, np.float64)
 _NOPLAN = False         # a signature the plan cannot reproduce: always the full path
 
