@@ -30,11 +30,6 @@ def test_every_sdk_233_name_is_present():
     assert missing == []
 
 
-def test_only_activate2_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="activate2"):
-        nisa.activate2(None, None, None, 0, 0, None, None)
-
-
 # ---- registers ------------------------------------------------------------------------
 def test_register_alloc_move_load_store():
     r = nisa.register_alloc(5)

@@ -1038,4 +1038,52 @@ static inline void fi_nki_matmul_f32(float *out, const float *s, const float *v,
     fi_nki_matmul_f32_rows(out, s, v, K, M, N, 0, M);
 }
 
+/* nc_matmul's entry: out[M, N] (float32, C-contiguous; the starting values) += s.T @ v with
+ * s [K, M] and v [K, N] given in their storage formats (any element strides), decoded here
+ * to float32 rows (exact: fi_nki_decode) in sbuf [K*M] / vbuf [K*N] -- or read in place when
+ * already contiguous float32 -- then fi_nki_matmul_f32 (k ascending, no FMA: the bits of the
+ * plain triple loop).  One call replaces three conversions through the elementwise kernel. */
+static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, ptrdiff_t s_sp,
+                                 ptrdiff_t s_sf, const void *v, int vfmt, int visz,
+                                 ptrdiff_t v_sp, ptrdiff_t v_sf, int K, int M, int N, int nt,
+                                 float *sbuf, float *vbuf) {
+    const float *s32 = (const float *)s, *v32 = (const float *)v;
+    if (!((sfmt == FI_FLOAT32 || sfmt == FI_TFLOAT32) && s_sf == 1 && s_sp == M)) {
+        for (int k = 0; k < K; k++)
+            fi_nki_decode(sfmt, (const char *)s + (ptrdiff_t)k * s_sp * sisz, s_sf, M,
+                          sbuf + (ptrdiff_t)k * M);
+        s32 = sbuf;
+    }
+    if (!((vfmt == FI_FLOAT32 || vfmt == FI_TFLOAT32) && v_sf == 1 && v_sp == N)) {
+        for (int k = 0; k < K; k++)
+            fi_nki_decode(vfmt, (const char *)v + (ptrdiff_t)k * v_sp * visz, v_sf, N,
+                          vbuf + (ptrdiff_t)k * N);
+        v32 = vbuf;
+    }
+    fi_nki_matmul_f32(out, s32, v32, K, M, N, nt);
+}
+
+/* dma_compute's add: dst[i] = ((s0[i] + s1[i]) + s2[i]) + ... in float32 (each source
+ * decoded exactly, one rounding per addition), rounded once to dst's format; n elements,
+ * every operand contiguous.  One pass in chunks of 2048 that stay in L1; dst may be one of
+ * the sources (each chunk is read completely before it is written). */
+#define FI_NKI_SUM_CH 2048
+static inline void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src,
+                                  const int *fmt, const int *isz, int ns, ptrdiff_t n) {
+    float acc[FI_NKI_SUM_CH], t[FI_NKI_SUM_CH];
+    for (ptrdiff_t i0 = 0; i0 < n; i0 += FI_NKI_SUM_CH) {
+        int c = n - i0 < FI_NKI_SUM_CH ? (int)(n - i0) : FI_NKI_SUM_CH;
+        fi_nki_decode(fmt[0], (const char *)src[0] + i0 * isz[0], 1, c, acc);
+        for (int k = 1; k < ns; k++) {
+            const float *x = t;
+            if (fmt[k] == FI_FLOAT32 || fmt[k] == FI_TFLOAT32)
+                x = (const float *)src[k] + i0;
+            else
+                fi_nki_decode(fmt[k], (const char *)src[k] + i0 * isz[k], 1, c, t);
+            for (int i = 0; i < c; i++) acc[i] = acc[i] + x[i];
+        }
+        fi_nki_encode_f32(dfmt, (char *)dst + i0 * disz, 1, c, acc);
+    }
+}
+
 #endif /* FASTISA_NKI_H */

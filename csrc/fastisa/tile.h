@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "formats.h"
 
@@ -232,6 +233,35 @@ static inline void fi_tile_store_d(int fmt, char *p, ptrdiff_t cs, const double 
         for (i = 0; i < n; i++) q[i * cs] = fi_f64_to_bf16(v[i]);
         break; }
     default: break;
+    }
+}
+
+/* A double stored to an integer format as C++'s static_cast on x86-64 would for values in
+ * range: truncated toward zero; out-of-range values saturate to the format's range and NaN
+ * gives 0 (C++ leaves those undefined; callers that care check first). */
+static inline void fi_tile_store_i(int fmt, char *p, ptrdiff_t cs, const int64_t *v, int n);
+static inline int64_t fi_tile_trunc_sat(double x, int fmt) {
+    double lo, hi;
+    switch (fmt) {
+    case FI_INT32: lo = -2147483648.0; hi = 2147483647.0; break;
+    case FI_UINT32: lo = 0.0; hi = 4294967295.0; break;
+    case FI_INT16: lo = -32768.0; hi = 32767.0; break;
+    case FI_UINT16: lo = 0.0; hi = 65535.0; break;
+    case FI_INT8: lo = -128.0; hi = 127.0; break;
+    default: lo = 0.0; hi = 255.0; break;
+    }
+    if (x != x) return 0;
+    if (x <= lo) return (int64_t)lo;
+    if (x >= hi) return (int64_t)hi;
+    return (int64_t)x;
+}
+static inline void fi_tile_store_d_int(int fmt, char *p, ptrdiff_t cs, const double *v, int n) {
+    int64_t t[FI_TILE_CHUNK];
+    int i, k, m;
+    for (k = 0; k < n; k += FI_TILE_CHUNK) {
+        m = n - k < FI_TILE_CHUNK ? n - k : FI_TILE_CHUNK;
+        for (i = 0; i < m; i++) t[i] = fi_tile_trunc_sat(v[k + i], fmt);
+        fi_tile_store_i(fmt, p + (ptrdiff_t)k * cs * (ptrdiff_t)fi_tile_itemsize(fmt), cs, t, m);
     }
 }
 
@@ -489,10 +519,37 @@ static inline void fi_tile_unary_rows(int op, fi_tile_arg d, fi_tile_arg s, int 
             n = C - c0 < FI_TILE_CHUNK ? C - c0 : FI_TILE_CHUNK;
             const char *sp = fi_tile_at(&s, r, c0);
             char *dp = fi_tile_at(&d, r, c0);
-            if (!fi_tile_is_float(s.fmt)) {
+            if (!fi_tile_is_float(s.fmt) && (dbl || fi_tile_is_float(d.fmt))) {
+                /* integer source, a double-precision op (TLOG on integers: static_cast of
+                 * log((double)x)) or a float destination (exact in double, rounded once) */
+                fi_tile_load_d(s.fmt, sp, s.cs, db, n);
+                if (dbl) fi_tile_unary_d(op, db, n);
+                else if (op != FI_TOP_COPY) {
+                    /* ABS/NEG/RELU/RECIP are integer ops: compute in int64 first */
+                    int i;
+                    fi_tile_load_i(s.fmt, sp, s.cs, ib, n);
+                    fi_tile_unary_i(op, ib, n);
+                    for (i = 0; i < n; i++) db[i] = (double)ib[i];
+                }
+                if (fi_tile_is_float(d.fmt)) fi_tile_store_d(d.fmt, dp, d.cs, db, n);
+                else fi_tile_store_d_int(d.fmt, dp, d.cs, db, n);
+            } else if (!fi_tile_is_float(s.fmt)) {
                 fi_tile_load_i(s.fmt, sp, s.cs, ib, n);
                 fi_tile_unary_i(op, ib, n);
                 fi_tile_store_i(d.fmt, dp, d.cs, ib, n);
+            } else if (!fi_tile_is_float(d.fmt)) {
+                /* float source, integer destination: the op in double, then truncation
+                 * toward zero with saturation (fi_tile_trunc_sat) */
+                if (dbl || op == FI_TOP_COPY) {
+                    fi_tile_load_d(s.fmt, sp, s.cs, db, n);
+                    if (dbl) fi_tile_unary_d(op, db, n);
+                } else {
+                    int i;
+                    fi_tile_load_f(s.fmt, sp, s.cs, fb, n);
+                    fi_tile_unary_f(op, fb, n);
+                    for (i = 0; i < n; i++) db[i] = (double)fb[i];
+                }
+                fi_tile_store_d_int(d.fmt, dp, d.cs, db, n);
             } else if (op == FI_TOP_EXP && d.fmt == FI_FLOAT32) {
                 float *q = (float *)dp;
                 int i;
@@ -833,12 +890,102 @@ static inline void fi_tile_colreduce(int op, fi_tile_arg d, fi_tile_arg s, int R
  * fmaf, sequentially over k, starting from init (has_init) or +0; integer sources accumulate
  * exactly in int64 (wrapping on store).  init may alias dst (rows are read before written)
  * and may have rs = 0 (a bias row). */
+/* Float matmul, fast path: A [M, K] and B [K, N] decoded once to float32, the accumulators
+ * [M, N] in a float32 buffer (the init tile's values or +0), register-blocked 4 rows x 64
+ * columns with k innermost.  Every element is still the same fmaf chain, k = 0, 1, ..,
+ * K-1 from its start value, so the bits are those of the plain loop whatever the blocking,
+ * vector width or thread count (rows are split between threads).  Clones: AVX-512 + FMA,
+ * AVX2 + FMA (hardware fma == fmaf), and a portable one calling fmaf. */
+#define FI_TMM_RM 4
+#define FI_TMM_CN 64
+typedef struct { const float *A, *B; float *C; int K, N; } fi_tmm_ctx;
+
+#define FI_TMM_ROWS_BODY                                                                    \
+    const float *A = c->A, *B = c->B;                                                       \
+    float *C = c->C;                                                                        \
+    int K = c->K, N = c->N, m0 = r0;                                                        \
+    for (; m0 + FI_TMM_RM <= r1; m0 += FI_TMM_RM) {                                         \
+        int n0 = 0;                                                                         \
+        for (; n0 + FI_TMM_CN <= N; n0 += FI_TMM_CN) {                                      \
+            float acc[FI_TMM_RM][FI_TMM_CN];                                                \
+            for (int i = 0; i < FI_TMM_RM; i++)                                             \
+                for (int j = 0; j < FI_TMM_CN; j++) acc[i][j] = C[(ptrdiff_t)(m0 + i) * N + n0 + j]; \
+            for (int k = 0; k < K; k++) {                                                   \
+                const float *br = B + (ptrdiff_t)k * N + n0;                                \
+                for (int i = 0; i < FI_TMM_RM; i++) {                                       \
+                    float av = A[(ptrdiff_t)(m0 + i) * K + k];                              \
+                    for (int j = 0; j < FI_TMM_CN; j++) acc[i][j] = __builtin_fmaf(av, br[j], acc[i][j]); \
+                }                                                                           \
+            }                                                                               \
+            for (int i = 0; i < FI_TMM_RM; i++)                                             \
+                for (int j = 0; j < FI_TMM_CN; j++) C[(ptrdiff_t)(m0 + i) * N + n0 + j] = acc[i][j]; \
+        }                                                                                   \
+        if (n0 < N)                                                                         \
+            for (int i = m0; i < m0 + FI_TMM_RM; i++) fi__tmm_row(A, B, C, K, N, i, n0);    \
+    }                                                                                       \
+    for (; m0 < r1; m0++) fi__tmm_row(A, B, C, K, N, m0, 0);
+
+static inline void fi__tmm_row(const float *A, const float *B, float *C, int K, int N, int i,
+                               int n0) {
+    float *o = C + (ptrdiff_t)i * N;
+    for (int k = 0; k < K; k++) {
+        float av = A[(ptrdiff_t)i * K + k];
+        const float *br = B + (ptrdiff_t)k * N;
+        for (int j = n0; j < N; j++) o[j] = fmaf(av, br[j], o[j]);
+    }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
+#define FI__TMM_X86 1
+static __attribute__((target("avx512f,fma"), noinline)) void fi__tmm_rows_512(
+        const fi_tmm_ctx *c, int r0, int r1) { FI_TMM_ROWS_BODY }
+static __attribute__((target("avx2,fma"), noinline)) void fi__tmm_rows_256(
+        const fi_tmm_ctx *c, int r0, int r1) { FI_TMM_ROWS_BODY }
+#endif
+static void fi__tmm_rows_any(const fi_tmm_ctx *c, int r0, int r1) { FI_TMM_ROWS_BODY }
+
+static void fi__tmm_job(const void *p, int r0, int r1) {
+    const fi_tmm_ctx *c = (const fi_tmm_ctx *)p;
+#ifdef FI__TMM_X86
+    static int isa = -1;
+    if (isa < 0) {
+        __builtin_cpu_init();
+        isa = (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) ? 2 :
+              (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 1 : 0;
+    }
+    if (isa == 2) { fi__tmm_rows_512(c, r0, r1); return; }
+    if (isa == 1) { fi__tmm_rows_256(c, r0, r1); return; }
+#endif
+    fi__tmm_rows_any(c, r0, r1);
+}
+
+/* 0 when the buffers cannot be allocated (the caller then runs the plain loop). */
+static inline int fi_tile_matmul_fast(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b,
+                                      fi_tile_arg c, int has_init, int M, int K, int N) {
+    float *A = (float *)malloc(((size_t)M * K + 1) * sizeof(float));
+    float *B = (float *)malloc(((size_t)K * N + 1) * sizeof(float));
+    float *C = (float *)malloc(((size_t)M * N + 1) * sizeof(float));
+    if (!A || !B || !C) { free(A); free(B); free(C); return 0; }
+    for (int i = 0; i < M; i++) fi_tile_load_f(a.fmt, fi_tile_at(&a, i, 0), a.cs, A + (ptrdiff_t)i * K, K);
+    for (int k = 0; k < K; k++) fi_tile_load_f(b.fmt, fi_tile_at(&b, k, 0), b.cs, B + (ptrdiff_t)k * N, N);
+    for (int i = 0; i < M; i++) {
+        if (has_init) fi_tile_load_f(c.fmt, fi_tile_at(&c, i, 0), c.cs, C + (ptrdiff_t)i * N, N);
+        else memset(C + (ptrdiff_t)i * N, 0, (size_t)N * sizeof(float));
+    }
+    fi_tmm_ctx ctx = {A, B, C, K, N};
+    fi_tile_run_rows(fi__tmm_job, &ctx, M, (int)((int64_t)K * N < (1 << 30) ? (int64_t)K * N : (1 << 30)));
+    for (int i = 0; i < M; i++) fi_tile_store_f(d.fmt, fi_tile_at(&d, i, 0), d.cs, C + (ptrdiff_t)i * N, N);
+    free(A); free(B); free(C);
+    return 1;
+}
+
 static inline void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, fi_tile_arg c,
                                   int has_init, int M, int K, int N) {
     float acc[FI_TILE_CHUNK], bb[FI_TILE_CHUNK], av;
     int64_t iacc[FI_TILE_CHUNK], ibb[FI_TILE_CHUNK], iav;
     int i, k, j, j0, n;
     int isf = fi_tile_is_float(a.fmt);
+    if (isf && fi_tile_matmul_fast(d, a, b, c, has_init, M, K, N)) return;
     for (i = 0; i < M; i++) {
         for (j0 = 0; j0 < N; j0 += FI_TILE_CHUNK) {
             n = N - j0 < FI_TILE_CHUNK ? N - j0 : FI_TILE_CHUNK;

@@ -7,12 +7,14 @@ everything; these drivers only take pointers and strides and run one ``with nogi
 """
 from libc.stdint cimport uint32_t, int64_t, uint64_t
 from libc.string cimport memset
+from libc.stdlib cimport malloc, free
 cimport numpy as cnp
 import numpy as np
 
 from fastisa._kernels.capi cimport (fi_nki_ew, fi_nki_reduce_args, fi_nki_init,
                                     fi_nki_elementwise, fi_nki_reduce, fi_nki_act,
-                                    fi_nki_sin_scalar, fi_nki_matmul_f32,
+                                    fi_nki_sin_scalar, fi_nki_matmul_f32, fi_nki_matmul,
+                                    fi_nki_dma_sum,
                                     fi_nki_encode_f64_array)
 
 cnp.import_array()
@@ -149,6 +151,60 @@ def matmul_f32(float[:, ::1] out, const float[:, ::1] s, const float[:, ::1] v, 
                          f"{M}), v ({v.shape[0]}, {v.shape[1]}) do not agree")
     with nogil:
         fi_nki_matmul_f32(&out[0, 0], &s[0, 0], &v[0, 0], K, M, N, threads)
+
+
+def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1):
+    """out[M, N] += s[K, M].T @ v[K, N] with s / v 2-D arrays in their storage formats (any
+    element strides): decoded to float32 in C, then the matmul_f32 kernel (same bits)."""
+    cdef const void *sp
+    cdef const void *vp
+    cdef Py_ssize_t s_sp, s_sf, v_sp, v_sf
+    _view(s, &sp, &s_sp, &s_sf)
+    _view(v, &vp, &v_sp, &v_sf)
+    cdef int K = s.shape[0], M = s.shape[1], N = v.shape[1]
+    cdef int sisz = (<cnp.ndarray>s).itemsize, visz = (<cnp.ndarray>v).itemsize
+    if out.shape[0] != M or out.shape[1] != N or v.shape[0] != K:
+        raise ValueError(f"matmul: shapes out ({out.shape[0]}, {out.shape[1]}), s ({K}, "
+                         f"{M}), v ({v.shape[0]}, {v.shape[1]}) do not agree")
+    cdef float *sbuf = <float *>malloc(max(1, K * M) * sizeof(float))
+    cdef float *vbuf = <float *>malloc(max(1, K * N) * sizeof(float))
+    if sbuf == NULL or vbuf == NULL:
+        free(sbuf)
+        free(vbuf)
+        raise MemoryError("matmul: cannot allocate the float32 operand buffers")
+    with nogil:
+        fi_nki_matmul(&out[0, 0], sp, sfmt, sisz, s_sp, s_sf, vp, vfmt, visz, v_sp, v_sf,
+                      K, M, N, threads, sbuf, vbuf)
+    free(sbuf)
+    free(vbuf)
+
+
+def dma_sum(dst, int dfmt, srcs, fmts):
+    """dst[i] = ((srcs[0][i] + srcs[1][i]) + ...) in float32, rounded once to format dfmt.
+    dst and every source: C-contiguous arrays with the same element count (at most 16
+    sources; fmts their format codes)."""
+    cdef const void *sp[16]
+    cdef int fm[16]
+    cdef int isz[16]
+    cdef int ns = len(srcs), i
+    cdef cnp.ndarray a
+    cdef cnp.ndarray d = <cnp.ndarray>dst
+    if ns < 1 or ns > 16 or len(fmts) != ns:
+        raise ValueError("dma_sum: 1 to 16 sources, one format each")
+    if not d.flags.c_contiguous or not d.flags.writeable:
+        raise ValueError("dma_sum: dst must be a writeable C-contiguous array")
+    cdef Py_ssize_t n = d.size
+    for i in range(ns):
+        a = <cnp.ndarray>srcs[i]
+        if not a.flags.c_contiguous or a.size != n:
+            raise ValueError("dma_sum: every source must be C-contiguous with dst's size")
+        sp[i] = cnp.PyArray_DATA(a)
+        fm[i] = fmts[i]
+        isz[i] = cnp.PyArray_ITEMSIZE(a)
+    cdef void *dp = cnp.PyArray_DATA(d)
+    cdef int disz = cnp.PyArray_ITEMSIZE(d)
+    with nogil:
+        fi_nki_dma_sum(dp, dfmt, disz, sp, fm, isz, ns, n)
 
 
 def encode_f64(int fmt, const double[::1] x, out):

@@ -18,11 +18,17 @@ from __future__ import annotations
 import numpy as np
 
 from .. import cost as _cost
-from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError, OverlapError
 from . import _compute as _c
 from .enums import dge_mode as _dge_mode, oob_mode as _oob_mode
 from .tensor import NkiTensor, require_tensor
+
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import EnumLike, Int, OpLike, Real
 
 __all__ = ["dma_transpose", "dma_compute", "TRANSPOSE_AXES"]  # + dma_copy_modes, is_indirect (used by dma_copy)
 
@@ -54,7 +60,9 @@ def _priority(instr, priority):
         raise ConstraintError(f"{instr}: priority must be an integer in [0, 3], got {priority!r}")
 
 
-def dma_transpose(dst, src, axes=None, priority=None, dge_mode=None, oob_mode=None, name=None):
+def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = None,
+                  priority: Int | None = None, dge_mode: EnumLike | None = None,
+                  oob_mode: EnumLike | None = None, name: str | None = None) -> None:
     """``dst = src.transpose(axes)`` by DMA: ``dst[i_0, ..] = src[i_axes^-1 ...]``, bit-exact.
 
     The permutation is fixed per rank: (1, 0) for 2-d, (2, 1, 0) for 3-d, (3, 1, 2, 0) for
@@ -156,8 +164,9 @@ def dma_transpose(dst, src, axes=None, priority=None, dge_mode=None, oob_mode=No
     _cost.record("DMA", instr, max(MIN_II, dst.free_size))
 
 
-def dma_compute(dst, srcs, reduce_op, scales=None, unique_indices=True, oob_mode=None,
-                name=None):
+def dma_compute(dst: NkiTensor, srcs: Sequence[NkiTensor], reduce_op: OpLike,
+                scales: Sequence[Real] | None = None, unique_indices: bool = True,
+                oob_mode: EnumLike | None = None, name: str | None = None):
     """``dst = srcs[0] + srcs[1] + ...`` element by element, computed by the DMA engines.
 
     Each source element is converted to float32, the sum is formed in float32 left to
@@ -215,30 +224,24 @@ def dma_compute(dst, srcs, reduce_op, scales=None, unique_indices=True, oob_mode
         raise ConstraintError(f"{instr}: unique_indices must be a bool, got {unique_indices!r}")
     _enum_name(instr, "oob_mode", oob_mode, _oob_mode, "error")
     n = dst.size
-
-    def flat(t):
-        return NkiTensor(t.data.reshape(1, n), t.dtype, t.buffer, t.name)
-
-    views = [flat(t) for t in srcs]
-    out = NkiTensor(np.empty((1, n), np.float32), _dt.float32)
-    add = _c._stage(_ops_add(), tensor=True)
-    if len(views) == 1:
-        _c._run_ew(instr, out, views[0])
-    else:
-        _c._run_ew(instr, out, views[0], in1=views[1], stages=(add, _c._NO_STAGE))
-        for v in views[2:]:
-            _c._run_ew(instr, out, out, in1=v, stages=(add, _c._NO_STAGE))
-    target = NkiTensor(dst.data.reshape(1, n) if dst.data.flags.c_contiguous else
-                       np.empty((1, n), dst.dtype.np_dtype), dst.dtype)
-    _c._run_ew(instr, target, out)
-    if not dst.data.flags.c_contiguous:
-        dst.data[...] = target.data.reshape(dst.shape)
+    # one pass of the dma_sum kernel (csrc/fastisa/nki.h): every source decoded to float32,
+    # added left to right, rounded once to dst.dtype.  Sources in C order; a source that
+    # shares memory with dst in another layout is copied first (dst may BE a source).
+    d = dst.data
+    direct = d.flags.c_contiguous and d.flags.writeable
+    out = d if direct else np.empty(dst.shape, dst.dtype.np_dtype)
+    flats = []
+    for t in srcs:
+        a = np.ascontiguousarray(t.data)
+        if direct and a is not d and np.may_share_memory(a, d) and not (
+                a.__array_interface__["data"][0] == d.__array_interface__["data"][0]
+                and a.dtype.itemsize == d.dtype.itemsize):
+            a = a.copy()
+        flats.append(a)
+    _c._kernels().dma_sum(out, dst.dtype.code, flats, [t.dtype.code for t in srcs])
+    if not direct:
+        dst.data[...] = out
     _cost.record("DMA", instr, max(MIN_II, (n // max(dst.partitions, 1)) * len(srcs)))
-
-
-def _ops_add():
-    from fastisa.nki import ops
-    return ops.add
 
 
 def is_indirect(t) -> bool:

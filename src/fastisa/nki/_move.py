@@ -23,6 +23,7 @@ sequence_bounds          GpSimd    ``150 + N`` (fastisa's estimate)
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -31,6 +32,13 @@ from .. import cost as _cost
 from ..errors import AccessError, ConstraintError
 from . import _compute as _c
 from .tensor import NkiTensor
+
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import Int, Real
 
 __all__ = ["nc_stream_shuffle", "tensor_copy_predicated", "nc_n_gather", "local_gather",
            "nonzero_with_count", "sequence_bounds", "start_partition"]
@@ -97,7 +105,35 @@ def _int(instr, param, v, lo=None, hi=None):
 
 
 # ---- nc_stream_shuffle -----------------------------------------------------------------
-def nc_stream_shuffle(dst, src, shuffle_mask, name=None):
+@functools.lru_cache(maxsize=256)
+def _shuffle_rowmap(instr, mask, Pd, Ps):
+    """nc_stream_shuffle's checks of a mask (a tuple of ints) and its row map (dst row r <-
+    src row rowmap[r], -1 = unmodified); cached per (mask, Pd, Ps): the checks depend on
+    nothing else.  Errors are raised in the uncached order (mask length, each entry, then
+    the selected source rows, whose message is returned for the caller to raise after its
+    start-partition checks)."""
+    if len(mask) != QUADRANT:
+        raise ConstraintError(f"{instr}: shuffle_mask must have 32 elements, got {len(mask)}")
+    for i, m in enumerate(mask):
+        if not (0 <= m < QUADRANT or m == 255):
+            raise ConstraintError(f"{instr}: shuffle_mask[{i}] must be in [0, 31] or 255, got {m}")
+    rowmap = np.full(Pd, -1, np.int32)
+    for r in range(Pd):
+        q, i = divmod(r, QUADRANT)
+        m = mask[i]
+        if m == 255:
+            continue
+        s = q * QUADRANT + m
+        if s >= Ps:
+            return None, (f"{instr}: shuffle_mask[{i}] = {m} selects src partition {s} "
+                          f"for dst partition {r}, but src has {Ps} partitions")
+        rowmap[r] = s
+    rowmap.flags.writeable = False
+    return rowmap, None
+
+
+def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int],
+                      name: str | None = None) -> None:
     """Within each 32-partition quadrant: ``dst[32q + i] = src[32q + shuffle_mask[i]]``.
 
     ``shuffle_mask[i] == 255`` leaves dst partition i of every quadrant unmodified.  The
@@ -130,34 +166,20 @@ def nc_stream_shuffle(dst, src, shuffle_mask, name=None):
         raise ConstraintError(f"{instr}: dst and src must have the same number of elements per "
                               f"partition, got {dst.free_size} and {src.free_size}")
     try:
-        mask = [int(m) for m in shuffle_mask]
+        mask = tuple(int(m) for m in shuffle_mask)
     except (TypeError, ValueError):
         raise ConstraintError(f"{instr}: shuffle_mask must be a list of 32 ints, got "
                               f"{shuffle_mask!r}") from None
-    if len(mask) != QUADRANT:
-        raise ConstraintError(f"{instr}: shuffle_mask must have 32 elements, got {len(mask)}")
-    for i, m in enumerate(mask):
-        if not (0 <= m < QUADRANT or m == 255):
-            raise ConstraintError(f"{instr}: shuffle_mask[{i}] must be in [0, 31] or 255, got {m}")
     active = math.ceil(max(dst.partitions, src.partitions) / QUADRANT) * QUADRANT
     allowed = {32: (0, 32, 64, 96), 64: (0, 64), 96: (0,), 128: (0,)}.get(active, (0,))
+    rowmap, err = _shuffle_rowmap(instr, mask, dst.partitions, src.partitions)
     for pname, t in (("src", src), ("dst", dst)):
         sp = start_partition(t)
         if sp not in allowed:
             raise ConstraintError(f"{instr}: {pname} start partition must be one of {allowed} "
                                   f"with {active} active partitions, got {sp}")
-    Pd, Ps = dst.partitions, src.partitions
-    rowmap = np.full(Pd, -1, np.int32)
-    for r in range(Pd):
-        q, i = divmod(r, QUADRANT)
-        m = mask[i]
-        if m == 255:
-            continue
-        s = q * QUADRANT + m
-        if s >= Ps:
-            raise ConstraintError(f"{instr}: shuffle_mask[{i}] = {m} selects src partition {s} "
-                                  f"for dst partition {r}, but src has {Ps} partitions")
-        rowmap[r] = s
+    if err is not None:
+        raise ConstraintError(err)
     d, commit = _rows2(dst)
     s_rows = _c._rows(src)
     if np.may_share_memory(s_rows, d):
@@ -172,7 +194,8 @@ def nc_stream_shuffle(dst, src, shuffle_mask, name=None):
 _PRED_DTYPES = ("uint8", "uint16", "uint32")
 
 
-def tensor_copy_predicated(dst, src, predicate, reverse_pred=False, name=None):
+def tensor_copy_predicated(dst: NkiTensor, src: NkiTensor | Real, predicate: NkiTensor,
+                           reverse_pred: bool = False, name: str | None = None) -> None:
     """``dst[p, i] = src[p, i]`` where ``predicate[p, i] != 0`` (xor reverse_pred); else kept.
 
     The copy is bit-exact (src and dst share a dtype).  A scalar ``src`` is rounded once
@@ -240,7 +263,8 @@ def tensor_copy_predicated(dst, src, predicate, reverse_pred=False, name=None):
 
 
 # ---- gathers -----------------------------------------------------------------------------
-def nc_n_gather(dst, data, indices, name=None):
+def nc_n_gather(dst: NkiTensor, data: NkiTensor, indices: NkiTensor,
+                name: str | None = None) -> None:
     """``dst[p, j] = data[p, indices[p, j]]`` over data's flattened free dims (GpSimd).
 
     Parameters
@@ -288,7 +312,9 @@ def nc_n_gather(dst, data, indices, name=None):
     _cost.record("GpSimd", instr, GPSIMD_START + dst.free_size)
 
 
-def local_gather(dst, src_buffer, index, num_elem_per_idx=1, num_valid_indices=None, name=None):
+def local_gather(dst: NkiTensor, src_buffer: NkiTensor, index: NkiTensor,
+                 num_elem_per_idx: Int = 1, num_valid_indices: Int | None = None,
+                 name: str | None = None) -> None:
     """Gather within each partition, with the indices of its GpSimd core (16 partitions).
 
     For core c (partitions 16c .. 16c+15) the indices of ``index[16c:16c+16]`` are
@@ -366,7 +392,8 @@ def local_gather(dst, src_buffer, index, num_elem_per_idx=1, num_valid_indices=N
 
 
 # ---- nonzero_with_count / sequence_bounds -------------------------------------------------
-def nonzero_with_count(dst, src, index_offset=0, padding_val=-1, name=None):
+def nonzero_with_count(dst: NkiTensor, src: NkiTensor, index_offset: Int = 0,
+                       padding_val: Real = -1, name: str | None = None) -> None:
     """Per GpSimd core (partitions 0, 16, ..., 112 only): nonzero indices, padding, count.
 
     For each partition p that is a multiple of 16: ``dst[p, :k] = index_offset + i`` for
@@ -419,7 +446,7 @@ def nonzero_with_count(dst, src, index_offset=0, padding_val=-1, name=None):
     _cost.record("GpSimd", instr, GPSIMD_START + T)
 
 
-def sequence_bounds(dst, segment_ids, name=None):
+def sequence_bounds(dst: NkiTensor, segment_ids: NkiTensor, name: str | None = None) -> None:
     """Per element, the [start, end] of the segment it belongs to (GpSimd engine).
 
     ``segment_ids`` is [1, n]; the segment of element i is the maximal run of equal ids

@@ -20,16 +20,24 @@ from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import ConstraintError, UndefinedBehaviorWarning
 from . import _matmul   # nc_matmul's transpose and double_row modes (nki-isa family)
-from ._compute import (MIN_II, _computable, _kernels, _onchip, _run_ew, _target, _tensor,
-                       _threads)
+from ._compute import (MIN_II, _computable, _kernels, _onchip, _rows, _run_ew, _target,
+                       _tensor, _threads)
 from .enums import engine_name
 from .tensor import (NkiTensor, PSUM_FRESH, PSUM_GROUP, PSUM_INIT, discard_pending,
                      psum_state)
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import EnumLike, Int
+
 __all__ = ["nc_transpose", "nc_matmul"]   # + matmul_operands, _psum_start (used by nc_matmul_mx)
 
 # ---- nc_transpose / nc_matmul ------------------------------------------------------------------
-def nc_transpose(dst, data, engine=None, name=None):
+def nc_transpose(dst: NkiTensor, data: NkiTensor, engine: EnumLike | None = None,
+                 name: str | None = None) -> None:
     """``dst[f, p] = data[p, f]``: swap the partition and free axes of a 2-D tile.
 
     data : NkiTensor [P, F] in SBUF or PSUM; dst [F, P].  engine: vector (P, F <= 32),
@@ -84,9 +92,11 @@ _MM_DTYPES = ("float8_e4m3", "float8_e5m2", "float8_e4m3fn", "bfloat16", "float1
               "tfloat32", "float32")
 
 
-def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False,
-              is_transpose=False, accumulate=None, tile_position=(), tile_size=(),
-              perf_mode=None, name=None):
+def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
+              is_stationary_onezero: bool = False, is_moving_onezero: bool = False,
+              is_transpose: bool = False, accumulate: bool | None = None,
+              tile_position: Sequence[Int] | None = (), tile_size: Sequence[Int] | None = (),
+              perf_mode: EnumLike | None = None, name: str | None = None) -> None:
     """``dst = stationary.T @ moving`` on the Tensor engine, accumulated in float32 in PSUM.
 
     Parameters
@@ -136,32 +146,65 @@ def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_on
         raise ConstraintError(f"{instr}: moving free size must be <= 512, got {N}")
     if dst.shape != (M, N):
         raise ConstraintError(f"{instr}: dst must have shape {(M, N)}, got {dst.shape}")
-    out, state = _psum_start(instr, dst, accumulate)
-    k = _kernels()
+    out, state, inplace = _psum_start(instr, dst, accumulate, inplace=True)
     if folded is not None:
         stationary, moving = folded
-        K = stationary.shape[0]
-    s32 = NkiTensor(np.empty((K, M), np.float32), _dt.float32)
-    m32 = NkiTensor(np.empty((K, N), np.float32), _dt.float32)
-    _run_ew(instr, s32, stationary)
-    _run_ew(instr, m32, moving)
-    k.matmul_f32(out, s32.data, m32.data, _threads())
-    _run_ew(instr, dst, NkiTensor(out, _dt.float32))
+    # operands decoded to float32 inside the kernel call (csrc/fastisa/nki.h fi_nki_matmul)
+    _kernels().matmul(out, _rows(stationary), stationary.dtype.code, _rows(moving),
+                      moving.dtype.code, _threads())
+    if not inplace:
+        _run_ew(instr, dst, NkiTensor(out, _dt.float32))
     state[...] = PSUM_GROUP
     f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
     cyc = max(min(64, M), N) * (4 if f32 else 1)
     _cost.record("Tensor", instr, cyc // 2 if pm == "double_row" else cyc)
 
 
-def _psum_start(instr, dst, accumulate):
+def _psum_start(instr, dst, accumulate, inplace=False):
     """nc_matmul's accumulate rule (see nc_matmul): the float32 [M, N] starting values of a
     matmul into PSUM tensor dst, and dst's state bytes (set to PSUM_GROUP by the caller
-    when the matmul completes).  Shared with nc_matmul_mx (fastisa.nki._matmul)."""
+    when the matmul completes).  Shared with nc_matmul_mx (fastisa.nki._matmul).
+
+    With ``inplace=True`` a third value says whether the starting values ARE dst's own
+    storage (a C-contiguous float32 dst whose elements all accumulate or all start from
+    zero, the usual case): the caller then adds into dst directly, with no copy in or out
+    (the same bits: a float32 -> float32 store is the identity)."""
     M, N = dst.shape
     if accumulate is not None and not isinstance(accumulate, (bool, np.bool_, int, np.integer)):
         raise ConstraintError(f"{instr}: accumulate must be True, False or None, got "
                               f"{accumulate!r}")
     state = psum_state(dst)
+    uniform = None
+    mark = state                      # what the caller sets to PSUM_GROUP at the end
+    words = _state_words(state, dst.data)
+    if words is not None:             # one state byte per float32: compare whole words
+        lo = int(words.min())
+        if lo == int(words.max()) and lo <= 0xFF:
+            uniform, mark = lo, words
+    elif state.size:
+        lo = int(state.min())
+        if lo == int(state.max()):
+            uniform = lo              # every element in one state: decide once, not per element
+    if uniform is not None:
+        if accumulate is None:
+            acc_all, undef = uniform in (PSUM_GROUP, PSUM_INIT), uniform == PSUM_INIT
+        elif accumulate:
+            acc_all, undef = True, uniform in (PSUM_INIT, PSUM_FRESH)
+        else:
+            acc_all, undef = False, False
+        if undef and _target() in ("trn1", "trn2"):
+            n_init = M * N if uniform == PSUM_INIT else 0
+            _warn_undefined(instr, dst, n_init, M * N - n_init)
+        d = dst.data
+        if (inplace and dst.dtype.name == "float32" and d.ndim == 2 and d.dtype == np.float32
+                and d.flags.c_contiguous and d.flags.writeable):
+            if not acc_all:
+                d.fill(0.0)
+            return d, mark, True
+        out = np.zeros((M, N), np.float32)
+        if acc_all:
+            _run_ew(instr, NkiTensor(out, _dt.float32), dst)
+        return (out, mark, False) if inplace else (out, mark)
     if accumulate is None:
         acc = (state == PSUM_GROUP) | (state == PSUM_INIT)
         undefined = state == PSUM_INIT
@@ -173,22 +216,35 @@ def _psum_start(instr, dst, accumulate):
         undefined = None
     if undefined is not None and _target() in ("trn1", "trn2") and undefined.any():
         n_init = int(np.count_nonzero(state[undefined] == PSUM_INIT))
-        n_fresh = int(np.count_nonzero(undefined)) - n_init
-        what = []
-        if n_init:
-            what.append(f"{n_init} element(s) initialised by a non-matmul instruction")
-        if n_fresh:
-            what.append(f"{n_fresh} never-written element(s)")
-        warnings.warn(f"{instr}: accumulating onto {' and '.join(what)} of PSUM tensor "
-                      f"{dst.name!r} is undefined on NeuronCore-v2/v3 ({_target()}); fastisa "
-                      f"adds onto the current values. Start each accumulation group with "
-                      f"accumulate=False", UndefinedBehaviorWarning, stacklevel=3)
+        _warn_undefined(instr, dst, n_init, int(np.count_nonzero(undefined)) - n_init)
     out = np.zeros((M, N), np.float32)
     if acc is not None and acc.any():
         cur = NkiTensor(np.empty((M, N), np.float32), _dt.float32)
         _run_ew(instr, cur, dst)
         np.copyto(out, cur.data, where=acc)
-    return out, state
+    return (out, state, False) if inplace else (out, state)
+
+
+def _state_words(state, d):
+    """The state bytes of a C-contiguous 4-byte tensor as uint32 words (little-endian: the
+    element's state is the low byte; the other three bytes belong to no float32 element and
+    are 0 unless the memory is also viewed with a narrower dtype), or None."""
+    if not (np.little_endian and d.dtype.itemsize == 4 and d.flags.c_contiguous and d.size):
+        return None
+    return np.lib.stride_tricks.as_strided(state, shape=(d.size * 4,), strides=(1,)).view(
+        np.uint32)
+
+
+def _warn_undefined(instr, dst, n_init, n_fresh):
+    what = []
+    if n_init:
+        what.append(f"{n_init} element(s) initialised by a non-matmul instruction")
+    if n_fresh:
+        what.append(f"{n_fresh} never-written element(s)")
+    warnings.warn(f"{instr}: accumulating onto {' and '.join(what)} of PSUM tensor "
+                  f"{dst.name!r} is undefined on NeuronCore-v2/v3 ({_target()}); fastisa "
+                  f"adds onto the current values. Start each accumulation group with "
+                  f"accumulate=False", UndefinedBehaviorWarning, stacklevel=4)
 
 
 def matmul_operands(instr, dst, stationary, moving, dtypes, after_rank=None, dtype_rule=None):

@@ -1,0 +1,147 @@
+"""Benchmark: matmul-heavy kernels, fastisa vs numpy's float32 matmul (issue 15), one run.
+
+Rows (each ratio = fastisa time / numpy time; bar: <= 2x):
+
+* ``nc_matmul [128,128]x[128,512] bf16``: one nc_matmul into a float32 PSUM tile (the
+  tutorial's tile) against ``s32.T @ m32`` on float32 copies of the same operands.
+* ``NKI matmul tutorial``: fastisa's mirror of the nki-samples fully optimised matmul
+  (``fastisa.examples.nki_matmul_steps.matmul_optimized``: 128 x 128 x 512 tiles, blocks
+  16 x 2 x 8; bf16 inputs, float32 PSUM, bf16 result) at lhsT [K=1024, M=4096], rhs
+  [1024, N=2048] -- 1,024 nc_matmul calls -- as one ``nki.simulate`` call, against numpy's
+  ``lhsT32.T @ rhs32`` (float32 operands prepared outside the timing).
+* ``PTO flash attention S=1024 D=128``: ``fastisa.examples.pto_flash_attention``'s
+  instruction sequence (TLOAD, TTRANS, TMATMUL, row softmax, TMATMUL, TSTORE) on float32
+  [1024, 128] Q, K, V, against the numpy float32 implementation
+  ``softmax(Q @ K.T * scale) @ V`` (same steps: max, subtract, exp, sum, divide).
+
+Accumulation orders (the bits are those orders', not numpy's): nc_matmul sums each
+output in k order 0..K-1 onto its start value, a float32 multiply and add per k;
+TMATMUL is a fused multiply-add chain k = 0..K-1 from +0.
+
+Run:  python bench/bench_matmul.py
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import ml_dtypes
+import numpy as np
+
+from fastisa import shim
+
+
+def best(fn, reps=3):
+    fn()
+    ts = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return min(ts)
+
+
+def nki_tile():
+    from fastisa.nki import isa as nisa, language as nl
+    from fastisa.nki.tensor import NkiTensor
+    rng = np.random.default_rng(0)
+    bf = ml_dtypes.bfloat16
+    s = rng.standard_normal((128, 128)).astype(bf)
+    m = rng.standard_normal((128, 512)).astype(bf)
+    st, mv = NkiTensor(s, "bfloat16", nl.sbuf), NkiTensor(m, "bfloat16", nl.sbuf)
+    acc = NkiTensor(np.zeros((128, 512), np.float32), "float32", nl.psum)
+    s32, m32 = s.astype(np.float32), m.astype(np.float32)
+
+    def fi():
+        for _ in range(20):
+            nisa.nc_matmul(dst=acc, stationary=st, moving=mv, accumulate=False)
+
+    def npf():
+        for _ in range(20):
+            s32.T @ m32
+    return best(fi, 5) / 20, best(npf, 5) / 20
+
+
+def nki_tutorial(K=1024, M=4096, N=2048):
+    with shim.installed():
+        import nki
+        from fastisa.examples import nki_matmul_steps as steps
+    rng = np.random.default_rng(0)
+    bf = ml_dtypes.bfloat16
+    lhsT = rng.standard_normal((K, M)).astype(bf)
+    rhs = rng.standard_normal((K, N)).astype(bf)
+    run = nki.simulate(steps.matmul_optimized)
+    out = np.asarray(run(lhsT, rhs))
+    a, b = lhsT.astype(np.float32), rhs.astype(np.float32)
+    ref = a.T @ b
+    assert np.all(np.abs(out.astype(np.float32) - ref) <= np.abs(ref) * 2.0 ** -7 + 2.0 ** -6)
+    return best(lambda: run(lhsT, rhs), 2), best(lambda: a.T @ b, 3)
+
+
+def pto_attention(S=1024, D=128):
+    from fastisa import pto
+    from fastisa.pto import BLayout, Tile, TileType
+    f32 = np.float32
+    rng = np.random.default_rng(0)
+    q, k, v = (rng.standard_normal((S, D)).astype(f32) for _ in range(3))
+    o = np.zeros((S, D), f32)
+    scale = 1.0 / math.sqrt(D)
+    t = dict(q=Tile(TileType.Vec, f32, S, D), k=Tile(TileType.Vec, f32, S, D),
+             v=Tile(TileType.Vec, f32, S, D), kt=Tile(TileType.Vec, f32, D, S),
+             q_l=Tile(TileType.Left, f32, S, D), kt_r=Tile(TileType.Right, f32, D, S),
+             v_r=Tile(TileType.Right, f32, S, D), sa=Tile(TileType.Acc, f32, S, S),
+             sc=Tile(TileType.Vec, f32, S, S), tmp=Tile(TileType.Vec, f32, S, S),
+             mx=Tile(TileType.Vec, f32, S, 1, blayout=BLayout.ColMajor),
+             sm=Tile(TileType.Vec, f32, S, 1, blayout=BLayout.ColMajor),
+             p_l=Tile(TileType.Left, f32, S, S), oa=Tile(TileType.Acc, f32, S, D),
+             o=Tile(TileType.Vec, f32, S, D))
+    gq, gk, gv, go = (pto.GlobalTensor(x) for x in (q, k, v, o))
+
+    def fi():
+        pto.TLOAD(t["q"], gq)
+        pto.TLOAD(t["k"], gk)
+        pto.TLOAD(t["v"], gv)
+        pto.TMOV(t["q_l"], t["q"])
+        pto.TTRANS(t["kt"], t["k"])
+        pto.TMOV(t["kt_r"], t["kt"])
+        pto.TMATMUL(t["sa"], t["q_l"], t["kt_r"])
+        pto.TMOV(t["sc"], t["sa"])
+        pto.TMULS(t["sc"], t["sc"], scale)
+        pto.TROWMAX(t["mx"], t["sc"], t["tmp"])
+        pto.TROWEXPANDSUB(t["tmp"], t["sc"], t["mx"])
+        pto.TEXP(t["tmp"], t["tmp"])
+        pto.TROWSUM(t["sm"], t["tmp"])
+        pto.TROWEXPANDDIV(t["sc"], t["tmp"], t["sm"])
+        pto.TMOV(t["p_l"], t["sc"])
+        pto.TMOV(t["v_r"], t["v"])
+        pto.TMATMUL(t["oa"], t["p_l"], t["v_r"])
+        pto.TMOV(t["o"], t["oa"])
+        pto.TSTORE(go, t["o"])
+
+    def npf():
+        s = (q @ k.T) * f32(scale)
+        p = np.exp(s - s.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        return p @ v
+    fi()
+    ref = npf()
+    assert np.max(np.abs(o - ref)) < 1e-4
+    return best(fi, 3), best(npf, 3)
+
+
+def main():
+    rows = [("nc_matmul [128,128]x[128,512] bf16", nki_tile),
+            ("NKI matmul tutorial 4096x1024x2048", nki_tutorial),
+            ("PTO flash attention S=1024 D=128", pto_attention)]
+    print("matmul kernels: fastisa vs numpy float32 (best of a few runs; bar: ratio <= 2x)")
+    print(f"{'kernel':<38} {'fastisa ms':>11} {'numpy ms':>10} {'ratio':>7}")
+    for name, fn in rows:
+        tf, tn = fn()
+        r = tf / tn
+        print(f"{name:<38} {tf * 1e3:>11.3f} {tn * 1e3:>10.3f} {r:>6.2f}x"
+              f"{'' if r <= 2 else '  (above the 2x bar)'}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+"""The matmul entry paths of issue 15 (nki-isa family) give the documented bits:
+
+* nc_matmul decodes its operands inside the kernel call and adds straight into a
+  C-contiguous float32 PSUM tile whose elements all accumulate (or all start from 0);
+  every other case (mixed accumulation state, a strided or bfloat16 dst) takes the general
+  path.  Both must equal reference.nki_matmul (k ascending, a float32 multiply and add per
+  k onto the start value) and raise / warn exactly as before.
+* TMATMUL's float path decodes A and B once and runs a register-blocked fma chain; the
+  bits equal reference.pto_matmul (one fma per k from +0 / the init tile) at shapes with
+  block tails, for 1 and several threads.
+* dma_compute runs one pass of the dma_sum kernel; aliasing a source with dst (same or
+  shifted memory) and a strided dst keep the reference bits.
+"""
+
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import reference as ref
+from fastisa import pto
+from fastisa.errors import UndefinedBehaviorWarning
+from fastisa.nki import isa as nisa
+from fastisa.nki import language as nl
+from fastisa.nki.tensor import NkiTensor, PSUM_GROUP, psum_state
+from pto_helpers import assert_bits as pto_assert_bits
+from pto_helpers import tile
+from test_nki_compute import T, assert_bits, empty, random_values
+
+BF = ml_dtypes.bfloat16
+
+
+def _bf(rng, shape, scale=1.0):
+    return (rng.standard_normal(shape) * scale).astype(BF)
+
+
+def _psum(shape, fmt="float32"):
+    return empty(shape, fmt, nl.psum)
+
+
+# ---- nc_matmul ------------------------------------------------------------------------------
+@pytest.mark.parametrize("fmt", ["bfloat16", "float16", "float8_e4m3", "float8_e5m2",
+                                 "float32", "tfloat32"])
+def test_nc_matmul_k_loop_strided_operands(fmt, rng):
+    """The tutorial's operands: [K, BK, M] blocks sliced per k tile (strided views)."""
+    K, BK, M, N = 128, 3, 128, 512
+    a = T(random_values(rng, fmt, (K, BK, M)), fmt)
+    b = T(random_values(rng, fmt, (K, BK, N)), fmt)
+    acc = _psum((M, N))
+    want = np.zeros((M, N), np.float32)
+    for kt in range(BK):
+        nisa.nc_matmul(dst=acc, stationary=a[0:K, kt, 0:M], moving=b[0:K, kt, 0:N])
+        want = ref.nki_matmul(ref.nki_to_f32(a.data[:, kt], fmt),
+                              ref.nki_to_f32(b.data[:, kt], fmt), want)
+    assert_bits(acc.data, want, nan_either=np.ones(want.shape, bool))
+    assert (psum_state(acc) == PSUM_GROUP).all()
+
+
+@pytest.mark.parametrize("accumulate", [None, True, False])
+def test_nc_matmul_strided_and_bf16_dst_take_the_general_path(accumulate, rng):
+    K, M, N = 64, 40, 96
+    s, m = T(_bf(rng, (K, M)), "bfloat16"), T(_bf(rng, (K, N)), "bfloat16")
+    s32, m32 = s.data.astype(np.float32), m.data.astype(np.float32)
+    wide = _psum((M, 2 * N))
+    dst = wide[:, N:2 * N]                        # not C-contiguous
+    bdst = _psum((M, N), "bfloat16")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UndefinedBehaviorWarning)
+        for d in (dst, bdst):
+            nisa.nc_matmul(dst=d, stationary=s, moving=m, accumulate=False)
+            nisa.nc_matmul(dst=d, stationary=s, moving=m, accumulate=accumulate)
+    once = ref.nki_matmul(s32, m32, np.zeros((M, N), np.float32))
+    twice = once if accumulate is False else ref.nki_matmul(s32, m32, once)
+    assert_bits(dst.data, twice)
+    assert_bits(bdst.data, ref.nki_round(
+        ref.nki_matmul(s32, m32, once.astype(BF).astype(np.float32))
+        if accumulate is not False else once, "bfloat16"))
+    assert (wide.data[:, :N] == 0).all()         # the other half untouched
+
+
+def test_nc_matmul_mixed_state_per_element(rng):
+    """Half of the PSUM tile in an open group, half fresh: accumulate=None adds onto the
+    first half only (general path), then the uniform path accumulates everywhere."""
+    K, M, N = 32, 16, 64
+    s, m = T(_bf(rng, (K, M)), "bfloat16"), T(_bf(rng, (K, N)), "bfloat16")
+    s32, m32 = s.data.astype(np.float32), m.data.astype(np.float32)
+    acc = _psum((M, N))
+    acc.data[...] = 7.0
+    half = NkiTensor(acc.data[:, :N // 2], acc.dtype, acc.buffer, acc.name)
+    nisa.nc_matmul(dst=half, stationary=s, moving=T(m.data[:, :N // 2], "bfloat16"))
+    nisa.nc_matmul(dst=acc, stationary=s, moving=m)
+    z = np.zeros((M, N), np.float32)
+    want = ref.nki_matmul(s32, m32, z)
+    want[:, :N // 2] = ref.nki_matmul(s32, m32[:, :N // 2],
+                                      ref.nki_matmul(s32, m32[:, :N // 2], z[:, :N // 2]))
+    assert_bits(acc.data, want)
+    nisa.nc_matmul(dst=acc, stationary=s, moving=m)
+    assert_bits(acc.data, ref.nki_matmul(s32, m32, want))
+
+
+def test_nc_matmul_uniform_warnings_count_every_element(rng):
+    s, m = T(_bf(rng, (8, 4)), "bfloat16"), T(_bf(rng, (8, 16)), "bfloat16")
+    acc = _psum((4, 16))
+    with nl.use_target("trn2"):
+        with pytest.warns(UndefinedBehaviorWarning, match="64 never-written element"):
+            nisa.nc_matmul(dst=acc, stationary=s, moving=m, accumulate=True)
+        nisa.memset(dst=acc, value=1.0)
+        with pytest.warns(UndefinedBehaviorWarning, match="64 element.s. initialised"):
+            nisa.nc_matmul(dst=acc, stationary=s, moving=m)
+    want = ref.nki_matmul(s.data.astype(np.float32), m.data.astype(np.float32),
+                          np.ones((4, 16), np.float32))
+    assert_bits(acc.data, want)
+
+
+def test_nc_matmul_threads_never_change_bits(rng, monkeypatch):
+    from fastisa.nki import _compute
+    s, m = T(_bf(rng, (128, 128)), "bfloat16"), T(_bf(rng, (128, 512)), "bfloat16")
+    outs = []
+    for th in (1, 2, 3):
+        monkeypatch.setattr(_compute, "THREADS", th)
+        acc = _psum((128, 512))
+        nisa.nc_matmul(dst=acc, stationary=s, moving=m)
+        nisa.nc_matmul(dst=acc, stationary=s, moving=m)
+        outs.append(acc.data.copy())
+    assert all(o.tobytes() == outs[0].tobytes() for o in outs)
+
+
+# ---- TMATMUL --------------------------------------------------------------------------------
+@pytest.mark.parametrize("dt", ["float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("mkn", [(70, 130, 200), (9, 64, 128), (128, 33, 64)])
+def test_tmatmul_blocked_path_bits(dt, mkn, rng):
+    M, K, N = mkn
+    pad = lambda n: -(-n // 16) * 16  # noqa: E731   (32-byte rows for every dtype here)
+    a = tile(dt, M, pad(K), loc=pto.TileType.Left, vr=M, vc=K, rng=rng)
+    b = tile(dt, K, pad(N), loc=pto.TileType.Right, vr=K, vc=N, rng=rng)
+    d = tile("float32", M, pad(N), loc=pto.TileType.Acc, vr=M, vc=N, rng=rng)
+    pto.TMATMUL(d, a, b)
+    pto_assert_bits(d.valid, ref.pto_matmul(a.valid, b.valid, np.float32), "TMATMUL")
+    c = tile("float32", M, pad(N), loc=pto.TileType.Acc, vr=M, vc=N, rng=rng)
+    init = c.valid.copy()
+    pto.TMATMUL_ACC(c, c, a, b)                   # dst is the init tile
+    pto_assert_bits(c.valid, ref.pto_matmul(a.valid, b.valid, np.float32, init=init),
+                    "TMATMUL_ACC")
+
+
+def test_tmatmul_threads_never_change_bits(rng):
+    a = tile("float32", 256, 96, loc=pto.TileType.Left, rng=rng)
+    b = tile("float32", 96, 320, loc=pto.TileType.Right, rng=rng)
+    outs = []
+    old = pto.get_num_threads()
+    try:
+        for th in (1, 2, 4):
+            pto.set_num_threads(th)
+            d = tile("float32", 256, 320, loc=pto.TileType.Acc)
+            pto.TMATMUL(d, a, b)
+            outs.append(d.data.copy())
+    finally:
+        pto.set_num_threads(old)
+    assert all(o.tobytes() == outs[0].tobytes() for o in outs)
+
+
+# ---- dma_compute ----------------------------------------------------------------------------
+def test_dma_compute_aliasing_and_strided_dst(rng):
+    x = rng.standard_normal((8, 64)).astype(np.float32)
+    y = rng.standard_normal((8, 64)).astype(np.float32)
+    a, b = T(x, "float32"), T(y, "float32")
+    nisa.dma_compute(a, [b, a, b], nl.add)        # dst is srcs[1]
+    assert_bits(a.data, ref.nki_isa_dma_compute([y, x, y]).reshape(8, 64))
+    buf = T(np.arange(80, dtype=np.float32).reshape(1, 80), "float32")
+    lo, hi = buf[0:1, 0:64], buf[0:1, 16:80]      # overlapping, shifted by 16
+    want = ref.nki_isa_dma_compute([buf.data[0, 16:80].copy(), buf.data[0, 0:64].copy()])
+    nisa.dma_compute(lo, [hi, lo], nl.add)
+    assert_bits(buf.data[0, 0:64], want)
+    wide = empty((8, 128), "bfloat16")
+    d = wide[:, 0:128:2]                          # strided dst
+    nisa.dma_compute(d, [T(x, "float32"), T(y.astype(BF), "bfloat16")], nl.add)
+    assert_bits(wide.data[:, 0::2], ref.nki_round(
+        ref.nki_isa_dma_compute([x, y.astype(BF).astype(np.float32)]), "bfloat16").reshape(8, 64))
+    assert (wide.data[:, 1::2].astype(np.float32) == 0).all()
