@@ -340,6 +340,128 @@ def main_isa():
             print(f"{dt} {label}, 255 repeats ({n} elements): {_ratio(run, base, 200):.2f}")
 
 
+# ---- tik-cube: the cube path and the h_* API against numpy ------------------------------
+
+def _cube(kind, n=256):
+    """-> (run(), numpy baseline(), label) for one recorded cube / h_* operation (its run
+    step, as _instr).  matmul: M = K = N = n float16 (float32 accumulate) against
+    np.matmul of the same float32 matrices (BLAS); int8 against np.matmul in int32;
+    conv2d: 16 channels in, 64 out, 32x32, 3x3 pad 1, against an im2col gather + np.matmul;
+    fixpipe fp322fp16 over the n x n result against an astype(float16) of it; h_add,
+    h_exp and h_reduce_sum over (n, n) float16 against np.add / np.exp / np.sum."""
+    platform.set_target("Ascend910", ub_size=8 << 20)
+    try:
+        tk = tik.Tik()
+        rng = np.random.default_rng(0)
+        fill = []
+        if kind in ("matmul", "matmul_int8", "fixpipe"):
+            dt, acc, k0 = (("int8", "int32", 32) if kind == "matmul_int8"
+                           else ("float16", "float32", 16))
+            a = tk.Tensor(dt, (n * n,), name="a", scope=tik.scope_cbuf)
+            b = tk.Tensor(dt, (n * n,), name="b", scope=tik.scope_cbuf)
+            d = tk.Tensor(acc, (n * n,), name="d", scope=tik.scope_cbuf_out)
+            xa = (rng.standard_normal(n * n) * 4).astype(dt)
+            xb = (rng.standard_normal(n * n) * 4).astype(dt)
+            fill += [(a, xa), (b, xb)]
+            tk.matmul(d, a, b, n, n, n)
+            if kind == "fixpipe":
+                g = tk.Tensor("float16", (n * n,), name="g", scope=tik.scope_gm)
+                tk.fixpipe(g, d, n // 16, n * 16 * 4 // 32, 0, 0, extend_params={
+                    "quantize_params": {"mode": "fp322fp16", "mode_param": None}})
+            A = xa.reshape(n // k0, n, k0).transpose(1, 0, 2).reshape(n, n).astype(
+                np.float32 if dt == "float16" else np.int32)
+            B = xb.reshape(n // k0, n, k0).transpose(0, 2, 1).reshape(n, n).astype(A.dtype)
+            C = np.empty((n, n), A.dtype)
+
+            def base():
+                np.matmul(A, B, out=C)
+            if kind == "fixpipe":
+                Cf = (A @ B).astype(np.float32)
+                Y = np.empty((n, n), np.float16)
+
+                def base():   # noqa: F811
+                    np.copyto(Y, Cf, casting="unsafe")
+        elif kind == "conv2d":
+            c1, h, w, co = 1, 32, 32, 64
+            f = tk.Tensor("float16", (c1, h, w, 16), name="f", scope=tik.scope_cbuf)
+            wt = tk.Tensor("float16", (c1, 3, 3, co, 16), name="w", scope=tik.scope_cbuf)
+            d = tk.Tensor("float32", (co // 16, h * w, 16), name="d", scope=tik.scope_cbuf_out)
+            xf = rng.standard_normal(c1 * h * w * 16).astype(np.float16)
+            xw = rng.standard_normal(c1 * 9 * co * 16).astype(np.float16)
+            fill += [(f, xf), (wt, xw)]
+            tk.conv2d(d, f, wt, [c1, h, w, 16], [c1, 3, 3, co, 16], [1, 1], [1, 1, 1, 1],
+                      [1, 1])
+            P = np.pad(xf.reshape(h, w, 16).astype(np.float32), ((1, 1), (1, 1), (0, 0)))
+            W2 = xw.reshape(9 * 16, co).astype(np.float32)   # same element count
+            ii = (np.arange(h)[:, None, None, None] + np.arange(3)[None, None, :, None])
+            jj = (np.arange(w)[None, :, None, None] + np.arange(3)[None, None, None, :])
+            Y = np.empty((h * w, co), np.float32)
+
+            def base():
+                np.matmul(P[ii, jj].reshape(h * w, 9 * 16), W2, out=Y)
+        else:
+            x = tk.Tensor("float16", (n, n), name="x", scope=tik.scope_ubuf)
+            y = tk.Tensor("float16", (n, n), name="y", scope=tik.scope_ubuf)
+            r = tk.Tensor("float16", (n,), name="r", scope=tik.scope_ubuf)
+            xv = rng.standard_normal(n * n).astype(np.float16)
+            yv = rng.standard_normal(n * n).astype(np.float16)
+            fill += [(x, xv), (y, yv)]
+            X, Yv, Z = xv.reshape(n, n), yv.reshape(n, n), np.empty((n, n), np.float16)
+            Zr = np.empty(n, np.float16)
+            if kind == "h_add":
+                tk.h_add(y, x, y)
+
+                def base():
+                    np.add(X, Yv, out=Z)
+            elif kind == "h_exp":
+                tk.h_exp(y, x)
+
+                def base():
+                    np.exp(X, out=Z)
+            else:
+                tk.h_reduce_sum(r, x, axis=1)
+
+                def base():
+                    np.sum(X, axis=1, out=Zr)
+        tk.BuildCCE("bench", [], [])
+        st = tk._make_state({})
+        for t, v in fill:
+            st.bufs[t.sidx][t.byte_off:t.byte_off + v.nbytes] = v.view(np.uint8)
+        ops = list(tk._root)
+    finally:
+        platform.set_target("Ascend910")
+    for op in ops[:-1]:
+        op.run(st)
+    op = ops[-1]
+
+    def run():
+        op.run(st)
+    return run, base
+
+
+@pytest.mark.parametrize("kind", ["matmul", "matmul_int8", "conv2d", "fixpipe", "h_add",
+                                  "h_exp", "h_reduce_sum"])
+@pytest.mark.parametrize("impl", ["fastisa", "numpy"])
+def test_cube(benchmark, kind, impl):
+    benchmark.group = f"tik-cube-{kind}"
+    run, base = _cube(kind)
+    benchmark(run if impl == "fastisa" else base)
+
+
+def main_cube():
+    print("tik-cube: ratio = fastisa time / numpy time (same result size, one run)")
+    for kind, label in (("matmul", "matmul 256x256x256 float16 (f32 acc) vs np.matmul f32"),
+                        ("matmul_int8", "matmul 256x256x256 int8 vs np.matmul int32"),
+                        ("conv2d", "conv2d 16->64 ch, 32x32, 3x3 vs im2col + np.matmul"),
+                        ("fixpipe", "fixpipe fp322fp16 256x256 vs astype(float16)"),
+                        ("h_add", "h_add (256, 256) float16 vs np.add"),
+                        ("h_exp", "h_exp (256, 256) float16 vs np.exp"),
+                        ("h_reduce_sum", "h_reduce_sum axis 1 (256, 256) float16 vs np.sum")):
+        run, base = _cube(kind)
+        print(f"{label}: {_ratio(run, base, 5):.2f}")
+
+
 if __name__ == "__main__":
     main()
     main_isa()
+    main_cube()

@@ -884,6 +884,63 @@ def tik_fixpipe(dst, src, cburst_num, burst_len, dst_stride, src_stride, bias=No
                 out[i * db + r * 16 + c] = x
     return out.reshape(dst.shape)
 
+
+def tik_h_region(shape, index):
+    """Flat element indices (row-major) of a TIK 1.5 h_* region of a tensor of ``shape``:
+    index None = all; one entry = a range of the flattened tensor; one entry per
+    dimension = the box (an int keeps a length-1 dimension).  -> (region shape, indices)."""
+    import itertools
+    size = int(np.prod(shape))
+    if index is None:
+        ranges, strides = [range(n) for n in shape], [int(np.prod(shape[d + 1:]))
+                                                      for d in range(len(shape))]
+    else:
+        if len(index) == 1:
+            dims, strides = [size], [1]
+        else:
+            dims, strides = list(shape), [int(np.prod(shape[d + 1:])) for d in range(len(shape))]
+        ranges = []
+        for ix, n in zip(index, dims):
+            if isinstance(ix, slice):
+                ranges.append(range(0 if ix.start is None else ix.start,
+                                    n if ix.stop is None else ix.stop))
+            else:
+                ranges.append(range(ix, ix + 1))
+    flat = [sum(i * st for i, st in zip(pos, strides)) for pos in itertools.product(*ranges)]
+    return tuple(len(r) for r in ranges), np.array(flat, dtype=np.int64)
+
+
+def tik_h_reduce(name, src, sat):
+    """h_reduce_*: x [R, K] -> [K], pairwise halving (x[r] op x[r + R//2], odd last carried),
+    each step rounded as the vector instruction (tik_op)."""
+    rows = [src[r].copy() for r in range(src.shape[0])]
+    op = {"h_reduce_sum": "vec_add", "h_reduce_max": "vec_max", "h_reduce_min": "vec_min"}[name]
+    while len(rows) > 1:
+        h = len(rows) // 2
+        new = [tik_op(op, src.dtype, [rows[r], rows[r + h]], None, rows[r], sat)
+               for r in range(h)]
+        if len(rows) % 2:
+            new.append(rows[-1])
+        rows = new
+    return rows[0]
+
+
+def tik_tensor_mov_matrix(dst, src, nburst, burst_len, dst_step, src_step, relu=False,
+                          sat=True):
+    """tensor_mov block mode 'm' on flat arrays: burst i copies burst_len*256 elements from
+    src[i*src_step:] to dst[i*dst_step:], converting float32 -> float16 as vconv does and
+    clamping at 0 with relu."""
+    out = dst.copy()
+    n = burst_len * 256
+    for i in range(nburst):
+        x = src[i * src_step:i * src_step + n]
+        if x.dtype != dst.dtype:
+            x = tik_op("vec_conv", dst.dtype, [x], None, out[:n], sat)
+        if relu:
+            x = np.array([v if v > 0 else 0 for v in x], dtype=dst.dtype)
+        out[i * dst_step:i * dst_step + n] = x
+    return out
+
 # ---- end of tik-cube block ----
 
 
@@ -2199,6 +2256,122 @@ def ptox_cvt_sat(x, dtype, mode, sat):
 # ---- end of PTO full tile ISA section ----
 
 
+# ---- PTO-AS helper (ptoas): TDEQUANT, TPRINT -------------------------------------------
+def pto_tdequant(src, scale, offset, scale_valid_col):
+    """TDEQUANT (pto-isa docs/isa/TDEQUANT.md): ``(f32(src) - offset[i, p]) * scale[i, p]``,
+    ``p = min(j, max(1, scale_valid_col) - 1)``; the difference and the product each
+    rounded to float32 (computed in float64, where both are exact, then rounded)."""
+    src = np.asarray(src)
+    R, C = src.shape
+    p = np.minimum(np.arange(C), max(1, scale_valid_col) - 1)
+    sc = np.asarray(scale, np.float32)[:R][:, p].astype(np.float64)
+    of = np.asarray(offset, np.float32)[:R][:, p].astype(np.float64)
+    d = (src.astype(np.float64) - of).astype(np.float32).astype(np.float64)
+    return (d * sc).astype(np.float32)
+
+
+def pto_tprint_text(values, width=8, precision=4):
+    """TPRINT's text (pto-isa include/pto/cpu/TPrint.hpp): 'TPRINT RxC', then each row's
+    values right-aligned in ``width`` columns, one space apart; floats fixed with
+    ``precision`` digits, integers in decimal."""
+    v = np.asarray(values)
+    lines = [f"TPRINT {v.shape[0]}x{v.shape[1]}"]
+    for row in v:
+        if v.dtype.kind == "f" or v.dtype.name == "bfloat16":
+            lines.append(" ".join("%*.*f" % (width, precision, float(x)) for x in row))
+        else:
+            lines.append(" ".join("%*d" % (width, int(x)) for x in row))
+    return "\n".join(lines) + "\n"
+# ---- end of PTO-AS helper section ----
+
+
+# ===============================================================================
+# PTO tile ISA, second round (ptoisa helper, issue 13): partial arg-reductions and the
+# other instructions added in this round.  Written from pto-isa docs/isa/*.md and, where the
+# docs are silent, the CPU simulator's C++ semantics (include/pto/cpu/).
+# ======================================================================================
+def ptox_part_arg(is_max, v0, i0, v1, i1, shape):
+    """TPARTARGMAX/MIN over a dst valid region of ``shape``: where both sources cover, src0's
+    (value, index) if v0 > v1 (v0 < v1 for MIN) else src1's; the covering one's pair where
+    one covers; (0, 0) where neither does.  Returns (values, indices)."""
+    R, C = shape
+    ov = np.zeros((R, C), dtype=np.asarray(v0).dtype)
+    oi = np.zeros((R, C), dtype=np.asarray(i0).dtype)
+    ra, ca = min(R, v0.shape[0]), min(C, v0.shape[1])
+    rb, cb = min(R, v1.shape[0]), min(C, v1.shape[1])
+    ov[:ra, :ca], oi[:ra, :ca] = v0[:ra, :ca], i0[:ra, :ca]
+    ov[:rb, :cb], oi[:rb, :cb] = v1[:rb, :cb], i1[:rb, :cb]
+    r, c = min(ra, rb), min(ca, cb)
+    a = v0[:r, :c].astype(np.float64)
+    b = v1[:r, :c].astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        first = a > b if is_max else a < b
+    ov[:r, :c] = np.where(first, v0[:r, :c], v1[:r, :c])
+    oi[:r, :c] = np.where(first, i0[:r, :c], i1[:r, :c])
+    return ov, oi
+
+def ptox_pair_reduce_sum(src, shape, tile_shape):
+    """TPAIRREDUCESUM: a tile_shape array of zeros with dst[i, k] = src[i, 2k] + src[i, 2k+1]
+    (src[i, C] = 0 for an odd valid C) for i < R, k < ceil(C / 2); sums rounded once to T."""
+    R, C = shape
+    src = np.asarray(src)
+    dt = src.dtype
+    out = np.zeros(tile_shape, dtype=dt)
+    h = (C + 1) // 2
+    x = np.zeros((R, 2 * h), dtype=dt)
+    x[:, :C] = src[:R, :C]
+    out[:R, :h] = pto_binary("ADD", x[:, 0::2], x[:, 1::2])
+    return out
+
+def ptox_log_int(x):
+    """TLOG on integers (the CPU simulator's static_cast<T>(log((double)x)), x > 0):
+    floor of ln(x) for positive integers (truncation toward zero of a value >= 0)."""
+    x = np.asarray(x)
+    return np.trunc(np.log(x.astype(np.float64))).astype(x.dtype)
+
+
+def ptox_cast_trunc_sat(x, dtype):
+    """A float64 value stored to an integer dtype: truncation toward zero, saturating to the
+    dtype's range, NaN -> 0 (the unary kernel's float -> integer store)."""
+    info = np.iinfo(dtype)
+    x = np.asarray(x, dtype=np.float64)
+    t = np.where(np.isnan(x), 0, np.clip(np.trunc(np.nan_to_num(x, nan=0.0)), info.min, info.max))
+    return t.astype(dtype)
+
+def ptox_dequant(src, scale, offset):
+    """TDEQUANT: (float32(src) - offset[i, p]) * scale[i, p], p = min(j, pc - 1), float32
+    steps; scale/offset are [R, pc] arrays (their valid regions)."""
+    src = np.asarray(src)
+    R, C = src.shape
+    pc = max(1, scale.shape[1])
+    p = np.minimum(np.arange(C), pc - 1)
+    x = src.astype(np.float32)
+    return ((x - offset[:, p].astype(np.float32)) * scale[:, p].astype(np.float32)).astype(np.float32)
+
+
+def ptox_add_deq_relu(a, b, s):
+    """TADDDEQRELU: float16(min(max(((f32(a + b) * 2^-17) * f32(s)) * 2^17, 0), 65504)), the
+    sum wrapping in int32, each float step in float32."""
+    x = (np.asarray(a).astype(np.int64) + np.asarray(b)).astype(np.int64)
+    x = ((x + 2 ** 31) % 2 ** 32 - 2 ** 31).astype(np.float64).astype(np.float32)
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = (x * np.float32(2.0 ** -17)) * np.float32(s)
+        y = y * np.float32(2.0 ** 17)
+    y = np.where(y < 0, np.float32(0), y)           # MAX(y, 0) = y < 0 ? 0 : y
+    y = np.where(np.float32(65504) < y, np.float32(65504), y)
+    return y.astype(np.float16)
+
+def ptox_gatherb(dst_bytes_rows, src_bytes, offs, nb):
+    """TGATHERB on byte arrays: dst_bytes_rows[r, 32b:32b+32] = src_bytes[o:o+32] for
+    o = offs[r, b] (uint32) when o + 32 <= len(src_bytes), else unchanged."""
+    out = np.array(dst_bytes_rows, copy=True)
+    for r in range(out.shape[0]):
+        for b in range(nb):
+            o = int(np.uint32(offs[r, b]))
+            if o + 32 <= src_bytes.size:
+                out[r, 32 * b: 32 * b + 32] = src_bytes[o: o + 32]
+    return out
+# ---- end of PTO tile ISA second-round section ----
 # ======================================================================================
 # nki-isa: activate2 (SDK 2.33 nki/api/nki/isa/__init__.py, activate2 "Behavior")
 # ======================================================================================

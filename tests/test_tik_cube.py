@@ -529,3 +529,113 @@ def test_matmul_tik_sample_shape():
     want = ref.tik_matmul(np.zeros((N // 16, M, 16), np.float32), a, b, M, K, N)
     assert same_bits(c, want)
     assert np.allclose(C, A.astype(np.float64) @ B.astype(np.float64), rtol=1e-5, atol=1e-4)
+
+
+# ---- tensor_mov L0C <-> UB (block mode 'm') ---------------------------------------------
+
+@settings(max_examples=25, deadline=None)
+@given(data=st.data())
+def test_tensor_mov_matrix_roundtrip(data):
+    """UB -> L0C -> UB with strides on both sides, conversion and relu on the way out."""
+    pair = data.draw(st.sampled_from([("float32", "float32"), ("int32", "int32"),
+                                      ("float16", "float16"), ("uint32", "uint32"),
+                                      ("float32", "float16")]))
+    relu = pair[0] != "uint32" and data.draw(st.booleans())
+    target = data.draw(st.sampled_from(["Ascend910", "Ascend910B"]))
+    nb, bl = data.draw(st.integers(1, 3)), data.draw(st.integers(1, 2))
+    g_in = data.draw(st.integers(0, 2))       # UB gap (32-byte blocks) on the way in
+    g_cc = data.draw(st.integers(0, 2))       # L0C gap (matrices)
+    g_out = data.draw(st.integers(0, 2))      # UB gap on the way out
+    cdt, odt = pair
+    ces = np.dtype(cdt).itemsize
+    step_in = bl * 256 + g_in * 32 // ces
+    step_cc = bl * 256 + g_cc * 256
+    step_out = bl * 256 + g_out * 32 // np.dtype(odt).itemsize
+    n_in, n_cc = (nb - 1) * step_in + bl * 256, (nb - 1) * step_cc + bl * 256
+    n_out = (nb - 1) * step_out + bl * 256
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1)))
+    x = random_values(rng, cdt, n_in)
+    o0 = random_values(rng, odt, n_out)
+    platform.set_target(target)
+    try:
+        tk = tik.Tik()
+        gx = tk.Tensor(cdt, (n_in,), name="gx", scope=tik.scope_gm)
+        go0 = tk.Tensor(odt, (n_out,), name="go0", scope=tik.scope_gm)
+        go = tk.Tensor(odt, (n_out,), name="go", scope=tik.scope_gm)
+        ux = tk.Tensor(cdt, (n_in,), name="ux", scope=tik.scope_ubuf)
+        uo = tk.Tensor(odt, (n_out,), name="uo", scope=tik.scope_ubuf)
+        cc = tk.Tensor(cdt, (n_cc,), name="cc", scope=tik.scope_cc)
+        tk.data_move(ux, gx, 0, 1, blocks(n_in, cdt), 0, 0)
+        tk.data_move(uo, go0, 0, 1, blocks(n_out, odt), 0, 0)
+        tk.tensor_mov(cc, ux, "m", nb, bl, g_cc, g_in)
+        tk.tensor_mov(uo, cc, "", nb, bl, g_out, g_cc, relu=relu)
+        tk.data_move(go, uo, 0, 1, blocks(n_out, odt), 0, 0)
+        tk.BuildCCE("k", [gx, go0], [go])
+        got = tk.tikdb.start_debug({"gx": x, "go0": o0})[0]
+        sat = tik.get_target().saturation
+    finally:
+        platform.set_target("Ascend910")
+    fill = np.full(n_cc * ces, tik.UNINIT_FILL, np.uint8).view(cdt)
+    cc_want = ref.tik_tensor_mov_matrix(fill, x, nb, bl, step_cc, step_in)
+    want = ref.tik_tensor_mov_matrix(o0, cc_want, nb, bl, step_out, step_cc, relu, sat)
+    assert same_bits(got, want)
+
+
+def test_tensor_mov_matrix_reads_a_matmul_result():
+    """The fixpipe lowering's first step: the matmul's L0C matrices to UB as float16."""
+    rng = np.random.default_rng(4)
+    a, b = _mm_inputs(rng, "float16", 32, 32, 32)
+    tk = tik.Tik()
+    ga = tk.Tensor("float16", a.shape, name="ga", scope=tik.scope_gm)
+    gb = tk.Tensor("float16", b.shape, name="gb", scope=tik.scope_gm)
+    la = tk.Tensor("float16", a.shape, name="la", scope=tik.scope_cbuf)
+    lb = tk.Tensor("float16", b.shape, name="lb", scope=tik.scope_cbuf)
+    d = tk.Tensor("float32", (2, 32, 16), name="d", scope=tik.scope_cbuf_out)
+    ub = tk.Tensor("float16", (2 * 32 * 16,), name="ub", scope=tik.scope_ubuf)
+    out = tk.Tensor("float16", (2 * 32 * 16,), name="out", scope=tik.scope_gm)
+    tk.data_move(la, ga, 0, 1, blocks(a.size, a.dtype), 0, 0)
+    tk.data_move(lb, gb, 0, 1, blocks(b.size, b.dtype), 0, 0)
+    tk.matmul(d, la, lb, 32, 32, 32)
+    tk.tensor_mov(ub, d, "m", 1, 4, 0, 0)
+    tk.data_move(out, ub, 0, 1, 64, 0, 0)
+    tk.BuildCCE("k", [ga, gb], [out])
+    got = tk.tikdb.start_debug({"ga": a, "gb": b})[0]
+    c = ref.tik_matmul(np.zeros((2, 32, 16), np.float32), a, b, 32, 32, 32).reshape(-1)
+    assert same_bits(got, ref.tik_op("vec_conv", "float16", [c], None, got, True))
+
+
+def test_tensor_mov_matrix_errors():
+    tk = tik.Tik()
+    cc = tk.Tensor("float32", (1024,), name="cc", scope=tik.scope_cc)
+    ub = tk.Tensor("float32", (1024,), name="ub", scope=tik.scope_ubuf)
+    ub16 = tk.Tensor("float16", (1024,), name="ub16", scope=tik.scope_ubuf)
+    ubi = tk.Tensor("int32", (1024,), name="ubi", scope=tik.scope_ubuf)
+    l1 = tk.Tensor("float32", (1024,), name="l1", scope=tik.scope_cbuf)
+    E = errors.ConstraintError
+    tk.tensor_mov(ub, cc, "m", 1, 4, 0, 0)
+    with pytest.raises(E, match="L0C -> UB or UB -> L0C"):
+        tk.tensor_mov(cc, l1, "m", 1, 4, 0, 0)
+    with pytest.raises(E, match="float32 in local.L0C to int32 in local.UB is not supported"):
+        tk.tensor_mov(ubi, cc, "m", 1, 4, 0, 0)
+    with pytest.raises(E, match="relu is supported from L0C to UB"):
+        tk.tensor_mov(cc, ub, "m", 1, 4, 0, 0, relu=True)
+    with pytest.raises(E, match=r"nburst should be in range of \[1, 4095\]"):
+        tk.tensor_mov(ub, cc, "m", 0, 4, 0, 0)
+    with pytest.raises(errors.AccessError, match="src tensor overflow"):
+        tk.tensor_mov(ub16, cc, "m", 1, 5, 0, 0)
+    with pytest.raises(errors.AlignmentError, match="should be 1024B aligned"):
+        tk.tensor_mov(ub, cc[16:], "m", 1, 1, 0, 0)
+    with pytest.raises(NotImplementedError, match="deq modes"):
+        tk.tensor_mov(ub16, cc, "m", 1, 1, 0, 0, deqscale=0.5)
+    with pytest.raises(NotImplementedError, match="block_mode 'v'"):
+        tk.tensor_mov(ub, cc, "v", 1, 1, 0, 0)
+    with pytest.raises(E, match="Please specify block_mode"):
+        tk.tensor_mov(ub, cc, "x", 1, 1, 0, 0)
+
+
+def test_cube_tensors_are_fractal_aligned():
+    tk = tik.Tik()
+    for sc, al in ((tik.scope_ca, 512), (tik.scope_cb, 512), (tik.scope_cc, 1024)):
+        tk.Tensor("float16", (16,), name="x", scope=sc)
+        t = tk.Tensor("float16", (16,), name="y", scope=sc)
+        assert t.byte_off % al == 0 and t.byte_off > 0

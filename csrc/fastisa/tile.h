@@ -236,6 +236,35 @@ static inline void fi_tile_store_d(int fmt, char *p, ptrdiff_t cs, const double 
     }
 }
 
+/* A double stored to an integer format as C++'s static_cast on x86-64 would for values in
+ * range: truncated toward zero; out-of-range values saturate to the format's range and NaN
+ * gives 0 (C++ leaves those undefined; callers that care check first). */
+static inline void fi_tile_store_i(int fmt, char *p, ptrdiff_t cs, const int64_t *v, int n);
+static inline int64_t fi_tile_trunc_sat(double x, int fmt) {
+    double lo, hi;
+    switch (fmt) {
+    case FI_INT32: lo = -2147483648.0; hi = 2147483647.0; break;
+    case FI_UINT32: lo = 0.0; hi = 4294967295.0; break;
+    case FI_INT16: lo = -32768.0; hi = 32767.0; break;
+    case FI_UINT16: lo = 0.0; hi = 65535.0; break;
+    case FI_INT8: lo = -128.0; hi = 127.0; break;
+    default: lo = 0.0; hi = 255.0; break;
+    }
+    if (x != x) return 0;
+    if (x <= lo) return (int64_t)lo;
+    if (x >= hi) return (int64_t)hi;
+    return (int64_t)x;
+}
+static inline void fi_tile_store_d_int(int fmt, char *p, ptrdiff_t cs, const double *v, int n) {
+    int64_t t[FI_TILE_CHUNK];
+    int i, k, m;
+    for (k = 0; k < n; k += FI_TILE_CHUNK) {
+        m = n - k < FI_TILE_CHUNK ? n - k : FI_TILE_CHUNK;
+        for (i = 0; i < m; i++) t[i] = fi_tile_trunc_sat(v[k + i], fmt);
+        fi_tile_store_i(fmt, p + (ptrdiff_t)k * cs * (ptrdiff_t)fi_tile_itemsize(fmt), cs, t, m);
+    }
+}
+
 /* Integers wrap to the destination width (two's complement). */
 static inline void fi_tile_store_i(int fmt, char *p, ptrdiff_t cs, const int64_t *v, int n) {
     int i;
@@ -490,10 +519,37 @@ static inline void fi_tile_unary_rows(int op, fi_tile_arg d, fi_tile_arg s, int 
             n = C - c0 < FI_TILE_CHUNK ? C - c0 : FI_TILE_CHUNK;
             const char *sp = fi_tile_at(&s, r, c0);
             char *dp = fi_tile_at(&d, r, c0);
-            if (!fi_tile_is_float(s.fmt)) {
+            if (!fi_tile_is_float(s.fmt) && (dbl || fi_tile_is_float(d.fmt))) {
+                /* integer source, a double-precision op (TLOG on integers: static_cast of
+                 * log((double)x)) or a float destination (exact in double, rounded once) */
+                fi_tile_load_d(s.fmt, sp, s.cs, db, n);
+                if (dbl) fi_tile_unary_d(op, db, n);
+                else if (op != FI_TOP_COPY) {
+                    /* ABS/NEG/RELU/RECIP are integer ops: compute in int64 first */
+                    int i;
+                    fi_tile_load_i(s.fmt, sp, s.cs, ib, n);
+                    fi_tile_unary_i(op, ib, n);
+                    for (i = 0; i < n; i++) db[i] = (double)ib[i];
+                }
+                if (fi_tile_is_float(d.fmt)) fi_tile_store_d(d.fmt, dp, d.cs, db, n);
+                else fi_tile_store_d_int(d.fmt, dp, d.cs, db, n);
+            } else if (!fi_tile_is_float(s.fmt)) {
                 fi_tile_load_i(s.fmt, sp, s.cs, ib, n);
                 fi_tile_unary_i(op, ib, n);
                 fi_tile_store_i(d.fmt, dp, d.cs, ib, n);
+            } else if (!fi_tile_is_float(d.fmt)) {
+                /* float source, integer destination: the op in double, then truncation
+                 * toward zero with saturation (fi_tile_trunc_sat) */
+                if (dbl || op == FI_TOP_COPY) {
+                    fi_tile_load_d(s.fmt, sp, s.cs, db, n);
+                    if (dbl) fi_tile_unary_d(op, db, n);
+                } else {
+                    int i;
+                    fi_tile_load_f(s.fmt, sp, s.cs, fb, n);
+                    fi_tile_unary_f(op, fb, n);
+                    for (i = 0; i < n; i++) db[i] = (double)fb[i];
+                }
+                fi_tile_store_d_int(d.fmt, dp, d.cs, db, n);
             } else if (op == FI_TOP_EXP && d.fmt == FI_FLOAT32) {
                 float *q = (float *)dp;
                 int i;

@@ -138,6 +138,17 @@ def _array_span(a: np.ndarray):
     return (space, 0, 1, lo, hi, 0)
 
 
+_array_span_py = _array_span
+try:   # the compiled twin (same tuples; issue 15: two per profiled instruction)
+    from ._kernels.span import array_span as _array_span_c
+
+    def _array_span(a: np.ndarray):  # noqa: F811
+        return _array_span_c(a, _root_serial)
+    _array_span.__doc__ = _array_span_py.__doc__
+except ImportError:    # pragma: no cover - a build without the extension
+    pass
+
+
 def span_of(x):
     """The byte range ``(space, lo, hi)`` an operand occupies, or None when it has none.
 

@@ -798,3 +798,156 @@ def _interleave(deinter):
 
 DRIVERS["tinterleave"] = _interleave(False)
 DRIVERS["tdeinterleave"] = _interleave(True)
+
+
+# ---- issue 13, second round: partial arg-reductions, MSCATTER ---------------------------
+def _partarg(api):
+    def drive(case_dir, args, kwargs, ns):
+        H, W = int(ns["H"]), int(ns["W"])
+        vh, vw = int(ns["VALID_H"]), int(ns["VALID_W"])
+        f4, u4 = np.dtype(np.float32), np.dtype(np.uint32)
+        v0 = _tile_from(_read(case_dir, "input0_val.bin", f4).reshape(H, W), f4, H, W)
+        i0 = _tile_from(_read(case_dir, "input0_idx.bin", u4).reshape(H, W), u4, H, W)
+        # the C++ test loads src1 as a vh x vw global tensor with row stride W
+        v1 = _tile_from(_read(case_dir, "input1_val.bin", f4).reshape(H, W)[:vh, :vw], f4, vh, vw)
+        i1 = _tile_from(_read(case_dir, "input1_idx.bin", u4).reshape(H, W)[:vh, :vw], u4, vh, vw)
+        dv = _tile_from(np.zeros((H, W), f4), f4, H, W)
+        di = _tile_from(np.zeros((H, W), u4), u4, H, W)
+        getattr(pto, api)(dv, v0, v1, di, i0, i1)
+        gv, gi = _read(case_dir, "golden_val.bin", f4), _read(case_dir, "golden_idx.bin", u4)
+        got = np.concatenate([dv.valid.reshape(-1), di.valid.reshape(-1).astype(np.float32)])
+        return got, np.concatenate([gv, gi.astype(np.float32)]), 1e-3
+    return drive
+
+
+DRIVERS["tpartargmax"] = _partarg("TPARTARGMAX")
+DRIVERS["tpartargmin"] = _partarg("TPARTARGMIN")
+
+
+def _mscatter(case_dir, args, kwargs, ns):
+    fn = ns["__case_fn__"]
+    dt = np.dtype(args[1])
+    kw = dict(kwargs)
+    golden = _read(case_dir, "golden.bin", dt)
+    src = _read(case_dir, "src.bin", dt)
+    idx = _read(case_dir, "indices.bin", np.int32)
+    oob = kw.get("oob", "undefined")
+    atomic = kw.get("atomic", "none")
+    if fn == "case_row":
+        r, c, tr = (int(x) for x in args[2:5])
+        st = _tile_from(src.reshape(r, c), dt, r, c)
+        it = _tile_from(idx.reshape(r, 1), np.dtype(np.int32), r, 1)
+        table = np.zeros((tr, c), dt)
+        gm = pto.GlobalTensor(table, shape=(1, 1, 1, tr, c))
+        pto.MSCATTER(gm, st, it, coalesce="row", atomic=atomic, oob=oob)
+    else:
+        if fn == "case_elem":
+            r, c, ts = 1, int(args[2]), int(args[3])
+        else:
+            r, c, ts = (int(x) for x in args[2:5])
+        st = _tile_from(src.reshape(r, c), dt, r, c)
+        it = _tile_from(idx.reshape(r, c), np.dtype(np.int32), r, c)
+        table = np.zeros(ts, dt)
+        gm = pto.GlobalTensor(table, shape=(1, 1, 1, 1, ts))
+        pto.MSCATTER(gm, st, it, coalesce="elem", atomic=atomic, oob=oob)
+    return table.reshape(-1), golden, 1e-3
+
+
+DRIVERS["mscatter"] = _mscatter
+WHY_NOT.pop("mscatter", None)
+
+
+def _tsubview(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    R, C = int(p.tile_row), int(p.tile_col)
+    x = _read(case_dir, "input.bin", dt).reshape(int(p.global_row), int(p.global_col))
+    src = _tile_from(x[:R, :C], dt, R, C)
+    sub = pto.Tile(V, dt, R, C, valid_row=int(p.sub_row), valid_col=int(p.sub_col))
+    pto.TSUBVIEW(sub, src, 0, 0)
+    return np.ascontiguousarray(sub.valid).reshape(-1), _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tsubview"] = _tsubview
+
+
+def _tpairreducesum(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    R, C = int(p.row), int(p.col)
+    src = _tile_from(_read(case_dir, "input.bin", dt).reshape(R, C), dt, R, C)
+    dst = _tile_from(np.full((R, C), 7, dt), dt, R, C)
+    pto.TPAIRREDUCESUM(dst, src)
+    return np.ascontiguousarray(dst.valid).reshape(-1), _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tpairreducesum"] = _tpairreducesum
+
+
+def _tprefetch(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    R, C = int(p.tile_row), int(p.tile_col)
+    vr, vc = int(p.valid_row), int(p.valid_col)
+    src = _tile_from(_read(case_dir, "input.bin", dt).reshape(R, C), dt, vr, vc)
+    dst = _tile_from(np.zeros((R, C), dt), dt, vr, vc)
+    pto.TPREFETCH(dst, src)
+    out = np.ascontiguousarray(dst.data).reshape(-1)
+    return out, _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tprefetch"] = _tprefetch
+
+
+def _tdequant(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    st, dt = np.dtype(p.src_type), np.dtype(p.dst_type)
+    R, C, vr, vc = int(p.row), int(p.col), int(p.valid_row), int(p.valid_col)
+    src = _tile_from(_read(case_dir, "input.bin", st).reshape(R, C), st, vr, vc)
+    par = []
+    for name in ("scale.bin", "offset.bin"):
+        t = pto.Tile(V, dt, R, 1, blayout=pto.BLayout.ColMajor, valid_row=vr, valid_col=1)
+        t.data[:, 0] = _read(case_dir, name, dt)
+        par.append(t)
+    dst = _tile_from(np.zeros((R, C), dt), dt, vr, vc)
+    pto.TDEQUANT(dst, src, par[0], par[1])
+    return np.ascontiguousarray(dst.data).reshape(-1), _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tdequant"] = _tdequant
+
+
+def _tadddeqrelu(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    i4, f2 = np.dtype(np.int32), np.dtype(np.float16)
+    vr, vc = int(p.valid_row), int(p.valid_col)
+    R, C = max(int(p.row), vr), max(int(p.col), vc)
+    a = _tile_from(np.pad(_read(case_dir, "input0.bin", i4).reshape(vr, vc),
+                          ((0, R - vr), (0, C - vc))), i4, vr, vc)
+    b = _tile_from(np.pad(_read(case_dir, "input1.bin", i4).reshape(vr, vc),
+                          ((0, R - vr), (0, C - vc))), i4, vr, vc)
+    dst = _tile_from(np.zeros((R, C), f2), f2, vr, vc)
+    tmp = _tile_from(np.zeros((R, C), i4), i4, vr, vc)
+    pto.TADDDEQRELU(dst, a, b, float(p.deq_scale), tmp)
+    return (np.ascontiguousarray(dst.valid).reshape(-1), _read(case_dir, "golden.bin", f2),
+            1e-3)
+
+
+DRIVERS["tadddeqrelu"] = _tadddeqrelu
+
+
+def _tgatherb(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = np.dtype(p.dtype)
+    src_a = _read(case_dir, "x.bin", dt).reshape(int(p.src_s1), int(p.src_s0))
+    off_a = _read(case_dir, "offset.bin", np.uint32)
+    R, C = int(p.dst_s1), int(p.dst_s0)
+    nb = off_a.size // R
+    src = _tile_from(src_a, dt, *src_a.shape)
+    off = _tile_from(off_a.reshape(R, nb), np.dtype(np.uint32), R, nb)
+    dst = _tile_from(np.zeros((R, C), dt), dt, R, C)
+    pto.TGATHERB(dst, src, off)
+    return np.ascontiguousarray(dst.valid).reshape(-1), _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tgatherb"] = _tgatherb

@@ -43,6 +43,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 BUDGET = [0]
+CASE_TIMEOUT = [0]
 
 COLLECTIONS = {
     "sdk-test": ("FASTISA_NKI_SDK", "nki/test"),
@@ -86,6 +87,7 @@ def _env(extra=None):
                                                        .split(os.pathsep) if p])
     env.setdefault("OMP_NUM_THREADS", "1")
     env["NKI_SIMULATOR"] = "1"
+    env["FASTISA_NKI_CASE_TIMEOUT"] = str(CASE_TIMEOUT[0])
     env.update(extra or {})
     return env
 
@@ -113,6 +115,7 @@ def run_pytest(collection, paths, cwd, args, timeout, extra_env=None):
     with tempfile.TemporaryDirectory() as tmp:
         xml = Path(tmp) / "r.xml"
         cmd = [sys.executable, "-m", "pytest", *map(str, paths), "-p", "tests.conformance._nki_plugin",
+               "-p", "tests.conformance._nki_cases",
                f"--junitxml={xml}", "-q", "--no-header", "-p", "no:cacheprovider",
                "-o", "junit_family=xunit1", "--continue-on-collection-errors",
                f"--rootdir={cwd}", *args]
@@ -223,7 +226,7 @@ def run_collection(name, base: Path, full: bool, timeout: int, verbose: bool):
         return run_pytest(name, [base / "test" / "unit"], base, ["--simulation-only"], timeout,
                           extra_env=env)
     if name == "library":
-        env = {"NKILIB_SIMULATION_RUN_ALL": "1"} if full else {}
+        env = {"NKILIB_SIMULATION_RUN_ALL": "1"} if full else {"FASTISA_NKI_SMALL_ONLY": "1"}
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(base / "src"), str(base)])
         # one run per kernel directory, so a slow one cannot hide the others' results
         cases = []
@@ -273,6 +276,9 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=int, default=1800,
                     help="seconds per pytest run (one per collection; one per kernel directory "
                          "for nki-library)")
+    ap.add_argument("--case-timeout", type=int, default=120,
+                    help="seconds per test case (0: no limit); a case still running then fails "
+                         "with a TimeoutError and the run goes on")
     ap.add_argument("--budget", type=int, default=0,
                     help="seconds for the nki-library directories overall (0: no limit); the "
                          "directories left are listed as not run")
@@ -280,6 +286,7 @@ def main(argv=None) -> int:
     ap.add_argument("--json", default="", help="also write the cases to this JSON file")
     a = ap.parse_args(argv)
     BUDGET[0] = a.budget
+    CASE_TIMEOUT[0] = a.case_timeout
     names = [n for n in (a.only.split(",") if a.only else COLLECTIONS) if n]
     all_cases = []
     summary = []
@@ -294,8 +301,10 @@ def main(argv=None) -> int:
         all_cases.extend(cases)
         p = sum(c.matched for c in cases)
         s = sum(c.skipped for c in cases)
-        summary.append(f"{name}: {p} of {len(cases) - s} cases matched ({s} skipped by the "
-                       f"collection's harness), {time.time() - t0:.0f} s")
+        big = sum(c.skipped and c.error.startswith("large shape") for c in cases)
+        summary.append(f"{name}: {p} of {len(cases) - s} cases matched ({s - big} skipped by "
+                       f"the collection's harness, {big} large shapes skipped by this harness), "
+                       f"{time.time() - t0:.0f} s")
     if all_cases:
         print(_fmt_table(all_cases))
         print()

@@ -97,6 +97,8 @@ def _recorder(fn, calls, depth):
 def _named_dir(tmp, args, kwargs):
     """The case directory a generator made itself, named by its parameter's name field."""
     for x in list(args) + list(kwargs.values()):
+        if isinstance(x, str) and x and os.path.isdir(os.path.join(tmp, x)):
+            return os.path.join(tmp, x)         # the case name passed as a string
         for attr in ("name", "testname", "case_name"):
             v = getattr(x, attr, None)
             if isinstance(v, str) and os.path.isdir(os.path.join(tmp, v)):
@@ -150,11 +152,15 @@ def run_dir(root: str, name: str, verbose: bool):
         n = vp = be = 0
         note = ""
         calls = [c for c in calls if c[1] not in D.SKIP_FUNCS]
+        seen = set()
         for case_dir, fname, args, kwargs in calls:
             if os.path.realpath(case_dir) == os.path.realpath(tmp):
                 case_dir = _named_dir(tmp, args, kwargs)   # generators that chdir themselves
                 if case_dir is None:
                     continue        # a helper called between cases, not a case
+            if os.path.realpath(case_dir) in seen:
+                continue            # a second call for the same case (e.g. its file writer)
+            seen.add(os.path.realpath(case_dir))
             n += 1
             ns["__case_fn__"] = fname
             try:

@@ -20,8 +20,11 @@ As in the official simulator: each numpy argument becomes an HBM :class:`NkiTens
 the kernel writes is updated in place; other arguments pass through; every instruction
 runs eagerly, in program order; returned tensors come back as numpy arrays (same nesting:
 a tensor, a tuple/list, a dict).  ``nki.simulate(kernel[n])`` (or ``kernel[n]`` for a
-grid ``kernel[n, m]``) runs the ``n`` SPMD instances one after the other, each with its
-own ``nl.program_id()``, its own SBUF/PSUM and the same ``shared_hbm`` outputs.
+grid ``kernel[n, m]``) runs the ``n`` SPMD instances, each with its own
+``nl.program_id()``, its own SBUF/PSUM and the same ``shared_hbm`` outputs: one after the
+other unless they synchronise (``core_barrier``, ``sendrecv``), then concurrently, as
+turn-taking threads (:mod:`fastisa.nki._launch`); a cross-program write-after-write to
+shared HBM with no synchronisation between is warned about.
 """
 
 from __future__ import annotations
@@ -34,8 +37,14 @@ import numpy as np
 from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import ConstraintError
-from . import language
+from . import _capacity, _launch, language
 from .tensor import NkiTensor
+
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
 
 __all__ = ["jit", "simulate", "target", "Kernel", "NkiTensor", "isa", "language", "profile"]
 
@@ -92,7 +101,7 @@ class Kernel:
         return f"<nki kernel {getattr(self.func, '__name__', '?')}{g}>"
 
 
-def jit(func=None, **options):
+def jit(func: Callable[..., object] | None = None, **options: object) -> Any:
     """Decorator: ``@nki.jit`` or ``@nki.jit(**options)`` (options are accepted and kept)."""
     if func is None:
         return lambda f: Kernel(f, options=options)
@@ -188,14 +197,26 @@ class Simulated:
         tkw = {k: _wrap(v, buf, k) for k, v in kwargs.items()}
         shared: list = []
         result = None
+        pids = list(np.ndindex(*grid))
+        launch = _launch.Launch(nprog, pids) if nprog > 1 else None
+
+        def program(i):
+            with language._instance(self.target, pids[i], grid, shared) as m:
+                m.launch, m.launch_index = launch, i
+                m.deferred_capacity = True      # SBUF/PSUM with liveness (fastisa.nki._capacity)
+                try:
+                    res = self.kernel.func(*targs, **tkw)
+                except AttributeError as exc:
+                    _explain_sequence_arg(exc, targs, tkw, names)
+                    raise
+                _capacity.check(m)
+                return res
+
         with _cost.profiling() as p:
-            for pid in np.ndindex(*grid):
-                with language._instance(self.target, pid, grid, shared):
-                    try:
-                        result = self.kernel.func(*targs, **tkw)
-                    except AttributeError as exc:
-                        _explain_sequence_arg(exc, targs, tkw, names)
-                        raise
+            if launch is None:
+                result = program(0)
+            else:                       # turn-taking threads (fastisa.nki._launch)
+                result = launch.run(program)[-1]
         self.profile = p
         self.kernel.profile = p
         profile = p
@@ -238,7 +259,7 @@ def _arg_names(func, n):
     return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
 
 
-def simulate(kernel, *, target=None) -> Simulated:
+def simulate(kernel: Kernel | Callable[..., object], *, target: str | None = None) -> Simulated:
     """``nki.simulate(kernel)(*numpy_arrays)``: run a kernel on fastisa, numpy in and out.
 
     ``kernel`` is a ``@nki.jit`` kernel, an SPMD launch ``kernel[n]`` or a plain function.

@@ -79,6 +79,13 @@ from ..errors import UndefinedBehaviorWarning
 from .tensor import (DST_PARAMS, NkiTensor, PMAX, PSUM, PSUM_DONE, PSUM_FRESH, PSUM_GROUP, PSUM_INIT,
                      discard_pending, note_access, psum_state, require_dst)
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import EnumLike, Int, OpLike, Real
+
 __all__ = ["tensor_scalar", "tensor_tensor", "scalar_tensor_tensor", "activation",
            "activation_reduce", "reciprocal", "exponential", "tensor_copy", "tensor_reduce",
            "fp32"]
@@ -431,8 +438,10 @@ def _unary_operand_ok(value) -> bool:
 
 
 # ---- tensor_scalar -------------------------------------------------------------------------
-def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=None,
-                  reverse1=False, engine=None, name=None):
+def tensor_scalar(dst: NkiTensor, data: NkiTensor, op0: OpLike, operand0: NkiTensor | Real | None,
+                  reverse0: bool = False, op1: OpLike | None = None,
+                  operand1: NkiTensor | Real | None = None, reverse1: bool = False,
+                  engine: EnumLike | None = None, name: str | None = None) -> None:
     """``dst = (data op0 operand0) op1 operand1`` with operands broadcast along the free axis.
 
     ``reverse0`` computes ``operand0 op0 data``; ``reverse1`` computes ``operand1 op1 t``.
@@ -514,7 +523,8 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
 
 
 # ---- tensor_tensor -------------------------------------------------------------------------
-def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
+def tensor_tensor(dst: NkiTensor, data1: NkiTensor, data2: NkiTensor, op: OpLike,
+                  engine: EnumLike | None = None, name: str | None = None) -> None:
     """``dst = data1 op data2`` element-wise.
 
     Parameters
@@ -575,9 +585,11 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
 
 
 # ---- scalar_tensor_tensor ------------------------------------------------------------------
-def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False,
-                         reverse1=False, reduce_cmd=None, reduce_op=None, reduce_res=None,
-                         name=None):
+def scalar_tensor_tensor(dst: NkiTensor, data: NkiTensor, op0: OpLike, operand0: NkiTensor | Real,
+                         op1: OpLike | None, operand1: NkiTensor | Real | None,
+                         reverse0: bool = False, reverse1: bool = False,
+                         reduce_cmd: EnumLike | None = None, reduce_op: OpLike | None = None,
+                         reduce_res: NkiTensor | None = None, name: str | None = None) -> None:
     """``dst = (data op0 operand0) op1 operand1`` on the Vector engine.
 
     Parameters
@@ -651,8 +663,10 @@ def scalar_tensor_tensor(dst, data, op0, operand0, op1, operand1, reverse0=False
 
 
 # ---- activation ------------------------------------------------------------------------------
-def activation(dst, op, data, bias=None, scale=1.0, reduce_op=None, reduce_res=None,
-               reduce_cmd=None, engine=None, name=None):
+def activation(dst: NkiTensor, op: OpLike, data: NkiTensor, bias: NkiTensor | Real | None = None,
+               scale: NkiTensor | Real = 1.0, reduce_op: OpLike | None = None,
+               reduce_res: NkiTensor | None = None, reduce_cmd: EnumLike | None = None,
+               engine: EnumLike | None = None, name: str | None = None):
     """``dst = op(data * scale + bias)``, optionally accumulating per lane.
 
     Parameters
@@ -754,7 +768,9 @@ def _activation(instr, dst, op, data, bias, scale, reduce_op, reduce_res, reduce
         _cost.record("Scalar", instr, max(MIN_II, n) + (MIN_II if reduce_res is not None else 0))
 
 
-def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0, name=None):
+def activation_reduce(dst: NkiTensor, op: OpLike, data: NkiTensor, reduce_op: OpLike,
+                      reduce_res: NkiTensor, bias: NkiTensor | Real | None = None,
+                      scale: NkiTensor | Real = 1.0, name: str | None = None):
     """``activation`` with ``reduce_cmd=reset_reduce``: ``reduce_res[p] = sum_f dst_f32[p, f]``.
 
     Same parameters and rules as :func:`activation`; ``reduce_op`` must be nl.add and
@@ -771,7 +787,7 @@ def activation_reduce(dst, op, data, reduce_op, reduce_res, bias=None, scale=1.0
 
 
 # ---- reciprocal / exponential ---------------------------------------------------------------
-def reciprocal(dst, data, name=None):
+def reciprocal(dst: NkiTensor, data: NkiTensor, name: str | None = None) -> None:
     """``dst = 1 / data`` on the Vector engine: float32 division, rounded once to dst.dtype.
 
     dst, data : NkiTensor [P, ...] in SBUF or PSUM, same partitions and elements per
@@ -792,8 +808,9 @@ _EXP_DST = ("float8_e4m3", "float8_e5m2", "float16", "bfloat16", "float32", "tfl
             "int8", "int16", "int32", "uint8", "uint16")
 
 
-def exponential(dst, src, max_value=0.0, reduce_res=None, reduce_cmd=None, reduce_init=0.0,
-                name=None):
+def exponential(dst: NkiTensor, src: NkiTensor, max_value: Real = 0.0,
+                reduce_res: NkiTensor | None = None, reduce_cmd: EnumLike | None = None,
+                reduce_init: Real | None = 0.0, name: str | None = None) -> None:
     """``dst = exp(src - max_value)`` on the Vector engine (trn3 / NeuronCore-v4+ only).
 
     Parameters
@@ -846,7 +863,8 @@ def exponential(dst, src, max_value=0.0, reduce_res=None, reduce_cmd=None, reduc
 
 
 # ---- tensor_copy -------------------------------------------------------------------------------
-def tensor_copy(dst, src, engine=None, name=None):
+def tensor_copy(dst: NkiTensor, src: NkiTensor, engine: EnumLike | None = None,
+                name: str | None = None) -> None:
     """``dst = src``: a bit copy when dtypes match, else through float32 (one rounding).
 
     dst, src : NkiTensor [P, ...] in SBUF or PSUM (SBUF only on GpSimd), same partitions and
@@ -878,7 +896,8 @@ def tensor_copy(dst, src, engine=None, name=None):
 
 
 # ---- tensor_reduce -------------------------------------------------------------------------
-def tensor_reduce(dst, op, data, axis, negate=False, keepdims=False, name=None):
+def tensor_reduce(dst: NkiTensor, op: OpLike, data: NkiTensor, axis: Int | Sequence[Int],
+                  negate: bool = False, keepdims: bool = False, name: str | None = None) -> None:
     """``dst = op-fold of data over the trailing free axes`` (``-`` that when ``negate``).
 
     Parameters

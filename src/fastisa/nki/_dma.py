@@ -23,6 +23,13 @@ from . import _compute as _c
 from .enums import dge_mode as _dge_mode, oob_mode as _oob_mode
 from .tensor import NkiTensor, require_tensor
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import EnumLike, Int, OpLike, Real
+
 __all__ = ["dma_transpose", "dma_compute", "TRANSPOSE_AXES"]  # + dma_copy_modes, is_indirect (used by dma_copy)
 
 MIN_II = _cost.MIN_II
@@ -53,7 +60,9 @@ def _priority(instr, priority):
         raise ConstraintError(f"{instr}: priority must be an integer in [0, 3], got {priority!r}")
 
 
-def dma_transpose(dst, src, axes=None, priority=None, dge_mode=None, oob_mode=None, name=None):
+def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = None,
+                  priority: Int | None = None, dge_mode: EnumLike | None = None,
+                  oob_mode: EnumLike | None = None, name: str | None = None) -> None:
     """``dst = src.transpose(axes)`` by DMA: ``dst[i_0, ..] = src[i_axes^-1 ...]``, bit-exact.
 
     The permutation is fixed per rank: (1, 0) for 2-d, (2, 1, 0) for 3-d, (3, 1, 2, 0) for
@@ -161,8 +170,9 @@ def dma_transpose(dst, src, axes=None, priority=None, dge_mode=None, oob_mode=No
     _cost.record("DMA", instr, max(MIN_II, dst.free_size))
 
 
-def dma_compute(dst, srcs, reduce_op, scales=None, unique_indices=True, oob_mode=None,
-                name=None):
+def dma_compute(dst: NkiTensor, srcs: Sequence[NkiTensor], reduce_op: OpLike,
+                scales: Sequence[Real] | None = None, unique_indices: bool = True,
+                oob_mode: EnumLike | None = None, name: str | None = None):
     """``dst = srcs[0] + srcs[1] + ...`` element by element, computed by the DMA engines.
 
     Each source element is converted to float32, the sum is formed in float32 left to

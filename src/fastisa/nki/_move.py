@@ -33,6 +33,13 @@ from ..errors import AccessError, ConstraintError
 from . import _compute as _c
 from .tensor import NkiTensor
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import Int, Real
+
 __all__ = ["nc_stream_shuffle", "tensor_copy_predicated", "nc_n_gather", "local_gather",
            "nonzero_with_count", "sequence_bounds", "start_partition"]
 
@@ -125,7 +132,8 @@ def _shuffle_rowmap(instr, mask, Pd, Ps):
     return rowmap, None
 
 
-def nc_stream_shuffle(dst, src, shuffle_mask, name=None):
+def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int],
+                      name: str | None = None) -> None:
     """Within each 32-partition quadrant: ``dst[32q + i] = src[32q + shuffle_mask[i]]``.
 
     ``shuffle_mask[i] == 255`` leaves dst partition i of every quadrant unmodified.  The
@@ -186,7 +194,8 @@ def nc_stream_shuffle(dst, src, shuffle_mask, name=None):
 _PRED_DTYPES = ("uint8", "uint16", "uint32")
 
 
-def tensor_copy_predicated(dst, src, predicate, reverse_pred=False, name=None):
+def tensor_copy_predicated(dst: NkiTensor, src: NkiTensor | Real, predicate: NkiTensor,
+                           reverse_pred: bool = False, name: str | None = None) -> None:
     """``dst[p, i] = src[p, i]`` where ``predicate[p, i] != 0`` (xor reverse_pred); else kept.
 
     The copy is bit-exact (src and dst share a dtype).  A scalar ``src`` is rounded once
@@ -254,7 +263,8 @@ def tensor_copy_predicated(dst, src, predicate, reverse_pred=False, name=None):
 
 
 # ---- gathers -----------------------------------------------------------------------------
-def nc_n_gather(dst, data, indices, name=None):
+def nc_n_gather(dst: NkiTensor, data: NkiTensor, indices: NkiTensor,
+                name: str | None = None) -> None:
     """``dst[p, j] = data[p, indices[p, j]]`` over data's flattened free dims (GpSimd).
 
     Parameters
@@ -302,7 +312,9 @@ def nc_n_gather(dst, data, indices, name=None):
     _cost.record("GpSimd", instr, GPSIMD_START + dst.free_size)
 
 
-def local_gather(dst, src_buffer, index, num_elem_per_idx=1, num_valid_indices=None, name=None):
+def local_gather(dst: NkiTensor, src_buffer: NkiTensor, index: NkiTensor,
+                 num_elem_per_idx: Int = 1, num_valid_indices: Int | None = None,
+                 name: str | None = None) -> None:
     """Gather within each partition, with the indices of its GpSimd core (16 partitions).
 
     For core c (partitions 16c .. 16c+15) the indices of ``index[16c:16c+16]`` are
@@ -380,7 +392,8 @@ def local_gather(dst, src_buffer, index, num_elem_per_idx=1, num_valid_indices=N
 
 
 # ---- nonzero_with_count / sequence_bounds -------------------------------------------------
-def nonzero_with_count(dst, src, index_offset=0, padding_val=-1, name=None):
+def nonzero_with_count(dst: NkiTensor, src: NkiTensor, index_offset: Int = 0,
+                       padding_val: Real = -1, name: str | None = None) -> None:
     """Per GpSimd core (partitions 0, 16, ..., 112 only): nonzero indices, padding, count.
 
     For each partition p that is a multiple of 16: ``dst[p, :k] = index_offset + i`` for
@@ -433,7 +446,7 @@ def nonzero_with_count(dst, src, index_offset=0, padding_val=-1, name=None):
     _cost.record("GpSimd", instr, GPSIMD_START + T)
 
 
-def sequence_bounds(dst, segment_ids, name=None):
+def sequence_bounds(dst: NkiTensor, segment_ids: NkiTensor, name: str | None = None) -> None:
     """Per element, the [start, end] of the segment it belongs to (GpSimd engine).
 
     ``segment_ids`` is [1, n]; the segment of element i is the maximal run of equal ids

@@ -2,15 +2,14 @@
 
 The instruction side of multi-core execution.  The two programs of an LNC2 launch
 (``kernel[2]``) are the two cores, rank = ``nl.program_id(0)``.  They meet in a
-rendezvous object shared by every instance of one launch (found through the launch's
-shared-HBM list, which all its instances share), so when the launcher runs the programs
-concurrently -- one thread each, as ``nki.simulate`` does for LNC2 -- a barrier blocks
-until both cores arrive and ``sendrecv`` moves each core's ``src`` into the other's
-``dst``.  Nothing ever waits forever: when the partner has not arrived within
-:data:`TIMEOUT` seconds (it never will if the launcher runs the programs one after the
-other, or if the other program takes a different path), the instruction raises
-ConstraintError on every waiting core and the rendezvous is marked broken, so later
-calls of that launch fail at once instead of hanging.
+rendezvous object shared by every instance of one launch.  ``nki.simulate`` runs the
+programs of a launch as turn-taking threads (:mod:`fastisa.nki._launch`): a core that
+waits here hands the turn to its partner, and a partner that can never arrive (it ended
+or waits elsewhere) is detected at once -- every waiting core raises ConstraintError.
+Programs started by other means (plain threads, each in ``language._instance``) meet
+through the launch's shared-HBM list instead, and a core whose partner has not arrived
+within :data:`TIMEOUT` seconds raises ConstraintError and marks the rendezvous broken, so
+later calls of that launch fail at once instead of hanging.
 
 Sources: aws-neuron-sdk ``nki/api/nki/isa/__init__.py`` (``core_barrier``, ``sendrecv``);
 the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst) ("LNC2: two Python threads ... sendrecv / core_barrier use thread
@@ -29,6 +28,13 @@ from ..errors import ConstraintError
 from .enums import dma_engine as _dma_engine, engine_name, ENGINE_COST_NAME
 from .tensor import NkiTensor
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import EnumLike, Int
+
 __all__ = ["core_barrier", "sendrecv"]
 
 MIN_II = _cost.MIN_II
@@ -42,9 +48,10 @@ _GROUPS_LOCK = threading.Lock()
 class _Rendezvous:
     """Meeting point of the cores of one launch: a barrier and per-pipe mailboxes."""
 
-    def __init__(self, n):
+    def __init__(self, n, launch=None):
         self.n = n
-        self.cond = threading.Condition()
+        self.launch = launch                 # fastisa.nki._launch.Launch, when launched
+        self.cond = launch.cond if launch is not None else threading.Condition()
         self.broken = None                   # the reason, once a wait timed out
         self.barrier_gen = 0
         self.barrier_count = 0
@@ -57,6 +64,10 @@ class _Rendezvous:
     def wait_for(self, instr, pred, what):
         if self.broken:
             raise ConstraintError(f"{instr}: {self.broken}")
+        if self.launch is not None:          # turn-taking programs: no timeout needed
+            from ._launch import current
+            self.launch.block(current()[1], pred, what, instr)
+            return
         if not self.cond.wait_for(lambda: pred() or self.broken, timeout=TIMEOUT):
             self.fail(f"the partner core never arrived ({what}) within {TIMEOUT} s: both "
                       f"programs of the LNC2 launch must run concurrently and issue matching "
@@ -75,6 +86,12 @@ def _group(instr):
     if m.target.name == "trn1":
         raise ConstraintError(f"{instr}: available only on NeuronCore-v3 or newer, got target "
                               f"trn1")
+    launch = getattr(m, "launch", None)
+    if launch is not None:
+        with launch.cond:
+            if launch.rendezvous is None:
+                launch.rendezvous = _Rendezvous(n, launch)
+        return launch.rendezvous, int(m.program_id[0])
     key = id(m.shared)
     with _GROUPS_LOCK:
         g = _GROUPS.get(key)
@@ -84,7 +101,8 @@ def _group(instr):
     return g[1], int(m.program_id[0])
 
 
-def core_barrier(data, cores, engine=None, name=None):
+def core_barrier(data: NkiTensor, cores: Sequence[Int], engine: EnumLike | None = None,
+                 name: str | None = None) -> None:
     """Block until both cores of the LNC2 launch reach this barrier.
 
     Parameters
@@ -121,6 +139,8 @@ def core_barrier(data, cores, engine=None, name=None):
         if g.barrier_count == g.n:
             g.barrier_count = 0
             g.barrier_gen += 1
+            if g.launch is not None:
+                g.launch.synchronised()
             g.cond.notify_all()
         else:
             g.wait_for(instr, lambda: g.barrier_gen != gen, "core_barrier")
@@ -131,7 +151,8 @@ def core_barrier(data, cores, engine=None, name=None):
 _GPSIMD_DMA_LIMIT = {4: 1024, 2: 512, 1: 256}
 
 
-def sendrecv(src, dst, send_to_rank, recv_from_rank, pipe_id, dma_engine=None, name=None):
+def sendrecv(src: NkiTensor, dst: NkiTensor, send_to_rank: Int, recv_from_rank: Int, pipe_id: Int,
+             dma_engine: EnumLike | None = None, name: str | None = None) -> None:
     """Send ``src`` to core ``send_to_rank``'s ``dst``; receive ``recv_from_rank``'s ``src``
     into this core's ``dst`` (bit copies), then wait until the pipe's exchange completes.
 
@@ -194,6 +215,8 @@ def sendrecv(src, dst, send_to_rank, recv_from_rank, pipe_id, dma_engine=None, n
         g.mail.setdefault((pipe, me, to), []).append(payload)
         g.cond.notify_all()
         box = g.mail.setdefault((pipe, frm, me), [])
+        if box and g.launch is not None:     # the partner is here: the two meet now
+            g.launch.synchronised()
         g.wait_for(instr, lambda: len(box) > 0, f"sendrecv on pipe {pipe}")
         got = box.pop(0)
     if got.shape != dst.shape or got.dtype != dst.data.dtype:

@@ -42,6 +42,13 @@ from . import _pe
 from ._move import start_partition
 from .tensor import NkiTensor, PSUM_GROUP
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import Int
+
 __all__ = ["quantize_mx", "nc_matmul_mx"]
 
 MIN_II = _cost.MIN_II
@@ -89,7 +96,8 @@ def _scale_view(instr, param, t, P, cols):
     return t.data.reshape(t.partitions, t.free_size).view(np.uint8)
 
 
-def quantize_mx(dst, src, dst_scale, name=None):
+def quantize_mx(dst: NkiTensor, src: NkiTensor, dst_scale: NkiTensor,
+                name: str | None = None) -> None:
     """Quantise bf16 / fp16 ``src`` to MXFP8: fp8 data in x4 containers plus e8m0 scales.
 
     For each group of 8 partitions x 4 consecutive elements (one x4 column of 8
@@ -174,8 +182,11 @@ def _tile_args(instr, tile_position, tile_size, K):
                               f"{size[0]}")
 
 
-def nc_matmul_mx(dst, stationary, moving, stationary_scale, moving_scale, tile_position=None,
-                 tile_size=None, accumulate=None, name=None):
+def nc_matmul_mx(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
+                 stationary_scale: NkiTensor, moving_scale: NkiTensor,
+                 tile_position: Sequence[Int] | None = None,
+                 tile_size: Sequence[Int] | None = None, accumulate: bool | None = None,
+                 name: str | None = None) -> None:
     """``dst = deq(stationary).T @ deq(moving)`` over the 4K contraction rows (Tensor engine).
 
     ``deq(x)[4k + q, j] = element q of x[k, j] * 2^(s - 127)``, s the scale of group

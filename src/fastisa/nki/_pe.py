@@ -26,10 +26,18 @@ from .enums import engine_name
 from .tensor import (NkiTensor, PSUM_FRESH, PSUM_GROUP, PSUM_INIT, discard_pending,
                      psum_state)
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import EnumLike, Int
+
 __all__ = ["nc_transpose", "nc_matmul"]   # + matmul_operands, _psum_start (used by nc_matmul_mx)
 
 # ---- nc_transpose / nc_matmul ------------------------------------------------------------------
-def nc_transpose(dst, data, engine=None, name=None):
+def nc_transpose(dst: NkiTensor, data: NkiTensor, engine: EnumLike | None = None,
+                 name: str | None = None) -> None:
     """``dst[f, p] = data[p, f]``: swap the partition and free axes of a 2-D tile.
 
     data : NkiTensor [P, F] in SBUF or PSUM; dst [F, P].  engine: vector (P, F <= 32),
@@ -84,9 +92,11 @@ _MM_DTYPES = ("float8_e4m3", "float8_e5m2", "float8_e4m3fn", "bfloat16", "float1
               "tfloat32", "float32")
 
 
-def nc_matmul(dst, stationary, moving, is_stationary_onezero=False, is_moving_onezero=False,
-              is_transpose=False, accumulate=None, tile_position=(), tile_size=(),
-              perf_mode=None, name=None):
+def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
+              is_stationary_onezero: bool = False, is_moving_onezero: bool = False,
+              is_transpose: bool = False, accumulate: bool | None = None,
+              tile_position: Sequence[Int] | None = (), tile_size: Sequence[Int] | None = (),
+              perf_mode: EnumLike | None = None, name: str | None = None) -> None:
     """``dst = stationary.T @ moving`` on the Tensor engine, accumulated in float32 in PSUM.
 
     Parameters

@@ -128,8 +128,10 @@ def _build(cap, psum_params, operands, head):
     return plan
 
 
-# The public functions keep the parameter names of the full path, so that a cost profile
-# infers the same operands from this frame (fastisa.schedule.infer_operands).
+# The public functions keep the parameter names of the full path.  While a cost profile is
+# active, the plan path names the operands the full path's record infers from its frame
+# (fastisa.schedule.infer_operands: the tensor parameters, dst written, in order), which
+# saves reading the frame.
 
 def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=None,
                   reverse1=False, engine=None, name=None):
@@ -150,7 +152,8 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
                                              (operand0, operand1), head))
             return None
         if r is not False:
-            _cost.record(*r)
+            _cost.record(*r, reads=[t for t in (data, operand0, operand1)
+                                    if t.__class__ is NkiTensor], writes=[dst], domain="nki")
             return None
     return _c.tensor_scalar(dst, data, op0, operand0, reverse0, op1, operand1, reverse1,
                             engine, name)
@@ -174,7 +177,7 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
                                              (None, None), head))
             return None
         if r is not False:
-            _cost.record(*r)
+            _cost.record(*r, reads=[data1, data2], writes=[dst], domain="nki")
             return None
     return _c.tensor_tensor(dst, data1, data2, op, engine, name)
 
@@ -196,7 +199,7 @@ def tensor_copy(dst, src, engine=None, name=None):
                                              (None, None), head))
             return None
         if r is not False:
-            _cost.record(*r)
+            _cost.record(*r, reads=[src], writes=[dst], domain="nki")
             return None
     return _c.tensor_copy(dst, src, engine, name)
 

@@ -45,6 +45,11 @@ from . import _compute as _c
 from .enums import engine_name
 from .tensor import NkiTensor, PMAX
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import EnumLike, Real
+
 __all__ = ["rng", "rand2", "dropout", "set_rng_seed", "rand_set_state", "rand_get_state"]
 
 MIN_II = _cost.MIN_II
@@ -115,7 +120,7 @@ def _lanes(instr, P, F, eng, fn):
     return out
 
 
-def rng(dst, engine=None, name=None):
+def rng(dst: NkiTensor, engine: EnumLike | None = None, name: str | None = None) -> None:
     """``dst[p, i] = low bits of the next 32-bit XORWOW output of lane p`` (see module doc).
 
     Parameters
@@ -155,7 +160,8 @@ def _fvec(instr, param, v, P, float_dtypes_only=False):
     return np.ascontiguousarray(np.broadcast_to(f, (P,)) if f.shape[0] > 1 else f, np.float32)
 
 
-def rand2(dst, min, max, name=None):  # noqa: A002 (the SDK's parameter names)
+def rand2(dst: NkiTensor, min: NkiTensor | Real, max: NkiTensor | Real,  # noqa: A002 (the SDK's parameter names)
+          name: str | None = None) -> None:
     """``dst = min + u * (max - min)``, u uniform in [0, 1) (Vector engine, NeuronCore-v4).
 
     Parameters
@@ -193,7 +199,8 @@ def rand2(dst, min, max, name=None):  # noqa: A002 (the SDK's parameter names)
     _cost.record("Vector", instr, _builtins.max(MIN_II, F))
 
 
-def dropout(dst, data, prob, name=None):
+def dropout(dst: NkiTensor, data: NkiTensor, prob: NkiTensor | Real,
+            name: str | None = None) -> None:
     """``dst = 0 where u < prob[p] else data`` element-wise, u uniform in [0, 1) (Vector).
 
     Parameters
@@ -238,7 +245,7 @@ def dropout(dst, data, prob, name=None):
     _cost.record("Vector", instr, max(MIN_II, F))
 
 
-def set_rng_seed(src_seeds, name=None):
+def set_rng_seed(src_seeds: NkiTensor, name: str | None = None) -> None:
     """Seed the Vector engine's generators from one 32-bit value (a [1, 1] tensor).
 
     Every lane's states become fastisa's SplitMix64 expansion of the seed (see the module
@@ -283,7 +290,8 @@ def _state_engine(instr, engine, t, param):
     return eng
 
 
-def rand_set_state(src_seeds, engine=None, name=None):
+def rand_set_state(src_seeds: NkiTensor, engine: EnumLike | None = None,
+                   name: str | None = None) -> None:
     """Load raw XORWOW states: lane p's state words = ``src_seeds[p, :]`` (6 words per
     generator: x, y, z, w, v, d; 6 on GpSimd, 24 = 4 generators on Vector).
 
@@ -302,7 +310,8 @@ def rand_set_state(src_seeds, engine=None, name=None):
     _cost.record("Vector" if eng == "vector" else "GpSimd", instr, MIN_II)
 
 
-def rand_get_state(dst, engine=None, name=None):
+def rand_get_state(dst: NkiTensor, engine: EnumLike | None = None,
+                   name: str | None = None) -> None:
     """Store raw XORWOW states: ``dst[p, :]`` = lane p's state words (see rand_set_state).
 
     Parameters

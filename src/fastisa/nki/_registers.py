@@ -25,6 +25,11 @@ from ..errors import ConstraintError
 from .enums import nc_version
 from .tensor import NkiTensor
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import Int
+
 __all__ = ["VirtualRegister", "NkiInstruction", "register_alloc", "register_move",
            "register_load", "register_store", "get_nc_version", "get_nc_sub_version"]
 
@@ -122,7 +127,7 @@ def _int32(instr, param, v) -> int:
     return v
 
 
-def register_alloc(x=None) -> VirtualRegister:
+def register_alloc(x: Int | VirtualRegister | None = None) -> VirtualRegister:
     """A new register, uninitialised (``x=None``) or holding the 32-bit integer ``x``.
 
     Raises ConstraintError when x is not an integer or does not fit in 32 bits (values
@@ -135,7 +140,7 @@ def register_alloc(x=None) -> VirtualRegister:
     return VirtualRegister(_int32("register_alloc", "x", x))
 
 
-def register_move(dst, src) -> None:
+def register_move(dst: VirtualRegister, src: VirtualRegister | Int) -> None:
     """``dst = src``: a 32-bit integer constant or another register's value."""
     instr = "register_move"
     _reg(instr, "dst", dst)
@@ -158,7 +163,7 @@ def _scalar_tensor(instr, param, t) -> NkiTensor:
     return t
 
 
-def register_load(dst, src) -> None:
+def register_load(dst: VirtualRegister, src: NkiTensor) -> None:
     """``dst = src[0]``: load one scalar (up to 32 bits) from HBM / SBUF into a register.
 
     Integer dtypes load their value (sign- or zero-extended); float and bool_ dtypes load
@@ -174,7 +179,7 @@ def register_load(dst, src) -> None:
     dst._write(instr, v)
 
 
-def register_store(dst, src) -> None:
+def register_store(dst: NkiTensor, src: VirtualRegister) -> None:
     """``dst[0] = src``: the register's low ``8 * itemsize`` bits into a one-element tensor."""
     instr = "register_store"
     t = _scalar_tensor(instr, "dst", dst)

@@ -29,6 +29,11 @@ from . import _compute as _c
 from . import ops as _ops
 from .tensor import NkiTensor
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import EnumLike, OpLike, Real
+
 __all__ = ["tensor_tensor_scan", "tensor_scalar_cumulative", "tensor_scalar_reduce"]
 
 MIN_II = _cost.MIN_II
@@ -74,8 +79,10 @@ def _bool(instr, param, v) -> int:
     return int(bool(v))
 
 
-def tensor_tensor_scan(dst, data0, data1, initial, op0, op1, reverse0=False, reverse1=False,
-                       name=None):
+def tensor_tensor_scan(dst: NkiTensor, data0: NkiTensor, data1: NkiTensor,
+                       initial: NkiTensor | Real, op0: OpLike, op1: OpLike | None,
+                       reverse0: bool = False, reverse1: bool = False,
+                       name: str | None = None) -> None:
     """Per partition: ``r[i] = op1(op0(data0[i], r[i-1]), data1[i])``, ``r[-1] = initial``.
 
     ``reverse0`` computes ``op0(r[i-1], data0[i])``; ``reverse1`` computes
@@ -135,7 +142,9 @@ def _acc_start(instr, cmd, op_name, load, load_param, P):
                           f"got {cmd}")
 
 
-def tensor_scalar_cumulative(dst, src, op0, op1, imm0, imm1=None, reduce_cmd=None, name=None):
+def tensor_scalar_cumulative(dst: NkiTensor, src: NkiTensor, op0: OpLike, op1: OpLike | None,
+                             imm0: NkiTensor | Real | None, imm1: NkiTensor | Real | None = None,
+                             reduce_cmd: EnumLike | None = None, name: str | None = None) -> None:
     """Per partition: ``reg = op1(op0(src[i], imm0), reg); dst[i] = reg`` (Vector engine).
 
     The starting ``reg`` follows ``reduce_cmd``: ``reset_reduce`` (default) the identity
@@ -195,8 +204,11 @@ def tensor_scalar_cumulative(dst, src, op0, op1, imm0, imm1=None, reduce_cmd=Non
     _cost.record("Vector", instr, max(MIN_II, 2 * src.free_size))
 
 
-def tensor_scalar_reduce(dst, data, op0, operand0, reduce_op, reduce_res=None, reverse0=False,
-                         reduce_cmd=None, reduce_init=None, reduce_res_negate=False, name=None):
+def tensor_scalar_reduce(dst: NkiTensor, data: NkiTensor, op0: OpLike, operand0: NkiTensor | Real,
+                         reduce_op: OpLike | None, reduce_res: NkiTensor | None = None,
+                         reverse0: bool = False, reduce_cmd: EnumLike | None = None,
+                         reduce_init: Real | None = None, reduce_res_negate: bool = False,
+                         name: str | None = None) -> None:
     """``dst = data op0 operand0``; the VectorE accumulator folds the results with reduce_op.
 
     Per partition: ``t[i] = op0(data[i], operand0)`` in float32 (``reverse0``:

@@ -23,14 +23,23 @@ from ._compute import (FP32_MIN, GPSIMD_START, MIN_II, _CMP_OPS, _NO_STAGE, _che
                        _scalar_operand, _target, _tensor, _write_vec)
 from .tensor import NkiTensor
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import EnumLike, Int, OpLike, Real
+
 __all__ = ["select_reduce", "range_select", "affine_select"]
 
 # ---- select family -----------------------------------------------------------------------
 _PRED_DTYPES = ("int8", "uint8", "int16", "uint16", "bool_")
 
 
-def select_reduce(dst, predicate, on_true, on_false, reduce_res=None, reduce_cmd=None,
-                  reduce_op=None, reverse_pred=False, name=None):
+def select_reduce(dst: NkiTensor, predicate: NkiTensor, on_true: NkiTensor | Real,
+                  on_false: NkiTensor | Real, reduce_res: NkiTensor | None = None,
+                  reduce_cmd: EnumLike | None = None, reduce_op: OpLike | None = None,
+                  reverse_pred: bool = False, name: str | None = None) -> None:
     """``dst = predicate != 0 ? on_true : on_false`` (``== 0`` when reverse_pred), with an
     optional per-lane maximum into the Vector engine's registers.
 
@@ -100,9 +109,11 @@ def _stage_sel(fo, rev):
     return (29, int(rev), 1, fo, None)
 
 
-def range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_cmd=None,
-                 reduce_res=None, reduce_op=None, range_start=0, on_false_value=FP32_MIN,
-                 name=None):
+def range_select(dst: NkiTensor, on_true_tile: NkiTensor, comp_op0: OpLike, comp_op1: OpLike,
+                 bound0: NkiTensor | Real, bound1: NkiTensor | Real,
+                 reduce_cmd: EnumLike | None = None, reduce_res: NkiTensor | None = None,
+                 reduce_op: OpLike | None = None, range_start: Int = 0,
+                 on_false_value: Real = FP32_MIN, name: str | None = None) -> None:
     """Keep ``on_true_tile[p, i]`` where ``comp_op0(idx, bound0[p]) and comp_op1(idx,
     bound1[p])`` with ``idx = range_start + i`` (float32), else ``on_false_value``; optional
     per-lane maximum into the Vector registers (reduce_cmd defaults to reset_reduce).
@@ -168,8 +179,9 @@ def range_select(dst, on_true_tile, comp_op0, comp_op1, bound0, bound1, reduce_c
     _cost.record("Vector", instr, max(MIN_II, N))
 
 
-def affine_select(dst, pattern, channel_multiplier, on_true_tile, on_false_value,
-                  cmp_op=None, offset=0, name=None):
+def affine_select(dst: NkiTensor, pattern: Sequence[Sequence[Int]], channel_multiplier: Int,
+                  on_true_tile: NkiTensor, on_false_value: Real, cmp_op: OpLike | None = None,
+                  offset: Int = 0, name: str | None = None) -> None:
     """``dst[p, i] = on_true_tile[p, i] if cmp_op(affine(p, i), 0) else on_false_value`` with
     ``affine = offset + p*channel_multiplier + sum_d idx_d*step_d`` (int32, like iota).
 

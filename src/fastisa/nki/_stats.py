@@ -28,6 +28,11 @@ from ..errors import ConstraintError
 from . import _compute as _c
 from .tensor import NkiTensor
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import OpLike
+
 __all__ = ["bn_stats", "bn_aggr", "tensor_partition_reduce"]
 
 MIN_II = _cost.MIN_II
@@ -61,7 +66,7 @@ def _store(dst: NkiTensor, values_f32: np.ndarray) -> None:
     _c._run_ew("store", dst, src)
 
 
-def bn_stats(dst, data, name=None):
+def bn_stats(dst: NkiTensor, data: NkiTensor, name: str | None = None) -> None:
     """Per partition, 6 statistics of the even- and odd-indexed elements of ``data``.
 
     ``dst[p] = [n_e, mean_e, n_e * var_e, n_o, mean_o, n_o * var_o]`` where the even half
@@ -103,7 +108,7 @@ def bn_stats(dst, data, name=None):
     _cost.record("Vector", instr, max(MIN_II, F))
 
 
-def bn_aggr(dst, data, name=None):
+def bn_aggr(dst: NkiTensor, data: NkiTensor, name: str | None = None) -> None:
     """Per partition, the mean and variance from ``(count, mean, m2)`` triples.
 
     ``data[p]`` holds k triples (e.g. several ``bn_stats`` outputs side by side).  They are
@@ -146,7 +151,8 @@ def bn_aggr(dst, data, name=None):
     _cost.record("Vector", instr, max(MIN_II, 13 * F // 3))
 
 
-def tensor_partition_reduce(dst, op, data, name=None):
+def tensor_partition_reduce(dst: NkiTensor, op: OpLike, data: NkiTensor,
+                            name: str | None = None) -> None:
     """``dst[0, j] = op over p of data[p, j]``: reduce across partitions (GpSimd engine).
 
     Arithmetic ops (add, maximum, minimum, average) fold partitions 0, 1, ... P-1 in

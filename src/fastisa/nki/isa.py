@@ -40,6 +40,13 @@ from .enums import (dge_mode, engine, engine_name, gpsimd_engine, oob_mode, redu
                     scalar_engine, tensor_engine, unknown_engine, vector_engine)
 from .tensor import NkiTensor, require_buffer, require_dtype, require_tensor
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import EnumLike, Int, OpLike, Real
+
 __all__ = ["dma_copy", "memset", "iota", "topk", "max8", "nc_find_index8",
            "nc_match_replace8", "engine", "reduce_cmd", "oob_mode", "dge_mode",
            "tensor_engine", "vector_engine", "scalar_engine", "gpsimd_engine",
@@ -91,7 +98,9 @@ def _no_overlap(instr: str, a_name: str, a: NkiTensor, b_name: str, b: NkiTensor
 
 
 # ---- data movement ---------------------------------------------------------------------------
-def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=None, name=None):
+def dma_copy(dst: NkiTensor, src: NkiTensor, priority: Int | None = None,
+             oob_mode: EnumLike | None = None, dge_mode: EnumLike | None = None,
+             engine: EnumLike | None = None, name: str | None = None) -> None:
     """``dst[...] = src[...]`` by DMA, elements in C order; a dtype change goes src -> fp32 -> dst.
 
     Parameters
@@ -148,7 +157,8 @@ def dma_copy(dst, src, priority=None, oob_mode=None, dge_mode=None, engine=None,
                  queue="DMA" if dst.buffer.on_chip else "DMA-out")
 
 
-def memset(dst, value, engine=None, name=None):
+def memset(dst: NkiTensor, value: Real, engine: EnumLike | None = None,
+           name: str | None = None) -> None:
     """``dst[...] = value``: fill a tensor with a compile-time constant.
 
     Parameters
@@ -201,7 +211,8 @@ def _in_int_range(v: int, fmt) -> bool:
     return int(info.min) <= v <= int(info.max)
 
 
-def iota(dst, pattern, offset=0, channel_multiplier=0, name=None):
+def iota(dst: NkiTensor, pattern: Sequence[Sequence[Int]], offset: Int = 0,
+         channel_multiplier: Int = 0, name: str | None = None) -> None:
     """``dst[p, i] = offset + p*channel_multiplier + sum_d idx_d(i)*step_d`` (GpSimd).
 
     Parameters
@@ -255,7 +266,8 @@ def iota(dst, pattern, offset=0, channel_multiplier=0, name=None):
 
 
 # ---- selection -------------------------------------------------------------------------------
-def topk(val_dst, idx_dst, src, n, sorted=False, name=None):
+def topk(val_dst: NkiTensor, idx_dst: NkiTensor, src: NkiTensor, n: Int, sorted: bool = False,
+         name: str | None = None) -> None:
     """Top-k per 16-partition group over a bf16 snake (the NKI docs, page nki.isa.topk (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.isa.rst)), on the GpSimd engine.
 
     Group g (partitions 16g .. 16g+15) holds one snake: element e at partition 16g + e % 16,
@@ -376,7 +388,7 @@ def _rows_f32(t: NkiTensor) -> np.ndarray:
     return np.ascontiguousarray(to_f32(_rows(t), t.dtype))
 
 
-def max8(dst, src, name=None):
+def max8(dst: NkiTensor, src: NkiTensor, name: str | None = None) -> None:
     """``dst[p, :] = the 8 largest of src[p, ...]``, descending, on the Vector engine.
 
     Elements are compared as float32 (-0 == +0; a NaN ranks above +inf; equal values keep
@@ -413,7 +425,8 @@ def max8(dst, src, name=None):
     _cost.record("Vector", instr, src.free_size)
 
 
-def nc_find_index8(dst, data, vals, name=None):
+def nc_find_index8(dst: NkiTensor, data: NkiTensor, vals: NkiTensor,
+                   name: str | None = None) -> None:
     """``dst[p, j] = first index i with data[p, i] == vals[p, j]`` (Vector engine).
 
     data's free dims are flattened (C order); data and vals are compared as float32
@@ -449,7 +462,8 @@ def nc_find_index8(dst, data, vals, name=None):
     _cost.record("Vector", instr, data.free_size)
 
 
-def nc_match_replace8(dst, data, vals, imm, dst_idx=None, name=None):
+def nc_match_replace8(dst: NkiTensor, data: NkiTensor, vals: NkiTensor, imm: Real,
+                      dst_idx: NkiTensor | None = None, name: str | None = None) -> None:
     """Replace the first occurrence of each of the 8 vals in data by imm (Vector engine).
 
     Per partition, for i = 7 down to 0 (reverse order, NKI 0.6 behaviour): find the first

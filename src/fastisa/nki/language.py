@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses as _dataclasses
 import threading
 import math
 import operator
@@ -36,6 +37,15 @@ import numpy as np
 from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError
 from .tensor import PMAX, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, Buffer, NkiTensor
+from . import _capacity
+
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+    from typing import SupportsIndex
+
+    from .._types import DTypeLike, Int, Shape
 
 # ---- data types (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst), Table 7) ------------------------------------------------------
 SPEC_DTYPES = ("uint8", "int8", "uint16", "int16", "uint32", "int32",
@@ -186,7 +196,7 @@ def _instance(target, program_id=(0,), grid=(1,), shared=None):
 
 
 @contextlib.contextmanager
-def use_target(name):
+def use_target(name: str) -> Iterator[None]:
     """Run the block on target ``name`` (``"trn2"``, ``"trn3"``, ``"trn1"``, or gen2/3/4)."""
     with _instance(name):
         yield
@@ -286,7 +296,8 @@ def _check_shape(shape) -> tuple:
     return shape
 
 
-def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -> NkiTensor:
+def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, name: str = "",
+            address: object = None, **kwargs: object) -> NkiTensor:
     """Allocate a tensor of ``shape`` (axis 0 = partition dimension) and ``dtype`` in ``buffer``.
 
     New memory is filled NaN (float dtypes) or 4 (integer dtypes), like ``nki.simulate``.
@@ -361,13 +372,16 @@ def ndarray(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -
                 f"{cap} there are")
     data = _filled(shape, fmt)
     if buffer.on_chip:
-        used = m.reserve(buffer.name, per_part)
-        if used is not None:
-            raise AccessError(
+        used = _capacity.reserve_or_collect(m, buffer.name, per_part)
+        if used is not None:     # an error now, or (in nki.simulate) when the program ends
+            _capacity.overflow(m, buffer.name, (
                 f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
                 f"{shape} {fmt.name} needs {per_part} bytes per partition, "
-                f"{used} of {cap} are in use")
+                f"{used} of {cap} are in use"), per_part)
+            _capacity.force_reserve(m, buffer.name, per_part)
         weakref.finalize(data, m.release, buffer.name, per_part)
+        if getattr(m, "deferred_capacity", False):
+            _capacity.track(m, data, per_part, buffer.name)
     return NkiTensor(data, fmt, buffer, name)
 
 
@@ -405,7 +419,8 @@ def _placed(shape, fmt, buffer, name, address, pdim, m) -> NkiTensor:
     return NkiTensor(data, fmt, buffer, name)
 
 
-def zeros(shape, dtype, buffer=None, name: str = "", address=None, **kwargs) -> NkiTensor:
+def zeros(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, name: str = "",
+          address: object = None, **kwargs: object) -> NkiTensor:
     """Like :func:`ndarray` but filled with zeros (no engine cycles are counted)."""
     t = ndarray(shape, dtype, buffer=buffer, name=name, address=address)
     t.data[...] = 0
@@ -419,14 +434,14 @@ class _ParDim(int):
     """An int marking the partition dimension of a legacy block-tensor shape."""
 
 
-def par_dim(size):
+def par_dim(size: Int) -> int:
     """Legacy partition-dimension marker: ``nl.ndarray((4, nl.par_dim(128), 512), ...)`` is
     4 blocks of [128, 512] tiles; the marked axis is the partition axis for the SBUF/PSUM
     capacity (4 x 512 elements per partition here).  Behaves as the int ``size``."""
     return _ParDim(int(size))
 
 
-def ds(start, size) -> slice:
+def ds(start: SupportsIndex, size: Int) -> slice:
     """Dynamic slice ``[start, start + size)`` for tensor indexing: ``t[:, nl.ds(64, 128)]``."""
     if hasattr(type(start), "__index__") and not isinstance(start, (int, np.integer)):
         start = operator.index(start)   # a dynamic offset: nisa.VirtualRegister's value
@@ -449,7 +464,7 @@ def program_id(axis: int = 0) -> int:
     return m.program_id[axis]
 
 
-def num_programs(axes=None):
+def num_programs(axes: Int | Sequence[Int] | None = None) -> int | tuple[int, ...]:
     """Launch-grid size along ``axes`` (an int, a tuple of ints, or None for the whole grid)."""
     m = _machine()
     if axes is None:
@@ -495,28 +510,28 @@ def _range(name, args, kwargs):
     return range(*out)
 
 
-def affine_range(*args, **kwargs):
+def affine_range(*args: SupportsIndex, **kwargs: object) -> range:
     """``nl.affine_range(stop)`` / ``(start, stop[, step])``: a loop whose iterations do not
     depend on each other (except accumulation into PSUM).  Runs in order on fastisa."""
     return _range("affine_range", args, kwargs)
 
 
-def sequential_range(*args, **kwargs):
+def sequential_range(*args: SupportsIndex, **kwargs: object) -> range:
     """``nl.sequential_range(...)``: a loop with a loop-carried dependency, run in order."""
     return _range("sequential_range", args, kwargs)
 
 
-def static_range(*args, **kwargs):
+def static_range(*args: SupportsIndex, **kwargs: object) -> range:
     """``nl.static_range(...)``: a loop the compiler fully unrolls; runs in order."""
     return _range("static_range", args, kwargs)
 
 
-def tile_range(*args, **kwargs):
+def tile_range(*args: SupportsIndex, **kwargs: object) -> range:
     """``nl.tile_range(...)``: as :func:`affine_range` (legacy name)."""
     return _range("tile_range", args, kwargs)
 
 
-def dynamic_range(*args, **kwargs):
+def dynamic_range(*args: SupportsIndex, **kwargs: object) -> range:
     """``nl.dynamic_range(...)``: a loop with runtime bounds; here the bounds are ints."""
     return _range("dynamic_range", args, kwargs)
 
@@ -530,14 +545,15 @@ class fp32:  # noqa: N801
     max = float(np.finfo(np.float32).max)
 
 
-def device_print(prefix, x=None, **kwargs):
+def device_print(prefix: str, x: object = None, **kwargs: object) -> None:
     """``nl.device_print(prefix, tile)``: print the tile's values (numpy) on the host."""
     from .tensor import NkiTensor as _T
     val = x.data if isinstance(x, _T) else x
     print(prefix, val)
 
 
-def load_transpose2d(src, dtype=None, mask=None, **kwargs):
+def load_transpose2d(src: NkiTensor, dtype: DTypeLike | None = None, mask: object = None,
+                     **kwargs: object) -> NkiTensor:
     """``nl.load_transpose2d(src)``: a 2-D HBM tensor ``[F, P]`` read into an SBUF tile
     ``[P, F]`` (a transposing DMA: elements moved, values unchanged)."""
     from .tensor import NkiTensor as _T
@@ -549,12 +565,12 @@ def load_transpose2d(src, dtype=None, mask=None, **kwargs):
     return _tiles.load(view, mask=mask, dtype=dtype)
 
 
-def nc(n):
+def nc(n: Int) -> int:
     """``nl.nc(n)``: the number of NeuronCores of a launch-grid dimension (``spmd_dim``)."""
     return int(n)
 
 
-def spmd_dim(*dims):
+def spmd_dim(*dims: Int) -> int:
     """``nl.spmd_dim(nl.nc(2), 2)``: a launch-grid dimension spread over cores; on fastisa
     its size (the product) -- the programs run one after the other."""
     return math.prod(int(d) for d in dims)
@@ -563,17 +579,51 @@ def spmd_dim(*dims):
 # ---- NKIObject ------------------------------------------------------------------------------
 class NKIObject:
     """``nl.NKIObject``: the base class kernels derive their configuration objects from
-    (often ``@dataclass`` classes).  Accepts constructor keywords for attributes when the
-    subclass defines no ``__init__`` of its own; otherwise a plain object."""
+    (often ``@dataclass`` classes).  Construction takes the attributes as keywords (and,
+    for a dataclass, its init fields positionally, with their defaults, default factories
+    and ``__post_init__``), also for a ``@dataclass`` whose attributes carry no
+    annotations (``section_idx = None``: no dataclass fields, so the generated
+    ``__init__`` would take no arguments -- nki-library builds such objects with
+    keywords).  A subclass that defines its own ``__init__`` keeps it."""
 
     def __init__(self, *args, **kwargs):
-        if args:
-            raise TypeError(f"{type(self).__name__}() takes keyword arguments only")
+        cls = type(self)
+        fields = [f for f in _dataclasses.fields(cls) if f.init] \
+            if _dataclasses.is_dataclass(cls) else []
+        if len(args) > len(fields):
+            raise TypeError(f"{cls.__name__}() takes {len(fields)} positional arguments but "
+                            f"{len(args)} were given")
+        vals = {}
+        for f, a in zip(fields, args):
+            vals[f.name] = a
         for k, v in kwargs.items():
-            setattr(self, k, v)
+            if k in vals:
+                raise TypeError(f"{cls.__name__}() got multiple values for argument {k!r}")
+            if fields and not any(f.name == k for f in fields) and not hasattr(cls, k):
+                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {k!r}")
+            vals[k] = v
+        if _dataclasses.is_dataclass(cls):
+            for f in _dataclasses.fields(cls):
+                if f.name in vals:
+                    continue
+                if f.default is not _dataclasses.MISSING:
+                    vals[f.name] = f.default
+                elif f.default_factory is not _dataclasses.MISSING:
+                    vals[f.name] = f.default_factory()
+                elif f.init:
+                    raise TypeError(f"{cls.__name__}() missing required argument {f.name!r}")
+        for k, v in vals.items():
+            object.__setattr__(self, k, v)
+        post = getattr(self, "__post_init__", None)
+        if post is not None and _dataclasses.is_dataclass(cls):
+            post()
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
+        # install the keyword constructor in the subclass itself, so that a @dataclass
+        # applied to it afterwards keeps it instead of generating its own
+        if "__init__" not in cls.__dict__:
+            cls.__init__ = NKIObject.__init__
 
 
 from .ops import *  # noqa: F401,F403,E402

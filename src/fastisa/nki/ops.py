@@ -20,6 +20,11 @@ rounded once, except ScalarE's ``sin`` outside [-pi, pi] (see ``out_of_range``).
 from __future__ import annotations
 
 import math
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import Real
+    from .tensor import NkiTensor
 
 __all__ = ["Op", "OPERATORS", "ACTIVATIONS",
            # bitvec
@@ -115,7 +120,7 @@ class Op:
         v = math.fabs(x) if sym else x
         return not (v < lo or v > hi)
 
-    def __call__(self, *args, **kwargs):
+    def __call__(self, *args: NkiTensor | Real, **kwargs: object) -> NkiTensor:
         """``nl.add(x, y)`` / ``nl.exp(x)`` on tiles: the tile-level ``nki.language`` form,
         lowered to one instruction by :mod:`fastisa.nki.tiles`."""
         from . import tiles

@@ -38,6 +38,17 @@ from ..errors import ConstraintError
 from . import ops as _ops
 from .tensor import PMAX, PSUM, SBUF, SHARED_HBM, NkiTensor
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from numpy.typing import ArrayLike
+
+    from .._types import DTypeLike, Int, Real, Shape
+    from .ops import Op
+    from .tensor import Buffer
+
 __all__ = ["load", "store", "copy_tile", "static_cast", "full", "ones", "zeros_like",
            "ones_like", "full_like", "empty_like", "matmul", "transpose", "sum", "max", "min",
            "prod", "mean", "all", "any", "broadcast_to", "where", "arange", "mgrid",
@@ -127,7 +138,8 @@ def _on_chip(x, what):
 
 
 # ---- load / store ---------------------------------------------------------------------------
-def load(src, mask=None, dtype=None, **kwargs):
+def load(src: NkiTensor, mask: object = None, dtype: DTypeLike | None = None,
+         **kwargs: object) -> NkiTensor:
     """``nl.load(src)``: a new SBUF tile holding ``src`` (an HBM or on-chip tensor view) by
     ``dma_copy``; ``dtype=`` converts on the way (src -> fp32 -> dtype)."""
     if not isinstance(src, NkiTensor):
@@ -136,7 +148,7 @@ def load(src, mask=None, dtype=None, **kwargs):
     return _finish(lambda d: _isa().dma_copy(dst=d, src=src), src.shape, fmt, mask)
 
 
-def store(dst, value, mask=None, **kwargs):
+def store(dst: NkiTensor, value: NkiTensor | Real, mask: object = None, **kwargs: object) -> None:
     """``nl.store(dst, value)``: write a tile (or a scalar) into ``dst`` by ``dma_copy``;
     with ``mask=`` only where the mask is true (other elements keep their contents)."""
     if not isinstance(dst, NkiTensor):
@@ -166,7 +178,8 @@ def store(dst, value, mask=None, **kwargs):
 
 
 # ---- elementwise ------------------------------------------------------------------------------
-def apply_binary(op, x, y, dtype=None, mask=None, **kwargs):
+def apply_binary(op: Op, x: NkiTensor | Real, y: NkiTensor | Real, dtype: DTypeLike | None = None,
+                 mask: object = None, **kwargs: object) -> NkiTensor:
     """``nl.<op>(x, y)`` on tiles / scalars: ``tensor_tensor`` or ``tensor_scalar``."""
     isa = _isa()
     x, y = _on_chip(x, "x"), _on_chip(y, "y")
@@ -189,7 +202,8 @@ def apply_binary(op, x, y, dtype=None, mask=None, **kwargs):
     return _finish(lambda d: isa.tensor_tensor(d, a, b, op), shape, fmt, mask)
 
 
-def apply_unary(op, x, dtype=None, mask=None, **kwargs):
+def apply_unary(op: Op, x: NkiTensor | Real, dtype: DTypeLike | None = None, mask: object = None,
+                **kwargs: object) -> NkiTensor:
     """``nl.<fn>(x)``: ``activation`` for ScalarE functions, ``tensor_scalar`` for ALU unary ops."""
     isa = _isa()
     x = _on_chip(x, "x")
@@ -201,41 +215,47 @@ def apply_unary(op, x, dtype=None, mask=None, **kwargs):
     return _finish(lambda d: isa.tensor_scalar(d, x, op, 0.0), x.shape, fmt, mask)
 
 
-def negative(x, dtype=None, mask=None, **kwargs):
+def negative(x: NkiTensor | Real, dtype: DTypeLike | None = None, mask: object = None,
+             **kwargs: object) -> NkiTensor:
     """``nl.negative(x)`` = ``x * -1`` (tensor_scalar multiply)."""
     return apply_binary(_ops.multiply, x, -1.0, dtype=dtype, mask=mask)
 
 
-def divide(x, y, dtype=None, mask=None, **kwargs):
+def divide(x: NkiTensor | Real, y: NkiTensor | Real, dtype: DTypeLike | None = None,
+           mask: object = None, **kwargs: object) -> NkiTensor:
     """``nl.divide(x, y)``: fastisa's ALU has no divide op, so this raises
     NotImplementedError rather than approximate it with a reciprocal."""
     raise NotImplementedError("divide: fastisa's NKI ALU has no divide operator; nl.divide "
                               "is not implemented")
 
 
-def invert_tile(x, dtype=None, mask=None, **kwargs):
+def invert_tile(x: NkiTensor | Real, dtype: DTypeLike | None = None, mask: object = None,
+                **kwargs: object) -> NkiTensor:
     return apply_unary(_ops.invert, x, dtype=dtype, mask=mask)
 
 
-def logical_not(x, dtype=None, mask=None, **kwargs):
+def logical_not(x: NkiTensor | Real, dtype: DTypeLike | None = None, mask: object = None,
+                **kwargs: object) -> NkiTensor:
     """``nl.logical_not(x)`` = ``x == 0``."""
     return apply_binary(_ops.equal, x, 0.0, dtype=dtype, mask=mask)
 
 
-def copy_tile(x, dtype=None, mask=None, **kwargs):
+def copy_tile(x: NkiTensor | Real, dtype: DTypeLike | None = None, mask: object = None,
+              **kwargs: object) -> NkiTensor:
     """``nl.copy(x, dtype=)``: ``tensor_copy`` into a new tile."""
     x = _on_chip(x, "x")
     fmt = _result_fmt((x,), dtype)
     return _finish(lambda d: _isa().tensor_copy(dst=d, src=x), x.shape, fmt, mask)
 
 
-def static_cast(x, dtype, **kwargs):
+def static_cast(x: NkiTensor | Real, dtype: DTypeLike, **kwargs: object) -> NkiTensor:
     """``nl.static_cast(x, dtype)``: ``tensor_copy`` converting to ``dtype``."""
     return copy_tile(x, dtype=dtype)
 
 
 # ---- creation ------------------------------------------------------------------------------
-def full(shape, fill_value, dtype, buffer=None, name="", **kwargs):
+def full(shape: Shape, fill_value: Real, dtype: DTypeLike, buffer: Buffer | str | None = None,
+         name: str = "", **kwargs: object) -> NkiTensor:
     """``nl.full(shape, value, dtype, buffer=nl.sbuf)``: a new tensor set by ``memset``."""
     t = _lang().ndarray(shape, dtype, buffer=buffer, name=name)
     if t.buffer.on_chip:
@@ -247,27 +267,33 @@ def full(shape, fill_value, dtype, buffer=None, name="", **kwargs):
     return t
 
 
-def ones(shape, dtype, buffer=None, name="", **kwargs):
+def ones(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, name: str = "",
+         **kwargs: object) -> NkiTensor:
     return full(shape, 1, dtype, buffer=buffer, name=name)
 
 
-def zeros_like(a, dtype=None, buffer=None, name="", **kwargs):
+def zeros_like(a: NkiTensor, dtype: DTypeLike | None = None, buffer: Buffer | str | None = None,
+               name: str = "", **kwargs: object) -> NkiTensor:
     return _lang().zeros(a.shape, dtype or a.dtype, buffer=buffer or a.buffer, name=name)
 
 
-def ones_like(a, dtype=None, buffer=None, name="", **kwargs):
+def ones_like(a: NkiTensor, dtype: DTypeLike | None = None, buffer: Buffer | str | None = None,
+              name: str = "", **kwargs: object) -> NkiTensor:
     return full(a.shape, 1, dtype or a.dtype, buffer=buffer or a.buffer, name=name)
 
 
-def full_like(a, fill_value, dtype=None, buffer=None, name="", **kwargs):
+def full_like(a: NkiTensor, fill_value: Real, dtype: DTypeLike | None = None,
+              buffer: Buffer | str | None = None, name: str = "", **kwargs: object) -> NkiTensor:
     return full(a.shape, fill_value, dtype or a.dtype, buffer=buffer or a.buffer, name=name)
 
 
-def empty_like(a, dtype=None, buffer=None, name="", **kwargs):
+def empty_like(a: NkiTensor, dtype: DTypeLike | None = None, buffer: Buffer | str | None = None,
+               name: str = "", **kwargs: object) -> NkiTensor:
     return _lang().ndarray(a.shape, dtype or a.dtype, buffer=buffer or a.buffer, name=name)
 
 
-def shared_constant(constant, dtype=None, **kwargs):
+def shared_constant(constant: ArrayLike, dtype: DTypeLike | None = None,
+                    **kwargs: object) -> NkiTensor:
     """``nl.shared_constant(array, dtype)``: an HBM tensor holding a compile-time constant."""
     arr = np.asarray(constant)
     fmt = _dt.lookup(dtype if dtype is not None else arr.dtype)
@@ -277,22 +303,47 @@ def shared_constant(constant, dtype=None, **kwargs):
     return t
 
 
-def shared_identity_matrix(n, dtype=None, **kwargs):
-    """``nl.shared_identity_matrix(n, dtype=nl.uint8)``: an ``n x n`` identity in HBM."""
-    fmt = _dt.lookup(dtype if dtype is not None else "uint8")
-    return shared_constant(np.eye(int(n)), fmt)
+def shared_identity_matrix(n: Int, dtype: DTypeLike | None = None, dst: NkiTensor | None = None,
+                           **kwargs: object) -> NkiTensor:
+    """``nl.shared_identity_matrix(n, dtype=nl.uint8, dst=None)``: an ``n x n`` identity
+    as an SBUF tile (partition = row), or written into ``dst`` (an ``[n, n]`` tensor).
+
+    SDK 2.33 ``nki.language.shared_identity_matrix`` (aws-neuron-sdk
+    ``nki/api/nki/language/__init__.py``): "Create an identity matrix in SBUF with the
+    specified data type" (Beta 1 put it in HBM; ``nl.load`` of the SBUF tile still works,
+    so Beta 1 kernels that load it run too).
+
+    Raises ConstraintError: ``n`` not an integer in [1, 128] (SBUF has 128 partitions),
+    ``dst`` not an ``[n, n]`` tensor.
+    """
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 1 <= int(n) <= 128:
+        raise ConstraintError(f"shared_identity_matrix: n must be an integer in [1, 128] (the "
+                              f"identity is an SBUF tile of n partitions), got {n!r}")
+    n = int(n)
+    if dst is not None:
+        if not isinstance(dst, NkiTensor) or tuple(dst.shape) != (n, n):
+            raise ConstraintError(f"shared_identity_matrix: dst must be an [{n}, {n}] tensor, "
+                                  f"got {getattr(dst, 'shape', type(dst).__name__)}")
+        t = dst
+    else:
+        fmt = _dt.lookup(dtype if dtype is not None else "uint8")
+        t = _new_tile((n, n), fmt)
+    _isa().memset(t, 0.0)
+    eye = np.eye(n, dtype=np.float32)
+    t.data[...] = eye.astype(t.data.dtype) if t.dtype.kind == "float" else eye.astype(t.data.dtype)
+    return t
 
 
 _RNG = [np.random.default_rng(0)]
 
 
-def random_seed(seed, **kwargs):
+def random_seed(seed: NkiTensor | Int, **kwargs: object) -> None:
     """``nl.random_seed(seed)``: reseed :func:`rand` (numpy's generator, not the hardware's)."""
     s = seed if _is_scalar(seed) else int(np.asarray(getattr(seed, "data", seed)).ravel()[0])
     _RNG[0] = np.random.default_rng(int(s))
 
 
-def rand(shape, dtype=None, **kwargs):
+def rand(shape: Shape, dtype: DTypeLike | None = None, **kwargs: object) -> NkiTensor:
     """``nl.rand(shape, dtype)``: uniform [0, 1) values (numpy's generator: the hardware's
     random sequence is not documented, so kernels can only rely on the distribution)."""
     fmt = _dt.lookup(dtype if dtype is not None else "float32")
@@ -304,7 +355,8 @@ def rand(shape, dtype=None, **kwargs):
 
 
 # ---- matmul / transpose ----------------------------------------------------------------------
-def transpose(x, dtype=None, mask=None, **kwargs):
+def transpose(x: NkiTensor | Real, dtype: DTypeLike | None = None, mask: object = None,
+              **kwargs: object) -> NkiTensor:
     """``nl.transpose(x)``: ``nc_transpose`` of a 2-D tile (PSUM result on the Tensor engine
     unless both sides fit the Vector engine's 32 x 32)."""
     x = _on_chip(x, "x")
@@ -319,7 +371,8 @@ def transpose(x, dtype=None, mask=None, **kwargs):
     return _finish(lambda d: _isa().nc_transpose(d, x), (F, P), fmt, mask, buffer=buf)
 
 
-def matmul(x, y, transpose_x=False, mask=None, **kwargs):
+def matmul(x: NkiTensor | Real, y: NkiTensor | Real, transpose_x: bool = False,
+           mask: object = None, **kwargs: object) -> NkiTensor:
     """``nl.matmul(x, y, transpose_x=False)``: ``x @ y`` (``x.T @ y`` with transpose_x) in
     float32 PSUM: ``nc_transpose`` of x when needed, then ``nc_matmul``."""
     isa = _isa()
@@ -367,31 +420,45 @@ def _reduce(name, op, x, axis, dtype, keepdims, mask):
     return out
 
 
-def sum(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):  # noqa: A001
+def sum(x: NkiTensor | Real, axis: Int | Sequence[Int] | None = None,  # noqa: A001
+        dtype: DTypeLike | None = None, keepdims: bool = False, mask: object = None,
+        **kwargs: object) -> NkiTensor:
     return _reduce("sum", _ops.add, x, axis, dtype, keepdims, mask)
 
 
-def max(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):  # noqa: A001
+def max(x: NkiTensor | Real, axis: Int | Sequence[Int] | None = None,  # noqa: A001
+        dtype: DTypeLike | None = None, keepdims: bool = False, mask: object = None,
+        **kwargs: object) -> NkiTensor:
     return _reduce("max", _ops.maximum, x, axis, dtype, keepdims, mask)
 
 
-def min(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):  # noqa: A001
+def min(x: NkiTensor | Real, axis: Int | Sequence[Int] | None = None,  # noqa: A001
+        dtype: DTypeLike | None = None, keepdims: bool = False, mask: object = None,
+        **kwargs: object) -> NkiTensor:
     return _reduce("min", _ops.minimum, x, axis, dtype, keepdims, mask)
 
 
-def prod(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):
+def prod(x: NkiTensor | Real, axis: Int | Sequence[Int] | None = None,
+         dtype: DTypeLike | None = None, keepdims: bool = False, mask: object = None,
+         **kwargs: object) -> NkiTensor:
     return _reduce("prod", _ops.multiply, x, axis, dtype, keepdims, mask)
 
 
-def all(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):  # noqa: A001
+def all(x: NkiTensor | Real, axis: Int | Sequence[Int] | None = None,  # noqa: A001
+        dtype: DTypeLike | None = None, keepdims: bool = False, mask: object = None,
+        **kwargs: object) -> NkiTensor:
     return _reduce("all", _ops.logical_and, x, axis, dtype, keepdims, mask)
 
 
-def any(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):  # noqa: A001
+def any(x: NkiTensor | Real, axis: Int | Sequence[Int] | None = None,  # noqa: A001
+        dtype: DTypeLike | None = None, keepdims: bool = False, mask: object = None,
+        **kwargs: object) -> NkiTensor:
     return _reduce("any", _ops.logical_or, x, axis, dtype, keepdims, mask)
 
 
-def mean(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):
+def mean(x: NkiTensor | Real, axis: Int | Sequence[Int] | None = None,
+         dtype: DTypeLike | None = None, keepdims: bool = False, mask: object = None,
+         **kwargs: object) -> NkiTensor:
     """``nl.mean``: ``tensor_reduce`` add in float32, then ``tensor_scalar`` multiply by 1/n."""
     x = _on_chip(x, "x")
     axes = _norm_axes(x, axis)
@@ -401,14 +468,15 @@ def mean(x, axis=None, dtype=None, keepdims=False, mask=None, **kwargs):
 
 
 # ---- broadcast / select ---------------------------------------------------------------------
-def broadcast_to(x, shape, **kwargs):
+def broadcast_to(x: NkiTensor, shape: Shape, **kwargs: object) -> NkiTensor:
     """``nl.broadcast_to(x, shape)``: a new tile with x's values replicated (no arithmetic)."""
     x = _on_chip(x, "x")
     return _as_tile(x, tuple(int(s) for s in shape)) if x.shape != tuple(shape) else \
         copy_tile(x)
 
 
-def where(condition, x, y, dtype=None, mask=None, **kwargs):
+def where(condition: NkiTensor | Real | np.ndarray, x: NkiTensor | Real, y: NkiTensor | Real,
+          dtype: DTypeLike | None = None, mask: object = None, **kwargs: object) -> NkiTensor:
     """``nl.where(cond, x, y)``: elements of x where cond is non-zero, else of y (stored
     values selected, converted to the result dtype through float32 when dtypes differ)."""
     vals = []
@@ -453,7 +521,7 @@ class IndexArray(np.ndarray):
         return True if self.size != 1 else bool(self.reshape(-1)[0])
 
 
-def arange(*args):
+def arange(*args: Int) -> IndexArray:
     """``nl.arange(n)`` / ``(start, stop[, step])``: a 1-D int64 index vector; ``[:, None]`` /
     ``[None, :]`` make the partition / free index of legacy ``t[i_p, i_f]`` indexing."""
     return np.arange(*[int(a) for a in args], dtype=np.int64).view(IndexArray)

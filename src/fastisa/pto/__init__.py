@@ -19,8 +19,8 @@ PTO-AS text programs: :mod:`fastisa.pto.asm`.
 
 from __future__ import annotations
 
-from . import (_arith, _bitwise, _convert, _gather, _layout, _ops, _reduce_ext, _select, _sort,
-               _sync, _tile)
+from . import (_arith, _bitwise, _convert, _gather, _layout, _memory_ext, _ops, _quant,
+               _reduce_ext, _select, _sort, _sync, _tile)
 from ._ops import *  # noqa: F401,F403
 from ._ops import RecipAlgorithm, RoundMode, expdif_tmp_bytes
 from ._tile import *  # noqa: F401,F403
@@ -31,11 +31,17 @@ from ._bitwise import *  # noqa: F401,F403
 from ._convert import *  # noqa: F401,F403
 from ._gather import *  # noqa: F401,F403
 from ._layout import *  # noqa: F401,F403
+from ._memory_ext import *  # noqa: F401,F403
+from ._quant import *  # noqa: F401,F403
 from ._reduce_ext import *  # noqa: F401,F403
 from ._select import *  # noqa: F401,F403
 from ._sort import *  # noqa: F401,F403
 from ._tile import (BUFFER_BYTES, DYNAMIC, BLayout, GlobalTensor, Layout, PadValue, SLayout, Tile,
                     TileType)
+
+# ---- PTO-AS helper (ptoas): TPRINT ----
+from . import _print  # noqa: E402
+from ._print import *  # noqa: F401,F403,E402
 
 from ._target import target  # noqa: E402
 
@@ -46,8 +52,11 @@ __all__ = list(_tile.__all__) + list(_ops.__all__) + ["expdif_tmp_bytes", "CastM
                                                     "set_flag", "wait_flag", "pipe_barrier",
                                                     "target"]
 __all__ += (list(_arith.__all__) + list(_bitwise.__all__) + list(_convert.__all__)
-            + list(_gather.__all__) + list(_layout.__all__) + list(_reduce_ext.__all__)
+            + list(_gather.__all__) + list(_layout.__all__) + list(_memory_ext.__all__)
+            + list(_quant.__all__)
+            + list(_reduce_ext.__all__)
             + list(_select.__all__) + list(_sort.__all__))
+__all__ += list(_print.__all__)  # PTO-AS helper (ptoas)
 
 
 from .._public import make_dir as _make_dir  # noqa: E402

@@ -28,9 +28,17 @@ ConstraintError (the simulator asserts); float division by zero gives NaN as fmo
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..errors import constraint
 from . import _xcommon as X
 from ._ops import _dtype_in, _operand
 from ._tile import Tile
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._types import Real
 
 __all__ = ["TREM", "TREMS", "TFMOD", "TFMODS", "TPOW", "TPOWS", "TPRELU", "TLRELU", "TSUBRELU",
            "TADDC", "TSUBC", "TADDSC", "TSUBSC", "TAXPY", "TFUSEDMULADD", "TFUSEDMULADDRELU",
@@ -67,51 +75,51 @@ def _bins(instr, op, dst, src, scalar, allowed, tmp=None):
     X.record(instr, dst, 2)
 
 
-def TREM(dst, src0, src1, tmp=None) -> None:  # noqa: N802
+def TREM(dst: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst = src0 - floor(src0 / src1) * src1`` (the remainder with src1's sign;
     docs/isa/TREM.md), computed as fmod plus the CPU simulator's sign fix-up (module doc).
     dtypes float32/float16/bfloat16 and the integer types; ``tmp`` accepted, not written."""
     _bin("TREM", "REM", dst, src0, src1, _NUM, tmp)
 
 
-def TREMS(dst, src, scalar, tmp=None) -> None:  # noqa: N802
+def TREMS(dst: Tile, src: Tile, scalar: Real, tmp: Tile | None = None) -> None:  # noqa: N802
     """TREM with a scalar divisor (docs/isa/TREMS.md)."""
     _bins("TREMS", "REM", dst, src, scalar, _NUM, tmp)
 
 
-def TFMOD(dst, src0, src1) -> None:  # noqa: N802
+def TFMOD(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = fmod(src0, src1)`` (the remainder with src0's sign, docs/isa/TFMOD.md);
     integers: C's truncating ``%``."""
     _bin("TFMOD", "FMOD", dst, src0, src1, _NUM)
 
 
-def TFMODS(dst, src, scalar) -> None:  # noqa: N802
+def TFMODS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """TFMOD with a scalar divisor (docs/isa/TFMODS.md)."""
     _bins("TFMODS", "FMOD", dst, src, scalar, _NUM)
 
 
-def TPOW(dst, base, exp, tmp=None) -> None:  # noqa: N802
+def TPOW(dst: Tile, base: Tile, exp: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst = base ** exp`` elementwise (docs/isa/TPOW.md), pow in float64 rounded once to
     the dtype (integers: truncated, module doc)."""
     _bin("TPOW", "POW", dst, base, exp, _NUM, tmp)
 
 
-def TPOWS(dst, base, exp, tmp=None) -> None:  # noqa: N802
+def TPOWS(dst: Tile, base: Tile, exp: Real, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst = base ** exp`` with a scalar exponent (docs/isa/TPOWS.md)."""
     _bins("TPOWS", "POW", dst, base, exp, _NUM, tmp)
 
 
-def TPRELU(dst, src0, src1, tmp=None) -> None:  # noqa: N802
+def TPRELU(dst: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst = src0 > 0 ? src0 : src0 * src1`` (per-element slope, docs/isa/TPRELU.md)."""
     _bin("TPRELU", "PRELU", dst, src0, src1, _NUM, tmp)
 
 
-def TLRELU(dst, src, slope) -> None:  # noqa: N802
+def TLRELU(dst: Tile, src: Tile, slope: Real) -> None:  # noqa: N802
     """``dst = src > 0 ? src : src * slope`` (scalar slope, docs/isa/TLRELU.md)."""
     _bins("TLRELU", "PRELU", dst, src, slope, _NUM)
 
 
-def TSUBRELU(dst, src0, src1) -> None:  # noqa: N802
+def TSUBRELU(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = max(src0 - src1, 0)`` (docs/isa/TSUBRELU.md)."""
     _bin("TSUBRELU", "SUBRELU", dst, src0, src1, _NUM)
 
@@ -135,51 +143,67 @@ def _ter_check(instr, dst, allowed, **named):
     X.same(instr, dst, **named)
 
 
-def TADDC(dst, src0, src1, src2) -> None:  # noqa: N802
+def TADDC(dst: Tile, src0: Tile, src1: Tile, src2: Tile) -> None:  # noqa: N802
     """``dst = src0 + src1 + src2`` (docs/isa/TADDC.md; rounding as the module doc)."""
     _ter_check("TADDC", dst, _NUM, src0=src0, src1=src1, src2=src2)
     _ter("TADDC", "ADDC", dst, src0, src1, src2)
 
 
-def TSUBC(dst, src0, src1, src2) -> None:  # noqa: N802
+def TSUBC(dst: Tile, src0: Tile, src1: Tile, src2: Tile) -> None:  # noqa: N802
     """``dst = src0 - src1 + src2`` (docs/isa/TSUBC.md)."""
     _ter_check("TSUBC", dst, _NUM, src0=src0, src1=src1, src2=src2)
     _ter("TSUBC", "SUBC", dst, src0, src1, src2)
 
 
-def TADDSC(dst, src0, scalar, src1) -> None:  # noqa: N802
+def TADDSC(dst: Tile, src0: Tile, scalar: Real, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 + scalar + src1`` (docs/isa/TADDSC.md)."""
     _ter_check("TADDSC", dst, _NUM, src0=src0, src1=src1)
     _ter("TADDSC", "ADDC", dst, src0, ("s", scalar), src1)
 
 
-def TSUBSC(dst, src0, scalar, src1) -> None:  # noqa: N802
+def TSUBSC(dst: Tile, src0: Tile, scalar: Real, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 - scalar + src1`` (docs/isa/TSUBSC.md)."""
     _ter_check("TSUBSC", dst, _NUM, src0=src0, src1=src1)
     _ter("TSUBSC", "SUBC", dst, src0, ("s", scalar), src1)
 
 
-def TAXPY(dst, src0, scalar) -> None:  # noqa: N802
+def TAXPY(dst: Tile, src0: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = dst + src0 * scalar`` (docs/isa/TAXPY.md), the product rounded to the dtype
-    before the addition (CPU simulator); float32/float16, dst and src0 one dtype."""
+    before the addition (CPU simulator); float32/float16, dst and src0 one dtype, or the
+    widening form dst float32 with src0 float16 (and a float16 scalar, the docs' "diff
+    path": src0 and the scalar are widened to float32, exactly, and the float32 form runs;
+    the docs define the widening, the CPU simulator's ``half * half`` product would round
+    to half first, fastisa follows the docs).  Equal valid shapes."""
+    if isinstance(dst, Tile) and isinstance(src0, Tile) and dst.dtype.name == "float32" \
+            and src0.dtype.name == "float16":
+        X.tiles("TAXPY", dst=dst, src0=src0)
+        X._same_valid("TAXPY", dst, "src0", src0)
+        if isinstance(scalar, bool) or not isinstance(scalar, (int, float, np.integer,
+                                                               np.floating)):
+            raise constraint("TAXPY", "scalar", "must be a number", type(scalar).__name__)
+        wide = Tile(src0.loc, "float32", src0.rows, src0.cols, blayout=src0.blayout,
+                    valid_row=src0.valid_row, valid_col=src0.valid_col)
+        wide.valid[...] = src0.valid.astype(np.float32)
+        TAXPY(dst, wide, np.float32(np.float16(scalar)))
+        return
     _ter_check("TAXPY", dst, _FL, src0=src0)
     _ter("TAXPY", "MULADD_R", dst, src0, ("s", scalar), dst)
 
 
-def TFUSEDMULADD(dst, src0, src1) -> None:  # noqa: N802
+def TFUSEDMULADD(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 * dst + src1`` (docs/isa/TFUSEDMULADD.md; rounding as the module doc)."""
     _ter_check("TFUSEDMULADD", dst, _NUM, src0=src0, src1=src1)
     _ter("TFUSEDMULADD", "FMA", dst, src0, dst, src1)
 
 
-def TFUSEDMULADDRELU(dst, src0, src1) -> None:  # noqa: N802
+def TFUSEDMULADDRELU(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = relu(src0 * dst + src1)`` (docs/isa/TFUSEDMULADDRELU.md), the product and the
     sum each rounded to the dtype."""
     _ter_check("TFUSEDMULADDRELU", dst, _NUM, src0=src0, src1=src1)
     _ter("TFUSEDMULADDRELU", "MULADD_R_RELU", dst, src0, dst, src1)
 
 
-def TMULADDDST(dst, src0, src1) -> None:  # noqa: N802
+def TMULADDDST(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 * src1 + dst`` (docs/isa/TMULADDDST.md), the product and the sum each
     rounded to the dtype."""
     _ter_check("TMULADDDST", dst, _NUM, src0=src0, src1=src1)

@@ -236,11 +236,18 @@ def _check_operand_kinds(name, kind, in_types, out_types, ins, outs, err):
     want(out_types[0], TileBufType, outs[0], "the destination")
     if kind == "gather":   # index form (src, indices) or compare form (src, scalar k, tmp)
         want(in_types[0], TileBufType, ins[0], "the source")
-        if len(in_types) == 3:
+        if len(in_types) == 1:         # mask form: the pattern is an attribute
+            return
+        if len(in_types) == 3 and not isinstance(in_types[1], TileBufType):
             want(in_types[1], ScalarType, ins[1], "the compare-form scalar")
             want(in_types[2], TileBufType, ins[2], "the compare-form tmp tile")
         else:
             want(in_types[1], TileBufType, ins[1], "the index tile")
+        return
+    if kind == "sels":      # (mask, src, tmp, scalar)
+        for i in range(3):
+            want(in_types[i], TileBufType, ins[i], f"operand {i + 1}")
+        want(in_types[3], ScalarType, ins[3], "the scalar operand")
         return
     if kind == "expands":
         want(in_types[0], ScalarType, ins[0], "the operand")

@@ -414,6 +414,157 @@ def _subview(run, op):
     _bind_results(run, op, [_PartView(tv, o, z)])
 
 
+def _reinterpret_cast(run, op):
+    """``memref.reinterpret_cast %m to offset: [o], sizes: [..], strides: [..]`` of a global
+    memref: a view of the same buffer at element offset ``o`` (relative to the source's
+    base) with the given sizes and strides (MLIR memref dialect)."""
+    from ._asm_runner import _PartView, _TensorView
+    src = _value(run, _percents(op)[0])
+    if isinstance(src, _PartView):
+        tv = src.tv
+        base = tv.base + sum(o * st for o, st in zip(src.offsets, tv.strides))
+    elif isinstance(src, _TensorView):
+        tv, base = src, src.base
+    else:
+        raise NotImplementedError(f"{op.name} of an on-chip buffer is not supported")
+    lists = {}
+    toks = op.toks
+    for k, t in enumerate(toks):
+        if t.text in ("offset", "sizes", "strides") and k + 2 < len(toks) \
+                and toks[k + 1].text == ":" and toks[k + 2].text == "[":
+            j = k + 3
+            cur = []
+            while toks[j].text != "]":
+                if toks[j].text != ",":
+                    cur.append(toks[j])
+                j += 1
+            lists[t.text] = [_index_operand(run, x) for x in cur]
+    if set(lists) != {"offset", "sizes", "strides"} or len(lists["offset"]) != 1 \
+            or len(lists["sizes"]) != len(lists["strides"]):
+        raise ConstraintError(f"{op.name}: expected 'to offset: [o], sizes: [...], "
+                              f"strides: [...]'")
+    sizes, strides = lists["sizes"], lists["strides"]
+    if any(v < 0 for v in sizes + strides + lists["offset"]):
+        raise ConstraintError(f"{op.name}: offset, sizes and strides must be >= 0")
+    start = base + lists["offset"][0]
+    extent = 0 if 0 in sizes else 1 + sum((n - 1) * st for n, st in zip(sizes, strides))
+    tv.ptr.ensure(start + extent, op.name)
+    layout = "dn" if "dn" in (_attr(op, "layout") or "").lower() else "nd"
+    view = _TensorView(tv.ptr, list(sizes), list(strides), layout, start)
+    _bind_results(run, op, [_PartView(view, [0] * len(sizes), list(sizes))])
+
+
+def _moved_shape(ops, name, n):
+    """``(rows, cols)`` of the 2-D global memref a ``pto.tload``/``pto.tstore`` moves
+    into / out of on-chip value ``%name`` when rows * cols == n, else None."""
+    from ._asm_ast import DpsOp, ForOp
+    for op in ops:
+        if isinstance(op, DpsOp) and op.name in ("tload", "tstore", "store_dps", "load_dps"):
+            pairs = list(zip([o.value.name for o in op.ins], op.in_types)) + list(
+                zip([v.name for v in op.outs], op.out_types))
+            names = [a for a, _t in pairs]
+            if name in names:
+                for _a, t in pairs:
+                    if isinstance(t, MemRefType) and t.space in (None, "gm") \
+                            and len(t.shape) == 2 and None not in t.shape \
+                            and t.shape[0] * t.shape[1] == n:
+                        return tuple(t.shape)
+        inner = (op.body if isinstance(op, ForOp) else
+                 [o for r in getattr(op, "regions", ()) for o in r.ops])
+        got = _moved_shape(inner, name, n) if inner else None
+        if got:
+            return got
+    return None
+
+
+def _pointer_cast(run, op):
+    """``%m = pto.pointer_cast(%addr) : memref<N x T, #pto.address_space<ub>>`` (the older
+    PTOAS, PointerCastOp): the on-chip buffer at byte address ``%addr``, as a tile bound
+    there with TASSIGN (tiles at overlapping addresses alias).  A 1-D memref of N
+    elements is the row-major tile of the 2-D global memref the function's
+    ``pto.tload``/``pto.tstore`` move through it (rows x cols = N), else 1 x N."""
+    ty = _result_type(op)
+    if not isinstance(ty, MemRefType) or ty.space in (None, "gm"):
+        raise ConstraintError(f"{op.name}: the result must be an on-chip memref type")
+    tt = ty.tile_type()
+    if tt is None:
+        raise NotImplementedError(f"{op.name}: only static memrefs run, got {ty.shape}")
+    names = op.result_names()
+    if len(ty.shape) == 1 and names:
+        shape = _moved_shape(run.func.body or (), names[0], ty.shape[0])
+        if shape:
+            tt = TileBufType(tt.loc, tt.dtype, shape[0], shape[1], shape[0], shape[1],
+                             form="compact")
+    ps = _percents(op, 1)
+    if not ps:
+        raise ConstraintError(f"{op.name}: expected an address operand")
+    tile = run.make_tile(tt)
+    run.P.TASSIGN(tile, int(_value(run, ps[0])))
+    if len(ps) == 3:
+        tile.set_valid_row(int(_value(run, ps[1])))
+        tile.set_valid_col(int(_value(run, ps[2])))
+    _bind_results(run, op, [tile])
+
+
+def _subset(run, op):
+    """``%s = pto.subset %t[%r, %c] sizes [h, w] : T`` (PTOAS SubsetOp: "a strided view
+    into the source tile", strides inherited): an h x w tile whose elements are the
+    source's ``[r:r+h, c:c+w]`` -- the same memory, so writes through either are seen by
+    the other.  Row-major source tiles; the view is ``h`` rows of the source's row pitch
+    starting at element ``(r, c)``, which must lie inside the source buffer."""
+    from ._asm_lexer import Token  # noqa: F401 - tokens carry the literal sizes
+    ps = _percents(op)
+    src = _value(run, ps[0])
+    offs = [int(_value(run, t)) for t in ps[1:3]]
+    sizes = [int(t.text) for t in (_bracket_list(op, "sizes") or []) if t.kind == "int"]
+    if len(offs) != 2 or len(sizes) != 2:
+        raise ConstraintError(f"{op.name}: expected %tile[%row, %col] sizes [h, w]")
+    P = run.P
+    if not isinstance(src, P.Tile) or src.blayout != P.BLayout.RowMajor \
+            or src.slayout != P.SLayout.NoneBox:
+        raise NotImplementedError(f"{op.name}: only views of row-major (ND) tiles run")
+    (r, c), (h, w) = offs, sizes
+    if min(r, c) < 0 or h <= 0 or w <= 0 or r + h > src.rows or c + w > src.cols:
+        raise AccessError(f"{op.name}: offsets ({r}, {c}) + sizes ({h}, {w}) leave the "
+                          f"{src.rows}x{src.cols} source tile")
+    start = r * src.cols + c
+    if start + h * src.cols > src._buf.size:
+        raise NotImplementedError(f"{op.name}: a view reaching past the end of the source "
+                                  f"tile's buffer ({h} rows of pitch {src.cols} from ({r}, "
+                                  f"{c})) is not supported")
+    sub = P.Tile(src.loc, src.dtype.name, h, src.cols, blayout=src.blayout, valid_row=h,
+                 valid_col=w, slayout=src.slayout, pad=src.pad)
+    sub._buf = src._buf[start:start + h * src.cols]     # alias, as TASSIGN does
+    _bind_results(run, op, [sub])
+
+
+def _async_copy(run, op):
+    """``pto.tput_async(%dst, %src, %session)`` / ``pto.tget_async``: ``dst = src`` over the
+    views' elements, complete at once -- pto-isa's CPU simulator
+    (include/pto/cpu/comm/TPut.hpp, TGet.hpp: ``Copy_Data(dst, src)`` and an event that is
+    already done); fastisa simulates one rank, so the remote view is this memory."""
+    from ._asm_runner import _PartView
+    ps = _percents(op, 1)
+    if len(ps) < 2:
+        raise ConstraintError(f"{op.name}: expected (%dst, %src, %session)")
+    dst, src = _value(run, ps[0]), _value(run, ps[1])
+    if not (isinstance(dst, _PartView) and isinstance(src, _PartView)):
+        raise NotImplementedError(f"{op.name}: only global-memory views run")
+    d = dst.global_tensor(run.P).view2d()
+    v = src.global_tensor(run.P).view2d()
+    if d.size != v.size or d.dtype != v.dtype:
+        raise ConstraintError(f"{op.name}: dst has {d.size} {d.dtype} elements, src "
+                              f"{v.size} {v.dtype}: they must agree")
+    d[...] = np.array(v).reshape(d.shape)
+    dst.tv.ptr.written = True
+    _bind_results(run, op, ["async_event"] * len(op.result_names()))
+
+
+def _async_done(run, op):
+    """``pto.wait_async_event`` / ``pto.test_async_event``: true (the copies completed)."""
+    _bind_results(run, op, [1] * len(op.result_names()))
+
+
 def _tile_from_type(run, op):
     ty = _result_type(op)
     if isinstance(ty, MemRefType):
@@ -504,33 +655,7 @@ def _take(run, direction, split):
 
 def _pop(direction):
     def pop(run, op):
-        from ._asm_runner import _Deadlock
-        shared = run.shared
-        split = _int_attr(op, "split", 0)
-        cond = shared["cond"]
-        with cond:
-            seen = shared.get("pushes", 0)
-            data = _take(run, direction, split)
-            stalled = 0
-            while data is None:
-                # every other core finished or blocked, and no push for a while: nothing
-                # can arrive (a blocked core may just have been woken by a push, hence
-                # the grace rounds)
-                if shared["cores"] - shared["blocked"] <= 1:
-                    stalled = stalled + 1 if shared.get("pushes", 0) == seen else 0
-                else:
-                    stalled = 0
-                seen = shared.get("pushes", 0)
-                if stalled > 4 or shared["cores"] == 1:
-                    raise _Deadlock(f"{op.name}: nothing was pushed to this pipe "
-                                    f"(subblock {run.subblock}) and no other core can push "
-                                    f"(deadlock)")
-                shared["blocked"] += 1
-                try:
-                    cond.wait(0.05)
-                finally:
-                    shared["blocked"] -= 1
-                data = _take(run, direction, split)
+        data = _wait_data(run, op, direction, _int_attr(op, "split", 0))
         tile, ty = _tile_from_type(run, op)
         vr, vc = data.shape
         if vr > tile.rows or vc > tile.cols:
@@ -546,6 +671,68 @@ def _pop(direction):
         _bind_results(run, op, [tile])
         return None
     return pop
+
+
+def _pipe_direction(run):
+    """The older ``pto.tpush``/``pto.tpop`` through a ``!pto.pipe`` handle: a cube kernel
+    pushes to the vector cores (and pops what they push), a vector kernel the other way."""
+    kind = _kernel_kind(run.func)
+    if kind is None:
+        raise NotImplementedError("pto.tpush/pto.tpop through a !pto.pipe outside a function "
+                                  "with pto.kernel_kind = cube / vector")
+    return kind
+
+
+def _pipe_push(run, op):
+    return _push("c2v" if _pipe_direction(run) == "cube" else "v2c")(run, op)
+
+
+def _pipe_pop(run, op):
+    """``pto.tpop(%tile, %pipe : T, !pto.pipe) {split}``: the popped data into ``%tile``."""
+    direction = "v2c" if _pipe_direction(run) == "cube" else "c2v"
+    tile = _value(run, _percents(op)[0])
+    data = _wait_data(run, op, direction, _int_attr(op, "split", 0))
+    if data.shape != (tile.valid_row, tile.valid_col):
+        raise ConstraintError(f"{op.name}: popped {data.shape[0]}x{data.shape[1]} data but "
+                              f"the tile's valid shape is {tile.valid_row}x{tile.valid_col}")
+    tile.valid[...] = data.astype(tile.valid.dtype)
+
+
+def _pipe_handle(run, op):
+    """``pto.initialize_l2g2l_pipe ... -> !pto.pipe``: a handle (the queues are shared)."""
+    _bind_results(run, op, ["pipe"] * len(op.result_names()))
+
+
+def _wait_data(run, op, direction, split):
+    """The next data of the pipe, waiting for another core to push it; ``_Deadlock`` when
+    no core can."""
+    from ._asm_runner import _Deadlock
+    shared = run.shared
+    cond = shared["cond"]
+    with cond:
+        seen = shared.get("pushes", 0)
+        data = _take(run, direction, split)
+        stalled = 0
+        while data is None:
+            # every other core finished or blocked, and no push for a while: nothing
+            # can arrive (a blocked core may just have been woken by a push, hence
+            # the grace rounds)
+            if shared["cores"] - shared["blocked"] <= 1:
+                stalled = stalled + 1 if shared.get("pushes", 0) == seen else 0
+            else:
+                stalled = 0
+            seen = shared.get("pushes", 0)
+            if stalled > 4 or shared["cores"] == 1:
+                raise _Deadlock(f"{op.name}: nothing was pushed to this pipe "
+                                f"(subblock {run.subblock}) and no other core can push "
+                                f"(deadlock)")
+            shared["blocked"] += 1
+            try:
+                cond.wait(0.05)
+            finally:
+                shared["blocked"] -= 1
+            data = _take(run, direction, split)
+    return data
 
 
 def _load_scalar(run, op):
@@ -627,6 +814,38 @@ def _affine_apply(run, op):
     _bind_results(run, op, [int(r)])
 
 
+def _dense_constant(run, op):
+    """``arith.constant dense<[1, 2]> : vector<2xi16>`` (or the splat ``dense<0>``): a
+    numpy array of the vector / tensor type's shape and element type."""
+    import re
+    from ._asm_ast import _np_dtype
+    text = " ".join(t.text for t in op.toks)
+    m = re.search(r"dense\s*<(.*)>\s*:\s*(?:vector|tensor)\s*<\s*((?:\d+\s*x\s*)*)(\w+)\s*>",
+                  text)
+    if m is None:
+        raise NotImplementedError("arith.constant: only dense<...> : vector<...> / tensor<...> "
+                                  "constants are supported")
+    shape = tuple(int(d) for d in re.findall(r"\d+", m.group(2)))
+    try:
+        dtype = np.dtype(_np_dtype(m.group(3)))
+    except Exception:   # noqa: BLE001 - an element type fastisa has no numpy type for
+        raise NotImplementedError(f"arith.constant: element type {m.group(3)}") from None
+    body = m.group(1).replace("[", " ").replace("]", " ").replace(",", " ").split()
+    conv = float if dtype.kind == "f" else (lambda x: int(x, 0))
+    vals = [conv(x) for x in body]
+    n = int(np.prod(shape)) if shape else 1
+    if len(vals) == 1:
+        vals = vals * n
+    if len(vals) != n:
+        raise ConstraintError(f"arith.constant: dense<...> has {len(vals)} values, the type "
+                              f"holds {n}")
+    bits = dtype.itemsize * 8
+    if dtype.kind in "iu":     # MLIR integer attributes are signless: wrap to the width
+        vals = [((v + (1 << (bits - 1))) % (1 << bits)) - (1 << (bits - 1))
+                if dtype.kind == "i" else v % (1 << bits) for v in vals]
+    _bind_results(run, op, [np.array(vals, dtype).reshape(shape)])
+
+
 _NOOPS = frozenset("""
 aic_initialize_pipe aiv_initialize_pipe initialize_l2l_pipe initialize_l2g2l_pipe
 tfree_from_aic tfree_from_aiv tfree set_flag wait_flag set_flag_dyn wait_flag_dyn barrier
@@ -644,6 +863,8 @@ _OPS = {
     "memref.alloc": _memref_alloc,
     "memref.alloca": _memref_alloc,
     "memref.subview": _subview,
+    "memref.reinterpret_cast": _reinterpret_cast,
+    "pto.pointer_cast": _pointer_cast,
     "pto.subview": _subview,
     "pto.declare_tile": _declare_tile,
     "pto.get_block_idx": _block_idx,
@@ -655,14 +876,24 @@ _OPS = {
     "pto.declare_eventid_array": _none_results,
     "pto.eventid_array_get": _none_results,
     "pto.build_async_session": _none_results,
+    "pto.subset": _subset,
+    "pto.tput_async": _async_copy,
+    "pto.tget_async": _async_copy,
+    "pto.wait_async_event": _async_done,
+    "pto.test_async_event": _async_done,
     "pto.tpush_to_aiv": _push("c2v"),
     "pto.tpush_to_aic": _push("v2c"),
     "pto.tpop_from_aic": _pop("c2v"),
     "pto.tpop_from_aiv": _pop("v2c"),
+    "pto.tpush": _pipe_push,
+    "pto.tpop": _pipe_pop,
+    "pto.initialize_l2g2l_pipe": _pipe_handle,
+    "pto.initialize_l2l_pipe": _pipe_handle,
     "pto.load_scalar": _load_scalar,
     "pto.store_scalar": _store_scalar,
     "pto.addptr": _addptr,
     "affine.apply": _affine_apply,
+    "arith.constant": _dense_constant,
 }
 
 

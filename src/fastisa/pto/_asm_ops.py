@@ -111,3 +111,37 @@ INSTRUCTIONS["tgather"] = "gather"   # index form (src, indices) or compare form
 _ARITY["gather"] = (2, 3)
 _ARITY["ternary"] = (3, 3)
 _ARITY["sel"] = (3, 4)
+
+
+# ---- PTO-AS registrations (ptoas helper): the API's instructions with PTOAS's operand
+# forms (include/PTO/IR/PTOOps.td, hw-native-sys/PTOAS); the runner maps operands and
+# attributes with fastisa.pto._asm_calls ----
+for _n in ("tcmp", "tinterleave", "tdeinterleave"):
+    INSTRUCTIONS[_n] = "binary"
+for _n in ("tcmps",):
+    INSTRUCTIONS[_n] = "scalar"
+for _n in ("tci", "ttri"):
+    INSTRUCTIONS[_n] = "expands"
+for _n in ("taddsc", "tsubsc"):
+    INSTRUCTIONS[_n] = "scalar"
+for _n in ("textract", "tinsert"):
+    INSTRUCTIONS[_n] = "scalar"
+INSTRUCTIONS["tsels"] = "sels"
+INSTRUCTIONS["tmrgsort"] = "any"
+_ARITY["sels"] = (4, 4)
+_ARITY["any"] = (0, 99)
+
+#: Per-instruction (min, max) input counts where PTOAS's form has optional operands:
+#: the ``tmp`` scratch tile of trsqrt/tcvt/trem/trems/tsort32, tgather's three forms
+#: (mask: src; index: src, indices[, tmp]; compare: src, k, tmp), tstore/tmov's optional
+#: quantisation operands.
+_ARITY_BY_NAME = {"trsqrt": (1, 2), "tcvt": (1, 2), "trem": (2, 3), "trems": (2, 3),
+                  "tsort32": (2, 3), "tgather": (1, 3), "textract": (3, 3),
+                  "tinsert": (3, 3), "taddsc": (3, 3), "tsubsc": (3, 3),
+                  "tinterleave": (2, 2), "tdeinterleave": (1, 2),
+                  # TStoreOp's optional preQuantScalar, TMovOp's optional fp tile /
+                  # preQuantScalar (the runner raises NotImplementedError for them)
+                  "tstore": (1, 2), "tmov": (1, 2)}
+#: Per-instruction (min, max) output counts (default exactly 1).
+_OUTS_BY_NAME = {"tgather": (1, 2), "tmrgsort": (1, 2), "tinterleave": (2, 2),
+                 "tdeinterleave": (2, 2)}

@@ -8,8 +8,9 @@ import numpy as np
 from ._asm_ast import (AllocTileOp, ArithOp, ConstantOp, DpsOp, ForOp, InOperand,
                        MakeTensorViewOp, PartitionViewOp, ScalarType, SsaOp, TAssignOp,
                        TileBufType, ViewType, _bits_float, _float_bits, _is_float, _np_dtype)
-from ._asm_ops import (_ARITY, ARITH_CAST, ARITH_CMP, ARITH_FLOAT_OPS, ARITH_INT_OPS,
-                       ARITH_UNARY, INSTRUCTIONS, _CMPF_PREDICATES, _CMPI_PREDICATES)
+from ._asm_ops import (_ARITY, _ARITY_BY_NAME, _OUTS_BY_NAME, ARITH_CAST, ARITH_CMP,
+                       ARITH_FLOAT_OPS, ARITH_INT_OPS, ARITH_UNARY, INSTRUCTIONS,
+                       _CMPF_PREDICATES, _CMPI_PREDICATES)
 from ._asm_printer import format_type
 
 
@@ -277,17 +278,40 @@ class _OpParser:
         self.expect(close, f"{close!r}")
         return types
 
+    def _dps_ins(self, ins, in_types):
+        """The operands and types of ``ins(...)`` (after the ``(``, through the ``)``):
+        ``%a, %b : T1, T2``, the interleaved ``%a : T1, %b : T2`` PTOAS prints for ops
+        with optional operands (``pto.tstore ins(%acc : T, %pre : i64)``), and a bare
+        attribute dict in the operand list (``ins(%src, {maskPattern = ...} : T)``), which
+        belongs to the operand before it.  Returns the ':' token."""
+        ct = None
+        while True:
+            while True:
+                if self.at("{") and ins:
+                    prev = ins[-1]
+                    ins[-1] = InOperand(prev.value, prev.attrs + self.attr_dict())
+                else:
+                    ins.append(self.in_operand())
+                if not self.accept(","):
+                    break
+            t = self.expect(":", "':' and the operand types")
+            ct = ct or t
+            in_types.append(self.type_())
+            while True:
+                if self.accept(")"):
+                    return ct
+                self.expect(",", "',' or ')'")
+                if self.tok.kind == "percent":
+                    break                    # the interleaved form: the next operand
+                in_types.append(self.type_())
+
     def dps(self, name, start):
         self.expect("ins", "'ins('")
         self.expect("(")
         ins = []
         in_types = []
         if not self.accept(")"):
-            ins.append(self.in_operand())
-            while self.accept(","):
-                ins.append(self.in_operand())
-            ct = self.expect(":", "':' and the operand types")
-            in_types = self._type_list(")")
+            ct = self._dps_ins(ins, in_types)
             if len(in_types) != len(ins):
                 raise self.error(f"pto.{name}: {len(ins)} operands in ins(...) but "
                                  f"{len(in_types)} types", ct)
@@ -315,13 +339,15 @@ class _OpParser:
     def _check_arity(self, name, n_in, n_out, tok):
         if name not in INSTRUCTIONS:
             return
-        lo, hi = _ARITY[INSTRUCTIONS[name]]
+        lo, hi = _ARITY_BY_NAME.get(name) or _ARITY[INSTRUCTIONS[name]]
         if not lo <= n_in <= hi:
             want = str(lo) if lo == hi else f"{lo} or {hi}"
             raise self.error(f"pto.{name} takes {want} input operand{'s' if hi > 1 else ''}, "
                              f"got {n_in}", tok)
-        if n_out != 1:
-            raise self.error(f"pto.{name} takes exactly 1 output operand, got {n_out}", tok)
+        olo, ohi = _OUTS_BY_NAME.get(name, (1, 1))
+        if not olo <= n_out <= ohi:
+            want = "exactly 1 output operand" if ohi == 1 else f"{olo} or {ohi} output operands"
+            raise self.error(f"pto.{name} takes {want}, got {n_out}", tok)
 
     def ssa(self, r, name, nt, start):
         prefixed = name.startswith("pto.")

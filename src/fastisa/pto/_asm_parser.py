@@ -264,9 +264,11 @@ class _Parser(_TypeParser, _OpParser):
                 raise self.error(f"expected an operation name, got {self._desc(nt)}")
             self.next()
             name = nt.text
+            if name == "call" and nt.kind == "ident" and self.tok.kind == "at":
+                name = "func.call"
             if len(results) == 1 and results[0][1] == 1 and nt.kind == "ident":
                 r = results[0][0].name
-                if name == "arith.constant":
+                if name == "arith.constant" and not self.at("dense"):
                     return self.constant(r, t)
                 if name == "pto.make_tensor_view":
                     return self.make_tensor_view(r, t)
@@ -287,6 +289,8 @@ class _Parser(_TypeParser, _OpParser):
         if t.kind not in ("ident", "string"):
             raise self.error(f"expected an operation, got {self._desc(t)}")
         name = t.text
+        if name == "call" and t.kind == "ident" and self.peek().kind == "at":
+            name = "func.call"     # the func dialect's own spelling inside func.func
         if name in ("return", "func.return"):
             self.next()
             return self.return_op(t)

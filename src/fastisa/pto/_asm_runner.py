@@ -37,6 +37,7 @@ import contextvars as _cv
 #: How the engine schedule names this program's lines (``NAME:LINE``); ``fastisa run`` sets
 #: it to the ``.pto`` file's name.
 PROGRAM_NAME: "_cv.ContextVar[str]" = _cv.ContextVar("fastisa_pto_program", default="pto-as")
+from . import _asm_calls
 from ._asm_parser import parse
 from ._asm_printer import format_type
 
@@ -380,7 +381,10 @@ class _Runner:
         elif isinstance(op, DpsOp):
             ins = [self.get(o.value) for o in op.ins]
             dst = self.get(op.outs[0]) if op.outs else None
-            self.call(op.name, dst, ins, op.in_types, op.ins, op.attrs)
+            outs = [self.env.get(v.name) for v in op.outs]
+            extra = self.call(op.name, dst, ins, op.in_types, op.ins, op.attrs, outs)
+            if extra is not None and len(op.outs) > 1:
+                self.env[op.outs[1].name] = extra     # tmrgsort's executed counts
         elif isinstance(op, SsaOp):
             ty = op.out_types[0]
             if not isinstance(ty, TileBufType):
@@ -407,9 +411,17 @@ class _Runner:
     def global_tensor(self, pv: _PartView):
         return pv.global_tensor(self.P)
 
-    def call(self, name, dst, ins, in_types, operands, attrs):
+    def call(self, name, dst, ins, in_types, operands, attrs, outs=None):
         P = self.P
+        if name == "store_dps":       # the older PTOAS's spelling of pto.tstore
+            name = "tstore"
         kind = INSTRUCTIONS.get(name, "any")
+        handler = _asm_calls.HANDLERS.get(name)
+        if handler is not None:
+            got = handler(P, name, outs if outs else [dst], ins,
+                          _asm_calls.merged_attrs(operands, attrs))
+            if got is not False:
+                return got
         if kind == "load":
             ptr = ins[0].tv.ptr
             if not (ptr.given or ptr.fill is not None or ptr.written or ptr.warned):

@@ -68,6 +68,7 @@ def verify(module, lines, arch=None, level=None):
                     pipe_inits.append(op)
                 if short == "tput_async":
                     _verify_tput_async(op, err)
+    _verify_reserved_buffers(module, level, err)
     splits = {s for _op, s in pipe_users}
     if pipe_inits and len(splits) > 1:
         raise err("'pto.initialize_l2l_pipe' op conflicting pipe split usage across peer "
@@ -162,9 +163,70 @@ def _verify_dps(op, arch, err):
                       "be i16/i32/f16/f32", op)
     if name == "tgather" and not a5 and len(op.in_types) >= 2 and ins[0] is not None \
             and ins[1] is None:           # compare form: tgather ins(src, scalar, tmp)
+        attrs = list(op.attrs) + [kv for o in op.ins for kv in o.attrs]
         cmp_eq = any(k.lower() in ("cmpmode", "cmp_mode") and "eq" in v.lower()
-                     for k, v in op.attrs)
+                     for k, v in attrs)
         ok = ins[0].dtype in _FLOATS_16_32 or (ins[0].dtype == "i32" and cmp_eq)
         if not ok:
             raise err("'pto.tgather' op expects A2/A3 compare-form tgather src element type "
                       "to be f16/f32, or i32 when cmpMode=eq", op)
+
+
+def _verify_reserved_buffers(module, level, err):
+    """PTOAS's reserve-buffer rules (hw-native-sys/PTOAS lib/PTO/Transforms/):
+
+    * PTOPlanMemory.cpp (run unless ``--pto-level=level3``): a ``pto.reserve_buffer`` with
+      ``auto = false`` (an explicit base) is rejected;
+    * PTOResolveReservedBuffersPass.cpp: a ``pto.initialize_l2l_pipe`` /
+      ``initialize_l2g2l_pipe`` without ``flag_base`` needs its local address from
+      ``pto.reserve_buffer`` / ``pto.import_reserved_buffer``; the inits of one logical pipe
+      (keyed by the reserving function, the buffer name and the direction) must be exactly
+      two, one in the reserving function and one in its peer."""
+    from ._asm_generic import _percents
+    groups = {}          # (owner, name, dir) -> [(init op, func name)]
+    participants = {}
+    for f in module.funcs:
+        if f.body is None:
+            continue
+        origin = {}      # SSA name -> (owner function, buffer name)
+        for op in _walk(f.body):
+            if not isinstance(op, GenericOp):
+                continue
+            names = op.result_names()
+            if op.name == "pto.reserve_buffer":
+                if (_attr_value(op, "auto") == "false" and level != "level3"):
+                    raise err("'pto.reserve_buffer' op pto.reserve_buffer with explicit "
+                              "'base' (auto = false) is not supported in PlanMemory; use "
+                              "--pto-level=level3 or set auto = true", op)
+                if names:
+                    origin[names[0]] = (f.name, (_attr_value(op, "name") or "").strip('"'))
+            elif op.name == "pto.import_reserved_buffer" and names:
+                peer = (_attr_value(op, "peer_func") or "").lstrip("@")
+                origin[names[0]] = (peer, (_attr_value(op, "name") or "").strip('"'))
+            elif op.name in ("pto.initialize_l2l_pipe", "pto.initialize_l2g2l_pipe"):
+                addrs = [t.text[1:] for t in _percents(op, 1)]
+                if op.name == "pto.initialize_l2g2l_pipe":
+                    addrs = addrs[1:]                    # after gm_addr
+                try:
+                    dir_mask = int(_attr_value(op, "dir_mask") or 0)
+                except ValueError:
+                    dir_mask = 0
+                pairs = ([(addrs[0], 1)] + ([(addrs[1], 2)] if len(addrs) > 1 else [])
+                         if dir_mask == 3 else [(addrs[0], dir_mask)] if addrs else [])
+                recorded = False
+                for a, d in pairs:
+                    if a in origin:
+                        key = origin[a] + (d,)
+                        groups.setdefault(key, []).append((op, f.name))
+                        participants.setdefault(key, set()).update((f.name, key[0]))
+                        recorded = True
+                if not recorded and _attr_value(op, "flag_base") is None:
+                    raise err(f"'{op.name}' op requires local_addr to come from "
+                              f"pto.reserve_buffer or pto.import_reserved_buffer when "
+                              f"'flag_base' is not explicit", op)
+    for key, inits in groups.items():
+        funcs = {fn for _op, fn in inits}
+        if not (len(participants[key]) == 2 and len(inits) == 2 and len(funcs) == 2):
+            op = inits[0][0]
+            raise err(f"'{op.name}' op requires a complete peer init pair when local_addr "
+                      f"comes from pto.reserve_buffer or pto.import_reserved_buffer", op)

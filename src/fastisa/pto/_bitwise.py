@@ -14,6 +14,12 @@ from __future__ import annotations
 from . import _xcommon as X
 from ._ops import _dtype_in, _operand
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._types import Real
+    from ._tile import Tile
+
 __all__ = ["TAND", "TOR", "TXOR", "TNOT", "TSHL", "TSHR", "TANDS", "TORS", "TXORS", "TSHLS",
            "TSHRS"]
 
@@ -37,18 +43,18 @@ def _bins(instr, op, dst, src, scalar):
     X.record(instr, dst)
 
 
-def TAND(dst, src0, src1) -> None:  # noqa: N802
+def TAND(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 & src1`` (docs/isa/TAND.md).  Raises ConstraintError on a non-integer
     dtype, a dtype or valid-shape mismatch, or a non-Vec tile."""
     _bin("TAND", "AND", dst, src0, src1)
 
 
-def TOR(dst, src0, src1) -> None:  # noqa: N802
+def TOR(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 | src1`` (docs/isa/TOR.md); as TAND."""
     _bin("TOR", "OR", dst, src0, src1)
 
 
-def TXOR(dst, src0, src1, tmp=None) -> None:  # noqa: N802
+def TXOR(dst: Tile, src0: Tile, src1: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst = src0 ^ src1`` (docs/isa/TXOR.md); ``tmp`` (the A2/A3 scratch tile) is accepted
     and not written."""
     if tmp is not None:
@@ -56,17 +62,17 @@ def TXOR(dst, src0, src1, tmp=None) -> None:  # noqa: N802
     _bin("TXOR", "XOR", dst, src0, src1)
 
 
-def TSHL(dst, src0, src1) -> None:  # noqa: N802
+def TSHL(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 << src1`` elementwise (docs/isa/TSHL.md); as TAND."""
     _bin("TSHL", "SHL", dst, src0, src1)
 
 
-def TSHR(dst, src0, src1) -> None:  # noqa: N802
+def TSHR(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 >> src1`` elementwise, arithmetic for signed dtypes (docs/isa/TSHR.md)."""
     _bin("TSHR", "SHR", dst, src0, src1)
 
 
-def TNOT(dst, src) -> None:  # noqa: N802
+def TNOT(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst = ~src`` (docs/isa/TNOT.md); integer Vec tiles, equal valid shapes."""
     instr = "TNOT"
     X.tiles(instr, dst=dst, src=src)
@@ -78,29 +84,29 @@ def TNOT(dst, src) -> None:  # noqa: N802
     X.record(instr, dst)
 
 
-def TANDS(dst, src, scalar) -> None:  # noqa: N802
+def TANDS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = src & scalar``; the scalar must be representable in src's dtype
     (docs/isa/TANDS.md)."""
     _bins("TANDS", "AND", dst, src, scalar)
 
 
-def TORS(dst, src, scalar) -> None:  # noqa: N802
+def TORS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = src | scalar`` (docs/isa/TORS.md)."""
     _bins("TORS", "OR", dst, src, scalar)
 
 
-def TXORS(dst, src, scalar, tmp=None) -> None:  # noqa: N802
+def TXORS(dst: Tile, src: Tile, scalar: Real, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst = src ^ scalar`` (docs/isa/TXORS.md); ``tmp`` accepted, not written."""
     if tmp is not None:
         X.tiles("TXORS", tmp=tmp)
     _bins("TXORS", "XOR", dst, src, scalar)
 
 
-def TSHLS(dst, src, scalar) -> None:  # noqa: N802
+def TSHLS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = src << scalar`` (docs/isa/TSHLS.md)."""
     _bins("TSHLS", "SHL", dst, src, scalar)
 
 
-def TSHRS(dst, src, scalar) -> None:  # noqa: N802
+def TSHRS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = src >> scalar`` (docs/isa/TSHRS.md)."""
     _bins("TSHRS", "SHR", dst, src, scalar)

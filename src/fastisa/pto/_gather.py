@@ -28,6 +28,13 @@ Forms:
   inverse, with atomic "add"/"max"/"min" (computed in the element type) and oob "skip",
   "clamp", "wrap" ("undefined": AccessError).
 
+* ``TGATHERB(dst, src, offset)`` (docs/isa/TGATHERB.md; the docs give the per-element
+  formula ``dst = *(srcBase + offset)`` with bounds implementation-defined, the CPU simulator,
+  include/pto/cpu/TGatherB.hpp, gathers 32-byte blocks): for each row r of dst's valid region
+  and each 32-byte block b of it, the 32 bytes at byte offset ``offset[r, b]`` (read as
+  uint32) of src's buffer; a block that would read past src's buffer is skipped (dst keeps
+  those bytes), as the simulator does.
+
 Inputs are never modified except the destination; a call that raises changes nothing.
 """
 
@@ -43,7 +50,12 @@ from . import _xcommon as X
 from ._ops import _dtype_in, _operand
 from ._tile import GlobalTensor, Tile
 
-__all__ = ["MaskPattern", "TGATHER", "TSCATTER", "MGATHER", "MSCATTER"]
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._types import EnumLike
+
+__all__ = ["MaskPattern", "TGATHER", "TGATHERB", "TSCATTER", "MGATHER", "MSCATTER"]
 
 
 class MaskPattern(enum.IntEnum):
@@ -104,7 +116,9 @@ def _same_size(instr, dst, src):
                          f"({src.dtype.itemsize} bytes)", dst.format.name)
 
 
-def TGATHER(dst, src, indices=None, tmp=None, maskPattern=None, axis="row") -> None:  # noqa: N802
+def TGATHER(dst: Tile, src: Tile, indices: Tile | MaskPattern | str | None = None,  # noqa: N802
+            tmp: Tile | None = None, maskPattern: MaskPattern | str | int | None = None,
+            axis: EnumLike = "row") -> None:
     """Index or mask-pattern gather (forms in the module doc).  dst, src: Vec tiles with the
     same element size; indices: an int32/uint32/int16/uint16 Vec tile covering dst's valid
     region.  Raises ConstraintError on a bad operand."""
@@ -166,7 +180,8 @@ def _as_flat(t, buf, like):
     t._rs, t._cs = buf.size, 1
 
 
-def TSCATTER(dst, src, indexes=None, maskPattern=None, axis="row") -> None:  # noqa: N802
+def TSCATTER(dst: Tile, src: Tile, indexes: Tile | MaskPattern | str | None = None,  # noqa: N802
+             maskPattern: MaskPattern | str | int | None = None, axis: EnumLike = "row") -> None:
     """Index or mask-pattern scatter (forms in the module doc).  dst, src: Vec tiles with the
     same element size; indexes: an integer Vec tile.  An index outside dst's buffer raises
     AccessError before anything is written."""
@@ -258,7 +273,8 @@ def _gm_offsets(instr, gm, idx, coalesce, oob, ncols, skip_word):
     return off
 
 
-def MGATHER(dst, gm, indexes, coalesce="elem", oob="undefined") -> None:  # noqa: N802
+def MGATHER(dst: Tile, gm: GlobalTensor, indexes: Tile, coalesce: EnumLike = "elem",  # noqa: N802
+            oob: EnumLike = "undefined") -> None:
     """Gather from global memory into dst's valid region (module doc).  dst: a Vec tile with
     gm's element size; gm: a GlobalTensor; indexes: an integer tile (elem: covering dst's
     valid region; row: one index per row in column 0)."""
@@ -311,7 +327,8 @@ def _elem_gather(instr, dst, gm, flat, indexes, mode, R, C):
         raise _cap_error(instr, gm, bad, cap, "zero")
 
 
-def MSCATTER(gm, src, indexes, coalesce="elem", atomic="none", oob="undefined") -> None:  # noqa: N802
+def MSCATTER(gm: GlobalTensor, src: Tile, indexes: Tile, coalesce: EnumLike = "elem",  # noqa: N802
+             atomic: EnumLike = "none", oob: EnumLike = "undefined") -> None:
     """Scatter src's valid region into global memory (module doc).  gm: a GlobalTensor
     (written); src: a Vec tile of gm's dtype; indexes: an integer tile.  Elements are written
     in row-major order of src's valid region (a later write to the same address wins)."""
@@ -361,3 +378,52 @@ def MSCATTER(gm, src, indexes, coalesce="elem", atomic="none", oob="undefined") 
         _kx.scatter(_kx.SCATTER_OPS[at], src.format.code, flat.view(np.uint8),
                     np.ascontiguousarray(off, np.int64).reshape(-1), *s, R, C)
     X.record(instr, src)
+
+
+_GATHERB_DT = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "float16", "bfloat16",
+               "float32")
+
+
+def TGATHERB(dst, src, offset) -> None:  # noqa: N802
+    """32-byte block gather by byte offsets (module doc).
+
+    dst: a row-major Vec tile whose valid row is a whole number of 32-byte blocks
+    (``validCol * sizeof(T) % 32 == 0``); src: a Vec tile (the byte source, its whole buffer);
+    dst and src int8/uint8/int16/uint16/int32/uint32/float16/bfloat16/float32; offset: an
+    int32/uint32 Vec tile holding one byte offset per block, ``offset[r, b]`` for r < validRow,
+    b < validCol * sizeof(T) / 32.  Raises ConstraintError on a bad operand (nothing written)."""
+    instr = "TGATHERB"
+    X.tiles(instr, dst=dst, src=src, offset=offset)
+    _dtype_in(instr, "dst", dst, _GATHERB_DT)
+    _dtype_in(instr, "src", src, _GATHERB_DT)
+    _dtype_in(instr, "offset", offset, ("int32", "uint32"))
+    from ._ops import _row_major
+    _row_major(instr, "dst", dst)
+    R, C = dst.valid_shape
+    isz = dst.dtype.itemsize
+    if (C * isz) % 32:
+        raise constraint(instr, "dst.validCol", f"must make whole 32-byte blocks "
+                         f"(validCol * {isz} % 32 == 0)", C)
+    nb = C * isz // 32
+    if offset.rows < R or offset.cols < nb:
+        raise constraint(instr, "offset", f"must hold {R} x {nb} block offsets", offset.shape)
+    if not (R and nb):
+        X.record(instr, dst)
+        return
+    offs = offset.data[:R, :nb].astype(np.uint32).astype(np.int64)
+    sbytes = src._buf.view(np.uint8)
+    n_src = sbytes.size
+    dbytes = dst._buf.view(np.uint8)
+    row_b = dst._rs * isz
+    ok = offs + 32 <= n_src
+    lane = np.arange(32, dtype=np.int64)
+    # a skipped block reads dst's own current bytes (appended after src's): unchanged
+    own = (n_src + np.arange(R, dtype=np.int64)[:, None] * row_b
+           + np.arange(nb, dtype=np.int64)[None, :] * 32)
+    base = np.where(ok, offs, own)
+    off = (base[:, :, None] + lane[None, None, :]).reshape(R, nb * 32)
+    pool = np.concatenate([sbytes, dbytes])
+    from ..dtypes import lookup
+    _kx.gather(dbytes, lookup("uint8").code, row_b, 1, pool, np.ascontiguousarray(off).reshape(-1),
+               R, nb * 32)
+    X.record(instr, dst)

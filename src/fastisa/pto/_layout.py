@@ -34,12 +34,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import constraint
+from ..errors import AccessError, constraint
 from . import _xcommon as X
 from ._ops import _operand, _run_binary, _run_unary, _tile
-from ._tile import SLayout, Tile, _pad_value
+from ._tile import _LOC_BUFFER, SLayout, Tile, _as_int, _pad_value, _pool
 
-__all__ = ["TEXTRACT", "TINSERT", "TCONCAT", "TRESHAPE", "TFILLPAD", "TFILLPAD_INPLACE",
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._types import Int
+
+__all__ = ["TSUBVIEW", "TEXTRACT", "TINSERT", "TCONCAT", "TRESHAPE", "TFILLPAD", "TFILLPAD_INPLACE",
            "TFILLPAD_EXPAND", "TINTERLEAVE", "TDEINTERLEAVE"]
 
 
@@ -88,7 +93,8 @@ def _run_binary_to(op, d, a, b, R, C):
     _k.binary(_OP[op], d[0], d[1], d[2], d[3], *a, _BIG, *b, _BIG, R, C)
 
 
-def TEXTRACT(dst, src, indexRow=0, indexCol=0, relu=False, preQuant=None) -> None:  # noqa: N802
+def TEXTRACT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802
+             relu: bool = False, preQuant: None = None) -> None:
     """Copy the window of src at (indexRow, indexCol) into dst's valid region (module doc).
     Any tile locations; raises ConstraintError when the window leaves src's valid region."""
     instr = "TEXTRACT"
@@ -107,7 +113,8 @@ def TEXTRACT(dst, src, indexRow=0, indexCol=0, relu=False, preQuant=None) -> Non
     X.record(instr, dst)
 
 
-def TINSERT(dst, src, indexRow=0, indexCol=0, relu=False, preQuant=None) -> None:  # noqa: N802
+def TINSERT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802
+            relu: bool = False, preQuant: None = None) -> None:
     """Copy src's valid region into dst at (indexRow, indexCol) (module doc)."""
     instr = "TINSERT"
     _tile(instr, "dst", dst)
@@ -126,7 +133,7 @@ def TINSERT(dst, src, indexRow=0, indexCol=0, relu=False, preQuant=None) -> None
     X.record(instr, dst, 1, R, C)
 
 
-def TCONCAT(dst, src0, src1, *idx) -> None:  # noqa: N802
+def TCONCAT(dst: Tile, src0: Tile, src1: Tile, *idx: Tile) -> None:  # noqa: N802
     """``dst[r, :] = src0[r, :c0] ++ src1[r, :c1]`` over dst's valid rows (module doc).
 
     Indexed forms ``TCONCAT(dst, src0, src1, src0Idx, src1Idx)`` and ``(dst, src0, src1,
@@ -191,7 +198,7 @@ def _shift(op, t, r):
     return buf[r * t._rs * t.dtype.itemsize:], fmt, rs, cs
 
 
-def TRESHAPE(dst, src) -> None:  # noqa: N802
+def TRESHAPE(dst: Tile, src: Tile) -> None:  # noqa: N802
     """dst's buffer = src's bytes (module doc)."""
     instr = "TRESHAPE"
     _tile(instr, "dst", dst)
@@ -240,18 +247,18 @@ class _Whole:
         self._rs, self._cs = t._rs, t._cs
 
 
-def TFILLPAD(dst, src) -> None:  # noqa: N802
+def TFILLPAD(dst: Tile, src: Tile) -> None:  # noqa: N802
     """Whole dst = src inside src's valid region, dst's pad value elsewhere (module doc);
     dst and src of one shape and dtype."""
     _fillpad("TFILLPAD", dst, src, "same")
 
 
-def TFILLPAD_INPLACE(dst, src) -> None:  # noqa: N802
+def TFILLPAD_INPLACE(dst: Tile, src: Tile) -> None:  # noqa: N802
     """TFILLPAD where dst may be src (docs/isa/TFILLPAD_INPLACE.md)."""
     _fillpad("TFILLPAD_INPLACE", dst, src, "same")
 
 
-def TFILLPAD_EXPAND(dst, src) -> None:  # noqa: N802
+def TFILLPAD_EXPAND(dst: Tile, src: Tile) -> None:  # noqa: N802
     """TFILLPAD into a dst at least src's shape (docs/isa/TFILLPAD_EXPAND.md)."""
     _fillpad("TFILLPAD_EXPAND", dst, src, "expand")
 
@@ -284,7 +291,7 @@ def _inter_check(instr, tiles):
         X._ops._same_dtype(instr, first, name, t)
 
 
-def TINTERLEAVE(dst1, dst0, src1, src0) -> None:  # noqa: N802
+def TINTERLEAVE(dst1: Tile, dst0: Tile, src1: Tile, src0: Tile) -> None:  # noqa: N802
     """Interleave two tiles' halves (module doc).  Equal valid shapes, an even validCol."""
     instr = "TINTERLEAVE"
     _inter_check(instr, {"dst1": dst1, "dst0": dst0, "src1": src1, "src0": src0})
@@ -305,7 +312,7 @@ def TINTERLEAVE(dst1, dst0, src1, src0) -> None:  # noqa: N802
     X.record(instr, dst0, 2)
 
 
-def TDEINTERLEAVE(dst1, dst0, *srcs) -> None:  # noqa: N802
+def TDEINTERLEAVE(dst1: Tile, dst0: Tile, *srcs: Tile) -> None:  # noqa: N802
     """De-interleave (module doc): ``(dst1, dst0, src1, src0)`` or ``(dst1, dst0, src)``."""
     instr = "TDEINTERLEAVE"
     R, C = dst0.valid_shape if isinstance(dst0, Tile) else (0, 0)
@@ -340,3 +347,54 @@ def TDEINTERLEAVE(dst1, dst0, *srcs) -> None:  # noqa: N802
                 _run_unary_to(_strided(_operand(d), d, 0, half, 1), _strided(s, s_t, 0, k, 2),
                               R, m)
     X.record(instr, dst0, 2)
+
+
+def TSUBVIEW(dst, src, rowIdx=0, colIdx=0) -> None:  # noqa: N802,N803
+    """Make dst a view of src starting at element (rowIdx, colIdx) (docs/isa/TSUBVIEW.md:
+    ``dst[i, j] = src[rowIdx + i, colIdx + j]`` over dst's valid region; the CPU simulator,
+    include/pto/cpu/TSubView.hpp, rebinds dst's storage to src's at offset ``rowIdx *
+    RowStride + colIdx * ColStride``).  dst then aliases src: writes through either are seen by
+    the other, as after TASSIGN to overlapping addresses.
+
+    dst, src: tiles of one TileType, dtype and BLayout with the same row stride (row-major:
+    the same cols; column-major: the same rows), so dst's element (i, j) is src's (rowIdx +
+    i, colIdx + j); rowIdx + dst.validRow <= src.validRow and colIdx + dst.validCol <=
+    src.validCol (the docs' auto-mode check, applied always).  dst's storage (rows x cols from
+    the offset) must lie inside src's buffer, or inside the on-chip buffer when src was
+    TASSIGNed.  Raises ConstraintError / AccessError otherwise, leaving dst unchanged."""
+    instr = "TSUBVIEW"
+    _tile(instr, "dst", dst)
+    _tile(instr, "src", src)
+    if dst.loc != src.loc:
+        raise constraint(instr, "dst.loc", f"must equal src's TileType ({src.loc.name})",
+                         dst.loc.name)
+    X._ops._same_dtype(instr, src, "dst", dst)
+    if dst.blayout != src.blayout or (dst._rs, dst._cs) != (src._rs, src._cs):
+        raise constraint(instr, "dst layout", f"must have src's BLayout and strides ({src.blayout.name}, "
+                         f"row stride {src._rs}, col stride {src._cs})",
+                         f"{dst.blayout.name}, {dst._rs}, {dst._cs}")
+    r0 = _as_int(rowIdx, "rowIdx", instr)
+    c0 = _as_int(colIdx, "colIdx", instr)
+    if r0 < 0 or r0 + dst.valid_row > src.valid_row:
+        raise constraint(instr, "rowIdx", f"must be in [0, src.validRow - dst.validRow = "
+                         f"{src.valid_row - dst.valid_row}]", r0)
+    if c0 < 0 or c0 + dst.valid_col > src.valid_col:
+        raise constraint(instr, "colIdx", f"must be in [0, src.validCol - dst.validCol = "
+                         f"{src.valid_col - dst.valid_col}]", c0)
+    off = r0 * src._rs + c0 * src._cs
+    n = dst.rows * dst.cols
+    if src.addr is not None:
+        pool = _pool(_LOC_BUFFER[src.loc])
+        start = src.addr + off * src.dtype.itemsize
+        if start + n * dst.dtype.itemsize > pool.size:
+            raise AccessError(f"{instr}: the view at element offset {off} of src runs past the "
+                              f"on-chip buffer ({pool.size} bytes)")
+        dst._buf = pool[start: start + n * dst.dtype.itemsize].view(dst.dtype)
+        dst.addr = start if start % 32 == 0 else None
+    else:
+        if off + n > src._buf.size:
+            raise AccessError(f"{instr}: dst's storage ({n} elements from offset {off}) runs past "
+                              f"src's buffer of {src._buf.size} elements; TASSIGN both tiles "
+                              f"(on-chip addresses) or give dst fewer rows")
+        dst._buf = src._buf[off: off + n]
+        dst.addr = None

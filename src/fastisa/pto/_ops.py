@@ -22,6 +22,12 @@ from .._kernels import tile as _k
 from ..errors import ConstraintError, OverlapError, constraint
 from ._tile import BLayout, Tile, TileType, _State
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._types import Real
+    from ._convert import SaturationMode
+
 __all__ = [
     "RecipAlgorithm", "RoundMode", "vector_cycles", "cube_cycles",
     "TRECIP", "TEXP", "TLOG", "TSQRT", "TRSQRT", "TABS", "TNEG", "TRELU",
@@ -296,7 +302,8 @@ def _unary(instr, op, dst, src, allowed, row_major=False):
         _plan_store((instr, op, allowed, row_major), op, 1, False, dst, (src,))
 
 
-def TRECIP(dst, src, precision=RecipAlgorithm.DEFAULT) -> None:  # noqa: N802
+def TRECIP(dst: Tile, src: Tile,  # noqa: N802
+           precision: RecipAlgorithm | int = RecipAlgorithm.DEFAULT) -> None:
     """``dst[i, j] = 1 / src[i, j]`` over dst's valid region (the PTO ISA docs, page TRECIP (github.com/hw-native-sys/pto-isa, docs/isa/TRECIP.md)).
 
     dst, src: Vec tiles, row-major, the same dtype (float32, float16, int32 or int16) and
@@ -336,40 +343,62 @@ def TRECIP(dst, src, precision=RecipAlgorithm.DEFAULT) -> None:  # noqa: N802
     _record(instr, dst, "RECIP")
 
 
-def TEXP(dst, src) -> None:  # noqa: N802
+def TEXP(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst = exp(src)`` over dst's valid region, computed in float64 and rounded once to
     the dtype (float32 or float16).  Vec, row-major, equal valid shapes."""
     _unary("TEXP", "EXP", dst, src, _F, row_major=True)
 
 
-def TLOG(dst, src) -> None:  # noqa: N802
+_LOG_INTS = ("int32", "int16", "int8", "uint32", "uint16", "uint8")
+
+
+def TLOG(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst = ln(src)`` (float64, rounded once); float32/float16 Vec tiles, equal valid
-    shapes.  ln(0) = -inf, ln(x<0) = NaN."""
+    shapes.  ln(0) = -inf, ln(x<0) = NaN.
+
+    Integer tiles (int32/int16/int8/uint32/uint16/uint8): the docs (docs/isa/TLOG.md) list
+    float/half as the NPU implementations' check; pto-isa's CPU simulator also takes integers
+    (include/pto/cpu/ElementOp.h: ``static_cast<T>(std::log((double)x))``, truncation toward
+    zero) and its own TLOG test uses int32, so fastisa accepts them with that rule.  An
+    element <= 0 has no integer logarithm (the cast is undefined in C++): ConstraintError,
+    nothing written."""
+    if isinstance(dst, Tile) and isinstance(src, Tile) and dst.format.name in _LOG_INTS:
+        _same_dtype("TLOG", dst, "src", src)
+        _same_valid("TLOG", dst, "src", src)
+        v = src.valid
+        if v.size and not (v > 0).all():
+            raise constraint("TLOG", "src", "integer elements must be > 0 (the log of x <= 0 "
+                             "has no integer value)", int(v[v <= 0].flat[0]))
+        _unary("TLOG", "LOG", dst, src, _LOG_INTS)
+        return
     _unary("TLOG", "LOG", dst, src, _F)
 
 
-def TSQRT(dst, src) -> None:  # noqa: N802
-    """``dst = sqrt(src)`` (correctly rounded); float32/float16 Vec tiles."""
-    _unary("TSQRT", "SQRT", dst, src, _F)
+def TSQRT(dst: Tile, src: Tile) -> None:  # noqa: N802
+    """``dst = sqrt(src)`` (correctly rounded: sqrt in float64 rounded once); float32/float16
+    Vec tiles, and bfloat16 (the docs, docs/isa/TSQRT.md, list float/half as the NPU check;
+    the CPU simulator's TSQRT, include/pto/cpu/TSqrt.hpp, also accepts bfloat16 and pto-isa's
+    TSQRT test uses it)."""
+    _unary("TSQRT", "SQRT", dst, src, _F + ("bfloat16",))
 
 
-def TRSQRT(dst, src) -> None:  # noqa: N802
+def TRSQRT(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst = 1 / sqrt(src)`` (float64, rounded once); float32/float16 Vec tiles.  A zero
     element is a ConstraintError in debug mode (+inf otherwise)."""
     _unary("TRSQRT", "RSQRT", dst, src, _F)
 
 
-def TABS(dst, src) -> None:  # noqa: N802
+def TABS(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst = |src|`` (exact; integers wrap, so |INT_MIN| = INT_MIN)."""
     _unary("TABS", "ABS", dst, src, _SIGNED)
 
 
-def TNEG(dst, src) -> None:  # noqa: N802
+def TNEG(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst = -src`` (exact; integers wrap)."""
     _unary("TNEG", "NEG", dst, src, _SIGNED)
 
 
-def TRELU(dst, src) -> None:  # noqa: N802
+def TRELU(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst = src > 0 ? src : 0`` (so -0 and NaN give +0)."""
     _unary("TRELU", "RELU", dst, src, _SIGNED)
 
@@ -398,35 +427,35 @@ def _binary(instr, op, dst, src0, src1, allowed=_ALL):
         _plan_store((instr, op, allowed), op, 2, False, dst, (src0, src1))
 
 
-def TADD(dst, src0, src1) -> None:  # noqa: N802
+def TADD(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 + src1`` over dst's valid region; Vec tiles, one dtype, equal valid shapes.
     Floats are correctly rounded in the dtype (float16/bfloat16 through float32, rounded
     once); integers wrap."""
     _binary("TADD", "ADD", dst, src0, src1)
 
 
-def TSUB(dst, src0, src1) -> None:  # noqa: N802
+def TSUB(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 - src1`` (as TADD)."""
     _binary("TSUB", "SUB", dst, src0, src1)
 
 
-def TMUL(dst, src0, src1) -> None:  # noqa: N802
+def TMUL(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 * src1`` (as TADD)."""
     _binary("TMUL", "MUL", dst, src0, src1)
 
 
-def TDIV(dst, src0, src1) -> None:  # noqa: N802
+def TDIV(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 / src1`` (floats: IEEE, x/0 = +-inf or NaN, ConstraintError in debug mode;
     integers: truncating, a zero divisor is a ConstraintError)."""
     _binary("TDIV", "DIV", dst, src0, src1)
 
 
-def TMAX(dst, src0, src1) -> None:  # noqa: N802
+def TMAX(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = std::max(src0, src1)`` = ``src0 < src1 ? src1 : src0``."""
     _binary("TMAX", "MAX", dst, src0, src1)
 
 
-def TMIN(dst, src0, src1) -> None:  # noqa: N802
+def TMIN(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = std::min(src0, src1)`` = ``src1 < src0 ? src1 : src0``."""
     _binary("TMIN", "MIN", dst, src0, src1)
 
@@ -464,23 +493,23 @@ def _tile_scalar(instr, op, dst, src, scalar, row_major, reverse=False):
         _plan_store((instr, op, row_major, reverse), op, 3, reverse, dst, (src,))
 
 
-def TADDS(dst, src, scalar) -> None:  # noqa: N802
+def TADDS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = src + scalar``; the scalar is first converted to src's dtype (RNE).  Vec,
     row-major, equal valid shapes."""
     _tile_scalar("TADDS", "ADD", dst, src, scalar, True)
 
 
-def TSUBS(dst, src, scalar) -> None:  # noqa: N802
+def TSUBS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = src - scalar`` (Vec; any layout)."""
     _tile_scalar("TSUBS", "SUB", dst, src, scalar, False)
 
 
-def TMULS(dst, src, scalar) -> None:  # noqa: N802
+def TMULS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = src * scalar`` (Vec, row-major)."""
     _tile_scalar("TMULS", "MUL", dst, src, scalar, True)
 
 
-def TDIVS(dst, a, b) -> None:  # noqa: N802
+def TDIVS(dst: Tile, a: Tile | Real, b: Tile | Real) -> None:  # noqa: N802
     """Tile/scalar ``TDIVS(dst, src, scalar)``: ``dst = src / scalar``; scalar/tile
     ``TDIVS(dst, scalar, src)``: ``dst = scalar / src``.  Vec, row-major.  Division by zero
     as TDIV."""
@@ -490,17 +519,17 @@ def TDIVS(dst, a, b) -> None:  # noqa: N802
         _tile_scalar("TDIVS", "DIV", dst, b, a, True, reverse=True)
 
 
-def TMAXS(dst, src, scalar) -> None:  # noqa: N802
+def TMAXS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = std::max(src, scalar)`` (Vec, row-major)."""
     _tile_scalar("TMAXS", "MAX", dst, src, scalar, True)
 
 
-def TMINS(dst, src, scalar) -> None:  # noqa: N802
+def TMINS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = std::min(src, scalar)`` (Vec; any layout)."""
     _tile_scalar("TMINS", "MIN", dst, src, scalar, False)
 
 
-def TEXPANDS(dst, scalar) -> None:  # noqa: N802
+def TEXPANDS(dst: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst[i, j] = scalar`` over dst's valid region (the scalar converted to dst's dtype)."""
     instr = "TEXPANDS"
     _tile(instr, "dst", dst)
@@ -558,7 +587,7 @@ def _row_reduce(instr, op, dst, src, tmp):
     cost.record("Vector", instr, vector_cycles(R, C, src.dtype.itemsize, 1))
 
 
-def TROWMAX(dst, src, tmp=None) -> None:  # noqa: N802
+def TROWMAX(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst[i, 0] = max_j src[i, j]`` over src's valid columns, folded left to right with
     ``std::max`` (exact).  dst: valid shape [src.valid_row, 1] (a ColMajor [R, 1] column, or a
     row-major tile with valid_col 1), same dtype.  ``tmp`` is accepted and unused, as on the
@@ -566,12 +595,12 @@ def TROWMAX(dst, src, tmp=None) -> None:  # noqa: N802
     _row_reduce("TROWMAX", "MAX", dst, src, tmp)
 
 
-def TROWMIN(dst, src, tmp=None) -> None:  # noqa: N802
+def TROWMIN(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst[i, 0] = min_j src[i, j]`` (as TROWMAX)."""
     _row_reduce("TROWMIN", "MIN", dst, src, tmp)
 
 
-def TROWSUM(dst, src, tmp=None) -> None:  # noqa: N802
+def TROWSUM(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst[i, 0] = sum_j src[i, j]``, accumulated left to right from 0 in float32 for
     float16/bfloat16/float32 sources (rounded once to dst's dtype) and in wide integers for
     int16/int32 (wrapping to dst's dtype).  (src, dst) dtypes: f16->f16, bf16->bf16, f16->f32,
@@ -601,23 +630,23 @@ def _col_reduce(instr, op, dst, src, tmp):
     cost.record("Vector", instr, vector_cycles(R, C, src.dtype.itemsize, 1))
 
 
-def TCOLMAX(dst, src, tmp=None) -> None:  # noqa: N802
+def TCOLMAX(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst[0, j] = max_i src[i, j]`` over src's valid rows, top to bottom (exact)."""
     _col_reduce("TCOLMAX", "MAX", dst, src, tmp)
 
 
-def TCOLMIN(dst, src, tmp=None) -> None:  # noqa: N802
+def TCOLMIN(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst[0, j] = min_i src[i, j]`` (exact)."""
     _col_reduce("TCOLMIN", "MIN", dst, src, tmp)
 
 
-def TCOLSUM(dst, src, tmp=None) -> None:  # noqa: N802
+def TCOLSUM(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst[0, j] = sum_i src[i, j]``, top to bottom, accumulation as TROWSUM."""
     _col_reduce("TCOLSUM", "SUM", dst, src, tmp)
 
 
 # ---- row / column expand ------------------------------------------------------------------
-def TROWEXPAND(dst, src) -> None:  # noqa: N802
+def TROWEXPAND(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst[i, j] = src[i, 0]`` over dst's valid region; src any layout with
     ``valid_row == dst.valid_row`` and valid_col >= 1; same dtype."""
     instr = "TROWEXPAND"
@@ -689,7 +718,8 @@ def _row_expand(instr, op, dst, src0, src1, tmp=None, allowed=_ROWEXP):
     return row
 
 
-def TROWEXPANDADD(dst, src0, src1, tmp=None) -> None:  # noqa: N802
+def TROWEXPANDADD(dst: Tile, src0: Tile, src1: Tile,  # noqa: N802
+                  tmp: Tile | None = None) -> None:
     """``dst[i, j] = src0[i, j % vc0] + src1[i, j % vc1]``: one operand full (RowMajor, dst's
     valid shape), the other per-row (ColMajor [R, 1] or RowMajor [R, 32/sizeof]); operand
     order is kept.  dst RowMajor.  Dtypes f32, f16, i32, i16, u32, u16.  ``tmp`` is accepted
@@ -697,27 +727,32 @@ def TROWEXPANDADD(dst, src0, src1, tmp=None) -> None:  # noqa: N802
     _row_expand("TROWEXPANDADD", "ADD", dst, src0, src1, tmp)
 
 
-def TROWEXPANDSUB(dst, src0, src1, tmp=None) -> None:  # noqa: N802
+def TROWEXPANDSUB(dst: Tile, src0: Tile, src1: Tile,  # noqa: N802
+                  tmp: Tile | None = None) -> None:
     """``dst = src0 - src1`` with one operand per-row (``full - s_i`` or ``s_i - full``)."""
     _row_expand("TROWEXPANDSUB", "SUB", dst, src0, src1, tmp)
 
 
-def TROWEXPANDMUL(dst, src0, src1, tmp=None) -> None:  # noqa: N802
+def TROWEXPANDMUL(dst: Tile, src0: Tile, src1: Tile,  # noqa: N802
+                  tmp: Tile | None = None) -> None:
     """``dst = src0 * src1`` with one operand per-row (also uint8)."""
     _row_expand("TROWEXPANDMUL", "MUL", dst, src0, src1, tmp, allowed=_ROWEXP + ("uint8",))
 
 
-def TROWEXPANDDIV(dst, src0, src1, tmp=None) -> None:  # noqa: N802
+def TROWEXPANDDIV(dst: Tile, src0: Tile, src1: Tile,  # noqa: N802
+                  tmp: Tile | None = None) -> None:
     """``dst = src0 / src1`` with one operand per-row; division by zero as TDIV."""
     _row_expand("TROWEXPANDDIV", "DIV", dst, src0, src1, tmp)
 
 
-def TROWEXPANDMAX(dst, src0, src1, tmp=None) -> None:  # noqa: N802
+def TROWEXPANDMAX(dst: Tile, src0: Tile, src1: Tile,  # noqa: N802
+                  tmp: Tile | None = None) -> None:
     """``dst = std::max(src0, src1)`` with one operand per-row."""
     _row_expand("TROWEXPANDMAX", "MAX", dst, src0, src1, tmp)
 
 
-def TROWEXPANDMIN(dst, src0, src1, tmp=None) -> None:  # noqa: N802
+def TROWEXPANDMIN(dst: Tile, src0: Tile, src1: Tile,  # noqa: N802
+                  tmp: Tile | None = None) -> None:
     """``dst = std::min(src0, src1)`` with one operand per-row."""
     _row_expand("TROWEXPANDMIN", "MIN", dst, src0, src1, tmp)
 
@@ -728,7 +763,8 @@ def expdif_tmp_bytes(rows: int) -> int:
     return math.ceil(rows / 8) * 256 if rows < 256 else 30 * 256
 
 
-def TROWEXPANDEXPDIF(dst, src0, src1, tmp=None) -> None:  # noqa: N802
+def TROWEXPANDEXPDIF(dst: Tile, src0: Tile, src1: Tile,  # noqa: N802
+                     tmp: Tile | None = None) -> None:
     """``dst[i, j] = exp(src0[i, j] - s_i)`` over dst's valid region ``R x C`` (the PTO ISA docs, page TROWEXPANDEXPDIF (github.com/hw-native-sys/pto-isa, docs/isa/TROWEXPANDEXPDIF.md)).
 
     dst, src0: RowMajor, same valid shape; dtype float16 or float32 for all operands.
@@ -769,7 +805,7 @@ def TROWEXPANDEXPDIF(dst, src0, src1, tmp=None) -> None:  # noqa: N802
     _record(instr, dst, "EXPDIF")
 
 
-def TCOLEXPAND(dst, src) -> None:  # noqa: N802
+def TCOLEXPAND(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst[i, j] = src[0, j]`` over dst's valid region; src valid_col == dst.valid_col,
     valid_row >= 1; same dtype."""
     instr = "TCOLEXPAND"
@@ -815,38 +851,38 @@ def _col_expand(instr, op, dst, src0, src1, allowed=_ROWEXP):
     _record(instr, dst, op)
 
 
-def TCOLEXPANDADD(dst, src0, src1) -> None:  # noqa: N802
+def TCOLEXPANDADD(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst[i, j] = src0 + src1`` where one operand is per-column (valid shape [1, C], read at
     ``[0, j]``) and the other has dst's valid shape; operand order kept; dst RowMajor."""
     _col_expand("TCOLEXPANDADD", "ADD", dst, src0, src1)
 
 
-def TCOLEXPANDSUB(dst, src0, src1) -> None:  # noqa: N802
+def TCOLEXPANDSUB(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 - src1`` with one per-column operand."""
     _col_expand("TCOLEXPANDSUB", "SUB", dst, src0, src1)
 
 
-def TCOLEXPANDMUL(dst, src0, src1) -> None:  # noqa: N802
+def TCOLEXPANDMUL(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 * src1`` with one per-column operand."""
     _col_expand("TCOLEXPANDMUL", "MUL", dst, src0, src1, _ROWEXP + ("uint8",))
 
 
-def TCOLEXPANDDIV(dst, src0, src1) -> None:  # noqa: N802
+def TCOLEXPANDDIV(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 / src1`` with one per-column operand (division by zero as TDIV)."""
     _col_expand("TCOLEXPANDDIV", "DIV", dst, src0, src1)
 
 
-def TCOLEXPANDMAX(dst, src0, src1) -> None:  # noqa: N802
+def TCOLEXPANDMAX(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = std::max(src0, src1)`` with one per-column operand."""
     _col_expand("TCOLEXPANDMAX", "MAX", dst, src0, src1)
 
 
-def TCOLEXPANDMIN(dst, src0, src1) -> None:  # noqa: N802
+def TCOLEXPANDMIN(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = std::min(src0, src1)`` with one per-column operand."""
     _col_expand("TCOLEXPANDMIN", "MIN", dst, src0, src1)
 
 
-def TCOLEXPANDEXPDIF(dst, src0, src1) -> None:  # noqa: N802
+def TCOLEXPANDEXPDIF(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = exp(src0 - src1)`` with one per-column operand; float16/float32; the
     difference rounded to T, exp in float64 rounded once."""
     _col_expand("TCOLEXPANDEXPDIF", "EXPDIF", dst, src0, src1, _F)
@@ -856,7 +892,8 @@ def TCOLEXPANDEXPDIF(dst, src0, src1) -> None:  # noqa: N802
 _CVT = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8")
 
 
-def TCVT(dst, src, mode=RoundMode.CAST_RINT, satMode=None) -> None:  # noqa: N802
+def TCVT(dst: Tile, src: Tile, mode: RoundMode | str = RoundMode.CAST_RINT,  # noqa: N802
+         satMode: SaturationMode | str | None = None) -> None:
     """``dst = round_mode(src)`` converted to dst's dtype, over dst's valid region.
 
     dtypes: any of float32, float16, bfloat16, int32, int16, int8, uint8 to any.  The source
@@ -922,7 +959,7 @@ def _matmul(instr, dst, a, b, init=None, init_rs=None):
     cost.record("Cube", instr, cube_cycles(M, K, N, a.dtype.itemsize))
 
 
-def TMATMUL(dst, a, b) -> None:  # noqa: N802
+def TMATMUL(dst: Tile, a: Tile, b: Tile) -> None:  # noqa: N802
     """``dst[i, j] = sum_k a[i, k] * b[k, j]`` with M = a.valid_row, K = a.valid_col =
     b.valid_row, N = b.valid_col.
 
@@ -934,7 +971,7 @@ def TMATMUL(dst, a, b) -> None:  # noqa: N802
     _matmul("TMATMUL", dst, a, b)
 
 
-def TMATMUL_ACC(dst, acc, a, b) -> None:  # noqa: N802
+def TMATMUL_ACC(dst: Tile, acc: Tile, a: Tile, b: Tile) -> None:  # noqa: N802
     """``dst[i, j] = acc[i, j] + sum_k a[i, k] * b[k, j]``: as TMATMUL, the fma chain starting
     from ``acc`` (an Acc tile with dst's dtype and valid shape; it may be dst itself)."""
     instr = "TMATMUL_ACC"
@@ -946,7 +983,7 @@ def TMATMUL_ACC(dst, acc, a, b) -> None:  # noqa: N802
     _matmul(instr, dst, a, b, init=acc)
 
 
-def TMATMUL_BIAS(dst, a, b, bias) -> None:  # noqa: N802
+def TMATMUL_BIAS(dst: Tile, a: Tile, b: Tile, bias: Tile) -> None:  # noqa: N802
     """``dst[i, j] = bias[0, j] + sum_k a[i, k] * b[k, j]``: as TMATMUL, the fma chain starting
     from the bias row (a Bias tile of dst's dtype with valid shape [1, N])."""
     instr = "TMATMUL_BIAS"
@@ -960,7 +997,7 @@ def TMATMUL_BIAS(dst, a, b, bias) -> None:  # noqa: N802
     _matmul(instr, dst, a, b, init=bias, init_rs=0)
 
 
-def TMOV(dst, src) -> None:  # noqa: N802
+def TMOV(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst[i, j] = src[i, j]`` over dst's valid region, between any tile locations and
     layouts (e.g. Mat -> Left/Right, Acc -> Vec).  Same dtype (bit copy), except from an
     Acc float32 tile to float16/bfloat16 (rounded to nearest even).  Equal valid shapes."""
@@ -979,7 +1016,7 @@ def TMOV(dst, src) -> None:  # noqa: N802
                 vector_cycles(R, C, dst.dtype.itemsize, 1))
 
 
-def TTRANS(dst, src, tmp=None) -> None:  # noqa: N802
+def TTRANS(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst[j, i] = src[i, j]``: dst's valid shape must be (src.valid_col, src.valid_row);
     same dtype.  ``tmp`` is accepted and unused."""
     instr = "TTRANS"

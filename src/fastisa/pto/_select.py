@@ -31,6 +31,11 @@ from . import _xcommon as X
 from ._ops import _dtype_in, _operand, _same_valid
 from ._tile import Tile
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._types import EnumLike, Int, Real
+
 __all__ = ["CmpMode", "TCMP", "TCMPS", "TSEL", "TSELS", "TCI", "TTRI"]
 
 
@@ -61,7 +66,7 @@ def _cmp_srcs(instr, dst, src0, src1):
         X.same(instr, src0, src1=src1)
 
 
-def TCMP(dst, src0, src1, cmpMode="EQ") -> None:  # noqa: N802
+def TCMP(dst: Tile, src0: Tile, src1: Tile, cmpMode: EnumLike = "EQ") -> None:  # noqa: N802
     """Packed predicate ``p[i, j] = src0[i, j] cmpMode src1[i, j]`` (layout in the module
     doc).  dst: uint8 or uint32 Vec tile with dst.validRow == src0.validRow; src0/src1: one
     dtype, equal valid shapes.  Raises ConstraintError otherwise."""
@@ -91,7 +96,8 @@ def _tile(instr, name, t):
         raise constraint(instr, name, "must be a Tile", type(t).__name__)
 
 
-def TCMPS(dst, src0, src1, cmpMode="EQ") -> None:  # noqa: N802
+def TCMPS(dst: Tile, src0: Tile, src1: Tile | Real,  # noqa: N802
+          cmpMode: EnumLike = "EQ") -> None:
     """Packed predicate ``src0 cmpMode scalar`` (or a tile src1), laid out as the module doc
     says.  src1: a scalar (converted to src0's dtype) or a Tile of src0's dtype and valid
     shape; dst: a Vec tile (uint8 in practice).  Raises ConstraintError on a bad operand."""
@@ -124,7 +130,8 @@ def _select(instr, dst, m, a_op, b_op, R, C):
                    *b_op, R, C)
 
 
-def TSEL(dst, selMask, src0, src1, tmp=None) -> None:  # noqa: N802
+def TSEL(dst: Tile, selMask: Tile, src0: Tile, src1: Tile,  # noqa: N802
+         tmp: Tile | None = None) -> None:
     """``dst = bit ? src0 : src1`` with the bits of selMask read as the module doc says.
     dst, src0, src1: one dtype, equal valid shapes; selMask: an integer Vec tile holding at
     least ceil(R * C / 8) elements in validCol-wide rows.  ``tmp`` accepted, not written."""
@@ -149,7 +156,8 @@ def TSEL(dst, selMask, src0, src1, tmp=None) -> None:  # noqa: N802
     X.record(instr, dst)
 
 
-def TSELS(dst, mask, src, tmp=None, scalar=0) -> None:  # noqa: N802
+def TSELS(dst: Tile, mask: Tile, src: Tile, tmp: Tile | Real | None = None,  # noqa: N802
+          scalar: Real = 0) -> None:
     """``dst[r, c] = bit(mask[r, c // w], c % w) ? src[r, c] : scalar`` (w = the mask
     dtype's bit width).  dst, src: one dtype, equal valid shapes; mask: integer Vec tile with
     at least validRow rows and ceil(validCol / w) columns."""
@@ -172,7 +180,8 @@ def TSELS(dst, mask, src, tmp=None, scalar=0) -> None:  # noqa: N802
     X.record(instr, dst)
 
 
-def TCI(dst, start, descending=False, tmp=None) -> None:  # noqa: N802
+def TCI(dst: Tile, start: Real, descending: bool = False,  # noqa: N802
+        tmp: Tile | None = None) -> None:
     """``dst[0, j] = start + j`` (``start - j`` when descending) for j < dst.validCol, wrapping
     to the dtype; row 0 only (CPU simulator).  dst: int16/uint16/int32/uint32 Vec tile; start
     must be representable in the dtype.  Float dtypes (A2/A3 only) are not implemented: they
@@ -190,7 +199,7 @@ def TCI(dst, start, descending=False, tmp=None) -> None:  # noqa: N802
     X.record(instr, dst, 1, 1, C)
 
 
-def TTRI(dst, diagonal=0, upper=False) -> None:  # noqa: N802
+def TTRI(dst: Tile, diagonal: Int = 0, upper: bool = False) -> None:  # noqa: N802
     """Triangular 0/1 mask over dst's valid region (``isUpperOrLower``: 0 = lower, 1 =
     upper): lower ``dst[r, c] = c <= r + diagonal``; upper ``dst[r, c] = c >= r + diagonal``.
     dst: a Vec tile of a numeric dtype."""

@@ -52,7 +52,7 @@ def _rm(instr, name, t):
         raise constraint(instr, f"{name}.blayout", "must be BLayout.RowMajor", t.blayout.name)
 
 
-def TSORT32(dst, src, idx, tmp=None) -> None:  # noqa: N802
+def TSORT32(dst: Tile, src: Tile, idx: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """Sort 32-element blocks into value-index structs (module doc).  dst, src: float32 or
     float16 row-major Vec tiles of one dtype, dst with at least ``coef * src.validCol``
     columns and src.validRow rows; idx: a uint32 (or int32) row-major tile covering src's
@@ -81,7 +81,8 @@ def _row0_bytes(t, nstructs):
     return np.ascontiguousarray(t._buf.view(np.uint8)[: nstructs * 8])
 
 
-def TMRGSORT(dst, *args, exhausted=False) -> None:  # noqa: N802
+def TMRGSORT(dst: Tile, *args: Tile | int | MrgSortExecutedNumList | None,  # noqa: N802
+             exhausted: bool = False) -> None:
     """Merge sorted value-index struct lists (both forms in the module doc).  Tiles: float32
     or float16 row-major Vec tiles of one dtype; lists are read from row 0."""
     instr = "TMRGSORT"

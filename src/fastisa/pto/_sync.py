@@ -11,6 +11,11 @@ from __future__ import annotations
 from .. import cost
 from ..errors import ConstraintError
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .._types import EnumLike, Int
+
 __all__ = ["PIPES", "set_flag", "wait_flag", "pipe_barrier", "apply_sync_text"]
 
 #: PTO / Ascend pipe names -> the schedule's engine tracks.
@@ -25,19 +30,19 @@ def _pipe(instr: str, param: str, p) -> str:
     return PIPES[name]
 
 
-def set_flag(src, dst, event_id=0) -> None:
+def set_flag(src: EnumLike, dst: EnumLike, event_id: Int = 0) -> None:
     """Pipe ``src`` raises event ``event_id`` for pipe ``dst`` once all it issued has finished."""
     cost.set_flag(_pipe("set_flag", "src", src), _pipe("set_flag", "dst", dst), event_id,
                   domain="pto")
 
 
-def wait_flag(src, dst, event_id=0) -> None:
+def wait_flag(src: EnumLike, dst: EnumLike, event_id: Int = 0) -> None:
     """Pipe ``dst`` waits for the oldest pending event ``event_id`` from pipe ``src``."""
     cost.wait_flag(_pipe("wait_flag", "src", src), _pipe("wait_flag", "dst", dst), event_id,
                    domain="pto")
 
 
-def pipe_barrier(pipe="PIPE_ALL") -> None:
+def pipe_barrier(pipe: EnumLike = "PIPE_ALL") -> None:
     """``PIPE_ALL``: every pipe waits for all pipes; a single pipe: a no-op for the schedule
     (a pipe already issues in order)."""
     if getattr(pipe, "name", pipe) == "PIPE_ALL":

@@ -16,6 +16,13 @@ import numpy as np
 from .. import cost, dtypes
 from ..errors import AccessError, AlignmentError, ConstraintError, constraint
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import DTypeLike, Int, Real
+
 __all__ = [
     "TileType", "BLayout", "SLayout", "PadValue", "Layout", "DYNAMIC", "Tile", "GlobalTensor",
     "TLOAD", "TSTORE", "TASSIGN", "set_target", "get_target", "set_debug", "get_debug",
@@ -203,8 +210,10 @@ class Tile:
     valid region) or AlignmentError (32-byte rule).
     """
 
-    def __init__(self, loc, dtype, rows, cols, blayout=BLayout.RowMajor, valid_row=None,
-                 valid_col=None, slayout=SLayout.NoneBox, fractal=512, pad=PadValue.Null):
+    def __init__(self, loc: TileType | int, dtype: DTypeLike, rows: Int, cols: Int,
+                 blayout: BLayout | int = BLayout.RowMajor, valid_row: Int | None = None,
+                 valid_col: Int | None = None, slayout: SLayout | int = SLayout.NoneBox,
+                 fractal: Int = 512, pad: PadValue | int = PadValue.Null) -> None:
         where = "Tile"
         try:
             self.loc = TileType(loc)
@@ -322,14 +331,14 @@ class Tile:
     def nbytes(self) -> int:
         return self.rows * self.cols * self.dtype.itemsize
 
-    def set_valid_row(self, n) -> None:
+    def set_valid_row(self, n: Int) -> None:
         """Set a DYNAMIC valid row count (0 <= n <= rows).  ConstraintError if static."""
         if not self._dyn_row:
             raise constraint("Tile.set_valid_row", "valid_row", "is static (declare it DYNAMIC "
                              "to set it at run time)", n)
         self._vr = self._check_valid(n, self.rows, "valid_row", "rows", "Tile.set_valid_row")
 
-    def set_valid_col(self, n) -> None:
+    def set_valid_col(self, n: Int) -> None:
         """Set a DYNAMIC valid column count (0 <= n <= cols).  ConstraintError if static."""
         if not self._dyn_col:
             raise constraint("Tile.set_valid_col", "valid_col", "is static (declare it DYNAMIC "
@@ -364,7 +373,7 @@ class Tile:
         """View ``[valid_row, valid_col]`` of the valid region (writes go to the tile)."""
         return self.data[: self._vr, : self._vc]
 
-    def fill(self, value) -> None:
+    def fill(self, value: Real) -> None:
         """Set every element of the physical buffer (a convenience, not an instruction)."""
         self._buf[...] = value
 
@@ -386,7 +395,8 @@ class GlobalTensor:
     or DN (column-major: rows are dim 3, columns dims 0,1,2,4).
     """
 
-    def __init__(self, array, shape=None, strides=None, layout=Layout.ND):
+    def __init__(self, array: np.ndarray, shape: Sequence[Int] | None = None,
+                 strides: Sequence[Int] | None = None, layout: Layout | int = Layout.ND) -> None:
         if not isinstance(array, np.ndarray):
             raise constraint("GlobalTensor", "array", "must be a numpy array", type(array).__name__)
         self.array = array
@@ -489,7 +499,7 @@ def _mte_cycles(nbytes: int) -> int:
     return 64 + math.ceil(nbytes / 64)
 
 
-def TLOAD(tile, gt) -> None:  # noqa: N802
+def TLOAD(tile: Tile, gt: GlobalTensor) -> None:  # noqa: N802
     """``tile[valid] = gt``: load a GM tensor into a tile's valid region (MTE2).
 
     The whole tile capacity is first filled with the tile's pad value (Null/Zero: 0, Max:
@@ -514,7 +524,7 @@ def TLOAD(tile, gt) -> None:  # noqa: N802
     cost.record("MTE2", "TLOAD", _mte_cycles(nbytes), reads=[gt], writes=[tile], nbytes=nbytes)
 
 
-def TSTORE(gt, tile) -> None:  # noqa: N802
+def TSTORE(gt: GlobalTensor, tile: Tile) -> None:  # noqa: N802
     """``gt = tile[valid]``: store a tile's valid region to a GM tensor (MTE3); nothing else
     of ``gt.array`` is written.  Shapes and dtypes as TLOAD.  Raises ConstraintError."""
     _check_tile("TSTORE", "tile", tile)
@@ -544,7 +554,7 @@ def TSTORE(gt, tile) -> None:  # noqa: N802
     cost.record("MTE3", "TSTORE", _mte_cycles(nbytes), reads=[tile], writes=[gt], nbytes=nbytes)
 
 
-def TASSIGN(tile, addr) -> None:  # noqa: N802
+def TASSIGN(tile: Tile, addr: Int) -> None:  # noqa: N802
     """Bind ``tile`` to byte offset ``addr`` of its on-chip buffer (Vec: UB, Mat: L1,
     Left: L0A, Right: L0B, Acc: L0C, Bias: BT, Scaling: FB), sized per target (A2/A3 UB
     192 KiB, A5 256 KiB; see BUFFER_BYTES).  The tile then reads and writes that memory:

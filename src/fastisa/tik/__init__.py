@@ -10,6 +10,8 @@ and the TIK docs, Vector-Scalar Instructions: General Definition (Ascend TIK API
 
 from __future__ import annotations
 
+import typing as _typing
+
 from . import platform
 from ._instr import MTE_ISSUE_CYCLES, VECTOR_ISSUE_CYCLES, VECTOR_OPS
 from ._instr import Tik as _TikCore
@@ -22,10 +24,11 @@ from ._scalar import ScalarMixin as _Scalar
 from ._transpose import TransposeMixin as _Transpose
 # ---- tik-cube: the cube path and the TIK 1.5 h_* API ----
 from ._cube import CubeMixin as _Cube
+from ._high import HighLevelMixin as _High
 # ---- end tik-cube ----
 
 
-class Tik(_Cube, _CmpSel, _Transpose, _Proposal, _GroupReduce, _Scalar, _DeqConv, _TikCore):
+class Tik(_Cube, _High, _CmpSel, _Transpose, _Proposal, _GroupReduce, _Scalar, _DeqConv, _TikCore):
     __doc__ = _TikCore.__doc__
 # ---- end tik-isa ----
 from ._program import (UNINIT_FILL, Expr, InputScalar, Scalar, Tensor, TensorView, all_,
@@ -37,6 +40,8 @@ from ._target import target
 #: ``tik.all(...)`` / ``tik.any(...)`` conditions for if_scope
 globals()["all"] = all_
 globals()["any"] = any_
+if _typing.TYPE_CHECKING:     # what the globals() lines bind, for type checkers
+    from ._program import all_ as all, any_ as any  # noqa: A004
 
 __all__ = ["Tik", "Tensor", "TensorView", "Scalar", "InputScalar", "Expr", "scope_gm",
            "scope_ubuf", "scope_cbuf", "scope_cbuf_out", "scope_ca", "scope_cb", "scope_cc",

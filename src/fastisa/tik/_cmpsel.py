@@ -32,9 +32,16 @@ from .._kernels import cmpsel as _k
 from ..errors import AccessError, AlignmentError, ConstraintError, OverlapError
 from ._base import (VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _is_dyn, _Operand,
                     _s64, _static, _U64)
+from ._vcmp import CompareMixin
 from ._vector import _Vector
 from . import _program as P
 from ._program import Expr, Tensor, TensorView, cast_value, scope_ubuf
+
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import Int
+    from ._annot import IntArg, Mask, Operand, RealArg
 
 __all__ = ["CmpMask", "CmpSelMixin", "CMP_OPS"]
 
@@ -398,20 +405,7 @@ class _CmpMaskMove:
                                                dtype=np.uint8)
 
 
-_DOC = """
-
-    Lanes: PAR = 128 (float16) / 64 (float32); lane i of repeat r of X is element
-    ``start + r*rep_stride*B + (i//B)*blk_stride*B + i%B`` (B = 32/element size).  Starts
-    32-byte aligned.  Bits: lane i -> bit i%8 of byte i//8 of the repeat's PAR/8-byte field;
-    field r at ``r*PAR/8`` bytes.  IEEE compares (NaN: only ``ne`` true; -0 == +0).
-    Raises ConstraintError (ranges, dtypes, target), AccessError (past a tensor's end),
-    AlignmentError, OverlapError.  Source: CANN TIK API reference (vcmp/vcmpv/vsel) and
-    cceintrinsic reference; caffe-huawei-atlas-convertor
-    ``convertor/huawei/te/tik/tik_lib/tik_cmp_api_.py`` and ``debug/simd.py``.
-"""
-
-
-class CmpSelMixin:
+class CmpSelMixin(CompareMixin):
     """The compare/select instructions, mixed into :class:`fastisa.tik.Tik`."""
 
     # ---- vcmp_*: into CMPMASK ----------------------------------------------------
@@ -428,89 +422,108 @@ class CmpSelMixin:
         self._record(_Compare(self, name, name.rsplit("_", 1)[1], None, dst, src, None, scalar,
                               repeat_times, [src_blk_stride], [src_rep_stride], False, 65535))
 
-    def _mk(kind, c):
-        if kind == "vcmp":
-            def f(self, mask, src0, src1, src0_stride, src1_stride):
-                return self._vcmp(f"vcmp_{c}", mask, src0, src1, src0_stride, src1_stride)
-            f.__doc__ = (f"CMPMASK bit i = (src0 lane i {c} src1 lane i) for every active lane "
-                         f"i of ONE repeat (inactive lanes keep their CMPMASK bit); returns "
-                         f"the CMPMASK handle for vsel mode 0.  src0/src1: UB, one dtype "
-                         f"(float16, float32; Ascend 310 float16 only); *_stride: block "
-                         f"strides [0, 65535].  mask: int [1, PAR] or [mask_h, mask_l]."
-                         + _DOC)
-        elif kind == "vcmpv":
-            def f(self, dst, src0, src1, repeat_times, src0_blk_stride, src1_blk_stride,
-                  src0_rep_stride, src1_rep_stride):
-                self._vcmpv(f"vcmpv_{c}", dst, src0, src1, repeat_times,
-                            [src0_blk_stride, src1_blk_stride],
-                            [src0_rep_stride, src1_rep_stride])
-            f.__doc__ = (f"dst bit (r*PAR + i) = (src0 lane i {c} src1 lane i) for every lane "
-                         f"of every repeat (no mask).  dst: UB uint8/16/32/64, needs "
-                         f"repeat_times*PAR/8 bytes; src0/src1 float16/float32; blk strides "
-                         f"[0, 255], rep strides [0, 255], repeat_times [1, 255]; dst must not "
-                         f"overlap a block read." + _DOC)
-        elif kind == "vec_cmpv":
-            def f(self, dst, src0, src1, repeat_times, src0_rep_stride, src1_rep_stride):
-                self._vcmpv(f"vec_cmpv_{c}", dst, src0, src1, repeat_times, [1, 1],
-                            [src0_rep_stride, src1_rep_stride])
-            f.__doc__ = f"vcmpv_{c} with block strides 1." + _DOC
-        else:
-            def f(self, dst, src, scalar, repeat_times, src_blk_stride, src_rep_stride):
-                self._vcmpvs(f"vcmpvs_{c}", dst, src, scalar, repeat_times, src_blk_stride,
-                             src_rep_stride)
-            f.__doc__ = (f"dst bit (r*PAR + i) = (src lane i {c} scalar), the scalar "
-                         f"converted to src's dtype; not on Ascend 310/910; src blk stride "
-                         f"[0, 65535], rep stride [0, 255]." + _DOC)
-        f.__name__ = f"{kind}_{c}"
-        return f
-
-    for _c in CMP_OPS:
-        locals()[f"vcmp_{_c}"] = _mk("vcmp", _c)
-        locals()[f"vcmpv_{_c}"] = _mk("vcmpv", _c)
-        locals()[f"vec_cmpv_{_c}"] = _mk("vec_cmpv", _c)
-        locals()[f"vcmpvs_{_c}"] = _mk("vcmpvs", _c)
-    del _c, _mk
-
     # ---- vsel -------------------------------------------------------------------
-    def vsel(self, mask, mode, dst, sel, src0, src1, repeat_times, dst_blk_stride,
-             src0_blk_stride, src1_blk_stride, dst_rep_stride=0, src0_rep_stride=0,
-             src1_rep_stride=0, name="vsel"):
-        """dst lane i of repeat r = (bit i of the repeat's sel field) ? src0 lane i :
-        src1 lane i, for the active lanes (others keep their contents); a bit copy.
+    def vsel(self, mask: Mask, mode: Int, dst: Operand, sel: Operand | CmpMask,
+             src0: Operand, src1: Operand | RealArg, repeat_times: IntArg,
+             dst_blk_stride: IntArg, src0_blk_stride: IntArg, src1_blk_stride: IntArg,
+             dst_rep_stride: IntArg = 0, src0_rep_stride: IntArg = 0,
+             src1_rep_stride: IntArg = 0, name: str = "vsel") -> None:
+        """``dst[l] = sel bit l of repeat r ? src0[l] : src1[l]`` for every active lane l of
+        every repeat r.
 
-        mode 0: sel is CMPMASK (the handle vcmp_*/mov_tensor_to_cmpmask return), the same
-        bits every repeat.  mode 1: sel is a UB bit tensor (uint8..uint64, 32-byte aligned),
-        PAR bits per repeat consumed contiguously, and src1 is a scalar (int/float/Scalar,
-        converted to dst's dtype).  mode 2: sel tensor as in mode 1, src1 a tensor.  Modes
-        1 and 2 do not exist on Ascend 310/910.  dst/src0/src1: UB, one dtype (float16,
-        float32); blk strides [0, 255], rep strides [0, 255]; repeat_times [1, 255]
-        (Scalar: [0, 255]); sel must hold ``(repeat_times-1)*PAR + (highest active lane+1)``
-        bits from its start and must not be written by the vsel.  Mode 1 leaves the scalar's
-        bits, mode 2 the sel address, in CMPMASK bits 0..63.""" + _DOC
+        A bit copy (no arithmetic); inactive lanes keep their contents.  mode 0: sel is
+        CMPMASK (the handle vcmp_* / mov_tensor_to_cmpmask return), the same L bits every
+        repeat.  mode 1: sel is a bit tensor consumed L bits per repeat and src1 a scalar
+        (converted to dst's dtype).  mode 2: sel a bit tensor as in mode 1, src1 a tensor.
+        Modes 1 and 2 do not exist on Ascend 310/910.  Mode 1 leaves the scalar's bits,
+        mode 2 the sel address, in CMPMASK bits 0..63 (as the hardware is told them).
+
+        mask -- int in [1, L] (lanes 0..mask-1) or ``[mask_h, mask_l]``; L = 128 (float16)
+            or 64 (float32).
+        mode -- 0, 1 or 2 (above).
+        dst, src0, src1 -- UB Tensors or ``t[i]`` starts (32-byte aligned), one dtype:
+            float16 or float32.  Lane l of repeat r is element ``start + r*rep_stride*B +
+            (l//B)*blk_stride*B + l%B``, B = 32 / element bytes.  src1: a scalar in mode 1.
+        sel -- mode 0: the CMPMASK handle; modes 1/2: a UB bit tensor (uint8..uint64,
+            32-byte aligned) with ``(repeat_times-1)*L + (highest active lane + 1)`` bits;
+            bit l of repeat r is bit (r*L + l) % 8 of byte (r*L + l) // 8.  Not written.
+        repeat_times -- [1, 255]; a Scalar in [0, 255] at run time.
+        *_blk_stride -- [0, 255], 32-byte blocks within a repeat.
+        *_rep_stride -- [0, 255], 32-byte blocks between repeat starts.
+        name -- the instruction name in messages.
+
+        Raises ConstraintError (a range, mode, dtype or target rule), AccessError (past a
+        tensor's end), AlignmentError (a start not 32-byte aligned), OverlapError (dst
+        overlapping sel or a partially overlapping source).  Source: CANN TIK API reference,
+        vsel; TIK 2020 source ``tik_lib/tik_vector_api_.py`` (vsel) and its debugger
+        ``debug/simd.py``, github.com/jizhuoran/caffe-huawei-atlas-convertor
+        convertor/huawei/te/tik/.
+        """
         self._record(_Select(self, name, mask, mode, dst, sel, src0, src1, repeat_times,
                              [dst_blk_stride, src0_blk_stride, src1_blk_stride],
                              [dst_rep_stride, src0_rep_stride, src1_rep_stride]))
 
-    def vec_sel(self, mask, mode, dst, sel, src0, src1, repeat_times, dst_rep_stride=0,
-                src0_rep_stride=0, src1_rep_stride=0):
-        """vsel with block strides 1 (the vec_ form).  In every mode sel is a UB bit
-        tensor (uint8..uint64, 32-byte aligned; the CMPMASK handle is also accepted in
-        mode 0): mode 0 uses its first PAR bits in every repeat (they are loaded into
-        CMPMASK bits 0..PAR-1, the other CMPMASK bits kept), modes 1/2 consume PAR bits
-        per repeat.  Source: CANN TIK API reference vec_sel."""
+    def vec_sel(self, mask: Mask, mode: Int, dst: Operand, sel: Operand | CmpMask,
+                src0: Operand, src1: Operand | RealArg, repeat_times: IntArg,
+                dst_rep_stride: IntArg = 0, src0_rep_stride: IntArg = 0,
+                src1_rep_stride: IntArg = 0) -> None:
+        """``dst[l] = sel bit l ? src0[l] : src1[l]`` for every active lane l of every
+        repeat (vsel with contiguous blocks).
+
+        In every mode sel is a UB bit tensor (the CMPMASK handle is also accepted in mode
+        0): mode 0 uses its first L bits in every repeat (loaded into CMPMASK bits
+        0..L-1, the other CMPMASK bits kept); modes 1 (src1 a scalar) and 2 (src1 a tensor)
+        consume L bits per repeat.  A bit copy; inactive lanes keep their contents.
+
+        mask -- int in [1, L] (lanes 0..mask-1) or ``[mask_h, mask_l]``; L = 128 (float16)
+            or 64 (float32).
+        mode -- 0, 1 or 2 (modes 1 and 2 not on Ascend 310/910).
+        dst, src0, src1 -- UB Tensors or ``t[i]`` starts (32-byte aligned), one dtype:
+            float16 or float32; lane l of repeat r is element ``start + r*rep_stride*B +
+            l``.  src1: a scalar (int/float/Scalar) in mode 1.
+        sel -- UB bit tensor (uint8..uint64, 32-byte aligned), not written.
+        repeat_times -- [1, 255]; a Scalar in [0, 255] at run time.
+        dst_rep_stride, src0_rep_stride, src1_rep_stride -- [0, 255], 32-byte blocks
+            between repeat starts.
+
+        Raises ConstraintError, AccessError, AlignmentError, OverlapError (as vsel).
+        Source: CANN TIK API reference, vec_sel; TIK 2020 source ``api/tik_vector_api.py``
+        (vec_sel), github.com/jizhuoran/caffe-huawei-atlas-convertor
+        convertor/huawei/te/tik/.
+        """
         self._record(_Select(self, "vec_sel", mask, mode, dst, sel, src0, src1, repeat_times,
                              [1, 1, 1], [dst_rep_stride, src0_rep_stride, src1_rep_stride]))
 
     # ---- CMPMASK <-> tensor ----------------------------------------------------
-    def mov_tensor_to_cmpmask(self, src):
-        """CMPMASK = the 16 bytes at src's start (UB; two uint64, low half first); returns
-        the CMPMASK handle.  Raises AccessError when src has fewer than 16 bytes left."""
+    def mov_tensor_to_cmpmask(self, src: Operand) -> CmpMask:
+        """``CMPMASK = the 16 bytes at src's start`` (two uint64, the low half first).
+
+        src -- UB Tensor or ``t[i]`` start (32-byte aligned), any dtype, with at least 16
+            bytes from its start.
+
+        Returns the CMPMASK handle (for vsel mode 0).  Raises AccessError (fewer than 16
+        bytes left), AlignmentError, ConstraintError (not a UB tensor).  Source: CANN TIK API
+        reference, mov_tensor_to_cmpmask; TIK 2020 source ``tik_lib/tik_vector_api_.py``
+        (mov_tensor_to_cmpmask), github.com/jizhuoran/caffe-huawei-atlas-convertor
+        convertor/huawei/te/tik/.
+        """
         self._record(_CmpMaskMove(self, "mov_tensor_to_cmpmask", src, True))
         return self._cmpmask
 
-    def mov_cmpmask_to_tensor(self, dst, src_cmpmask):
-        """The 16 bytes at dst's start (UB uint8/16/32/64) = CMPMASK (low half first).
-        src_cmpmask must be the CMPMASK handle."""
+    def mov_cmpmask_to_tensor(self, dst: Operand, src_cmpmask: CmpMask) -> None:
+        """``the 16 bytes at dst's start = CMPMASK`` (two uint64, the low half first).
+
+        dst -- UB Tensor or ``t[i]`` start (32-byte aligned), uint8/16/32/64, with at least
+            16 bytes from its start.
+        src_cmpmask -- the CMPMASK handle (returned by vcmp_* / mov_tensor_to_cmpmask of
+            this Tik instance).
+
+        Raises ConstraintError (src_cmpmask is not this instance's CMPMASK, a bad dtype),
+        AccessError (fewer than 16 bytes left), AlignmentError.  Source: CANN TIK API
+        reference, mov_cmpmask_to_tensor; TIK 2020 source ``tik_lib/tik_vector_api_.py``
+        (mov_cmpmask_to_tensor), github.com/jizhuoran/caffe-huawei-atlas-convertor
+        convertor/huawei/te/tik/.
+        """
         if not isinstance(src_cmpmask, CmpMask) or src_cmpmask.tik is not self:
             raise ConstraintError(f"mov_cmpmask_to_tensor: src_cmpmask is error (must be the "
                                   f"CMPMASK returned by vcmp_*/mov_tensor_to_cmpmask), input: "

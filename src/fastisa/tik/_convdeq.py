@@ -19,6 +19,12 @@ from ..errors import ConstraintError
 from ._instr import Tik as _Core
 from ._program import Expr, Tensor, TensorView
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import Int
+    from ._annot import IntArg, Mask, Operand, RealArg
+
 __all__ = ["DeqConvMixin"]
 
 
@@ -59,27 +65,26 @@ def _deq(name, dst, src, deqscale, ldst_high_half):
 class DeqConvMixin:
     """vconv / vec_conv accepting ``deqscale`` (mixed into :class:`fastisa.tik.Tik`)."""
 
-    def vconv(self, mask, round_mode, dst, src, repeat_times, dst_blk_stride,
-              src_blk_stride, dst_rep_stride, src_rep_stride, deqscale=None,
-              ldst_high_half=False, stride_unit=0):
+    def vconv(self, mask: Mask, round_mode: str | None, dst: Operand, src: Operand,
+              repeat_times: IntArg, dst_blk_stride: IntArg, src_blk_stride: IntArg,
+              dst_rep_stride: IntArg, src_rep_stride: IntArg,
+              deqscale: RealArg | Operand | None = None, ldst_high_half: bool = False,
+              stride_unit: Int = 0) -> None:
         if _deq("vconv", dst, src, deqscale, ldst_high_half):
             deqscale = None
         super().vconv(mask, round_mode, dst, src, repeat_times, dst_blk_stride,
                       src_blk_stride, dst_rep_stride, src_rep_stride, deqscale,
                       ldst_high_half, stride_unit)
 
-    def vec_conv(self, mask, round_mode, dst, src, repeat_times, dst_rep_stride,
-                 src_rep_stride, deqscale=None, ldst_high_half=False):
+    def vec_conv(self, mask: Mask, round_mode: str | None, dst: Operand, src: Operand,
+                 repeat_times: IntArg, dst_rep_stride: IntArg, src_rep_stride: IntArg,
+                 deqscale: RealArg | Operand | None = None, ldst_high_half: bool = False) -> None:
         if _deq("vec_conv", dst, src, deqscale, ldst_high_half):
             deqscale = None
         super().vec_conv(mask, round_mode, dst, src, repeat_times, dst_rep_stride,
                          src_rep_stride, deqscale, ldst_high_half)
 
 
-for _n in ("vconv", "vec_conv"):
-    getattr(DeqConvMixin, _n).__doc__ = (getattr(_Core, _n).__doc__ or "") + (
-        "\n\n    deqscale: for int32 -> float16 (deq mode) the immediate 1.0 (the int32 value "
-        "rounded once to float16); other scales, Scalar scales and deq8/vdeq8 raise "
-        "NotImplementedError; any other pair with a deqscale raises ConstraintError "
-        "(fastisa.tik._convdeq).")
+for _n in ("vconv", "vec_conv"):      # the core docstrings describe deqscale too
+    getattr(DeqConvMixin, _n).__doc__ = getattr(_Core, _n).__doc__
 del _n

@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.lib.stride_tricks import as_strided as _as_strided
 
 from .. import cost
 from .._kernels import nki as _knki
@@ -41,6 +42,14 @@ from ..errors import AccessError, AlignmentError, ConstraintError
 from . import _program as P
 from ._program import (Expr, Tensor, TensorView, as_expr, scope_cbuf, scope_cbuf_out,
                        scope_gm)
+
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from .._types import Int, Real
+    from ._annot import IntArg, Operand
 
 __all__ = ["CubeMixin", "MATMUL_TYPES", "FIXPIPE_TYPES"]
 
@@ -425,8 +434,8 @@ class _Fixpipe:
         ds, ss, extra = self._starts(st.env)
         cb, howo = self.cburst, self.howo
         src = _elems(st, self.s, ss, (cb - 1) * self.sburst + self.round_howo * 16)
-        idx = (np.arange(cb)[:, None] * self.sburst + np.arange(howo * 16)[None, :])
-        x = src[idx]                                   # [cb, howo*16]
+        es = src.itemsize
+        x = _as_strided(src, (cb, howo * 16), (self.sburst * es, es))   # [cb, howo*16]
         isf = x.dtype == np.float32
         if self.bias is not None:
             bias = _elems(st, self.bias[0], extra[0], cb * 16).reshape(cb, 1, 16)
@@ -434,7 +443,8 @@ class _Fixpipe:
             x = (x3 + bias if isf else (x3.astype(np.int64) + bias).astype(np.int32))
             x = x.reshape(cb, howo * 16)
         if self.ele is not None:
-            ele = _elems(st, self.ele[0], extra[0], src.size)[idx]
+            ele = _elems(st, self.ele[0], extra[0], src.size)
+            ele = _as_strided(ele, (cb, howo * 16), (self.sburst * es, es))
             x = x + ele if isf else (x.astype(np.int64) + ele).astype(np.int32)
         if self.mode is not None:      # fp322fp16 / int322fp16 (deqscale 1.0): one rounding
             with np.errstate(over="ignore", invalid="ignore"):
@@ -446,16 +456,164 @@ class _Fixpipe:
         if self.relu:
             x = _relu(x)
         dst = _elems(st, self.d, ds, (cb - 1) * self.dburst + howo * 16)
-        didx = (np.arange(cb)[:, None] * self.dburst + np.arange(howo * 16)[None, :])
-        dst[didx] = x.astype(dst.dtype, copy=False)
+        # bursts never overlap (dburst >= howo*16), so the strided view writes each once
+        dv = _as_strided(dst, (cb, howo * 16), (self.dburst * dst.itemsize, dst.itemsize),
+                         writeable=True)
+        dv[...] = x
         if cost._ACTIVE.get():
             cost.record("MTE3", "fixpipe", 32 + cb * self.blen)
+
+
+# ---- tensor_mov between L0C and UB (the matrix block mode) ------------------------------
+
+#: (src scope, dst scope) -> the dtype pairs of TIK's tensor_mov table implemented here
+#: ("cc_m" -> "ubuf" / "ubuf" -> "cc_m" rows of tik_data_operation_api_.py tensor_mov;
+#: the deq/vdeq/deq8/deq16 rows need int32*deqscale, whose rounding is not documented)
+_TMOV_PAIRS = {
+    ("local.L0C", "local.UB"): {("float16", "float16"), ("float32", "float32"),
+                                ("int32", "int32"), ("uint32", "uint32"),
+                                ("float32", "float16")},
+    ("local.UB", "local.L0C"): {("float16", "float16"), ("float32", "float32"),
+                                ("int32", "int32"), ("uint32", "uint32"),
+                                ("float32", "float16")},
+}
+_TMOV_RELU = {("float16", "float16"), ("float32", "float32"), ("int32", "int32"),
+              ("float32", "float16")}
+
+
+class _TensorMovMatrix:
+    """tensor_mov block_mode 'm' ('' means 'm' when L0C is involved): nburst bursts of
+    burst_len 16x16 matrices (256 elements each side, in each side's dtype); the L0C side
+    strides in matrices, the UB side in 32-byte blocks."""
+
+    def __init__(self, tik, dst, src, nburst, burst_len, dst_stride, src_stride, relu):
+        name = self.name = "tensor_mov"
+        for pn, x in (("dst", dst), ("src", src)):
+            P.check_owner(tik, name, pn, x)
+        for x, role in ((dst, "dst"), (src, "src")):
+            if not isinstance(x, (Tensor, TensorView)):
+                raise ConstraintError(f"{name}: {role} should be Tensor, got {x!r}")
+        dt = dst.tensor if isinstance(dst, TensorView) else dst
+        stt = src.tensor if isinstance(src, TensorView) else src
+        key = (stt.scope, dt.scope)
+        if key not in _TMOV_PAIRS:
+            raise ConstraintError(f"{name}: block_mode 'm' moves L0C -> UB or UB -> L0C on "
+                                  f"{tik.target.name}, got {stt.scope} -> {dt.scope}")
+        self.d, self.doff = _view(name, "dst", dst, dt.scope)
+        self.s, self.soff = _view(name, "src", src, stt.scope)
+        pair = (self.s.dtype, self.d.dtype)
+        if pair not in _TMOV_PAIRS[key]:
+            raise ConstraintError(f"{name}: {pair[0]} in {stt.scope} to {pair[1]} in "
+                                  f"{dt.scope} is not supported (implemented: "
+                                  f"{sorted(_TMOV_PAIRS[key])})")
+        if not isinstance(relu, bool):
+            raise ConstraintError(f"{name}: relu should be bool, input: {relu!r}")
+        if relu and (key[0] != "local.L0C" or pair not in _TMOV_RELU):
+            raise ConstraintError(f"{name}: relu is supported from L0C to UB for "
+                                  f"{sorted(_TMOV_RELU)}, got {pair} {stt.scope} -> "
+                                  f"{dt.scope}")
+        self.relu = relu
+        self.nburst = _imm(name, "nburst", nburst, 1, 4095)
+        self.blen = _imm(name, "burst_len", burst_len, 1, 65535)
+        self.dgap = _imm(name, "dst_stride", dst_stride, 0, 65535)
+        self.sgap = _imm(name, "src_stride", src_stride, 0, 65535)
+        self.sat = tik.target.saturation
+        # element strides between bursts on each side
+        n = self.blen * 256
+
+        def step(t, gap):
+            if t.scope == "local.L0C":
+                return n + gap * 256
+            if (gap * 32) % t.esize:
+                raise ConstraintError(f"{name}: the UB stride must be whole {t.dtype} "
+                                      f"elements")
+            return n + gap * 32 // t.esize
+        self.sstep = step(self.s, self.sgap)
+        self.dstep = step(self.d, self.dgap)
+        if self.doff.const is not None and self.soff.const is not None:
+            self._starts(None)
+
+    def _starts(self, env):
+        n, nb, blen = self.name, self.nburst, self.blen * 256
+        res = []
+        for role, t, off, stp in (("src", self.s, self.soff, self.sstep),
+                                  ("dst", self.d, self.doff, self.dstep)):
+            al = 256 * t.esize if t.scope == "local.L0C" else 32
+            s = _start(n, role, t, off, env, (nb - 1) * stp + blen)
+            if (t.byte_off + s * t.esize) % al:
+                raise AlignmentError(f"{n}: {role} address of {t.name}[{s}] should be {al}B "
+                                     f"aligned in {t.scope}")
+            res.append(s)
+        return res
+
+    def run(self, st):
+        ss, ds = self._starts(st.env)
+        nb, blen = self.nburst, self.blen * 256
+        src = _elems(st, self.s, ss, (nb - 1) * self.sstep + blen)
+        x = _as_strided(src, (nb, blen), (self.sstep * src.itemsize, src.itemsize))
+        if x.dtype != self.d.np_dtype:       # float32 -> float16, as vconv rounds it
+            from ._high import _CONV as conv_op, _walk
+            x = _walk(conv_op, self.d.np_dtype, [np.ascontiguousarray(x).reshape(-1)],
+                      1 if self.sat else 0).reshape(nb, blen)
+        if self.relu:
+            x = _relu(x)
+        dst = _elems(st, self.d, ds, (nb - 1) * self.dstep + blen)
+        dv = _as_strided(dst, (nb, blen), (self.dstep * dst.itemsize, dst.itemsize),
+                         writeable=True)
+        dv[...] = x
+        if cost._ACTIVE.get():
+            cost.record("Vector", self.name, 32 + nb * self.blen)
 
 
 class CubeMixin:
     """The cube instructions (mixed into :class:`fastisa.tik.Tik`)."""
 
-    def matmul(self, dst, a, b, m, k, n, init_l1out=True):
+    def tensor_mov(self, dst, src, block_mode, nburst, burst_len, dst_stride, src_stride,
+                   deqscale=None, sid_store_mode=0, relu=False, pad_mode=None, pad_value=None,
+                   onthefly_mode=0, src_onthefly=None, src_onthefly_stride=0):
+        """With an L0C operand (``scope_cc`` / ``scope_cbuf_out``): block_mode ``'m'``
+        (``''`` is ``'m'`` there, as in TIK): ``nburst`` bursts of ``burst_len`` 16x16
+        matrices, L0C -> UB or UB -> L0C, ``dst_burst[i] = convert(src_burst[i])``; the L0C
+        side's stride counts matrices (256 elements), the UB side's 32-byte blocks.  dtype
+        pairs: same dtype (float16, float32, int32, uint32) or float32 -> float16 (rounded
+        as vconv: nearest even, saturating on saturation-mode targets); ``relu`` (L0C -> UB)
+        clamps at 0 (``x > 0 ? x : 0``).  L0C addresses on one matrix (512 B float16,
+        1024 B 32-bit), UB on 32 bytes.  The deq modes (``deqscale``), the 'v'/'sc'/'dp'
+        block modes and ``sid_store_mode`` raise NotImplementedError.  Without an L0C
+        operand: the 32-byte block move (see the core tensor_mov).
+
+        Raises ConstraintError (scopes, dtype pairs, ranges), AccessError, AlignmentError.
+        Source: CANN TIK API reference tensor_mov; caffe-huawei-atlas-convertor
+        ``convertor/huawei/te/tik/tik_lib/tik_data_operation_api_.py`` (tensor_mov: the
+        scope/dtype tables, '' -> 'm'), ``api/cube/tik_cube_api.py`` (the fixpipe lowering's
+        L0C -> UB matrix moves: burst and stride units)."""
+        scopes = {getattr(x, "scope", None) for x in (dst, src)}
+        if "local.L0C" not in scopes:
+            return super().tensor_mov(dst, src, block_mode, nburst, burst_len, dst_stride,
+                                      src_stride, deqscale, sid_store_mode, relu, pad_mode,
+                                      pad_value, onthefly_mode, src_onthefly,
+                                      src_onthefly_stride)
+        if block_mode not in ("", "m", None):
+            if block_mode in ("v", "sc", "dp"):
+                raise NotImplementedError(f"tensor_mov: block_mode {block_mode!r} is not "
+                                          f"implemented by fastisa ('m' is)")
+            raise ConstraintError(f"tensor_mov: Please specify block_mode: ''/'m'/'v'/'sc', "
+                                  f"input: {block_mode!r}")
+        if deqscale is not None:
+            raise NotImplementedError("tensor_mov: the deq modes (deqscale) are not "
+                                      "implemented by fastisa: the rounding of "
+                                      "int32*deqscale is not documented")
+        if sid_store_mode not in (0, None):
+            raise NotImplementedError(f"tensor_mov: sid_store_mode {sid_store_mode!r} is not "
+                                      f"implemented by fastisa")
+        if onthefly_mode not in (0, None) or pad_mode is not None:
+            raise NotImplementedError("tensor_mov: onthefly_mode/pad_mode are not "
+                                      "implemented for L0C moves")
+        self._record(_TensorMovMatrix(self, dst, src, nburst, burst_len, dst_stride,
+                                      src_stride, relu))
+
+    def matmul(self, dst: Operand, a: Operand, b: Operand, m: Int, k: Int, n: Int,
+               init_l1out: bool = True) -> None:
         """``C = (init_l1out ? 0 : C) + A @ B`` over the fractal layouts.
 
         ``C[i, j] = dst[j // 16, i, j % 16]`` for ``i < Mr``, ``j < Nr`` (m, n rounded up
@@ -481,8 +639,9 @@ class CubeMixin:
         ``api/cube/matmul.py`` (MatMulImpl checks).  See fastisa.tik._cube."""
         self._record(_Matmul(self, dst, a, b, m, k, n, init_l1out))
 
-    def conv2d(self, dst, feature_map, weight, fm_shape, kernel_shape, stride, pad,
-               dilation, pad_value=0, init_l1out=True):
+    def conv2d(self, dst: Operand, feature_map: Operand, weight: Operand, fm_shape: Sequence[Int],
+               kernel_shape: Sequence[Int], stride: Sequence[Int], pad: Sequence[Int],
+               dilation: Sequence[Int], pad_value: Real = 0, init_l1out: bool = True) -> None:
         """2-D convolution on the cube: ``dst[co // 16, oh*Wo + ow, co % 16] =
         (init_l1out ? 0 : dst) + sum_{c, i, j} X[c, oh*sh - pt + i*dh, ow*sw - pl + j*dw] *
         W[co, c, i, j]`` where X outside the feature map is ``pad_value``.
@@ -507,8 +666,9 @@ class CubeMixin:
         self._record(_Conv2d(self, dst, feature_map, weight, fm_shape, kernel_shape, stride,
                              pad, dilation, pad_value, init_l1out))
 
-    def fixpipe(self, dst, src, cburst_num, burst_len, dst_stride, src_stride,
-                extend_params=None):
+    def fixpipe(self, dst: Operand, src: Operand, cburst_num: IntArg, burst_len: IntArg,
+                dst_stride: IntArg, src_stride: IntArg,
+                extend_params: Mapping[str, object] | None = None) -> None:
         """L1OUT -> GM with the matrix post-processing:
         ``dst[i*Db + r*16 + c] = relu(quantize(src[i*Sb + r*16 + c] + bias[i*16 + c] (or
         + ele[i*Sb + r*16 + c])))`` for burst ``i < cburst_num``, row ``r < howo``,

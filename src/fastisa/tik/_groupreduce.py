@@ -31,6 +31,12 @@ from ._base import (VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _Operand,
 from ._vector import _Vector
 from ._program import Expr, scope_ubuf
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import Int
+    from ._annot import IntArg, Mask, Operand
+
 __all__ = ["GroupReduceMixin"]
 
 
@@ -165,8 +171,9 @@ class GroupReduceMixin:
         self._record(_GroupReduce(self, name, op, mask, dst, src, repeat_times,
                                   dst_rep_stride, src_blk_stride, src_rep_stride))
 
-    def vcgadd(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride,
-               src_rep_stride, stride_unit=0):
+    def vcgadd(self, mask: Mask, dst: Operand, src: Operand, repeat_times: IntArg,
+               dst_rep_stride: IntArg, src_blk_stride: IntArg, src_rep_stride: IntArg,
+               stride_unit: Int = 0) -> None:
         """dst[r*dst_rep_stride*8 + q] = sum of the active lanes of block q (q < 8) of
         repeat r of src (float64, rounded once); blocks with no active lane are not
         written.  dst_rep_stride in 8-element units; src strides in blocks.  float16
@@ -176,20 +183,61 @@ class GroupReduceMixin:
         self._gred("vcgadd", "add", mask, dst, src, repeat_times, dst_rep_stride,
                    src_blk_stride, src_rep_stride, stride_unit)
 
-    def vcgmax(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride,
-               src_rep_stride, stride_unit=0):
-        """As vcgadd with the maximum of each block's active lanes (NaN propagates)."""
+    def vcgmax(self, mask: Mask, dst: Operand, src: Operand, repeat_times: IntArg,
+               dst_rep_stride: IntArg, src_blk_stride: IntArg, src_rep_stride: IntArg,
+               stride_unit: Int = 0) -> None:
+        """``dst[r*dst_rep_stride*8 + q] = max(active lanes of block q of repeat r)``, q < 8.
+
+        The winning value's bits unchanged; NaN propagates; a block with no active lane is
+        not written.
+
+        mask -- int in [1, L] (lanes 0..mask-1) or ``[mask_h, mask_l]``; L = 128 (float16)
+            or 64 (float32); no counter mode.
+        dst -- UB Tensor or ``t[i]`` start, src's dtype; 8 results per repeat.
+        src -- UB Tensor or ``t[i]`` start (32-byte aligned), float16 (float32 too except on
+            Ascend 310/910); lane l of repeat r is element ``start + r*src_rep_stride*B +
+            (l//B)*src_blk_stride*B + l%B``, B = 32 / element bytes.
+        repeat_times -- [1, 255]; a Scalar in [0, 255] at run time.
+        dst_rep_stride -- [0, 255], in 8-element units between repeats' results.
+        src_blk_stride -- [0, 65535], src_rep_stride -- [0, 255]: 32-byte blocks.
+        stride_unit -- ignored on Ascend 310/910; elsewhere only 0 is implemented.
+
+        Raises ConstraintError, AccessError, AlignmentError (src not 32-byte aligned).
+        Source: CANN TIK API reference, vcgmax; TIK 2020 source ``tik_lib/tik_reduce_api_.py``
+        (vcgmax), github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
         self._gred("vcgmax", "max", mask, dst, src, repeat_times, dst_rep_stride,
                    src_blk_stride, src_rep_stride, stride_unit)
 
-    def vcgmin(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride,
-               src_rep_stride, stride_unit=0):
-        """As vcgadd with the minimum of each block's active lanes (NaN propagates)."""
+    def vcgmin(self, mask: Mask, dst: Operand, src: Operand, repeat_times: IntArg,
+               dst_rep_stride: IntArg, src_blk_stride: IntArg, src_rep_stride: IntArg,
+               stride_unit: Int = 0) -> None:
+        """``dst[r*dst_rep_stride*8 + q] = min(active lanes of block q of repeat r)``, q < 8.
+
+        The winning value's bits unchanged; NaN propagates; a block with no active lane is
+        not written.
+
+        mask -- int in [1, L] (lanes 0..mask-1) or ``[mask_h, mask_l]``; L = 128 (float16)
+            or 64 (float32); no counter mode.
+        dst -- UB Tensor or ``t[i]`` start, src's dtype; 8 results per repeat.
+        src -- UB Tensor or ``t[i]`` start (32-byte aligned), float16 (float32 too except on
+            Ascend 310/910); lane l of repeat r is element ``start + r*src_rep_stride*B +
+            (l//B)*src_blk_stride*B + l%B``, B = 32 / element bytes.
+        repeat_times -- [1, 255]; a Scalar in [0, 255] at run time.
+        dst_rep_stride -- [0, 255], in 8-element units between repeats' results.
+        src_blk_stride -- [0, 65535], src_rep_stride -- [0, 255]: 32-byte blocks.
+        stride_unit -- ignored on Ascend 310/910; elsewhere only 0 is implemented.
+
+        Raises ConstraintError, AccessError, AlignmentError (src not 32-byte aligned).
+        Source: CANN TIK API reference, vcgmin; TIK 2020 source ``tik_lib/tik_reduce_api_.py``
+        (vcgmin), github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
         self._gred("vcgmin", "min", mask, dst, src, repeat_times, dst_rep_stride,
                    src_blk_stride, src_rep_stride, stride_unit)
 
-    def vcpadd(self, mask, dst, src, repeat_times, dst_rep_stride, src_blk_stride,
-               src_rep_stride, stride_unit=0):
+    def vcpadd(self, mask: Mask, dst: Operand, src: Operand, repeat_times: IntArg,
+               dst_rep_stride: IntArg, src_blk_stride: IntArg, src_rep_stride: IntArg,
+               stride_unit: Int = 0) -> None:
         """dst[r*dst_rep_stride*PAR/2 + i] = src lane 2i + src lane 2i+1 of repeat r (the
         active ones; a pair with none is not written), float64 sum rounded once.
         dst_rep_stride in 128-byte units [0, 255]; src_blk_stride [0, 65535],

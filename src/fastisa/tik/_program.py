@@ -19,6 +19,16 @@ from ..errors import AccessError, ConstraintError
 from ..schedule import user_source as _user_source
 from . import platform as _platform
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Iterator, Mapping, Sequence
+
+    from numpy.typing import ArrayLike
+
+    from .._types import Int
+    from ._annot import IntArg, RealArg, TikDType, TikInputScalar, TikScalar, TikTensor
+
 __all__ = ["Tik", "Tensor", "TensorView", "Scalar", "InputScalar", "Expr", "scope_gm",
            "scope_ubuf", "scope_cbuf", "scope_cbuf_out", "scope_ca", "scope_cb", "scope_cc",
            "UNINIT_FILL", "all_", "any_"]
@@ -282,7 +292,7 @@ class Scalar(Expr):
         if init_value is not None:
             self.set_as(init_value)
 
-    def set_as(self, value, src_offset=None) -> None:
+    def set_as(self, value: RealArg, src_offset: IntArg | None = None) -> None:
         """Record ``self = value`` (an immediate, Scalar, Expr or a tensor element)."""
         check_owner(self.tik, "set_as", "value", value)
         self.tik._record(_Assign(self, value))
@@ -406,7 +416,8 @@ class Tensor:
             if isinstance(ix, np.integer):
                 ix = int(ix)
             off = off + ix * strides[d]
-        return TensorView(self, off)
+        # tik-cube: the index as given, for the TIK 1.5 h_* API's regions (tik/_high.py)
+        return TensorView(self, off, tuple(idx))
 
     def __call__(self, index) -> "TensorView":
         """``t(i)`` is ``t[i]`` (TIK ``Tensor.__call__``)."""
@@ -419,7 +430,7 @@ class Tensor:
     #: instruction and never runs out, so iterating it would never end (issue 12).
     __iter__ = None
 
-    def reshape(self, new_shape) -> "Tensor":
+    def reshape(self, new_shape: Sequence[IntArg]) -> "Tensor":
         """A view with another shape over the same elements."""
         t = Tensor(self.tik, self.dtype, new_shape, self.name, self.scope, self.byte_off, self)
         if t.size != self.size:
@@ -427,7 +438,8 @@ class Tensor:
                                   f"{self.size}, got shape {tuple(new_shape)}")
         return t
 
-    def set_as(self, value, dst_offset=0, src_offset=None) -> None:
+    def set_as(self, value: RealArg | Tensor, dst_offset: IntArg = 0,
+               src_offset: IntArg | None = None) -> None:
         """``tensor.set_as(value)``: element ``dst_offset`` (default the first) of the
         tensor takes ``value`` (TIK ``Tensor.set_as`` assigns one element: its extent is
         one element of the dtype, tik_data_operation_api_.py ``assign``)."""
@@ -438,7 +450,7 @@ class Tensor:
         """A one-dimensional view of all the elements (TIK ``Tensor.flatten``)."""
         return self.reshape((self.size,))
 
-    def reinterpret_cast_to(self, dtype) -> "Tensor":
+    def reinterpret_cast_to(self, dtype: TikDType) -> "Tensor":
         """A view of the same bytes as another dtype."""
         dt = _dtype_name(dtype)
         es = _DTYPES[dt][2]
@@ -453,13 +465,15 @@ class Tensor:
 
 
 class TensorView:
-    """``tensor[index]``: a start element (an int or Expr) inside a tensor."""
+    """``tensor[index]``: a start element (an int or Expr) inside a tensor; ``index`` keeps
+    the index as given (slices included) for the TIK 1.5 h_* API's regions."""
 
-    __slots__ = ("tensor", "offset")
+    __slots__ = ("tensor", "offset", "index")
 
-    def __init__(self, tensor: Tensor, offset):
+    def __init__(self, tensor: Tensor, offset, index=None):
         self.tensor = tensor
         self.offset = offset
+        self.index = index
 
     @property
     def dtype(self):
@@ -476,6 +490,11 @@ class TensorView:
     def __getitem__(self, idx):
         return TensorView(self.tensor, as_expr(self.offset) + idx if isinstance(
             self.offset, Expr) or isinstance(idx, Expr) else self.offset + idx)
+
+    def __setitem__(self, idx, value):
+        """``t[i][j] = v``: element ``i + j`` set to ``value`` (TIK: ``t[i]`` is a tensor,
+        whose ``__setitem__`` is ``self[idx].set_as(value)``)."""
+        self[idx].set_as(value)
 
     def _reader(self, as_dtype=None):
         """A run-time reader of element ``offset`` as a Python number of ``as_dtype``
@@ -507,7 +526,7 @@ class TensorView:
             return float(v) if isf else int(v)
         return read
 
-    def set_as(self, value) -> None:
+    def set_as(self, value: RealArg) -> None:
         """Record ``tensor[offset] = value`` (one element)."""
         tik = self.tensor.tik
         check_owner(tik, "set_as", "index", self.offset)
@@ -599,6 +618,9 @@ class _If:
 #: tik-cube: bytes of the cube buffers on the Ascend 310/910 generation (TIK docs: L0A/L0B
 #: 64 KiB, L0C (= L1OUT) 256 KiB).
 _CUBE_CAP = {3: 65536, 4: 65536, 5: 262144}
+#: tik-cube: tensor start alignment in the cube buffers (one fractal: 512 B; L0C holds
+#: float32 fractals of 1024 B -- the TIK debugger's L0C alignment, debug/intrinsic.py)
+_CUBE_ALIGN = {3: 512, 4: 512, 5: 1024}
 
 
 # ======================================================================================
@@ -635,7 +657,8 @@ class TikDebugger:
     def __init__(self, tik):
         self._tik = tik
 
-    def start_debug(self, feed_dict, interactive=True):
+    def start_debug(self, feed_dict: Mapping[str, ArrayLike],
+                    interactive: bool = True) -> list[np.ndarray]:
         tik = self._tik
         if tik.disable_debug:
             raise RuntimeError("Debug function is disabled, please try to open it when you "
@@ -651,7 +674,7 @@ class TikDebugger:
                         .reshape(t.shape).copy())
         return outs
 
-    def debug_print(self, expr):
+    def debug_print(self, expr: object) -> None:
         """Recorded no-op (fastisa has no debug print stream)."""
         return None
 
@@ -665,8 +688,9 @@ class Tik:
     only) sets the byte uninitialised memory is filled with (default :data:`UNINIT_FILL`).
     """
 
-    def __init__(self, profiling=None, disable_debug=False, err_msg_level=0, block_size=32,
-                 *, uninit_fill: int | None = None, **kwargs):
+    def __init__(self, profiling: object = None, disable_debug: bool = False,
+                 err_msg_level: Int = 0, block_size: Int = 32, *,
+                 uninit_fill: int | None = None, **kwargs: object) -> None:
         if isinstance(profiling, _platform.Dprofile):
             self.target = profiling.target
         else:
@@ -705,11 +729,13 @@ class Tik:
 
     def _alloc(self, t: Tensor) -> int:
         i = t.sidx
-        off = self._cursor[i]
+        off = orig = self._cursor[i]
+        al = _CUBE_ALIGN.get(i, 32)     # tik-cube: L0A/L0B tensors on 512 B, L0C on 1024 B
+        off = -(-off // al) * al
         self._cursor[i] = off + (t.nbytes + 31) // 32 * 32
         cap = {1: self.target.ub_size, 2: self.target.l1_size}.get(i, _CUBE_CAP.get(i))
         if cap is not None and self._cursor[i] > cap:
-            self._cursor[i] = off
+            self._cursor[i] = orig
             raise ConstraintError(
                 f"Tensor {t.name}: {_SCOPE_SHORT[t.scope]} buffer overflow: the tensors need "
                 f"{off + t.nbytes} bytes but {self.target.name} has only {cap}")
@@ -729,19 +755,23 @@ class Tik:
             self._cursor[1:] = saved[1:]
 
     # public API: declarations ----------------------------------------------------
-    def Tensor(self, dtype, shape, scope=scope_ubuf, name="tensor", enable_buffer_reuse=False,
-               no_reuse_list=None, reuse_list=None, is_workspace=False, is_atomic_add=False,
-               **kwargs) -> Tensor:
+    def Tensor(self, dtype: TikDType, shape: IntArg | Sequence[IntArg], scope: str = scope_ubuf,
+               name: str = "tensor", enable_buffer_reuse: bool = False,
+               no_reuse_list: object = None, reuse_list: object = None,
+               is_workspace: bool = False, is_atomic_add: bool = False,
+               **kwargs: object) -> TikTensor:
         """Declare a tensor of ``dtype`` and ``shape`` in ``scope``."""
         return Tensor(self, dtype, shape, name, scope)
 
-    def Scalar(self, dtype="int64", name="reg_buf", init_value=None, **kwargs) -> Scalar:
+    def Scalar(self, dtype: TikDType = "int64", name: str = "reg_buf",
+               init_value: RealArg | None = None, **kwargs: object) -> TikScalar:
         """Declare a scalar register, optionally initialised."""
         s = Scalar(self, dtype, name, init_value)
         self._scalars.append(s)
         return s
 
-    def InputScalar(self, dtype="int64", name="input_scalar") -> InputScalar:
+    def InputScalar(self, dtype: TikDType = "int64",
+                    name: str = "input_scalar") -> TikInputScalar:
         """Declare a kernel-argument scalar (fed through ``start_debug``)."""
         s = InputScalar(self, dtype, name)
         self._scalars.append(s)
@@ -749,8 +779,9 @@ class Tik:
 
     # public API: control flow ---------------------------------------------------
     @contextlib.contextmanager
-    def for_range(self, begin, end, name="i", thread_num=1, thread_type="whole", block_num=1,
-                  dtype="int32", for_type="serial"):
+    def for_range(self, begin: IntArg, end: IntArg, name: str = "i", thread_num: Int = 1,
+                  thread_type: str = "whole", block_num: Int = 1, dtype: TikDType = "int32",
+                  for_type: str = "serial") -> Iterator[TikScalar]:
         """``with tik_instance.for_range(begin, end) as i:`` (iterations run in order;
         ``block_num`` cores run one after the other)."""
         check_owner(self, "for_range", "begin", begin)
@@ -762,7 +793,7 @@ class Tik:
             yield var
 
     @contextlib.contextmanager
-    def if_scope(self, cond):
+    def if_scope(self, cond: Expr | bool) -> Iterator[None]:
         """``with tik_instance.if_scope(cond):`` (cond: a Scalar comparison)."""
         check_owner(self, "if_scope", "cond", cond)
         node = _If(cond)
@@ -782,7 +813,7 @@ class Tik:
         return node
 
     @contextlib.contextmanager
-    def elif_scope(self, cond):
+    def elif_scope(self, cond: Expr | bool) -> Iterator[None]:
         """``with tik_instance.elif_scope(cond):`` right after an ``if_scope`` or
         ``elif_scope`` block: runs when every earlier condition of the chain was false
         and ``cond`` is true."""
@@ -794,7 +825,7 @@ class Tik:
             yield
 
     @contextlib.contextmanager
-    def else_scope(self):
+    def else_scope(self) -> Iterator[None]:
         """``with tik_instance.else_scope():`` right after an ``if_scope`` or
         ``elif_scope`` block."""
         node = self._open_chain("else_scope")
@@ -803,20 +834,22 @@ class Tik:
             yield
 
     @contextlib.contextmanager
-    def new_stmt_scope(self, disable_sync=False):
+    def new_stmt_scope(self, disable_sync: bool = False) -> Iterator[None]:
         """A plain scope: tensors declared inside are freed at its end."""
         block: list = []
         self._record(_Seq(block))
         with self._scope(block):
             yield
 
-    def new_scope(self):
+    def new_scope(self) -> contextlib.AbstractContextManager[None]:
         """``with tik_instance.new_scope():`` -- as :meth:`new_stmt_scope`."""
         return self.new_stmt_scope()
 
     # public API: build --------------------------------------------------------------
-    def BuildCCE(self, kernel_name, inputs, outputs, output_files_path=None, enable_l2=False,
-                 config=None, flowtable=None, **kwargs):
+    def BuildCCE(self, kernel_name: str, inputs: Sequence[TikTensor | TikScalar] | TikTensor
+                 | TikScalar | None, outputs: Sequence[TikTensor] | TikTensor | None,
+                 output_files_path: str | None = None, enable_l2: bool = False,
+                 config: object = None, flowtable: object = None, **kwargs: object):
         """Register the kernel's inputs (GM tensors, then InputScalars) and outputs."""
         if not isinstance(kernel_name, str) or not kernel_name:
             raise ConstraintError(f"BuildCCE: kernel_name must be a non-empty str, "

@@ -37,6 +37,14 @@ from . import _program as P
 from ._base import VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _is_dyn, _Operand
 from ._program import Expr, scope_ubuf
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import Int
+    from ._annot import IntArg, Operand
+
 __all__ = ["ProposalMixin"]
 
 _UT = {2: np.uint16, 4: np.uint32}
@@ -337,7 +345,7 @@ class _MrgSort4:
 class ProposalMixin:
     """vconcat / vextract / vrpsort16 / vmrgsort4, mixed into :class:`fastisa.tik.Tik`."""
 
-    def vrpsort16(self, dst, src, repeat_times):
+    def vrpsort16(self, dst: Operand, src: Operand, repeat_times: IntArg) -> None:
         """Per repeat r: the 16 proposals ``src[(16r + k)*8 : (16r + k + 1)*8]``, k < 16,
         sorted by score (field 4) largest first, into ``dst[16r*8 : (16r + 16)*8]``.
         Equal scores keep their input order; NaN scores go after every number (not
@@ -348,8 +356,10 @@ class ProposalMixin:
         vrpsort16; Ascend C RpSort16, hiascend.com.)"""
         self._record(_RpSort16(self, dst, src, repeat_times))
 
-    def vmrgsort4(self, dst, src_list, element_count_list, if_exhausted_suspension,
-                  valid_bit, repeat_times=1, vms4_sr_scalar_array=None):
+    def vmrgsort4(self, dst: Operand, src_list: Sequence[Operand],
+                  element_count_list: IntArg | Sequence[IntArg], if_exhausted_suspension: bool,
+                  valid_bit: str | Int, repeat_times: IntArg = 1,
+                  vms4_sr_scalar_array: object = None) -> None:
         """Merge the score-sorted proposal lists ``src_list[i]`` (``element_count_list[i]``
         proposals of 8 elements each; lists 0..k-1 with valid_bit '0011' (k=2), '0111' (3),
         '1111' (4), or '0001' (1) off Ascend 310/910) into dst, scores largest first;
@@ -369,17 +379,43 @@ class ProposalMixin:
                                if_exhausted_suspension, valid_bit, repeat_times,
                                vms4_sr_scalar_array))
 
-    def vconcat(self, dst, src, repeat_times, mode_number):
-        """Per repeat r, k < 16: dst[(16r+k)*8 + mode_number] = src[16r+k] (the field
-        ``mode_number`` of 16 proposals; 0 x1, 1 y1, 2 x2, 3 y2, 4 score, 5 label; the
-        other fields kept).  dst/src: UB, one dtype (float16; float32 not on Ascend
-        310/910), 32-byte aligned; dst needs repeat_times*128, src repeat_times*16
-        elements.  repeat_times [1, 255] (Scalar [0, 255]); mode_number [0, 5].  Raises
-        ConstraintError, AccessError, AlignmentError."""
+    def vconcat(self, dst: Operand, src: Operand, repeat_times: IntArg,
+                mode_number: IntArg) -> None:
+        """``dst[(16r + k)*8 + mode_number] = src[16r + k]`` for k < 16 of every repeat r.
+
+        Writes field mode_number (0 x1, 1 y1, 2 x2, 3 y2, 4 score, 5 label) of 16
+        proposals; the other fields keep their contents; a bit copy.
+
+        dst -- UB Tensor or ``t[i]`` start (32-byte aligned), src's dtype, repeat_times*128
+            elements (8 per proposal).
+        src -- UB Tensor or ``t[i]`` start (32-byte aligned), float16 (float32 too except on
+            Ascend 310/910), repeat_times*16 elements.
+        repeat_times -- [1, 255]; a Scalar in [0, 255] at run time.
+        mode_number -- [0, 5], the field.
+
+        Raises ConstraintError, AccessError, AlignmentError.  Source: CANN TIK API
+        reference, vconcat; TIK 2020 source ``tik_lib/tik_proposal_api_.py`` (vconcat),
+        github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
         self._record(_FieldMove(self, "vconcat", dst, src, repeat_times, mode_number))
 
-    def vextract(self, dst, src, repeat_times, mode_number):
-        """Per repeat r, k < 16: dst[16r+k] = src[(16r+k)*8 + mode_number] (the inverse of
-        vconcat; same rules, src needs repeat_times*128 and dst repeat_times*16
-        elements)."""
+    def vextract(self, dst: Operand, src: Operand, repeat_times: IntArg,
+                 mode_number: IntArg) -> None:
+        """``dst[16r + k] = src[(16r + k)*8 + mode_number]`` for k < 16 of every repeat r.
+
+        The inverse of vconcat: field mode_number (0 x1, 1 y1, 2 x2, 3 y2, 4 score, 5
+        label) of 16 proposals out into 16 consecutive values; a bit copy; the whole source
+        is read before anything is written.
+
+        dst -- UB Tensor or ``t[i]`` start (32-byte aligned), src's dtype, repeat_times*16
+            elements.
+        src -- UB Tensor or ``t[i]`` start (32-byte aligned), float16 (float32 too except on
+            Ascend 310/910), repeat_times*128 elements (8 per proposal).
+        repeat_times -- [1, 255]; a Scalar in [0, 255] at run time.
+        mode_number -- [0, 5], the field.
+
+        Raises ConstraintError, AccessError, AlignmentError.  Source: CANN TIK API
+        reference, vextract; TIK 2020 source ``tik_lib/tik_proposal_api_.py`` (vextract),
+        github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
         self._record(_FieldMove(self, "vextract", dst, src, repeat_times, mode_number))

@@ -34,6 +34,12 @@ from ..errors import ConstraintError
 from . import _program as P
 from ._program import Expr, Scalar, as_expr, cast_value
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import Int
+    from ._annot import IntArg, Operand, RealArg, TikScalar
+
 __all__ = ["ScalarMixin"]
 
 _U64 = 1 << 64
@@ -159,43 +165,130 @@ class ScalarMixin:
                                       f"{dst.dtype}")
         self._record(_ScalarOp(self, name, dst, srcs, f))
 
-    def scalar_max(self, dst, src0, src1):
-        """dst = max(src0, src1) (int64, float32 Scalars or immediates)."""
+    def scalar_max(self, dst: TikScalar, src0: RealArg, src1: RealArg) -> None:
+        """``dst = max(src0, src1)``, recorded and evaluated when the program runs.
+
+        dst -- Scalar of dtype int64, int32 or float32.
+        src0, src1 -- Scalars/Exprs of dst's dtype or immediates (converted to dst's dtype).
+
+        Raises ConstraintError (dst's dtype not allowed; a Scalar src of another dtype than
+        dst).  The operation runs when the program runs (src Scalars read then).
+        Source: CANN TIK API reference, scalar_max; TIK 2020 source
+        ``api/tik_scalar_api.py`` (scalar_max) and its debugger ``debug/intrinsic.py``,
+        github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
         self._sop("scalar_max", dst, [src0, src1], max, ("int64", "float32", "int32"))
 
-    def scalar_min(self, dst, src0, src1):
-        """dst = min(src0, src1)."""
+    def scalar_min(self, dst: TikScalar, src0: RealArg, src1: RealArg) -> None:
+        """``dst = min(src0, src1)``, recorded and evaluated when the program runs.
+
+        dst -- Scalar of dtype int64, int32 or float32.
+        src0, src1 -- Scalars/Exprs of dst's dtype or immediates (converted to dst's dtype).
+
+        Raises ConstraintError (dst's dtype not allowed; a Scalar src of another dtype than
+        dst).  The operation runs when the program runs (src Scalars read then).
+        Source: CANN TIK API reference, scalar_min; TIK 2020 source
+        ``api/tik_scalar_api.py`` (scalar_min) and its debugger ``debug/intrinsic.py``,
+        github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
         self._sop("scalar_min", dst, [src0, src1], min, ("int64", "float32", "int32"))
 
-    def scalar_sqrt(self, dst, src):
-        """dst = sqrt(|src|), rounded once to dst (int64: truncated)."""
+    def scalar_sqrt(self, dst: TikScalar, src: RealArg) -> None:
+        """``dst = sqrt(|src|)``: the absolute value first, as TIK documents.
+
+        The root is computed in float64 and rounded once to dst's dtype (float32: RNE;
+        int64: truncated toward zero, as the debugger stores it).
+
+        dst -- Scalar of dtype int64 or float32.
+        src -- Scalar/Expr of dst's dtype or an immediate.
+
+        Raises ConstraintError (dst's dtype not allowed; a Scalar src of another dtype than
+        dst).  The operation runs when the program runs (src Scalars read then).
+        Source: CANN TIK API reference, scalar_sqrt; TIK 2020 source
+        ``api/tik_scalar_api.py`` (scalar_sqrt) and its debugger ``debug/intrinsic.py``,
+        github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
         self._sop("scalar_sqrt", dst, [src], lambda x: math.sqrt(abs(x)),
                   ("int64", "float32"))
 
-    def scalar_abs(self, dst, src):
-        """dst = |src|."""
+    def scalar_abs(self, dst: TikScalar, src: RealArg) -> None:
+        """``dst = |src|``.
+
+        dst -- Scalar of dtype int64 or float32.
+        src -- Scalar/Expr of dst's dtype or an immediate.
+
+        Raises ConstraintError (dst's dtype not allowed; a Scalar src of another dtype than
+        dst).  The operation runs when the program runs (src Scalars read then).
+        Source: CANN TIK API reference, scalar_abs; TIK 2020 source
+        ``api/tik_scalar_api.py`` (scalar_abs) and its debugger ``debug/intrinsic.py``,
+        github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
         self._sop("scalar_abs", dst, [src], abs, ("int64", "float32"))
 
-    def scalar_countbit0(self, dst, src):
-        """dst = number of 0 bits of src's 64-bit pattern (dst uint64)."""
+    def scalar_countbit0(self, dst: TikScalar, src: RealArg) -> None:
+        """``dst = number of 0 bits`` among the 64 bits of src (two's complement).
+
+        dst -- Scalar of dtype uint64 or int64.
+        src -- Scalar/Expr or integer immediate, read as a 64-bit pattern.
+
+        Raises ConstraintError (dst's dtype not allowed; a Scalar src of another dtype than
+        dst).  The operation runs when the program runs (src Scalars read then).
+        Source: CANN TIK API reference, scalar_countbit0; TIK 2020 source
+        ``api/tik_scalar_api.py`` (scalar_countbit0) and its debugger
+        ``debug/intrinsic.py``, github.com/jizhuoran/caffe-huawei-atlas-convertor
+        convertor/huawei/te/tik/.
+        """
         self._sop("scalar_countbit0", dst, [src], lambda x: 64 - bin(_bits64(x)).count("1"),
                   ("uint64", "int64"))
 
-    def scalar_countbit1(self, dst, src):
-        """dst = number of 1 bits of src's 64-bit pattern (dst uint64)."""
+    def scalar_countbit1(self, dst: TikScalar, src: RealArg) -> None:
+        """``dst = number of 1 bits`` among the 64 bits of src (two's complement).
+
+        dst -- Scalar of dtype uint64 or int64.
+        src -- Scalar/Expr or integer immediate, read as a 64-bit pattern.
+
+        Raises ConstraintError (dst's dtype not allowed; a Scalar src of another dtype than
+        dst).  The operation runs when the program runs (src Scalars read then).
+        Source: CANN TIK API reference, scalar_countbit1; TIK 2020 source
+        ``api/tik_scalar_api.py`` (scalar_countbit1) and its debugger
+        ``debug/intrinsic.py``, github.com/jizhuoran/caffe-huawei-atlas-convertor
+        convertor/huawei/te/tik/.
+        """
         self._sop("scalar_countbit1", dst, [src], lambda x: bin(_bits64(x)).count("1"),
                   ("uint64", "int64"))
 
-    def scalar_countleading0(self, dst, src):
-        """dst = leading zero bits of src's 64-bit pattern (64 when src is 0)."""
+    def scalar_countleading0(self, dst: TikScalar, src: RealArg) -> None:
+        """``dst = number of leading 0 bits`` of src's 64-bit pattern (64 when src is 0).
+
+        dst -- Scalar of dtype uint64 or int64.
+        src -- Scalar/Expr or integer immediate, read as a 64-bit pattern.
+
+        Raises ConstraintError (dst's dtype not allowed; a Scalar src of another dtype than
+        dst).  The operation runs when the program runs (src Scalars read then).
+        Source: CANN TIK API reference, scalar_countleading0; TIK 2020 source
+        ``api/tik_scalar_api.py`` (scalar_countleading0) and its debugger
+        ``debug/intrinsic.py``, github.com/jizhuoran/caffe-huawei-atlas-convertor
+        convertor/huawei/te/tik/.
+        """
         self._sop("scalar_countleading0", dst, [src], lambda x: 64 - _bits64(x).bit_length(),
                   ("uint64", "int64"))
 
-    def scalar_conv(self, round_mode, dst, src):
-        """dst = convert(src): int32 -> float32 (''), float32 -> int32 ('round', 'floor',
-        'ceil'/'ceiling', 'away-zero', 'to-zero'; saturating, NaN -> 0), float16 ->
-        float32 (''), float32 -> float16 ('' or 'odd').  src: a Scalar (its dtype is the
-        source type).  Raises ConstraintError for other pairs or modes."""
+    def scalar_conv(self, round_mode: str | None, dst: TikScalar, src: Expr) -> None:
+        """``dst = round_mode(src)`` converted to dst's dtype, when the program runs.
+
+        Pairs and modes: int32 -> float32 ('' / 'none', RNE), float32 -> int32 ('round' =
+        to nearest even, 'floor', 'ceil'/'ceiling', 'away-zero', 'to-zero'; saturating,
+        NaN -> 0), float16 -> float32 (''), float32 -> float16 ('' RNE, or 'odd').
+
+        round_mode -- one of the pair's modes; None means ''.
+        dst -- Scalar of the target dtype.
+        src -- Scalar/Expr; its dtype is the source type.
+
+        Raises ConstraintError (dst or src not a Scalar, an unsupported pair or mode).
+        Source: CANN TIK API reference, scalar_conv; TIK 2020 source
+        ``api/tik_scalar_api.py`` (scalar_conv) and its debugger ``debug/intrinsic.py``,
+        github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
         if not isinstance(src, Expr) or not isinstance(dst, Scalar):
             raise ConstraintError(f"scalar_conv: dst and src should be Scalars, input: "
                                   f"{dst!r}, {src!r}")
@@ -217,9 +310,23 @@ class ScalarMixin:
         self._record(_ScalarOp(self, "scalar_conv", dst, [src], f))
 
     # ---- system control ----------------------------------------------------------
-    def set_atomic_add(self, mode):
-        """Atomic add mode for data_move to GM: 0 off, 1 float32, 2 float16 (Ascend 910:
-        0 or 1; not on Ascend 310).  mode: int or uint64 Scalar (checked when run)."""
+    def set_atomic_add(self, mode: IntArg) -> None:
+        """``atomic_add_mode = mode``: while not 0, data_move to GM adds instead of copying.
+
+        mode 1: GM += the moved data as float32 (numpy's correctly rounded add); mode 2:
+        as float16 (the exact sum rounded once, RNE); IEEE inf/NaN, no saturation (the
+        saturation of atomic adds is not documented).  0 turns it off.
+
+        mode -- int 0, 1 or 2 (Ascend 910: 0 or 1; not on Ascend 310), or a uint64 Scalar
+            (checked when the program runs).
+
+        Raises ConstraintError (a mode out of range, a Scalar of another dtype, the target
+        Ascend 310).
+        Source: CANN TIK API reference, set_atomic_add; TIK 2020 source
+        ``tik_lib/tik_system_control_api_.py`` (set_atomic_add) and its debugger
+        ``debug/intrinsic.py``, github.com/jizhuoran/caffe-huawei-atlas-convertor
+        convertor/huawei/te/tik/.
+        """
         tg = self.target
         allowed = (0, 1) if tg.family == "v100" else (0, 1, 2)
         if tg.name == "Ascend310":
@@ -244,18 +351,42 @@ class ScalarMixin:
                                       f"{allowed}, input mode: {v}")
         self._record(_SetReg(self._atomic_sid, mode, check))
 
-    def data_move(self, dst, src, sid, nburst, burst, src_stride, dst_stride, *args, **kwargs):
-        """Copy ``nburst`` bursts of ``burst`` 32-byte blocks (the core data_move: paths,
-        ranges, alignment and bounds as there); to GM while set_atomic_add is on, GM +=
-        the moved data in the atomic mode's dtype (module docstring)."""
+    def data_move(self, dst: Operand, src: Operand, sid: IntArg, nburst: IntArg, burst: IntArg,
+                  src_stride: IntArg, dst_stride: IntArg, *args: object, **kwargs: object) -> None:
+        """Burst k < nburst of ``burst*32`` bytes: ``src + k*(burst+src_stride)*32`` ->
+        ``dst + k*(burst+dst_stride)*32`` (added to GM while set_atomic_add is on).
+
+        Paths GM -> UB, UB -> GM, UB -> UB, GM -> L1, L1 -> UB (L1 -> GM on A2/A3); the
+        bytes are copied unchanged (dst and src dtypes may differ).  To GM with
+        set_atomic_add on: GM += the moved data, both read in the atomic mode's dtype.
+
+        dst, src -- Tensors or ``t[i]`` starts in GM, UB or L1; UB/L1 starts 32-byte
+            aligned.  A tensor may be accessed up to its size rounded up to 32 bytes.
+        sid -- [0, 15] (the SMMU id; no effect).
+        nburst -- [1, 4095] bursts.
+        burst -- [1, 65535], 32-byte blocks per burst.
+        src_stride, dst_stride -- [0, 65535], 32-byte blocks from the end of one burst to
+            the start of the next.
+        args, kwargs -- TIK's further options, accepted and ignored.
+
+        Raises ConstraintError (a range or an unsupported path), AccessError (a burst past a
+        tensor's end), AlignmentError (a UB/L1 start not 32-byte aligned).  Immediates are
+        checked when recorded, Scalars when the program runs.  Source: CANN TIK API
+        reference, data_move; TIK 2020 source ``api/tik_data_operation_api.py``
+        (data_move), github.com/jizhuoran/caffe-huawei-atlas-convertor
+        convertor/huawei/te/tik/.
+        """
         super().data_move(dst, src, sid, nburst, burst, src_stride, dst_stride, *args, **kwargs)
         op = self._stack[-1][-1]
         if op.d.t.sidx == 0:
             op.run = _Atomic(self, op, op.run)
 
-    def tensor_mov(self, dst, src, block_mode, nburst, burst_len, dst_stride, src_stride,
-                   deqscale=None, sid_store_mode=0, relu=False, pad_mode=None, pad_value=None,
-                   onthefly_mode=0, src_onthefly=None, src_onthefly_stride=0):
+    def tensor_mov(self, dst: Operand, src: Operand, block_mode: str | None, nburst: IntArg,
+                   burst_len: IntArg, dst_stride: IntArg, src_stride: IntArg,
+                   deqscale: RealArg | Operand | None = None, sid_store_mode: Int = 0,
+                   relu: bool = False, pad_mode: object = None, pad_value: object = None,
+                   onthefly_mode: Int = 0, src_onthefly: object = None,
+                   src_onthefly_stride: Int = 0) -> None:
         """``block_mode=''`` (32-byte blocks) between GM, UB and L1: the same move as
         ``data_move(dst, src, 0, nburst, burst_len, src_stride, dst_stride)`` (note
         tensor_mov's order: dst_stride before src_stride), with data_move's paths, ranges
@@ -283,8 +414,17 @@ class ScalarMixin:
             self._overflow_sid = self._new_sid()
         return self._overflow_sid
 
-    def set_overflow_status(self, value):
-        """The overflow status word = value (int 0 or 1; Ascend 910 only)."""
+    def set_overflow_status(self, value: Int) -> None:
+        """``overflow_status = value`` (the status word get_overflow_status reads).
+
+        value -- int 0 or 1.  Ascend 910 only.
+
+        Raises ConstraintError (another target, a value that is not 0 or 1 or not an int).
+        Source: CANN TIK API reference, set_overflow_status; TIK 2020 source
+        ``tik_lib/tik_system_control_api_.py`` (set_overflow_status) and its debugger
+        ``debug/intrinsic.py``, github.com/jizhuoran/caffe-huawei-atlas-convertor
+        convertor/huawei/te/tik/.
+        """
         sid = self._ov_target("set_overflow_status")
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
             raise ConstraintError(f"set_overflow_status: value should be Int, invalid type: "
@@ -294,9 +434,20 @@ class ScalarMixin:
                                   f"value: {int(value)}")
         self._record(_SetReg(sid, int(value), lambda v: None))
 
-    def get_overflow_status(self, status):
-        """status (a uint64 Scalar) = the overflow status word (Ascend 910 only).  Only
-        set_overflow_status changes it: fastisa does not detect float overflow."""
+    def get_overflow_status(self, status: TikScalar) -> None:
+        """``status = overflow_status`` (Ascend 910 only).
+
+        fastisa does not detect float overflow in the vector instructions: the word holds
+        what set_overflow_status last wrote (0 when the program starts).
+
+        status -- Scalar of dtype uint64 (written when the program runs).
+
+        Raises ConstraintError (another target, status not a uint64 Scalar).
+        Source: CANN TIK API reference, get_overflow_status; TIK 2020 source
+        ``tik_lib/tik_system_control_api_.py`` (get_overflow_status) and its debugger
+        ``debug/intrinsic.py``, github.com/jizhuoran/caffe-huawei-atlas-convertor
+        convertor/huawei/te/tik/.
+        """
         sid = self._ov_target("get_overflow_status")
         if not isinstance(status, Scalar):
             raise ConstraintError(f"get_overflow_status: variable should be Scalar, invalid "

@@ -32,6 +32,13 @@ from ._base import VECTOR_ISSUE_CYCLES, _check_int, _check_repeat, _is_dyn, _Ope
 from . import _program as P
 from ._program import Expr, scope_ubuf
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from ._annot import IntArg, Operand
+
 __all__ = ["TransposeMixin"]
 
 
@@ -230,8 +237,9 @@ class _Trans16:
 class TransposeMixin:
     """The transpose instructions, mixed into :class:`fastisa.tik.Tik`."""
 
-    def vnchwconv(self, dst_high_half, src_high_half, dst_list, src_list, repeat_times,
-                  dst_rep_stride, src_rep_stride, name=None):
+    def vnchwconv(self, dst_high_half: bool, src_high_half: bool, dst_list: Sequence[Operand],
+                  src_list: Sequence[Operand], repeat_times: IntArg, dst_rep_stride: IntArg,
+                  src_rep_stride: IntArg, name: str | None = None) -> None:
         """NCHW -> NC1HWC0 block transpose over 16 source and 16 destination 32-byte
         blocks (see the module docstring for the per-repeat rule of each width).
 
@@ -249,14 +257,32 @@ class TransposeMixin:
                                dst_list, src_list, repeat_times, dst_rep_stride,
                                src_rep_stride))
 
-    def vec_trans_scatter(self, dst_high_half, src_high_half, dst_list, src_list,
-                          repeat_times, dst_rep_stride, src_rep_stride):
-        """The vec_ name of :meth:`vnchwconv` (same semantics and rules)."""
+    def vec_trans_scatter(self, dst_high_half: bool, src_high_half: bool,
+                          dst_list: Sequence[Operand], src_list: Sequence[Operand],
+                          repeat_times: IntArg, dst_rep_stride: IntArg,
+                          src_rep_stride: IntArg) -> None:
+        """NCHW -> NC1HWC0 block transpose over 16 source and 16 destination 32-byte
+        blocks per repeat (the vec_ name of vnchwconv: the same rule and checks).
+
+        dst_list / src_list -- 16 UB Tensors or ``t[i]`` starts each (32-byte aligned), one
+            dtype: int8/uint8/int16/uint16/float16 (32-bit types not on Ascend 310/910).
+        dst_high_half / src_high_half -- bool; for 8-bit types the upper (True) or lower 16
+            bytes of each dst / src block (ignored otherwise).
+        repeat_times -- [1, 255]; a Scalar in [0, 255] at run time.
+        dst_rep_stride, src_rep_stride -- [0, 65535] 32-byte blocks between repeats (with
+            repeat_times 1 each address is offset by its rep stride, as documented).
+
+        Raises ConstraintError, AccessError, AlignmentError, OverlapError (dst and src
+        blocks of a repeat neither the same nor disjoint; a repeat reading what an earlier
+        one wrote).  Source: CANN TIK API reference, vec_trans_scatter; TIK 2020 source
+        ``api/tik_data_operation_api.py`` (vec_trans_scatter),
+        github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
         self._record(_NchwConv(self, "vec_trans_scatter", dst_high_half, src_high_half,
                                dst_list, src_list, repeat_times, dst_rep_stride,
                                src_rep_stride))
 
-    def vtranspose(self, dst, src):
+    def vtranspose(self, dst: Operand, src: Operand) -> None:
         """dst[i*16 + j] = src[j*16 + i] for i, j < 16 (256 contiguous 16-bit elements
         from each start; uint16/int16/float16, one dtype; UB, 32-byte aligned).  dst and
         src are the same 512 bytes or disjoint.  Raises ConstraintError, AccessError,
@@ -264,7 +290,8 @@ class TransposeMixin:
         ``tik_data_operation_api_.py`` vtranspose."""
         self._record(_Trans16(self, "vtranspose", dst, src, 1, 0, 0))
 
-    def vec_trans(self, dst, src, repeat_times, dst_rep_stride, src_rep_stride):
+    def vec_trans(self, dst: Operand, src: Operand, repeat_times: IntArg, dst_rep_stride: IntArg,
+                  src_rep_stride: IntArg) -> None:
         """vtranspose repeated: repeat r transposes the 16x16 block at src +
         r*src_rep_stride*512 bytes into dst + r*dst_rep_stride*512 bytes.  repeat_times
         [1, 4095], strides [0, 4095] (512-byte units).  dst and src are the same blocks

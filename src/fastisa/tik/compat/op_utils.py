@@ -132,6 +132,17 @@ def _check_one(fname, pname, kind, v):
         if isinstance(v, dict):
             _check_tensor_dict(fname, pname, v, "input")
         return
+    if isinstance(kind, tuple):
+        # alternatives, e.g. (OPTION_ATTR_FLOAT, OPTION_ATTR_INT): one of them must hold
+        # (ascend-opp sparse_apply_ftrl_d / sparse_apply_adagrad_v2_d declare attrs so)
+        errors = []
+        for k in kind:
+            try:
+                _check_one(fname, pname, k, v)
+                return
+            except OpParamError as e:
+                errors.append(str(e))
+        _fail(f"{fname}: parameter {pname!r} matches none of {kind}: " + "; ".join(errors))
     if kind in (REQUIRED_INPUT, REQUIRED_OUTPUT):
         _check_tensor_dict(fname, pname, v, kind)
     elif kind in (OPTION_INPUT, OPTION_OUTPUT):

@@ -1,0 +1,171 @@
+"""SBUF / PSUM capacity of a simulated kernel, with the compiler's liveness.
+
+The NKI compiler places automatically allocated tensors (``nl.ndarray`` without
+``address=``) and reuses a tensor's bytes once it is no longer used (its *last use*), so
+a kernel fits when the tensors *in use at the same time* fit -- not every tensor a Python
+variable still holds.  fastisa counts every live allocation (a tensor's bytes return when
+Python frees it) and, inside ``nki.simulate``, treats an allocation that does not fit
+that way as a *checkpoint* rather than an error: the run goes on, and the tensors that
+were allocated at that moment and are used again later (as an operand of an instruction)
+are the ones that really had to be there together with the new tensor.  When those, plus
+the new tensor, exceed the capacity, the kernel does not fit: the kernel call raises
+AccessError at the end of the program, naming the allocation, the bytes and the tensors.
+Fragmentation is not modelled (a perfect allocator is assumed), so fastisa never reports
+an overflow that a placement with the compiler's liveness would avoid.
+
+Eager calls (outside ``nki.simulate``) keep the immediate check: there is no end of the
+program to wait for.  A single tensor larger than the capacity is always an immediate
+error.
+"""
+
+from __future__ import annotations
+
+import gc
+import sys
+import weakref
+
+from .. import cost as _cost
+from ..errors import AccessError
+
+#: Open checkpoints per machine at most; later overflows of the program are not followed
+#: (no error is invented for them).
+MAX_CHECKPOINTS = 256
+
+
+class _Checkpoint:
+    __slots__ = ("buffer", "message", "need", "cap", "pending", "confirmed", "names",
+                 "violated")
+
+    def __init__(self, buffer, message, need, cap, live):
+        self.buffer = buffer
+        self.message = message
+        self.need = need                 # the new tensor's bytes per partition
+        self.cap = cap
+        self.pending = live              # id(data) -> (weakref, bytes, description)
+        self.confirmed = 0
+        self.names: list = []
+        self.violated = False
+
+
+def _describe(data, nbytes) -> str:
+    return f"{tuple(data.shape)} {data.dtype} ({nbytes} B/partition)"
+
+
+def overflow(m, buffer: str, message: str, need: int) -> None:
+    """An automatic allocation of ``need`` bytes per partition did not fit.  Inside a
+    simulated program: record a checkpoint (the caller then reserves the bytes anyway);
+    otherwise raise AccessError(message)."""
+    if not getattr(m, "deferred_capacity", False):
+        raise AccessError(message)
+    cps = m.__dict__.setdefault("_checkpoints", [])
+    _expire(cps)
+    if len(cps) >= MAX_CHECKPOINTS:
+        return
+    live = {}
+    for key, (ref, nbytes, buf) in list(m.__dict__.get("_live", {}).items()):
+        d = ref()
+        if d is not None and buf == buffer:
+            live[key] = (ref, nbytes, _describe(d, nbytes))
+    cps.append(_Checkpoint(buffer, message, need, m.capacity(buffer), live))
+
+
+def _expire(cps) -> None:
+    """Drop checkpoints whose undecided tensors are all gone (nothing can confirm more)."""
+    keep = []
+    for cp in cps:
+        if cp.violated:
+            keep.append(cp)
+            continue
+        cp.pending = {k: v for k, v in cp.pending.items() if v[0]() is not None}
+        if cp.pending:
+            keep.append(cp)
+    cps[:] = keep
+
+
+def track(m, data, nbytes: int, buffer: str) -> None:
+    """Remember an automatic on-chip allocation (until Python frees it)."""
+    from .tensor import _owner
+    live = m.__dict__.setdefault("_live", {})
+    key = id(_owner(data))   # the key _note_uses looks up (ndarray's storage is a view)
+    live[key] = (weakref.ref(data), nbytes, buffer)
+    weakref.finalize(data, live.pop, key, None)
+
+
+def reserve_or_collect(m, buffer: str, nbytes: int):
+    """``m.reserve`` after a garbage collection if the first try does not fit (tensors in
+    reference cycles are freed only by the collector)."""
+    used = m.reserve(buffer, nbytes)
+    if used is not None:
+        n = m.__dict__.get("_overflows", 0)
+        m._overflows = n + 1
+        if n % 100 == 0:                   # a collection costs milliseconds: not every time
+            gc.collect()
+            used = m.reserve(buffer, nbytes)
+    return used
+
+
+def force_reserve(m, buffer: str, nbytes: int) -> None:
+    """Count an over-committed allocation (a checkpoint decides whether it fits)."""
+    with m.lock:
+        m.used[buffer] += nbytes
+
+
+def check(m) -> None:
+    """End of a simulated program: raise for the first checkpoint whose tensors used
+    after it, plus its new tensor, exceed the capacity."""
+    for cp in m.__dict__.get("_checkpoints", ()):
+        if cp.violated:
+            used = ", ".join(cp.names[:6]) + (" ..." if len(cp.names) > 6 else "")
+            raise AccessError(
+                f"{cp.message}; counting the tensors never used again as freed (the "
+                f"compiler's liveness), {cp.confirmed} bytes per partition of tensors used "
+                f"later are still needed at that point ({used}), so "
+                f"{cp.confirmed + cp.need} of {cp.cap} do not fit")
+
+
+def _note_uses(m, tensors) -> None:
+    cps = m.__dict__.get("_checkpoints")
+    if not cps:
+        return
+    from .tensor import _owner
+    for t in tensors:
+        key = id(_owner(t.data))
+        for cp in cps:
+            ent = cp.pending.pop(key, None)
+            if ent is None:
+                continue
+            cp.confirmed += ent[1]
+            cp.names.append(ent[2])
+            if cp.confirmed + cp.need > cp.cap:
+                cp.violated = True
+
+
+def _record_hook(engine, instruction, cycles) -> None:
+    """After each instruction while a checkpoint is open: its tensor operands are used."""
+    from . import language
+    m = language._MACHINE.get()
+    if m is None or not m.__dict__.get("_checkpoints"):
+        return
+    from .tensor import NkiTensor
+    found = []
+    f = sys._getframe(2)                   # hook <- cost.record <- the instruction
+    while f is not None:
+        code = f.f_code
+        loc = f.f_locals
+        for k in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
+            v = loc.get(k)
+            if isinstance(v, NkiTensor) and v.buffer.on_chip:
+                found.append(v)
+            elif isinstance(v, (list, tuple)):
+                found.extend(x for x in v if isinstance(x, NkiTensor) and x.buffer.on_chip)
+        if not code.co_name.startswith("_"):
+            break
+        f = f.f_back
+        if f is None or not f.f_globals.get("__name__", "").startswith("fastisa."):
+            break
+    if found:
+        _note_uses(m, found)
+
+
+if _record_hook not in _cost.RECORD_HOOKS:
+    _cost.RECORD_HOOKS.append(_record_hook)

@@ -1,0 +1,256 @@
+"""The programs of one SPMD / LNC launch (``kernel[n]``): threads that take turns.
+
+Every program of a launch with more than one program runs in its own thread (as the
+official simulator runs the two programs of an LNC2 launch; the NKI simulator guide,
+github.com/aws-neuron/aws-neuron-sdk ``nki/guides/nki_simulator.rst``: "LNC2: two Python
+threads ... sendrecv / core_barrier use thread sync"), but only one program runs at a
+time: the one holding the launch's *turn*.  A program keeps the turn until it finishes or
+waits for another program (``core_barrier``, ``sendrecv``), and then hands it to the next
+program, in program order, that can run.  So
+
+* programs that never synchronise run one after the other, in program order (program 0
+  to its end, then program 1 ...), exactly as a sequential launch: deterministic;
+* programs that synchronise run concurrently: each runs up to its barrier, the turn
+  passes, and all continue once every one arrived; the interleaving is deterministic too;
+* a program that waits for a partner that never comes (it finished, failed, or waits for
+  something else) is found the moment no program can run, and every waiting program
+  raises ConstraintError saying which program is where: no hang, no timeout.
+
+The launch also watches shared HBM (``nl.shared_hbm``, the inputs and outputs every program
+sees) for a write-after-write race between programs: when a program writes bytes another
+program wrote since the last synchronisation of the two (a completed ``core_barrier`` or
+``sendrecv``), the order of the two writes on hardware depends on the cores' timing, and
+fastisa's result (the later program's bytes, as the programs run in order) is only one of
+the possible ones; :class:`~fastisa.errors.UndefinedBehaviorWarning` says so, once per
+tensor and pair of programs.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import sys
+import threading
+import warnings
+import weakref
+
+import numpy as np
+
+from .. import cost as _cost
+from .. import schedule as _sched
+from ..errors import ConstraintError, UndefinedBehaviorWarning
+
+__all__ = ["Launch", "current"]
+
+_READY, _BLOCKED, _DONE = "ready", "blocked", "done"
+
+
+class Launch:
+    """Turn-taking scheduler and shared-HBM race detector of one launch of ``n`` programs."""
+
+    def __init__(self, n: int, program_ids=None):
+        self.n = n
+        self.program_ids = list(program_ids) if program_ids is not None else \
+            [(i,) for i in range(n)]
+        self.cond = threading.Condition()
+        self.turn = 0
+        self.state = [_READY] * n
+        self.waiting = [None] * n          # (predicate, description) while blocked
+        self.deadlock = None               # the message, once no program could run
+        self.rendezvous = None             # fastisa.nki._multicore's meeting point
+        self.aborted = None                # set when the launcher was interrupted
+        # shared-HBM write-after-write detection
+        self._writers: dict = {}           # id(owner) -> (weakref(owner), int16[nbytes])
+        self._warned: set = set()
+
+    # ---- running ------------------------------------------------------------------------
+    def run(self, body):
+        """Run ``body(i)`` for every program index ``i`` (its own thread, turn-taking).
+        Returns the list of results; raises the first exception a program raised."""
+        results = [None] * self.n
+        errors: list = []                  # (order, index, exception)
+
+        def program(i):
+            with self.cond:
+                self.cond.wait_for(lambda: self.turn == i or self.aborted is not None)
+                if self.aborted is not None:
+                    self.state[i] = _DONE
+                    return
+            try:
+                results[i] = body(i)
+            except BaseException as exc:   # noqa: BLE001 - re-raised by the launcher
+                with self.cond:
+                    errors.append((len(errors), i, exc))
+            finally:
+                with self.cond:
+                    self.state[i] = _DONE
+                    self.waiting[i] = None
+                    self._pass_turn(i)
+
+        threads = []
+        for i in range(self.n):
+            ctx = contextvars.copy_context()
+            t = threading.Thread(target=ctx.run, args=(program, i),
+                                 name=f"fastisa-nki-program-{i}", daemon=True)
+            threads.append(t)
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                while t.is_alive():
+                    t.join(0.5)
+        except BaseException as exc:       # KeyboardInterrupt, a harness's time limit ...
+            with self.cond:                # the programs stop at their next instruction
+                self.aborted = f"the launch was interrupted ({type(exc).__name__})"
+                self.cond.notify_all()
+            for t in threads:
+                t.join(5.0)
+            raise
+        if errors:
+            errors.sort(key=lambda e: e[0])
+            raise errors[0][2]
+        return results
+
+    def _runnable(self, q) -> bool:
+        st = self.state[q]
+        if st == _READY:
+            return True
+        if st == _BLOCKED:
+            return bool(self.waiting[q][0]())
+        return False
+
+    def _pass_turn(self, me) -> None:
+        """(Lock held.)  Give the turn to the next program that can run; if none can and
+        some wait, that is a deadlock: every waiting program is woken to raise."""
+        for k in range(1, self.n + 1):
+            q = (me + k) % self.n
+            if q != me and self._runnable(q):
+                self.turn = q
+                self.cond.notify_all()
+                return
+        if any(s == _BLOCKED for s in self.state) and self.deadlock is None:
+            self.deadlock = self._describe()
+        self.cond.notify_all()
+
+    def _describe(self) -> str:
+        parts = []
+        for i in range(self.n):
+            pid = self.program_ids[i]
+            if self.state[i] == _BLOCKED:
+                parts.append(f"program {pid[0] if len(pid) == 1 else pid} waits in "
+                             f"{self.waiting[i][1]}")
+            elif self.state[i] == _DONE:
+                parts.append(f"program {pid[0] if len(pid) == 1 else pid} has ended")
+        return ("the partner core never arrives (" + "; ".join(parts) + "): every program "
+                "of the launch must issue matching core_barrier / sendrecv calls")
+
+    def block(self, me: int, pred, what: str, instr: str) -> None:
+        """(Called with ``self.cond`` held.)  Wait until ``pred()``; meanwhile the other
+        programs run.  ConstraintError when no program can make ``pred`` true."""
+        while not pred():
+            if self.deadlock is not None:
+                raise ConstraintError(f"{instr}: {self.deadlock}")
+            self.state[me] = _BLOCKED
+            self.waiting[me] = (pred, what)
+            self._pass_turn(me)
+            self.cond.wait_for(lambda: self.turn == me or self.deadlock is not None
+                               or self.aborted is not None)
+            self.state[me] = _READY
+            self.waiting[me] = None
+            if self.aborted is not None:
+                raise ConstraintError(f"{instr}: {self.aborted}")
+            if self.deadlock is not None and not pred():
+                raise ConstraintError(f"{instr}: {self.deadlock}")
+
+    # ---- shared-HBM races ---------------------------------------------------------------
+    def synchronised(self) -> None:
+        """The programs synchronised (a barrier or exchange completed): earlier writes are
+        ordered before later ones."""
+        self._writers.clear()
+
+    def note_write(self, me: int, t) -> None:
+        """Program ``me`` wrote shared-HBM tensor ``t``: warn when it overwrote bytes another
+        program wrote since the last synchronisation."""
+        from .tensor import _owner
+        d = t.data
+        own = _owner(d)
+        key = id(own)
+        ent = self._writers.get(key)
+        if ent is None or ent[0]() is not own:
+            n = max(own.nbytes, 1)
+            ent = (weakref.ref(own), np.zeros(n, np.int16), np.zeros(n, np.uint8))
+            self._writers[key] = ent
+        off = d.__array_interface__["data"][0] - own.__array_interface__["data"][0]
+        shape = d.shape + (d.itemsize,)
+
+        def view(arr):                     # one entry per byte of the owner, shaped like d
+            w = arr.itemsize
+            return np.lib.stride_tricks.as_strided(arr[off:], shape=shape,
+                                                   strides=tuple(w * s for s in d.strides) + (w,))
+        st, seen = view(ent[1]), view(ent[2])
+        now = _bytes_of(d)
+        mine = me + 1
+        # a race that changes bytes: written by another program since the last sync, and
+        # now different (both writing the same bytes is benign)
+        hit = (st != 0) & (st != mine) & (seen != now)
+        if hit.any():
+            for o in np.unique(st[hit]):
+                k = (key, int(o) - 1, me)
+                if k in self._warned:
+                    continue
+                self._warned.add(k)
+                a, b = self.program_ids[int(o) - 1], self.program_ids[me]
+                what = f"{t.name!r}" if getattr(t, "name", "") else \
+                    f"of shape {tuple(own.shape)} {getattr(t.dtype, 'name', t.dtype)}"
+                warnings.warn(
+                    f"nki launch: program {b} overwrote bytes of shared_hbm tensor {what} "
+                    f"that program {a} wrote with other values, with no core_barrier/sendrecv "
+                    f"between them: a write-after-write race between cores (on hardware the "
+                    f"result depends on their timing; fastisa runs the programs in order, so "
+                    f"program {b}'s bytes are kept)",
+                    UndefinedBehaviorWarning, stacklevel=4)
+        st[...] = mine
+        seen[...] = now
+
+
+def _bytes_of(d: np.ndarray) -> np.ndarray:
+    """The bytes of the view ``d``, shaped ``d.shape + (itemsize,)`` (a copy)."""
+    c = np.ascontiguousarray(d).reshape(-1)
+    return c.view(np.uint8).reshape(d.shape + (d.itemsize,))
+
+
+def current():
+    """(Launch, program index) of the running program, or (None, 0)."""
+    from . import language
+    m = language._MACHINE.get()
+    if m is None:
+        return None, 0
+    return getattr(m, "launch", None), getattr(m, "launch_index", 0)
+
+
+def _record_hook(engine, instruction, cycles) -> None:
+    """After each instruction of a multi-program launch: the shared-HBM tensors it wrote
+    (its ``dst``-like parameters, as the engine schedule infers them)."""
+    launch, me = current()
+    if launch is None or launch.n < 2:
+        return
+    if launch.aborted is not None:
+        raise ConstraintError(f"{instruction}: {launch.aborted}")
+    from .tensor import NkiTensor
+    f = sys._getframe(2)                   # hook <- cost.record <- the instruction
+    while f is not None:
+        code = f.f_code
+        loc = f.f_locals
+        for k in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
+            if k in _sched._WRITE_NAMES:
+                v = loc.get(k)
+                if isinstance(v, NkiTensor) and v.buffer.name == "shared_hbm":
+                    launch.note_write(me, v)
+        if not code.co_name.startswith("_"):
+            break
+        f = f.f_back
+        if f is None or not f.f_globals.get("__name__", "").startswith("fastisa."):
+            break
+
+
+if _record_hook not in _cost.RECORD_HOOKS:
+    _cost.RECORD_HOOKS.append(_record_hook)

@@ -1,0 +1,177 @@
+"""PTO-AS runner, PTOAS's operand forms and attributes mapped onto :mod:`fastisa.pto` calls.
+
+The runner calls an instruction ``pto.NAME ins(a, b, ...) outs(d)`` as ``NAME(d, a, b, ...)``
+(:meth:`fastisa.pto._asm_runner._Runner.call`).  This module handles the instructions whose
+PTOAS form differs from that: attributes that are parameters (``cmpMode``, ``descending``,
+``upperOrLower``, ``sat_mode``, ``maskPattern``, ``exhausted``), scratch ``tmp`` operands the
+API does not take, several results, and attributes fastisa does not simulate (raised as
+NotImplementedError rather than ignored: an ignored ``atomicType = atomic_add`` would be a
+silent wrong result).  Operand orders and attribute names: PTOAS
+``include/PTO/IR/PTOOps.td`` (hw-native-sys/PTOAS), the op definitions ``TCmpOp``,
+``TCmpSOp``, ``TCIOp``, ``TTriOp``, ``TCvtOp``, ``TRsqrtOp``, ``TGatherOp``, ``TMrgSortOp``,
+``TRowArgMaxOp`` ..., ``TStoreOp``, ``TMovOp``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def attr_word(text):
+    """The enum case of an attribute value: ``#pto<cmp gt>`` / ``#pto.cmp<gt>`` /
+    ``#pto.mask_pattern<P0010>`` / ``"GT"`` / ``gt`` -> ``"gt"`` (case kept)."""
+    if text is None:
+        return None
+    t = text.strip()
+    if t.startswith("#") and "<" in t:
+        t = t[t.index("<") + 1:t.rindex(">")].split()[-1]
+    return t.strip('"')
+
+
+def attr_int(text):
+    """``7 : i32`` / ``7`` -> 7; ``true``/``false``/``unit`` -> 1/0/1."""
+    t = text.split(":")[0].strip()
+    if t in ("true", "unit"):
+        return 1
+    if t == "false":
+        return 0
+    return int(t, 0)
+
+
+def merged_attrs(operands, attrs):
+    """Attributes written on the operands inside ``ins(...)`` and after the op, as a dict
+    (PTOAS's custom printers put the attr-dict inside ``ins(...)``)."""
+    out = {}
+    for o in operands:
+        for k, v in getattr(o, "attrs", ()):
+            out[k] = v
+    for k, v in attrs:
+        out[k] = v
+    return out
+
+
+def _unsupported(name, key, value):
+    return NotImplementedError(f"pto.{name}: {key} = {value} is not simulated by fastisa, so "
+                               f"this program cannot run")
+
+
+def _cmp_mode(text):
+    w = attr_word(text)
+    return "EQ" if w is None else w.upper()
+
+
+def _tcmp(P, name, outs, ins, a):
+    P.TCMP(outs[0], ins[0], ins[1], cmpMode=_cmp_mode(a.get("cmpMode")))
+
+
+def _tcmps(P, name, outs, ins, a):
+    P.TCMPS(outs[0], ins[0], ins[1], cmpMode=_cmp_mode(a.get("cmpMode")))
+
+
+def _tci(P, name, outs, ins, a):
+    P.TCI(outs[0], ins[0], descending=bool(attr_int(a.get("descending", "false"))))
+
+
+def _ttri(P, name, outs, ins, a):
+    mode = attr_int(a.get("upperOrLower", "0"))
+    if mode not in (0, 1):
+        from ..errors import ConstraintError
+        raise ConstraintError(f"pto.ttri: upperOrLower must be 0 (lower) or 1 (upper), got "
+                              f"{mode}")
+    P.TTRI(outs[0], ins[0], upper=bool(mode))
+
+
+def _tcvt(P, name, outs, ins, a):
+    from ._asm_runner import _round_mode
+    sat = attr_word(a.get("sat_mode"))
+    kw = {}
+    if sat is not None:
+        kw["satMode"] = P.SaturationMode[sat.upper()]
+    # ins(src[, tmp]): tmp is the scratch tile of the f32 -> i16 path; the result does not
+    # depend on it
+    P.TCVT(outs[0], ins[0], _round_mode(P, a.get("rmode")), **kw)
+
+
+def _drop_tmp(api, n_keep):
+    def run(P, name, outs, ins, a):
+        getattr(P, api)(outs[0], *ins[:n_keep])
+    return run
+
+
+def _tgather(P, name, outs, ins, a):
+    mask = attr_word(a.get("maskPattern"))
+    if mask is not None:                         # mask form: ins(src {maskPattern})
+        P.TGATHER(outs[0], ins[0], maskPattern=mask)
+        return
+    if len(outs) == 2 or (len(ins) == 3 and not isinstance(ins[1], P.Tile)):
+        raise NotImplementedError("pto.tgather: the compare form (src, kValue, tmp -> dst, "
+                                  "cdst) has no fastisa.pto API yet, so this program cannot "
+                                  "run")
+    P.TGATHER(outs[0], ins[0], ins[1], ins[2] if len(ins) > 2 else None)
+
+
+def _tmrgsort(P, name, outs, ins, a):
+    exhausted = bool(attr_int(a.get("exhausted", "false")))
+    if len(ins) == 2 and not isinstance(ins[1], P.Tile):     # ins(src, blockLen) outs(dst)
+        P.TMRGSORT(outs[0], ins[0], int(ins[1]))
+        return
+    # ins(src0, src1[, src2[, src3]], tmp) outs(dst[, executed : vector<4xi16>])
+    *srcs, tmp = ins
+    executed = P.MrgSortExecutedNumList()
+    P.TMRGSORT(outs[0], executed, tmp, *srcs, exhausted=exhausted)
+    return np.array([executed.mrgSortList0, executed.mrgSortList1, executed.mrgSortList2,
+                     executed.mrgSortList3], np.int16)
+
+
+def _tinterleave(P, name, outs, ins, a):
+    getattr(P, name.upper())(outs[0], outs[1], *ins)
+
+
+def _tstore_check(P, name, outs, ins, a):
+    atomic = attr_word(a.get("atomicType"))
+    if atomic not in (None, "atomic_none"):
+        raise _unsupported(name, "atomicType", a["atomicType"])
+    relu = attr_word(a.get("reluPreMode"))
+    if relu not in (None, "no_relu"):
+        raise _unsupported(name, "reluPreMode", a["reluPreMode"])
+    if len(ins) > 1:
+        raise NotImplementedError(f"pto.{name}: the pre-quantisation scalar operand is not "
+                                  f"simulated by fastisa, so this program cannot run")
+    return False        # the ordinary path runs it
+
+
+def _tmov_check(P, name, outs, ins, a):
+    relu = attr_word(a.get("reluPreMode"))
+    if relu not in (None, "no_relu"):
+        raise _unsupported(name, "reluPreMode", a["reluPreMode"])
+    # accToVecMode (single_mode_vec0/vec1, dual_mode_split_m/n) picks the vector core(s)
+    # the accumulator goes to; pto-isa's CPU simulator ignores it (include/pto/cpu/TMov.hpp,
+    # ``(void)mode``) and moves the whole tile, and so does fastisa.
+    if len(ins) > 1:
+        raise NotImplementedError(f"pto.{name}: the fp / pre-quantisation operand is not "
+                                  f"simulated by fastisa, so this program cannot run")
+    return False
+
+
+def _tprint(P, name, outs, ins, a):
+    from ._asm_runner import _PartView
+    src = ins[0]
+    if isinstance(src, _PartView):
+        src = src.global_tensor(P)
+    P.TPRINT(src)
+
+
+#: name -> handler(P, name, outs, ins, attrs) returning None (done), False (run the
+#: ordinary path) or a value for the second result (tmrgsort's executed counts).
+HANDLERS = {
+    "tcmp": _tcmp, "tcmps": _tcmps, "tci": _tci, "ttri": _ttri, "tcvt": _tcvt,
+    # TRSQRT(dst, src, tmp): "tmp is accepted by the interface but not used"
+    # (pto-isa docs/isa/TRSQRT.md); TROW/TCOLARGMAX's tmp is scratch
+    "trsqrt": _drop_tmp("TRSQRT", 1),
+    "trowargmax": _drop_tmp("TROWARGMAX", 1), "trowargmin": _drop_tmp("TROWARGMIN", 1),
+    "tcolargmax": _drop_tmp("TCOLARGMAX", 1), "tcolargmin": _drop_tmp("TCOLARGMIN", 1),
+    "tgather": _tgather, "tmrgsort": _tmrgsort,
+    "tinterleave": _tinterleave, "tdeinterleave": _tinterleave,
+    "tprint": _tprint,
+    "tstore": _tstore_check, "tmov": _tmov_check,
+}

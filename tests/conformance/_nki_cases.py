@@ -1,0 +1,68 @@
+"""pytest plugin of the NKI conformance harness (loaded into a collection's own test run
+with ``-p tests.conformance._nki_cases``): which cases run, and for how long.
+
+* **Small shapes by default** (when ``FASTISA_NKI_SMALL_ONLY=1``, which ``run_nki`` sets
+  for nki-library unless ``--full``).  A case whose test id has an integer of at least
+  :data:`LARGE` (``4096``; ``1024x1072`` counts as two integers, ``1.0`` or
+  ``87000000.0`` are not integers) is skipped with the reason "large shape", when
+  small shapes are selected.  nki-library's own simulation mode skips
+  the ids that contain one of a few fixed numbers (4096, 5120, 8192, ...); this rule is
+  the same idea for every dimension (9216, 10240, 12345 ... are as slow on a CPU).
+  Cases the collection's own harness skips stay skipped.
+* **A time limit per case**, ``FASTISA_NKI_CASE_TIMEOUT`` seconds (default 0: none): a
+  case still running then fails with ``TimeoutError: the case ran longer than N s``,
+  and the run goes on with the next case (SIGALRM in the main thread).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+
+import pytest
+
+LARGE = 4096
+_SPLIT = re.compile(r"[^0-9A-Za-z.]+|(?<=\d)x(?=\d)")
+
+
+def large_dims(case_id: str) -> list:
+    """The integers >= LARGE in a test id (its parameter part, between the brackets)."""
+    m = re.search(r"\[(.*)\]$", case_id)
+    part = m.group(1) if m else ""
+    return [int(t) for t in _SPLIT.split(part) if t.isdigit() and int(t) >= LARGE]
+
+
+def pytest_collection_modifyitems(session, config, items):
+    if os.environ.get("FASTISA_NKI_SMALL_ONLY") != "1":
+        return
+    for item in items:
+        big = large_dims(item.name)
+        if big:
+            item.add_marker(pytest.mark.skip(
+                reason=f"large shape ({max(big)} >= {LARGE}): fastisa's conformance harness "
+                       f"runs small shapes by default (--full runs it)"))
+
+
+class CaseTimeout(BaseException):
+    """A BaseException, so the collection's own ``except Exception`` handlers let it pass."""
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_call(item):
+    limit = int(float(os.environ.get("FASTISA_NKI_CASE_TIMEOUT", "0") or 0))
+    if limit <= 0 or not hasattr(signal, "SIGALRM"):
+        yield
+        return
+
+    def on_alarm(signum, frame):
+        raise CaseTimeout(f"TimeoutError: the case ran longer than {limit} s (the harness's "
+                          f"--case-timeout)")
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(limit)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, old)

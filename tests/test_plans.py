@@ -1,0 +1,306 @@
+"""Per-signature plans (fastisa.plans, issue 15): the cached path gives the same bits, the
+same errors and the same cost records as the full path.
+
+Every scenario runs twice in a fresh state, once with the plan caches on and once off
+(``fastisa.plans.disabled``); each call is repeated so that, with the caches on, the
+first call of a signature stores its plan and the later ones run it.  The scenarios
+include what a plan must hand back to the full path: a source overlapping dst in another
+layout, an operand tensor overlapping dst, scalars beyond float32, read-only and
+mismatched operands, out-of-range integer scalars.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from fastisa import cost, plans
+from fastisa.nki import isa as nisa
+from fastisa.nki import language as nl
+from fastisa.nki.tensor import NkiTensor
+
+BF16 = ml_dtypes.bfloat16
+REPEAT = 3
+
+
+def _specials(shape, dtype, seed):
+    rng = np.random.default_rng(seed)
+    x = (rng.standard_normal(shape) * 4).astype(np.float32)
+    flat = x.reshape(-1)
+    flat[:8] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, 3.4e38, -3.4e38][:flat.size]
+    return x.astype(dtype)
+
+
+def _outcome(fn):
+    """(bytes of every result, or the error's type and message; the warnings' texts)."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            r = fn()
+            res = ("ok", r)
+        except Exception as e:          # noqa: BLE001 -- compared, not swallowed
+            res = ("error", type(e).__name__, str(e))
+    return res, sorted({str(x.message) for x in w})
+
+
+def _both(scenario):
+    """Outcomes and cost events of ``scenario`` with the caches on and off."""
+    out = []
+    for on in (True, False):
+        plans.clear()
+        with cost.profiling() as prof:
+            if on:
+                r = [_outcome(step) for step in scenario()]
+                assert _n_plans() > 0        # the scenario did run plans
+            else:
+                with plans.disabled():
+                    r = [_outcome(step) for step in scenario()]
+        out.append((r, [(e.engine, e.instruction, e.cycles) for e in prof.events]))
+    assert plans.enabled()
+    return out
+
+
+def _n_plans():
+    from fastisa.nki import _plan
+    from fastisa.pto import _ops
+    return sum(1 for v in _plan._CACHE.values() if v is not False) + len(_ops._PLANS)
+
+
+def _check(scenario):
+    (on, ev_on), (off, ev_off) = _both(scenario)
+    assert len(on) == len(off)
+    for i, (a, b) in enumerate(zip(on, off)):
+        assert a == b, f"step {i}: cached {a!r} != full path {b!r}"
+    assert ev_on == ev_off
+
+
+def _t(a, fmt, buf=nl.sbuf):
+    return NkiTensor(np.ascontiguousarray(a), fmt, buf)
+
+
+def _bytes(*ts):
+    return tuple(t.data.tobytes() if isinstance(t, NkiTensor) else t.numpy().tobytes()
+                 for t in ts)
+
+
+# ---- NKI ------------------------------------------------------------------------------------
+def _nki_elementwise():
+    x = _specials((128, 8), np.float32, 1)
+    y = _specials((128, 8), np.float32, 2)
+    col = _specials((128, 1), np.float32, 3)
+    a = _t(x, "float32")
+    b = _t(y, "float32")
+    ab = _t(x.astype(BF16), "bfloat16")
+    c32 = _t(col, "float32")
+    cbf = _t(col.astype(BF16), "bfloat16")
+    d = _t(np.zeros((128, 8), np.float32), "float32")
+    dbf = _t(np.zeros((128, 8), BF16), "bfloat16")
+    ps = _t(np.zeros((128, 8), np.float32), "float32", nl.psum)
+    big = _t(np.zeros((128, 16), np.float32), "float32")
+    big.data[:, :8] = x
+    ro = np.zeros((128, 8), np.float32)
+    ro.flags.writeable = False
+    rot = _t(ro, "float32")
+    wide = _t(np.zeros((128, 9), np.float32), "float32")
+    steps = []
+
+    def rep(f):
+        steps.extend([f] * REPEAT)
+
+    rep(lambda: (nisa.tensor_scalar(d, a, nl.add, 1.5), _bytes(d))[1])
+    rep(lambda: (nisa.tensor_scalar(d, a, nl.multiply, 0.75, op1=nl.add, operand1=-2),
+                 _bytes(d))[1])
+    rep(lambda: (nisa.tensor_scalar(d, a, nl.subtract, 3.0, reverse0=True), _bytes(d))[1])
+    rep(lambda: (nisa.tensor_scalar(dbf, a, nl.multiply, np.float32(1.1)), _bytes(dbf))[1])
+    rep(lambda: (nisa.tensor_scalar(d, ab, nl.maximum, c32), _bytes(d))[1])
+    rep(lambda: (nisa.tensor_scalar(d, a, nl.add, cbf, op1=nl.multiply, operand1=c32),
+                 _bytes(d))[1])
+    rep(lambda: (nisa.tensor_scalar(d, a, nl.add, float("nan")), _bytes(d))[1])
+    rep(lambda: (nisa.tensor_scalar(d, a, nl.add, 1e39), _bytes(d))[1])       # overflows
+    rep(lambda: (nisa.tensor_scalar(d, a, nl.add, 1 << 30), _bytes(d))[1])    # big int
+    rep(lambda: (nisa.tensor_scalar(d, a, nl.exp if hasattr(nl, "exp") else nl.abs, None),
+                 _bytes(d))[1])
+    rep(lambda: (nisa.tensor_scalar(d, a, nl.abs, 3.0), _bytes(d))[1])        # error
+    rep(lambda: (nisa.tensor_scalar(d, d, nl.multiply, 1.25), _bytes(d))[1])  # in place
+    # a source overlapping dst in another layout: the full path copies it first
+    rep(lambda: (nisa.tensor_scalar(big[:, 1:9], big[:, 0:8], nl.add, 1.0), _bytes(big))[1])
+    # an operand tensor overlapping dst
+    rep(lambda: (nisa.tensor_scalar(big[:, 0:8], a, nl.add, big[:, 0:1]), _bytes(big))[1])
+    rep(lambda: (nisa.tensor_scalar(rot, a, nl.add, 1.0), _bytes(rot))[1])    # read-only
+    rep(lambda: (nisa.tensor_scalar(wide, a, nl.add, 1.0), _bytes(wide))[1])  # shapes
+    rep(lambda: (nisa.tensor_scalar(ps, a, nl.add, 2.0), _bytes(ps))[1])      # PSUM dst
+    rep(lambda: (nisa.tensor_tensor(d, a, b, nl.add), _bytes(d))[1])
+    rep(lambda: (nisa.tensor_tensor(dbf, ab, b, nl.multiply), _bytes(dbf))[1])
+    rep(lambda: (nisa.tensor_tensor(d, ps, a, nl.subtract), _bytes(d, ps))[1])
+    rep(lambda: (nisa.tensor_tensor(big[:, 1:9], big[:, 0:8], a, nl.add), _bytes(big))[1])
+    rep(lambda: (nisa.tensor_tensor(d, ps, ps, nl.add), _bytes(d))[1])        # error
+    rep(lambda: (nisa.tensor_copy(dbf, a), _bytes(dbf))[1])
+    rep(lambda: (nisa.tensor_copy(d, ab), _bytes(d))[1])
+    rep(lambda: (nisa.tensor_copy(d, ps, engine=nisa.scalar_engine), _bytes(d))[1])
+    rep(lambda: (nisa.tensor_copy(big[:, 2:10], big[:, 0:8]), _bytes(big))[1])
+    rep(lambda: (nisa.tensor_copy(d, "not a tensor"), _bytes(d))[1])           # error
+    return steps
+
+
+def test_nki_plans_same_bits_errors_and_costs():
+    _check(_nki_elementwise)
+
+
+def test_nki_plans_are_used_and_switch_off():
+    a = _t(np.ones((128, 8), np.float32), "float32")
+    d = _t(np.zeros((128, 8), np.float32), "float32")
+    from fastisa.nki import _plan
+    plans.clear()
+    for _ in range(3):
+        nisa.tensor_scalar(d, a, nl.add, 1.5)
+    assert len(_plan._CACHE) == 1
+    with plans.disabled():
+        assert not plans.enabled()
+        nisa.tensor_scalar(d, a, nl.add, 2.5)
+    assert plans.enabled()
+    assert np.all(d.data == 3.5)
+    plans.set_enabled(False)
+    try:
+        assert len(_plan._CACHE) == 0
+        nisa.tensor_scalar(d, a, nl.add, 0.5)
+        assert len(_plan._CACHE) == 0
+    finally:
+        plans.set_enabled(True)
+
+
+def test_nki_plans_in_simulate_profile():
+    """Inside nki.simulate (a profile active) the plan path records the same schedule."""
+    import fastisa.nki as nki
+
+    def kern(x):
+        out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+        a = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.sbuf)
+        d = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=a, src=x)
+        c = nl.ndarray((128, 1), dtype=nl.float32, buffer=nl.sbuf)
+        ps = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.psum)
+        nisa.tensor_copy(c, a[:, 0:1])
+        for i in range(4):
+            nisa.tensor_scalar(d, a, nl.multiply, 1.5, op1=nl.add, operand1=float(i))
+            nisa.tensor_scalar(d[:, 0:4], a[:, 4:8], nl.multiply, c)
+            nisa.tensor_tensor(a, d, a, nl.add)
+            nisa.tensor_copy(ps, d)
+            nisa.tensor_tensor(d, ps, a, nl.subtract)
+        nisa.dma_copy(dst=out, src=a)
+        return out
+
+    x = _specials((128, 8), np.float32, 5)
+    runs = []
+    for on in (True, False):
+        plans.clear()
+        plans.ON[0] = on
+        try:
+            sim = nki.simulate(kern)
+            r = sim(x)
+            p = sim.profile
+            runs.append((np.asarray(r).tobytes(), p.totals(),
+                         [(e.engine, e.instruction, e.cycles) for e in p.events],
+                         [(s.engine, s.instruction, s.start_ns, s.end_ns, s.source, s.pred,
+                           s.why, s.deps) for s in p.schedule.slots],
+                         p.latency().ns if hasattr(p.latency(), "ns") else None))
+        finally:
+            plans.ON[0] = True
+    assert runs[0] == runs[1]
+
+
+# ---- PTO ------------------------------------------------------------------------------------
+def _pto_elementwise():
+    from fastisa import pto
+    from fastisa.pto import Tile, TileType
+
+    def tile(dt, r=16, c=16, seed=0, **kw):
+        t = Tile(TileType.Vec, dt, r, c, **kw)
+        if np.dtype(t.dtype).kind == "f":
+            with np.errstate(over="ignore"):
+                t.data[...] = _specials((r, c), np.float32, seed).astype(t.dtype)
+        else:
+            t.data[...] = np.random.default_rng(seed).integers(-100, 100, (r, c))
+        return t
+
+    a, b, d = tile("float32", seed=1), tile("float32", seed=2), tile("float32", seed=3)
+    h0, h1, hd = tile("float16", seed=4), tile("float16", seed=5), tile("float16", seed=6)
+    i0, idd = tile("int16", seed=7), tile("int16", seed=8)
+    dyn = tile("float32", seed=9, valid_row=pto.DYNAMIC)
+    col = Tile(TileType.Vec, "float32", 16, 16, blayout=pto.BLayout.ColMajor)
+    col.data[...] = _specials((16, 16), np.float32, 10)
+    x0, x1 = tile("float32", seed=11), tile("float32", seed=12)
+    pto.TASSIGN(x0, 0)
+    pto.TASSIGN(x1, 32)                 # overlaps x0 shifted by 8 elements
+    x0.buffer[...] = _specials((256,), np.float32, 11)       # the pool outlives the run
+    x1.buffer[-8:] = _specials((8,), np.float32, 12)
+    steps = []
+
+    def rep(f):
+        steps.extend([f] * REPEAT)
+
+    def res(*ts):
+        return tuple(t.buffer.tobytes() for t in ts)
+
+    rep(lambda: (pto.TADD(d, a, b), res(d))[1])
+    rep(lambda: (pto.TSUB(hd, h0, h1), res(hd))[1])
+    rep(lambda: (pto.TMAX(d, d, b), res(d))[1])                  # in place
+    rep(lambda: (pto.TADDS(d, a, 1.5), res(d))[1])
+    rep(lambda: (pto.TADDS(d, a, 1e39), res(d))[1])              # overflows float32
+    rep(lambda: (pto.TMULS(hd, h0, 0.1), res(hd))[1])
+    rep(lambda: (pto.TADDS(idd, i0, 7), res(idd))[1])
+    rep(lambda: (pto.TADDS(idd, i0, 1 << 20), res(idd))[1])      # error: out of range
+    rep(lambda: (pto.TADDS(idd, i0, 2.5), res(idd))[1])          # error: not an integer
+    rep(lambda: (pto.TSUBS(d, col, 2.0), res(d))[1])
+    rep(lambda: (pto.TEXP(d, a), res(d))[1])
+    rep(lambda: (pto.TEXP(hd, h0), res(hd))[1])
+    rep(lambda: (pto.TEXP(d, col), res(d))[1])                   # error: column-major
+    rep(lambda: (pto.TABS(d, h0), res(d))[1])                    # error: dtypes differ
+    rep(lambda: (pto.TADD(x1, x0, a), res(x0, x1))[1])           # overlapping, copied
+    rep(lambda: (pto.TEXP(x0, x1), res(x0, x1))[1])
+    rep(lambda: (pto.TDIV(d, a, b), res(d))[1])                  # never planned
+    rep(lambda: (dyn.set_valid_row(8), pto.TADD(dyn, dyn, a), res(dyn))[2])
+    rep(lambda: (dyn.set_valid_row(16), pto.TADD(dyn, dyn, a), res(dyn))[2])
+    rep(lambda: (pto.TADD(d, a, "x"), res(d))[1])                # error: not a tile
+    return steps
+
+
+def test_pto_plans_same_bits_errors_and_costs():
+    _check(_pto_elementwise)
+
+
+@pytest.mark.parametrize("n", [None, 1, 2])
+def test_nki_thread_count_is_decided_once_and_settable(n):
+    from fastisa.nki import _compute
+    old = _compute.THREADS
+    try:
+        _compute.set_num_threads(n)
+        first = _compute._threads()
+        assert _compute._threads() == first
+        if n is not None:
+            assert first == n
+        else:
+            assert first >= 1
+    finally:
+        _compute.THREADS = old
+        _compute._DEFAULT_THREADS.clear()
+
+
+def test_compiled_array_span_matches_the_python_one():
+    """fastisa._kernels.span.array_span gives schedule._array_span_py's tuple for views of
+    every kind (slices, negative and zero strides, transposes, reshapes, non-contiguous
+    roots, foreign bases)."""
+    from fastisa import schedule as S
+    from fastisa._kernels.span import array_span
+    base = np.arange(4 * 6 * 8, dtype=np.float32).reshape(4, 6, 8)
+    flat = np.zeros(1000, np.uint16)
+    views = [base, base[1:3], base[:, 2:5, 1:7], base[::-1], base[:, ::-2, 3], base.T,
+             base[2, 3], base[0, 0, :0], base.reshape(24, 8)[5:9],
+             np.lib.stride_tricks.as_strided(base, (4, 3), (32, 0)),
+             flat[10:500].reshape(49, 10)[:, 1:4], base[:, 1::2][1:], base[0:1, 5:6, 7:8],
+             np.frombuffer(bytearray(64), np.uint8).reshape(8, 8)[2:4, 1:3],
+             base.view(np.uint8)[:, :, 4:20]]
+    for v in views:
+        assert array_span(v, S._root_serial) == S._array_span_py(v), v.shape

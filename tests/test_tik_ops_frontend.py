@@ -1,0 +1,74 @@
+"""Front-end details the public CANN operators rely on, found by the conformance breadth
+(issue 18): sub-tensor element assignment and the inert ``tvm.placeholder``.  The kernels
+are our own, in the style of the public operators."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fastisa import shim, tik
+from fastisa.tik import platform
+
+
+@pytest.fixture(autouse=True)
+def _default_target():
+    platform.set_target("Ascend910")
+    yield
+    platform.set_target("Ascend910")
+
+
+def gather_rows_scalar(rows, cols, kernel_name="gather_rows_scalar"):
+    """out[r, :] = x[r, :] moved element by element through a sub-tensor view, as the
+    public concat kernels do (``output_tensor[offset]`` handed down, then
+    ``output_tensor[i] = ub[j]``), with a for_range over rows and one over columns."""
+    tk = tik.Tik()
+    x = tk.Tensor("float16", (rows, cols), name="x", scope=tik.scope_gm)
+    y = tk.Tensor("float16", (rows, cols), name="y", scope=tik.scope_gm)
+    ub_in = tk.Tensor("float16", (rows * cols,), name="ub_in", scope=tik.scope_ubuf)
+    ub_out = tk.Tensor("float16", (rows * cols,), name="ub_out", scope=tik.scope_ubuf)
+    tk.data_move(ub_in, x, 0, 1, rows * cols // 16, 0, 0)
+
+    def copy_row(dst_view, src_view, n):
+        with tk.for_range(0, n) as i:
+            dst_view[i] = src_view[i]          # TensorView.__setitem__
+
+    with tk.for_range(0, rows) as r:
+        copy_row(ub_out[r * cols], ub_in[r * cols], cols)
+    tk.data_move(y, ub_out, 0, 1, rows * cols // 16, 0, 0)
+    tk.BuildCCE(kernel_name, [x], [y])
+    return tk
+
+
+@pytest.mark.parametrize("rows,cols", [(2, 16), (4, 24)])
+def test_subtensor_element_assignment(rows, cols):
+    x = np.arange(rows * cols, dtype=np.float16).reshape(rows, cols)
+    (y,) = gather_rows_scalar(rows, cols).tikdb.start_debug({"x": x}, interactive=False)
+    assert np.array_equal(y.view(np.uint16), x.view(np.uint16))
+
+
+def test_subtensor_assignment_past_the_end_is_an_access_error():
+    tk = tik.Tik()
+    u = tk.Tensor("float16", (16,), name="u", scope=tik.scope_ubuf)
+    y = tk.Tensor("float16", (16,), name="y", scope=tik.scope_gm)
+    tk.vec_dup(16, u, 0.0, 1, 8)
+    n = tk.Scalar("int32", "n", init_value=4)
+    u[12][n] = 1.0                       # element 16 of a 16-element tensor
+    tk.data_move(y, u, 0, 1, 1, 0, 0)
+    tk.BuildCCE("k", [], [y])
+    from fastisa.errors import AccessError
+    with pytest.raises(AccessError, match="need write element 16"):
+        tk.tikdb.start_debug({}, interactive=False)
+
+
+def test_tvm_placeholder_is_a_description_only():
+    shim.install()
+    from te import tvm
+    p = tvm.placeholder((2, 3, 16), dtype="float16", name="image_data")
+    assert p.shape == (2, 3, 16) and p.dtype == "float16" and p.name == "image_data"
+    assert p.op is p
+    with pytest.raises(NotImplementedError, match="placeholder 'image_data'"):
+        p + 1
+    with pytest.raises(NotImplementedError, match="placeholder 'image_data'"):
+        p[0]
+    with pytest.raises(NotImplementedError, match="te.tvm.extern is not simulated"):
+        tvm.extern([(2, 3, 16)], [p], lambda ins, outs: None)
