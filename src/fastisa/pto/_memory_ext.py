@@ -20,7 +20,7 @@ from ._tile import GlobalTensor, Tile
 __all__ = ["TPREFETCH"]
 
 
-def TPREFETCH(dst, src) -> None:  # noqa: N802
+def TPREFETCH(dst: Tile, src: Tile | GlobalTensor) -> None:  # noqa: N802
     """``dst[r, c] = src.flat[r * dst.cols + c]`` over dst's valid region (module doc).
 
     dst: a Tile; src: a GlobalTensor of dst's dtype whose (rows, cols) equal dst's valid shape,

@@ -49,7 +49,7 @@ if _typing.TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from .._types import Int, Real
-    from ._annot import IntArg, Operand
+    from ._annot import IntArg, Operand, RealArg
 
 __all__ = ["CubeMixin", "MATMUL_TYPES", "FIXPIPE_TYPES"]
 
@@ -568,9 +568,12 @@ class _TensorMovMatrix:
 class CubeMixin:
     """The cube instructions (mixed into :class:`fastisa.tik.Tik`)."""
 
-    def tensor_mov(self, dst, src, block_mode, nburst, burst_len, dst_stride, src_stride,
-                   deqscale=None, sid_store_mode=0, relu=False, pad_mode=None, pad_value=None,
-                   onthefly_mode=0, src_onthefly=None, src_onthefly_stride=0):
+    def tensor_mov(self, dst: Operand, src: Operand, block_mode: str | None, nburst: IntArg,
+                   burst_len: IntArg, dst_stride: IntArg, src_stride: IntArg,
+                   deqscale: RealArg | Operand | None = None, sid_store_mode: Int = 0,
+                   relu: bool = False, pad_mode: object = None, pad_value: object = None,
+                   onthefly_mode: Int = 0, src_onthefly: object = None,
+                   src_onthefly_stride: Int = 0):
         """With an L0C operand (``scope_cc`` / ``scope_cbuf_out``): block_mode ``'m'``
         (``''`` is ``'m'`` there, as in TIK): ``nburst`` bursts of ``burst_len`` 16x16
         matrices, L0C -> UB or UB -> L0C, ``dst_burst[i] = convert(src_burst[i])``; the L0C
