@@ -12,6 +12,11 @@ from ..errors import constraint
 from ._ops import _matmul, _same_dtype, _same_valid, _tile
 from ._tile import TileType
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from ._tile import Tile
+
 __all__ = ["TGEMV", "TGEMV_ACC", "TGEMV_BIAS"]
 
 
@@ -25,7 +30,7 @@ def _gemv_shape(instr, c, a, b):
             raise constraint(instr, f"bMatrix valid shape ({what})", "must be in [1, 4095]", v)
 
 
-def TGEMV(cMatrix, aMatrix, bMatrix) -> None:  # noqa: N802,N803
+def TGEMV(cMatrix: Tile, aMatrix: Tile, bMatrix: Tile) -> None:  # noqa: N802,N803
     """``C[0, j] = sum_k A[0, k] * B[k, j]`` (module doc).  cMatrix: Acc tile [1, N]; aMatrix:
     Left tile with validRow 1 and validCol K; bMatrix: Right tile [K, N].  (A, B) -> C dtypes:
     (int8, int8) -> int32, (float16, float16), (bfloat16, bfloat16), (float32, float32) ->
@@ -34,7 +39,8 @@ def TGEMV(cMatrix, aMatrix, bMatrix) -> None:  # noqa: N802,N803
     _matmul("TGEMV", cMatrix, aMatrix, bMatrix)
 
 
-def TGEMV_ACC(cOutMatrix, cInMatrix, aMatrix, bMatrix) -> None:  # noqa: N802,N803
+def TGEMV_ACC(cOutMatrix: Tile, cInMatrix: Tile, aMatrix: Tile,  # noqa: N802,N803
+              bMatrix: Tile) -> None:
     """``Cout[0, j] = Cin[0, j] + sum_k A[0, k] * B[k, j]``: as TGEMV, the chain starting from
     cInMatrix (an Acc tile of cOutMatrix's dtype and valid shape; it may be cOutMatrix)."""
     instr = "TGEMV_ACC"
@@ -47,7 +53,8 @@ def TGEMV_ACC(cOutMatrix, cInMatrix, aMatrix, bMatrix) -> None:  # noqa: N802,N8
     _matmul(instr, cOutMatrix, aMatrix, bMatrix, init=cInMatrix)
 
 
-def TGEMV_BIAS(cMatrix, aMatrix, bMatrix, biasData) -> None:  # noqa: N802,N803
+def TGEMV_BIAS(cMatrix: Tile, aMatrix: Tile, bMatrix: Tile,  # noqa: N802,N803
+               biasData: Tile) -> None:
     """``C[0, j] = bias[0, j] + sum_k A[0, k] * B[k, j]``: as TGEMV; biasData a Bias tile of
     cMatrix's dtype, one row, valid shape [1, N]."""
     instr = "TGEMV_BIAS"

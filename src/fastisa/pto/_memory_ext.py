@@ -67,7 +67,7 @@ def TPREFETCH(dst: Tile, src: Tile | GlobalTensor) -> None:  # noqa: N802
     cost.record("MTE2", instr, 64 + -(-nbytes // 64), nbytes=nbytes)
 
 
-def TGET_SCALE_ADDR(dst, src) -> None:  # noqa: N802
+def TGET_SCALE_ADDR(dst: Tile, src: Tile) -> None:  # noqa: N802
     """Bind dst to the scaled address of src (module doc).  dst, src: Tiles.  A TASSIGNed src:
     dst is bound at byte ``src.addr >> 4`` of dst's on-chip buffer (AccessError past the
     buffer's end).  A free-standing src: dst aliases src's storage, which must hold dst's

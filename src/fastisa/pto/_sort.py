@@ -35,6 +35,11 @@ from . import _xcommon as X
 from ._ops import _dtype_in, _operand
 from ._tile import BLayout, Tile
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import Int
+
 __all__ = ["MrgSortExecutedNumList", "TSORT32", "TMRGSORT", "HistByte", "THISTOGRAM"]
 
 
@@ -152,7 +157,8 @@ class HistByte(enum.IntEnum):
     BYTE_3 = 3
 
 
-def THISTOGRAM(dst, src, idx, byte, cumulative=False) -> None:  # noqa: N802
+def THISTOGRAM(dst: Tile, src: Tile, idx: Tile | None, byte: Int,
+               cumulative: bool = False) -> None:  # noqa: N802
     """Byte histogram, the radix-sort counting step (docs/isa/THISTOGRAM.md).
 
     For each row r of src's valid region (R x C) and bin b < 256: ``dst[r, b] = |{j < C :
