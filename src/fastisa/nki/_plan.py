@@ -190,7 +190,9 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
     return _c.tensor_tensor(dst, data1, data2, op, engine, name)
 
 
-def tensor_copy(dst, src, engine=None, name=None):
+def tensor_copy(dst, src, engine=None, name=None, dtype=None):
+    if dtype is not None:
+        src = _c.tensor_copy_dtype(dst, src, dtype, engine)
     if _ON[0]:
         try:
             r = _k.hit_tc(dst, src, engine)
