@@ -2393,6 +2393,8 @@ def ptox_histogram(src, k, idx=None, cumulative=False):
                 out[r, (v >> (8 * k)) & 0xFF] += 1
     return np.cumsum(out, axis=1, dtype=np.uint32) if cumulative else out
 # ---- end of PTO tile ISA second-round section ----
+
+
 # ======================================================================================
 # nki-isa: activate2 (SDK 2.33 nki/api/nki/isa/__init__.py, activate2 "Behavior")
 # ======================================================================================

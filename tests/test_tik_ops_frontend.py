@@ -72,3 +72,40 @@ def test_tvm_placeholder_is_a_description_only():
         p[0]
     with pytest.raises(NotImplementedError, match="te.tvm.extern is not simulated"):
         tvm.extern([(2, 3, 16)], [p], lambda ins, outs: None)
+
+
+def test_check_op_params_alternative_kinds():
+    # ascend-opp declares attrs as (OPTION_ATTR_FLOAT, OPTION_ATTR_INT): either holds
+    shim.install()
+    from te.utils import op_utils as ou
+    from fastisa.tik.compat.op_utils import OpParamError
+
+    @ou.check_op_params(ou.REQUIRED_INPUT, (ou.OPTION_ATTR_FLOAT, ou.OPTION_ATTR_INT),
+                        ou.KERNEL_NAME)
+    def op(x, lr, kernel_name="op"):
+        return lr
+
+    x = {"shape": (4,), "dtype": "float32"}
+    assert op(x, 0.5) == 0.5 and op(x, 3) == 3
+    with pytest.raises(OpParamError, match="matches none of"):
+        op(x, "fast")
+
+
+def test_topi_check_input_type_checks_the_keys_a_dict_has():
+    # CANN's check_input_type_dict: a dict's "shape"/"dtype" are type-checked when
+    # present; strided_slice_grad_d hands pad_d an empty output dict
+    shim.install()
+    from topi.cce import util
+    from fastisa.tik.compat.op_utils import OpParamError
+
+    @util.check_input_type(dict, dict, str)
+    def op(x, y, kernel_name="op"):
+        return y
+
+    assert op({"shape": (2,), "dtype": "float16"}, {}) == {}
+    with pytest.raises(OpParamError, match="shape must be a list or tuple"):
+        op({"shape": 2, "dtype": "float16"}, {})
+    with pytest.raises(OpParamError, match="dtype must be a str"):
+        op({"shape": (2,), "dtype": 16}, {})
+    with pytest.raises(OpParamError, match="type error"):
+        op([2], {})

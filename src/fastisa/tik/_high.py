@@ -203,9 +203,18 @@ def _scalar_value(name, dtype, x):
     return cast_value(dtype, x), None
 
 
-def _cost(name, n, es):
-    if cost._ACTIVE.get():
-        cost.record("Vector", name, 8 + -(-n * es // 256))
+def _cost(op, name, n, es, reads, writes, engine="Vector"):
+    """Charge the vector instruction's cycles (8 + one per 256 bytes) with the regions'
+    tensors as reads/writes, for the engine schedule (profiling only)."""
+    if not cost._ACTIVE.get():
+        return
+
+    def spans(rs):
+        return [(("tik", id(r.t.tik), r.t.sidx), r.t.byte_off, r.t.byte_off + r.t.nbytes)
+                for r in rs]
+    cyc = (8 if engine == "Vector" else 32) + -(-n * es // (256 if engine == "Vector" else 32))
+    cost.record(engine, name, cyc, reads=spans(reads), writes=spans(writes),
+                source=getattr(op, "_fi_src", ""), domain="tik")
 
 
 class _HElementwise:
@@ -257,7 +266,7 @@ class _HElementwise:
             srcs.append(np.full(srcs[0].size, v, dtype=srcs[0].dtype))
         dv = self.d.view(st)
         dv[got[0][1]] = _walk(self.op, dv.dtype, srcs, self.sat, rnd=self.rnd)
-        _cost(self.name, srcs[0].size, dv.dtype.itemsize)
+        _cost(self, self.name, srcs[0].size, dv.dtype.itemsize, self.s, [self.d])
 
 
 class _HDup:
@@ -272,7 +281,7 @@ class _HDup:
         v = self.v[0] if self.v[1] is None else self.v[1](st.env)
         dv = self.d.view(st)
         dv[self.d.get(st.env)[1]] = v
-        _cost(self.name, 1, 1)
+        _cost(self, self.name, 1, 1, [], [self.d])
 
 
 class _HMove:
@@ -291,9 +300,8 @@ class _HMove:
     def run(self, st):
         gd, gs = _same_shape(self.name, [self.d, self.s], st.env)
         self.d.view(st)[gd[1]] = self.s.view(st)[gs[1]]
-        if cost._ACTIVE.get():
-            cost.record("MTE2" if self.s.t.sidx == 0 else "MTE3", self.name,
-                        32 + -(-int(np.prod(gs[0])) * self.s.t.esize // 32))
+        _cost(self, self.name, int(np.prod(gs[0])), self.s.t.esize, [self.s], [self.d],
+              "MTE2" if self.s.t.sidx == 0 else "MTE3")
 
 
 class _HReduce:
@@ -348,7 +356,7 @@ class _HReduce:
                       self.sat).reshape(h, -1)
             x = np.concatenate([y, x[2 * h:]]) if r % 2 else y
         self.d.view(st)[di] = x.reshape(-1)
-        _cost(self.name, int(np.prod(ss)), self.s.t.esize)
+        _cost(self, self.name, int(np.prod(ss)), self.s.t.esize, [self.s], [self.d])
 
 
 class HighLevelMixin:
