@@ -824,3 +824,28 @@ def test_tstore_atomic_add_accumulates_into_global_memory(dt):
     want = (y0 + x) + x                    # each sum rounded to the dtype
     np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
     assert not np.array_equal(got, x)      # not a plain store
+
+
+def test_fastisa_spellings_of_pairreducesum_and_adddeqrelu():
+    a = rand((8, 16), np.float32, 26)
+    body = f"    pto.tpairreducesum ins(%t_a : {T816}) outs(%t_d : {T816})"
+    text = program([("a", "f32", 8, 16)], ("d", "f32", 8, 16), body)
+    roundtrip(text)
+    got = asm.run(text, {"a": a})["out"].reshape(8, 16)
+    ta, td = api_tiles([("a", "f32", 8, 16), ("d", "f32", 8, 16)], [a, None])
+    P.TPAIRREDUCESUM(td, ta)
+    np.testing.assert_array_equal(got.view(np.uint32), td.data.view(np.uint32))
+
+    I = tb("i32", 8, 16)
+    H = tb("f16", 8, 16)
+    x = np.random.default_rng(27).integers(-1 << 20, 1 << 20, (8, 16)).astype(np.int32)
+    y = np.random.default_rng(28).integers(-1 << 20, 1 << 20, (8, 16)).astype(np.int32)
+    body = (f"    %s = arith.constant 0.001 : f32\n"
+            f"    pto.tadddeqrelu ins(%t_x, %t_y, %s : {I}, {I}, f32) outs(%t_d : {H})")
+    ins = [("x", "i32", 8, 16), ("y", "i32", 8, 16)]
+    text = program(ins, ("d", "f16", 8, 16), body)
+    roundtrip(text)
+    got = asm.run(text, {"x": x, "y": y})["out"].reshape(8, 16)
+    tx, ty, td = api_tiles(ins + [("d", "f16", 8, 16)], [x, y, None])
+    P.TADDDEQRELU(td, tx, ty, np.float32(0.001))
+    np.testing.assert_array_equal(got.view(np.uint16), td.data.view(np.uint16))

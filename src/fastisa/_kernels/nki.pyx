@@ -179,6 +179,20 @@ def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1):
     free(vbuf)
 
 
+def uniform_u32(const unsigned int[::1] w):
+    """w[0] when every word of w equals it, else -1 (also for an empty w): one pass, no
+    temporaries (nc_matmul's PSUM state check)."""
+    cdef Py_ssize_t n = w.shape[0], i
+    cdef unsigned int v, diff = 0
+    if n == 0:
+        return -1
+    v = w[0]
+    with nogil:
+        for i in range(n):
+            diff |= w[i] ^ v
+    return -1 if diff else <long long>v
+
+
 def dma_sum(dst, int dfmt, srcs, fmts):
     """dst[i] = ((srcs[0][i] + srcs[1][i]) + ...) in float32, rounded once to format dfmt.
     dst and every source: C-contiguous arrays with the same element count (at most 16

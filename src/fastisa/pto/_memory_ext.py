@@ -30,7 +30,7 @@ __all__ = ["TPREFETCH", "TGET_SCALE_ADDR"]
 SHIFT_MX_ADDR = 4
 
 
-def TPREFETCH(dst, src) -> None:  # noqa: N802
+def TPREFETCH(dst: Tile, src: Tile | GlobalTensor) -> None:  # noqa: N802
     """``dst[r, c] = src.flat[r * dst.cols + c]`` over dst's valid region (module doc).
 
     dst: a Tile; src: a GlobalTensor of dst's dtype whose (rows, cols) equal dst's valid shape,
