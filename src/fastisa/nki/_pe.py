@@ -154,7 +154,8 @@ def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
                       moving.dtype.code, _threads())
     if not inplace:
         _run_ew(instr, dst, NkiTensor(out, _dt.float32))
-    state[...] = PSUM_GROUP
+    if state is not None:
+        state[...] = PSUM_GROUP
     f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
     cyc = max(min(64, M), N) * (4 if f32 else 1)
     _cost.record("Tensor", instr, cyc // 2 if pm == "double_row" else cyc)
@@ -168,7 +169,8 @@ def _psum_start(instr, dst, accumulate, inplace=False):
     With ``inplace=True`` a third value says whether the starting values ARE dst's own
     storage (a C-contiguous float32 dst whose elements all accumulate or all start from
     zero, the usual case): the caller then adds into dst directly, with no copy in or out
-    (the same bits: a float32 -> float32 store is the identity)."""
+    (the same bits: a float32 -> float32 store is the identity); the state returned is then
+    None when every element is already PSUM_GROUP (nothing to mark)."""
     M, N = dst.shape
     if accumulate is not None and not isinstance(accumulate, (bool, np.bool_, int, np.integer)):
         raise ConstraintError(f"{instr}: accumulate must be True, False or None, got "
@@ -200,7 +202,8 @@ def _psum_start(instr, dst, accumulate, inplace=False):
                 and d.flags.c_contiguous and d.flags.writeable):
             if not acc_all:
                 d.fill(0.0)
-            return d, mark, True
+            # already one open group everywhere: nothing to mark at the end (None)
+            return d, (None if uniform == PSUM_GROUP else mark), True
         out = np.zeros((M, N), np.float32)
         if acc_all:
             _run_ew(instr, NkiTensor(out, _dt.float32), dst)
