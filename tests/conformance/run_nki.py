@@ -31,11 +31,14 @@ seconds; failures whose error names an ``nki.isa`` instruction fastisa lacks are
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import xml.etree.ElementTree as ET
@@ -48,6 +51,7 @@ CASE_TIMEOUT = [0]
 COLLECTIONS = {
     "sdk-test": ("FASTISA_NKI_SDK", "nki/test"),
     "sdk-examples": ("FASTISA_NKI_SDK", "nki/examples"),
+    "samples-tutorials": ("FASTISA_NKI_SAMPLES", "src/nki_samples/tutorials"),
     "samples-unit": ("FASTISA_NKI_SAMPLES", "test/unit"),
     "library": ("FASTISA_NKI_LIBRARY", "test/integration"),
 }
@@ -61,6 +65,29 @@ SDK_EXAMPLE_SCRIPTS = (
     "fused_mamba/mamba_nki_kernels.py",
     "getting_started_baremetal.py",
 )
+
+#: nki-samples tutorial scripts that check their kernels against numpy or torch (the torch
+#: ones run with torch_xla's device as the CPU: tests/conformance/_torch_xla_cpu.py)
+SAMPLES_TUTORIAL_SCRIPTS = (
+    "tensor_addition/tensor_addition_nki_kernels.py",
+    "tensor_addition/spmd_tensor_addition_nki_kernels.py",
+    "tensor_addition/spmd_multiple_nc_tensor_addition_nki_kernels.py",
+    "tensor_addition/tensor_addition_torch.py",
+    "tensor_addition/spmd_tensor_addition_torch.py",
+    "tensor_addition/spmd_multiple_nc_tensor_addition_torch.py",
+    "average_pool2d/average_pool2d_nki_kernels.py",
+    "average_pool2d/average_pool2d_torch.py",
+    "transpose2d/transpose2d_nki_kernels.py",
+    "transpose2d/transpose2d_torch.py",
+    "matrix_multiplication/matrix_multiplication_torch.py",
+    "fused_mamba/mamba_nki_kernels.py",
+    "fused_mamba/mamba_torch.py",
+    "attention_fwd_performance/test_attention.py",
+    "mxfp-matmul/mx_toplevel.py",
+)
+
+#: the MX tutorial is written for Trainium3 (nc_matmul_mx / quantize_mx are NeuronCore-v4)
+SCRIPT_ENV = {"mxfp-matmul/mx_toplevel.py": {"NEURON_PLATFORM_TARGET_OVERRIDE": "trn3"}}
 
 _ISA_MISSING = re.compile(r"module '(?:fastisa\.nki\.isa|nki\.isa)' has no attribute '(\w+)'"
                           r"|nki\.isa\.(\w+) is not implemented")
@@ -162,9 +189,15 @@ def _parse_junit(collection, xml, out):
     return cases
 
 
-def run_scripts(collection, base, scripts, timeout):
+#: what a tutorial script prints when its comparison fails (the torch scripts print
+#: instead of asserting)
+_SCRIPT_MISMATCH = re.compile(r"\bdiffer\b|pass\? False")
+
+
+def run_scripts(collection, base, scripts, timeout, extra_env=None):
     cases = []
     boot = ("import sys, runpy; from fastisa import shim; shim.install(); "
+            "from tests.conformance import _torch_xla_cpu; _torch_xla_cpu.install(); "
             "p = sys.argv[1]; sys.argv = [p]; runpy.run_path(p, run_name='__main__')")
     for rel in scripts:
         path = base / rel
@@ -173,9 +206,14 @@ def run_scripts(collection, base, scripts, timeout):
         t0 = time.time()
         try:
             proc = subprocess.run([sys.executable, "-c", boot, str(path)], cwd=path.parent,
-                                  env=_env(), capture_output=True, text=True, timeout=timeout)
-            ok = proc.returncode == 0
-            err = "" if ok else _first_error(proc.stderr or proc.stdout)
+                                  env=_env(dict(extra_env or {}, **SCRIPT_ENV.get(rel, {}))),
+                                  capture_output=True, text=True,
+                                  timeout=timeout)
+            bad = _SCRIPT_MISMATCH.search(proc.stdout or "")
+            ok = proc.returncode == 0 and not bad
+            err = "" if ok else (_first_error(proc.stderr or proc.stdout) if proc.returncode
+                                 else f"the script's comparison failed: "
+                                      f"{proc.stdout[max(0, bad.start() - 60):bad.end()]!r}")
         except subprocess.TimeoutExpired:
             ok, err = False, f"TimeoutError: exceeded {timeout} s"
         cases.append(Case(collection, path.stem, "__main__", True, ok, err, time.time() - t0))
@@ -215,16 +253,65 @@ def library_import_census(base: Path, timeout):
     return json.loads(line[4:])
 
 
+def samples_source(base: Path, tmp: Path):
+    """nki-samples' ``src`` for its unit tests: the checkout's, or -- the public repository
+    removed ``nki_samples/reference`` (the kernels its unit tests import) in a commit of
+    January 2026 and kept the tests -- a copy of the checkout's ``src/nki_samples`` with
+    ``reference/`` as it was in the checkout's own git history just before its removal
+    (read from the checkout with git, in a temporary directory; nothing is kept).
+    Returns (path, note)."""
+    src = base / "src"
+    if (src / "nki_samples" / "reference").is_dir():
+        return src, ""
+    git = ["git", "-C", str(base)]
+    try:
+        gone = subprocess.run(git + ["log", "--diff-filter=D", "--format=%H", "-1", "--",
+                                     "src/nki_samples/reference"], capture_output=True,
+                              text=True, timeout=60).stdout.strip()
+        if not gone:
+            return src, ("nki_samples.reference is not in the checkout, nor in its git "
+                         "history: the unit tests that import it cannot run")
+        shutil.copytree(src / "nki_samples", tmp / "nki_samples")
+        tar = subprocess.run(git + ["archive", f"{gone}^", "src/nki_samples/reference"],
+                             capture_output=True, timeout=60).stdout
+        with tarfile.open(fileobj=io.BytesIO(tar)) as tf:
+            for m in tf.getmembers():
+                if not m.name.startswith("src/nki_samples/reference"):
+                    continue
+                m.name = m.name[len("src/"):]
+                tf.extract(m, tmp, filter="data")
+        return tmp, (f"nki_samples.reference is absent from the checkout (removed upstream in "
+                     f"{gone[:10]}); its unit tests run against it as of {gone[:10]}^ in the "
+                     f"checkout's own git history")
+    except (OSError, subprocess.SubprocessError, tarfile.TarError) as e:
+        return src, f"nki_samples.reference: reading the checkout's history failed: {e}"
+
+
 def run_collection(name, base: Path, full: bool, timeout: int, verbose: bool):
     if name == "sdk-test":
         files = sorted((base / "nki" / "test").glob("test_*.py"))
         return run_pytest(name, files, base / "nki" / "test", [], timeout)
     if name == "sdk-examples":
         return run_scripts(name, base / "nki" / "examples", SDK_EXAMPLE_SCRIPTS, timeout)
+    if name == "samples-tutorials":
+        return run_scripts(name, base / "src" / "nki_samples" / "tutorials",
+                           SAMPLES_TUTORIAL_SCRIPTS, timeout)
     if name == "samples-unit":
-        env = {"PYTHONPATH": os.pathsep.join([str(ROOT), str(base / "src"), str(base)])}
-        return run_pytest(name, [base / "test" / "unit"], base, ["--simulation-only"], timeout,
-                          extra_env=env)
+        with tempfile.TemporaryDirectory() as tmp:
+            src, note = samples_source(base, Path(tmp))
+            if note:
+                print(f"samples-unit: {note}")
+            env = {"PYTHONPATH": os.pathsep.join([str(ROOT), str(src), str(base)])}
+            if not full:
+                env["FASTISA_NKI_SMALL_ONLY"] = "1"
+            cases = run_pytest(name, [base / "test" / "unit"], base, ["--simulation-only"],
+                               timeout, extra_env=env)
+        if src == base / "src":
+            for c in cases:
+                if "nki_samples.reference" in c.error:
+                    c.error = ("nki_samples.reference is absent from the checkout and from its "
+                               "git history: " + c.error)
+        return cases
     if name == "library":
         env = {"NKILIB_SIMULATION_RUN_ALL": "1"} if full else {"FASTISA_NKI_SMALL_ONLY": "1"}
         env["PYTHONPATH"] = os.pathsep.join([str(ROOT), str(base / "src"), str(base)])

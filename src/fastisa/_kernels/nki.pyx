@@ -344,6 +344,10 @@ cdef class EwPlan:
         return self.rec
 
     def run(self, dst, in0, in1, v0, v1, int threads):
+        return self._run(dst, in0, in1, v0, v1, threads)
+
+    cdef object _run(self, object dst, object in0, object in1, object v0, object v1,
+                     int threads):
         cdef fi_nki_ew a = self.a
         cdef float fv[2]
         cdef double d
@@ -461,6 +465,15 @@ def plan_key(tuple head, a, b, c=None, d=None):
 cdef dict _PLANS = None
 cdef list _HOOKS = None
 cdef object _ACTIVE = None, _NOTE = None, _PSUM = None, _F32VEC = None, _THREADS = None
+cdef object _APPLY = None, _PENDING = None
+
+
+def set_pending_hook(apply_pending, pending_local):
+    """fastisa.nki.tensor.apply_pending and its per-thread list holder: when that hook has
+    nothing pending (``pending_local.items`` empty, the hook's own first test) the hit path
+    skips calling it."""
+    global _APPLY, _PENDING
+    _APPLY, _PENDING = apply_pending, pending_local
 
 
 def set_plan_env(dict plans, list hooks, active, note, psum, f32vec, threads):
@@ -481,6 +494,8 @@ cdef object _finish(EwPlan p, tuple names, tuple ts):
         return p.rec             # the caller records (the profile reads its frame)
     eng, instr, cyc = p.rec
     for h in _HOOKS:
+        if h is _APPLY and not getattr(_PENDING, "items", None):
+            continue                    # apply_pending would return at once
         h(eng, instr, cyc)
     return True
 
@@ -501,8 +516,8 @@ def hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine):
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep.run(dst.data, data.data, None, _val(ep, 0, operand0), _val(ep, 1, operand1),
-              _THREADS()) is None:
+    if ep._run(dst.data, data.data, None, _val(ep, 0, operand0), _val(ep, 1, operand1),
+               _THREADS()) is None:
         return False
     return _finish(ep, ("dst", "data"), (dst, data))
 
@@ -514,7 +529,7 @@ def hit_tt(dst, data1, data2, op, engine):
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep.run(dst.data, data1.data, data2.data, None, None, _THREADS()) is None:
+    if ep._run(dst.data, data1.data, data2.data, None, None, _THREADS()) is None:
         return False
     return _finish(ep, ("dst", "data1", "data2"), (dst, data1, data2))
 
@@ -526,6 +541,6 @@ def hit_tc(dst, src, engine):
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep.run(dst.data, src.data, None, None, None, _THREADS()) is None:
+    if ep._run(dst.data, src.data, None, None, None, _THREADS()) is None:
         return False
     return _finish(ep, ("dst", "src"), (dst, src))

@@ -62,10 +62,9 @@ def overflow(m, buffer: str, message: str, need: int) -> None:
     if len(cps) >= MAX_CHECKPOINTS:
         return
     live = {}
-    for key, (ref, nbytes, buf) in list(m.__dict__.get("_live", {}).items()):
-        d = ref()
-        if d is not None and buf == buffer:
-            live[key] = (ref, nbytes, _describe(d, nbytes))
+    for key, (ref, nbytes, buf, desc) in list(m.__dict__.get("_live", {}).items()):
+        if ref() is not None and buf == buffer:
+            live[key] = (ref, nbytes, desc)
     cps.append(_Checkpoint(buffer, message, need, m.capacity(buffer), live))
 
 
@@ -82,13 +81,14 @@ def _expire(cps) -> None:
     cps[:] = keep
 
 
-def track(m, data, nbytes: int, buffer: str) -> None:
-    """Remember an automatic on-chip allocation (until Python frees it)."""
-    from .tensor import _owner
+def track(m, own, nbytes: int, buffer: str, view=None) -> None:
+    """Remember an automatic on-chip allocation (its storage owner ``own``, until Python
+    frees it; ``view``: the tensor's typed data, for the messages)."""
     live = m.__dict__.setdefault("_live", {})
-    key = id(_owner(data))   # the key _note_uses looks up (ndarray's storage is a view)
-    live[key] = (weakref.ref(data), nbytes, buffer)
-    weakref.finalize(data, live.pop, key, None)
+    key = id(own)
+    live[key] = (weakref.ref(own), nbytes, buffer, _describe(view if view is not None
+                                                             else own, nbytes))
+    weakref.finalize(own, live.pop, key, None)
 
 
 def reserve_or_collect(m, buffer: str, nbytes: int):

@@ -863,6 +863,22 @@ def exponential(dst: NkiTensor, src: NkiTensor, max_value: Real = 0.0,
 
 
 # ---- tensor_copy -------------------------------------------------------------------------------
+def tensor_copy_dtype(dst, src, dtype, engine=None):
+    """``tensor_copy(..., dtype=)``: not in SDK 2.33's signature, but nki-samples'
+    tutorials pass it.  It keeps Beta 1's meaning (the tile-returning form produced a
+    ``dtype`` tile that the kernel then assigned into its destination): ``src`` is first
+    copied into a ``dtype`` SBUF tile, and that tile is the source of the copy into
+    ``dst`` (two tensor_copy instructions).  Returns the source to copy from."""
+    fmt = _dt.lookup(dtype)
+    if not isinstance(dst, NkiTensor) or fmt.name == dst.dtype.name:
+        return src
+    from . import language
+    tmp = language.ndarray(tuple(dst.shape), fmt, buffer=language.sbuf)
+    from . import isa
+    isa.tensor_copy(dst=tmp, src=src, engine=engine)
+    return tmp
+
+
 def tensor_copy(dst: NkiTensor, src: NkiTensor, engine: EnumLike | None = None,
                 name: str | None = None) -> None:
     """``dst = src``: a bit copy when dtypes match, else through float32 (one rounding).

@@ -379,9 +379,10 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
                 f"{shape} {fmt.name} needs {per_part} bytes per partition, "
                 f"{used} of {cap} are in use"), per_part)
             _capacity.force_reserve(m, buffer.name, per_part)
-        weakref.finalize(data, m.release, buffer.name, per_part)
+        own = data if data.base is None else data.base   # _filled's storage owner: views
+        weakref.finalize(own, m.release, buffer.name, per_part)   # of it keep it in use
         if getattr(m, "deferred_capacity", False):
-            _capacity.track(m, data, per_part, buffer.name)
+            _capacity.track(m, own, per_part, buffer.name, data)
     return NkiTensor(data, fmt, buffer, name)
 
 

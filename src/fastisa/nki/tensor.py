@@ -130,6 +130,9 @@ class NkiTensor:
     def __getitem__(self, key) -> "NkiTensor":
         key, gather, target = _index_arrays(key, self.data.shape, self.name)
         if gather is not None:
+            v = _strided_view(self.data, gather)
+            if v is not None:       # every index affine in the result's coordinates: a view
+                return NkiTensor(v, self.dtype, self.buffer, self.name)
             # a non-affine (indirect) index: the elements gathered into a read-only copy
             v = self.data[gather]
             v.flags.writeable = False
@@ -179,6 +182,15 @@ class NkiTensor:
     def __neg__(self):
         return self._binop(-1.0, "multiply")
 
+    def broadcast_to(self, shape) -> "NkiTensor":
+        """``t.broadcast_to(shape)``: :func:`nki.language.broadcast_to` (a new tile)."""
+        from . import tiles
+        return tiles.broadcast_to(self, shape)
+
+    def __truediv__(self, o):
+        from . import tiles
+        return tiles.divide(self, o)
+
     def _inplace(self, other, opname):
         from . import isa, ops, tiles
         op = getattr(ops, opname)
@@ -201,12 +213,19 @@ class NkiTensor:
     def __imul__(self, o):
         return self._inplace(o, "multiply")
 
-    def reshape(self, *shape) -> "NkiTensor":
+    def reshape(self, *shape, **kw) -> "NkiTensor":
         """A view with a new shape (same elements, C order).  Never copies.
+        ``t.reshape((a, b))``, ``t.reshape(a, b)`` or ``t.reshape(shape=(a, b))``.
 
         Raises ConstraintError when the element count differs or when the view's
         strides do not allow the new shape without a copy.
         """
+        if "shape" in kw:
+            if shape:
+                raise TypeError("reshape: shape given both positionally and as a keyword")
+            shape = (kw.pop("shape"),)
+        if kw:
+            raise TypeError(f"reshape: unexpected keyword argument {next(iter(kw))!r}")
         if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
             shape = tuple(shape[0])
         shape = tuple(int(s) for s in shape)
@@ -523,6 +542,48 @@ def _index_arrays(key, shape, name):
                                   f"{shape[axis] if axis < len(shape) else 0}; index array "
                                   f"reaches [{k.min()}, {k.max()}]")
     return tuple(arrs), tuple(arrs), None
+
+
+def _strided_view(d: np.ndarray, arrs):
+    """A view of ``d`` for legacy index expressions whose every index is an integer or an
+    integer array that is an affine function of the result's coordinates (``t[i_p,
+    i_f2 * F1 + i_f1]``, ``t[i0, 2 * i1 + i2, 2 * i3 + i4]`` from ``nl.mgrid``: transposing
+    and windowed layouts), so that writes through it go to ``d`` as the hardware's access
+    pattern would; None otherwise (the caller gathers a read-only copy).  The indices were
+    bounds-checked by :func:`_index_arrays`."""
+    if len(arrs) != d.ndim or not all(isinstance(k, (np.ndarray, int, np.integer))
+                                      for k in arrs):
+        return None
+    try:
+        target = np.broadcast_shapes(*[np.shape(k) for k in arrs])
+    except ValueError:
+        return None
+    if not target or 0 in target:
+        return None
+    nd = len(target)
+    coords = [np.arange(n, dtype=np.int64).reshape((1,) * j + (n,) + (1,) * (nd - j - 1))
+              for j, n in enumerate(target)]
+    starts = []
+    strides = [0] * nd
+    for axis, k in enumerate(arrs):
+        k = np.broadcast_to(np.asarray(k, np.int64), target)
+        start = int(k[(0,) * nd])
+        pred = np.full((1,) * nd, start, np.int64)
+        for j, n in enumerate(target):
+            if n == 1:
+                continue
+            e = [0] * nd
+            e[j] = 1
+            c = int(k[tuple(e)]) - start
+            if c:
+                pred = pred + c * coords[j]
+                strides[j] += c * d.strides[axis]
+        if not np.array_equal(np.broadcast_to(pred, target), k):
+            return None
+        starts.append(start)
+    first = d[tuple(slice(i, i + 1) for i in starts)]     # the element at the origin
+    return np.lib.stride_tricks.as_strided(first, shape=tuple(target), strides=tuple(strides),
+                                           writeable=d.flags.writeable)
 
 
 def _normalize_key(key, shape, name):

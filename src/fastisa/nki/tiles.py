@@ -223,10 +223,23 @@ def negative(x: NkiTensor | Real, dtype: DTypeLike | None = None, mask: object =
 
 def divide(x: NkiTensor | Real, y: NkiTensor | Real, dtype: DTypeLike | None = None,
            mask: object = None, **kwargs: object) -> NkiTensor:
-    """``nl.divide(x, y)``: fastisa's ALU has no divide op, so this raises
-    NotImplementedError rather than approximate it with a reciprocal."""
-    raise NotImplementedError("divide: fastisa's NKI ALU has no divide operator; nl.divide "
-                              "is not implemented")
+    """``nl.divide(x, y)`` (and ``tile / scalar``): SDK 2.33 lists no divide ALU operator
+    (nki.api.shared.rst, "Supported Math Operators": none; nki.language.rst marks divide
+    "not supported"), so fastisa divides only where the result is exact without one: by a
+    scalar power of two, as ``tensor_scalar`` multiply by its reciprocal (the same float32
+    bits as a division: both are the correctly rounded x * 2^-k).  Anything else raises
+    NotImplementedError rather than approximate a division by a reciprocal."""
+    if _is_scalar(y) and not isinstance(y, bool):
+        v = float(y)
+        m, e = math.frexp(v) if v not in (0.0,) and math.isfinite(v) else (0.0, 0)
+        if abs(m) == 0.5 and -126 <= e - 1 <= 127:
+            return apply_binary(_ops.multiply, x, math.ldexp(1.0 if v > 0 else -1.0, 1 - e),
+                                dtype=dtype, mask=mask)
+    raise NotImplementedError(
+        f"divide: SDK 2.33's NKI has no divide ALU operator; fastisa divides only by a scalar "
+        f"power of two (exact as a multiply), got divisor {y!r}" if _is_scalar(y) else
+        "divide: SDK 2.33's NKI has no divide ALU operator; fastisa divides only by a scalar "
+        "power of two (exact as a multiply), got a tile divisor")
 
 
 def invert_tile(x: NkiTensor | Real, dtype: DTypeLike | None = None, mask: object = None,
@@ -248,8 +261,13 @@ def copy_tile(x: NkiTensor | Real, dtype: DTypeLike | None = None, mask: object 
     return _finish(lambda d: _isa().tensor_copy(dst=d, src=x), x.shape, fmt, mask)
 
 
-def static_cast(x: NkiTensor | Real, dtype: DTypeLike, **kwargs: object) -> NkiTensor:
-    """``nl.static_cast(x, dtype)``: ``tensor_copy`` converting to ``dtype``."""
+def static_cast(x: NkiTensor | Real | np.ndarray, dtype: DTypeLike,
+                **kwargs: object) -> NkiTensor | np.ndarray:
+    """``nl.static_cast(x, dtype)``: ``tensor_copy`` converting to ``dtype``.  Given a host
+    numpy array (test code preparing inputs, as Beta 1 allowed), numpy's ``astype`` to the
+    dtype's numpy type (ml_dtypes rounding to nearest even)."""
+    if isinstance(x, np.ndarray):
+        return np.asarray(x).astype(np.dtype(_dt.lookup(dtype).np_dtype))
     return copy_tile(x, dtype=dtype)
 
 
@@ -407,6 +425,21 @@ def _reduce(name, op, x, axis, dtype, keepdims, mask):
     if 0 in axes:
         raise NotImplementedError(f"{name}: reducing the partition axis (axis 0) is not "
                                   f"implemented by fastisa (tensor_reduce reduces free axes)")
+    nd = len(x.shape)
+    if tuple(sorted(axes)) != tuple(range(nd - len(axes), nd)):
+        # reduced axes that are not the trailing ones (``axis=[2, 4]`` of a pooling window
+        # view): the same elements through a permuted access pattern with the reduced axes
+        # last, so tensor_reduce reduces trailing free axes; keepdims re-inserts the 1s
+        if keepdims and mask is not None:
+            raise NotImplementedError(f"{name}: mask= with keepdims over non-trailing axes is "
+                                      f"not implemented by fastisa")
+        kept = [i for i in range(nd) if i not in axes]
+        perm = kept + sorted(axes)
+        xv = NkiTensor(np.transpose(x.data, perm), x.dtype, x.buffer, x.name)
+        r = _reduce(name, op, xv, tuple(range(len(kept), nd)), dtype, False, mask)
+        if keepdims:
+            r = r.reshape(tuple(1 if i in axes else n for i, n in enumerate(x.shape)))
+        return r
     shape = tuple(1 if i in axes else s for i, s in enumerate(x.shape)) if keepdims else \
         tuple(s for i, s in enumerate(x.shape) if i not in axes)
     if len(shape) < 2:
