@@ -153,9 +153,10 @@ def matmul_f32(float[:, ::1] out, const float[:, ::1] s, const float[:, ::1] v, 
         fi_nki_matmul_f32(&out[0, 0], &s[0, 0], &v[0, 0], K, M, N, threads)
 
 
-def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1):
+def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1, int zero=0):
     """out[M, N] += s[K, M].T @ v[K, N] with s / v 2-D arrays in their storage formats (any
-    element strides): decoded to float32 in C, then the matmul_f32 kernel (same bits)."""
+    element strides): decoded to float32 in C, then the matmul_f32 kernel (same bits).
+    zero=1: out = s.T @ v, every element starting from +0 (out's values are not read)."""
     cdef const void *sp
     cdef const void *vp
     cdef Py_ssize_t s_sp, s_sf, v_sp, v_sf
@@ -174,7 +175,7 @@ def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1):
         raise MemoryError("matmul: cannot allocate the float32 operand buffers")
     with nogil:
         fi_nki_matmul(&out[0, 0], sp, sfmt, sisz, s_sp, s_sf, vp, vfmt, visz, v_sp, v_sf,
-                      K, M, N, threads, sbuf, vbuf)
+                      K, M, N, threads, sbuf, vbuf, zero)
     free(sbuf)
     free(vbuf)
 
