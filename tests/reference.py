@@ -374,6 +374,7 @@ def tik_op(name, dst_dtype, srcs, scalar, old_dst, sat, round_mode=""):
                 "adds": lambda: af + c, "muls": lambda: af * c,
                 "maxs": lambda: _tik_max(af, c), "mins": lambda: _tik_min(af, c),
                 "axpy": lambda: af * c + old_dst.astype(np.float32),
+                "mla": lambda: af * bf + old_dst.astype(np.float32),   # vmla (tik-ops)
                 "abs": lambda: np.abs(af), "relu": lambda: np.where(af > 0, af, np.float32(0)),
                 "exp": lambda: np.exp(a64), "ln": lambda: np.log(a64),
                 "rec": lambda: 1.0 / a64, "rsqrt": lambda: 1.0 / np.sqrt(a64),
