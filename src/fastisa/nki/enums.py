@@ -45,10 +45,13 @@ class oob_mode(enum.Enum):
 
 
 class dge_mode(enum.Enum):
+    """Descriptor generation engine mode; the values are SDK 2.33's (aws-neuron-sdk
+    ``nki/api/nki/isa/__init__.py``: unknown 0, swdge 1, hwdge 2, none 3), so kernels that
+    pass the integer get the same mode."""
     unknown = 0
-    none = 1
-    swdge = 2
-    hwdge = 3
+    swdge = 1
+    hwdge = 2
+    none = 3
 
 
 class matmul_perf_mode(enum.Enum):
