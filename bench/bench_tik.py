@@ -239,7 +239,8 @@ def _isa(kind, dtype="float16", nrep=255):
     vcmpv_gt -> np.greater(a, b, out=bool) (numpy's result unpacked: one byte a lane);
     vsel mode 0/2 -> np.where(bool mask, a, b, ...) via np.copyto(where=) into dst;
     vnchwconv / vec_trans -> a (nrep, 16, 16) transpose copy (np.copyto)."""
-    platform.set_target("Ascend910B", ub_size=8 << 20)
+    # (vrpsort16 exists on Ascend 310/910 only)
+    platform.set_target("Ascend910" if kind == "vrpsort16" else "Ascend910B", ub_size=8 << 20)
     try:
         tk = tik.Tik()
         es = np.dtype(dtype).itemsize
@@ -264,6 +265,10 @@ def _isa(kind, dtype="float16", nrep=255):
             tk.vconcat(c, a, nrep, 4)
         elif kind == "vcgadd":
             tk.vcgadd(par, c, a, nrep, 1, 1, 8)
+        elif kind == "vrpsort16":   # tik-ops: 16 proposals sorted by score per repeat
+            tk.vrpsort16(c, a, nrep)
+        elif kind == "vmla":        # tik-ops: c = a * b + c
+            tk.vmla(par, c, a, b, nrep, 1, 1, 1, 8, 8, 8)
         else:
             tk.vec_trans(c, a, nrep, 1, 1)
         tk.BuildCCE("bench", [], [])
@@ -295,6 +300,20 @@ def _isa(kind, dtype="float16", nrep=255):
 
         def base():   # the score field of n proposals
             y8[:, 4] = xa1
+    elif kind == "vrpsort16":
+        n = 128 * nrep
+        p3 = xa[:n].reshape(nrep, 16, 8)
+        y3 = np.empty_like(p3)
+
+        def base():   # a stable descending sort of each 16 proposals by field 4
+            o = np.argsort(-p3[:, :, 4], axis=1, kind="stable")
+            np.copyto(y3, np.take_along_axis(p3, o[:, :, None], axis=1))
+    elif kind == "vmla":
+        xa1, xb1 = xa[:n], xb[:n]
+
+        def base():
+            with np.errstate(over="ignore"):
+                np.add(xa1 * xb1, y, out=y)
     elif kind == "vcgadd":
         xb3 = xa[:n].reshape(-1, 32 // es)
         yg = np.empty(xb3.shape[0], dtype)
@@ -333,8 +352,11 @@ def main_isa():
                         ("vnchwconv", "vnchwconv vs (R,16,32/esize) transpose copy"),
                         ("vec_trans", "vec_trans vs (R,16,16) transpose copy"),
                         ("vconcat", "vconcat vs a strided field store y[:, 4] = x"),
-                        ("vcgadd", "vcgadd vs np.sum over 32-byte blocks")):
-        for dt in (("float16", "float32") if kind not in ("vec_trans", "vconcat", "vcgadd")
+                        ("vcgadd", "vcgadd vs np.sum over 32-byte blocks"),
+                        ("vrpsort16", "vrpsort16 vs a stable argsort + gather per 16"),
+                        ("vmla", "vmla vs np.add(a * b, c)")):
+        for dt in (("float16", "float32") if kind not in ("vec_trans", "vconcat", "vcgadd",
+                                                          "vrpsort16")
                    else ("float16",)):
             run, base, n = _isa(kind, dt)
             print(f"{dt} {label}, 255 repeats ({n} elements): {_ratio(run, base, 200):.2f}")

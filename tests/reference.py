@@ -374,6 +374,7 @@ def tik_op(name, dst_dtype, srcs, scalar, old_dst, sat, round_mode=""):
                 "adds": lambda: af + c, "muls": lambda: af * c,
                 "maxs": lambda: _tik_max(af, c), "mins": lambda: _tik_min(af, c),
                 "axpy": lambda: af * c + old_dst.astype(np.float32),
+                "mla": lambda: af * bf + old_dst.astype(np.float32),   # vmla (tik-ops)
                 "abs": lambda: np.abs(af), "relu": lambda: np.where(af > 0, af, np.float32(0)),
                 "exp": lambda: np.exp(a64), "ln": lambda: np.log(a64),
                 "rec": lambda: 1.0 / a64, "rsqrt": lambda: 1.0 / np.sqrt(a64),
@@ -2371,7 +2372,30 @@ def ptox_gatherb(dst_bytes_rows, src_bytes, offs, nb):
             if o + 32 <= src_bytes.size:
                 out[r, 32 * b: 32 * b + 32] = src_bytes[o: o + 32]
     return out
+
+def ptox_histogram(src, k, idx=None, cumulative=False):
+    """THISTOGRAM written element by element: per row, counts of byte k of every element whose
+    upper bytes pass the filter (uint16, k = 0: byte 1 == idx[r, 0]; uint32: bytes 3.. k+1 ==
+    idx[0, 0], idx[1, 0], ...); 256 uint32 bins per row, prefix-summed if cumulative."""
+    src = np.asarray(src)
+    R, C = src.shape
+    out = np.zeros((R, 256), np.uint32)
+    for r in range(R):
+        for j in range(C):
+            v = int(src[r, j])
+            ok = True
+            if src.dtype == np.uint16:
+                if k == 0:
+                    ok = (v >> 8) == int(idx[r, 0])
+            else:
+                for level, hb in enumerate(range(3, k, -1)):
+                    ok = ok and ((v >> (8 * hb)) & 0xFF) == int(idx[level, 0])
+            if ok:
+                out[r, (v >> (8 * k)) & 0xFF] += 1
+    return np.cumsum(out, axis=1, dtype=np.uint32) if cumulative else out
 # ---- end of PTO tile ISA second-round section ----
+
+
 # ======================================================================================
 # nki-isa: activate2 (SDK 2.33 nki/api/nki/isa/__init__.py, activate2 "Behavior")
 # ======================================================================================

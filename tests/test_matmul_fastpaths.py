@@ -178,3 +178,40 @@ def test_dma_compute_aliasing_and_strided_dst(rng):
     assert_bits(wide.data[:, 0::2], ref.nki_round(
         ref.nki_isa_dma_compute([x, y.astype(BF).astype(np.float32)]), "bfloat16").reshape(8, 64))
     assert (wide.data[:, 1::2].astype(np.float32) == 0).all()
+
+
+def test_nc_matmul_inexact_products_keep_multiply_then_add():
+    """bf16 operands whose products fall below float32's 2^-149 grid: a fused multiply-add
+    would round once where the documented order rounds twice.  c = 2^-125 + 2^-148 (odd on
+    its 2^-148 grid), p = ((1 + 2^-7) 2^-75)^2 ~ 0.51 * 2^-149: multiply-then-add rounds p
+    up to 2^-149, then c + 2^-149 is a tie that goes to the even neighbour c + 2^-148; an
+    fma would return c.  fastisa's FMA path must not be taken here."""
+    a = np.float32((1 + 2.0 ** -7) * 2.0 ** -75)
+    c = np.float32(2.0 ** -125 + 2.0 ** -148)
+    s = T(np.array([[a]], np.float32).astype(BF), "bfloat16")
+    acc = _psum((1, 1))
+    acc.data[...] = c
+    with nl.use_target("trn3"):
+        nisa.nc_matmul(dst=acc, stationary=s, moving=s, accumulate=True)
+    want = ref.nki_matmul(np.array([[a]], np.float32), np.array([[a]], np.float32),
+                          np.array([[c]], np.float32))
+    assert want[0, 0] == np.float32(2.0 ** -125 + 2.0 ** -147)
+    assert_bits(acc.data, want)
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float16", "float8_e4m3fn"])
+def test_nc_matmul_exact_products_full_tile(fmt, rng):
+    """The tutorial tile (128 x 128 x 512, the FMA path where the CPU has it), with zeros,
+    negative zeros and a NaN start value, equals the multiply-then-add oracle."""
+    s = T(random_values(rng, fmt, (128, 128)), fmt)
+    m = T(random_values(rng, fmt, (128, 512)), fmt)
+    s.data[0, :5] = s.data.dtype.type(-0.0)
+    acc = _psum((128, 512))
+    start = rng.standard_normal((128, 512)).astype(np.float32)
+    start[3, 7] = np.nan
+    start[4, :] = -0.0
+    acc.data[...] = start
+    with nl.use_target("trn3"):
+        nisa.nc_matmul(dst=acc, stationary=s, moving=m, accumulate=True)
+    want = ref.nki_matmul(ref.nki_to_f32(s.data, fmt), ref.nki_to_f32(m.data, fmt), start)
+    assert_bits(acc.data, want, nan_either=np.ones(want.shape, bool))

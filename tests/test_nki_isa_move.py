@@ -471,7 +471,20 @@ def test_dma_transpose_indirect_gather(rng):
     d = empty((32, 24), "bfloat16")
     nisa.dma_transpose(d, view, axes=(1, 0), dge_mode=nisa.dge_mode.swdge)
     assert_bits(d.data, np.ascontiguousarray(src.data[rows].T))
-    with pytest.raises(NotImplementedError, match="skip"):
-        nisa.dma_transpose(d, view, oob_mode=nisa.oob_mode.skip)
+    # oob_mode skip: offsets past the source's 64 rows are skipped, their dst columns kept
+    bad = rows.copy()
+    bad[[3, 10]] = [64, 1000]
+    vbad = src.ap([[32, 24], [1, 32]], vector_offset=T((bad * 32).reshape(24, 1), "int32"),
+                  indirect_dim=0)
+    d2 = T(rng.integers(0, 65536, (32, 24)).astype(np.uint16), "bfloat16")
+    before = d2.data.copy()
+    with pytest.raises(AccessError):
+        nisa.dma_transpose(d2, vbad)
+    assert_bits(d2.data, before)                      # the raising call changed nothing
+    nisa.dma_transpose(d2, vbad, oob_mode=nisa.oob_mode.skip)
+    want = before.copy()
+    ok = np.array([i not in (3, 10) for i in range(24)])
+    want[:, ok] = src.data[bad[ok]].T
+    assert_bits(d2.data, want)
     with pytest.raises(ConstraintError, match="hwdge"):
         nisa.dma_transpose(d, view, dge_mode=nisa.dge_mode.hwdge)

@@ -129,7 +129,11 @@ def test_legacy_index_arrays_views_masks_and_arithmetic():
     w = t[g.p + 64, g.x * 2]
     assert w.shape == (64, 32) and w.data[0, 1] == t.data[64, 2]
     tr = t[i_f.T[:8, :] * 0 + nl.arange(8)[None, :], i_p[:8, :] * 0 + nl.arange(8)[:, None]]
-    assert not tr.data.flags.writeable                                      # a gather copy
+    # affine in the result's coordinates: a strided (transposing) view, writes go through
+    assert np.shares_memory(tr.data, t.data)
+    assert np.array_equal(tr.data, t.data[:8, :8].T)
+    sq = t[i_p[:8, :] * i_p[:8, :], i_f[:, :8]]                              # not affine
+    assert not sq.data.flags.writeable and sq.data[3, 1] == t.data[9, 1]   # a gather copy
     with pytest.raises(AccessError):
         t[i_p + 1, i_f]
     # t[...] = tile stores; tile arithmetic; psum += ...

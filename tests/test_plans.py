@@ -58,7 +58,9 @@ def _both(scenario):
             else:
                 with plans.disabled():
                     r = [_outcome(step) for step in scenario()]
-        out.append((r, [(e.engine, e.instruction, e.cycles) for e in prof.events]))
+        out.append((r, [(e.engine, e.instruction, e.cycles) for e in prof.events],
+                    [(s.engine, s.instruction, s.start_ns, s.end_ns, s.source, s.pred, s.why,
+                      s.deps) for s in prof.schedule.slots]))
     assert plans.enabled()
     return out
 
@@ -70,11 +72,12 @@ def _n_plans():
 
 
 def _check(scenario):
-    (on, ev_on), (off, ev_off) = _both(scenario)
+    (on, ev_on, sl_on), (off, ev_off, sl_off) = _both(scenario)
     assert len(on) == len(off)
     for i, (a, b) in enumerate(zip(on, off)):
         assert a == b, f"step {i}: cached {a!r} != full path {b!r}"
     assert ev_on == ev_off
+    assert sl_on == sl_off          # the same schedule: operands, dependencies, sources
 
 
 def _t(a, fmt, buf=nl.sbuf):

@@ -336,12 +336,13 @@ def test_memref_reinterpret_cast_views_the_buffer_at_an_offset():
 
 
 def test_interleaved_ins_types_parse_and_unsimulated_store_forms_raise():
-    """``ins(%t : T, %pre : i64)`` parses; a pre-quantised or atomic-add store raises
+    """``ins(%t : T, %pre : i64)`` parses; a pre-quantised or relu store raises
     NotImplementedError instead of storing plain values."""
     T8 = tb("f32", 8, 8)
     for extra, attrs, match in (
             (f", %pre : i64", "", "pre-quantisation"),
-            ("", " {atomicType = #pto<atomic_type atomic_add>}", "atomicType"),
+            ("", " {atomicType = #pto<atomic_type atomic_add>, reluPreMode = "
+                 "#pto<relu_pre_mode normal_relu>}", "reluPreMode"),
             ("", " {reluPreMode = #pto<relu_pre_mode normal_relu>}", "reluPreMode")):
         text = f"""func.func @k(%x: !pto.ptr<f32>) {{
   %c0 = arith.constant 0 : index
@@ -707,3 +708,144 @@ def test_textract_then_tinsert_index_operands():
     want = b.copy()
     want[1:5, 4:12] = a[2:6, 8:16]
     np.testing.assert_array_equal(got, want)
+
+
+def test_result_changing_attributes_without_a_mapping_raise():
+    T = tb("f32", 8, 16)
+    R = tb("f32", 8, 16, 1, 16)
+    for attrs, match in (("{isBinary = true}", "isBinary"), ("{isBinary = false}", None)):
+        body = f"    pto.tcolsum ins(%t_a : {T}) outs(%t_d : {R}) {attrs}"
+        text = program([("a", "f32", 8, 16)], ("d", "f32", 8, 16), body)
+        text = text.replace(f"%t_d = pto.alloc_tile : {T}", f"%t_d = pto.alloc_tile : {R}")
+        text = text.replace(f"pto.tstore ins(%t_d : {T})", f"pto.tstore ins(%t_d : {R})")
+        text = text.replace("sizes = [%r_d, %k_d]", "sizes = [%c1, %k_d]").replace(
+            "!pto.partition_tensor_view<8x16xf32>)\n    return",
+            "!pto.partition_tensor_view<1x16xf32>)\n    return").replace(
+            "-> !pto.partition_tensor_view<8x16xf32>\n    %t_d",
+            "-> !pto.partition_tensor_view<1x16xf32>\n    %t_d")
+        a = rand((8, 16), np.float32, 21)
+        if match:
+            with pytest.raises(NotImplementedError, match=match):
+                asm.run(text, {"a": a})
+        else:
+            got = asm.run(text, {"a": a})["out"].reshape(8, 16)
+            ta = P.Tile(P.TileType.Vec, "float32", 8, 16)
+            ta.data[...] = a
+            td = P.Tile(P.TileType.Vec, "float32", 8, 16, valid_row=1, valid_col=16)
+            P.TCOLSUM(td, ta)
+            np.testing.assert_array_equal(got[0].view(np.uint32), td.data[0].view(np.uint32))
+
+
+def test_tprefetch_reads_the_global_view_into_the_tile():
+    T = tb("f32", 8, 16)
+    text = f"""func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %vx = pto.make_tensor_view %x, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<8x16xf32>
+  %vy = pto.make_tensor_view %y, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<8x16xf32>
+  %t = pto.alloc_tile : {T}
+  pto.tprefetch ins(%px : !pto.partition_tensor_view<8x16xf32>) outs(%t : {T})
+  pto.tstore ins(%t : {T}) outs(%py : !pto.partition_tensor_view<8x16xf32>)
+  return
+}}
+"""
+    roundtrip(text)
+    x = rand((8, 16), np.float32, 22)
+    np.testing.assert_array_equal(asm.run(text, {"x": x})["y"], x)
+
+
+def test_mgather_and_mscatter_through_global_views():
+    """pto.mgather ins(%mem, %idx) outs(%dst) and pto.mscatter ins(%src, %idx) outs(%mem):
+    the views reach MGATHER/MSCATTER as GlobalTensors; the results equal the API's."""
+    T = tb("f32", 8, 16)
+    I = tb("i32", 8, 16)
+    G = "!pto.partition_tensor_view<8x16xf32>"
+    GI = "!pto.partition_tensor_view<8x16xi32>"
+    text = f"""func.func @k(%x: !pto.ptr<f32>, %i: !pto.ptr<i32>, %y: !pto.ptr<f32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %vx = pto.make_tensor_view %x, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32> -> {G}
+  %vi = pto.make_tensor_view %i, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xi32>
+  %pi = pto.partition_view %vi, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xi32> -> {GI}
+  %vy = pto.make_tensor_view %y, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32> -> {G}
+  %ti = pto.alloc_tile : {I}
+  %t = pto.alloc_tile : {T}
+  pto.tload ins(%pi : {GI}) outs(%ti : {I})
+  pto.mgather ins(%px, %ti : {G}, {I}) outs(%t : {T})
+  pto.tneg ins(%t : {T}) outs(%t : {T})
+  pto.mscatter ins(%t, %ti : {T}, {I}) outs(%py : {G})
+  return
+}}
+"""
+    roundtrip(text)
+    rng = np.random.default_rng(23)
+    x = rand((8, 16), np.float32, 24)
+    idx = rng.permutation(128).astype(np.int32).reshape(8, 16)
+    y = asm.run(text, {"x": x, "i": idx, "y": np.zeros((8, 16), np.float32)})["y"]
+    want = np.zeros(128, np.float32)
+    want[idx.reshape(-1)] = -x.reshape(-1)[idx.reshape(-1)]
+    np.testing.assert_array_equal(y.reshape(-1), want)
+
+
+@pytest.mark.parametrize("dt", ["f32", "f16", "i32"])
+def test_tstore_atomic_add_accumulates_into_global_memory(dt):
+    T = tb(dt, 8, 16)
+    G = f"!pto.partition_tensor_view<8x16x{dt}>"
+    text = f"""func.func @k(%x: !pto.ptr<{dt}>, %y: !pto.ptr<{dt}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %vx = pto.make_tensor_view %x, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?x{dt}>
+  %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?x{dt}> -> {G}
+  %vy = pto.make_tensor_view %y, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?x{dt}>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?x{dt}> -> {G}
+  %t = pto.alloc_tile : {T}
+  pto.tload ins(%px : {G}) outs(%t : {T})
+  pto.tstore ins(%t : {T}) outs(%py : {G}) {{atomicType = #pto<atomic_type atomic_add>}}
+  pto.tstore ins(%t : {T}) outs(%py : {G}) {{atomicType = #pto<atomic_type atomic_add>}}
+  return
+}}
+"""
+    roundtrip(text)
+    npdt = _NP[dt]
+    rng = np.random.default_rng(25)
+    x = (rng.standard_normal((8, 16)) * 100).astype(npdt)
+    y0 = (rng.standard_normal((8, 16)) * 100).astype(npdt)
+    got = asm.run(text, {"x": x, "y": y0})["y"]
+    want = (y0 + x) + x                    # each sum rounded to the dtype
+    np.testing.assert_array_equal(got.view(np.uint8), want.view(np.uint8))
+    assert not np.array_equal(got, x)      # not a plain store
+
+
+def test_fastisa_spellings_of_pairreducesum_and_adddeqrelu():
+    a = rand((8, 16), np.float32, 26)
+    body = f"    pto.tpairreducesum ins(%t_a : {T816}) outs(%t_d : {T816})"
+    text = program([("a", "f32", 8, 16)], ("d", "f32", 8, 16), body)
+    roundtrip(text)
+    got = asm.run(text, {"a": a})["out"].reshape(8, 16)
+    ta, td = api_tiles([("a", "f32", 8, 16), ("d", "f32", 8, 16)], [a, None])
+    P.TPAIRREDUCESUM(td, ta)
+    np.testing.assert_array_equal(got.view(np.uint32), td.data.view(np.uint32))
+
+    I = tb("i32", 8, 16)
+    H = tb("f16", 8, 16)
+    x = np.random.default_rng(27).integers(-1 << 20, 1 << 20, (8, 16)).astype(np.int32)
+    y = np.random.default_rng(28).integers(-1 << 20, 1 << 20, (8, 16)).astype(np.int32)
+    body = (f"    %s = arith.constant 0.001 : f32\n"
+            f"    pto.tadddeqrelu ins(%t_x, %t_y, %s : {I}, {I}, f32) outs(%t_d : {H})")
+    ins = [("x", "i32", 8, 16), ("y", "i32", 8, 16)]
+    text = program(ins, ("d", "f16", 8, 16), body)
+    roundtrip(text)
+    got = asm.run(text, {"x": x, "y": y})["out"].reshape(8, 16)
+    tx, ty, td = api_tiles(ins + [("d", "f16", 8, 16)], [x, y, None])
+    P.TADDDEQRELU(td, tx, ty, np.float32(0.001))
+    np.testing.assert_array_equal(got.view(np.uint16), td.data.view(np.uint16))

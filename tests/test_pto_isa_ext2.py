@@ -315,3 +315,167 @@ def test_tgatherb_errors():
         pto.TGATHERB(tile("float32", 4, 16), src, tile("float32", 4, 8))
     with pytest.raises(ConstraintError, match="TGATHERB: offset must hold"):
         pto.TGATHERB(tile("float32", 8, 16), tile("float32", 8, 16), off)
+
+
+# ---- TGET_SCALE_ADDR -------------------------------------------------------------------
+def test_tget_scale_addr_shifts_assigned_address():
+    src = pto.Tile(pto.TileType.Vec, "float32", 8, 16)
+    dst = pto.Tile(pto.TileType.Vec, "float32", 8, 16)
+    pto.TASSIGN(src, 0x1000)
+    pto.TASSIGN(dst, 0x2000)
+    pto.TGET_SCALE_ADDR(dst, src)
+    assert dst.addr == 0x1000 >> 4
+    probe = pto.Tile(pto.TileType.Vec, "float32", 8, 16)
+    pto.TASSIGN(probe, 0x100)                       # the same UB bytes as dst
+    probe.data[...] = np.arange(128, dtype=np.float32).reshape(8, 16)
+    assert_bits(dst.data, probe.data, "dst reads UB at src.addr >> 4")
+
+
+def test_tget_scale_addr_free_tile_aliases_and_errors():
+    src = tile("int32", 8, 16)
+    dst = tile("int32", 4, 16)
+    pto.TGET_SCALE_ADDR(dst, src)
+    src.data[0, 3] = 77
+    assert dst.data[0, 3] == 77                     # the simulator's dst.data() = src.data()
+    big = tile("int32", 16, 16)
+    before = big._buf
+    with pytest.raises(ConstraintError, match="TGET_SCALE_ADDR: dst size"):
+        pto.TGET_SCALE_ADDR(big, src)
+    assert big._buf is before
+
+
+# ---- TGEMV family, TRSQRT's tmp form ---------------------------------------------------
+@pytest.mark.parametrize("adt,ddt", [("float16", "float32"), ("bfloat16", "float32"),
+                                     ("float32", "float32"), ("int8", "int32")])
+@pytest.mark.parametrize("k,n", [(32, 16), (7, 3), (64, 40)])
+def test_tgemv(adt, ddt, k, n):
+    rng = np.random.default_rng(15)
+    L, Rt, Acc, Bias = (pto.TileType.Left, pto.TileType.Right, pto.TileType.Acc,
+                        pto.TileType.Bias)
+    isz = np.dtype("uint16" if adt == "bfloat16" else adt).itemsize
+    dsz = np.dtype(ddt).itemsize
+    pad = lambda v, s: -(-v * s // 32) * (32 // s)  # noqa: E731
+    a = tile(adt, 1, pad(k, isz), loc=L, vr=1, vc=k, rng=rng)
+    b = tile(adt, k, pad(n, isz), loc=Rt, vr=k, vc=n, rng=rng)
+    c = tile(ddt, 1, pad(n, dsz), loc=Acc, vr=1, vc=n, rng=rng)
+    cin = tile(ddt, 1, pad(n, dsz), loc=Acc, vr=1, vc=n, rng=rng)
+    bias = tile(ddt, 1, pad(n, dsz), loc=Bias, vr=1, vc=n, rng=rng)
+    if ddt == "int32":
+        cin.data[...] = rng.integers(-1000, 1000, cin.data.shape)
+        bias.data[...] = rng.integers(-1000, 1000, bias.data.shape)
+    dt = np.dtype(ddt)
+    pto.TGEMV(c, a, b)
+    assert_bits(c.valid, ref.pto_matmul(a.valid, b.valid, dt), "TGEMV")
+    pto.TGEMV_ACC(c, cin, a, b)
+    assert_bits(c.valid, ref.pto_matmul(a.valid, b.valid, dt, init=cin.valid), "TGEMV_ACC")
+    pto.TGEMV_BIAS(c, a, b, bias)
+    assert_bits(c.valid, ref.pto_matmul(a.valid, b.valid, dt, init=bias.valid), "TGEMV_BIAS")
+
+
+def test_tgemv_errors():
+    L, Rt, Acc = pto.TileType.Left, pto.TileType.Right, pto.TileType.Acc
+    a2 = pto.Tile(L, "float32", 2, 8)
+    b = pto.Tile(Rt, "float32", 8, 8)
+    c = pto.Tile(Acc, "float32", 2, 8)
+    with pytest.raises(ConstraintError, match="TGEMV: aMatrix.validRow must be 1"):
+        pto.TGEMV(c, a2, b)
+    a = pto.Tile(L, "float32", 1, 8)
+    c1 = pto.Tile(Acc, "float32", 1, 8)
+    with pytest.raises(ConstraintError, match="TGEMV_BIAS: biasData.loc must be TileType.Bias"):
+        pto.TGEMV_BIAS(c1, a, b, c1)
+    with pytest.raises(ConstraintError, match="TGEMV_ACC: cInMatrix.loc"):
+        pto.TGEMV_ACC(c1, pto.Tile(pto.TileType.Vec, "float32", 1, 8), a, b)
+    b0 = pto.Tile(Rt, "float32", 8, 8, valid_row=8, valid_col=0)
+    with pytest.raises(ConstraintError, match=r"TGEMV: bMatrix valid shape \(n\)"):
+        pto.TGEMV(c1, a, b0)
+
+
+def test_trsqrt_tmp_form():
+    rng = np.random.default_rng(16)
+    src = tile("float32", 8, 16, RM, rng=rng)
+    src.data[...] = np.abs(src.data) + 0.5
+    d1, d2, tmp = tile("float32", 8, 16), tile("float32", 8, 16), tile("float32", 8, 16, RM, rng=rng)
+    keep = tmp.data.copy()
+    pto.TRSQRT(d1, src)
+    pto.TRSQRT(d2, src, tmp)
+    assert_bits(d2.data, d1.data, "TRSQRT with tmp = without")
+    assert_bits(tmp.data, keep, "tmp not written")
+    with pytest.raises(ConstraintError, match="TRSQRT: tmp"):
+        pto.TRSQRT(d2, src, pto.Tile(pto.TileType.Left, "float32", 8, 16))
+
+
+# ---- THISTOGRAM ------------------------------------------------------------------------
+@pytest.mark.parametrize("sdt,k", [("uint16", 1), ("uint16", 0), ("uint32", 3), ("uint32", 2),
+                                   ("uint32", 1), ("uint32", 0)])
+@pytest.mark.parametrize("cumulative", (False, True))
+def test_thistogram(sdt, k, cumulative):
+    rng = np.random.default_rng(17)
+    R, C = 5, 40
+    src = tile(sdt, 8, 64, RM, R, C)
+    src.data[...] = rng.integers(0, 2 ** (16 if sdt == "uint16" else 32), (8, 64))
+    # make the filters select something: upper bytes of a few elements copied from element 0
+    src.data[:, 1:12] = (src.data[:, 1:12] & 0xFF) | (src.data[:, :1] & ~np.array(0xFF, src.data.dtype))
+    if sdt == "uint16":
+        idx = pto.Tile(pto.TileType.Vec, "uint8", 32, 1, blayout=pto.BLayout.ColMajor)
+        idx.data[:8, 0] = src.data[:8, 0] >> 8               # each row's own upper byte
+    else:
+        idx = pto.Tile(pto.TileType.Vec, "uint8", 3, 64)
+        v = int(src.data[2, 0])
+        idx.data[:, 0] = [(v >> 24) & 0xFF, (v >> 16) & 0xFF, (v >> 8) & 0xFF]
+    dst = tile("uint32", 8, 256, RM, rng=rng)
+    keep = dst.data.copy()
+    pto.THISTOGRAM(dst, src, idx, pto.HistByte(k), cumulative=cumulative)
+    keep[:R] = ref.ptox_histogram(src.valid, k, idx.data, cumulative)
+    assert_bits(dst.data, keep, f"THISTOGRAM {sdt} byte {k}")
+
+
+def test_thistogram_every_uint16_code():
+    codes = np.random.default_rng(18).permutation(65536).astype(np.uint16).reshape(128, 512)
+    src = pto.Tile(pto.TileType.Vec, "uint16", 128, 512)
+    src.data[...] = codes
+    dst = pto.Tile(pto.TileType.Vec, "uint32", 128, 256)
+    pto.THISTOGRAM(dst, src, None, pto.HistByte.BYTE_1)
+    want = np.zeros((128, 256), np.uint32)
+    np.add.at(want, (np.repeat(np.arange(128), 512), (codes >> 8).reshape(-1)), 1)
+    assert_bits(dst.data, want, "THISTOGRAM every uint16 code")
+    assert int(dst.data.sum()) == 65536
+
+
+def test_thistogram_errors():
+    src = tile("uint16", 4, 16)
+    with pytest.raises(ConstraintError, match="THISTOGRAM: byte must be BYTE_0 or BYTE_1"):
+        pto.THISTOGRAM(tile("uint32", 4, 256), src, None, pto.HistByte.BYTE_2)
+    with pytest.raises(ConstraintError, match="THISTOGRAM: dst.validCol must be >= 256"):
+        pto.THISTOGRAM(tile("uint32", 4, 256, RM, 4, 200), src, None, 1)
+    with pytest.raises(ConstraintError, match="THISTOGRAM: src.dtype"):
+        pto.THISTOGRAM(tile("uint32", 4, 256), tile("int32", 4, 16), None, 1)
+    with pytest.raises(ConstraintError, match="THISTOGRAM: idx"):
+        pto.THISTOGRAM(tile("uint32", 4, 256), tile("uint32", 4, 16), tile("uint8", 1, 32), 0)
+
+
+# ---- the direct int32/uint32 index loops of TSCATTER / MGATHER (gather.h) ---------------
+@pytest.mark.parametrize("idt", ("int32", "uint32"))
+@pytest.mark.parametrize("layout", ("row", "col"))
+def test_scatter_mgather_direct_index_paths(idt, layout):
+    from pto_helpers import CM
+    rng = np.random.default_rng(19)
+    lay = RM if layout == "row" else CM
+    R, C = 16, 16
+    idx = tile(idt, R, C, lay)
+    idx.data[...] = rng.permutation(R * C).reshape(R, C)
+    src = tile("float32", R, C, lay, rng=rng)
+    dst = tile("float32", R, C, RM, rng=rng)
+    want = dst.data.copy()
+    want.reshape(-1)[idx.data.reshape(-1).astype(np.int64)] = src.data.reshape(-1)
+    pto.TSCATTER(dst, src, idx)
+    assert_bits(dst.data, want, "TSCATTER")
+    table = rng.standard_normal(R * C).astype(np.float32)
+    g = tile("float32", R, C, lay, rng=rng)
+    pto.MGATHER(g, pto.GlobalTensor(table), idx)
+    assert_bits(g.data, table[idx.data.astype(np.int64)], "MGATHER")
+    idx.data[3, 3] = R * C                           # one past the end: raises, nothing written
+    before = g.data.copy()
+    from fastisa.errors import AccessError
+    with pytest.raises(AccessError, match="MGATHER: index 256"):
+        pto.MGATHER(g, pto.GlobalTensor(table), idx)
+    assert_bits(g.data, before, "unchanged")

@@ -486,7 +486,7 @@ def test_cube_scopes_declare_and_capacity():
         with pytest.raises(errors.ConstraintError, match="buffer overflow"):
             tk.Tensor("float16", (16,), name="y", scope=sc)
     assert tik.scope_cbuf_out == tik.scope_cc     # TIK: L1OUT is the L0C
-    with pytest.raises(errors.ConstraintError, match="data_move: the path"):
+    with pytest.raises(errors.ConstraintError, match="data_move: the matrix mode moves L0C"):
         tk2 = tik.Tik()
         a = tk2.Tensor("float32", (64,), name="a", scope=tik.scope_cc)
         b = tk2.Tensor("float32", (64,), name="b", scope=tik.scope_gm)
@@ -613,7 +613,7 @@ def test_tensor_mov_matrix_errors():
     l1 = tk.Tensor("float32", (1024,), name="l1", scope=tik.scope_cbuf)
     E = errors.ConstraintError
     tk.tensor_mov(ub, cc, "m", 1, 4, 0, 0)
-    with pytest.raises(E, match="L0C -> UB or UB -> L0C"):
+    with pytest.raises(E, match="matrix mode moves L0C -> UB or UB -> L0C"):
         tk.tensor_mov(cc, l1, "m", 1, 4, 0, 0)
     with pytest.raises(E, match="float32 in local.L0C to int32 in local.UB is not supported"):
         tk.tensor_mov(ubi, cc, "m", 1, 4, 0, 0)
@@ -639,3 +639,100 @@ def test_cube_tensors_are_fractal_aligned():
         tk.Tensor("float16", (16,), name="x", scope=sc)
         t = tk.Tensor("float16", (16,), name="y", scope=sc)
         assert t.byte_off % al == 0 and t.byte_off > 0
+
+
+def test_cube_and_h_ops_in_the_engine_schedule():
+    """matmul waits for the data_move it reads, fixpipe and h_* for the cube result."""
+    from fastisa import cost
+    tk = tik.Tik()
+    g = tk.Tensor("float16", (1, 16, 16), name="g", scope=tik.scope_gm)
+    o = tk.Tensor("float16", (1, 16, 16), name="o", scope=tik.scope_gm)
+    a = tk.Tensor("float16", (1, 16, 16), name="a", scope=tik.scope_cbuf)
+    d = tk.Tensor("float32", (1, 16, 16), name="d", scope=tik.scope_cbuf_out)
+    u = tk.Tensor("float16", (256,), name="u", scope=tik.scope_ubuf)
+    tk.data_move(a, g, 0, 1, 16, 0, 0)
+    tk.matmul(d, a, a, 16, 16, 16)
+    tk.tensor_mov(u, d, "m", 1, 1, 0, 0)
+    tk.h_exp(u, u)
+    tk.fixpipe(o, d, 1, 32, 0, 0, extend_params={
+        "quantize_params": {"mode": "fp322fp16", "mode_param": None}})
+    tk.BuildCCE("k", [g], [o])
+    with cost.profiling() as p:
+        tk.tikdb.start_debug({"g": np.ones((1, 16, 16), np.float16)})
+    slots = {s.instruction: s for s in p.schedule.slots}
+    assert slots["matmul"].engine == "Cube"
+    assert slots["matmul"].start_ns >= slots["data_move"].end_ns
+    for after in ("tensor_mov", "fixpipe"):
+        assert slots[after].start_ns >= slots["matmul"].end_ns
+    assert slots["h_exp"].start_ns >= slots["tensor_mov"].end_ns
+    assert "test_tik_cube.py:" in slots["matmul"].source     # the kernel's own line
+
+
+def test_conv2d_leaves_the_rows_past_howo_and_matmul_computes_the_padding():
+    """conv2d: Ho*Wo = 9, round_howo = 16: rows 9..15 of dst keep their contents (the
+    uninitialised fill); matmul with m = 20: rows 20..31 are computed from a's padding."""
+    tk = tik.Tik()
+    gf = tk.Tensor("float16", (1, 3, 3, 16), name="gf", scope=tik.scope_gm)
+    gw = tk.Tensor("float16", (1, 1, 1, 16, 16), name="gw", scope=tik.scope_gm)
+    f = tk.Tensor("float16", (1, 3, 3, 16), name="f", scope=tik.scope_cbuf)
+    w = tk.Tensor("float16", (1, 1, 1, 16, 16), name="w", scope=tik.scope_cbuf)
+    d = tk.Tensor("float32", (1, 16, 16), name="d", scope=tik.scope_cbuf_out)
+    out = tk.Tensor("float32", (1, 16, 16), name="out", scope=tik.scope_gm)
+    tk.data_move(f, gf, 0, 1, 9, 0, 0)
+    tk.data_move(w, gw, 0, 1, 16, 0, 0)
+    tk.conv2d(d, f, w, [1, 3, 3, 16], [1, 1, 1, 16, 16], [1, 1], [0, 0, 0, 0], [1, 1])
+    tk.fixpipe(out, d, 1, 32, 0, 0)
+    tk.BuildCCE("k", [gf, gw], [out])
+    x = np.ones((1, 3, 3, 16), np.float16)
+    got = tk.tikdb.start_debug({"gf": x, "gw": np.ones((1, 1, 1, 16, 16), np.float16)})[0]
+    assert (got[0, :9] == 16.0).all()
+    assert (got[0, 9:].view(np.uint32) == 0xA5A5A5A5).all()
+    # matmul m = 20: the a tensor's rows 20..31 are data too (here 2.0), so C rows 20..31
+    rng = np.random.default_rng(7)
+    a, b = _mm_inputs(rng, "float16", 32, 16, 16)
+    a[:, 20:] = 2.0
+    got = _run_matmul([(a, b, True)], 20, 16, 16, "float32")
+    want = _oracle_chain([(a, b, True)], 20, 16, 16, "float32")
+    assert same_bits(got, want) and not (got[:, 20:] == 0).all()
+
+
+@pytest.mark.parametrize("mode,pair,relu", [(0, ("float32", "float32"), False),
+                                            (1, ("float32", "float16"), False),
+                                            (2, ("float32", "float16"), True),
+                                            (5, ("int32", "int32"), True)])
+def test_data_move_l0c_to_ub_conv_relu_modes(mode, pair, relu):
+    """data_move(ub, l0c, 0, nburst, burst, src_stride, dst_stride, ConvReluMode), as the
+    public basic_lstm_cell_weight_grad moves its mmad result (mode 1, one matrix)."""
+    cdt, odt = pair
+    rng = np.random.default_rng(mode)
+    n_cc, n_ub = 3 * 256, 2 * 256 + 32 // np.dtype(odt).itemsize
+    x = random_values(rng, cdt, n_cc)
+    tk = tik.Tik()
+    gx = tk.Tensor(cdt, (n_cc,), name="gx", scope=tik.scope_gm)
+    go = tk.Tensor(odt, (n_ub,), name="go", scope=tik.scope_gm)
+    ux = tk.Tensor(cdt, (n_cc,), name="ux", scope=tik.scope_ubuf)
+    uo = tk.Tensor(odt, (n_ub,), name="uo", scope=tik.scope_ubuf)
+    cc = tk.Tensor(cdt, (n_cc,), name="cc", scope=tik.scope_cc)
+    tk.data_move(ux, gx, 0, 1, blocks(n_cc, cdt), 0, 0)
+    tk.data_move(cc, ux, 0, 1, 3, 0, 0)                       # UB -> L0C, 3 matrices
+    tk.data_move(uo, cc, 0, 2, 1, 1, 1, mode)                 # every other matrix out
+    tk.data_move(go, uo, 0, 1, blocks(n_ub, odt), 0, 0)
+    tk.BuildCCE("k", [gx], [go])
+    got = tk.tikdb.start_debug({"gx": x})[0]
+    fill = np.full(n_ub * np.dtype(odt).itemsize, tik.UNINIT_FILL, np.uint8).view(odt)
+    want = ref.tik_tensor_mov_matrix(fill, x, 2, 1, 256 + 32 // np.dtype(odt).itemsize,
+                                     512, relu, True)
+    assert same_bits(got, want)
+
+
+def test_data_move_l0c_errors():
+    tk = tik.Tik()
+    cc = tk.Tensor("float32", (256,), name="cc", scope=tik.scope_cc)
+    ub = tk.Tensor("float16", (256,), name="ub", scope=tik.scope_ubuf)
+    with pytest.raises(errors.ConstraintError, match="ConvReluMode 0 moves"):
+        tk.data_move(ub, cc, 0, 1, 1, 0, 0)
+    with pytest.raises(NotImplementedError, match="ConvReluMode 3"):
+        tk.data_move(ub, cc, 0, 1, 1, 0, 0, 3)
+    with pytest.raises(errors.ConstraintError, match=r"sid should be in range of \[0, 15\]"):
+        tk.data_move(ub, cc, 16, 1, 1, 0, 0, 1)
+    tk.data_move(ub, cc, 0, 1, 1, 0, 0, 1)

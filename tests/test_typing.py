@@ -62,6 +62,13 @@ CLEAN = HEADER + textwrap.dedent("""\
         t.vec_dup(128, x, 0.0, 1, 8)
         with t.for_range(0, 2) as i:
             t.vec_muls(128, x, x, 2.0, 1, 8, 8)
+        cm = t.vcmp_eq(128, x, x, 1, 1)                     # generated families are visible
+        t.vsel(128, 0, x, cm, x, x, 1, 1, 1, 1)
+        bits = t.Tensor("uint16", (16,), name="bits", scope=tik.scope_ubuf)
+        t.vec_cmpv_lt(bits, x, x, 1, 8, 8)
+        t.h_add(x, x, x)
+        with t.if_scope(tik.all(n > 0, n < 4)):
+            t.vec_relu(128, x, x, 1, 8, 8)
         t.data_move(y_gm, x, 0, 1, 8, 0, 0)
         t.BuildCCE("k", [x_gm], [y_gm])
         return t.tikdb.start_debug({"x": np.ones(128, np.float16)}, interactive=False)

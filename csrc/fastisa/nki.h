@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <stdlib.h>
 
 #include "formats.h"
 
@@ -1038,11 +1039,146 @@ static inline void fi_nki_matmul_f32(float *out, const float *s, const float *v,
     fi_nki_matmul_f32_rows(out, s, v, K, M, N, 0, M);
 }
 
+/* ---- exact products: the FMA path -------------------------------------------------------
+ * When every product s[k, m] * v[k, n] is exact in float32, fma(s, v, acc) == acc + s * v
+ * (one rounding either way), so a fused multiply-add gives the documented bits of the
+ * multiply-then-add order.  Sufficient condition, checked on the decoded operands: both
+ * formats have at most 11 significant bits (bf16, fp16, fp8), every element is zero or a
+ * normal float32 (biased exponent E in 1..254), and with Emin/Emax over the nonzero
+ * elements: Es_max + Ev_max <= 380 (|product| < 2^128, below FLT_MAX with <= 22 bits) and
+ * Es_min + Ev_min >= 125 (the product's lowest bit >= 2^-149).  NaN/Inf can then come
+ * only from the start value, which both forms propagate alike. */
+static inline int fi_nki_mm_narrow(int fmt) {
+    return fmt == FI_BFLOAT16 || fmt == FI_FLOAT16 || fmt == FI_FLOAT8_E4M3 ||
+           fmt == FI_FLOAT8_E5M2 || fmt == FI_FLOAT8_E4M3FN;
+}
+
+/* 0 when an element is Inf/NaN or a float32 subnormal; else emin/emax of the nonzero ones
+ * (emin = 255, emax = 0 when all are zero).  Branch-free, so it vectorises. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static int fi_nki_exp_range(const float *x, ptrdiff_t n, int *emin, int *emax) {
+    const uint32_t *u = (const uint32_t *)(const void *)x;
+    uint32_t lo = 255, hi = 0, bad = 0;
+    for (ptrdiff_t i = 0; i < n; i++) {
+        uint32_t a = u[i] & 0x7fffffffu;
+        uint32_t e = a >> 23;
+        uint32_t z = (uint32_t)0 - (uint32_t)(a == 0);          /* all ones for a zero */
+        bad |= (uint32_t)(e == 255) | (uint32_t)((a != 0) & (e == 0));
+        uint32_t el = e | (z & 255u);
+        lo = el < lo ? el : lo;
+        hi = e > hi ? e : hi;
+    }
+    *emin = (int)lo;
+    *emax = (int)hi;
+    return !bad;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
+#include <immintrin.h>
+#define FI_NKI_MM_FMA512 1
+/* Rows [mb, me) of out += s.T @ v with fma, 4 rows x 64 columns in 16 zmm accumulators,
+ * the 64-column panel of v copied contiguous first (no 2 KiB-stride aliasing); k ascending
+ * per element.  Tails (rows, columns) use scalar fma: the same per-element chain. */
+static __attribute__((target("avx512f,fma"), noinline)) void fi_nki_mm_fma512_rows(
+        float *out, const float *s, const float *v, int K, int M, int N, int mb, int me,
+        float *pan) {
+    int n0 = 0;
+    for (; n0 + 64 <= N; n0 += 64) {
+        for (int k = 0; k < K; k++) memcpy(pan + (ptrdiff_t)k * 64, v + (ptrdiff_t)k * N + n0, 256);
+        int m0 = mb;
+        for (; m0 + 4 <= me; m0 += 4) {
+            float *o0 = out + (ptrdiff_t)m0 * N + n0;
+            __m512 c[4][4];
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) c[i][j] = _mm512_loadu_ps(o0 + (ptrdiff_t)i * N + 16 * j);
+            const float *vr = pan, *sr = s + m0;
+            for (int k = 0; k < K; k++, vr += 64, sr += M) {
+                __m512 b0 = _mm512_loadu_ps(vr), b1 = _mm512_loadu_ps(vr + 16);
+                __m512 b2 = _mm512_loadu_ps(vr + 32), b3 = _mm512_loadu_ps(vr + 48);
+                for (int i = 0; i < 4; i++) {
+                    __m512 a = _mm512_set1_ps(sr[i]);
+                    c[i][0] = _mm512_fmadd_ps(a, b0, c[i][0]);
+                    c[i][1] = _mm512_fmadd_ps(a, b1, c[i][1]);
+                    c[i][2] = _mm512_fmadd_ps(a, b2, c[i][2]);
+                    c[i][3] = _mm512_fmadd_ps(a, b3, c[i][3]);
+                }
+            }
+            for (int i = 0; i < 4; i++)
+                for (int j = 0; j < 4; j++) _mm512_storeu_ps(o0 + (ptrdiff_t)i * N + 16 * j, c[i][j]);
+        }
+        for (; m0 < me; m0++) {
+            float *o = out + (ptrdiff_t)m0 * N + n0;
+            for (int k = 0; k < K; k++) {
+                float a = s[(ptrdiff_t)k * M + m0];
+                for (int j = 0; j < 64; j++) o[j] = __builtin_fmaf(a, pan[(ptrdiff_t)k * 64 + j], o[j]);
+            }
+        }
+    }
+    if (n0 < N)
+        for (int m = mb; m < me; m++) {
+            float *o = out + (ptrdiff_t)m * N;
+            for (int k = 0; k < K; k++) {
+                float a = s[(ptrdiff_t)k * M + m];
+                const float *vr = v + (ptrdiff_t)k * N;
+                for (int n = n0; n < N; n++) o[n] = __builtin_fmaf(a, vr[n], o[n]);
+            }
+        }
+}
+
+static inline int fi_nki_have_fma512(void) {
+    static int have = -1;
+    if (have < 0) {
+        __builtin_cpu_init();
+        have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+    }
+    return have;
+}
+#endif
+
+/* out += s.T @ v with the FMA kernel (caller checked exactness and fi_nki_have_fma512),
+ * nt threads over blocks of 4 rows; the split never changes a bit. */
+static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v, int K, int M,
+                                     int N, int nt) {
+#ifdef FI_NKI_MM_FMA512
+    int nblk = (M + 3) / 4;
+    int T = 1;
+#ifdef FASTISA_OPENMP
+    if (nt != 1 && nblk > 1 && (double)K * M * N >= (double)(1 << 21)) {
+        T = nt > 0 ? nt : omp_get_max_threads();
+        if (T > nblk) T = nblk;
+        if (T > 64) T = 64;
+    }
+#endif
+    float *pans = (float *)malloc((size_t)T * ((size_t)K * 64 + 16) * sizeof(float));
+    if (pans == NULL) { fi_nki_matmul_f32(out, s, v, K, M, N, nt); return; }
+#ifdef FASTISA_OPENMP
+    if (T > 1) {
+#pragma omp parallel for schedule(static) num_threads(T)
+        for (int t = 0; t < T; t++) {
+            int b0 = (int)((long)nblk * t / T), b1 = (int)((long)nblk * (t + 1) / T);
+            int mb = b0 * 4, me = b1 * 4 < M ? b1 * 4 : M;
+            if (mb < me) fi_nki_mm_fma512_rows(out, s, v, K, M, N, mb, me,
+                                               pans + (size_t)t * ((size_t)K * 64 + 16));
+        }
+        free(pans);
+        return;
+    }
+#endif
+    fi_nki_mm_fma512_rows(out, s, v, K, M, N, 0, M, pans);
+    free(pans);
+#else
+    fi_nki_matmul_f32(out, s, v, K, M, N, nt);
+#endif
+}
+
 /* nc_matmul's entry: out[M, N] (float32, C-contiguous; the starting values) += s.T @ v with
  * s [K, M] and v [K, N] given in their storage formats (any element strides), decoded here
  * to float32 rows (exact: fi_nki_decode) in sbuf [K*M] / vbuf [K*N] -- or read in place when
- * already contiguous float32 -- then fi_nki_matmul_f32 (k ascending, no FMA: the bits of the
- * plain triple loop).  One call replaces three conversions through the elementwise kernel. */
+ * already contiguous float32 -- then the FMA kernel when every product is exact (see above)
+ * and the CPU has AVX-512 + FMA, else fi_nki_matmul_f32 (a float32 multiply and add per k).
+ * Either way each element is start + p_0 + p_1 + ... in k order: the same bits. */
 static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, ptrdiff_t s_sp,
                                  ptrdiff_t s_sf, const void *v, int vfmt, int visz,
                                  ptrdiff_t v_sp, ptrdiff_t v_sf, int K, int M, int N, int nt,
@@ -1060,6 +1196,17 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
                           vbuf + (ptrdiff_t)k * N);
         v32 = vbuf;
     }
+#ifdef FI_NKI_MM_FMA512
+    if (fi_nki_mm_narrow(sfmt) && fi_nki_mm_narrow(vfmt) && fi_nki_have_fma512()) {
+        int smin, smax, vmin, vmax;
+        if (fi_nki_exp_range(s32, (ptrdiff_t)K * M, &smin, &smax) &&
+            fi_nki_exp_range(v32, (ptrdiff_t)K * N, &vmin, &vmax) &&
+            (smax == 0 || vmax == 0 || (smax + vmax <= 380 && smin + vmin >= 125))) {
+            fi_nki_matmul_fma(out, s32, v32, K, M, N, nt);
+            return;
+        }
+    }
+#endif
     fi_nki_matmul_f32(out, s32, v32, K, M, N, nt);
 }
 

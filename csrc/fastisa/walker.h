@@ -49,7 +49,9 @@ typedef enum {
     FI_TIK_DUP = 21,
     /* conversion: dst = convert(src0, rnd) */
     FI_TIK_CONV = 22,
-    FI_TIK_NUM_OPS = 23
+    /* two-tensor, reads dst: dst = src0*src1 + dst (vmla) */
+    FI_TIK_MLA = 23,
+    FI_TIK_NUM_OPS = 24
 } fi_tik_op;
 
 /* Round modes of vec_conv (float -> int, and fp32 -> fp16 'odd'). */
@@ -765,6 +767,11 @@ static FI_TIK_CLONES void fi_tik_vector(const fi_tik_instr *in, uint8_t *dbuf, c
     case FI_TIK_CASE(FI_TIK_NOT, FI_INT16):
         FI_TIK_WALK(uint16_t, uint16_t, uint8_t, (uint16_t)~A[k]); break;
     /* ---- two-tensor ---- */
+    case FI_TIK_CASE(FI_TIK_MLA, FI_FLOAT16):   /* float32 product and sum, rounded once */
+        FI_TIK_WALK(uint16_t, uint16_t, uint16_t,
+                    FI_OH(FI_H(A[k]) * FI_H(Bv[k]) + FI_H(D[k]))); break;
+    case FI_TIK_CASE(FI_TIK_MLA, FI_FLOAT32):   /* product rounded, then the sum (no fma) */
+        FI_TIK_WALK(float, float, float, A[k] * Bv[k] + D[k]); break;
     case FI_TIK_CASE(FI_TIK_ADD, FI_FLOAT16):
         FI_TIK_WALK(uint16_t, uint16_t, uint16_t, FI_OH(FI_H(A[k]) + FI_H(Bv[k]))); break;
     case FI_TIK_CASE(FI_TIK_ADD, FI_FLOAT32):

@@ -951,3 +951,72 @@ def _tgatherb(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tgatherb"] = _tgatherb
+
+
+def _hashfind(case_dir, args, kwargs, ns):
+    """The hashfind test body (a linear-probing hash-table lookup written with tile
+    instructions) as fastisa.pto calls: hash with shifts/xors/multiplies on uint32 tiles,
+    MGATHER of keys and values per probe, TCMP/TSEL/TOR on packed masks."""
+    R, C = int(kwargs["tile_rows"]), int(kwargs["tile_cols"])
+    cap, max_probe = int(kwargs["cap"]), int(kwargs["max_probe"])
+    i4, u4, u1 = np.dtype(np.int32), np.dtype(np.uint32), np.dtype(np.uint8)
+    keys = pto.GlobalTensor(_read(case_dir, "input1.bin", i4))
+    vals = pto.GlobalTensor(_read(case_dir, "input2.bin", i4))
+    q = _tile_from(_read(case_dir, "input3.bin", i4).reshape(R, C), i4, R, C)
+
+    def t(dt, cols=C):
+        return _tile_from(np.zeros((R, cols), dt), dt, R, cols)
+    qu, h, idx, tmp, sh16, sh15 = (t(u4) for _ in range(6))
+    out, empty_key, key, val = (t(i4) for _ in range(4))
+    pc = (C + 7) // 8
+    mc = -(-pc // 32) * 32
+    empty = _tile_from(np.zeros((R, mc), u1), u1, R, pc)     # packed masks: R x ceil(C/8)
+    should = _tile_from(np.zeros((R, mc), u1), u1, R, pc)
+    pto.TCVT(qu, q, pto.RoundMode.CAST_NONE, satMode=pto.SaturationMode.OFF)
+    pto.TEXPANDS(out, -1)
+    pto.TEXPANDS(empty_key, int(np.iinfo(np.int32).min))
+    mask = cap - 1
+    pto.TMOV(h, qu)
+    pto.TEXPANDS(sh16, 16)
+    pto.TEXPANDS(sh15, 15)
+    for sh, mul in ((sh16, 0x7FEB352D), (sh15, 0x846CA68B), (sh16, None)):
+        pto.TSHR(tmp, h, sh)
+        pto.TXOR(h, h, tmp)
+        if mul is not None:
+            pto.TMULS(h, h, mul)
+    pto.TANDS(h, h, mask)
+    for probe in range(max_probe):
+        pto.TMOV(idx, h)
+        pto.TADDS(idx, idx, probe)
+        pto.TANDS(idx, idx, mask)
+        pto.MGATHER(key, keys, idx)
+        pto.MGATHER(val, vals, idx)
+        pto.TCMP(should, key, q, "EQ")
+        pto.TCMP(empty, key, empty_key, "EQ")
+        pto.TSEL(out, should, val, out)
+        pto.TOR(should, should, empty)
+        if (should.data[:, :pc] == 0xFF).all():
+            break
+    return np.ascontiguousarray(out.valid).reshape(-1), _read(case_dir, "golden.bin", i4), 1e-3
+
+
+DRIVERS["hashfind"] = _hashfind
+
+
+def _tget_scale_addr(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    R, C = int(p.dst_row), int(p.dst_col)
+    a = _read(case_dir, "input.bin", dt).reshape(int(p.src_row), int(p.src_col))
+    src = pto.Tile(V, dt, R, C)
+    dst = pto.Tile(V, dt, R, C)
+    pto.TASSIGN(src, 0)                  # as the test: src at 0x0, dst at 0x1000
+    pto.TASSIGN(dst, 0x1000)
+    pto.TLOAD(src, pto.GlobalTensor(np.ascontiguousarray(a[:R, :C])))
+    pto.TGET_SCALE_ADDR(dst, src)
+    out = np.zeros((R, C), dt)
+    pto.TSTORE(pto.GlobalTensor(out), dst)
+    return out.reshape(-1), _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tget_scale_addr"] = _tget_scale_addr

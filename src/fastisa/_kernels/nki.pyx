@@ -179,6 +179,20 @@ def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1):
     free(vbuf)
 
 
+def uniform_u32(const unsigned int[::1] w):
+    """w[0] when every word of w equals it, else -1 (also for an empty w): one pass, no
+    temporaries (nc_matmul's PSUM state check)."""
+    cdef Py_ssize_t n = w.shape[0], i
+    cdef unsigned int v, diff = 0
+    if n == 0:
+        return -1
+    v = w[0]
+    with nogil:
+        for i in range(n):
+            diff |= w[i] ^ v
+    return -1 if diff else <long long>v
+
+
 def dma_sum(dst, int dfmt, srcs, fmts):
     """dst[i] = ((srcs[0][i] + srcs[1][i]) + ...) in float32, rounded once to format dfmt.
     dst and every source: C-contiguous arrays with the same element count (at most 16
@@ -329,6 +343,10 @@ cdef class EwPlan:
         return self.rec
 
     def run(self, dst, in0, in1, v0, v1, int threads):
+        return self._run(dst, in0, in1, v0, v1, threads)
+
+    cdef object _run(self, object dst, object in0, object in1, object v0, object v1,
+                     int threads):
         cdef fi_nki_ew a = self.a
         cdef float fv[2]
         cdef double d
@@ -446,6 +464,15 @@ def plan_key(tuple head, a, b, c=None, d=None):
 cdef dict _PLANS = None
 cdef list _HOOKS = None
 cdef object _ACTIVE = None, _NOTE = None, _PSUM = None, _F32VEC = None, _THREADS = None
+cdef object _APPLY = None, _PENDING = None
+
+
+def set_pending_hook(apply_pending, pending_local):
+    """fastisa.nki.tensor.apply_pending and its per-thread list holder: when that hook has
+    nothing pending (``pending_local.items`` empty, the hook's own first test) the hit path
+    skips calling it."""
+    global _APPLY, _PENDING
+    _APPLY, _PENDING = apply_pending, pending_local
 
 
 def set_plan_env(dict plans, list hooks, active, note, psum, f32vec, threads):
@@ -466,6 +493,8 @@ cdef object _finish(EwPlan p, tuple names, tuple ts):
         return p.rec             # the caller records (the profile reads its frame)
     eng, instr, cyc = p.rec
     for h in _HOOKS:
+        if h is _APPLY and not getattr(_PENDING, "items", None):
+            continue                    # apply_pending would return at once
         h(eng, instr, cyc)
     return True
 
@@ -486,8 +515,8 @@ def hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine):
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep.run(dst.data, data.data, None, _val(ep, 0, operand0), _val(ep, 1, operand1),
-              _THREADS()) is None:
+    if ep._run(dst.data, data.data, None, _val(ep, 0, operand0), _val(ep, 1, operand1),
+               _THREADS()) is None:
         return False
     return _finish(ep, ("dst", "data"), (dst, data))
 
@@ -499,7 +528,7 @@ def hit_tt(dst, data1, data2, op, engine):
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep.run(dst.data, data1.data, data2.data, None, None, _THREADS()) is None:
+    if ep._run(dst.data, data1.data, data2.data, None, None, _THREADS()) is None:
         return False
     return _finish(ep, ("dst", "data1", "data2"), (dst, data1, data2))
 
@@ -511,6 +540,6 @@ def hit_tc(dst, src, engine):
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep.run(dst.data, src.data, None, None, None, _THREADS()) is None:
+    if ep._run(dst.data, src.data, None, None, None, _THREADS()) is None:
         return False
     return _finish(ep, ("dst", "src"), (dst, src))

@@ -31,6 +31,11 @@ from . import ops as _ops
 from .enums import engine_name
 from .tensor import NkiTensor
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import EnumLike, OpLike, Real
+
 __all__ = ["activate2"]
 
 #: The six (op0, op1) combinations the docstring lists (None = nl.bypass).
@@ -49,9 +54,12 @@ def _alu_name(instr, param, op):
     return o.name, o
 
 
-def activate2(dst, op, data, imm0, imm1, op0, op1, relu_param=0.0, reverse0=False,
-              reverse1=False, reduce_op=None, reduce_res=None, reduce_cmd=None, engine=None,
-              name=None):
+def activate2(dst: NkiTensor, op: OpLike, data: NkiTensor, imm0: NkiTensor | Real | None,
+              imm1: NkiTensor | Real | None, op0: OpLike | str | None, op1: OpLike | str | None,
+              relu_param: NkiTensor | Real = 0.0, reverse0: bool = False,
+              reverse1: bool = False, reduce_op: OpLike | None = None,
+              reduce_res: NkiTensor | None = None, reduce_cmd: EnumLike | None = None,
+              engine: EnumLike | None = None, name: str | None = None) -> None:
     """``dst = op((data op0 imm0) op1 imm1; relu_param)``, optionally reduced per lane.
 
     Parameters

@@ -1,11 +1,11 @@
 """NKI DMA instructions beyond ``dma_copy`` (SDK 2.33), re-exported by ``nki.isa``.
 
 ``dma_transpose`` (a permuted bit copy on ``fi_move_strided`` of ``csrc/fastisa/move.h``,
-tiled 32 x 32 for cache locality) and ``dma_compute`` (a float32 sum of up to 16 sources
-on the elementwise kernel of ``csrc/fastisa/nki.h``).  Indirect sources
-(``.ap(vector_offset=..., indirect_dim=...)``, the gather-transpose and the scatter /
-gather read-modify-write forms) need access patterns with vector offsets, which
-fastisa's tensors do not have yet: these forms are not reachable.
+tiled 32 x 32 for cache locality; an indirect ``.ap(vector_offset=..., indirect_dim=...)``
+source is the gather-transpose, with ``oob_mode.skip`` dropping out-of-bounds indices) and
+``dma_compute`` (a float32 sum of up to 16 sources in one pass of ``fi_nki_dma_sum``,
+``csrc/fastisa/nki.h``); ``dma_copy``'s indirect gather / scatter forms are here too
+(``dma_copy_modes``).
 
 Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py`` (``dma_transpose``,
 ``dma_compute``).  No cycle formula is published for either; fastisa records DMA
@@ -87,8 +87,9 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
         (gather-transpose) lowering: src an ``.ap(vector_offset=..., indirect_dim=...)``
         view, whose gathered elements are transposed (an index out of bounds raises
         AccessError); the documented swdge shape rules are not checked.
-    oob_mode : ``error`` (default); ``skip`` is only valid with an indirect source and is
-        not implemented for it (NotImplementedError).
+    oob_mode : ``error`` (default); ``skip`` (only with an indirect source): indices of the
+        indirect dim whose access leaves the source are skipped -- their dst positions
+        (dst axis ``axes.index(indirect_dim)``) keep their contents.
 
     Raises
     ------
@@ -136,10 +137,6 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     if oob == "skip" and not indirect:
         raise ConstraintError(f"{instr}: oob_mode skip is only valid when src uses indirect "
                               f"indexing")
-    if oob == "skip":
-        raise NotImplementedError(f"{instr}: oob_mode skip with an indirect src is not "
-                                  f"implemented by fastisa (out-of-bounds indices raise "
-                                  f"AccessError with the default oob_mode error)")
     if src.itemsize != 2:
         raise ConstraintError(f"{instr}: src dtype must be 2 bytes, got {src.dtype.name} "
                               f"({src.itemsize} bytes)")
@@ -162,10 +159,19 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     if dst.shape != want:
         raise ConstraintError(f"{instr}: dst must have shape {want} (src {src.shape} "
                               f"transposed by {perm}), got {dst.shape}")
-    if np.may_share_memory(dst.data, src.data) and np.shares_memory(dst.data, src.data):
+    mem = src._spec[0].data if indirect else src.data    # an indirect view: its base tensor
+    if np.may_share_memory(dst.data, mem) and np.shares_memory(dst.data, mem):
         raise OverlapError(f"{instr}: dst must not overlap src ({dst.name!r} and {src.name!r} "
                            f"share memory)")
-    _k().strided(dst.data, src.data.transpose(perm))
+    if oob == "skip":     # only the in-bounds indices of the indirect dim are transposed
+        keep, sub = _indirect_keep(instr, src)
+        if sub is not None:
+            j = perm.index(src._spec[5])          # dst axis that carries the indirect dim
+            idx = [slice(None)] * r
+            idx[j] = keep
+            dst.data[tuple(idx)] = sub.data.transpose(perm)
+    else:
+        _k().strided(dst.data, src.data.transpose(perm))
     _cost.record("DMA", instr, max(MIN_II, dst.free_size))
 
 
@@ -285,29 +291,14 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
                               f"unknown), got hwdge")
     if oob != "skip":
         return False
-    base, pairs, offset, scalar_offset, vector_offset, dim = spec
-    if scalar_offset is not None:
-        offset += int(np.asarray(scalar_offset.data).reshape(-1)[0])
-    vo = np.asarray(vector_offset.data).reshape(-1).astype(np.int64)
-    n_el = base.data.size * base.itemsize // src.dtype.itemsize
-    st, n = pairs[dim]
-    if vo.size != n:
-        raise ConstraintError(f"{instr}: vector_offset must hold {n} offsets (indirect dim "
-                              f"size), got {vo.size}")
-    lo = offset + sum(min(0, s * (k - 1)) for d, (s, k) in enumerate(pairs) if d != dim) + vo
-    hi = offset + sum(max(0, s * (k - 1)) for d, (s, k) in enumerate(pairs) if d != dim) + vo
-    ok = (lo >= 0) & (hi < n_el)
+    dim = spec[5]
+    keep, sub = _indirect_keep(instr, src)
     if dst.shape != src.shape:
         raise ConstraintError(f"{instr}: with oob_mode skip dst must have src's shape "
                               f"{src.shape}, got {dst.shape}")
-    if ok.any():
-        keep = np.nonzero(ok)[0]
-        sub_pairs = list(pairs)
-        sub_pairs[dim] = (st, len(keep))
-        sub = type(src)(base, src.dtype, sub_pairs, offset, None,
-                        NkiTensor(vo[keep].reshape(-1, 1).astype(np.int32), "int32"), dim)
+    if sub is not None:
         vals = sub.data
-        idx = [slice(None)] * len(pairs)
+        idx = [slice(None)] * len(spec[1])
         idx[dim] = keep
         if dst.dtype is src.dtype:
             dst.data[tuple(idx)] = vals
@@ -318,6 +309,32 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
             dst.data[tuple(idx)] = from_f32(to_f32(vals, src.dtype), dst.dtype)
     _cost.record("DMA", instr, max(MIN_II, dst.free_size))
     return True
+
+
+def _indirect_keep(instr, src):
+    """``oob_mode.skip`` on an indirect view: the indices of its indirect dim whose whole
+    access lies inside the base tensor, and a view over just those (None if there are
+    none).  Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py`` (oob_mode: "skip:
+    silently skips any operations involving out-of-bounds indices")."""
+    base, pairs, offset, scalar_offset, vector_offset, dim = src._spec
+    if scalar_offset is not None:
+        offset += int(np.asarray(scalar_offset.data).reshape(-1)[0])
+    vo = np.asarray(vector_offset.data).reshape(-1).astype(np.int64)
+    n_el = base.data.size * base.itemsize // src.dtype.itemsize
+    st, n = pairs[dim]
+    if vo.size != n:
+        raise ConstraintError(f"{instr}: vector_offset must hold {n} offsets (indirect dim "
+                              f"size), got {vo.size}")
+    lo = offset + sum(min(0, s * (k - 1)) for d, (s, k) in enumerate(pairs) if d != dim) + vo
+    hi = offset + sum(max(0, s * (k - 1)) for d, (s, k) in enumerate(pairs) if d != dim) + vo
+    keep = np.nonzero((lo >= 0) & (hi < n_el))[0]
+    if not keep.size:
+        return keep, None
+    sub_pairs = list(pairs)
+    sub_pairs[dim] = (st, len(keep))
+    sub = type(src)(base, src.dtype, sub_pairs, offset, None,
+                    NkiTensor(vo[keep].reshape(-1, 1).astype(np.int32), "int32"), dim)
+    return keep, sub
 
 
 def _scatter(instr, dst, src, skip):

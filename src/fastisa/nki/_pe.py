@@ -178,8 +178,8 @@ def _psum_start(instr, dst, accumulate, inplace=False):
     mark = state                      # what the caller sets to PSUM_GROUP at the end
     words = _state_words(state, dst.data)
     if words is not None:             # one state byte per float32: compare whole words
-        lo = int(words.min())
-        if lo == int(words.max()) and lo <= 0xFF:
+        lo = _kernels().uniform_u32(words)
+        if 0 <= lo <= 0xFF:
             uniform, mark = lo, words
     elif state.size:
         lo = int(state.min())

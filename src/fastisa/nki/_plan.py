@@ -24,12 +24,15 @@ path.
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .. import cost as _cost
 from .. import plans as _plans
 from .._kernels import nki as _k
 from . import _compute as _c
+from . import tensor as _tensor
 from .tensor import PSUM, NkiTensor, note_access
 
 __all__ = ["tensor_scalar", "tensor_tensor", "tensor_copy"]
@@ -41,6 +44,7 @@ _key = _k.plan_key
 _k.set_tensor_class(NkiTensor)
 _k.set_plan_env(_CACHE, _cost.RECORD_HOOKS, _cost._ACTIVE, note_access, PSUM, _c._f32_vec,
                 _c._threads)
+_k.set_pending_hook(_tensor.apply_pending, _tensor._PENDING)
 _SCALARS = (float, int, np.float32, np.float64)
 _NOPLAN = False         # a signature the plan cannot reproduce: always the full path
 
@@ -51,11 +55,13 @@ class _Capture:
     def __enter__(self):
         self.calls = _c._PLAN_CAPTURE.calls = []
         self.records = []
+        self.thread = threading.get_ident()
         _cost.RECORD_HOOKS.insert(0, self._hook)
         return self
 
     def _hook(self, engine, instruction, cycles):
-        self.records.append((engine, instruction, cycles))
+        if threading.get_ident() == self.thread:     # not another thread's instruction
+            self.records.append((engine, instruction, cycles))
 
     def __exit__(self, *exc):
         _c._PLAN_CAPTURE.calls = None

@@ -19,7 +19,7 @@ PTO-AS text programs: :mod:`fastisa.pto.asm`.
 
 from __future__ import annotations
 
-from . import (_arith, _bitwise, _convert, _gather, _layout, _memory_ext, _ops, _quant,
+from . import (_arith, _bitwise, _convert, _cube_ext, _gather, _layout, _memory_ext, _ops, _quant,
                _reduce_ext, _select, _sort, _sync, _tile)
 from ._ops import *  # noqa: F401,F403
 from ._ops import RecipAlgorithm, RoundMode, expdif_tmp_bytes
@@ -29,6 +29,7 @@ from ._sync import pipe_barrier, set_flag, wait_flag  # noqa: F401
 from ._arith import *  # noqa: F401,F403
 from ._bitwise import *  # noqa: F401,F403
 from ._convert import *  # noqa: F401,F403
+from ._cube_ext import *  # noqa: F401,F403
 from ._gather import *  # noqa: F401,F403
 from ._layout import *  # noqa: F401,F403
 from ._memory_ext import *  # noqa: F401,F403
@@ -52,6 +53,7 @@ __all__ = list(_tile.__all__) + list(_ops.__all__) + ["expdif_tmp_bytes", "CastM
                                                     "set_flag", "wait_flag", "pipe_barrier",
                                                     "target"]
 __all__ += (list(_arith.__all__) + list(_bitwise.__all__) + list(_convert.__all__)
+            + list(_cube_ext.__all__)
             + list(_gather.__all__) + list(_layout.__all__) + list(_memory_ext.__all__)
             + list(_quant.__all__)
             + list(_reduce_ext.__all__)

@@ -129,7 +129,7 @@ def _tinterleave(P, name, outs, ins, a):
 
 def _tstore_check(P, name, outs, ins, a):
     atomic = attr_word(a.get("atomicType"))
-    if atomic not in (None, "atomic_none"):
+    if atomic not in (None, "atomic_none", "atomic_add"):
         raise _unsupported(name, "atomicType", a["atomicType"])
     relu = attr_word(a.get("reluPreMode"))
     if relu not in (None, "no_relu"):
@@ -137,7 +137,31 @@ def _tstore_check(P, name, outs, ins, a):
     if len(ins) > 1:
         raise NotImplementedError(f"pto.{name}: the pre-quantisation scalar operand is not "
                                   f"simulated by fastisa, so this program cannot run")
+    if atomic == "atomic_add":
+        return _tstore_atomic_add(P, name, outs[0], ins[0])
     return False        # the ordinary path runs it
+
+
+def _tstore_atomic_add(P, name, pv, tile):
+    """``TSTORE<AtomicType::AtomicAdd>``: ``gm[i, j] = gm[i, j] + tile[i, j]`` over the valid
+    region, the sum in the global dtype (pto-isa include/pto/cpu/TStore.hpp,
+    ``dst.AddToElement``; integers wrap).  A tile of the global tensor's dtype only: the
+    converting forms (an accumulator tile stored to another dtype) raise
+    NotImplementedError."""
+    from ..errors import ConstraintError
+    v = pv.global_tensor(P).view2d()
+    src = tile.valid
+    if v.dtype != src.dtype:
+        raise NotImplementedError(f"pto.{name}: atomicType = atomic_add with a dtype "
+                                  f"conversion ({src.dtype} tile to {v.dtype} global memory) "
+                                  f"is not simulated by fastisa, so this program cannot run")
+    if v.shape != src.shape:
+        raise ConstraintError(f"pto.{name}: the destination's (rows, cols) {v.shape} must "
+                              f"equal the tile's valid shape {src.shape}")
+    with np.errstate(all="ignore"):
+        v[...] = v + src
+    pv.tv.ptr.written = True
+    return None
 
 
 def _tmov_check(P, name, outs, ins, a):
@@ -159,6 +183,26 @@ def _tprint(P, name, outs, ins, a):
     if isinstance(src, _PartView):
         src = src.global_tensor(P)
     P.TPRINT(src)
+
+
+#: Attributes of PTOAS ops (PTOOps.td) that change the result and that fastisa does not map
+#: yet: ``{op: {attribute: accepted values (the default)}}``; another value raises
+#: NotImplementedError instead of being ignored.
+UNSIMULATED = {
+    "tcolsum": {"isBinary": ("false",)},
+    "mgather": {"gatherOob": ("undefined",)},
+    "mscatter": {"scatterAtomicOp": ("none",), "scatterOob": ("undefined",)},
+    "thistogram": {"isMSB": ("true",)},
+    "tload": {"pad_mode": ("null", "padnull", "pad_null"), "init_out_buffer": ("false",)},
+}
+
+
+def check_unsimulated(name, a):
+    for key, ok in UNSIMULATED.get(name, {}).items():
+        if key in a:
+            w = attr_word(a[key])
+            if w is None or w.lower() not in ok:
+                raise _unsupported(name, key, a[key])
 
 
 #: name -> handler(P, name, outs, ins, attrs) returning None (done), False (run the

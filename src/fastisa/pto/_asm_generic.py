@@ -850,7 +850,7 @@ _NOOPS = frozenset("""
 aic_initialize_pipe aiv_initialize_pipe initialize_l2l_pipe initialize_l2g2l_pipe
 tfree_from_aic tfree_from_aiv tfree set_flag wait_flag set_flag_dyn wait_flag_dyn barrier
 barrier_sync pipe_barrier record_event wait_event sync.set sync.wait get_buf rls_buf set_ffts
-eventid_array_set tsync tprefetch print trap
+eventid_array_set tsync print trap
 """.split()) | {"memref.dealloc", "llvm.intr.assume"}
 
 _OPS = {

@@ -128,6 +128,11 @@ for _n in ("textract", "tinsert"):
     INSTRUCTIONS[_n] = "scalar"
 INSTRUCTIONS["tsels"] = "sels"
 INSTRUCTIONS["tmrgsort"] = "any"
+# fastisa's own DPS spellings of API instructions PTOAS does not define (the C++ operand
+# order after dst): pto.tpairreducesum ins(%src) outs(%dst), pto.tadddeqrelu ins(%src0,
+# %src1, %deqScale : T, T, f32[, %tmp : T]) outs(%dst)
+INSTRUCTIONS["tpairreducesum"] = "any"
+INSTRUCTIONS["tadddeqrelu"] = "any"
 _ARITY["sels"] = (4, 4)
 _ARITY["any"] = (0, 99)
 

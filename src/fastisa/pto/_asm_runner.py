@@ -416,10 +416,11 @@ class _Runner:
         if name == "store_dps":       # the older PTOAS's spelling of pto.tstore
             name = "tstore"
         kind = INSTRUCTIONS.get(name, "any")
+        merged = _asm_calls.merged_attrs(operands, attrs)
+        _asm_calls.check_unsimulated(name, merged)
         handler = _asm_calls.HANDLERS.get(name)
         if handler is not None:
-            got = handler(P, name, outs if outs else [dst], ins,
-                          _asm_calls.merged_attrs(operands, attrs))
+            got = handler(P, name, outs if outs else [dst], ins, merged)
             if got is not False:
                 return got
         if kind == "load":
@@ -437,8 +438,8 @@ class _Runner:
             P.TSTORE(self.global_tensor(pv), ins[0])
             pv.tv.ptr.written = True
             return
-        if name in ("tprefetch", "tsync"):
-            return                  # a cache hint / a pipe sync: nothing to simulate
+        if name == "tsync":
+            return                  # a pipe sync: nothing to simulate
         api = name.upper().replace(".", "_")
         if api.endswith("_DPS"):
             api = api[:-4]
@@ -447,7 +448,13 @@ class _Runner:
             raise NotImplementedError(f"pto.{name}: fastisa.pto has no {api} yet, so this "
                                       f"program cannot run")
         if kind == "any":
-            fn(*([] if dst is None else [dst]), *ins)
+            # global-memory views go to the API as GlobalTensors (tprefetch, mgather,
+            # mscatter, ...); a view written as the destination counts as stored
+            args = ([] if dst is None else [dst]) + list(ins)
+            args = [a.global_tensor(P) if isinstance(a, _PartView) else a for a in args]
+            fn(*args)
+            if isinstance(dst, _PartView):
+                dst.tv.ptr.written = True
             return
         if kind == "cvt":
             mode = _attr(operands[0].attrs, "rmode") or _attr(attrs, "rmode")

@@ -384,7 +384,7 @@ _GATHERB_DT = ("int8", "uint8", "int16", "uint16", "int32", "uint32", "float16",
                "float32")
 
 
-def TGATHERB(dst, src, offset) -> None:  # noqa: N802
+def TGATHERB(dst: Tile, src: Tile, offset: Tile) -> None:  # noqa: N802
     """32-byte block gather by byte offsets (module doc).
 
     dst: a row-major Vec tile whose valid row is a whole number of 32-byte blocks

@@ -349,7 +349,7 @@ def TDEINTERLEAVE(dst1: Tile, dst0: Tile, *srcs: Tile) -> None:  # noqa: N802
     X.record(instr, dst0, 2)
 
 
-def TSUBVIEW(dst, src, rowIdx=0, colIdx=0) -> None:  # noqa: N802,N803
+def TSUBVIEW(dst: Tile, src: Tile, rowIdx: Int = 0, colIdx: Int = 0) -> None:  # noqa: N802,N803
     """Make dst a view of src starting at element (rowIdx, colIdx) (docs/isa/TSUBVIEW.md:
     ``dst[i, j] = src[rowIdx + i, colIdx + j]`` over dst's valid region; the CPU simulator,
     include/pto/cpu/TSubView.hpp, rebinds dst's storage to src's at offset ``rowIdx *

@@ -1,5 +1,12 @@
-"""PTO memory instructions beyond TLOAD/TSTORE/TASSIGN (issue 13): TPREFETCH
-(pto-isa docs/isa/TPREFETCH.md; CPU simulator include/pto/cpu/TPrefetch.hpp).
+"""PTO memory instructions beyond TLOAD/TSTORE/TASSIGN (issue 13): TPREFETCH and
+TGET_SCALE_ADDR (pto-isa docs/isa/TPREFETCH.md, TGET_SCALE_ADDR.md; CPU simulator
+include/pto/cpu/TPrefetch.hpp, TGetScaleAddr.hpp).
+
+* ``TGET_SCALE_ADDR(dst, src)``: the docs bind dst at ``Address(src) >> SHIFT_MX_ADDR``
+  (SHIFT_MX_ADDR = 4, include/pto/npu/a5/utils.hpp).  For a TASSIGNed src fastisa does
+  exactly that in dst's on-chip buffer; for a free-standing src (no address: the docs' auto
+  mode) it does what the CPU simulator does, ``dst.data() = src.data()``: dst aliases src's
+  storage.
 
 * ``TPREFETCH(dst, src)``: the docs call the caching behaviour implementation-defined (a hint
   before a TLOAD); the CPU simulator copies ``src``'s elements into dst's valid region, element
@@ -17,10 +24,13 @@ from ..errors import constraint
 from ._ops import _tile
 from ._tile import GlobalTensor, Tile
 
-__all__ = ["TPREFETCH"]
+__all__ = ["TPREFETCH", "TGET_SCALE_ADDR"]
+
+#: include/pto/npu/a5/utils.hpp
+SHIFT_MX_ADDR = 4
 
 
-def TPREFETCH(dst, src) -> None:  # noqa: N802
+def TPREFETCH(dst: Tile, src: Tile | GlobalTensor) -> None:  # noqa: N802
     """``dst[r, c] = src.flat[r * dst.cols + c]`` over dst's valid region (module doc).
 
     dst: a Tile; src: a GlobalTensor of dst's dtype whose (rows, cols) equal dst's valid shape,
@@ -55,3 +65,31 @@ def TPREFETCH(dst, src) -> None:  # noqa: N802
         np.copyto(dst.valid, vals)
     nbytes = R * C * dst.dtype.itemsize
     cost.record("MTE2", instr, 64 + -(-nbytes // 64), nbytes=nbytes)
+
+
+def TGET_SCALE_ADDR(dst, src) -> None:  # noqa: N802
+    """Bind dst to the scaled address of src (module doc).  dst, src: Tiles.  A TASSIGNed src:
+    dst is bound at byte ``src.addr >> 4`` of dst's on-chip buffer (AccessError past the
+    buffer's end).  A free-standing src: dst aliases src's storage, which must hold dst's
+    ``rows * cols`` elements (ConstraintError otherwise).  dst's previous contents are not
+    copied; nothing changes when a check fails."""
+    instr = "TGET_SCALE_ADDR"
+    _tile(instr, "dst", dst)
+    _tile(instr, "src", src)
+    from ..errors import AccessError
+    from ._tile import _LOC_BUFFER, _pool
+    if src.addr is not None:
+        addr = src.addr >> SHIFT_MX_ADDR
+        pool = _pool(_LOC_BUFFER[dst.loc])
+        if addr + dst.nbytes > pool.size:
+            raise AccessError(f"{instr}: address {addr} + dst size {dst.nbytes} bytes exceeds the "
+                              f"{_LOC_BUFFER[dst.loc]} capacity of {pool.size} bytes")
+        dst._buf = pool[addr: addr + dst.nbytes].view(dst.dtype)
+        dst.addr = addr
+        return
+    if dst.nbytes > src.nbytes:
+        raise constraint(instr, "dst size", f"must be at most src's {src.nbytes} bytes (dst "
+                         f"aliases src's storage)", dst.nbytes)
+    dst._buf = src._buf.view(np.uint8)[: dst.nbytes].view(dst.dtype)
+    dst.addr = None
+

@@ -382,9 +382,14 @@ def TSQRT(dst: Tile, src: Tile) -> None:  # noqa: N802
     _unary("TSQRT", "SQRT", dst, src, _F + ("bfloat16",))
 
 
-def TRSQRT(dst: Tile, src: Tile) -> None:  # noqa: N802
+def TRSQRT(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst = 1 / sqrt(src)`` (float64, rounded once); float32/float16 Vec tiles.  A zero
-    element is a ConstraintError in debug mode (+inf otherwise)."""
+    element is a ConstraintError in debug mode (+inf otherwise).  ``tmp``: the 3-argument
+    form's scratch tile (docs/isa/TRSQRT.md: accepted by the interface, not used); a Vec
+    Tile when given, never written."""
+    if tmp is not None:
+        _tile("TRSQRT", "tmp", tmp)
+        _vec("TRSQRT", "tmp", tmp)
     _unary("TRSQRT", "RSQRT", dst, src, _F)
 
 

@@ -52,7 +52,8 @@ def _text(values: np.ndarray, width: int, precision: int) -> str:
     return " ".join(cells)
 
 
-def TPRINT(src, tmp=None, format=PrintFormat.Width8_Precision4) -> None:  # noqa: N802,A002
+def TPRINT(src: Tile | GlobalTensor, tmp: Tile | None = None,  # noqa: N802,A002
+           format: PrintFormat | int = PrintFormat.Width8_Precision4) -> None:
     """Print ``src``'s valid region (a Tile) or 2-D view (a GlobalTensor) to stdout in the
     CPU simulator's format (module doc).  Raises ConstraintError for another ``src`` or
     ``format``."""

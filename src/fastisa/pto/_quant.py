@@ -24,6 +24,11 @@ from . import _xcommon as X
 from ._ops import _dtype_in, _k, _OP, _operand, _row_major, _same_valid, _scalar_operand
 from ._tile import Tile
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .._types import Real
+
 __all__ = ["TDEQUANT", "TADDDEQRELU"]
 
 _F32 = lookup("float32")
@@ -49,7 +54,7 @@ def _un(op, d, s, R, C):
         _k.unary(_OP[op], *d, *s, R, C)
 
 
-def TDEQUANT(dst, src, scale, offset) -> None:  # noqa: N802
+def TDEQUANT(dst: Tile, src: Tile, scale: Tile, offset: Tile) -> None:  # noqa: N802
     """Per-row affine dequantisation (module doc).
 
     dst: float32 row-major Vec tile; src: int8 or int16 row-major Vec tile with dst's valid
@@ -93,7 +98,8 @@ def TDEQUANT(dst, src, scale, offset) -> None:  # noqa: N802
     X.record(instr, dst, 3)
 
 
-def TADDDEQRELU(dst, src0, src1, deqScale, tmp=None) -> None:  # noqa: N802,N803
+def TADDDEQRELU(dst: Tile, src0: Tile, src1: Tile, deqScale: Real,  # noqa: N802,N803
+                tmp: Tile | None = None) -> None:
     """``dst = half_sat(relu(((float(src0 + src1) * 2^-17) * deqScale) * 2^17))`` (module doc).
 
     dst: float16 row-major Vec tile; src0, src1: int32 row-major Vec tiles with dst's valid

@@ -229,7 +229,8 @@ def _snapshot_any(t, op, dsts):
     return op
 
 
-def TPARTARGMAX(dstVal, src0Val, src1Val, dstIdx, src0Idx, src1Idx) -> None:  # noqa: N802,N803
+def TPARTARGMAX(dstVal: Tile, src0Val: Tile, src1Val: Tile, dstIdx: Tile, src0Idx: Tile,  # noqa: N802,N803
+                src1Idx: Tile) -> None:
     """Partial max with indices (docs/isa/TPARTARGMAX.md): over dstVal's valid region,
     ``(dstVal, dstIdx) = (src0Val, src0Idx) if src0Val > src1Val else (src1Val, src1Idx)``
     where both sources are valid, the valid source's pair where one is, (0, 0) elsewhere.
@@ -240,13 +241,14 @@ def TPARTARGMAX(dstVal, src0Val, src1Val, dstIdx, src0Idx, src1Idx) -> None:  # 
     _part_arg("TPARTARGMAX", "GT", dstVal, src0Val, src1Val, dstIdx, src0Idx, src1Idx)
 
 
-def TPARTARGMIN(dstVal, src0Val, src1Val, dstIdx, src0Idx, src1Idx) -> None:  # noqa: N802,N803
+def TPARTARGMIN(dstVal: Tile, src0Val: Tile, src1Val: Tile, dstIdx: Tile, src0Idx: Tile,  # noqa: N802,N803
+                src1Idx: Tile) -> None:
     """Partial min with indices (docs/isa/TPARTARGMIN.md): as TPARTARGMAX with
     ``src0Val < src1Val`` choosing src0's pair."""
     _part_arg("TPARTARGMIN", "LT", dstVal, src0Val, src1Val, dstIdx, src0Idx, src1Idx)
 
 
-def TPAIRREDUCESUM(dst, src) -> None:  # noqa: N802
+def TPAIRREDUCESUM(dst: Tile, src: Tile) -> None:  # noqa: N802
     """Pair-reduction sum (docs/isa/TPairReduceSum.md): with (R, C) = dst's valid shape,
     ``dst[i, k] = src[i, 2k] + src[i, 2k + 1]`` for k < ceil(C / 2), the missing partner of
     an odd C's last pair taken as 0 (a real ``x + 0``: -0 becomes +0); everything else of

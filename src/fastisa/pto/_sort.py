@@ -25,6 +25,8 @@ NaN values compare false, so they never win a merge step and keep their relative
 
 from __future__ import annotations
 
+import enum
+
 import numpy as np
 
 from .._kernels import tilex as _kx
@@ -33,7 +35,7 @@ from . import _xcommon as X
 from ._ops import _dtype_in, _operand
 from ._tile import BLayout, Tile
 
-__all__ = ["MrgSortExecutedNumList", "TSORT32", "TMRGSORT"]
+__all__ = ["MrgSortExecutedNumList", "TSORT32", "TMRGSORT", "HistByte", "THISTOGRAM"]
 
 
 class MrgSortExecutedNumList:
@@ -140,3 +142,75 @@ def TMRGSORT(dst: Tile, *args: Tile | int | MrgSortExecutedNumList | None,  # no
         (executed.mrgSortList0, executed.mrgSortList1, executed.mrgSortList2,
          executed.mrgSortList3) = done
     X.record(instr, dst, 2, 1, dst.valid_col)
+
+
+class HistByte(enum.IntEnum):
+    """pto's HistByte (include/pto/common/type.hpp): the byte THISTOGRAM counts."""
+    BYTE_0 = 0
+    BYTE_1 = 1
+    BYTE_2 = 2
+    BYTE_3 = 3
+
+
+def THISTOGRAM(dst, src, idx, byte, cumulative=False) -> None:  # noqa: N802
+    """Byte histogram, the radix-sort counting step (docs/isa/THISTOGRAM.md).
+
+    For each row r of src's valid region (R x C) and bin b < 256: ``dst[r, b] = |{j < C :
+    byte_k(src[r, j]) == b and F_k(r, j)}|`` with the docs' cascaded MSB-first filter F_k:
+    uint16 src, k = 1: none; k = 0: the upper byte equals ``idx[r, 0]`` (one match byte per
+    row).  uint32 src, k = 3: none; k = 2, 1, 0: bytes 3, 2, 1 (as many as lie above k) equal
+    ``idx[0, 0]``, ``idx[1, 0]``, ``idx[2, 0]`` -- the docs' ``idx_{r,i}`` notation does not fit
+    their (3 - k) x C idx shape, so the filter bytes are read as the CPU simulator reads them
+    (include/pto/cpu/THistogram.hpp: row i, column 0, one filter for every row).
+
+    The docs define per-bin counts; the CPU simulator stores the running (cumulative) sum over
+    the bins instead.  fastisa gives the docs' counts, or the simulator's prefix sums with
+    ``cumulative=True``.
+
+    dst: uint32 row-major Vec tile with validCol >= 256 (bins 0..255 of rows < R written);
+    src: uint16 or uint32 row-major Vec tile; idx: uint8 Vec tile (uint16: one column, R rows;
+    uint32: 3 - k rows, none for k = 3); byte: a HistByte (uint16 allows BYTE_0/BYTE_1).
+    Raises ConstraintError otherwise (nothing written)."""
+    instr = "THISTOGRAM"
+    X.tiles(instr, dst=dst, src=src)
+    _dtype_in(instr, "dst", dst, ("uint32",))
+    _dtype_in(instr, "src", src, ("uint16", "uint32"))
+    _rm(instr, "dst", dst)
+    _rm(instr, "src", src)
+    try:
+        k = HistByte(byte)
+    except ValueError:
+        raise constraint(instr, "byte", "must be a HistByte (BYTE_0 .. BYTE_3)", byte) from None
+    R, C = src.valid_shape
+    u16 = src.format.name == "uint16"
+    if u16 and k > HistByte.BYTE_1:
+        raise constraint(instr, "byte", "must be BYTE_0 or BYTE_1 for a uint16 src", k.name)
+    if dst.valid_col < 256:
+        raise constraint(instr, "dst.validCol", "must be >= 256 (one bin per byte value)",
+                         dst.valid_col)
+    if dst.rows < R:
+        raise constraint(instr, "dst.rows", f"must be >= src.validRow ({R})", dst.rows)
+    need_idx = (u16 and k == HistByte.BYTE_0) or (not u16 and k < HistByte.BYTE_3)
+    if need_idx:
+        X.tiles(instr, idx=idx)
+        _dtype_in(instr, "idx", idx, ("uint8",))
+        rows = R if u16 else 3 - int(k)
+        if idx.rows < rows:
+            raise constraint(instr, "idx.rows", f"must be >= {rows}", idx.rows)
+    x = src.valid.astype(np.uint32)
+    sel = (x >> np.uint32(8 * int(k))) & np.uint32(0xFF)
+    keep = np.ones((R, C), bool)
+    if need_idx:
+        if u16:
+            keep &= (x >> np.uint32(8)) == idx.data[:R, 0].astype(np.uint32)[:, None]
+        else:
+            for level, hb in enumerate(range(3, int(k), -1)):
+                keep &= ((x >> np.uint32(8 * hb)) & np.uint32(0xFF)) == np.uint32(idx.data[level, 0])
+    rows_i = np.broadcast_to(np.arange(R)[:, None], (R, C))
+    counts = np.bincount((rows_i * 256 + sel.astype(np.int64))[keep], minlength=R * 256)
+    counts = counts.reshape(R, 256).astype(np.uint32)
+    if cumulative:
+        counts = np.cumsum(counts, axis=1, dtype=np.uint32)
+    if R:
+        dst.data[:R, :256] = counts
+    X.record(instr, src)

@@ -49,7 +49,7 @@ if _typing.TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from .._types import Int, Real
-    from ._annot import IntArg, Operand
+    from ._annot import IntArg, Operand, RealArg
 
 __all__ = ["CubeMixin", "MATMUL_TYPES", "FIXPIPE_TYPES"]
 
@@ -113,6 +113,18 @@ def _elems(st, t, s, n):
     """numpy view of elements [s, s + n) of tensor ``t`` in this run's buffers."""
     b = t.byte_off + s * t.esize
     return st.bufs[t.sidx][b:b + n * t.esize].view(t.np_dtype)
+
+
+def _rec(op, engine, name, cyc, reads, writes):
+    """Charge ``cyc`` cycles to ``engine`` with the tensors read and written (whole
+    tensors, as the other TIK families), for the engine schedule (profiling only)."""
+    if not cost._ACTIVE.get():
+        return
+
+    def spans(ts):
+        return [(("tik", id(t.tik), t.sidx), t.byte_off, t.byte_off + t.nbytes) for t in ts]
+    cost.record(engine, name, cyc, reads=spans(reads), writes=spans(writes),
+                source=getattr(op, "_fi_src", ""), domain="tik")
 
 
 def _ab_align(tik):
@@ -197,8 +209,8 @@ class _Matmul:
         acc = None if self.init else D.transpose(1, 0, 2).reshape(Mr, Nr)
         out = _mm_run(acc, A2, B2, self.init)
         D[...] = out.reshape(Mr, Nr // 16, 16).transpose(1, 0, 2)
-        if cost._ACTIVE.get():
-            cost.record("Cube", "matmul", _cube_cycles(Mr, Kr, Nr, self.a.esize))
+        _rec(self, "Cube", "matmul", _cube_cycles(Mr, Kr, Nr, self.a.esize),
+             [self.a, self.b] + ([] if self.init else [self.d]), [self.d])
 
 
 def _cube_cycles(m, k, n, itemsize):
@@ -311,8 +323,8 @@ class _Conv2d:
         acc = None if self.init else D[:, :howo].transpose(1, 0, 2).reshape(howo, cout)
         out = _mm_run(acc, A2, B2, self.init)
         D[:, :howo] = out.reshape(howo, cout // 16, 16).transpose(1, 0, 2)
-        if cost._ACTIVE.get():
-            cost.record("Cube", "conv2d", _cube_cycles(howo, K, cout, self.f.esize))
+        _rec(self, "Cube", "conv2d", _cube_cycles(howo, K, cout, self.f.esize),
+             [self.f, self.w] + ([] if self.init else [self.d]), [self.d])
 
 
 # ---- fixpipe ----------------------------------------------------------------------------
@@ -460,8 +472,8 @@ class _Fixpipe:
         dv = _as_strided(dst, (cb, howo * 16), (self.dburst * dst.itemsize, dst.itemsize),
                          writeable=True)
         dv[...] = x
-        if cost._ACTIVE.get():
-            cost.record("MTE3", "fixpipe", 32 + cb * self.blen)
+        _rec(self, "MTE3", "fixpipe", 32 + cb * self.blen,
+             [self.s] + [v[0] for v in (self.bias, self.ele) if v is not None], [self.d])
 
 
 # ---- tensor_mov between L0C and UB (the matrix block mode) ------------------------------
@@ -486,8 +498,9 @@ class _TensorMovMatrix:
     burst_len 16x16 matrices (256 elements each side, in each side's dtype); the L0C side
     strides in matrices, the UB side in 32-byte blocks."""
 
-    def __init__(self, tik, dst, src, nburst, burst_len, dst_stride, src_stride, relu):
-        name = self.name = "tensor_mov"
+    def __init__(self, tik, dst, src, nburst, burst_len, dst_stride, src_stride, relu,
+                 name="tensor_mov"):
+        self.name = name
         for pn, x in (("dst", dst), ("src", src)):
             P.check_owner(tik, name, pn, x)
         for x, role in ((dst, "dst"), (src, "src")):
@@ -497,7 +510,7 @@ class _TensorMovMatrix:
         stt = src.tensor if isinstance(src, TensorView) else src
         key = (stt.scope, dt.scope)
         if key not in _TMOV_PAIRS:
-            raise ConstraintError(f"{name}: block_mode 'm' moves L0C -> UB or UB -> L0C on "
+            raise ConstraintError(f"{name}: the matrix mode moves L0C -> UB or UB -> L0C on "
                                   f"{tik.target.name}, got {stt.scope} -> {dt.scope}")
         self.d, self.doff = _view(name, "dst", dst, dt.scope)
         self.s, self.soff = _view(name, "src", src, stt.scope)
@@ -561,16 +574,60 @@ class _TensorMovMatrix:
         dv = _as_strided(dst, (nb, blen), (self.dstep * dst.itemsize, dst.itemsize),
                          writeable=True)
         dv[...] = x
-        if cost._ACTIVE.get():
-            cost.record("Vector", self.name, 32 + nb * self.blen)
+        _rec(self, "Vector", self.name, 32 + nb * self.blen, [self.s], [self.d])
+
+
+#: data_move's ConvReluMode for L0C <-> UB (TIK tik_api_constants.py CR_MODE_MAP):
+#: mode -> ((src dtype, dst dtype) pairs, relu)
+_CR_MODES = {0: ({("float16", "float16"), ("float32", "float32"), ("int32", "int32"),
+                  ("uint32", "uint32")}, False),
+             1: ({("float32", "float16")}, False),
+             2: ({("float32", "float16")}, True),
+             5: ({("float16", "float16"), ("float32", "float32"), ("int32", "int32")}, True)}
 
 
 class CubeMixin:
     """The cube instructions (mixed into :class:`fastisa.tik.Tik`)."""
 
-    def tensor_mov(self, dst, src, block_mode, nburst, burst_len, dst_stride, src_stride,
-                   deqscale=None, sid_store_mode=0, relu=False, pad_mode=None, pad_value=None,
-                   onthefly_mode=0, src_onthefly=None, src_onthefly_stride=0):
+    def data_move(self, dst: Operand, src: Operand, sid: IntArg, nburst: IntArg, burst: IntArg,
+                  src_stride: IntArg, dst_stride: IntArg, *args: object,
+                  **kwargs: object) -> None:
+        """With an L0C operand: L0C -> UB or UB -> L0C in 16x16 matrices, as tensor_mov's
+        matrix mode (burst and the L0C side's stride in matrices, the UB side's stride in
+        32-byte blocks), the eighth argument ``ConvReluMode`` (TIK CR_MODE_MAP) choosing
+        the conversion: 0 same dtype, 1 float32 -> float16, 2 float32 -> float16 + relu,
+        5 same dtype + relu; the deq modes (3, 6-13) and 4 raise NotImplementedError.
+        Source: caffe-huawei-atlas-convertor ``convertor/huawei/te/tik/api/
+        tik_data_operation_api.py`` (data_move: "L0C UB"/"UB L0C" paths),
+        ``tik_lib/tik_data_operation_api_.py`` (_gen_data_move_code: ConvReluMode) and
+        ``tik_lib/tik_api_constants.py`` (CR_MODE_MAP).  Without an L0C operand: the core
+        data_move."""
+        scopes = {getattr(x, "scope", None) for x in (dst, src)}
+        if "local.L0C" not in scopes:
+            return super().data_move(dst, src, sid, nburst, burst, src_stride, dst_stride,
+                                     *args, **kwargs)
+        mode = args[0] if args else kwargs.get("ConvReluMode", kwargs.get("conv_relu", 0))
+        if isinstance(mode, bool) or not isinstance(mode, (int, np.integer)):
+            raise ConstraintError(f"data_move: ConvReluMode should be an int, input: "
+                                  f"{mode!r}")
+        if int(mode) not in _CR_MODES:
+            raise NotImplementedError(f"data_move: ConvReluMode {int(mode)} (a deq mode) is "
+                                      f"not implemented by fastisa (0, 1, 2, 5 are)")
+        pairs, relu = _CR_MODES[int(mode)]
+        pair = (getattr(src, "dtype", None), getattr(dst, "dtype", None))
+        if pair not in pairs:
+            raise ConstraintError(f"data_move: ConvReluMode {int(mode)} moves "
+                                  f"{sorted(pairs)}, got {pair[0]} -> {pair[1]}")
+        _imm("data_move", "sid", sid, 0, 15)
+        self._record(_TensorMovMatrix(self, dst, src, nburst, burst, dst_stride, src_stride,
+                                      relu, "data_move"))
+
+    def tensor_mov(self, dst: Operand, src: Operand, block_mode: str | None, nburst: IntArg,
+                   burst_len: IntArg, dst_stride: IntArg, src_stride: IntArg,
+                   deqscale: RealArg | Operand | None = None, sid_store_mode: Int = 0,
+                   relu: bool = False, pad_mode: object = None, pad_value: object = None,
+                   onthefly_mode: Int = 0, src_onthefly: object = None,
+                   src_onthefly_stride: Int = 0) -> None:
         """With an L0C operand (``scope_cc`` / ``scope_cbuf_out``): block_mode ``'m'``
         (``''`` is ``'m'`` there, as in TIK): ``nburst`` bursts of ``burst_len`` 16x16
         matrices, L0C -> UB or UB -> L0C, ``dst_burst[i] = convert(src_burst[i])``; the L0C

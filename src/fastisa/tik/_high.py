@@ -31,6 +31,14 @@ from ..errors import AccessError, ConstraintError
 from . import _program as P
 from ._program import Expr, Tensor, TensorView, as_expr, cast_value, scope_ubuf
 
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .._types import Int
+    from ._annot import Operand, RealArg
+
 __all__ = ["HighLevelMixin", "H_BINARY", "H_UNARY", "H_REDUCE"]
 
 # csrc/fastisa/walker.h op codes (fi_tik_op)
@@ -203,9 +211,18 @@ def _scalar_value(name, dtype, x):
     return cast_value(dtype, x), None
 
 
-def _cost(name, n, es):
-    if cost._ACTIVE.get():
-        cost.record("Vector", name, 8 + -(-n * es // 256))
+def _cost(op, name, n, es, reads, writes, engine="Vector"):
+    """Charge the vector instruction's cycles (8 + one per 256 bytes) with the regions'
+    tensors as reads/writes, for the engine schedule (profiling only)."""
+    if not cost._ACTIVE.get():
+        return
+
+    def spans(rs):
+        return [(("tik", id(r.t.tik), r.t.sidx), r.t.byte_off, r.t.byte_off + r.t.nbytes)
+                for r in rs]
+    cyc = (8 if engine == "Vector" else 32) + -(-n * es // (256 if engine == "Vector" else 32))
+    cost.record(engine, name, cyc, reads=spans(reads), writes=spans(writes),
+                source=getattr(op, "_fi_src", ""), domain="tik")
 
 
 class _HElementwise:
@@ -257,7 +274,7 @@ class _HElementwise:
             srcs.append(np.full(srcs[0].size, v, dtype=srcs[0].dtype))
         dv = self.d.view(st)
         dv[got[0][1]] = _walk(self.op, dv.dtype, srcs, self.sat, rnd=self.rnd)
-        _cost(self.name, srcs[0].size, dv.dtype.itemsize)
+        _cost(self, self.name, srcs[0].size, dv.dtype.itemsize, self.s, [self.d])
 
 
 class _HDup:
@@ -272,7 +289,7 @@ class _HDup:
         v = self.v[0] if self.v[1] is None else self.v[1](st.env)
         dv = self.d.view(st)
         dv[self.d.get(st.env)[1]] = v
-        _cost(self.name, 1, 1)
+        _cost(self, self.name, 1, 1, [], [self.d])
 
 
 class _HMove:
@@ -291,9 +308,8 @@ class _HMove:
     def run(self, st):
         gd, gs = _same_shape(self.name, [self.d, self.s], st.env)
         self.d.view(st)[gd[1]] = self.s.view(st)[gs[1]]
-        if cost._ACTIVE.get():
-            cost.record("MTE2" if self.s.t.sidx == 0 else "MTE3", self.name,
-                        32 + -(-int(np.prod(gs[0])) * self.s.t.esize // 32))
+        _cost(self, self.name, int(np.prod(gs[0])), self.s.t.esize, [self.s], [self.d],
+              "MTE2" if self.s.t.sidx == 0 else "MTE3")
 
 
 class _HReduce:
@@ -348,13 +364,13 @@ class _HReduce:
                       self.sat).reshape(h, -1)
             x = np.concatenate([y, x[2 * h:]]) if r % 2 else y
         self.d.view(st)[di] = x.reshape(-1)
-        _cost(self.name, int(np.prod(ss)), self.s.t.esize)
+        _cost(self, self.name, int(np.prod(ss)), self.s.t.esize, [self.s], [self.d])
 
 
 class HighLevelMixin:
     """The TIK 1.5 h_* API (mixed into :class:`fastisa.tik.Tik`); see fastisa.tik._high."""
 
-    def h_data_move(self, dst, src, *args, **kwargs):
+    def h_data_move(self, dst: Operand, src: Operand, *args: object, **kwargs: object) -> None:
         """``dst[region] = src[region]``, element for element in row-major order (any of
         GM, UB, L1 on either side; equal dtypes; equal shapes once length-1 dimensions are
         dropped).  Raises ConstraintError (dtype, shape), AccessError (a range outside its
@@ -362,29 +378,33 @@ class HighLevelMixin:
         softmax_tik.py.  See fastisa.tik._high for regions."""
         self._record(_HMove(self, dst, src))
 
-    def h_duplicate(self, dst, scalar, *args, **kwargs):
+    def h_duplicate(self, dst: Operand, scalar: RealArg, *args: object, **kwargs: object) -> None:
         """``dst[region] = scalar`` converted to dst's dtype (as vec_dup).  dst in UB.
         Source: CANN TIK API reference (TIK 1.5 h_duplicate); Ascend/samples softmax_tik.py."""
         self._record(_HDup(self, dst, scalar))
 
-    def h_cast(self, dst, src, round_mode="", *args, **kwargs):
+    def h_cast(self, dst: Operand, src: Operand, round_mode: str | None = "", *args: object,
+               **kwargs: object) -> None:
         """``dst[region] = convert(src[region], round_mode)`` with vec_conv's pairs, round
         modes and rounding.  Source: CANN TIK API reference (TIK 1.5 h_cast)."""
         self._record(_HElementwise(self, "h_cast", _CONV, "vec_conv", dst, [src],
                                    round_mode))
 
-    def h_reduce_max(self, dst, src, axis=None, keep_dims=False, *args, **kwargs):
+    def h_reduce_max(self, dst: Operand, src: Operand, axis: Int | Sequence[Int] | None = None,
+                     keep_dims: bool = False, *args: object, **kwargs: object) -> None:
         """``dst = max of src over axis`` (vec_max's comparison; dst in UB with the
         reduced shape, or it with length-1 dimensions).  See h_reduce_sum for the order."""
         self._record(_HReduce(self, "h_reduce_max", *H_REDUCE["h_reduce_max"], dst, src,
                               axis, keep_dims))
 
-    def h_reduce_min(self, dst, src, axis=None, keep_dims=False, *args, **kwargs):
+    def h_reduce_min(self, dst: Operand, src: Operand, axis: Int | Sequence[Int] | None = None,
+                     keep_dims: bool = False, *args: object, **kwargs: object) -> None:
         """``dst = min of src over axis`` (vec_min's comparison).  See h_reduce_sum."""
         self._record(_HReduce(self, "h_reduce_min", *H_REDUCE["h_reduce_min"], dst, src,
                               axis, keep_dims))
 
-    def h_reduce_sum(self, dst, src, axis=None, keep_dims=False, *args, **kwargs):
+    def h_reduce_sum(self, dst: Operand, src: Operand, axis: Int | Sequence[Int] | None = None,
+                     keep_dims: bool = False, *args: object, **kwargs: object) -> None:
         """``dst = sum of src over axis`` with vec_add's arithmetic (rounded to the dtype
         after every add, saturating float16 on saturation-mode targets), in pairwise
         halving order: with the R reduced elements of one output as x[0..R), each step
@@ -396,36 +416,196 @@ class HighLevelMixin:
         self._record(_HReduce(self, "h_reduce_sum", *H_REDUCE["h_reduce_sum"], dst, src,
                               axis, keep_dims))
 
+    def h_add(self, dst: Operand, src0: Operand, src1: Operand | RealArg, *args: object,
+              **kwargs: object) -> None:
+        """``dst[i] = src0[i] + src1[i]`` for every element i of the region (TIK 1.5 h_add).
 
-def _binary(name):
-    op, instr = H_BINARY[name]
+        Elementwise with vec_add's arithmetic and dtypes (see Tik.vec_add); src1 may be a
+        Scalar or an immediate, broadcast to every element.
 
-    def f(self, dst, src0, src1, *args, **kwargs):
-        self._record(_HElementwise(self, name, op, instr, dst, [src0, src1]))
-    f.__name__ = name
-    f.__doc__ = (f"``dst[region] = src0[region] {instr[4:]} src1[region]`` elementwise with "
-                 f"{instr}'s arithmetic and dtypes (src1 may be a Scalar or an immediate, "
-                 f"broadcast); dst, src0, src1 in UB with one shape once length-1 dimensions "
-                 f"are dropped.  Raises ConstraintError (scope, dtype, shape), AccessError.  "
-                 f"Source: CANN TIK API reference (TIK 1.5 {name}); see fastisa.tik._high.")
-    return f
+        dst, src0, src1 -- UB Tensors or slices ``t[a:b, ...]`` of them, one dtype, one shape
+            once length-1 dimensions are dropped.
+        args, kwargs -- TIK 1.5's further options, accepted and ignored.
 
+        Raises ConstraintError (scope, dtype, shape), AccessError (a slice outside its
+        tensor). Source: CANN TIK API reference (TIK 1.5), h_add; see fastisa.tik._high.
+        """
+        self._record(_HElementwise(self, "h_add", *H_BINARY["h_add"], dst, [src0, src1]))
 
-def _unary(name):
-    op, instr = H_UNARY[name]
+    def h_sub(self, dst: Operand, src0: Operand, src1: Operand | RealArg, *args: object,
+              **kwargs: object) -> None:
+        """``dst[i] = src0[i] - src1[i]`` for every element i of the region (TIK 1.5 h_sub).
 
-    def f(self, dst, src, *args, **kwargs):
-        self._record(_HElementwise(self, name, op, instr, dst, [src]))
-    f.__name__ = name
-    f.__doc__ = (f"``dst[region] = {instr[4:]}(src[region])`` elementwise with {instr}'s "
-                 f"arithmetic and dtypes; dst, src in UB with one shape.  Raises "
-                 f"ConstraintError, AccessError.  Source: CANN TIK API reference (TIK 1.5 "
-                 f"{name}); see fastisa.tik._high.")
-    return f
+        Elementwise with vec_sub's arithmetic and dtypes (see Tik.vec_sub); src1 may be a
+        Scalar or an immediate, broadcast to every element.
 
+        dst, src0, src1 -- UB Tensors or slices ``t[a:b, ...]`` of them, one dtype, one shape
+            once length-1 dimensions are dropped.
+        args, kwargs -- TIK 1.5's further options, accepted and ignored.
 
-for _n in H_BINARY:
-    setattr(HighLevelMixin, _n, _binary(_n))
-for _n in H_UNARY:
-    setattr(HighLevelMixin, _n, _unary(_n))
-del _n
+        Raises ConstraintError (scope, dtype, shape), AccessError (a slice outside its
+        tensor). Source: CANN TIK API reference (TIK 1.5), h_sub; see fastisa.tik._high.
+        """
+        self._record(_HElementwise(self, "h_sub", *H_BINARY["h_sub"], dst, [src0, src1]))
+
+    def h_mul(self, dst: Operand, src0: Operand, src1: Operand | RealArg, *args: object,
+              **kwargs: object) -> None:
+        """``dst[i] = src0[i] * src1[i]`` for every element i of the region (TIK 1.5 h_mul).
+
+        Elementwise with vec_mul's arithmetic and dtypes (see Tik.vec_mul); src1 may be a
+        Scalar or an immediate, broadcast to every element.
+
+        dst, src0, src1 -- UB Tensors or slices ``t[a:b, ...]`` of them, one dtype, one shape
+            once length-1 dimensions are dropped.
+        args, kwargs -- TIK 1.5's further options, accepted and ignored.
+
+        Raises ConstraintError (scope, dtype, shape), AccessError (a slice outside its
+        tensor). Source: CANN TIK API reference (TIK 1.5), h_mul; see fastisa.tik._high.
+        """
+        self._record(_HElementwise(self, "h_mul", *H_BINARY["h_mul"], dst, [src0, src1]))
+
+    def h_div(self, dst: Operand, src0: Operand, src1: Operand | RealArg, *args: object,
+              **kwargs: object) -> None:
+        """``dst[i] = src0[i] / src1[i]`` for every element i of the region (TIK 1.5 h_div).
+
+        Elementwise with vec_div's arithmetic and dtypes (see Tik.vec_div); src1 may be a
+        Scalar or an immediate, broadcast to every element.
+
+        dst, src0, src1 -- UB Tensors or slices ``t[a:b, ...]`` of them, one dtype, one shape
+            once length-1 dimensions are dropped.
+        args, kwargs -- TIK 1.5's further options, accepted and ignored.
+
+        Raises ConstraintError (scope, dtype, shape), AccessError (a slice outside its
+        tensor). Source: CANN TIK API reference (TIK 1.5), h_div; see fastisa.tik._high.
+        """
+        self._record(_HElementwise(self, "h_div", *H_BINARY["h_div"], dst, [src0, src1]))
+
+    def h_max(self, dst: Operand, src0: Operand, src1: Operand | RealArg, *args: object,
+              **kwargs: object) -> None:
+        """``dst[i] = max(src0[i], src1[i])`` for every element i of the region (TIK 1.5 h_max).
+
+        Elementwise with vec_max's arithmetic and dtypes (see Tik.vec_max); src1 may be a
+        Scalar or an immediate, broadcast to every element.
+
+        dst, src0, src1 -- UB Tensors or slices ``t[a:b, ...]`` of them, one dtype, one shape
+            once length-1 dimensions are dropped.
+        args, kwargs -- TIK 1.5's further options, accepted and ignored.
+
+        Raises ConstraintError (scope, dtype, shape), AccessError (a slice outside its
+        tensor). Source: CANN TIK API reference (TIK 1.5), h_max; see fastisa.tik._high.
+        """
+        self._record(_HElementwise(self, "h_max", *H_BINARY["h_max"], dst, [src0, src1]))
+
+    def h_min(self, dst: Operand, src0: Operand, src1: Operand | RealArg, *args: object,
+              **kwargs: object) -> None:
+        """``dst[i] = min(src0[i], src1[i])`` for every element i of the region (TIK 1.5 h_min).
+
+        Elementwise with vec_min's arithmetic and dtypes (see Tik.vec_min); src1 may be a
+        Scalar or an immediate, broadcast to every element.
+
+        dst, src0, src1 -- UB Tensors or slices ``t[a:b, ...]`` of them, one dtype, one shape
+            once length-1 dimensions are dropped.
+        args, kwargs -- TIK 1.5's further options, accepted and ignored.
+
+        Raises ConstraintError (scope, dtype, shape), AccessError (a slice outside its
+        tensor). Source: CANN TIK API reference (TIK 1.5), h_min; see fastisa.tik._high.
+        """
+        self._record(_HElementwise(self, "h_min", *H_BINARY["h_min"], dst, [src0, src1]))
+
+    def h_exp(self, dst: Operand, src: Operand, *args: object, **kwargs: object) -> None:
+        """``dst[i] = exp(src[i])`` for every element i of the region (TIK 1.5 h_exp).
+
+        Elementwise with vec_exp's arithmetic and dtypes (see Tik.vec_exp).
+
+        dst, src -- UB Tensors or slices ``t[a:b, ...]`` of them, one dtype, one shape once
+            length-1 dimensions are dropped.
+        args, kwargs -- TIK 1.5's further options, accepted and ignored.
+
+        Raises ConstraintError (scope, dtype, shape), AccessError (a slice outside its
+        tensor). Source: CANN TIK API reference (TIK 1.5), h_exp; see fastisa.tik._high.
+        """
+        self._record(_HElementwise(self, "h_exp", *H_UNARY["h_exp"], dst, [src]))
+
+    def h_ln(self, dst: Operand, src: Operand, *args: object, **kwargs: object) -> None:
+        """``dst[i] = ln(src[i])`` for every element i of the region (TIK 1.5 h_ln).
+
+        Elementwise with vec_ln's arithmetic and dtypes (see Tik.vec_ln).
+
+        dst, src -- UB Tensors or slices ``t[a:b, ...]`` of them, one dtype, one shape once
+            length-1 dimensions are dropped.
+        args, kwargs -- TIK 1.5's further options, accepted and ignored.
+
+        Raises ConstraintError (scope, dtype, shape), AccessError (a slice outside its
+        tensor). Source: CANN TIK API reference (TIK 1.5), h_ln; see fastisa.tik._high.
+        """
+        self._record(_HElementwise(self, "h_ln", *H_UNARY["h_ln"], dst, [src]))
+
+    def h_abs(self, dst: Operand, src: Operand, *args: object, **kwargs: object) -> None:
+        """``dst[i] = abs(src[i])`` for every element i of the region (TIK 1.5 h_abs).
+
+        Elementwise with vec_abs's arithmetic and dtypes (see Tik.vec_abs).
+
+        dst, src -- UB Tensors or slices ``t[a:b, ...]`` of them, one dtype, one shape once
+            length-1 dimensions are dropped.
+        args, kwargs -- TIK 1.5's further options, accepted and ignored.
+
+        Raises ConstraintError (scope, dtype, shape), AccessError (a slice outside its
+        tensor). Source: CANN TIK API reference (TIK 1.5), h_abs; see fastisa.tik._high.
+        """
+        self._record(_HElementwise(self, "h_abs", *H_UNARY["h_abs"], dst, [src]))
+
+    def h_sqrt(self, dst: Operand, src: Operand, *args: object, **kwargs: object) -> None:
+        """``dst[i] = sqrt(src[i])`` for every element i of the region (TIK 1.5 h_sqrt).
+
+        Elementwise with vec_sqrt's arithmetic and dtypes (see Tik.vec_sqrt).
+
+        dst, src -- UB Tensors or slices ``t[a:b, ...]`` of them, one dtype, one shape once
+            length-1 dimensions are dropped.
+        args, kwargs -- TIK 1.5's further options, accepted and ignored.
+
+        Raises ConstraintError (scope, dtype, shape), AccessError (a slice outside its
+        tensor). Source: CANN TIK API reference (TIK 1.5), h_sqrt; see fastisa.tik._high.
+        """
+        self._record(_HElementwise(self, "h_sqrt", *H_UNARY["h_sqrt"], dst, [src]))
+
+    def h_rsqrt(self, dst: Operand, src: Operand, *args: object, **kwargs: object) -> None:
+        """``dst[i] = rsqrt(src[i])`` for every element i of the region (TIK 1.5 h_rsqrt).
+
+        Elementwise with vec_rsqrt's arithmetic and dtypes (see Tik.vec_rsqrt).
+
+        dst, src -- UB Tensors or slices ``t[a:b, ...]`` of them, one dtype, one shape once
+            length-1 dimensions are dropped.
+        args, kwargs -- TIK 1.5's further options, accepted and ignored.
+
+        Raises ConstraintError (scope, dtype, shape), AccessError (a slice outside its
+        tensor). Source: CANN TIK API reference (TIK 1.5), h_rsqrt; see fastisa.tik._high.
+        """
+        self._record(_HElementwise(self, "h_rsqrt", *H_UNARY["h_rsqrt"], dst, [src]))
+
+    def h_rec(self, dst: Operand, src: Operand, *args: object, **kwargs: object) -> None:
+        """``dst[i] = rec(src[i])`` for every element i of the region (TIK 1.5 h_rec).
+
+        Elementwise with vec_rec's arithmetic and dtypes (see Tik.vec_rec).
+
+        dst, src -- UB Tensors or slices ``t[a:b, ...]`` of them, one dtype, one shape once
+            length-1 dimensions are dropped.
+        args, kwargs -- TIK 1.5's further options, accepted and ignored.
+
+        Raises ConstraintError (scope, dtype, shape), AccessError (a slice outside its
+        tensor). Source: CANN TIK API reference (TIK 1.5), h_rec; see fastisa.tik._high.
+        """
+        self._record(_HElementwise(self, "h_rec", *H_UNARY["h_rec"], dst, [src]))
+
+    def h_relu(self, dst: Operand, src: Operand, *args: object, **kwargs: object) -> None:
+        """``dst[i] = relu(src[i])`` for every element i of the region (TIK 1.5 h_relu).
+
+        Elementwise with vec_relu's arithmetic and dtypes (see Tik.vec_relu).
+
+        dst, src -- UB Tensors or slices ``t[a:b, ...]`` of them, one dtype, one shape once
+            length-1 dimensions are dropped.
+        args, kwargs -- TIK 1.5's further options, accepted and ignored.
+
+        Raises ConstraintError (scope, dtype, shape), AccessError (a slice outside its
+        tensor). Source: CANN TIK API reference (TIK 1.5), h_relu; see fastisa.tik._high.
+        """
+        self._record(_HElementwise(self, "h_relu", *H_UNARY["h_relu"], dst, [src]))

@@ -1,6 +1,6 @@
 """TIK two-source vector instructions, ``Tik`` methods mixed into :class:`fastisa.tik.Tik`:
 vec_add, vec_sub, vec_mul, vec_div, vec_max, vec_min, vec_and, vec_or and the legacy
-vadd ... vor.
+vadd ... vor, and vmla (dst = src0*src1 + dst).
 
 Each method records one vector instruction through ``Tik._vec`` (:mod:`fastisa.tik._vector`:
 validation when recorded, one walker call when run).  Lanes, masks, strides and repeats are
@@ -564,6 +564,47 @@ class VecBinaryMixin:
         github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
         """
         self._vec("vor", mask, dst, [src0, src1], None, repeat_times,
+                  [dst_blk_stride, src0_blk_stride, src1_blk_stride],
+                  [dst_rep_stride, src0_rep_stride, src1_rep_stride],
+                  stride_unit=stride_unit)
+
+    def vmla(self, mask: Mask, dst: Operand, src0: Operand, src1: Operand, repeat_times: IntArg,
+             dst_blk_stride: IntArg, src0_blk_stride: IntArg, src1_blk_stride: IntArg,
+             dst_rep_stride: IntArg, src0_rep_stride: IntArg, src1_rep_stride: IntArg,
+             stride_unit: Int = 0) -> None:
+        """``dst[l] = src0[l] * src1[l] + dst[l]`` per active lane, with block strides (dst is
+        read and written).
+
+        float16: the product and the sum in float32, rounded once to float16 (as vec_axpy);
+        float32: the product rounded, then the sum (not fused). float16 results saturate on
+        Ascend 310/910/310P/310B, IEEE on 910B/910_93. TIK's mixed form (float32 dst,
+        float16 sources) is not implemented: its dtype check raises ConstraintError.
+
+        mask -- int in [1, L] (lanes 0..mask-1) or ``[mask_h, mask_l]`` (bit i of mask_l:
+            lane i, of mask_h: lane 64+i; mask_h 0 when L = 64); a Scalar is read at run
+            time. L = 256 / element bytes (128 lanes for float16, 64 for float32).
+        dst, src0, src1 -- UB Tensors or ``t[i]`` starts (32-byte aligned), one dtype:
+            float16, float32. Lane l of repeat r is element ``start + r*rep_stride*B +
+            (l//B)*blk_stride*B + l%B``, B = 32 / element bytes.
+        repeat_times -- [1, 255]; a Scalar/Expr in [0, 255] at run time (0: nothing).
+            Repeats run in order.
+        dst_blk_stride, src0_blk_stride, src1_blk_stride -- [0, 255], 32-byte blocks from
+            one block of a repeat to the next (1: contiguous).
+        dst_rep_stride, src0_rep_stride, src1_rep_stride -- [0, 255], 32-byte blocks from
+            one repeat's start to the next.
+        stride_unit -- ignored on Ascend 310/910 (as TIK does); elsewhere 0 or 1 (rep_stride
+            = the gap in blocks after a repeat's last block); 2 and 3 raise
+            NotImplementedError.
+
+        Raises ConstraintError (a range, dtype, mask or target rule), AccessError (a lane
+        past a tensor's end), AlignmentError (a start not 32-byte aligned), OverlapError
+        (dst partially overlapping a source). Immediates are checked when recorded, Scalars
+        when the program runs. Source: CANN TIK API reference, vmla; TIK 2020 source
+        ``tik_lib/tik_vector_api_.py`` (vmla: dst accessed "rw"; platform_config
+        Intrinsic_vmla f16f16f16, f32f32f32, f32f16f16),
+        github.com/jizhuoran/caffe-huawei-atlas-convertor convertor/huawei/te/tik/.
+        """
+        self._vec("vmla", mask, dst, [src0, src1], None, repeat_times,
                   [dst_blk_stride, src0_blk_stride, src1_blk_stride],
                   [dst_rep_stride, src0_rep_stride, src1_rep_stride],
                   stride_unit=stride_unit)

@@ -25,6 +25,9 @@ ADDS, MULS, MAXS, MINS, AXPY = 0, 1, 2, 3, 4
 ABS, EXP, LN, REC, RELU, RSQRT, SQRT, NOT = 5, 6, 7, 8, 9, 10, 11, 12
 ADD, SUB, MUL, DIV, MAX, MIN, AND, OR = 13, 14, 15, 16, 17, 18, 19, 20
 DUP, CONV = 21, 22
+MLA = 23
+#: ops whose walker expression reads dst (the overlap rules treat dst as a source)
+_READS_DST = {AXPY, MLA}
 
 #: instruction name -> (walker op, family).  Families: "vs" vector-scalar, "un"
 #: single-source, "bin" two-tensor, "dup" fill, "conv" conversion.
@@ -44,6 +47,7 @@ VECTOR_OPS = {
     "vmax": (MAX, "bin"), "vmin": (MIN, "bin"), "vand": (AND, "bin"), "vor": (OR, "bin"),
     "vec_dup": (DUP, "dup"), "vector_dup": (DUP, "dup"),
     "vec_conv": (CONV, "conv"), "vconv": (CONV, "conv"),
+    "vmla": (MLA, "bin"),
 }
 
 #: binary ops whose dst may be src1 with both rep strides 0 (the accumulate idiom)
@@ -322,7 +326,7 @@ class _Vector:
         s0 = self.ops[1].t.sidx if len(self.ops) > 1 else 1
         s1 = self.ops[2].t.sidx if len(self.ops) > 2 else s0
         dt = self.ops[0].t
-        alias = self.op == AXPY or any(
+        alias = self.op in _READS_DST or any(
             o.t.sidx == dt.sidx and o.t.byte_off < dt.byte_off + dt.nbytes and
             dt.byte_off < o.t.byte_off + o.t.nbytes for o in self.ops[1:])
         # per operand: (const start or None, start fn, tensor byte offset, element size,
@@ -437,7 +441,7 @@ class _Vector:
         d = self.ops[0]
         dt = d.t
         dlo, dhi = dt.byte_off, dt.byte_off + dt.nbytes
-        if self.op != AXPY and not any(o.t.sidx == dt.sidx and o.t.byte_off < dhi and
+        if self.op not in _READS_DST and not any(o.t.sidx == dt.sidx and o.t.byte_off < dhi and
                                        dlo < o.t.byte_off + o.t.nbytes for o in self.ops[1:]):
             return  # no source shares memory with dst's tensor
         dblk0 = (d.t.byte_off + starts[0] * d.es) // 32
@@ -445,14 +449,14 @@ class _Vector:
         # With dst_blk_stride 0 several lanes of one repeat share a dst element; when dst
         # is also read (axpy, in place) the hardware's read-all-then-write order within a
         # repeat would matter, which the walker does not model.
-        reads_dst = self.op == AXPY or any(
+        reads_dst = self.op in _READS_DST or any(
             self.ops[i].t.sidx == d.t.sidx and
             (self.ops[i].t.byte_off + starts[i] * self.ops[i].es) // 32 == dblk0
             for i in range(1, len(self.ops)))
         if reads_dst and blks[0] == 0 and geo[0][2] > 1:
             raise NotImplementedError(
                 f"{self.name}: dst_blk_stride 0 with dst also read in the same repeat "
-                f"(axpy or in place) over more than one block is not implemented")
+                f"(axpy, vmla or in place) over more than one block is not implemented")
         srcs = list(range(len(self.ops) - 1, 0, -1))  # src1 first: the accumulate rule
         for i in srcs:
             s = self.ops[i]

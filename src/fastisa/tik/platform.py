@@ -64,6 +64,7 @@ def _dtype_table(family: str) -> dict[str, tuple[str, ...]]:
     for b in ("add", "sub", "mul", "max", "min"):
         t["vec_" + b] = t["v" + b] = binary
     t["vec_div"] = t["vdiv"] = (_F16, _F32)
+    t["vmla"] = (_F16, _F32)   # Intrinsic_vmla f16f16f16, f32f32f32 (f32f16f16: not yet)
     for b in ("and", "or", "not"):
         t["vec_" + b] = t["v" + b] = (_U16, _I16)
     t["vec_abs"] = t["vabs"] = (_F16, _F32)

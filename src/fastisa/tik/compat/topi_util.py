@@ -29,8 +29,9 @@ def _fail(msg):
 
 def check_input_type(*type_args, **type_kwargs):
     """``@check_input_type(dict, dict, (int, list), str)``: each positional/keyword
-    argument must be an instance of its type(s); a dict argument must carry "shape" and
-    "dtype"."""
+    argument must be an instance of its type(s); in a dict argument a "shape" present must
+    be a list/tuple and a "dtype" present a str (CANN's ``check_input_type_dict`` checks
+    the keys a dict has: strided_slice_grad_d hands pad_d an empty output dict)."""
     def deco(func):
         names = func.__code__.co_varnames[:func.__code__.co_argcount]
         table = dict(zip(names, type_args))
@@ -41,9 +42,12 @@ def check_input_type(*type_args, **type_kwargs):
                 if n not in table:
                     continue
                 if isinstance(v, dict):
-                    for key in ("shape", "dtype"):
-                        if key not in v:
-                            _fail(f"{func.__name__}: input {n!r} has no {key!r} key")
+                    if "shape" in v and not isinstance(v["shape"], (list, tuple)):
+                        _fail(f"{func.__name__}: input {n!r} shape must be a list or tuple, "
+                              f"got {v['shape']!r}")
+                    if "dtype" in v and not isinstance(v["dtype"], str):
+                        _fail(f"{func.__name__}: input {n!r} dtype must be a str, got "
+                              f"{v['dtype']!r}")
                 if not isinstance(v, table[n]):
                     _fail(f"{func.__name__}: input parameter {n!r} type error: expected "
                           f"{table[n]}, got {type(v).__name__}")
