@@ -123,3 +123,10 @@ def test_dge_mode_numbered_as_the_sdk():
     assert (dst.data == src.data).all()
     with pytest.raises(Exception, match="dge_mode must be one of"):
         nisa.dma_copy(dst=dst, src=src, dge_mode=7)
+
+
+def test_nc_versions_are_ordered_across_both_enum_names():
+    from fastisa.nki import constants, enums
+    assert nisa.get_nc_version() >= enums.nc_version.gen3          # trn2 is gen3
+    assert constants.nc_version.gen4 > enums.nc_version.gen3 > constants.nc_version.gen2
+    assert constants.nc_version.gen3 == enums.nc_version.gen3

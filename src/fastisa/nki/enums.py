@@ -68,8 +68,10 @@ class dma_engine(enum.Enum):
     gpsimd_dma = 2
 
 
-class nc_version(enum.Enum):
-    """NeuronCore version: gen2 = Trn1/Inf2, gen3 = Trn2, gen4 = Trn3 (SDK 2.33)."""
+class nc_version(enum.IntEnum):
+    """NeuronCore version: gen2 = Trn1/Inf2, gen3 = Trn2, gen4 = Trn3 (SDK 2.33).  Ordered
+    (kernels test ``nisa.get_nc_version() >= nisa.nc_version.gen3``), and equal to the
+    generation number, so it compares with ``nki.isa.constants.nc_version`` too."""
 
     gen2 = 2
     gen3 = 3
