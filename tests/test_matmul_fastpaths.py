@@ -215,3 +215,20 @@ def test_nc_matmul_exact_products_full_tile(fmt, rng):
         nisa.nc_matmul(dst=acc, stationary=s, moving=m, accumulate=True)
     want = ref.nki_matmul(ref.nki_to_f32(s.data, fmt), ref.nki_to_f32(m.data, fmt), start)
     assert_bits(acc.data, want, nan_either=np.ones(want.shape, bool))
+
+
+@pytest.mark.parametrize("fmt", ["bfloat16", "float32"])
+@pytest.mark.parametrize("MN", [(128, 512), (70, 200), (3, 17)])
+def test_nc_matmul_overwrite_ignores_old_values(fmt, MN, rng):
+    """accumulate=False on a contiguous float32 tile: the kernel starts from +0 and never
+    reads dst (NaN garbage there must not leak), blocks and tails alike."""
+    M, N = MN
+    K = 96
+    s = T(random_values(rng, fmt, (K, M)) if fmt == "float32" else _bf(rng, (K, M)), fmt)
+    m = T(random_values(rng, fmt, (K, N)) if fmt == "float32" else _bf(rng, (K, N)), fmt)
+    acc = _psum((M, N))
+    acc.data[...] = np.nan
+    nisa.nc_matmul(dst=acc, stationary=s, moving=m, accumulate=False)
+    want = ref.nki_matmul(ref.nki_to_f32(s.data, fmt), ref.nki_to_f32(m.data, fmt),
+                          np.zeros((M, N), np.float32))
+    assert_bits(acc.data, want, nan_either=np.isnan(want))

@@ -307,3 +307,52 @@ def test_compiled_array_span_matches_the_python_one():
              base.view(np.uint8)[:, :, 4:20]]
     for v in views:
         assert array_span(v, S._root_serial) == S._array_span_py(v), v.shape
+
+
+def test_record_hooks_see_the_instruction_frame_with_and_without_plans():
+    """fastisa.cost.RECORD_HOOKS that read the instruction's operands from
+    ``sys._getframe(2)`` (hook <- cost.record <- the instruction) see the same operands
+    whether the plan or the full path ran the call."""
+    import sys
+    from fastisa import pto
+    from fastisa.pto import Tile, TileType
+    seen = []
+
+    def hook(engine, instruction, cycles):
+        f = sys._getframe(2)
+        while f is not None:
+            code = f.f_code
+            names = code.co_varnames[:code.co_argcount]
+            seen.append((instruction, code.co_name if not code.co_name.startswith("_") else "_",
+                         tuple(
+                (k, id(f.f_locals.get(k))) for k in names
+                if isinstance(f.f_locals.get(k), (NkiTensor, Tile)))))
+            if not code.co_name.startswith("_"):
+                break
+            f = f.f_back
+
+    a = _t(np.ones((128, 8), np.float32), "float32")
+    d = _t(np.zeros((128, 8), np.float32), "float32")
+    ta, td = Tile(TileType.Vec, "float32", 16, 16), Tile(TileType.Vec, "float32", 16, 16)
+
+    def calls():
+        for _ in range(3):
+            nisa.tensor_scalar(d, a, nl.add, 1.5)
+            nisa.tensor_tensor(d, a, d, nl.add)
+            nisa.tensor_copy(d, a)
+            pto.TADD(td, ta, td)
+            pto.TEXP(td, ta)
+            pto.TADDS(td, ta, 2.0)
+
+    cost.RECORD_HOOKS.insert(0, hook)
+    try:
+        plans.clear()
+        calls()
+        on = list(seen)
+        seen.clear()
+        with plans.disabled():
+            calls()
+        off = list(seen)
+    finally:
+        cost.RECORD_HOOKS.remove(hook)
+    assert on == off

@@ -993,14 +993,15 @@ static inline void fi_nki_matmul_row(float *out, const float *s, const float *v,
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 static void fi_nki_matmul_f32_rows(float *out, const float *s, const float *v, int K, int M,
-                                   int N, int mb, int me) {
+                                   int N, int mb, int me, int zero) {
     int m0 = mb;
     for (; m0 + FI_MM_RM <= me; m0 += FI_MM_RM) {
         int n0 = 0;
         for (; n0 + FI_MM_CN <= N; n0 += FI_MM_CN) {
             float acc[FI_MM_RM][FI_MM_CN];
             for (int i = 0; i < FI_MM_RM; i++)
-                for (int j = 0; j < FI_MM_CN; j++) acc[i][j] = out[(ptrdiff_t)(m0 + i) * N + n0 + j];
+                for (int j = 0; j < FI_MM_CN; j++)
+                    acc[i][j] = zero ? 0.0f : out[(ptrdiff_t)(m0 + i) * N + n0 + j];
             for (int k = 0; k < K; k++) {
                 const float *vr = v + (ptrdiff_t)k * N + n0;
                 const float *sr = s + (ptrdiff_t)k * M + m0;
@@ -1013,14 +1014,21 @@ static void fi_nki_matmul_f32_rows(float *out, const float *s, const float *v, i
                 for (int j = 0; j < FI_MM_CN; j++) out[(ptrdiff_t)(m0 + i) * N + n0 + j] = acc[i][j];
         }
         if (n0 < N)
-            for (int i = 0; i < FI_MM_RM; i++) fi_nki_matmul_row(out, s, v, K, M, N, m0 + i, n0);
+            for (int i = 0; i < FI_MM_RM; i++) {
+                if (zero) memset(out + (ptrdiff_t)(m0 + i) * N + n0, 0, (size_t)(N - n0) * 4);
+                fi_nki_matmul_row(out, s, v, K, M, N, m0 + i, n0);
+            }
     }
-    for (; m0 < me; m0++) fi_nki_matmul_row(out, s, v, K, M, N, m0, 0);
+    for (; m0 < me; m0++) {
+        if (zero) memset(out + (ptrdiff_t)m0 * N, 0, (size_t)N * 4);
+        fi_nki_matmul_row(out, s, v, K, M, N, m0, 0);
+    }
 }
 
-/* nt threads (0: OpenMP's default) over blocks of 4 rows; the split never changes a bit. */
-static inline void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M,
-                                     int N, int nt) {
+/* nt threads (0: OpenMP's default) over blocks of 4 rows; the split never changes a bit.
+ * zero: start every element from +0 instead of out's values (out is only written). */
+static inline void fi_nki_matmul_f32_z(float *out, const float *s, const float *v, int K, int M,
+                                       int N, int nt, int zero) {
 #ifdef FASTISA_OPENMP
     int nblk = (M + FI_MM_RM - 1) / FI_MM_RM;
     if (nt != 1 && nblk > 1 && (double)K * M * N >= (double)(1 << 21)) {
@@ -1030,13 +1038,18 @@ static inline void fi_nki_matmul_f32(float *out, const float *s, const float *v,
         for (int t = 0; t < T; t++) {
             int b0 = (int)((long)nblk * t / T), b1 = (int)((long)nblk * (t + 1) / T);
             int mb = b0 * FI_MM_RM, me = b1 * FI_MM_RM < M ? b1 * FI_MM_RM : M;
-            if (mb < me) fi_nki_matmul_f32_rows(out, s, v, K, M, N, mb, me);
+            if (mb < me) fi_nki_matmul_f32_rows(out, s, v, K, M, N, mb, me, zero);
         }
         return;
     }
 #endif
     (void)nt;
-    fi_nki_matmul_f32_rows(out, s, v, K, M, N, 0, M);
+    fi_nki_matmul_f32_rows(out, s, v, K, M, N, 0, M, zero);
+}
+
+static inline void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M,
+                                     int N, int nt) {
+    fi_nki_matmul_f32_z(out, s, v, K, M, N, nt, 0);
 }
 
 /* ---- exact products: the FMA path -------------------------------------------------------
@@ -1083,7 +1096,7 @@ static int fi_nki_exp_range(const float *x, ptrdiff_t n, int *emin, int *emax) {
  * per element.  Tails (rows, columns) use scalar fma: the same per-element chain. */
 static __attribute__((target("avx512f,fma"), noinline)) void fi_nki_mm_fma512_rows(
         float *out, const float *s, const float *v, int K, int M, int N, int mb, int me,
-        float *pan) {
+        float *pan, int zero) {
     int n0 = 0;
     for (; n0 + 64 <= N; n0 += 64) {
         for (int k = 0; k < K; k++) memcpy(pan + (ptrdiff_t)k * 64, v + (ptrdiff_t)k * N + n0, 256);
@@ -1092,7 +1105,8 @@ static __attribute__((target("avx512f,fma"), noinline)) void fi_nki_mm_fma512_ro
             float *o0 = out + (ptrdiff_t)m0 * N + n0;
             __m512 c[4][4];
             for (int i = 0; i < 4; i++)
-                for (int j = 0; j < 4; j++) c[i][j] = _mm512_loadu_ps(o0 + (ptrdiff_t)i * N + 16 * j);
+                for (int j = 0; j < 4; j++)
+                    c[i][j] = zero ? _mm512_setzero_ps() : _mm512_loadu_ps(o0 + (ptrdiff_t)i * N + 16 * j);
             const float *vr = pan, *sr = s + m0;
             for (int k = 0; k < K; k++, vr += 64, sr += M) {
                 __m512 b0 = _mm512_loadu_ps(vr), b1 = _mm512_loadu_ps(vr + 16);
@@ -1110,6 +1124,7 @@ static __attribute__((target("avx512f,fma"), noinline)) void fi_nki_mm_fma512_ro
         }
         for (; m0 < me; m0++) {
             float *o = out + (ptrdiff_t)m0 * N + n0;
+            if (zero) memset(o, 0, 256);
             for (int k = 0; k < K; k++) {
                 float a = s[(ptrdiff_t)k * M + m0];
                 for (int j = 0; j < 64; j++) o[j] = __builtin_fmaf(a, pan[(ptrdiff_t)k * 64 + j], o[j]);
@@ -1119,6 +1134,7 @@ static __attribute__((target("avx512f,fma"), noinline)) void fi_nki_mm_fma512_ro
     if (n0 < N)
         for (int m = mb; m < me; m++) {
             float *o = out + (ptrdiff_t)m * N;
+            if (zero) memset(o + n0, 0, (size_t)(N - n0) * 4);
             for (int k = 0; k < K; k++) {
                 float a = s[(ptrdiff_t)k * M + m];
                 const float *vr = v + (ptrdiff_t)k * N;
@@ -1140,7 +1156,7 @@ static inline int fi_nki_have_fma512(void) {
 /* out += s.T @ v with the FMA kernel (caller checked exactness and fi_nki_have_fma512),
  * nt threads over blocks of 4 rows; the split never changes a bit. */
 static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v, int K, int M,
-                                     int N, int nt) {
+                                     int N, int nt, int zero) {
 #ifdef FI_NKI_MM_FMA512
     int nblk = (M + 3) / 4;
     int T = 1;
@@ -1152,7 +1168,7 @@ static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v,
     }
 #endif
     float *pans = (float *)malloc((size_t)T * ((size_t)K * 64 + 16) * sizeof(float));
-    if (pans == NULL) { fi_nki_matmul_f32(out, s, v, K, M, N, nt); return; }
+    if (pans == NULL) { fi_nki_matmul_f32_z(out, s, v, K, M, N, nt, zero); return; }
 #ifdef FASTISA_OPENMP
     if (T > 1) {
 #pragma omp parallel for schedule(static) num_threads(T)
@@ -1160,16 +1176,16 @@ static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v,
             int b0 = (int)((long)nblk * t / T), b1 = (int)((long)nblk * (t + 1) / T);
             int mb = b0 * 4, me = b1 * 4 < M ? b1 * 4 : M;
             if (mb < me) fi_nki_mm_fma512_rows(out, s, v, K, M, N, mb, me,
-                                               pans + (size_t)t * ((size_t)K * 64 + 16));
+                                               pans + (size_t)t * ((size_t)K * 64 + 16), zero);
         }
         free(pans);
         return;
     }
 #endif
-    fi_nki_mm_fma512_rows(out, s, v, K, M, N, 0, M, pans);
+    fi_nki_mm_fma512_rows(out, s, v, K, M, N, 0, M, pans, zero);
     free(pans);
 #else
-    fi_nki_matmul_f32(out, s, v, K, M, N, nt);
+    fi_nki_matmul_f32_z(out, s, v, K, M, N, nt, zero);
 #endif
 }
 
@@ -1178,11 +1194,12 @@ static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v,
  * to float32 rows (exact: fi_nki_decode) in sbuf [K*M] / vbuf [K*N] -- or read in place when
  * already contiguous float32 -- then the FMA kernel when every product is exact (see above)
  * and the CPU has AVX-512 + FMA, else fi_nki_matmul_f32 (a float32 multiply and add per k).
- * Either way each element is start + p_0 + p_1 + ... in k order: the same bits. */
+ * Either way each element is start + p_0 + p_1 + ... in k order: the same bits.
+ * zero: the start is +0 for every element (out is only written, never read). */
 static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, ptrdiff_t s_sp,
                                  ptrdiff_t s_sf, const void *v, int vfmt, int visz,
                                  ptrdiff_t v_sp, ptrdiff_t v_sf, int K, int M, int N, int nt,
-                                 float *sbuf, float *vbuf) {
+                                 float *sbuf, float *vbuf, int zero) {
     const float *s32 = (const float *)s, *v32 = (const float *)v;
     if (!((sfmt == FI_FLOAT32 || sfmt == FI_TFLOAT32) && s_sf == 1 && s_sp == M)) {
         for (int k = 0; k < K; k++)
@@ -1202,12 +1219,12 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
         if (fi_nki_exp_range(s32, (ptrdiff_t)K * M, &smin, &smax) &&
             fi_nki_exp_range(v32, (ptrdiff_t)K * N, &vmin, &vmax) &&
             (smax == 0 || vmax == 0 || (smax + vmax <= 380 && smin + vmin >= 125))) {
-            fi_nki_matmul_fma(out, s32, v32, K, M, N, nt);
+            fi_nki_matmul_fma(out, s32, v32, K, M, N, nt, zero);
             return;
         }
     }
 #endif
-    fi_nki_matmul_f32(out, s32, v32, K, M, N, nt);
+    fi_nki_matmul_f32_z(out, s32, v32, K, M, N, nt, zero);
 }
 
 /* dma_compute's add: dst[i] = ((s0[i] + s1[i]) + s2[i]) + ... in float32 (each source

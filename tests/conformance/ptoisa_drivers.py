@@ -1020,3 +1020,46 @@ def _tget_scale_addr(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tget_scale_addr"] = _tget_scale_addr
+
+
+def _tflashattn(case_dir, args, kwargs, ns):
+    """The tflashattn test body (one attention head: Q K^T, scale, row softmax, times V) as
+    fastisa.pto calls on Vec, Left, Right and Acc tiles."""
+    S, D = int(kwargs["seq_len"]), int(kwargs["head_dim"])
+    f4 = np.dtype(np.float32)
+    T = pto.TileType
+    q, k, v = (_read(case_dir, f"x{i}_gm.bin", f4).reshape(S, D) for i in (1, 2, 3))
+
+    def vec(r, c, lay=pto.BLayout.RowMajor):
+        return pto.Tile(V, f4, r, c, blayout=lay)
+    qt, kt, vt = vec(S, D), vec(S, D), vec(S, D)
+    pto.TLOAD(qt, pto.GlobalTensor(q))
+    pto.TLOAD(kt, pto.GlobalTensor(k))
+    pto.TLOAD(vt, pto.GlobalTensor(v))
+    q_left, k_right = pto.Tile(T.Left, f4, S, D), pto.Tile(T.Right, f4, D, S)
+    ktt = vec(D, S)
+    pto.TMOV(q_left, qt)
+    pto.TTRANS(ktt, kt)
+    pto.TMOV(k_right, ktt)
+    sc_acc, scores = pto.Tile(T.Acc, f4, S, S), vec(S, S)
+    pto.TMATMUL(sc_acc, q_left, k_right)
+    pto.TMOV(scores, sc_acc)
+    pto.TMULS(scores, scores, float(np.float32(1.0) / np.sqrt(np.float32(D))))
+    rmax, rsum = vec(S, 1, pto.BLayout.ColMajor), vec(S, 1, pto.BLayout.ColMajor)
+    cent, ex, probs = vec(S, S), vec(S, S), vec(S, S)
+    pto.TROWMAX(rmax, scores)
+    pto.TROWEXPANDSUB(cent, scores, rmax)
+    pto.TEXP(ex, cent)
+    pto.TROWSUM(rsum, ex)
+    pto.TROWEXPANDDIV(probs, ex, rsum)
+    p_left, v_right, out_acc = pto.Tile(T.Left, f4, S, S), pto.Tile(T.Right, f4, S, D), \
+        pto.Tile(T.Acc, f4, S, D)
+    pto.TMOV(p_left, probs)
+    pto.TMOV(v_right, vt)
+    pto.TMATMUL(out_acc, p_left, v_right)
+    out = np.zeros((S, D), f4)
+    pto.TSTORE(pto.GlobalTensor(out), out_acc)
+    return out.reshape(-1), _read(case_dir, "golden.bin", f4), 1e-3
+
+
+DRIVERS["tflashattn"] = _tflashattn

@@ -57,6 +57,9 @@ LIBS = {
     "opp": ("FASTISA_ASCEND_OPP", "op_impl/built-in/ai_core/tbe/impl"),
     "samples": ("FASTISA_ASCEND_SAMPLES",
                 "cplusplus/level1_single_api/4_op_dev/1_custom_op/tbe/impl"),
+    #: the TIK 1.5 (h_*) examples
+    "samples5": ("FASTISA_ASCEND_SAMPLES",
+                 "cplusplus/level1_single_api/4_op_dev/5_custom_op_dev/tbe/impl"),
 }
 _TIME_LIMIT = int(os.environ.get("FASTISA_TIK_OPS_TIMEOUT", "120"))   # seconds per case
 
@@ -427,6 +430,86 @@ for _vshape, _ishape in (((16, 32), (4, 1)), ((8, 4, 16), (5, 2))):
              _f32(rng, i[:-1] + v[i[-1]:])],
          lambda v, i, u: _scatter_nd_add(v, i, u), rtol=1e-6, alias={0: 0})
 
+
+# matmul_tik / conv2d_tik: the samples' cube-path operators (matmul, conv2d, fixpipe over
+# L1 / L1OUT).  matmul_tik's tiling is fixed in the file (M = 16, K = 64, N = 1024);
+# conv2d_tik splits cout over 2 cores x 64.  The references sum the exact float16 (int8)
+# products in float64: fastisa adds in float32 in ascending k (the documented order is
+# not public), so the float cases allow float32 rounding.
+def _matmul_ref(a, b, out):
+    r = a.astype(np.float64) @ b.astype(np.float64)
+    return [r.astype(out)]
+
+
+case("matmul_tik (16, 64) x (64, 1024) float16", "samples", "matmul_tik", "matmul_tik",
+     lambda: ((T((16, 64), "float16"), T((64, 1024), "float16"), None), {}),
+     lambda rng: [_f16(rng, (16, 64), -2, 2), _f16(rng, (64, 1024), -2, 2)],
+     lambda a, b: _matmul_ref(a, b, np.float32), rtol=1e-5, atol=1e-5)
+# int8: the file's KN_TO_K1NK0 transposes with vec_trans_scatter at 16-element steps, 16
+# bytes for int8, which TIK's 32-byte address rule for vec_trans_scatter rejects (the
+# 2020 TIK debugger, te/tik/debug/simd.py: "Address align error, ... is not 32 align"): the sample is float16-only
+case("matmul_tik (16, 64) x (64, 1024) int8 (rejected)", "samples", "matmul_tik", "matmul_tik",
+     lambda: ((T((16, 64), "int8"), T((64, 1024), "int8"), None), {}),
+     lambda rng: [rng.integers(-128, 128, size=(16, 64), dtype=np.int8),
+                  rng.integers(-128, 128, size=(64, 1024), dtype=np.int8)],
+     lambda a, b: [(a.astype(np.int64) @ b.astype(np.int64)).astype(np.int32)],
+     expect_error=("AlignmentError", "is not 32 align"))
+
+
+def _conv2d_5hd_ref(fm, w, stride, pads, dil):
+    """fm (N, C1, H, W, C0), w (C1, KH, KW, COUT, C0): out (N, COUT // 16, HO, WO, 16),
+    float16 (the fixpipe's fp322fp16), zero padding [top, bottom, left, right]."""
+    n, c1, h, wd, c0 = fm.shape
+    _, kh, kw, cout, _ = w.shape
+    pt, pb, pl, pr = pads
+    x = np.pad(fm.astype(np.float64), ((0, 0), (0, 0), (pt, pb), (pl, pr), (0, 0)))
+    ho = (h + pt + pb - (kh - 1) * dil - 1) // stride + 1
+    wo = (wd + pl + pr - (kw - 1) * dil - 1) // stride + 1
+    out = np.zeros((n, cout, ho, wo))
+    for i in range(kh):
+        for j in range(kw):
+            patch = x[:, :, i * dil: i * dil + stride * (ho - 1) + 1: stride,
+                      j * dil: j * dil + stride * (wo - 1) + 1: stride, :]
+            out += np.einsum("nchwk,cok->nohw", patch, w[:, i, j].astype(np.float64))
+    out = out.reshape(n, cout // 16, 16, ho, wo).transpose(0, 1, 3, 4, 2)
+    return [out.astype(np.float32).astype(np.float16)]
+
+
+for _fm, _k, _st, _pd in (((1, 1, 8, 8, 16), 3, 1, (0, 0, 0, 0)),
+                          ((2, 2, 6, 6, 16), 3, 1, (1, 1, 1, 1)),
+                          ((1, 1, 9, 9, 16), 3, 2, (1, 1, 1, 1))):
+    case(f"conv2d_tik fm={_fm} k={_k} stride={_st} pads={_pd}", "samples", "conv2d_tik",
+         "conv2d_tik",
+         lambda fm=_fm, k=_k, st=_st, pd=_pd: (
+             (T(fm, "float16", "NC1HWC0"),
+              dict(T((128, fm[1] * 16, k, k), "float16", "NCHW")),
+              T((fm[0], 8, 1, 1, 16), "float16", "NC1HWC0"),
+              [1, 1, st, st], list(pd), [1, 1, 1, 1]), {}),
+         lambda rng, fm=_fm, k=_k: [_f16(rng, fm, -1, 1),
+                                    _f16(rng, (fm[1], k, k, 128, 16), -1, 1)],
+         lambda fm, w, st=_st, pd=_pd: _conv2d_5hd_ref(fm, w, st, pd, 1),
+         rtol=2e-3, atol=2e-3)
+
+
+# softmax_tik of the TIK 1.5 samples: softmax over each row of x * w, all in float16 (h_mul,
+# h_reduce_max, h_sub, h_exp, h_reduce_sum, h_div).  The file moves rows H*i .. H*(i+1) for
+# i < H, so only H = 1 stays inside x_gm: at H = 2 its second iteration reads past the GM
+# tensor, which the 2020 TIK debugger rejects and so does fastisa.
+def _softmax_h(x, w):
+    y = (x * w).astype(np.float16).astype(np.float64)
+    e = np.exp(y - y.max(axis=1, keepdims=True))
+    return [(e / e.sum(axis=1, keepdims=True)).astype(np.float16)]
+
+
+for _w in (128, 1024):
+    case(f"softmax_tik h_* (1, {_w})", "samples5", "softmax_tik", "softmax_tik",
+         lambda w=_w: ((T((1, w), "float16"), T((1, w), "float16"), T((1, w), "float16")), {}),
+         lambda rng, w=_w: [_f16(rng, (1, w), -2, 2), _f16(rng, (1, w), -2, 2)],
+         _softmax_h, rtol=1e-2, atol=1e-4)
+case("softmax_tik h_* (2, 128) over-read", "samples5", "softmax_tik", "softmax_tik",
+     lambda: ((T((2, 128), "float16"), T((2, 128), "float16"), T((2, 128), "float16")), {}),
+     lambda rng: [_f16(rng, (2, 128), -2, 2), _f16(rng, (2, 128), -2, 2)],
+     _softmax_h, expect_error=("AccessError", "x_gm"))
 
 # ---- losses, float status -------------------------------------------------------------
 # nll_loss reads one 32-byte block of weight from weight[target]: targets below C - 7 keep

@@ -140,7 +140,8 @@ cdef extern from "nki.h" nogil:
                            int nt)
     void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, Py_ssize_t s_sp,
                        Py_ssize_t s_sf, const void *v, int vfmt, int visz, Py_ssize_t v_sp,
-                       Py_ssize_t v_sf, int K, int M, int N, int nt, float *sbuf, float *vbuf)
+                       Py_ssize_t v_sf, int K, int M, int N, int nt, float *sbuf, float *vbuf,
+                       int zero)
     void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src, const int *fmt,
                         const int *isz, int ns, Py_ssize_t n)
 

@@ -153,9 +153,10 @@ def matmul_f32(float[:, ::1] out, const float[:, ::1] s, const float[:, ::1] v, 
         fi_nki_matmul_f32(&out[0, 0], &s[0, 0], &v[0, 0], K, M, N, threads)
 
 
-def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1):
+def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1, int zero=0):
     """out[M, N] += s[K, M].T @ v[K, N] with s / v 2-D arrays in their storage formats (any
-    element strides): decoded to float32 in C, then the matmul_f32 kernel (same bits)."""
+    element strides): decoded to float32 in C, then the matmul_f32 kernel (same bits).
+    zero=1: out = s.T @ v, every element starting from +0 (out's values are not read)."""
     cdef const void *sp
     cdef const void *vp
     cdef Py_ssize_t s_sp, s_sf, v_sp, v_sf
@@ -174,7 +175,7 @@ def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1):
         raise MemoryError("matmul: cannot allocate the float32 operand buffers")
     with nogil:
         fi_nki_matmul(&out[0, 0], sp, sfmt, sisz, s_sp, s_sf, vp, vfmt, visz, v_sp, v_sf,
-                      K, M, N, threads, sbuf, vbuf)
+                      K, M, N, threads, sbuf, vbuf, zero)
     free(sbuf)
     free(vbuf)
 
@@ -464,17 +465,6 @@ def plan_key(tuple head, a, b, c=None, d=None):
 cdef dict _PLANS = None
 cdef list _HOOKS = None
 cdef object _ACTIVE = None, _NOTE = None, _PSUM = None, _F32VEC = None, _THREADS = None
-cdef object _APPLY = None, _PENDING = None
-
-
-def set_pending_hook(apply_pending, pending_local):
-    """fastisa.nki.tensor.apply_pending and its per-thread list holder: when that hook has
-    nothing pending (``pending_local.items`` empty, the hook's own first test) the hit path
-    skips calling it."""
-    global _APPLY, _PENDING
-    _APPLY, _PENDING = apply_pending, pending_local
-
-
 def set_plan_env(dict plans, list hooks, active, note, psum, f32vec, threads):
     """The cache, fastisa.cost's hooks and active profiles, note_access, nl.psum, the
     operand conversion and the thread-count function the hit path uses."""
@@ -489,14 +479,8 @@ cdef object _finish(EwPlan p, tuple names, tuple ts):
         for i in range(len(ts)):
             if ts[i].buffer is _PSUM:
                 _NOTE(names[i], ts[i])
-    if _ACTIVE.get():
-        return p.rec             # the caller records (the profile reads its frame)
-    eng, instr, cyc = p.rec
-    for h in _HOOKS:
-        if h is _APPLY and not getattr(_PENDING, "items", None):
-            continue                    # apply_pending would return at once
-        h(eng, instr, cyc)
-    return True
+    return p.rec      # the caller passes it to cost.record from the instruction's frame,
+                      # where the record hooks and the profile look for the operands
 
 
 cdef inline object _val(EwPlan p, int s, object v):
@@ -507,8 +491,9 @@ cdef inline object _val(EwPlan p, int s, object v):
 
 def hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine):
     """tensor_scalar through its plan: None (no plan: take the full path, which stores the
-    signature's plan), False (the signature has no plan, or this call needs the full path),
-    True (done), or the (engine, instruction, cycles) the caller passes to cost.record."""
+    signature's plan), False (the signature has no plan, or this call needs the full path;
+    nothing was written), or, when the plan ran, the (engine, instruction, cycles) the
+    caller passes to cost.record."""
     key = plan_key(("tensor_scalar", op0, reverse0, op1, reverse1, engine), dst, data,
                    operand0, operand1)
     p = _PLANS.get(key)

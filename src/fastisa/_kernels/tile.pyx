@@ -251,11 +251,9 @@ cdef inline bint _clash(Py_ssize_t dp, Py_ssize_t dn, Py_ssize_t sp, Py_ssize_t 
 
 cdef bint _tdone(TilePlan p, dst) except -1:
     eng, instr, cyc = p.rec
-    if _TACTIVE.get():
-        _REPLAY(dst, eng, instr, cyc)   # a Python frame: the profile reads its caller's
-    else:
-        for h in _THOOKS:
-            h(eng, instr, cyc)
+    # cost.record from a Python frame shaped like the full path's _record: the record
+    # hooks and the profile read the operands from the frames above it
+    _REPLAY(dst, eng, instr, cyc)
     return True
 
 

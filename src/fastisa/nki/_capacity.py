@@ -142,7 +142,10 @@ def _note_uses(m, tensors) -> None:
 
 def _record_hook(engine, instruction, cycles) -> None:
     """After each instruction while a checkpoint is open: its tensor operands are used."""
-    from . import language
+    # (sys.modules, not an import statement: this runs after every instruction, issue 15)
+    language = sys.modules.get("fastisa.nki.language")
+    if language is None:            # never imported: no kernel instance, no checkpoint
+        return
     m = language._MACHINE.get()
     if m is None or not m.__dict__.get("_checkpoints"):
         return

@@ -220,7 +220,10 @@ def _bytes_of(d: np.ndarray) -> np.ndarray:
 
 def current():
     """(Launch, program index) of the running program, or (None, 0)."""
-    from . import language
+    # (sys.modules, not an import statement: this runs after every instruction, issue 15)
+    language = sys.modules.get("fastisa.nki.language")
+    if language is None:            # never imported: no kernel instance, no launch
+        return None, 0
     m = language._MACHINE.get()
     if m is None:
         return None, 0

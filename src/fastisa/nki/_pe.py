@@ -151,10 +151,11 @@ def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
         stationary, moving = folded
     # operands decoded to float32 inside the kernel call (csrc/fastisa/nki.h fi_nki_matmul)
     _kernels().matmul(out, _rows(stationary), stationary.dtype.code, _rows(moving),
-                      moving.dtype.code, _threads())
+                      moving.dtype.code, _threads(), 1 if inplace == "zero" else 0)
     if not inplace:
         _run_ew(instr, dst, NkiTensor(out, _dt.float32))
-    state[...] = PSUM_GROUP
+    if state is not None:
+        state[...] = PSUM_GROUP
     f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
     cyc = max(min(64, M), N) * (4 if f32 else 1)
     _cost.record("Tensor", instr, cyc // 2 if pm == "double_row" else cyc)
@@ -166,9 +167,11 @@ def _psum_start(instr, dst, accumulate, inplace=False):
     when the matmul completes).  Shared with nc_matmul_mx (fastisa.nki._matmul).
 
     With ``inplace=True`` a third value says whether the starting values ARE dst's own
-    storage (a C-contiguous float32 dst whose elements all accumulate or all start from
-    zero, the usual case): the caller then adds into dst directly, with no copy in or out
-    (the same bits: a float32 -> float32 store is the identity)."""
+    storage (a C-contiguous float32 dst whose elements all accumulate, ``"acc"``, or all
+    start from +0, ``"zero"``: the kernel then ignores dst's values), the usual case: the
+    caller then adds into dst directly, with no copy in or out (the same bits: a float32 ->
+    float32 store is the identity); False otherwise.  The state returned is then None when
+    every element is already PSUM_GROUP (nothing to mark)."""
     M, N = dst.shape
     if accumulate is not None and not isinstance(accumulate, (bool, np.bool_, int, np.integer)):
         raise ConstraintError(f"{instr}: accumulate must be True, False or None, got "
@@ -198,9 +201,9 @@ def _psum_start(instr, dst, accumulate, inplace=False):
         d = dst.data
         if (inplace and dst.dtype.name == "float32" and d.ndim == 2 and d.dtype == np.float32
                 and d.flags.c_contiguous and d.flags.writeable):
-            if not acc_all:
-                d.fill(0.0)
-            return d, mark, True
+            # "zero": the kernel starts every element from +0 (no fill pass); None: every
+            # element is already in the open group, nothing to mark at the end
+            return d, (None if uniform == PSUM_GROUP else mark), ("acc" if acc_all else "zero")
         out = np.zeros((M, N), np.float32)
         if acc_all:
             _run_ew(instr, NkiTensor(out, _dt.float32), dst)

@@ -32,7 +32,6 @@ from .. import cost as _cost
 from .. import plans as _plans
 from .._kernels import nki as _k
 from . import _compute as _c
-from . import tensor as _tensor
 from .tensor import PSUM, NkiTensor, note_access
 
 __all__ = ["tensor_scalar", "tensor_tensor", "tensor_copy"]
@@ -42,9 +41,9 @@ _ON = _plans.ON
 _sig = _k.tensor_sig
 _key = _k.plan_key
 _k.set_tensor_class(NkiTensor)
+_ACTIVE = _cost._ACTIVE
 _k.set_plan_env(_CACHE, _cost.RECORD_HOOKS, _cost._ACTIVE, note_access, PSUM, _c._f32_vec,
                 _c._threads)
-_k.set_pending_hook(_tensor.apply_pending, _tensor._PENDING)
 _SCALARS = (float, int, np.float32, np.float64)
 _NOPLAN = False         # a signature the plan cannot reproduce: always the full path
 
@@ -146,8 +145,6 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
             r = _k.hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine)
         except TypeError:               # an unhashable argument: never cached
             r = False
-        if r is True:
-            return None
         if r is None:
             head = ("tensor_scalar", op0, reverse0, op1, reverse1, engine)
             key = _key(head, dst, data, operand0, operand1)
@@ -158,8 +155,12 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
                                              (operand0, operand1), head))
             return None
         if r is not False:
-            _cost.record(*r, reads=[t for t in (data, operand0, operand1)
-                                    if t.__class__ is NkiTensor], writes=[dst], domain="nki")
+            if _ACTIVE.get():
+                _cost.record(*r, reads=[t for t in (data, operand0, operand1)
+                                        if t.__class__ is NkiTensor], writes=[dst],
+                             domain="nki")
+            else:
+                _cost.record(*r)
             return None
     return _c.tensor_scalar(dst, data, op0, operand0, reverse0, op1, operand1, reverse1,
                             engine, name)
@@ -171,8 +172,6 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
             r = _k.hit_tt(dst, data1, data2, op, engine)
         except TypeError:
             r = False
-        if r is True:
-            return None
         if r is None:
             head = ("tensor_tensor", op, engine)
             key = _key(head, dst, data1, data2)
@@ -183,7 +182,10 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
                                              (None, None), head))
             return None
         if r is not False:
-            _cost.record(*r, reads=[data1, data2], writes=[dst], domain="nki")
+            if _ACTIVE.get():
+                _cost.record(*r, reads=[data1, data2], writes=[dst], domain="nki")
+            else:
+                _cost.record(*r)
             return None
     return _c.tensor_tensor(dst, data1, data2, op, engine, name)
 
@@ -196,8 +198,6 @@ def tensor_copy(dst, src, engine=None, name=None, dtype=None):
             r = _k.hit_tc(dst, src, engine)
         except TypeError:
             r = False
-        if r is True:
-            return None
         if r is None:
             head = ("tensor_copy", engine)
             key = _key(head, dst, src)
@@ -207,7 +207,10 @@ def tensor_copy(dst, src, engine=None, name=None, dtype=None):
                                              (None, None), head))
             return None
         if r is not False:
-            _cost.record(*r, reads=[src], writes=[dst], domain="nki")
+            if _ACTIVE.get():
+                _cost.record(*r, reads=[src], writes=[dst], domain="nki")
+            else:
+                _cost.record(*r)
             return None
     return _c.tensor_copy(dst, src, engine, name)
 

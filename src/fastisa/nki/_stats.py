@@ -26,6 +26,7 @@ from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import _compute as _c
+from ._cast import to_f32
 from .tensor import NkiTensor
 
 import typing as _typing
@@ -43,9 +44,14 @@ _PRED = {"add": 0, "maximum": 1, "max": 1, "minimum": 2, "min": 2, "average": 3,
          "bitwise_or": 4, "bitwise_and": 5}
 
 
+_K = []
+
+
 def _k():
-    from fastisa._kernels import stats
-    return stats
+    if not _K:                      # imported once (the per-call import machinery is ~us)
+        from fastisa._kernels import stats
+        _K.append(stats)
+    return _K[0]
 
 
 def _operand(instr, param, t):
@@ -143,7 +149,6 @@ def bn_aggr(dst: NkiTensor, data: NkiTensor, name: str | None = None) -> None:
     if F == 0 or F % 3:
         raise ConstraintError(f"{instr}: data's elements per partition must be a positive "
                               f"multiple of 3 (count, mean, variance*count), got {F}")
-    from fastisa.nki._cast import to_f32
     rows = np.ascontiguousarray(to_f32(_c._rows(data), data.dtype))
     out = np.empty((data.partitions, 2), np.float32)
     _k().bn_aggr(rows, out)
