@@ -111,3 +111,22 @@ def test_static_cast_of_a_host_array_is_numpy_astype():
     y = nl.static_cast(x, nl.bfloat16)
     assert isinstance(y, np.ndarray) and y.dtype == BF16
     assert (y.view(np.uint16) == x.astype(BF16).view(np.uint16)).all()
+
+
+def test_dge_mode_numbered_as_the_sdk():
+    # SDK 2.33: unknown 0, swdge 1, hwdge 2, none 3; kernels pass the integers too
+    assert [nisa.dge_mode(i).name for i in range(4)] == ["unknown", "swdge", "hwdge", "none"]
+    src = nl.ndarray((4, 8), nl.float32, buffer=nl.hbm)
+    src.data[...] = np.arange(32, dtype=np.float32).reshape(4, 8)
+    dst = nl.ndarray((4, 8), nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=dst, src=src, dge_mode=2)
+    assert (dst.data == src.data).all()
+    with pytest.raises(Exception, match="dge_mode must be one of"):
+        nisa.dma_copy(dst=dst, src=src, dge_mode=7)
+
+
+def test_nc_versions_are_ordered_across_both_enum_names():
+    from fastisa.nki import constants, enums
+    assert nisa.get_nc_version() >= enums.nc_version.gen3          # trn2 is gen3
+    assert constants.nc_version.gen4 > enums.nc_version.gen3 > constants.nc_version.gen2
+    assert constants.nc_version.gen3 == enums.nc_version.gen3

@@ -129,9 +129,14 @@ def test_legacy_index_arrays_views_masks_and_arithmetic():
     w = t[g.p + 64, g.x * 2]
     assert w.shape == (64, 32) and w.data[0, 1] == t.data[64, 2]
     tr = t[i_f.T[:8, :] * 0 + nl.arange(8)[None, :], i_p[:8, :] * 0 + nl.arange(8)[:, None]]
-    # affine in the result's coordinates: a strided (transposing) view, writes go through
-    assert np.shares_memory(tr.data, t.data)
-    assert np.array_equal(tr.data, t.data[:8, :8].T)
+    # affine, but the result's partitions come from the source's free axis: no access
+    # pattern moves elements across partitions, so this stays a read-only gather copy
+    assert not tr.data.flags.writeable and np.array_equal(tr.data, t.data[:8, :8].T)
+    # a transposition of free axes is a strided view: writes go through
+    i_a, i_b = nl.arange(4)[None, :, None], nl.arange(16)[None, None, :]
+    ft = t[nl.arange(8)[:, None, None], i_b * 4 + i_a]
+    assert np.shares_memory(ft.data, t.data) and ft.data.flags.writeable
+    assert np.array_equal(ft.data, t.data[:8].reshape(8, 16, 4).transpose(0, 2, 1))
     sq = t[i_p[:8, :] * i_p[:8, :], i_f[:, :8]]                              # not affine
     assert not sq.data.flags.writeable and sq.data[3, 1] == t.data[9, 1]   # a gather copy
     with pytest.raises(AccessError):

@@ -9,6 +9,9 @@ with ``-p tests.conformance._nki_cases``): which cases run, and for how long.
   the ids that contain one of a few fixed numbers (4096, 5120, 8192, ...); this rule is
   the same idea for every dimension (9216, 10240, 12345 ... are as slow on a CPU).
   Cases the collection's own harness skips stay skipped.
+* **A sample per test module** (``FASTISA_NKI_MAX_CASES=N``, ``run_nki --max-cases``):
+  at most N of each module's runnable cases, evenly spaced; the others are skipped as
+  "not sampled".
 * **A time limit per case**, ``FASTISA_NKI_CASE_TIMEOUT`` seconds (default 0: none): a
   case still running then fails with ``TimeoutError: the case ran longer than N s``,
   and the run goes on with the next case (SIGALRM in the main thread).
@@ -33,7 +36,40 @@ def large_dims(case_id: str) -> list:
     return [int(t) for t in _SPLIT.split(part) if t.isdigit() and int(t) >= LARGE]
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(session, config, items):
+    _small_only(items)
+    _sample(items)
+
+
+def _skipped(item) -> bool:
+    return any(m.name == "skip" or (m.name == "skipif" and m.args and m.args[0] is True)
+               for m in item.iter_markers())
+
+
+def _sample(items):
+    """``FASTISA_NKI_MAX_CASES=N``: at most N of each test module's runnable cases, evenly
+    spaced over its collection order (deterministic); the others are skipped as not
+    sampled."""
+    n = int(os.environ.get("FASTISA_NKI_MAX_CASES", "0") or 0)
+    if n <= 0:
+        return
+    by_mod: dict = {}
+    for item in items:
+        if not _skipped(item):
+            by_mod.setdefault(str(item.fspath), []).append(item)
+    for mod, its in by_mod.items():
+        if len(its) <= n:
+            continue
+        keep = {round(i * (len(its) - 1) / (n - 1)) for i in range(n)} if n > 1 else {0}
+        for i, item in enumerate(its):
+            if i not in keep:
+                item.add_marker(pytest.mark.skip(
+                    reason=f"not sampled: the harness runs {n} of this module's {len(its)} "
+                           f"small cases (--max-cases 0 runs all)"))
+
+
+def _small_only(items):
     if os.environ.get("FASTISA_NKI_SMALL_ONLY") != "1":
         return
     for item in items:

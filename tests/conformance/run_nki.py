@@ -47,6 +47,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 BUDGET = [0]
 CASE_TIMEOUT = [0]
+MAX_CASES = [0]
+JOBS = [1]
 
 COLLECTIONS = {
     "sdk-test": ("FASTISA_NKI_SDK", "nki/test"),
@@ -115,6 +117,7 @@ def _env(extra=None):
     env.setdefault("OMP_NUM_THREADS", "1")
     env["NKI_SIMULATOR"] = "1"
     env["FASTISA_NKI_CASE_TIMEOUT"] = str(CASE_TIMEOUT[0])
+    env["FASTISA_NKI_MAX_CASES"] = str(MAX_CASES[0])
     env.update(extra or {})
     return env
 
@@ -320,17 +323,26 @@ def run_collection(name, base: Path, full: bool, timeout: int, verbose: bool):
         root = base / "test" / "integration" / "nkilib"
         dirs = sorted({p.parent for p in root.rglob("test_*.py")})
         t_start = time.time()
-        for d in dirs:
+
+        def one(d):
             if BUDGET[0] and time.time() - t_start > BUDGET[0]:
-                cases.append(Case(name, str(d.relative_to(root)), "(not run)", False, False,
-                                  f"--budget of {BUDGET[0]} s used up before this directory"))
-                continue
+                return [Case(name, str(d.relative_to(root)), "(not run)", False, False,
+                             f"--budget of {BUDGET[0]} s used up before this directory")]
+            t0 = time.time()
+            got = run_pytest(name, [d], base,
+                             ["--test-mode=simulation", "-p",
+                              "tests.conformance._nki_library_stubs", "-p", "no:benchmark"],
+                             timeout, extra_env=env)
             if verbose:
-                print(f"library: {d.relative_to(root)}", flush=True)
-            cases += run_pytest(name, [d], base,
-                                ["--test-mode=simulation", "-p",
-                                 "tests.conformance._nki_library_stubs", "-p", "no:benchmark"],
-                                timeout, extra_env=env)
+                print(f"library: {d.relative_to(root)}: {sum(c.matched for c in got)} of "
+                      f"{sum(not c.skipped for c in got)} matched, "
+                      f"{time.time() - t0:.0f} s", flush=True)
+            return got
+
+        from concurrent.futures import ThreadPoolExecutor
+        with ThreadPoolExecutor(JOBS[0]) as pool:
+            for got in pool.map(one, dirs):
+                cases += got
         census = library_import_census(base, timeout)
         bad = {m: e for m, e in census.items() if e}
         print(f"library: {len(census) - len(bad)} of {len(census)} nkilib modules import "
@@ -366,6 +378,11 @@ def main(argv=None) -> int:
     ap.add_argument("--case-timeout", type=int, default=120,
                     help="seconds per test case (0: no limit); a case still running then fails "
                          "with a TimeoutError and the run goes on")
+    ap.add_argument("--max-cases", type=int, default=0,
+                    help="run at most this many of each test module's runnable cases, evenly "
+                         "spaced (0: all); the others are reported as skipped (not sampled)")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="nki-library kernel directories run at the same time")
     ap.add_argument("--budget", type=int, default=0,
                     help="seconds for the nki-library directories overall (0: no limit); the "
                          "directories left are listed as not run")
@@ -374,6 +391,8 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     BUDGET[0] = a.budget
     CASE_TIMEOUT[0] = a.case_timeout
+    MAX_CASES[0] = a.max_cases
+    JOBS[0] = max(1, a.jobs)
     names = [n for n in (a.only.split(",") if a.only else COLLECTIONS) if n]
     all_cases = []
     summary = []
@@ -389,9 +408,10 @@ def main(argv=None) -> int:
         p = sum(c.matched for c in cases)
         s = sum(c.skipped for c in cases)
         big = sum(c.skipped and c.error.startswith("large shape") for c in cases)
-        summary.append(f"{name}: {p} of {len(cases) - s} cases matched ({s - big} skipped by "
-                       f"the collection's harness, {big} large shapes skipped by this harness), "
-                       f"{time.time() - t0:.0f} s")
+        smp = sum(c.skipped and c.error.startswith("not sampled") for c in cases)
+        summary.append(f"{name}: {p} of {len(cases) - s} cases matched ({s - big - smp} "
+                       f"skipped by the collection's harness, {big} large shapes and {smp} "
+                       f"not sampled skipped by this harness), {time.time() - t0:.0f} s")
     if all_cases:
         print(_fmt_table(all_cases))
         print()

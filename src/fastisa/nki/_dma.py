@@ -46,6 +46,11 @@ def _enum_name(instr, param, value, enum_cls, default):
     if value is None:
         return default
     name = value if isinstance(value, str) else getattr(value, "name", None)
+    if name is None and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        try:                            # the enum's integer value (as SDK 2.33 numbers it)
+            name = enum_cls(int(value)).name
+        except ValueError:
+            name = None
     if name not in enum_cls.__members__:
         raise ConstraintError(f"{instr}: {param} must be one of "
                               f"{sorted(enum_cls.__members__)}, got {value!r}")

@@ -45,10 +45,13 @@ class oob_mode(enum.Enum):
 
 
 class dge_mode(enum.Enum):
+    """Descriptor generation engine mode; the values are SDK 2.33's (aws-neuron-sdk
+    ``nki/api/nki/isa/__init__.py``: unknown 0, swdge 1, hwdge 2, none 3), so kernels that
+    pass the integer get the same mode."""
     unknown = 0
-    none = 1
-    swdge = 2
-    hwdge = 3
+    swdge = 1
+    hwdge = 2
+    none = 3
 
 
 class matmul_perf_mode(enum.Enum):
@@ -65,8 +68,10 @@ class dma_engine(enum.Enum):
     gpsimd_dma = 2
 
 
-class nc_version(enum.Enum):
-    """NeuronCore version: gen2 = Trn1/Inf2, gen3 = Trn2, gen4 = Trn3 (SDK 2.33)."""
+class nc_version(enum.IntEnum):
+    """NeuronCore version: gen2 = Trn1/Inf2, gen3 = Trn2, gen4 = Trn3 (SDK 2.33).  Ordered
+    (kernels test ``nisa.get_nc_version() >= nisa.nc_version.gen3``), and equal to the
+    generation number, so it compares with ``nki.isa.constants.nc_version`` too."""
 
     gen2 = 2
     gen3 = 3

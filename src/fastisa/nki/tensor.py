@@ -548,8 +548,9 @@ def _strided_view(d: np.ndarray, arrs):
     """A view of ``d`` for legacy index expressions whose every index is an integer or an
     integer array that is an affine function of the result's coordinates (``t[i_p,
     i_f2 * F1 + i_f1]``, ``t[i0, 2 * i1 + i2, 2 * i3 + i4]`` from ``nl.mgrid``: transposing
-    and windowed layouts), so that writes through it go to ``d`` as the hardware's access
-    pattern would; None otherwise (the caller gathers a read-only copy).  The indices were
+    and windowed layouts of the free axes; the result's partition axis must come from
+    ``d``'s partition axis alone), so that writes through it go to ``d`` as the hardware's
+    access pattern would; None otherwise (the caller gathers a read-only copy).  The indices were
     bounds-checked by :func:`_index_arrays`."""
     if len(arrs) != d.ndim or not all(isinstance(k, (np.ndarray, int, np.integer))
                                       for k in arrs):
@@ -575,6 +576,9 @@ def _strided_view(d: np.ndarray, arrs):
             e = [0] * nd
             e[j] = 1
             c = int(k[tuple(e)]) - start
+            if c and (axis == 0) != (j == 0):
+                return None     # the partition axis stays the partition axis (an access
+                #                 pattern cannot move free elements across partitions)
             if c:
                 pred = pred + c * coords[j]
                 strides[j] += c * d.strides[axis]
