@@ -3,10 +3,12 @@ LNC2 core_barrier / sendrecv, and the SDK 2.33 name list."""
 
 import threading
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 import reference as ref
+import fastisa.nki as nki
 from fastisa.errors import ConstraintError
 from fastisa.nki import isa as nisa
 from fastisa.nki import language as nl
@@ -71,6 +73,77 @@ def test_register_loops_and_dynamic_offsets():
     assert_bits(a[off].data, a.data[3])
     assert_bits(a.ap([[10, 2], [1, 3]], offset=off).data, np.array([[3, 4, 5], [13, 14, 15]],
                                                                     np.float32))
+
+
+# A kernel of our own in the register-driven block-loop pattern: a runtime block count in a
+# register drives nl.dynamic_range; an SBUF counter (or a register) is the .ap scalar_offset
+# with indirect_dim, i.e. a ROW INDEX of the base tensor, scaled by the elements to the right
+# of that dimension (aws-neuron-sdk nki/migration/index.rst "Scalar dynamic access":
+# "offset + scalar_offset * prod(A.shape[indirect_dim+1:])").  fastisa once added the index
+# as a raw element offset, so every block after the first re-read and re-wrote block 0
+# shifted by a few columns, and the later rows stayed unwritten: a silent wrong result.
+_BLK, _COLS = 32, 64
+
+
+@nki.jit
+def _blockwise_sub(x, y, out, nblk):
+    """out[:nblk*_BLK] = x - y in (_BLK, _COLS) tiles; rows after nblk*_BLK untouched."""
+    rows, cols = x.shape
+    nb = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=nb, src=nblk)
+    trips = nisa.register_alloc()
+    nisa.register_load(trips, nb)
+    row0 = nl.ndarray((1, 1), nl.int32, buffer=nl.sbuf)
+    nisa.memset(dst=row0, value=0)
+    pat = [[cols, _BLK], [1, _COLS]]
+    for _ in nl.dynamic_range(0, trips, 1):
+        for c in nl.affine_range(cols // _COLS):
+            tx = nl.ndarray((_BLK, _COLS), x.dtype, buffer=nl.sbuf)
+            ty = nl.ndarray((_BLK, _COLS), x.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=tx, src=x.ap(pattern=pat, offset=c * _COLS, scalar_offset=row0,
+                                           indirect_dim=0))
+            nisa.dma_copy(dst=ty, src=y.ap(pattern=pat, offset=c * _COLS, scalar_offset=row0,
+                                           indirect_dim=0))
+            tz = nl.ndarray((_BLK, _COLS), x.dtype, buffer=nl.sbuf)
+            nisa.tensor_tensor(dst=tz, data1=tx, data2=ty, op=nl.subtract)
+            nisa.dma_copy(dst=out.ap(pattern=pat, offset=c * _COLS, scalar_offset=row0,
+                                     indirect_dim=0), src=tz)
+        nisa.tensor_scalar(dst=row0, data=row0, op0=nl.add, operand0=_BLK)
+
+
+@pytest.mark.parametrize("nblk", [0, 1, 3, 4])
+def test_scalar_offset_is_a_row_index_in_a_dynamic_block_loop(nblk, rng):
+    rows, cols = 4 * _BLK, 3 * _COLS
+    x = rng.standard_normal((rows, cols)).astype(ml_dtypes.bfloat16)
+    y = rng.standard_normal((rows, cols)).astype(ml_dtypes.bfloat16)
+    out = np.full((rows, cols), 5.0, ml_dtypes.bfloat16)
+    nki.simulate(_blockwise_sub)(x, y, out, np.array([[nblk]], np.int32))
+    n = nblk * _BLK
+    want = ref.nki_round(ref.nki_alu("subtract", x[:n].astype(np.float32),
+                                     y[:n].astype(np.float32)), "bfloat16")
+    assert_bits(out[:n], want)
+    assert (out[n:].astype(np.float32) == 5.0).all()          # rows past the trip count kept
+
+
+def test_scalar_offset_scales_by_the_base_shape_right_of_indirect_dim():
+    """A register, a 1x1 tensor or an int index along dim 1 of a (3, 4, 5) base moves the
+    access by prod(shape[2:]) = 5 elements per unit (the base's shape, not the pattern's
+    step of 3); along dim 0 by 4 * 5 = 20."""
+    a = T(np.arange(3 * 4 * 5, dtype=np.int32).reshape(3, 4, 5), "int32", nl.hbm)
+    reg = nisa.register_alloc(2)
+    t = T(np.array([[2]], np.int32), "int32")
+    want = a.data.reshape(-1)[20 + 2 * 5: 20 + 2 * 5 + 6].reshape(2, 3)
+    for so in (reg, t, 2):
+        got = a.ap([[3, 2], [1, 3]], offset=20, scalar_offset=so, indirect_dim=1).data
+        assert_bits(got, want)
+    # indirect_dim 0 of the same base: 20 elements per index
+    assert_bits(a.ap([[5, 1], [1, 5]], scalar_offset=t, indirect_dim=0).data, a.data[2, 0:1])
+    # through a dma_copy store (dst side) too
+    src = T(np.full((1, 5), -1, np.int32), "int32")
+    nisa.dma_copy(dst=a.ap([[5, 1], [1, 5]], offset=5, scalar_offset=t, indirect_dim=0), src=src)
+    assert (a.data[2, 1] == -1).all() and (a.data[2, 0] == 40 + np.arange(5)).all()
+    with pytest.raises(ConstraintError, match="indirect_dim must be in \\[0, 2\\]"):
+        a.ap([[1, 1], [1, 1]], scalar_offset=t, indirect_dim=3)
 
 
 def test_register_errors():

@@ -223,8 +223,8 @@ def test_ap_lazy_bounds_dtype_and_offsets():
     assert b.shape == (4, 32) and b.data.dtype == np.uint8
     assert (b.data.view(np.float32) == t.data).all()
     so = nl.ndarray((1, 1), nl.int32)
-    so.data[...] = 16
-    w = t.ap([[8, 2], [1, 8]], scalar_offset=so)             # runtime offset from a tensor
+    so.data[...] = 2
+    w = t.ap([[8, 2], [1, 8]], scalar_offset=so)             # runtime row index (dim 0)
     assert w.data[0].tolist() == t.data[2].tolist()
     vo = nl.ndarray((3, 1), nl.int32)
     vo.data[:, 0] = [24, 0, 8]

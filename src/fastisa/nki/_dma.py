@@ -317,8 +317,8 @@ def _indirect_keep(instr, src):
     none).  Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py`` (oob_mode: "skip:
     silently skips any operations involving out-of-bounds indices")."""
     base, pairs, offset, scalar_offset, vector_offset, dim = src._spec
-    if scalar_offset is not None:
-        offset += int(np.asarray(scalar_offset.data).reshape(-1)[0])
+    if scalar_offset is not None:     # an index along the base's indirect_dim (NkiTensor.ap)
+        offset += int(np.asarray(scalar_offset.data).reshape(-1)[0]) * src._scalar_scale
     vo = np.asarray(vector_offset.data).reshape(-1).astype(np.int64)
     n_el = base.data.size * base.itemsize // src.dtype.itemsize
     st, n = pairs[dim]
@@ -344,8 +344,8 @@ def _scatter(instr, dst, src, skip):
     AccessError (``oob_mode.error``, nothing written) or are skipped (``skip``: those base
     elements keep their contents).  Same dtype: bit copy; else through float32."""
     base, pairs, offset, scalar_offset, vector_offset, dim = dst._spec
-    if scalar_offset is not None:
-        offset += int(np.asarray(scalar_offset.data).reshape(-1)[0])
+    if scalar_offset is not None:     # an index along the base's indirect_dim (NkiTensor.ap)
+        offset += int(np.asarray(scalar_offset.data).reshape(-1)[0]) * dst._scalar_scale
     if src.size != dst.size:
         raise ConstraintError(f"{instr}: dst and src must have the same number of elements, got "
                               f"{dst.size} and {src.size}")

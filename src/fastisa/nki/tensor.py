@@ -249,8 +249,9 @@ class NkiTensor:
     def ap(self, pattern, offset=0, dtype=None, scalar_offset=None, vector_offset=None,
            indirect_dim=0, **kwargs) -> "NkiTensor":
         """Access-pattern view (SDK 2.33 ``NkiTensor.ap``):
-        ``element[i0, i1, ...] = flat[offset + scalar_offset + sum_d i_d * step_d]`` with
-        ``pattern = [[partition_step, num_partitions], [step, num], ...]``.
+        ``element[i0, i1, ...] = flat[offset + scalar_offset * prod(self.shape[indirect_dim+1:])
+        + sum_d i_d * step_d]`` with ``pattern = [[partition_step, num_partitions], [step,
+        num], ...]``.
 
         Parameters
         ----------
@@ -259,12 +260,18 @@ class NkiTensor:
         offset : int, elements.
         dtype : reinterpret the storage bytes as this data type first (``t.ap(...,
             dtype=nl.uint8)``); the allocation's byte size must be a multiple of its size.
-        scalar_offset : int, or a one-element tensor whose value is read when the view is
-            accessed (a runtime offset, elements).
+        scalar_offset : int, a ``VirtualRegister``, or a one-element tensor whose value is
+            read when the view is accessed: a runtime INDEX along dimension ``indirect_dim``
+            of this (base) tensor, not of the pattern, so the access starts
+            ``scalar_offset * prod(self.shape[indirect_dim + 1:])`` elements further on
+            (aws-neuron-sdk ``nki/migration/index.rst``, "Scalar dynamic access": "offset +
+            scalar_offset * prod(A.shape[indirect_dim+1:])"; ``nki/deep-dives/nki-aps.rst``).
         vector_offset : tensor of per-index offsets (elements) added along ``indirect_dim``
             (an indirect access): index ``i`` of that dimension reads at
             ``vector_offset[i]`` instead of ``i * step``.  The view is a read-only gather.
-        indirect_dim : int, the pattern dimension ``vector_offset`` replaces.
+        indirect_dim : int, with ``scalar_offset`` the dimension of this tensor its index
+            counts along (ConstraintError outside ``[0, ndim)``); with ``vector_offset`` the
+            pattern dimension the offsets replace.
 
         The pattern is checked (ints, num >= 1) when the view is built; whether every
         element it reaches lies inside the tensor is checked when the view is accessed
@@ -297,8 +304,20 @@ class NkiTensor:
         if nbytes % fmt.itemsize:
             raise ConstraintError(f"ap: dtype {fmt.name} ({fmt.itemsize} bytes) does not divide "
                                   f"tensor {self.name!r} of {nbytes} bytes")
+        scalar_scale = 1
+        if scalar_offset is not None:
+            # the runtime index counts along the base tensor's dimension indirect_dim, so it
+            # is scaled by the elements to the right of it (not by the pattern's step)
+            indirect_dim = ints(indirect_dim, "indirect_dim")
+            if not 0 <= indirect_dim < self.ndim:
+                raise ConstraintError(f"ap: indirect_dim must be in [0, {self.ndim - 1}] (a "
+                                      f"dimension of tensor {self.name!r} of shape "
+                                      f"{self.shape}), got {indirect_dim}")
+            scalar_scale = int(math.prod(self.shape[indirect_dim + 1:]))
+            if fmt.itemsize != self.dtype.itemsize:   # the scale counts elements of ``dtype``
+                scalar_scale = scalar_scale * self.dtype.itemsize // fmt.itemsize
         if scalar_offset is not None and not isinstance(scalar_offset, NkiTensor):
-            offset += ints(scalar_offset, "scalar_offset")
+            offset += ints(scalar_offset, "scalar_offset") * scalar_scale
             scalar_offset = None
         if vector_offset is not None:
             if not isinstance(vector_offset, NkiTensor):
@@ -312,7 +331,8 @@ class NkiTensor:
                 raise ConstraintError(f"ap: vector_offset must have {pairs[indirect_dim][1]} "
                                       f"elements (num of dimension {indirect_dim}), got "
                                       f"{vector_offset.size}")
-        return _APView(self, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim)
+        return _APView(self, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
+                       scalar_scale)
 
     # -- conveniences ---------------------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -331,11 +351,13 @@ class _APView(NkiTensor):
     """An access-pattern view whose elements are resolved (and bounds-checked) on first
     access of ``.data``; see :meth:`NkiTensor.ap`."""
 
-    __slots__ = ("_data", "_spec")
+    __slots__ = ("_data", "_spec", "_scalar_scale")
 
-    def __init__(self, base, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim):
+    def __init__(self, base, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
+                 scalar_scale=1):
         self._data = None
         self._spec = (base, pairs, offset, scalar_offset, vector_offset, indirect_dim)
+        self._scalar_scale = scalar_scale
         self.dtype = fmt
         self.buffer = base.buffer
         self.name = base.name
@@ -378,8 +400,9 @@ class _APView(NkiTensor):
             if v.size != 1:
                 raise AccessError(f"ap: scalar_offset must hold one value, got "
                                   f"{scalar_offset.size}")
-            offset += int(np.asarray(v[0], np.float64)) if scalar_offset.dtype.kind == "float" \
+            idx = int(np.asarray(v[0], np.float64)) if scalar_offset.dtype.kind == "float" \
                 else int(v[0])
+            offset += idx * self._scalar_scale
         if not base.data.flags.c_contiguous:
             return self._resolve_rows(base, pairs, offset, vector_offset, fmt)
         raw = base.data.reshape(-1).view(np.uint8)
