@@ -144,6 +144,12 @@ def test_scalar_offset_scales_by_the_base_shape_right_of_indirect_dim():
     assert (a.data[2, 1] == -1).all() and (a.data[2, 0] == 40 + np.arange(5)).all()
     with pytest.raises(ConstraintError, match="indirect_dim must be in \\[0, 2\\]"):
         a.ap([[1, 1], [1, 1]], scalar_offset=t, indirect_dim=3)
+    # reinterpreted as int16: one index along dim 1 is 5 int32 = 10 int16 elements
+    h = a.ap([[1, 1], [1, 2]], scalar_offset=t, indirect_dim=1, dtype=nl.int16).data
+    assert_bits(h.view(np.int32), a.data[0, 2, 0:1].reshape(1, 1))
+    b = T(np.arange(6, dtype=np.int16).reshape(2, 3), "int16", nl.hbm)
+    with pytest.raises(ConstraintError, match="not a whole number"):
+        b.ap([[1, 1], [1, 1]], scalar_offset=t, indirect_dim=0, dtype=nl.int32)
 
 
 def test_register_errors():

@@ -315,7 +315,12 @@ class NkiTensor:
                                       f"{self.shape}), got {indirect_dim}")
             scalar_scale = int(math.prod(self.shape[indirect_dim + 1:]))
             if fmt.itemsize != self.dtype.itemsize:   # the scale counts elements of ``dtype``
-                scalar_scale = scalar_scale * self.dtype.itemsize // fmt.itemsize
+                nb = scalar_scale * self.dtype.itemsize
+                if nb % fmt.itemsize:
+                    raise ConstraintError(f"ap: with dtype {fmt.name} a scalar_offset step along "
+                                          f"indirect_dim {indirect_dim} of tensor {self.name!r} "
+                                          f"({nb} bytes) is not a whole number of elements")
+                scalar_scale = nb // fmt.itemsize
         if scalar_offset is not None and not isinstance(scalar_offset, NkiTensor):
             offset += ints(scalar_offset, "scalar_offset") * scalar_scale
             scalar_offset = None
