@@ -152,6 +152,26 @@ def test_scalar_offset_scales_by_the_base_shape_right_of_indirect_dim():
         b.ap([[1, 1], [1, 1]], scalar_offset=t, indirect_dim=0, dtype=nl.int32)
 
 
+def test_vector_offset_holds_row_indices_scaled_by_the_base_row():
+    """dma_copy's documented gather / scatter (aws-neuron-sdk nki/api/nki/isa/__init__.py,
+    dma_copy: "one row index per partition"): dst[p, :] = data[idx[p], :] and back; the
+    DMA engine scales each index by the base's row length (8 here), not by 1."""
+    data = T(np.arange(16 * 8, dtype=np.int32).reshape(16, 8), "int32", nl.hbm)
+    idx = np.array([5, 0, 15, 5, 9], np.int32)
+    it = T(idx.reshape(5, 1), "uint32")
+    g = empty((5, 8), "int32")
+    nisa.dma_copy(dst=g, src=data.ap(pattern=[[8, 5], [1, 8]], vector_offset=it, indirect_dim=0))
+    assert_bits(g.data, data.data[idx])
+    out = T(np.full((16, 8), -1, np.int32), "int32", nl.hbm)
+    rows = np.array([3, 14, 7, 0, 10], np.int32)
+    nisa.dma_copy(dst=out.ap(pattern=[[8, 5], [1, 8]], vector_offset=T(rows.reshape(5, 1),
+                                                                         "uint32"),
+                             indirect_dim=0), src=g)
+    want = np.full((16, 8), -1, np.int32)
+    want[rows] = data.data[idx]
+    assert_bits(out.data, want)
+
+
 def test_register_errors():
     r = nisa.register_alloc(0)
     with pytest.raises(ConstraintError, match="VirtualRegister"):

@@ -413,10 +413,10 @@ def _indirect_ref(n_el, pairs, offset, vo, dim):
 @pytest.mark.parametrize("fmt", ["int32", "bfloat16", "uint8", "float8_e4m3fn_x4"])
 def test_dma_copy_indirect_scatter_skip_and_error(fmt, rng):
     base0 = raw(rng, fmt, (12, 6))
-    vo = np.array([6, 66, 30, -6, 0], np.int32)            # 66 and -6 are out of range
+    vo = np.array([1, 12, 5, -1, 0], np.int32)             # row indices; 12 and -1 are out
     src = T(raw(rng, fmt, (5, 6)), fmt)
     pairs = [[1, 5], [1, 6]]
-    idx = _indirect_ref(72, pairs, 0, vo, 0)
+    idx = _indirect_ref(72, pairs, 0, vo * 6, 0)           # a row index steps 6 elements
     want = base0.copy().reshape(-1)
     for i in range(5):
         if (idx[i] >= 0).all() and (idx[i] < 72).all():
@@ -434,7 +434,7 @@ def test_dma_copy_indirect_scatter_skip_and_error(fmt, rng):
 
 def test_dma_copy_indirect_gather_skip(rng):
     base = T(rng.integers(-100, 100, (10, 4)).astype(np.int32), "int32", nl.hbm)
-    vo = np.array([8, 36, 38, -1], np.int32)
+    vo = np.array([2, 9, 10, -1], np.int32)                 # row indices; 10 and -1 are out
     d = T(np.full((4, 4), -7, np.int32), "int32")
     nisa.dma_copy(d, base.ap([[4, 4], [1, 4]], vector_offset=T(vo.reshape(4, 1), "int32"),
                              indirect_dim=0), oob_mode=nisa.oob_mode.skip)
@@ -463,10 +463,10 @@ def test_dma_copy_mode_errors():
 
 
 def test_dma_transpose_indirect_gather(rng):
-    """The docstring's gather-transpose: dst = src[flat_indices, :].T (element offsets)."""
+    """The docstring's gather-transpose: dst = src[flat_indices, :].T (row indices)."""
     src = T(rng.integers(0, 65536, (64, 32)).astype(np.uint16), "bfloat16", nl.hbm)
     rows = rng.permutation(64)[:24].astype(np.int32)
-    view = src.ap([[32, 24], [1, 32]], vector_offset=T((rows * 32).reshape(24, 1), "int32"),
+    view = src.ap([[32, 24], [1, 32]], vector_offset=T(rows.reshape(24, 1), "int32"),
                   indirect_dim=0)
     d = empty((32, 24), "bfloat16")
     nisa.dma_transpose(d, view, axes=(1, 0), dge_mode=nisa.dge_mode.swdge)
@@ -474,7 +474,7 @@ def test_dma_transpose_indirect_gather(rng):
     # oob_mode skip: offsets past the source's 64 rows are skipped, their dst columns kept
     bad = rows.copy()
     bad[[3, 10]] = [64, 1000]
-    vbad = src.ap([[32, 24], [1, 32]], vector_offset=T((bad * 32).reshape(24, 1), "int32"),
+    vbad = src.ap([[32, 24], [1, 32]], vector_offset=T(bad.reshape(24, 1), "int32"),
                   indirect_dim=0)
     d2 = T(rng.integers(0, 65536, (32, 24)).astype(np.uint16), "bfloat16")
     before = d2.data.copy()

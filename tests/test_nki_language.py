@@ -227,8 +227,8 @@ def test_ap_lazy_bounds_dtype_and_offsets():
     w = t.ap([[8, 2], [1, 8]], scalar_offset=so)             # runtime row index (dim 0)
     assert w.data[0].tolist() == t.data[2].tolist()
     vo = nl.ndarray((3, 1), nl.int32)
-    vo.data[:, 0] = [24, 0, 8]
-    g = t.ap([[8, 3], [1, 8]], vector_offset=vo, indirect_dim=0)   # indirect rows
+    vo.data[:, 0] = [3, 0, 1]
+    g = t.ap([[8, 3], [1, 8]], vector_offset=vo, indirect_dim=0)   # row indices (x 8 elements)
     assert g.data.tolist() == [t.data[3].tolist(), t.data[0].tolist(), t.data[1].tolist()]
     assert not g.data.flags.writeable
     f8 = nl.ndarray((4, 8), nl.float8_e5m2)                  # ml_dtypes storage

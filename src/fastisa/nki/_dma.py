@@ -319,7 +319,7 @@ def _indirect_keep(instr, src):
     base, pairs, offset, scalar_offset, vector_offset, dim = src._spec
     if scalar_offset is not None:     # an index along the base's indirect_dim (NkiTensor.ap)
         offset += int(np.asarray(scalar_offset.data).reshape(-1)[0]) * src._scalar_scale
-    vo = np.asarray(vector_offset.data).reshape(-1).astype(np.int64)
+    vo = np.asarray(vector_offset.data).reshape(-1).astype(np.int64) * src._scalar_scale
     n_el = base.data.size * base.itemsize // src.dtype.itemsize
     st, n = pairs[dim]
     if vo.size != n:
@@ -352,7 +352,7 @@ def _scatter(instr, dst, src, skip):
     if not base.data.flags.c_contiguous:
         raise NotImplementedError(f"{instr}: an indirect dst over a non-contiguous tensor is not "
                                   f"implemented by fastisa")
-    vo = np.asarray(vector_offset.data).reshape(-1).astype(np.int64)
+    vo = np.asarray(vector_offset.data).reshape(-1).astype(np.int64) * dst._scalar_scale
     st, n = pairs[dim]
     if vo.size != n:
         raise ConstraintError(f"{instr}: vector_offset must hold {n} offsets (indirect dim "

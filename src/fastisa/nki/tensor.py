@@ -266,12 +266,16 @@ class NkiTensor:
             ``scalar_offset * prod(self.shape[indirect_dim + 1:])`` elements further on
             (aws-neuron-sdk ``nki/migration/index.rst``, "Scalar dynamic access": "offset +
             scalar_offset * prod(A.shape[indirect_dim+1:])"; ``nki/deep-dives/nki-aps.rst``).
-        vector_offset : tensor of per-index offsets (elements) added along ``indirect_dim``
-            (an indirect access): index ``i`` of that dimension reads at
-            ``vector_offset[i]`` instead of ``i * step``.  The view is a read-only gather.
-        indirect_dim : int, with ``scalar_offset`` the dimension of this tensor its index
-            counts along (ConstraintError outside ``[0, ndim)``); with ``vector_offset`` the
-            pattern dimension the offsets replace.
+        vector_offset : tensor of per-index ROW INDICES along ``indirect_dim`` (an indirect
+            access): index ``i`` of that pattern dimension reads at ``vector_offset[i] *
+            prod(self.shape[indirect_dim + 1:])`` instead of ``i * step`` (the pattern's step
+            there is ignored; aws-neuron-sdk ``nki/migration/index.rst``, "Vector dynamic
+            access": ``offset + 1 * z + 512 * dynamic_idx`` for a (128, 512) base;
+            ``nki/api/nki/isa/__init__.py`` ``dma_copy``: "one row index per partition").
+            The view is a read-only gather.
+        indirect_dim : int, the dimension of this tensor the scalar/vector index counts
+            along (ConstraintError outside ``[0, ndim)``); with ``vector_offset`` also the
+            pattern dimension the indices replace.
 
         The pattern is checked (ints, num >= 1) when the view is built; whether every
         element it reaches lies inside the tensor is checked when the view is accessed
@@ -305,7 +309,7 @@ class NkiTensor:
             raise ConstraintError(f"ap: dtype {fmt.name} ({fmt.itemsize} bytes) does not divide "
                                   f"tensor {self.name!r} of {nbytes} bytes")
         scalar_scale = 1
-        if scalar_offset is not None:
+        if scalar_offset is not None or vector_offset is not None:
             # the runtime index counts along the base tensor's dimension indirect_dim, so it
             # is scaled by the elements to the right of it (not by the pattern's step)
             indirect_dim = ints(indirect_dim, "indirect_dim")
@@ -317,7 +321,7 @@ class NkiTensor:
             if fmt.itemsize != self.dtype.itemsize:   # the scale counts elements of ``dtype``
                 nb = scalar_scale * self.dtype.itemsize
                 if nb % fmt.itemsize:
-                    raise ConstraintError(f"ap: with dtype {fmt.name} a scalar_offset step along "
+                    raise ConstraintError(f"ap: with dtype {fmt.name} an offset step along "
                                           f"indirect_dim {indirect_dim} of tensor {self.name!r} "
                                           f"({nb} bytes) is not a whole number of elements")
                 scalar_scale = nb // fmt.itemsize
@@ -415,7 +419,7 @@ class _APView(NkiTensor):
         lo = offset + sum(min(0, st * (n - 1)) for st, n in pairs)
         hi = offset + sum(max(0, st * (n - 1)) for st, n in pairs)
         if vector_offset is not None:
-            vo = np.asarray(vector_offset.data).reshape(-1).astype(np.int64)
+            vo = np.asarray(vector_offset.data).reshape(-1).astype(np.int64) * self._scalar_scale
             st, n = pairs[indirect_dim]
             lo += int(vo.min()) - min(0, st * (n - 1))
             hi += int(vo.max()) - max(0, st * (n - 1))
