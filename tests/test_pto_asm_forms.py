@@ -596,7 +596,7 @@ def test_async_put_get_copy_between_global_views():
 @pytest.mark.parametrize("sdt", ["int8", "int16"])
 @pytest.mark.parametrize("pcols", [1, 8])
 def test_tdequant_bit_exact(sdt, pcols):
-    from tests.reference import pto_tdequant
+    from reference import pto_tdequant
     rng = np.random.default_rng(15)
     info = np.iinfo(sdt)
     cols = 32
@@ -656,7 +656,7 @@ def test_tdequant_in_a_program():
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         asm.run(text, {})
-    from tests.reference import pto_tprint_text
+    from reference import pto_tprint_text
     assert buf.getvalue() == pto_tprint_text(np.full((16, 32), 7.5, np.float32))
 
 

@@ -254,7 +254,7 @@ class Slot:
     start_ns: float
     end_ns: float
     source: str = ""
-    busy_ns: float = -1.0   # how long the engine is occupied (DMA: less than start..end)
+    busy_ns: float = -1.0   # how long the engine is occupied (DMA: less than start..end; -1: all of it)
     pred: int = -1          # the instruction whose end fixed this one's start (-1: none)
     why: str = ""           # "engine" (in-order issue), "RAW", "WAR", "WAW" or "sync"
     deps: tuple = ()        # every instruction it waited on through data (RAW/WAR/WAW)
@@ -372,7 +372,7 @@ class Schedule:
         end = start + dur
         occ = end - start if busy_ns is None else min(float(busy_ns), end - start)
         slot = Slot(idx, domain, engine, instruction, int(cycles), start, end, source,
-                    -1.0 if busy_ns is None else occ, pred, why,
+                    occ, pred, why,
                     tuple(sorted(d for d in deps if d != idx)))
         self.slots.append(slot)
         self._free[key] = (start + occ, idx)
