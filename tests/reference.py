@@ -2257,20 +2257,7 @@ def ptox_cvt_sat(x, dtype, mode, sat):
 # ---- end of PTO full tile ISA section ----
 
 
-# ---- PTO-AS helper (ptoas): TDEQUANT, TPRINT -------------------------------------------
-def pto_tdequant(src, scale, offset, scale_valid_col):
-    """TDEQUANT (pto-isa docs/isa/TDEQUANT.md): ``(f32(src) - offset[i, p]) * scale[i, p]``,
-    ``p = min(j, max(1, scale_valid_col) - 1)``; the difference and the product each
-    rounded to float32 (computed in float64, where both are exact, then rounded)."""
-    src = np.asarray(src)
-    R, C = src.shape
-    p = np.minimum(np.arange(C), max(1, scale_valid_col) - 1)
-    sc = np.asarray(scale, np.float32)[:R][:, p].astype(np.float64)
-    of = np.asarray(offset, np.float32)[:R][:, p].astype(np.float64)
-    d = (src.astype(np.float64) - of).astype(np.float32).astype(np.float64)
-    return (d * sc).astype(np.float32)
-
-
+# ---- PTO-AS helper (ptoas): TPRINT (TDEQUANT's oracle is ptox_dequant) ----
 def pto_tprint_text(values, width=8, precision=4):
     """TPRINT's text (pto-isa include/pto/cpu/TPrint.hpp): 'TPRINT RxC', then each row's
     values right-aligned in ``width`` columns, one space apart; floats fixed with
