@@ -49,6 +49,7 @@ BUDGET = [0]
 CASE_TIMEOUT = [0]
 MAX_CASES = [0]
 JOBS = [1]
+DIRS = [""]
 
 COLLECTIONS = {
     "sdk-test": ("FASTISA_NKI_SDK", "nki/test"),
@@ -322,6 +323,10 @@ def run_collection(name, base: Path, full: bool, timeout: int, verbose: bool):
         cases = []
         root = base / "test" / "integration" / "nkilib"
         dirs = sorted({p.parent for p in root.rglob("test_*.py")})
+        if DIRS[0]:
+            want = [w.strip().strip("/") for w in DIRS[0].split(",") if w.strip()]
+            dirs = [d for d in dirs
+                    if any(str(d.relative_to(root)).startswith(w) for w in want)]
         t_start = time.time()
 
         def one(d):
@@ -386,6 +391,10 @@ def main(argv=None) -> int:
     ap.add_argument("--budget", type=int, default=0,
                     help="seconds for the nki-library directories overall (0: no limit); the "
                          "directories left are listed as not run")
+    ap.add_argument("--dirs", default="",
+                    help="nki-library: only the kernel directories under test/integration/nkilib "
+                         "whose path starts with one of these (comma-separated, e.g. "
+                         "core/attention,experimental)")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--json", default="", help="also write the cases to this JSON file")
     a = ap.parse_args(argv)
@@ -393,6 +402,7 @@ def main(argv=None) -> int:
     CASE_TIMEOUT[0] = a.case_timeout
     MAX_CASES[0] = a.max_cases
     JOBS[0] = max(1, a.jobs)
+    DIRS[0] = a.dirs
     names = [n for n in (a.only.split(",") if a.only else COLLECTIONS) if n]
     all_cases = []
     summary = []
