@@ -40,6 +40,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import ptoisa_drivers as D  # noqa: E402
+import ptoisa_selfcheck as SC  # noqa: E402
+import _ptoisa_cpp  # noqa: E402
 
 TESTCASE = os.path.join("tests", "cpu", "st", "testcase")
 MAIN_MARK = 'if __name__ == "__main__":'
@@ -136,6 +138,8 @@ def bit_equal(golden: np.ndarray, got: np.ndarray) -> bool:
 
 def run_dir(root: str, name: str, verbose: bool):
     """(status, n_cases, n_vendor_pass, n_bit_exact, note)."""
+    if name in SC.SELF:
+        return run_self(root, name, verbose)
     drv = D.DRIVERS.get(name)
     if drv is None:
         return "no driver", 0, 0, 0, D.WHY_NOT.get(name, "")
@@ -181,6 +185,37 @@ def run_dir(root: str, name: str, verbose: bool):
                     print(f"    {name}/{os.path.basename(case_dir)}: vendor={'ok' if ok else 'FAIL'}"
                           f" bits={'ok' if exact else 'diff'}")
         return ("pass" if vp == n else "fail"), n, vp, be, note
+
+
+def run_self(root: str, name: str, verbose: bool):
+    """A directory without golden.bin (ptoisa_selfcheck.py): the golden comes from the CPU
+    simulator through our C++ program, or from the rule the C++ test asserts."""
+    rng = np.random.default_rng(sum(map(ord, name)))
+    try:
+        cases, secs = SC.SELF[name](root, rng)
+    except _ptoisa_cpp.Unavailable as exc:
+        return "skipped", 0, 0, 0, str(exc)[:160]
+    except Exception as exc:
+        if verbose:
+            traceback.print_exc()
+        return "fail", 0, 0, 0, f"{type(exc).__name__}: {exc}"[:160]
+    n = vp = be = 0
+    note = f"sim golden, compile {secs:.1f} s" if secs else "sim golden (cached build)"
+    if cases and cases[0][0].startswith("rule:"):
+        note = "golden = the rule the C++ test asserts"
+    bad = ""
+    for cname, got, golden, eps in cases:
+        n += 1
+        ok = vendor_cmp(golden, got, eps)
+        exact = bit_equal(golden, got)
+        vp += ok
+        be += exact
+        if not ok and not bad:
+            bad = f"{cname}: mismatch; "
+        if verbose:
+            print(f"    {name}/{cname}: vendor={'ok' if ok else 'FAIL'}"
+                  f" bits={'ok' if exact else 'diff'}")
+    return ("pass" if vp == n and n else "fail"), n, vp, be, (bad + note)[:160]
 
 
 def main(argv=None) -> int:

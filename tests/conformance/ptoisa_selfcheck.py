@@ -1,0 +1,220 @@
+"""Drivers for the pto-isa CPU-simulator test directories that ship no golden.bin (our code).
+
+Their C++ tests (tests/cpu/st/testcase/<dir>/main.cpp) fill tiles with values of their own
+and check the results with assertions.  Here each directory gets a case table with the tile
+shapes, dtypes and layouts its test uses (plus a few more); the harness fills the operands
+with seeded random values, computes the golden with pto-isa's CPU simulator itself
+(``_ptoisa_cpp``: our C++ program on the checkout's headers, cached), or, where the
+simulator lacks the instruction or the test checks a plain identity, with the rule the test
+asserts; runs the same on fastisa.pto and returns both.
+
+A driver is ``f(root, rng) -> (cases, compile_seconds)``, ``cases`` a list of
+``(case name, fastisa output, golden, eps)``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import _ptoisa_cpp as C
+from fastisa import pto
+
+V = pto.TileType.Vec
+RM, CM = pto.BLayout.RowMajor, pto.BLayout.ColMajor
+
+SELF = {}
+
+
+def _rand(rng, dtype, n, lo=-8, hi=8):
+    dt = np.dtype(dtype)
+    if dt.kind == "f":
+        return rng.uniform(lo, hi, n).astype(dt)
+    info = np.iinfo(dt)
+    return rng.integers(max(lo, info.min), min(hi, info.max) + 1, n).astype(dt)
+
+
+def _fill(rng, dtype, n, kind="small"):
+    dt = np.dtype(dtype)
+    if kind == "bits":                     # any bit pattern (storage outside valid regions)
+        return rng.integers(0, 256, n * dt.itemsize, dtype=np.uint8).view(dt) \
+            if dt.kind in "iu" else rng.uniform(-100, 100, n).astype(dt)
+    return _rand(rng, dt, n)
+
+
+def _tile(dtype, R, C_, vr=None, vc=None, bl=RM, init=None):
+    t = pto.Tile(V, dtype, R, C_, blayout=bl, valid_row=vr, valid_col=vc)
+    if init is not None:
+        t.buffer[...] = init
+    return t
+
+
+def _cpp_cases(root, prog, specs):
+    """specs: [(name, cpp call, inputs {file: array}, outputs {file: dtype}, fastisa fn)];
+    fn(inputs) returns {file: array}.  One program per directory: every case's call goes
+    into one main."""
+    exe, secs = C.build(root, prog, C.main_of([s[1] for s in specs]))
+    ins, outs = {}, {}
+    for s in specs:
+        ins.update(s[2])
+        outs.update(s[3])
+    gold = C.run(exe, ins, outs)
+    cases = []
+    for name, _call, inputs, outputs, fn in specs:
+        got = fn(inputs)
+        g = np.concatenate([gold[f].reshape(-1) for f in outputs])
+        o = np.concatenate([np.ascontiguousarray(got[f]).reshape(-1).astype(dt)
+                            for f, dt in outputs.items()])
+        cases.append((name, o, g, 1e-3))
+    return cases, secs
+
+
+def _io(k, n):
+    return [f"in{k}_{i}.bin" for i in range(n)], f"out{k}_0.bin"
+
+
+# ---- tcolprod ---------------------------------------------------------------------------
+def _tcolprod(root, rng):
+    specs = []
+    for k, (dt, R, Cc, vr, vc) in enumerate([("int32", 3, 8, 3, 4), ("int32", 6, 16, 5, 13),
+                                             ("float32", 4, 16, 4, 16),
+                                             ("float32", 7, 8, 5, 6), ("float16", 4, 32, 3, 20),
+                                             ("int16", 4, 16, 4, 9)]):
+        dcols = Cc
+        (fs, fd), fo = _io(k, 2)
+        src = _fill(rng, dt, R * Cc)
+        if np.dtype(dt).kind == "f":
+            src = rng.uniform(0.5, 1.5, R * Cc).astype(dt) * np.where(rng.random(R * Cc) < .3,
+                                                                      -1, 1).astype(dt)
+        else:
+            src = _rand(rng, dt, R * Cc, -3, 3)
+        dst0 = _fill(rng, dt, dcols, "bits")
+        call = (f"colprod<{C.tile_t(dt, 1, dcols, 1, vc)}, {C.tile_t(dt, R, Cc, vr, vc)}>({k})")
+
+        def fn(inp, dt=dt, R=R, Cc=Cc, vr=vr, vc=vc, fs=fs, fd=fd, fo=fo, dcols=dcols):
+            s = _tile(dt, R, Cc, vr, vc, init=inp[fs])
+            d = _tile(dt, 1, dcols, 1, vc, init=inp[fd])
+            pto.TCOLPROD(d, s)
+            return {fo: d.buffer}
+        specs.append((f"{dt}_{R}x{Cc}_v{vr}x{vc}", call, {fs: src, fd: dst0}, {fo: np.dtype(dt)},
+                      fn))
+    return _cpp_cases(root, "reduce", specs)
+
+
+SELF["tcolprod"] = _tcolprod
+
+
+# ---- tpartmul ---------------------------------------------------------------------------
+def _tpartmul(root, rng):
+    specs = []
+    shapes = [  # dtype, dst (R, C, vr, vc), src0 (vr, vc), src1 (vr, vc) on R x C tiles
+        ("int32", (2, 8, 2, 8), (2, 8), (1, 4)),       # the test's two cases
+        ("int32", (2, 8, 2, 6), (1, 4), (2, 6)),
+        ("float32", (4, 16, 4, 16), (4, 16), (3, 9)),
+        ("float32", (4, 16, 3, 12), (2, 5), (3, 12)),
+        ("float16", (4, 32, 4, 20), (4, 20), (2, 7)),
+        ("int16", (3, 16, 3, 16), (3, 16), (3, 16)),
+    ]
+    for k, (dt, (R, Cc, vr, vc), (ar, ac), (br, bc)) in enumerate(shapes):
+        (fa, fb, fd), fo = _io(k, 3)
+        a, b = _rand(rng, dt, R * Cc, -9, 9), _rand(rng, dt, R * Cc, -9, 9)
+        d0 = _fill(rng, dt, R * Cc, "bits")
+        call = (f"partmul<{C.tile_t(dt, R, Cc, vr, vc)}, {C.tile_t(dt, R, Cc, ar, ac)}, "
+                f"{C.tile_t(dt, R, Cc, br, bc)}>({k})")
+
+        def fn(inp, dt=dt, R=R, Cc=Cc, vr=vr, vc=vc, ar=ar, ac=ac, br=br, bc=bc, fa=fa, fb=fb,
+               fd=fd, fo=fo):
+            d = _tile(dt, R, Cc, vr, vc, init=inp[fd])
+            pto.TPARTMUL(d, _tile(dt, R, Cc, ar, ac, init=inp[fa]),
+                         _tile(dt, R, Cc, br, bc, init=inp[fb]))
+            return {fo: d.buffer}
+        specs.append((f"{dt}_dst{vr}x{vc}_src0_{ar}x{ac}_src1_{br}x{bc}", call,
+                      {fa: a, fb: b, fd: d0}, {fo: np.dtype(dt)}, fn))
+    return _cpp_cases(root, "reduce", specs)
+
+
+SELF["tpartmul"] = _tpartmul
+
+
+# ---- trowreduceidx / tcolreduceidx -------------------------------------------------------
+def _argred(axis):
+    apis = (("TROWARGMAX", "TROWARGMIN") if axis == "row" else ("TCOLARGMAX", "TCOLARGMIN"))
+
+    def drive(root, rng):
+        specs = []
+        shapes = [("int32", 3, 8, 3, 5, "int32"), ("int32", 4, 8, 4, 4, "int32"),
+                  ("float32", 8, 16, 7, 13, "int32"), ("float16", 5, 32, 5, 17, "uint32"),
+                  ("int16", 4, 16, 3, 16, "int32")]
+        k = 0
+        for dt, R, Cc, vr, vc, it in shapes:
+            for w, api in enumerate(apis):
+                which = w + (0 if axis == "row" else 2)
+                (fs, fd), fo = _io(k, 2)
+                src = _rand(rng, dt, R * Cc, -4, 4)     # few distinct values: ties
+                if axis == "row":
+                    dshape = (R, 8, R, 1)
+                else:
+                    dshape = (1, max(8, Cc if np.dtype(it).itemsize * Cc % 32 == 0 else
+                                     -(-Cc // 8) * 8), 1, vc)
+                DR, DC, dvr, dvc = dshape
+                if axis == "row":
+                    dvr = vr
+                d0 = _fill(rng, it, DR * DC, "bits")
+                call = (f"argred<{which}, {C.tile_t(it, DR, DC, dvr, dvc)}, "
+                        f"{C.tile_t(dt, R, Cc, vr, vc)}, {C.tile_t(it, 1, 8, 1, 1)}>({k})")
+
+                def fn(inp, dt=dt, R=R, Cc=Cc, vr=vr, vc=vc, it=it, DR=DR, DC=DC, dvr=dvr,
+                       dvc=dvc, fs=fs, fd=fd, fo=fo, api=api):
+                    s = _tile(dt, R, Cc, vr, vc, init=inp[fs])
+                    d = _tile(it, DR, DC, dvr, dvc, init=inp[fd])
+                    getattr(pto, api)(d, s, _tile(it, 1, 8, 1, 1))
+                    return {fo: d.buffer}
+                specs.append((f"{api}_{dt}_{R}x{Cc}_v{vr}x{vc}_{it}", call, {fs: src, fd: d0},
+                              {fo: np.dtype(it)}, fn))
+                k += 1
+        return _cpp_cases(root, "reduce", specs)
+    return drive
+
+
+SELF["trowreduceidx"] = _argred("row")
+SELF["tcolreduceidx"] = _argred("col")
+
+
+# ---- thistogram -------------------------------------------------------------------------
+def _thistogram(root, rng):
+    specs = []
+    B = pto.HistByte
+    shapes = [("uint16", 2, 16, 1), ("uint16", 2, 16, 0), ("uint16", 4, 64, 0),
+              ("uint32", 2, 16, 3), ("uint32", 3, 24, 2), ("uint32", 2, 32, 1),
+              ("uint32", 2, 8, 0)]
+    for k, (dt, R, Cc, byte) in enumerate(shapes):
+        (fs, fd, fx), fo = _io(k, 3)
+        n = R * Cc
+        # few distinct upper bytes, so the filters pass often
+        if dt == "uint16":
+            src = ((rng.integers(0, 3, n) << 8) | rng.integers(0, 256, n)).astype(np.uint16)
+            IR, IC, ivr = 32, 1, R
+            idx = np.zeros(IR, np.uint8)
+            idx[:R] = rng.integers(0, 3, R)
+        else:
+            src = ((rng.integers(0, 2, n) << 24) | (rng.integers(0, 2, n) << 16)
+                   | (rng.integers(0, 2, n) << 8) | rng.integers(0, 256, n)).astype(np.uint32)
+            IR, IC, ivr = 32, 1, 3
+            idx = np.zeros(IR, np.uint8)
+            idx[:3] = rng.integers(0, 2, 3)
+        d0 = np.zeros(R * 256, np.uint32)
+        call = (f"hist<HistByte::BYTE_{byte}, {C.tile_t('uint32', R, 256)}, "
+                f"{C.tile_t(dt, R, Cc)}, {C.tile_t('uint8', IR, IC, ivr, 1, bl='ColMajor')}>({k})")
+
+        def fn(inp, dt=dt, R=R, Cc=Cc, byte=byte, IR=IR, IC=IC, ivr=ivr, fs=fs, fd=fd, fx=fx,
+               fo=fo):
+            s = _tile(dt, R, Cc, init=inp[fs])
+            d = _tile("uint32", R, 256, init=inp[fd])
+            x = _tile("uint8", IR, IC, ivr, 1, bl=CM, init=inp[fx])
+            pto.THISTOGRAM(d, s, x, getattr(B, f"BYTE_{byte}"), cumulative=True)
+            return {fo: d.buffer}
+        specs.append((f"{dt}_{R}x{Cc}_BYTE_{byte}", call, {fs: src, fd: d0, fx: idx},
+                      {fo: np.dtype(np.uint32)}, fn))
+    return _cpp_cases(root, "reduce", specs)
+
+
+SELF["thistogram"] = _thistogram
