@@ -218,3 +218,45 @@ def _thistogram(root, rng):
 
 
 SELF["thistogram"] = _thistogram
+
+
+# ---- treshape / tgetscaleaddr: aliasing ---------------------------------------------------
+def _alias(op):
+    api = ("TRESHAPE", "TGET_SCALE_ADDR")[op]
+    if op == 0:
+        shapes = [("float32", 2, 16, "float32", 1, 32), ("float32", 8, 16, "float32", 4, 32),
+                  ("int16", 4, 16, "int32", 2, 16), ("uint8", 2, 64, "int8", 4, 32)]
+    else:
+        shapes = [("float32", 2, 8, "float32", 2, 8), ("float16", 4, 16, "float16", 4, 16)]
+
+    def drive(root, rng):
+        specs = []
+        for k, (sdt, SR, SCc, ddt, DR, DC) in enumerate(shapes):
+            f0, f1, f2, f3 = (f"in{k}_{i}.bin" for i in range(4))
+            o0, o1 = f"out{k}_0.bin", f"out{k}_1.bin"
+            src = _rand(rng, sdt, SR * SCc, -50, 50)
+            ix = np.array([rng.integers(0, min(SR * SCc, DR * DC)),
+                           rng.integers(0, min(SR * SCc, DR * DC))], np.int32)
+            v0, v1 = _rand(rng, sdt, 1, 60, 99), _rand(rng, ddt, 1, -99, -60)
+            call = f"alias<{op}, {C.tile_t(ddt, DR, DC)}, {C.tile_t(sdt, SR, SCc)}>({k})"
+
+            def fn(inp, sdt=sdt, SR=SR, SCc=SCc, ddt=ddt, DR=DR, DC=DC, f0=f0, f1=f1, f2=f2,
+                   f3=f3, o0=o0, o1=o1):
+                s = pto.Tile(V, sdt, SR, SCc)
+                d = pto.Tile(V, ddt, DR, DC)
+                pto.TASSIGN(s, 0)
+                pto.TASSIGN(d, s.nbytes)
+                s.buffer[...] = inp[f0]
+                getattr(pto, api)(d, s)
+                s.buffer[inp[f1][0]] = inp[f2][0]
+                d.buffer[inp[f1][1]] = inp[f3][0]
+                return {o0: d.buffer.copy(), o1: s.buffer.copy()}
+            specs.append((f"{sdt}_{SR}x{SCc}_as_{ddt}_{DR}x{DC}", call,
+                          {f0: src, f1: ix, f2: v0, f3: v1}, {o0: np.dtype(ddt), o1: np.dtype(sdt)},
+                          fn))
+        return _cpp_cases(root, "alias", specs)
+    return drive
+
+
+SELF["treshape"] = _alias(0)
+SELF["tgetscaleaddr"] = _alias(1)

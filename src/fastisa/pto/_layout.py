@@ -11,8 +11,12 @@ TConcat.hpp, TReshape.hpp, TFillPad.hpp where the docs are silent.
 * ``TCONCAT(dst, src0, src1)``: each of dst's valid rows is src0's valid columns followed by
   src1's (dst.validCol == src0.validCol + src1.validCol, equal valid rows, one dtype).
 * ``TRESHAPE(dst, src)``: the same bytes seen with dst's shape (equal byte sizes, both float
-  or both integer dtypes, both boxed or both unboxed).  fastisa copies the bytes (the CPU
-  simulator aliases the buffers).
+  or both integer dtypes, one tile location, both boxed or both unboxed).  dst is rebound to
+  src's storage: the two alias afterwards, as on A2/A3 (docs/isa/TRESHAPE.md, Notes:
+  ``TASSIGN_IMPL(dst, src.data())``) and in the current CPU simulator
+  (include/pto/cpu/TReshape.hpp under ``__CPU_SIM``: ``dst.data() = src.data()``; the docs'
+  note that the CPU simulation copies the bytes is older than that code, and the simulator's
+  own test, tests/cpu/st/testcase/treshape, checks the aliasing).
 * ``TFILLPAD(dst, src)``: the whole dst tile: src's element inside src's valid region, dst's
   pad value (``dst.pad``: Null/Zero 0, Max +inf / the integer maximum, Min -inf / the integer
   minimum) elsewhere; dst and src of one shape (TFILLPAD_EXPAND: dst at least src's shape;
@@ -199,7 +203,10 @@ def _shift(op, t, r):
 
 
 def TRESHAPE(dst: Tile, src: Tile) -> None:  # noqa: N802
-    """dst's buffer = src's bytes (module doc)."""
+    """Rebind dst to src's storage, the same bytes seen with dst's dtype and shape (module
+    doc): dst and src alias afterwards.  dst, src: Tiles of one location and byte size, both
+    float or both integer, both boxed or both unboxed; ConstraintError otherwise (nothing
+    changes)."""
     instr = "TRESHAPE"
     _tile(instr, "dst", dst)
     _tile(instr, "src", src)
@@ -212,7 +219,11 @@ def TRESHAPE(dst: Tile, src: Tile) -> None:  # noqa: N802
     if (dst.slayout == SLayout.NoneBox) != (src.slayout == SLayout.NoneBox):
         raise constraint(instr, "dst.slayout", "must be boxed exactly when src is",
                          dst.slayout.name)
-    dst._buf.view(np.uint8)[:] = src._buf.view(np.uint8)
+    if dst.loc != src.loc:
+        raise constraint(instr, "dst.loc", f"must equal src's tile type {src.loc.name}",
+                         dst.loc.name)
+    dst._buf = src._buf.view(np.uint8).view(dst.dtype)
+    dst.addr = src.addr
     X.record(instr, dst, 1, dst.rows, dst.cols)
 
 
