@@ -2409,3 +2409,24 @@ def nki_isa_activate2(op, data, data_fmt, dst_fmt, imm0, imm1, op0, op1, relu_pa
             acc[p] = _nki_qnan() if np.isnan(s) else s
     return nki_round(y, dst_fmt)
 # ---- end of nki-isa activate2 section ----
+
+
+# ---- ptogold (pto-isa conformance round 3): TPACK, Tile.SetValue ----
+def ptox_pack(dst, src_valid, dst_dtype):
+    """TPACK oracle: dst (a copy of the destination's 2-D storage) with its top-left
+    src_valid.shape window replaced by src_valid converted to dst_dtype (integer widening is
+    exact; float32 -> float16/bfloat16 rounds to nearest even, numpy/ml_dtypes' astype)."""
+    out = np.array(dst, copy=True)
+    r, c = src_valid.shape
+    out[:r, :c] = np.asarray(src_valid).astype(dst_dtype)
+    return out
+
+
+def ptox_setvalue(storage, offset, value):
+    """Tile::SetValue oracle: the flat storage with element ``offset`` = value converted to
+    its dtype (a float value rounded once, from float64, to nearest even)."""
+    out = np.array(storage, copy=True).reshape(-1)
+    out[offset] = np.asarray(value, np.float64 if isinstance(value, float) else None) \
+        .astype(out.dtype)
+    return out
+# ---- end of ptogold section ----

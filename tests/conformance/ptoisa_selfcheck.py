@@ -260,3 +260,61 @@ def _alias(op):
 
 SELF["treshape"] = _alias(0)
 SELF["tgetscaleaddr"] = _alias(1)
+
+
+# ---- setgetval: Tile::SetValue / GetValue, then TSTORE ----------------------------------
+def _setgetval(root, rng):
+    specs = []
+    for k, (dt, R, Cc, v) in enumerate([("float32", 32, 32, 12.34), ("float32", 4, 16, -1e-3),
+                                        ("int32", 8, 8, -123456), ("int16", 4, 16, 321),
+                                        ("uint8", 2, 32, 200)]):
+        f0, f1, f2, f3 = (f"in{k}_{i}.bin" for i in range(4))
+        o0 = f"out{k}_0.bin"
+        n = R * Cc
+        offs = np.array([4, 5] if k == 0 else rng.choice(n, 2, replace=False), np.int32)
+        ins = {f0: _rand(rng, dt, n, -50, 50), f1: offs, f2: np.array([v], np.float64),
+               f3: _rand(rng, dt, n, -50, 50)}
+        call = f"setget<{C.CTYPE[dt]}, {R}, {Cc}>({k})"
+
+        def fn(inp, dt=dt, R=R, Cc=Cc, f0=f0, f1=f1, f2=f2, f3=f3, o0=o0):
+            t = pto.Tile(V, dt, R, Cc, valid_row=R, valid_col=Cc)
+            pto.TASSIGN(t, 0)
+            t.buffer[...] = inp[f0]
+            a, b = (int(x) for x in inp[f1])
+            v = float(inp[f2][0])
+            t.SetValue(a, v if np.dtype(dt).kind == "f" else int(v))
+            t.SetValue(b, t.GetValue(a))
+            gm = inp[f3].copy().reshape(R, Cc)
+            pto.TSTORE(pto.GlobalTensor(gm), t)
+            return {o0: gm}
+        specs.append((f"{dt}_{R}x{Cc}_set{offs[0]}_copy_to{offs[1]}", call, ins, {o0: np.dtype(dt)},
+                      fn))
+    return _cpp_cases(root, "setgetval", specs)
+
+
+SELF["setgetval"] = _setgetval
+
+
+# ---- tpack: the checkout's simulator has no TPACK; its test asserts a converting copy ----
+def _tpack(root, rng):
+    """tests/cpu/st/testcase/tpack checks dst[r, c] == static_cast<int32_t>(src[r, c]) over
+    the valid region (int16 -> int32); include/pto/ has no TPACK to build a golden with, so
+    the golden is that rule on our inputs (dst's other elements kept)."""
+    cases = []
+    for dt, ddt, (R, Cc, vr, vc), (DR, DC) in [("int16", "int32", (3, 16, 2, 3), (3, 8)),
+                                               ("int16", "int32", (8, 16, 8, 16), (8, 16)),
+                                               ("int8", "int32", (4, 32, 3, 29), (4, 32)),
+                                               ("uint16", "uint32", (4, 16, 4, 11), (4, 16))]:
+        src = _rand(rng, dt, R * Cc, -30000, 30000).reshape(R, Cc)
+        d0 = _fill(rng, ddt, DR * DC, "bits").reshape(DR, DC)
+        golden = d0.copy()
+        golden[:vr, :vc] = src[:vr, :vc].astype(ddt)
+        s = _tile(dt, R, Cc, vr, vc, init=src.reshape(-1))
+        d = _tile(ddt, DR, DC, vr, vc, init=d0.reshape(-1))
+        pto.TPACK(d, s)
+        cases.append((f"rule:{dt}_{R}x{Cc}_v{vr}x{vc}_to_{ddt}", d.buffer.copy(),
+                      golden.reshape(-1), 1e-3))
+    return cases, 0.0
+
+
+SELF["tpack"] = _tpack

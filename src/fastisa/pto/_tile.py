@@ -377,6 +377,48 @@ class Tile:
         """Set every element of the physical buffer (a convenience, not an instruction)."""
         self._buf[...] = value
 
+    # ---- Tile::SetValue / Tile::GetValue (branch ptogold) ----------------------------------
+    def _scalar_offset(self, name: str, offset) -> int:
+        if self.loc != TileType.Vec:
+            raise constraint(name, "tile.loc", "must be TileType.Vec", self.loc.name)
+        if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
+            raise constraint(name, "offset", "must be an integer", type(offset).__name__)
+        offset = int(offset)
+        if not 0 <= offset < self._buf.size:
+            raise AccessError(f"{name}: offset must be in [0, {self._buf.size}) (the tile's "
+                              f"{self.rows} x {self.cols} storage), got {offset}")
+        return offset
+
+    def SetValue(self, offset: Int, value: Real) -> None:  # noqa: N802
+        """``Tile::SetValue(offset, val)``: store ``value`` converted to the tile's dtype at
+        element ``offset`` of the tile's storage (storage order: the layout's, not the valid
+        region's), as include/pto/common/pto_tile.hpp ``*(data + offset) = val`` (C++'s
+        conversion: a float dtype rounds to nearest; an integer dtype takes an integer value
+        in its range).  Vec tiles only.  Raises ConstraintError (not Vec, a non-integer
+        offset, an integer dtype given a non-integral or out-of-range value) or AccessError
+        (offset outside the storage); nothing changes then."""
+        offset = self._scalar_offset("Tile.SetValue", offset)
+        dt = self._buf.dtype
+        if self.format.is_float:
+            v = np.asarray(float(value), np.float64).astype(dt)
+        else:
+            if isinstance(value, bool) or not float(value).is_integer():
+                raise constraint("Tile.SetValue", "value", f"must be an integer for a "
+                                 f"{self.format.name} tile", value)
+            info = np.iinfo(dt)
+            if not info.min <= int(value) <= info.max:
+                raise constraint("Tile.SetValue", "value", f"must be in [{info.min}, "
+                                 f"{info.max}] for a {self.format.name} tile", value)
+            v = np.asarray(int(value)).astype(dt)
+        self._buf[offset] = v
+
+    def GetValue(self, offset: Int):  # noqa: N802
+        """``Tile::GetValue(offset)``: element ``offset`` of the tile's storage as a numpy
+        scalar of the tile's dtype (pto_tile.hpp ``*(data + offset)``).  Vec tiles only;
+        raises as SetValue."""
+        offset = self._scalar_offset("Tile.GetValue", offset)
+        return self._buf[offset].copy()
+
     def __repr__(self) -> str:
         vr = "?" if self._dyn_row else ""
         vc = "?" if self._dyn_col else ""
