@@ -318,3 +318,68 @@ def _tpack(root, rng):
 
 
 SELF["tpack"] = _tpack
+
+
+# ---- tmov: TLOAD -> TMOV -> TSTORE over locations and layouts ----------------------------
+_MOV_VEC = [("Vec", "RowMajor", "NoneBox", "Vec", "RowMajor", "NoneBox"),
+            ("Vec", "RowMajor", "NoneBox", "Vec", "ColMajor", "NoneBox"),
+            ("Vec", "ColMajor", "NoneBox", "Vec", "ColMajor", "NoneBox"),
+            ("Vec", "ColMajor", "NoneBox", "Vec", "RowMajor", "NoneBox"),
+            ("Vec", "RowMajor", "NoneBox", "Vec", "ColMajor", "RowMajor"),
+            ("Vec", "ColMajor", "RowMajor", "Vec", "RowMajor", "NoneBox"),
+            ("Vec", "ColMajor", "NoneBox", "Vec", "ColMajor", "RowMajor"),
+            ("Vec", "ColMajor", "RowMajor", "Vec", "ColMajor", "NoneBox")]
+_MOV_ACC = [("Acc", "RowMajor", "NoneBox", "Vec", "RowMajor", "NoneBox"),
+            ("Acc", "RowMajor", "NoneBox", "Vec", "ColMajor", "NoneBox"),
+            ("Acc", "ColMajor", "NoneBox", "Vec", "ColMajor", "NoneBox"),
+            ("Acc", "ColMajor", "NoneBox", "Vec", "RowMajor", "NoneBox"),
+            ("Acc", "RowMajor", "NoneBox", "Vec", "ColMajor", "RowMajor"),
+            ("Acc", "ColMajor", "RowMajor", "Vec", "RowMajor", "ColMajor"),
+            ("Acc", "ColMajor", "ColMajor", "Vec", "RowMajor", "RowMajor"),
+            ("Acc", "RowMajor", "RowMajor", "Vec", "ColMajor", "ColMajor"),
+            ("Acc", "RowMajor", "ColMajor", "Vec", "ColMajor", "RowMajor")]
+#: (dtype, rows, cols, validRow, validCol, layout combos): the shapes of tmov/main.cpp
+_MOV_CASES = [("float32", 64, 128, 64, 128, _MOV_VEC), ("float32", 16, 24, 15, 23, _MOV_VEC[:1]),
+              ("float32", 64, 128, 63, 125, _MOV_VEC[1:]),
+              ("float32", 64, 128, 64, 128, _MOV_ACC), ("float32", 16, 24, 15, 23, _MOV_ACC[:1]),
+              ("float32", 64, 128, 64, 125, _MOV_ACC[1:]),
+              ("float16", 32, 48, 15, 23, _MOV_VEC[:1]), ("float16", 64, 128, 63, 125, _MOV_VEC[1:]),
+              ("float16", 64, 128, 64, 128, _MOV_ACC)]
+
+
+def _tmov(root, rng):
+    specs = []
+    k = 0
+    T, B, S = pto.TileType, pto.BLayout, pto.SLayout
+    for dt, R, Cc, vr, vc, combos in _MOV_CASES:
+        for c in combos:
+            f0, f1, o0, o1 = f"in{k}_0.bin", f"in{k}_1.bin", f"out{k}_0.bin", f"out{k}_1.bin"
+            a = rng.uniform(-1000, 1000, vr * vc).astype(dt)
+            d0 = rng.uniform(-5, 5, R * Cc).astype(dt)
+            call = (f"mov<{C.CTYPE[dt]}, {R}, {Cc}, {vr}, {vc}, TileType::{c[0]}, BLayout::{c[1]},"
+                    f" SLayout::{c[2]}, TileType::{c[3]}, BLayout::{c[4]}, SLayout::{c[5]}>({k})")
+
+            def fn(inp, dt=dt, R=R, Cc=Cc, vr=vr, vc=vc, c=c, f0=f0, f1=f1, o0=o0, o1=o1):
+                src = pto.Tile(getattr(T, c[0]), dt, R, Cc, blayout=getattr(B, c[1]),
+                               slayout=getattr(S, c[2]), valid_row=vr, valid_col=vc)
+                dst = pto.Tile(getattr(T, c[3]), dt, R, Cc, blayout=getattr(B, c[4]),
+                               slayout=getattr(S, c[5]), valid_row=vr, valid_col=vc)
+                src.buffer[...] = 0
+                dst.buffer[...] = inp[f1]
+                gm = np.zeros((vr, vc), dt)
+                pto.TLOAD(src, pto.GlobalTensor(inp[f0].reshape(vr, vc)))
+                pto.TMOV(dst, src)
+                pto.TSTORE(pto.GlobalTensor(gm), dst)
+                return {o0: dst.buffer.copy(), o1: gm}
+            # dst's storage is compared too where dst is unboxed; fastisa keeps boxed (NZ/ZN)
+            # tiles in plain row/column-major storage, not the simulator's fractal order, so
+            # for those only the values (the GM result, what the C++ test checks) compare
+            outs = {o0: np.dtype(dt), o1: np.dtype(dt)} if c[5] == "NoneBox" else \
+                {o1: np.dtype(dt)}
+            specs.append((f"{dt}_{R}x{Cc}_v{vr}x{vc}_{'_'.join(c)}", call, {f0: a, f1: d0},
+                          outs, fn))
+            k += 1
+    return _cpp_cases(root, "tmov", specs)
+
+
+SELF["tmov"] = _tmov
