@@ -2429,4 +2429,21 @@ def ptox_setvalue(storage, offset, value):
     out[offset] = np.asarray(value, np.float64 if isinstance(value, float) else None) \
         .astype(out.dtype)
     return out
+def ptox_custom_pad(bits, dtype):
+    """PadValueCustom payload decoding (pto-isa include/pto/cpu/TFillPad.hpp): 4-byte types
+    read the 32 bits, 2-byte types the low 16 bits, 1-byte integers the low 8 bits converted."""
+    dt = np.dtype(dtype)
+    if dt.itemsize == 4:
+        return np.frombuffer(int(bits).to_bytes(4, "little"), dt)[0]
+    if dt.itemsize == 2:
+        return np.frombuffer((int(bits) & 0xFFFF).to_bytes(2, "little"), dt)[0]
+    return np.frombuffer((int(bits) & 0xFF).to_bytes(1, "little"), dt)[0]
+
+
+def ptox_fillpad(dst_shape, src_valid, pad, dtype):
+    """TFILLPAD oracle: the whole dst = pad, src's valid window copied at the top left."""
+    out = np.full(dst_shape, pad, dtype)
+    r, c = src_valid.shape
+    out[:r, :c] = src_valid
+    return out
 # ---- end of ptogold section ----

@@ -80,3 +80,41 @@ def test_setvalue_errors():
     with pytest.raises(ConstraintError, match="Tile.GetValue: tile.loc must be TileType.Vec"):
         pto.Tile(pto.TileType.Mat, "int16", 16, 16).GetValue(0)
     assert_bits(t.buffer, keep, "unchanged")
+
+
+@pytest.mark.parametrize("dtype,pad", [("float32", pto.PadValueCustom(-1.0)),
+                                       ("float16", pto.PadValueCustom16(0xBC00)),
+                                       ("bfloat16", pto.PadValueCustom16(0xFF80)),
+                                       ("int32", pto.PadValueCustom(-7)),
+                                       ("uint32", pto.PadValueCustom(0xDEADBEEF)),
+                                       ("int16", pto.PadValueCustom(-2)),
+                                       ("int8", pto.PadValueCustom(0x1FF)),
+                                       ("uint8", pto.PadValueCustom(300))])
+def test_tfillpad_custom_pad(dtype, pad):
+    rng = np.random.default_rng(7)
+    s = tile(dtype, 32, 64, RM, 13, 21, rng)
+    d = tile(dtype, 32, 64, RM, rng=rng, pad=pad)
+    want = ref.ptox_fillpad((32, 64), s.valid, ref.ptox_custom_pad(pad.bits, d.dtype), d.dtype)
+    pto.TFILLPAD(d, s)
+    assert_bits(d.data, want, f"TFILLPAD custom {pad}")
+    # TLOAD pads with 0 for a custom pad value (the simulator's getPadValue has no custom case)
+    t = pto.Tile(pto.TileType.Vec, dtype, 32, 64, valid_row=5, valid_col=7, pad=pad)
+    t.data[...] = d.data
+    g = s.valid[:5, :7].copy()
+    pto.TLOAD(t, pto.GlobalTensor(g))
+    want = np.zeros((32, 64), t.dtype)
+    want[:5, :7] = g
+    assert_bits(t.data, want, "TLOAD custom pad")
+
+
+def test_pad_custom_errors():
+    with pytest.raises(ConstraintError, match="PadValueCustom: value"):
+        pto.PadValueCustom(2**40)
+    with pytest.raises(ConstraintError, match="PadValueCustom16: bits16"):
+        pto.PadValueCustom16(0x10000)
+    with pytest.raises(ConstraintError, match="PadCustom: bits"):
+        pto.PadCustom(-1)
+    with pytest.raises(ConstraintError, match="Tile: pad must be a PadValue"):
+        pto.Tile(pto.TileType.Vec, "float32", 8, 8, pad=7)
+    assert pto.PadValueCustom(-1.0).bits == 0xBF800000
+    assert pto.PadValueCustom(-1).bits == 0xFFFFFFFF

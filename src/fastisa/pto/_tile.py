@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from .._types import DTypeLike, Int, Real
 
 __all__ = [
-    "TileType", "BLayout", "SLayout", "PadValue", "Layout", "DYNAMIC", "Tile", "GlobalTensor",
+    "TileType", "BLayout", "SLayout", "PadValue", "PadCustom", "PadValueCustom",
+    "PadValueCustom16", "Layout", "DYNAMIC", "Tile", "GlobalTensor",
     "TLOAD", "TSTORE", "TASSIGN", "set_target", "get_target", "set_debug", "get_debug",
     "BUFFER_BYTES", "PTO_DTYPE_NAMES", "MAX_TILE_BYTES",
 ]
@@ -68,6 +69,69 @@ class PadValue(enum.IntEnum):
     Zero = 1
     Max = 2
     Min = 3
+
+
+class PadCustom:
+    """A custom pad value (branch ptogold): pto-isa include/pto/common/constants.hpp
+    ``PadValueCustom(v)`` / ``PadValueCustom16(bits)``, a PadValue with bit 32 set and 32
+    bits of payload.  ``bits``: the payload (float32 bits for a float, the two's-complement
+    bits for an integer, raw 16 bits from PadValueCustom16).  TFILLPAD fills with it as the
+    CPU simulator decodes it (include/pto/cpu/TFillPad.hpp): a float32 tile reads the 32 bits
+    as float32, a 2-byte tile the low 16 bits as its own type, a 1-byte tile the low 8 bits
+    converted, a 4-byte integer tile the 32 bits; TLOAD pads with 0 (its getPadValue,
+    include/pto/cpu/TLoad.hpp, has no custom case)."""
+
+    __slots__ = ("bits",)
+
+    def __init__(self, bits: Int):
+        if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) \
+                or not 0 <= int(bits) <= 0xFFFFFFFF:
+            raise constraint("PadCustom", "bits", "must be an integer in [0, 2**32)", bits)
+        self.bits = int(bits)
+
+    @property
+    def name(self) -> str:
+        return f"Custom(0x{self.bits:08x})"
+
+    def __eq__(self, other):
+        return isinstance(other, PadCustom) and other.bits == self.bits
+
+    def __hash__(self):
+        return hash(("PadCustom", self.bits))
+
+    def __repr__(self):
+        return f"PadCustom(0x{self.bits:08x})"
+
+    def value_for(self, dtype) -> np.ndarray:
+        """The pad element for a tile of ``dtype`` (a 0-d array), the simulator's decoding."""
+        dt = np.dtype(dtype)
+        b = np.array(self.bits, np.uint32)
+        if dt.itemsize == 4:
+            return b.view(dt)[()]
+        if dt.itemsize == 2:
+            return np.array(self.bits & 0xFFFF, np.uint16).view(dt)[()]
+        if dt.itemsize == 1:
+            return np.array(self.bits & 0xFF, np.uint8).view(dt)[()]
+        raise constraint("PadCustom", "tile dtype", "must be 1, 2 or 4 bytes wide", dt.name)
+
+
+def PadValueCustom(value: Real) -> PadCustom:  # noqa: N802
+    """``PadValueCustom(v)`` (constants.hpp): a Python float gives its float32 bits, an
+    integer its 32-bit two's-complement bits (ConstraintError outside int32/uint32 range)."""
+    if isinstance(value, (float, np.floating)):
+        return PadCustom(int(np.array(value, np.float32).view(np.uint32)))
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or not -2**31 <= int(value) < 2**32:
+        raise constraint("PadValueCustom", "value", "must be a float or a 32-bit integer", value)
+    return PadCustom(int(value) & 0xFFFFFFFF)
+
+
+def PadValueCustom16(bits16: Int) -> PadCustom:  # noqa: N802
+    """``PadValueCustom16(bits)`` (constants.hpp): raw float16/bfloat16 bits."""
+    if isinstance(bits16, bool) or not isinstance(bits16, (int, np.integer)) \
+            or not 0 <= int(bits16) <= 0xFFFF:
+        raise constraint("PadValueCustom16", "bits16", "must be an integer in [0, 65535]", bits16)
+    return PadCustom(int(bits16))
 
 
 class Layout(enum.IntEnum):
@@ -236,10 +300,14 @@ class Tile:
             self.slayout = SLayout(slayout)
         except ValueError:
             raise constraint(where, "slayout", "must be an SLayout", slayout) from None
-        try:
-            self.pad = PadValue(pad)
-        except ValueError:
-            raise constraint(where, "pad", "must be a PadValue (Null, Zero, Max, Min)", pad) from None
+        if isinstance(pad, PadCustom):
+            self.pad = pad
+        else:
+            try:
+                self.pad = PadValue(pad)
+            except ValueError:
+                raise constraint(where, "pad", "must be a PadValue (Null, Zero, Max, Min) or a "
+                                 "PadCustom", pad) from None
         fractal = _as_int(fractal, "fractal", where)
         if fractal not in (32, 512, 1024):
             raise constraint(where, "fractal", "must be 32, 512 or 1024 bytes", fractal)
@@ -526,8 +594,10 @@ def _check_tile(instr: str, name: str, t) -> Tile:
     return t
 
 
-def _pad_value(tile: Tile):
+def _pad_value(tile: Tile, load: bool = False):
     fmt = tile.format
+    if isinstance(tile.pad, PadCustom):        # TLOAD: 0; TFILLPAD: the decoded payload
+        return 0 if load else tile.pad.value_for(tile.dtype)
     if tile.pad in (PadValue.Null, PadValue.Zero):
         return 0
     if fmt.is_float:
@@ -560,7 +630,7 @@ def TLOAD(tile: Tile, gt: GlobalTensor) -> None:  # noqa: N802
         raise constraint("TLOAD", "src shape", f"(rows, cols) must equal the tile valid shape "
                          f"{tile.valid_shape}", (gt.rows, gt.cols))
     src = gt.view2d()          # every check (and the view) before the first write
-    tile._buf[...] = _pad_value(tile)
+    tile._buf[...] = _pad_value(tile, load=True)
     np.copyto(tile.valid, src)
     nbytes = tile.valid_row * tile.valid_col * tile.dtype.itemsize
     cost.record("MTE2", "TLOAD", _mte_cycles(nbytes), reads=[gt], writes=[tile], nbytes=nbytes)
