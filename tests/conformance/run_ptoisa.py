@@ -204,8 +204,14 @@ def run_self(root: str, name: str, verbose: bool):
     if cases and cases[0][0].startswith("rule:"):
         note = "golden = the rule the C++ test asserts"
     bad = ""
+    missing = {}
     for cname, got, golden, eps in cases:
         n += 1
+        if got is None:                 # a case of the C++ test fastisa cannot express yet
+            missing[golden] = missing.get(golden, 0) + 1
+            if verbose:
+                print(f"    {name}/{cname}: not run ({golden})")
+            continue
         ok = vendor_cmp(golden, got, eps)
         exact = bit_equal(golden, got)
         vp += ok
@@ -215,6 +221,8 @@ def run_self(root: str, name: str, verbose: bool):
         if verbose:
             print(f"    {name}/{cname}: vendor={'ok' if ok else 'FAIL'}"
                   f" bits={'ok' if exact else 'diff'}")
+    if missing:
+        bad += "not run: " + ", ".join(f"{v} {k}" for k, v in missing.items()) + "; "
     return ("pass" if vp == n and n else "fail"), n, vp, be, (bad + note)[:160]
 
 
