@@ -2446,4 +2446,15 @@ def ptox_fillpad(dst_shape, src_valid, pad, dtype):
     r, c = src_valid.shape
     out[:r, :c] = src_valid
     return out
+def ptox_nz_2d(a5):
+    """The rows x cols view of an NZ GM tensor [N0, N1, N2, N3, N4]: element (i0..i4) at row
+    i2 * N3 + i3, column (i0 * N1 + i1) * N4 + i4 (pto-isa tile_offsets.hpp)."""
+    n0, n1, n2, n3, n4 = a5.shape
+    out = np.empty((n2 * n3, n0 * n1 * n4), a5.dtype)
+    for i0 in range(n0):
+        for i1 in range(n1):
+            for i2 in range(n2):
+                c = (i0 * n1 + i1) * n4
+                out[i2 * n3:(i2 + 1) * n3, c:c + n4] = a5[i0, i1, i2]
+    return out
 # ---- end of ptogold section ----

@@ -118,3 +118,29 @@ def test_pad_custom_errors():
         pto.Tile(pto.TileType.Vec, "float32", 8, 8, pad=7)
     assert pto.PadValueCustom(-1.0).bits == 0xBF800000
     assert pto.PadValueCustom(-1).bits == 0xFFFFFFFF
+
+
+@pytest.mark.parametrize("dtype,shape", [("float32", (1, 1, 1, 16, 8)), ("int16", (2, 2, 2, 16, 16)),
+                                         ("uint8", (1, 2, 1, 16, 32)), ("float16", (3, 1, 2, 16, 16))])
+@pytest.mark.parametrize("boxed", (True, False))
+def test_globaltensor_nz(dtype, shape, boxed):
+    rng = np.random.default_rng(8)
+    a = (rng.standard_normal(shape) * 50).astype(dtype)
+    R, C = shape[2] * shape[3], shape[0] * shape[1] * shape[4]
+    kw = dict(blayout=CM, slayout=pto.SLayout.RowMajor) if boxed else {}
+    t = pto.Tile(pto.TileType.Vec, dtype, R, C, **kw)
+    gt = pto.GlobalTensor(a, layout=pto.Layout.NZ)
+    assert (gt.rows, gt.cols) == (R, C)
+    pto.TLOAD(t, gt)
+    assert_bits(t.data, ref.ptox_nz_2d(a), "TLOAD NZ")
+    back = np.zeros(shape, dtype)
+    pto.TSTORE(pto.GlobalTensor(back, layout=pto.Layout.NZ), t)
+    assert_bits(back, a, "TSTORE NZ")
+    # a window of a larger NZ tensor (strides of the whole): TSTORE writes only the window
+    whole = np.zeros((shape[0] + 1,) + shape[1:], dtype)
+    st = tuple(s // whole.dtype.itemsize for s in whole.strides)
+    pto.TSTORE(pto.GlobalTensor(whole, shape=shape, strides=st, layout=pto.Layout.NZ), t)
+    assert_bits(whole[:shape[0]], a, "window")
+    assert not whole[shape[0]:].any()
+    with pytest.raises(ConstraintError, match="TLOAD"):
+        pto.TLOAD(pto.Tile(pto.TileType.Vec, dtype, R, C * 2), gt)

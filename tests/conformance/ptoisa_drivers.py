@@ -1102,3 +1102,44 @@ def _tflashattn(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tflashattn"] = _tflashattn
+
+
+# ---- ptogold: tstore (a windowed 5-D GM tensor TLOADed and TSTOREd back) ----------------
+def _tstore(case_dir, args, kwargs, ns):
+    """tstore/tstore_kernel.cpp: the g0..g4 window (strides of the W0..W4 whole tensor; DN:
+    the last two dims column-major) TLOADed into a row-major (ND) / column-major (DN) tile of
+    the window's rows x cols, TSTOREd into a zeroed tensor of the whole shape."""
+    g = next(x for x in args if hasattr(x, "gShape0"))
+    dt = np.dtype(g.datatype)
+    fmt = str(g.format)
+    if dt.kind not in "iuf":
+        raise NotImplementedError(f"{dt} tiles (the ptolowp branch's formats)")
+    gs = tuple(int(getattr(g, f"gShape{i}")) for i in range(5))
+    W = tuple(int(getattr(g, f"gWholeShape{i}")) for i in range(5))
+    golden = _read(case_dir, "golden.bin", dt)
+    src = _read(case_dir, "input.bin", dt)
+    step = max(1, 32 // dt.itemsize)
+    if fmt == "NZ":     # a boxed (NZ) tile of the window's S2*S3 x S0*S1*S4 values
+        st = (W[1] * W[2] * W[3] * W[4], W[2] * W[3] * W[4], W[3] * W[4], W[4], 1)
+        R, C = gs[2] * gs[3], gs[0] * gs[1] * gs[4]
+        t = pto.Tile(V, dt, R, C, blayout=pto.BLayout.ColMajor, slayout=pto.SLayout.RowMajor,
+                     valid_row=R, valid_col=C)
+        lay = pto.Layout.NZ
+    elif fmt == "ND":
+        st = (W[1] * W[2] * W[3] * W[4], W[2] * W[3] * W[4], W[3] * W[4], W[4], 1)
+        R, C = gs[0] * gs[1] * gs[2] * gs[3], gs[4]
+        t = pto.Tile(V, dt, R, -(-C // step) * step, valid_row=R, valid_col=C)
+        lay = pto.Layout.ND
+    else:
+        st = (W[1] * W[2] * W[3] * W[4], W[2] * W[3] * W[4], W[3] * W[4], 1, W[3])
+        R, C = gs[3], gs[0] * gs[1] * gs[2] * gs[4]
+        t = pto.Tile(V, dt, -(-R // step) * step, C, blayout=pto.BLayout.ColMajor, valid_row=R,
+                     valid_col=C)
+        lay = pto.Layout.DN
+    out = np.zeros(golden.size, dt)
+    pto.TLOAD(t, pto.GlobalTensor(src, shape=gs, strides=st, layout=lay))
+    pto.TSTORE(pto.GlobalTensor(out, shape=gs, strides=st, layout=lay), t)
+    return out, golden, 1e-3
+
+
+DRIVERS["tstore"] = _tstore

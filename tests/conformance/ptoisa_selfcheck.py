@@ -463,9 +463,9 @@ SELF["tfillpad"] = _tfillpad
 
 # ---- tload: ND / DN GlobalTensors into row- / column-major tiles, with pads -------------
 #: (dtype, GM shape, GM layout, tile rows, tile cols, tile layout, pad): the ND/DN cases of
-#: tload/tload_kernel.cpp (their 5-D shapes, tile shapes and pads).  Not here: its NZ cases
-#: (an NZ GlobalTensor into a boxed tile: fastisa has no NZ GM layout and keeps boxed tiles in
-#: plain storage) and its fp4x2 cases (the ptolowp branch's tile formats).
+#: tload/tload_kernel.cpp (their 5-D shapes, tile shapes and pads); its three NZ cases follow
+#: (values compared: fastisa keeps boxed tiles in plain storage); its fp4x2 cases are the
+#: ptolowp branch's tile formats.
 _TLOAD = [("float32", (1, 1, 1, 128, 128), "ND", 128, 128, "RowMajor", "Null"),
           ("float32", (2, 2, 2, 32, 64), "ND", 256, 64, "RowMajor", "Null"),
           ("float32", (1, 1, 1, 128, 127), "ND", 128, 128, "RowMajor", "Max"),
@@ -505,10 +505,19 @@ def _tload(root, rng):
             return {o0: t.buffer.copy()}
         specs.append((f"{dt}_GT_{'_'.join(map(str, shp))}_{lay}_VT_{TR}_{TC}_{bl}_{pad}", call,
                       {f0: a, f1: t0}, {o0: np.dtype(dt)}, fn))
+    for k, (dt, shp) in enumerate([("float32", (1, 1, 1, 16, 8)), ("int16", (2, 2, 2, 16, 16)),
+                                   ("uint8", (1, 2, 1, 16, 32))], start=len(specs)):
+        f0, o0 = f"in{k}_0.bin", f"out{k}_0.bin"
+        a = _rand(rng, dt, int(np.prod(shp)), -100, 100)
+        call = f"loadnz<{C.CTYPE[dt]}, {', '.join(map(str, shp))}>({k})"
+
+        def fn(inp, dt=dt, shp=shp, f0=f0, o0=o0):
+            R, Cc = shp[2] * shp[3], shp[0] * shp[1] * shp[4]
+            t = pto.Tile(V, dt, R, Cc, blayout=pto.BLayout.ColMajor, slayout=pto.SLayout.RowMajor)
+            pto.TLOAD(t, pto.GlobalTensor(inp[f0], shape=shp, layout=pto.Layout.NZ))
+            return {o0: t.data.copy()}
+        specs.append((f"NZ_{dt}_{'_'.join(map(str, shp))}", call, {f0: a}, {o0: np.dtype(dt)}, fn))
     cases, secs = _cpp_cases(root, "tload", specs)
-    for name in ("case_NZ_float_1_1_1_16_8_1_1_2_16_8", "case_NZ_int16_t_2_2_2_16_16_5_3_3_16_16",
-                 "case_NZ_int8_t_1_2_1_16_32_2_4_2_16_32"):
-        cases.append((name, None, "NZ GlobalTensor layout not in fastisa", None))
     for name in ("e2m1x2_128_128", "e2m1x2_2_2_2_256_64", "e2m1x2_128_127_PADMAX",
                  "e1m2x2_128_128", "e1m2x2_2_2_2_256_64", "e1m2x2_128_127_PADMAX"):
         cases.append(("case_float4_" + name, None, "fp4x2 tiles (ptolowp)", None))

@@ -135,9 +135,12 @@ def PadValueCustom16(bits16: Int) -> PadCustom:  # noqa: N802
 
 
 class Layout(enum.IntEnum):
-    """GlobalTensor layout hint: ND (row-major) or DN (column-major)."""
+    """GlobalTensor layout: ND (row-major), DN (column-major) or NZ (fractal: the 5-D
+    tensor [N0, N1, N2, 16, C0] read as rows ``i2 * N3 + i3`` and columns ``(i0 * N1 + i1) *
+    N4 + i4``, pto-isa include/pto/cpu/tile_offsets.hpp MapTileIndicesToGlobalOffset)."""
     ND = 0
     DN = 1
+    NZ = 2
 
 
 #: Simulated on-chip buffer capacities in bytes per target (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/),
@@ -501,8 +504,9 @@ class GlobalTensor:
     ``array`` is the numpy array holding GM (its dtype is the element type, it is written by
     TSTORE).  ``shape`` and ``strides`` (in elements, up to 5 dims, left-padded to 5 with
     shape 1) default to the array's own.  Every addressed element must lie inside ``array``
-    (AccessError otherwise).  ``layout`` is ND (row-major: rows are dims 0-3, columns dim 4)
-    or DN (column-major: rows are dim 3, columns dims 0,1,2,4).
+    (AccessError otherwise).  ``layout`` is ND (row-major: rows are dims 0-3, columns dim 4),
+    DN (column-major: rows are dim 3, columns dims 0,1,2,4) or NZ (rows are dims 2,3,
+    columns dims 0,1,4: the CPU simulator's mapping, see :class:`Layout`).
     """
 
     def __init__(self, array: np.ndarray, shape: Sequence[Int] | None = None,
@@ -545,7 +549,8 @@ class GlobalTensor:
         try:
             self.layout = Layout(layout)
         except ValueError:
-            raise constraint("GlobalTensor", "layout", "must be Layout.ND or Layout.DN", layout) from None
+            raise constraint("GlobalTensor", "layout", "must be Layout.ND, DN or NZ",
+                             layout) from None
         # The whole array as one flat element sequence (no copy when contiguous).
         if not (array.flags.c_contiguous or array.flags.f_contiguous):
             raise constraint("GlobalTensor", "array", "must be contiguous (GM is flat memory)",
@@ -566,21 +571,28 @@ class GlobalTensor:
             writeable=self.array.flags.writeable)
 
     def view2d(self) -> np.ndarray:
-        """The tensor as ``[rows, cols]`` (ND: rows = dims 0-3; DN: rows = dim 3)."""
+        """The tensor as ``[rows, cols]`` (ND: rows = dims 0-3; DN: rows = dim 3; NZ: rows =
+        dims 2, 3)."""
         v = self._view5()
         n = self.shape
         if self.layout == Layout.ND:
             return v.reshape(n[0] * n[1] * n[2] * n[3], n[4])
+        if self.layout == Layout.NZ:
+            return v.transpose(2, 3, 0, 1, 4).reshape(n[2] * n[3], n[0] * n[1] * n[4])
         return v.transpose(3, 0, 1, 2, 4).reshape(n[3], n[0] * n[1] * n[2] * n[4])
 
     @property
     def rows(self) -> int:
         n = self.shape
+        if self.layout == Layout.NZ:
+            return n[2] * n[3]
         return n[0] * n[1] * n[2] * n[3] if self.layout == Layout.ND else n[3]
 
     @property
     def cols(self) -> int:
         n = self.shape
+        if self.layout == Layout.NZ:
+            return n[0] * n[1] * n[4]
         return n[4] if self.layout == Layout.ND else n[0] * n[1] * n[2] * n[4]
 
     def __repr__(self) -> str:
@@ -617,8 +629,8 @@ def TLOAD(tile: Tile, gt: GlobalTensor) -> None:  # noqa: N802
     The whole tile capacity is first filled with the tile's pad value (Null/Zero: 0, Max:
     +inf or the integer maximum, Min: -inf or the integer minimum), as the reference CPU
     simulator does (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)), then the valid region is copied.  The tensor's
-    rows x cols (ND: dims 0-3 x dim 4; DN: dim 3 x dims 0,1,2,4) must equal the tile's valid
-    shape and its dtype the tile's.  Raises ConstraintError.
+    rows x cols (ND: dims 0-3 x dim 4; DN: dim 3 x dims 0,1,2,4; NZ: dims 2,3 x dims
+    0,1,4) must equal the tile's valid shape and its dtype the tile's.  Raises ConstraintError.
     """
     _check_tile("TLOAD", "tile", tile)
     if not isinstance(gt, GlobalTensor):
@@ -658,6 +670,8 @@ def TSTORE(gt: GlobalTensor, tile: Tile) -> None:  # noqa: N802
         src = tile.valid
         if gt.layout == Layout.ND:
             v5[...] = src.reshape(n)
+        elif gt.layout == Layout.NZ:
+            v5[...] = src.reshape(n[2], n[3], n[0], n[1], n[4]).transpose(2, 3, 0, 1, 4)
         else:
             v5[...] = src.reshape(n[3], n[0], n[1], n[2], n[4]).transpose(1, 2, 3, 0, 4)
     else:

@@ -30,3 +30,27 @@ void load(int k)
     TLOAD(t, g);
     fio::save(out(k, 0), t);
 }
+
+// An NZ GlobalTensor (S0, S1, S2, 16, C0; packed) into a boxed NZ tile (ColMajor blocks of
+// RowMajor fractals) of S2*16 x S0*S1*C0 valid elements; writes the tile's values in logical
+// row-major order (out<k>_0.bin): fastisa keeps boxed tiles in plain storage, so values,
+// not storage, are compared.
+template <typename T, int S0, int S1, int S2, int S3, int S4>
+void loadnz(int k)
+{
+    constexpr int R = S2 * S3, C = S0 * S1 * S4;
+    using TT = Tile<TileType::Vec, T, R, C, BLayout::ColMajor, -1, -1, SLayout::RowMajor, 512>;
+    TT t(R, C);
+    TASSIGN(t, 0);
+    constexpr int n = S0 * S1 * S2 * S3 * S4;
+    std::vector<T> a(n), v(R * C);
+    fio::rd(in(k, 0), a.data(), n);
+    using G = GlobalTensor<T, Shape<S0, S1, S2, S3, S4>, pto::Stride<S1 * S2 * S3 * S4, S2 * S3 * S4, S3 * S4, S4, 1>,
+                           Layout::NZ>;
+    G g(a.data());
+    TLOAD(t, g);
+    for (int r = 0; r < R; ++r)
+        for (int c = 0; c < C; ++c)
+            v[r * C + c] = t.data()[GetTileElementOffset<TT>(r, c)];
+    fio::wr(out(k, 0), v.data(), R * C);
+}
