@@ -525,3 +525,59 @@ def _tload(root, rng):
 
 
 SELF["tload"] = _tload
+
+
+# ---- tassign: TASSIGN aliasing (the rule the test asserts) -------------------------------
+def _tassign(root, rng):
+    """tests/cpu/st/testcase/tassign: tiles TASSIGNed to the same (or an interior) address
+    alias; a [128, 256] int32 Acc tile fills L0C exactly at offset 0.  The test's pointer
+    form ``TASSIGN(t, base.data() + k)`` is fastisa's ``TASSIGN(t, base.addr + k * size)``.
+    Its windowed-strip cases (an Acc tile of 128 x 256 storage with a 16 x 256 valid region at
+    non-zero offsets: the simulator bounds a TASSIGN by the valid region's footprint in the
+    boxed (NZ) storage) are not expressible: fastisa bounds by the whole storage, which it
+    keeps unboxed."""
+    f4 = np.dtype(np.float32)
+    cases = []
+    old = pto.get_target()
+    pto.set_target("A2A3")
+    try:
+        return _tassign_cases(rng, f4, cases)
+    finally:
+        pto.set_target(old)
+
+
+def _tassign_cases(rng, f4, cases):
+    base = pto.Tile(V, f4, 8, 64)
+    pto.TASSIGN(base, 0)
+    base.buffer[...] = rng.uniform(-1, 1, base.buffer.size).astype(f4)
+    want = base.buffer.copy()
+    alias = pto.Tile(V, f4, 8, 64)
+    pto.TASSIGN(alias, base.addr)
+    base.SetValue(5, 3.5)
+    alias.SetValue(17, -2.25)
+    want[5], want[17] = 3.5, -2.25
+    cases.append(("rule:exact_alias_reuses_same_backing_buffer",
+                  np.concatenate([alias.buffer, base.buffer]), np.concatenate([want, want]), 1e-3))
+    tail = pto.Tile(V, f4, 4, 64)
+    pto.TASSIGN(tail, base.addr + 4 * 64 * 4)
+    tail.SetValue(3, 9.0)
+    base.SetValue(4 * 64 + 10, -7.0)
+    want[4 * 64 + 3], want[4 * 64 + 10] = 9.0, -7.0
+    cases.append(("rule:interior_alias_treats_pointer_as_pointer_not_offset",
+                  np.concatenate([tail.buffer, base.buffer]),
+                  np.concatenate([want[4 * 64:], want]), 1e-3))
+    acc = pto.Tile(pto.TileType.Acc, np.int32, 128, 256, blayout=pto.BLayout.ColMajor,
+                   slayout=pto.SLayout.RowMajor, fractal=1024, valid_row=128, valid_col=256)
+    pto.TASSIGN(acc, 0)                    # 128 KiB: exactly the A2/A3 L0C
+    acc.buffer[:4] = [1, 2, 3, 0x5A5A5A5A]
+    view = pto.Tile(pto.TileType.Acc, np.int32, 8, 16, blayout=pto.BLayout.ColMajor)
+    pto.TASSIGN(view, 0)
+    cases.append(("rule:full_accumulator_exactly_fills_l0c", view.buffer[:4].copy(),
+                  np.array([1, 2, 3, 0x5A5A5A5A], np.int32), 1e-3))
+    for name in ("windowed_strip_offsets_stay_in_bounds",
+                 "windowed_strip_roundtrips_through_backing_storage"):
+        cases.append((name, None, "Acc strips bounded by their NZ valid footprint", None))
+    return cases, 0.0
+
+
+SELF["tassign"] = _tassign
