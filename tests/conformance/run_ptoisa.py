@@ -209,7 +209,8 @@ def run_self(root: str, name: str, verbose: bool):
             traceback.print_exc()
         return "fail", 0, 0, 0, f"{type(exc).__name__}: {exc}"[:160]
     n = vp = be = 0
-    note = f"sim golden, compile {secs:.1f} s" if secs else "sim golden (cached build)"
+    note = (f"sim golden, compile {secs:.1f} s ({_ptoisa_cpp.LAST_CPU[0]:.1f} s CPU)" if secs
+            else "sim golden (cached build)")
     if cases and cases[0][0].startswith("rule:"):
         note = "golden = the rule the C++ test asserts"
     bad = ""
