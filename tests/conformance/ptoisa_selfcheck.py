@@ -20,6 +20,7 @@ specialisation, so under g++ 12 its TLOAD/TFILLPAD pad value is 0 (the unspecial
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 import _ptoisa_cpp as C
@@ -385,7 +386,24 @@ def _tmov(root, rng):
             specs.append((f"{dt}_{R}x{Cc}_v{vr}x{vc}_{'_'.join(c)}", call, {f0: a, f1: d0},
                           outs, fn))
             k += 1
-    return _cpp_cases(root, "tmov", specs)
+    cases, secs = _cpp_cases(root, "tmov", specs)
+    # the test's bfloat16 cases (built only with PTO_CPU_SIM_ENABLE_BF16, C++23): the rule it
+    # asserts, the GM result equal to the loaded data
+    for R, Cc, vr, vc, combos in ((32, 48, 15, 23, _MOV_VEC[:1]), (64, 128, 63, 125, _MOV_VEC[1:]),
+                                  (64, 128, 64, 128, _MOV_ACC)):
+        for c in combos:
+            a = rng.uniform(-1000, 1000, (vr, vc)).astype(ml_dtypes.bfloat16)
+            src = pto.Tile(getattr(T, c[0]), "bfloat16", R, Cc, blayout=getattr(B, c[1]),
+                           slayout=getattr(S, c[2]), valid_row=vr, valid_col=vc)
+            dst = pto.Tile(getattr(T, c[3]), "bfloat16", R, Cc, blayout=getattr(B, c[4]),
+                           slayout=getattr(S, c[5]), valid_row=vr, valid_col=vc)
+            gm = np.zeros((vr, vc), ml_dtypes.bfloat16)
+            pto.TLOAD(src, pto.GlobalTensor(a))
+            pto.TMOV(dst, src)
+            pto.TSTORE(pto.GlobalTensor(gm), dst)
+            cases.append((f"rule:bfloat16_{R}x{Cc}_v{vr}x{vc}_{'_'.join(c)}", gm.reshape(-1),
+                          a.reshape(-1), 0.0))
+    return cases, secs
 
 
 SELF["tmov"] = _tmov
