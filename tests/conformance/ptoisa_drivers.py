@@ -1063,3 +1063,61 @@ def _tflashattn(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tflashattn"] = _tflashattn
+
+
+# ---- branch ptolowp: low-precision formats (tcvt int4/fp4, ttrans hifloat8, tstore, ...) ----
+
+#: gen_data.py's stand-in classes / en_dtypes dtypes -> fastisa.pto format names.
+_LOWP_NAMES = {"Int4": "int4", "Float4E2M1": "float4_e2m1x2", "Float4E1M2": "float4_e1m2x2",
+               "float4_e2m1": "float4_e2m1x2", "float4_e1m2": "float4_e1m2x2",
+               "hifloat8": "hifloat8"}
+
+
+def _lowp_fmt(t):
+    """(fastisa format name or numpy dtype, storage dtype, elements per stored item)."""
+    name = getattr(t, "__name__", "")
+    if name not in _LOWP_NAMES:
+        try:
+            name = np.dtype(t).name
+        except TypeError:
+            pass
+    if name in _LOWP_NAMES:
+        f = _LOWP_NAMES[name]
+        return f, np.dtype(np.uint8), 2 if f.startswith("float4") else 1
+    dt = _np_or_bf16(t)
+    return dt, dt, 1
+
+
+def _tcvt_lowp(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    (sf, sdt, sl), (df, ddt, dl) = _lowp_fmt(p.srctype), _lowp_fmt(p.dsttype)
+    M, N = int(p.m), int(p.n)
+    golden = _read(case_dir, "golden.bin", ddt)
+    x = _read(case_dir, "x1_gm.bin", sdt).reshape(M, N // sl)
+    src = pto.Tile(V, sf, M, N // sl)
+    src.data[:] = x
+    d = pto.Tile(V, df, M, N // dl)
+    mode = str(p.mode).split("::")[-1]
+    pto.TCVT(d, src, mode, satMode=str(p.saturation_mode).split("::")[-1])
+    return np.ascontiguousarray(d.valid).view(ddt).reshape(-1), golden, 1e-3
+
+
+DRIVERS["tcvt"] = _tcvt_lowp
+
+
+def _ttrans_lowp(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    f, dt, _ = _lowp_fmt(p.srctype)
+    if isinstance(f, np.dtype):
+        return _ttrans(case_dir, args, kwargs, ns)
+    gdt = np.dtype(p.srctype)                  # en_dtypes.hifloat8 (one byte)
+    M, N = int(p.m), int(p.n)
+    golden = _read(case_dir, "golden.bin", gdt)
+    s = pto.Tile(V, f, M, N)
+    s.data[:] = _read(case_dir, "x1_gm.bin", dt).reshape(M, N)
+    d = pto.Tile(V, f, N, M)
+    pto.TTRANS(d, s)
+    return np.ascontiguousarray(d.valid).view(gdt).reshape(-1), golden, 1e-3
+
+
+DRIVERS["ttrans"] = _ttrans_lowp

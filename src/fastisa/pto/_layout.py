@@ -36,7 +36,9 @@ import numpy as np
 
 from ..errors import AccessError, constraint
 from . import _xcommon as X
+from . import _ops
 from ._ops import _operand, _run_binary, _run_unary, _tile
+from . import _lowp_formats as _lp
 from ._tile import _LOC_BUFFER, SLayout, Tile, _as_int, _pad_value, _pool
 
 from typing import TYPE_CHECKING
@@ -93,13 +95,20 @@ def _run_binary_to(op, d, a, b, R, C):
     _k.binary(_OP[op], d[0], d[1], d[2], d[3], *a, _BIG, *b, _BIG, R, C)
 
 
+def _lowp_relu(instr, dst, src, relu) -> bool:
+    """True (go on to the low-precision move) unless relu is asked of such a tile."""
+    if relu and (dst.format.name in _lp.LOWP or src.format.name in _lp.LOWP):
+        raise constraint(instr, "relu", "must be False for low-precision / 64-bit tiles", relu)
+    return True
+
+
 def TEXTRACT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802
              relu: bool = False, preQuant: None = None) -> None:
     """Copy the window of src at (indexRow, indexCol) into dst's valid region (module doc).
     Any tile locations; raises ConstraintError when the window leaves src's valid region."""
     instr = "TEXTRACT"
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    _tile(instr, "dst", dst, lowp=True)
+    _tile(instr, "src", src, lowp=True)
     if preQuant is not None:
         raise NotImplementedError("TEXTRACT: the pre-quant (scalar or fp tile) forms are not "
                                   "implemented in fastisa")
@@ -109,6 +118,9 @@ def TEXTRACT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa
         raise constraint(instr, "indexRow/indexCol", f"dst's valid region {(R, C)} at "
                          f"({r0}, {c0}) must lie inside src's valid region {src.valid_shape}",
                          (r0, c0))
+    if _lowp_relu(instr, dst, src, relu) and _ops._lowp_move(instr, dst, src, r0, c0):
+        X.record(instr, dst)
+        return
     _copy(_operand(dst), _at(src, r0, c0, dst), R, C, relu, dst)
     X.record(instr, dst)
 
@@ -117,8 +129,8 @@ def TINSERT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa:
             relu: bool = False, preQuant: None = None) -> None:
     """Copy src's valid region into dst at (indexRow, indexCol) (module doc)."""
     instr = "TINSERT"
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    _tile(instr, "dst", dst, lowp=True)
+    _tile(instr, "src", src, lowp=True)
     if preQuant is not None:
         raise NotImplementedError("TINSERT: the pre-quant (scalar or fp tile) forms are not "
                                   "implemented in fastisa")
@@ -128,6 +140,9 @@ def TINSERT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa:
         raise constraint(instr, "indexRow/indexCol", f"src's valid region {(R, C)} at "
                          f"({r0}, {c0}) must lie inside dst's valid region {dst.valid_shape}",
                          (r0, c0))
+    if _lowp_relu(instr, dst, src, relu) and _ops._lowp_move(instr, dst, src, r0, c0, into=True):
+        X.record(instr, dst, 1, R, C)
+        return
     src_op = _operand(src, dst)
     _copy(_at(dst, r0, c0), src_op, R, C, relu, dst)
     X.record(instr, dst, 1, R, C)

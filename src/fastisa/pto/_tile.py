@@ -14,6 +14,7 @@ import os
 import numpy as np
 
 from .. import cost, dtypes
+from . import _lowp_formats as _lp
 from ..errors import AccessError, AlignmentError, ConstraintError, constraint
 
 from typing import TYPE_CHECKING
@@ -96,9 +97,13 @@ _LOC_BUFFER = {TileType.Vec: "UB", TileType.Mat: "L1", TileType.Left: "L0A",
                TileType.Scaling: "FB", TileType.ScaleLeft: "L0A", TileType.ScaleRight: "L0B",
                TileType.Ctrl: "UB"}
 
-#: Element formats a tile may hold.
-TILE_FORMATS = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8", "uint16",
-                "uint32")
+#: Element formats the C tile kernels handle (every vector instruction accepts only these).
+KERNEL_FORMATS = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8", "uint16",
+                  "uint32")
+#: Element formats a tile may hold: the kernel formats and (branch ptolowp, issue 13) the
+#: low-precision and 64-bit formats the PTO docs list (fastisa.pto._lowp_formats), which only
+#: data-movement and conversion instructions accept.
+TILE_FORMATS = KERNEL_FORMATS + _lp.LOWP
 
 _TARGETS = {"A2A3": "A2A3", "A2": "A2A3", "A3": "A2A3", "A2/A3": "A2A3", "A5": "A5"}
 
@@ -150,12 +155,19 @@ def _pool(name: str) -> np.ndarray:
 PTO_DTYPE_NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i32": "int32",
                    "i16": "int16", "i8": "int8", "ui8": "uint8", "u8": "uint8",
                    "ui16": "uint16", "u16": "uint16", "ui32": "uint32", "u32": "uint32",
-                   "half": "float16", "float": "float32"}
+                   "half": "float16", "float": "float32",
+                   # branch ptolowp: the low-precision and 64-bit element types
+                   "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
+                   "f8E8M0FNU": "float8_e8m0fnu", "hif8": "hifloat8", "i64": "int64",
+                   "ui64": "uint64", "u64": "uint64", "i4": "int4"}
 
 
 def _fmt_of(dtype, where: str):
     if isinstance(dtype, str):
         dtype = PTO_DTYPE_NAMES.get(dtype, dtype)
+    lp = _lp.tile_format(dtype, where)
+    if lp is not None:
+        return lp
     try:
         fmt = dtypes.lookup(dtype)
     except ConstraintError:
@@ -396,11 +408,26 @@ class GlobalTensor:
     """
 
     def __init__(self, array: np.ndarray, shape: Sequence[Int] | None = None,
-                 strides: Sequence[Int] | None = None, layout: Layout | int = Layout.ND) -> None:
+                 strides: Sequence[Int] | None = None, layout: Layout | int = Layout.ND,
+                 dtype: DTypeLike | None = None) -> None:
         if not isinstance(array, np.ndarray):
             raise constraint("GlobalTensor", "array", "must be a numpy array", type(array).__name__)
+        if dtype is not None:
+            # the element format when the array holds only its container (branch ptolowp):
+            # uint8 bytes of hifloat8 / int4 / float4_*x2 codes; the itemsize must match
+            fmt = _fmt_of(dtype, "GlobalTensor")
+            if array.dtype.itemsize != fmt.itemsize or array.dtype.kind not in "uif" and \
+                    array.dtype.name != fmt.np_dtype.name:
+                raise constraint("GlobalTensor", "array", f"must hold {fmt.name}'s container "
+                                 f"{fmt.np_dtype} ({fmt.itemsize} bytes per item)", array.dtype)
+            self.format = fmt
+            if array.dtype != fmt.np_dtype:
+                array = array.view(fmt.np_dtype)
+        else:
+            self.format = _fmt_of(array.dtype, "GlobalTensor")
+            if array.dtype != self.format.np_dtype:      # en_dtypes.hifloat8 -> its codes
+                array = array.view(self.format.np_dtype)
         self.array = array
-        self.format = _fmt_of(array.dtype, "GlobalTensor")
         isz = array.dtype.itemsize
         if shape is None:
             shape = array.shape
@@ -488,6 +515,14 @@ def _pad_value(tile: Tile):
     fmt = tile.format
     if tile.pad in (PadValue.Null, PadValue.Zero):
         return 0
+    if fmt.name in _lp.LOWP and fmt.name not in ("int64", "uint64"):
+        # the code of +-inf (or +-max finite where the format has no inf), in every lane
+        code = int(_lp.encode(_lp.ALIASES.get(fmt.name, fmt.name),
+                              np.array([np.inf if tile.pad == PadValue.Max else -np.inf]),
+                              saturate=False)[0])
+        if fmt.lanes == 2:
+            code = code | code << 4
+        return np.array(code, np.uint8).view(tile.dtype)
     if fmt.is_float:
         return np.inf if tile.pad == PadValue.Max else -np.inf
     info = np.iinfo(tile.dtype)
