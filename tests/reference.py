@@ -2409,3 +2409,78 @@ def nki_isa_activate2(op, data, data_fmt, dst_fmt, imm0, imm1, op0, op1, relu_pa
             acc[p] = _nki_qnan() if np.isnan(s) else s
     return nki_round(y, dst_fmt)
 # ---- end of nki-isa activate2 section ----
+
+
+# ======================================================================================
+# ptolowp (branch ptolowp): PTO low-precision element formats and TCVT over them
+# (pto-isa docs/isa/TCVT.md; HiF8: arXiv:2409.16626 section 3; fp4 E1M2: bias 1 as
+# include/pto/cpu/MXTypes.hpp kFloat4E1M2Bias)
+# ======================================================================================
+def ptolowp_hif8_value(code):
+    """HiF8 code -> value, from the paper's field table: after the sign, the dot field is
+    '0000' (denormal, 3 bits M: 2^(M-23), M=0 is 0 / NaN with sign), '0001' (D=0, 3 bits
+    M), '001' (D=1, 1 bit E, 3 bits M), '01' (D=2, 2+3), '10' (D=3, 3+2), '11' (D=4, 4+1);
+    E is sign-magnitude with an implicit leading 1 (|E| in [2^(D-1), 2^D - 1]); D=4 with
+    E = +15 and M = 1 is infinity."""
+    s = -1.0 if code & 0x80 else 1.0
+    bits = format(code & 0x7F, "07b")
+    if bits.startswith("0000"):
+        m = int(bits[4:], 2)
+        if m == 0:
+            return float("nan") if code & 0x80 else 0.0
+        return s * 2.0 ** (m - 23)
+    for prefix, d, mb in (("0001", 0, 3), ("001", 1, 3), ("01", 2, 3), ("10", 3, 2),
+                          ("11", 4, 1)):
+        if bits.startswith(prefix):
+            rest = bits[len(prefix):]
+            ebits, mbits = rest[:d], rest[d:]
+            assert len(mbits) == mb
+            e = 0
+            if d:
+                mag = int("1" + ebits[1:], 2) if d > 1 else 1
+                e = -mag if ebits[0] == "1" else mag
+            m = int(mbits, 2)
+            if d == 4 and e == 15 and m == 1:
+                return s * float("inf")
+            return s * 2.0 ** e * (1 + m / 2 ** mb)
+    raise AssertionError(code)
+
+
+def ptolowp_fp4_value(code, e_bits, m_bits, bias=1):
+    s = -1.0 if code & (1 << (e_bits + m_bits)) else 1.0
+    e = (code >> m_bits) & ((1 << e_bits) - 1)
+    m = code & ((1 << m_bits) - 1)
+    if e == 0:
+        return s * (m / 2 ** m_bits) * 2.0 ** (1 - bias)
+    return s * (1 + m / 2 ** m_bits) * 2.0 ** (e - bias)
+
+
+def ptolowp_nearest(values, x, ties="even"):
+    """Brute-force round to nearest over a code table (float64 values, NaN codes ignored):
+    ties to the even code or away from zero; a zero result keeps x's sign where the table
+    has a -0.  Values beyond the largest finite magnitude are the caller's business."""
+    v = np.asarray(values, np.float64)
+    x = np.asarray(x, np.float64).reshape(-1)
+    codes = np.flatnonzero(np.isfinite(v))
+    vv = v[codes]
+    out = np.empty(x.size, np.int64)
+    for lo in range(0, x.size, 2048):
+        xs = x[lo:lo + 2048]
+        d = np.abs(xs[:, None] - vv[None, :])
+        cand = d == d.min(axis=1, keepdims=True)
+        out[lo:lo + 2048] = codes[np.argmax(cand, axis=1)]
+        for i in np.flatnonzero(cand.sum(axis=1) > 1):
+            cs = codes[cand[i]]
+            xi = xs[i]
+            if (v[cs] == 0).all():                       # +0 / -0: the sign of x
+                same = cs[np.signbit(v[cs]) == np.signbit(xi)]
+                out[lo + i] = (same if same.size else cs)[0]
+                continue
+            if ties == "even":
+                ev = cs[(cs & 1) == 0]
+                same = ev[np.signbit(v[ev]) == np.signbit(xi)]
+                out[lo + i] = (same if same.size else ev)[0]
+            else:
+                out[lo + i] = cs[np.argmax(np.abs(v[cs]))]
+    return out
+# ---- end of ptolowp section ----

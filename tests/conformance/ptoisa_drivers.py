@@ -1121,3 +1121,45 @@ def _ttrans_lowp(case_dir, args, kwargs, ns):
 
 
 DRIVERS["ttrans"] = _ttrans_lowp
+
+
+def _tstore(case_dir, args, kwargs, ns):
+    """tstore_kernel.cpp: TLOAD a GM tensor (ND, DN or NZ, a window of a larger whole
+    tensor) into a Vec tile and TSTORE it back into a zeroed tensor of the whole shape.  fp4
+    data is handled in x2 containers (bytes) along the contiguous axis."""
+    p = _param(args, kwargs)
+    f, dt, lanes = _lowp_fmt(p.datatype)
+    g = [int(getattr(p, f"gShape{i}")) for i in range(5)]
+    w = [int(getattr(p, f"gWholeShape{i}")) for i in range(5)]
+    fmt = p.format
+    if lanes == 2:                      # x2: the contiguous axis counts bytes
+        k = 4 if fmt == "ND" else 3
+        g[k] //= 2
+        w[k] //= 2
+    golden = _read(case_dir, "golden.bin", dt)
+    src = _read(case_dir, "input.bin", dt)
+    out = np.zeros_like(src)
+    isz = dt.itemsize
+    block = 32 // isz
+    if fmt == "DN":
+        strides = (w[1] * w[2] * w[3] * w[4], w[2] * w[3] * w[4], w[3] * w[4], 1, w[3])
+        lay, R = pto.Layout.DN, -(-g[3] // block) * block
+        C = g[0] * g[1] * g[2] * g[4]
+        tile = pto.Tile(V, f, R, C, blayout=pto.BLayout.ColMajor, valid_row=g[3], valid_col=C)
+    else:
+        strides = (w[1] * w[2] * w[3] * w[4], w[2] * w[3] * w[4], w[3] * w[4], w[4], 1)
+        if fmt == "NZ":
+            lay, R, C = pto.Layout.NZ, g[2] * g[3], g[0] * g[1] * g[4]
+            tile = pto.Tile(V, f, R, C, blayout=pto.BLayout.ColMajor,
+                            slayout=pto.SLayout.RowMajor, fractal=512)
+        else:
+            lay, R = pto.Layout.ND, g[0] * g[1] * g[2] * g[3]
+            C = -(-g[4] // block) * block
+            tile = pto.Tile(V, f, R, C, valid_row=R, valid_col=g[4])
+    kw = {} if isinstance(f, np.dtype) else {"dtype": f}
+    pto.TLOAD(tile, pto.GlobalTensor(src, g, strides, lay, **kw))
+    pto.TSTORE(pto.GlobalTensor(out, g, strides, lay, **kw), tile)
+    return out, golden, 1e-3
+
+
+DRIVERS["tstore"] = _tstore

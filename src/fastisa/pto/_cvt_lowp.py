@@ -78,7 +78,8 @@ def _values(t: Tile) -> np.ndarray:
     v = t.valid
     name = t.format.name
     if name in KERNEL_FORMATS or name in ("int64", "uint64"):
-        return v.astype(np.float64)
+        with np.errstate(invalid="ignore"):          # (ml_dtypes warns on NaN bfloat16)
+            return v.astype(np.float64)
     return L.decode(name, np.ascontiguousarray(v).view(np.uint8))
 
 

@@ -72,9 +72,12 @@ class PadValue(enum.IntEnum):
 
 
 class Layout(enum.IntEnum):
-    """GlobalTensor layout hint: ND (row-major) or DN (column-major)."""
+    """GlobalTensor layout: ND (row-major), DN (column-major) or NZ (fractal: dims 0-1 count
+    column blocks, dim 2 row blocks, dims 3-4 the 16 x C0 block; pto-isa
+    include/pto/common/pto_tile.hpp ``Layout::NZ``, docs/isa/TLOAD.md)."""
     ND = 0
     DN = 1
+    NZ = 2
 
 
 #: Simulated on-chip buffer capacities in bytes per target (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/),
@@ -462,7 +465,12 @@ class GlobalTensor:
         try:
             self.layout = Layout(layout)
         except ValueError:
-            raise constraint("GlobalTensor", "layout", "must be Layout.ND or Layout.DN", layout) from None
+            raise constraint("GlobalTensor", "layout", "must be Layout.ND, DN or NZ", layout) from None
+        if self.layout == Layout.NZ and 0 not in self.shape and (
+                self.shape[3] != 16 or self.shape[4] * isz != 32):
+            raise constraint("GlobalTensor", "shape", "of an NZ tensor must end in the 16 x C0 "
+                             f"fractal (dim 3 = 16, dim 4 = 32 / sizeof(T) = {32 // isz})",
+                             self.shape)
         # The whole array as one flat element sequence (no copy when contiguous).
         if not (array.flags.c_contiguous or array.flags.f_contiguous):
             raise constraint("GlobalTensor", "array", "must be contiguous (GM is flat memory)",
@@ -488,16 +496,33 @@ class GlobalTensor:
         n = self.shape
         if self.layout == Layout.ND:
             return v.reshape(n[0] * n[1] * n[2] * n[3], n[4])
+        if self.layout == Layout.NZ:    # element (i2*n3 + i3, (i0*n1 + i1)*n4 + i4)
+            return v.transpose(2, 3, 0, 1, 4).reshape(n[2] * n[3], n[0] * n[1] * n[4])
         return v.transpose(3, 0, 1, 2, 4).reshape(n[3], n[0] * n[1] * n[2] * n[4])
+
+    def _write2d(self, src2d: np.ndarray) -> None:
+        """Writes a [rows, cols] array through the 5-D view (the inverse of view2d)."""
+        v5 = self._view5()
+        n = self.shape
+        if self.layout == Layout.ND:
+            v5[...] = src2d.reshape(n)
+        elif self.layout == Layout.NZ:
+            v5[...] = src2d.reshape(n[2], n[3], n[0], n[1], n[4]).transpose(2, 3, 0, 1, 4)
+        else:
+            v5[...] = src2d.reshape(n[3], n[0], n[1], n[2], n[4]).transpose(1, 2, 3, 0, 4)
 
     @property
     def rows(self) -> int:
         n = self.shape
+        if self.layout == Layout.NZ:
+            return n[2] * n[3]
         return n[0] * n[1] * n[2] * n[3] if self.layout == Layout.ND else n[3]
 
     @property
     def cols(self) -> int:
         n = self.shape
+        if self.layout == Layout.NZ:
+            return n[0] * n[1] * n[4]
         return n[4] if self.layout == Layout.ND else n[0] * n[1] * n[2] * n[4]
 
     def __repr__(self) -> str:
@@ -576,13 +601,7 @@ def TSTORE(gt: GlobalTensor, tile: Tile) -> None:  # noqa: N802
     view = gt.view2d()
     if not np.shares_memory(view, gt.array):
         # ND/DN reshape had to copy: write through the 5-D view instead.
-        v5 = gt._view5()
-        n = gt.shape
-        src = tile.valid
-        if gt.layout == Layout.ND:
-            v5[...] = src.reshape(n)
-        else:
-            v5[...] = src.reshape(n[3], n[0], n[1], n[2], n[4]).transpose(1, 2, 3, 0, 4)
+        gt._write2d(tile.valid)
     else:
         np.copyto(view, tile.valid)
     nbytes = tile.valid_row * tile.valid_col * tile.dtype.itemsize

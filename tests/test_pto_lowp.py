@@ -1,0 +1,382 @@
+"""Branch ptolowp (issue 13): PTO low-precision / 64-bit tile formats, their memory-safety
+rule, TCVT over them, GlobalTensor NZ and container dtypes.  Oracles: tests/reference.py
+(ptolowp_*), ml_dtypes, and en_dtypes where it is installed."""
+
+from __future__ import annotations
+
+import inspect
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import reference as ref
+from fastisa import errors, pto
+
+V = pto.TileType.Vec
+LOWP = ["float8_e4m3fn", "float8_e5m2", "hifloat8", "int4", "float4_e2m1x2", "float4_e1m2x2",
+        "int64", "uint64"]
+#: instructions that accept low-precision tiles (data movement, conversion, printing)
+ALLOWED = {"TCVT", "TMOV", "TTRANS", "TEXTRACT", "TINSERT", "TPRINT", "TASSIGN", "TLOAD",
+           "TSTORE"}
+
+
+def _instructions():
+    out = []
+    for n in pto.__all__:
+        fn = getattr(pto, n)
+        if n.isupper() and callable(fn) and not isinstance(fn, type):
+            try:
+                sig = inspect.signature(fn)
+            except (TypeError, ValueError):
+                continue
+            ps = [p for p in sig.parameters.values() if p.default is inspect.Parameter.empty
+                  and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            if ps:
+                out.append((n, len(ps)))
+    return out
+
+
+@pytest.mark.parametrize("fmt", ["hifloat8", "int64", "float4_e2m1x2", "float8_e4m3fn", "int4"])
+def test_every_vector_instruction_refuses_lowp_tiles(fmt):
+    """Every instruction outside ALLOWED refuses a low-precision tile in any Tile position
+    with a fastisa error before its kernel runs, and changes nothing."""
+    cols = 32 if fmt != "int64" else 8
+    for name, n in _instructions():
+        if name in ALLOWED:
+            continue
+        for k in range(n):
+            lp = pto.Tile(V, fmt, 8, cols)
+            lp.buffer.view(np.uint8)[:] = np.arange(lp.nbytes) % 251
+            before = lp.buffer.copy()
+            args = [lp if i == k else pto.Tile(V, "float32", 8, cols) for i in range(n)]
+            with pytest.raises((errors.ConstraintError, errors.AccessError, NotImplementedError,
+                                errors.AlignmentError)) as ei:
+                getattr(pto, name)(*args)
+            assert np.array_equal(lp.buffer.view(np.uint8), before.view(np.uint8)), name
+            if isinstance(ei.value, errors.ConstraintError) and fmt in str(ei.value):
+                assert str(ei.value).startswith(name) or name in str(ei.value), str(ei.value)
+
+
+def test_operand_backstop_refuses_lowp():
+    from fastisa.pto._ops import _operand
+    with pytest.raises(errors.ConstraintError, match="cannot be passed to a C tile kernel"):
+        _operand(pto.Tile(V, "hifloat8", 2, 32))
+
+
+@pytest.mark.parametrize("fmt,isz", [("float8_e4m3fn", 1), ("float8_e5m2", 1), ("hifloat8", 1),
+                                     ("int4", 1), ("float4_e2m1x2", 1), ("int64", 8),
+                                     ("uint64", 8)])
+def test_lowp_tile_storage_and_alignment(fmt, isz):
+    t = pto.Tile(V, fmt, 4, 32 // isz)
+    assert t.nbytes == 4 * 32 and t.data.shape == (4, 32 // isz)
+    with pytest.raises(errors.AlignmentError):
+        pto.Tile(V, fmt, 4, 16 // isz + 1)
+    assert pto.Tile(V, {"i64": "int64"}.get(fmt, fmt), 1, 32 // isz).format.name == fmt
+
+
+def test_lowp_aliases_and_numpy_dtypes():
+    assert pto.Tile(V, ml_dtypes.float8_e4m3fn, 1, 32).format.name == "float8_e4m3fn"
+    assert pto.Tile(V, "float8_e4m3_t", 1, 32).format.name == "float8_e4m3fn"
+    assert pto.Tile(V, np.int64, 1, 4).format.name == "int64"
+    assert pto.Tile(V, "hif8", 1, 32).format.name == "hifloat8"
+    with pytest.raises(errors.ConstraintError, match="Tile: dtype must be one of"):
+        pto.Tile(V, "float64", 1, 4)
+
+
+@pytest.mark.parametrize("fmt", ["hifloat8", "int64", "float8_e5m2", "float4_e1m2x2"])
+def test_moves_copy_bits(fmt):
+    isz = 8 if fmt == "int64" else 1
+    c = 32 // isz
+    rng = np.random.default_rng(1)
+    a = pto.Tile(V, fmt, 8, c)
+    a.buffer.view(np.uint8)[:] = rng.integers(0, 256, a.nbytes)
+    b = pto.Tile(V, fmt, 8, c)
+    pto.TMOV(b, a)
+    assert b.buffer.tobytes() == a.buffer.tobytes()
+    e = pto.Tile(V, fmt, 4, c, valid_row=3, valid_col=c // 2)
+    e.buffer.view(np.uint8)[:] = 7
+    keep = e.buffer.copy()
+    pto.TEXTRACT(e, a, 2, c // 4)
+    assert e.valid.tobytes() == np.ascontiguousarray(a.data[2:5, c // 4:c // 4 + c // 2]).tobytes()
+    outside = np.ones(e.data.shape, bool)
+    outside[:3, :c // 2] = False
+    assert (e.data.view(np.uint8).reshape(4, -1)[np.repeat(outside, isz, axis=1)] == 7).all()
+    assert keep.size == e.buffer.size
+    i = pto.Tile(V, fmt, 8, c)
+    pto.TINSERT(i, e, 4, 0)
+    assert i.data[4:7, :c // 2].tobytes() == e.valid.tobytes()
+    if fmt != "float4_e1m2x2":
+        n = 32 if isz == 1 else 4
+        src = pto.Tile(V, fmt, n, n, valid_col=n // 2)
+        src.buffer.view(np.uint8)[:] = rng.integers(0, 256, src.nbytes)
+        t = pto.Tile(V, fmt, n, n, valid_row=n // 2)
+        pto.TTRANS(t, src)
+        assert np.ascontiguousarray(t.valid).tobytes() == np.ascontiguousarray(src.valid.T).tobytes()
+
+
+def test_lowp_move_errors():
+    a = pto.Tile(V, "hifloat8", 8, 32)
+    with pytest.raises(errors.ConstraintError, match="TMOV: dst.dtype must equal src.dtype"):
+        pto.TMOV(pto.Tile(V, "uint8", 8, 32), a)
+    with pytest.raises(errors.ConstraintError, match="TTRANS: src.dtype must not be a packed"):
+        pto.TTRANS(pto.Tile(V, "float4_e2m1x2", 32, 32), pto.Tile(V, "float4_e2m1x2", 32, 32))
+    with pytest.raises(errors.ConstraintError, match="TEXTRACT: relu must be False"):
+        pto.TEXTRACT(pto.Tile(V, "hifloat8", 8, 32), a, relu=True)
+
+
+def test_pad_values_of_lowp_tiles():
+    gt = pto.GlobalTensor(np.arange(32, dtype=np.uint8).reshape(1, 32), dtype="hifloat8")
+    t = pto.Tile(V, "hifloat8", 2, 32, valid_row=1, pad=pto.PadValue.Max)
+    pto.TLOAD(t, gt)
+    assert t.data[0].tolist() == list(range(32)) and (t.data[1] == 0x6F).all()   # +inf
+    t = pto.Tile(V, "float4_e2m1x2", 2, 32, valid_row=1, pad=pto.PadValue.Min)
+    pto.TLOAD(t, pto.GlobalTensor(np.zeros((1, 32), np.uint8), dtype="float4_e2m1x2"))
+    assert (t.data[1] == 0xFF).all()                                            # -6, -6
+    t = pto.Tile(V, "int64", 2, 4, valid_row=1, pad=pto.PadValue.Max)
+    pto.TLOAD(t, pto.GlobalTensor(np.zeros((1, 4), np.int64)))
+    assert (t.data[1] == np.iinfo(np.int64).max).all()
+
+
+def test_globaltensor_container_dtype_errors():
+    with pytest.raises(errors.ConstraintError, match="GlobalTensor: array must hold int64"):
+        pto.GlobalTensor(np.zeros(4, np.int32), dtype="int64")
+    t = pto.Tile(V, "hifloat8", 1, 32)
+    with pytest.raises(errors.ConstraintError, match="TLOAD: src.dtype must equal"):
+        pto.TLOAD(t, pto.GlobalTensor(np.zeros((1, 32), np.uint8)))
+
+
+def test_globaltensor_nz_layout():
+    """NZ: element (i2*16 + i3, (i0*n1 + i1)*C0 + i4) at offset sum(i_k * stride_k)."""
+    n = (2, 1, 3, 16, 8)
+    w = np.arange(2 * 1 * 4 * 16 * 8, dtype=np.float32)
+    strides = (4 * 16 * 8, 4 * 16 * 8, 16 * 8, 8, 1)
+    gt = pto.GlobalTensor(w, n, strides, pto.Layout.NZ)
+    assert (gt.rows, gt.cols) == (48, 16)
+    want = np.empty((48, 16), np.float32)
+    for i0 in range(2):
+        for i2 in range(3):
+            for i3 in range(16):
+                for i4 in range(8):
+                    want[i2 * 16 + i3, i0 * 8 + i4] = w[i0 * strides[0] + i2 * strides[2]
+                                                        + i3 * strides[3] + i4]
+    t = pto.Tile(V, "float32", 48, 16, blayout=pto.BLayout.ColMajor, slayout=pto.SLayout.RowMajor)
+    pto.TLOAD(t, gt)
+    assert np.array_equal(t.data, want)
+    out = np.zeros_like(w)
+    pto.TSTORE(pto.GlobalTensor(out, n, strides, pto.Layout.NZ), t)
+    mask = np.zeros(w.size, bool)
+    mask[pto.GlobalTensor(np.arange(w.size, dtype=np.int32), n, strides,
+                          pto.Layout.NZ).view2d().reshape(-1)] = True
+    assert np.array_equal(out[mask], w[mask]) and (out[~mask] == 0).all()
+    with pytest.raises(errors.ConstraintError, match="NZ tensor must end in the 16 x C0"):
+        pto.GlobalTensor(w, (2, 1, 3, 8, 16), strides, pto.Layout.NZ)
+
+
+# ---- TCVT --------------------------------------------------------------------------------
+
+def _codes_tile(fmt, codes, cols=None):
+    codes = np.asarray(codes, np.uint8).reshape(-1, 32)
+    t = pto.Tile(V, fmt, codes.shape[0], 32)
+    t.data[:] = codes.view(t.dtype)
+    return t
+
+
+def _hif8_table():
+    return np.array([ref.ptolowp_hif8_value(c) for c in range(256)])
+
+
+def _table(fmt):
+    if fmt == "hifloat8":
+        return _hif8_table()
+    if fmt == "int4":
+        return np.array([c - 16 if c & 8 else c for c in range(16)], np.float64)
+    if fmt == "float4_e2m1x2":
+        return np.array([ref.ptolowp_fp4_value(c, 2, 1) for c in range(16)])
+    if fmt == "float4_e1m2x2":
+        return np.array([ref.ptolowp_fp4_value(c, 1, 2) for c in range(16)])
+    dt = {"float8_e4m3fn": ml_dtypes.float8_e4m3fn, "float8_e5m2": ml_dtypes.float8_e5m2}[fmt]
+    return np.arange(256, dtype=np.uint8).view(dt).astype(np.float64)
+
+
+def _same(a, b):
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    return bool((((a == b) & (np.signbit(a) == np.signbit(b))) | (np.isnan(a) & np.isnan(b))).all())
+
+
+@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2", "hifloat8"])
+def test_tcvt_every_8bit_code_to_float32(fmt):
+    src = _codes_tile(fmt, np.arange(256))
+    dst = pto.Tile(V, "float32", 8, 32)
+    pto.TCVT(dst, src, pto.RoundMode.CAST_RINT)
+    assert _same(dst.data.reshape(-1), _table(fmt))
+
+
+def test_hif8_decode_matches_en_dtypes():
+    en = pytest.importorskip("en_dtypes")
+    want = np.arange(256, dtype=np.uint8).view(en.hifloat8).astype(np.float64)
+    assert _same(_hif8_table(), want)
+
+
+@pytest.mark.parametrize("fmt,pair", [("int4", "float16"), ("int4", "float32"),
+                                      ("float4_e2m1x2", "bfloat16"),
+                                      ("float4_e1m2x2", "bfloat16"),
+                                      ("float4_e2m1x2", "float32")])
+def test_tcvt_every_4bit_code(fmt, pair):
+    t = _table(fmt)
+    if fmt == "int4":
+        src = _codes_tile(fmt, np.tile(np.arange(16), 2))
+        want = t[np.tile(np.arange(16), 2)]
+        dst = pto.Tile(V, pair, 1, 32)
+    else:                                    # x2: byte j = codes (2j, 2j+1)
+        codes = np.arange(64) % 16
+        src = _codes_tile(fmt, (codes[0::2] | codes[1::2] << 4))
+        want = t[codes]
+        dst = pto.Tile(V, pair, 1, 64)
+    pto.TCVT(dst, src, "RINT")
+    assert _same(dst.data.reshape(-1).astype(np.float64), want)
+
+
+_F16 = np.arange(65536, dtype=np.uint16).view(np.float16)
+
+
+@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2"])
+def test_tcvt_every_float16_value_to_fp8_is_ml_dtypes(fmt):
+    """float32 sources holding every float16 value -> fp8 with CAST_RINT: ml_dtypes' astype
+    (RNE; E5M2 overflows to inf, E4M3 to NaN)."""
+    x = _F16.astype(np.float32).reshape(-1, 256)
+    src = pto.Tile(V, "float32", x.shape[0], 256)
+    src.data[:] = x
+    dst = pto.Tile(V, fmt, x.shape[0], 256)
+    pto.TCVT(dst, src, "RINT")
+    want = x.astype(getattr(ml_dtypes, fmt)).view(np.uint8)
+    got = dst.data.view(np.uint8)
+    assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("mode", ["RINT", "ROUND"])
+def test_tcvt_every_float16_value_to_hif8(mode):
+    """float16 -> hifloat8 (a documented A5 pair) over every code, against the brute-force
+    nearest oracle; CAST_ROUND (ties away) also equals en_dtypes' astype."""
+    x = _F16.reshape(-1, 256)
+    src = pto.Tile(V, "float16", x.shape[0], 256)
+    src.data[:] = x
+    dst = pto.Tile(V, "hifloat8", x.shape[0], 256)
+    pto.TCVT(dst, src, mode)
+    got = dst.data.view(np.uint8).reshape(-1).astype(np.int64)
+    xf = _F16.astype(np.float64)
+    fin = np.isfinite(xf) & (np.abs(xf) <= 32768)
+    want = ref.ptolowp_nearest(_hif8_table(), xf[fin], "even" if mode == "RINT" else "away")
+    assert np.array_equal(got[fin], want)
+    assert (got[np.isnan(xf)] == 0x80).all()
+    assert (got[xf == np.inf] == 0x6F).all() and (got[xf == -np.inf] == 0xEF).all()
+
+
+def test_hif8_round_matches_en_dtypes():
+    en = pytest.importorskip("en_dtypes")
+    x = _F16.reshape(-1, 256)
+    src = pto.Tile(V, "float16", x.shape[0], 256)
+    src.data[:] = x
+    dst = pto.Tile(V, "hifloat8", x.shape[0], 256)
+    pto.TCVT(dst, src, "ROUND")
+    with np.errstate(invalid="ignore"):
+        want = _F16.astype(np.float32).astype(en.hifloat8).view(np.uint8)
+    assert np.array_equal(dst.data.view(np.uint8).reshape(-1), want)
+
+
+@pytest.mark.parametrize("fmt", ["float4_e2m1x2", "float4_e1m2x2"])
+def test_tcvt_every_bfloat16_value_to_fp4(fmt):
+    """bfloat16 -> fp4 x2 (A5): nearest even inside the range, clamped outside (no inf/NaN
+    codes; NaN -> 0)."""
+    x = np.arange(65536, dtype=np.uint16).view(ml_dtypes.bfloat16).reshape(-1, 256)
+    src = pto.Tile(V, "bfloat16", x.shape[0], 256)
+    src.data[:] = x
+    dst = pto.Tile(V, fmt, x.shape[0], 128)
+    pto.TCVT(dst, src, "RINT")
+    raw = dst.data.view(np.uint8)
+    codes = np.empty((x.shape[0], 256), np.int64)
+    codes[:, 0::2], codes[:, 1::2] = raw & 0xF, raw >> 4
+    t = _table(fmt)
+    xf = x.astype(np.float64).reshape(-1)
+    mx = t.max()
+    want = ref.ptolowp_nearest(t, np.where(np.isnan(xf), 0.0, np.clip(xf, -mx, mx)), "even")
+    want[np.isnan(xf)] = 0
+    assert np.array_equal(codes.reshape(-1), want)
+    if fmt == "float4_e2m1x2":
+        ml = x.astype(np.float32).astype(ml_dtypes.float4_e2m1fn).view(np.uint8).reshape(-1)
+        ok = ~np.isnan(xf)
+        assert np.array_equal(codes.reshape(-1)[ok], ml[ok])
+
+
+def test_tcvt_int64_pairs():
+    a = np.array([[0, -1, 2 ** 40 + 1, -(2 ** 62), 2 ** 63 - 1, 7, -7, 2 ** 31]], np.int64)
+    s = pto.Tile(V, "int64", 1, 8)
+    s.data[:] = a
+    f = pto.Tile(V, "float32", 1, 8)
+    pto.TCVT(f, s, "RINT")
+    assert np.array_equal(f.data, a.astype(np.float32))
+    i = pto.Tile(V, "int32", 1, 8)
+    pto.TCVT(i, s, "RINT")
+    assert i.data.tolist() == [np.clip(a, -2 ** 31, 2 ** 31 - 1).astype(np.int32).tolist()[0]]
+    x = pto.Tile(V, "float32", 1, 8)
+    x.data[:] = [1.5, -2.5, 3e19, -3e19, np.nan, 0.49, -0.5, 1e10]
+    o = pto.Tile(V, "int64", 1, 8)
+    pto.TCVT(o, x, "RINT")
+    assert o.data.tolist() == [[2, -2, 2 ** 63 - 1, -2 ** 63, 0, 0, 0, 10 ** 10]]
+    pto.TCVT(o, x, "FLOOR")
+    assert o.data[0, :2].tolist() == [1, -3]
+
+
+def test_tcvt_float32_to_int4_every_mode():
+    x = np.array([-9.5, -8.5, -2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 6.6, 7.5, np.nan, 100.0, -0.2, 0.7,
+                  3.0, -3.0] * 2, np.float32).reshape(1, 32)
+    s = pto.Tile(V, "float32", 1, 32)
+    s.data[:] = x
+    d = pto.Tile(V, "int4", 1, 32)
+    for mode, fn in (("RINT", np.rint), ("FLOOR", np.floor), ("CEIL", np.ceil),
+                     ("TRUNC", np.trunc)):
+        pto.TCVT(d, s, mode)
+        want = np.where(np.isnan(x), 0, np.clip(fn(x), -8, 7)).astype(np.int64) & 0xF
+        assert d.data.tolist() == want.tolist(), mode
+
+
+def test_tcvt_simulator_forms_for_int4_and_fp4():
+    """satMode given: TCvt.hpp's computation (module doc of fastisa.pto._cvt_lowp)."""
+    x = np.array([[0.4, 0.6, 1.4, 2.0, 3.0, 5.0, -5.0, 7.0] * 8], np.float32)
+    s = pto.Tile(V, "float32", 1, 64)
+    s.data[:] = x
+    e1 = pto.Tile(V, "float4_e1m2x2", 1, 32)
+    pto.TCVT(e1, s, "RINT", satMode="OFF")
+    # rint first (0, 1, 1, 2, 3, 5, -5, 7), then MXType truncation with a wrapping exponent:
+    # 1 -> 0b0100, 2 -> exponent 2 & 1 = 0 -> 0, 3 -> 0b0010 (exp 0, man 10), 5 -> 0b0101
+    raw = e1.data.view(np.uint8)[0]
+    codes = np.empty(64, np.int64)
+    codes[0::2], codes[1::2] = raw & 0xF, raw >> 4
+    assert codes[:8].tolist() == [0, 4, 4, 0, 2, 5, 13, 7]
+    e2 = pto.Tile(V, "float4_e2m1x2", 1, 32)
+    pto.TCVT(e2, s, "RINT", satMode="ON")            # clamp to [-6, 6] first
+    raw = e2.data.view(np.uint8)[0]
+    codes[0::2], codes[1::2] = raw & 0xF, raw >> 4
+    assert codes[:8].tolist() == [0, 2, 2, 4, 5, 6, 14, 7]
+    i4 = pto.Tile(V, "int4", 1, 64)
+    s.data[0, 0] = np.nan
+    pto.TCVT(i4, s, "RINT", satMode="OFF")           # the simulator's clamp: NaN -> 7
+    assert i4.data[0, 0] == 7
+
+
+def test_tcvt_lowp_errors():
+    s = pto.Tile(V, "float32", 1, 32)
+    with pytest.raises(errors.ConstraintError, match=r"TCVT: \(src.dtype, dst.dtype\) must be a "
+                       "conversion"):
+        pto.TCVT(pto.Tile(V, "float8_e4m3fn", 1, 32), pto.Tile(V, "float16", 1, 32), "RINT")
+    with pytest.raises(errors.ConstraintError, match="TCVT: src valid shape must hold"):
+        pto.TCVT(pto.Tile(V, "float4_e2m1x2", 1, 32), s, "RINT")
+    with pytest.raises(errors.ConstraintError, match="TCVT: satMode must be"):
+        pto.TCVT(pto.Tile(V, "int4", 1, 32), s, "RINT", satMode="MAYBE")
+    with pytest.raises(errors.ConstraintError, match="TCVT: dst.loc must be TileType.Vec"):
+        pto.TCVT(pto.Tile(pto.TileType.Mat, "hifloat8", 1, 32), s, "RINT")
+    d = pto.Tile(V, "hifloat8", 1, 32)
+    d.data[:] = 5
+    with pytest.raises(errors.ConstraintError):
+        pto.TCVT(d, pto.Tile(V, "float32", 2, 32), "RINT")
+    assert (d.data == 5).all()
