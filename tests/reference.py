@@ -2483,4 +2483,38 @@ def ptolowp_nearest(values, x, ties="even"):
             else:
                 out[lo + i] = cs[np.argmax(np.abs(v[cs]))]
     return out
+def ptolowp_fixpipe(x, src, dst, word=None, vector=False, relu=False, saturate_inf=False):
+    """One element through the fixpipe (fastisa.pto._fixpipe module doc): word fields per
+    pto-isa include/pto/cpu/common.hpp quantize_element; plain casts without a word."""
+    import math
+    f32 = np.float32
+    if word is None:
+        v = max(x, 0) if relu else x
+        return np.array([v], dtype=src).astype(dst)[0]
+    word = int(word)
+    if dst == "int16":
+        v = f32(max(-32768, min(32767, int(x) >> (((word >> 32) & 0xF) + 1))))
+    else:
+        bits = word & 0xFFFFFFFF
+        if vector:
+            bits &= ~0x1FFF
+        m1 = np.array([bits], np.uint32).view(np.float32)[0]
+        with np.errstate(all="ignore"):
+            v = f32(f32(x) * m1)
+        if dst in ("int8", "uint8"):
+            off = f32((word >> 37) & 0x1FF)
+            signed = (word >> 46) & 1
+            with np.errstate(all="ignore"):
+                r = f32(np.rint(f32(v + off)))
+            lo, hi = (-128, 127) if signed else (0, 255)
+            v = f32(0) if math.isnan(r) else f32(min(max(r, lo), hi))
+        elif dst in ("float16", "bfloat16"):
+            top = f32(65504) if dst == "float16" else np.finfo(np.float32).max
+            if math.isnan(v) and saturate_inf:
+                v = f32(0)
+            elif math.isfinite(v) or saturate_inf:
+                v = f32(min(max(v, -top), top))
+    if relu:
+        v = v if v > 0 else f32(0)
+    return np.array([v], np.float32).astype(ml_dtypes.bfloat16 if dst == "bfloat16" else dst)[0]
 # ---- end of ptolowp section ----

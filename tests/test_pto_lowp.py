@@ -380,3 +380,115 @@ def test_tcvt_lowp_errors():
     with pytest.raises(errors.ConstraintError):
         pto.TCVT(d, pto.Tile(V, "float32", 2, 32), "RINT")
     assert (d.data == 5).all()
+
+
+# ---- fixpipe: TSTORE / TSTORE_FP / TEXTRACT / TINSERT quantising forms ----------------------
+
+_FIX_PAIRS = [("float32", "int8"), ("float32", "uint8"), ("float32", "float16"),
+              ("float32", "bfloat16"), ("int32", "int8"), ("int32", "uint8"),
+              ("int32", "float16"), ("int32", "int16")]
+
+
+def _fix_src(src, rng, R=16, C=16):
+    if src == "int32":
+        return rng.integers(-70000, 70000, (R, C)).astype(np.int32)
+    x = (rng.standard_normal((R, C)) * 300).astype(np.float32)
+    x[0, :4] = [np.inf, -np.inf, np.nan, 7e4]
+    return x
+
+
+def _words(rng, n, dst):
+    return np.array([pto.QuantWord.pack(rng.uniform(0.01, 5.0), rng.integers(0, 512),
+                                        dst == "int8", rng.integers(0, 16)) for _ in range(n)],
+                    np.uint64)
+
+
+def _expect(x, src, dst, words, vector, relu, sat, col_major=False):
+    R, C = x.shape
+    out = np.empty((R, C), ml_dtypes.bfloat16 if dst == "bfloat16" else np.dtype(dst))
+    for i in range(R):
+        for j in range(C):
+            w = None if words is None else words[(i if col_major else j) if vector else 0]
+            out[i, j] = ref.ptolowp_fixpipe(x[i, j], src, dst, w, vector, relu, sat)
+    return out
+
+
+@pytest.mark.parametrize("src,dst", _FIX_PAIRS)
+@pytest.mark.parametrize("vector", [False, True])
+def test_tstore_fixpipe_quant(src, dst, vector):
+    rng = np.random.default_rng(hash((src, dst, vector)) % 2 ** 32)
+    x = _fix_src(src, rng)
+    t = pto.Tile(pto.TileType.Acc, src, 16, 16)
+    t.data[:] = x
+    words = _words(rng, 16, dst)
+    for relu in (False, True):
+        for sat in (False, True):
+            out = np.zeros((16, 16), ml_dtypes.bfloat16 if dst == "bfloat16" else np.dtype(dst))
+            if vector:
+                fp = pto.Tile(V, "uint64", 1, 16)
+                fp.data[0] = words
+                pto.TSTORE_FP(pto.GlobalTensor(out), t, fp, reluPreMode=int(relu), saturateInf=sat)
+            else:
+                pto.TSTORE(pto.GlobalTensor(out), t, int(words[0]), reluPreMode=int(relu),
+                           saturateInf=sat)
+            want = _expect(x, src, dst, words, vector, relu, sat)
+            assert out.tobytes() == want.tobytes() or _same(out.astype(np.float64),
+                                                            want.astype(np.float64))
+
+
+def test_tstore_acc_plain_conversion_and_relu():
+    x = np.array([[1.5, -2.25, 1e-8, 70000.0] * 4] * 2, np.float32)
+    t = pto.Tile(pto.TileType.Acc, "float32", 2, 16)
+    t.data[:] = x
+    for dt in (np.float16, ml_dtypes.bfloat16):
+        out = np.zeros((2, 16), dt)
+        pto.TSTORE(pto.GlobalTensor(out), t)
+        assert out.tobytes() == x.astype(dt).tobytes()
+    out = np.zeros((2, 16), np.float32)
+    pto.TSTORE(pto.GlobalTensor(out), t, reluPreMode=pto.ReluPreMode.NormalRelu)
+    assert np.array_equal(out, np.maximum(x, 0))
+
+
+def test_textract_tinsert_quant_forms():
+    rng = np.random.default_rng(5)
+    M = pto.TileType.Mat
+    x = rng.integers(-3000, 3000, (32, 64)).astype(np.int32)
+    src = pto.Tile(M, "int32", 32, 64)
+    src.data[:] = x
+    words = _words(rng, 64, "int8")
+    fp = pto.Tile(M, "uint64", 1, 64)
+    fp.data[0] = words
+    d = pto.Tile(M, "int8", 16, 32)
+    d.data[:] = 9
+    pto.TEXTRACT_FP(d, src, fp, 8, 16, relu=True)
+    want = _expect(x[8:24, 16:48], "int32", "int8", words[16:48], True, True, False)
+    assert np.array_equal(d.data, want)
+    pto.TEXTRACT(d, src, 0, 0, preQuant=int(words[3]))
+    assert np.array_equal(d.data, _expect(x[:16, :32], "int32", "int8", words[3:4], False,
+                                          False, False))
+    big = pto.Tile(M, "float16", 64, 64)
+    big.data[:] = 1
+    s16 = pto.Tile(M, "int32", 16, 32)
+    s16.data[:] = x[:16, :32]
+    pto.TINSERT_FP(big, s16, fp, 32, 16)
+    assert np.array_equal(big.data[32:48, 16:48], _expect(x[:16, :32], "int32", "float16",
+                                                          words[:32], True, False, False))
+    assert (big.data[:32] == 1).all() and (big.data[48:] == 1).all()
+
+
+def test_fixpipe_errors_change_nothing():
+    t = pto.Tile(pto.TileType.Acc, "float32", 2, 16)
+    out = np.full((2, 16), 3, np.int16)
+    with pytest.raises(errors.ConstraintError, match=r"TSTORE: \(src.dtype, dst.dtype\) must be"):
+        pto.TSTORE(pto.GlobalTensor(out), t, 1)
+    with pytest.raises(errors.ConstraintError, match="without a quantisation parameter"):
+        pto.TSTORE(pto.GlobalTensor(np.zeros((2, 16), np.int8)), t)
+    with pytest.raises(errors.ConstraintError, match="preQuantScalar must be a 64-bit"):
+        pto.TSTORE(pto.GlobalTensor(np.zeros((2, 16), np.int8)), t, -1)
+    with pytest.raises(errors.ConstraintError, match="TSTORE_FP: fp must be a uint64 Tile"):
+        pto.TSTORE_FP(pto.GlobalTensor(np.zeros((2, 16), np.int8)), t, pto.Tile(V, "int32", 1, 16))
+    with pytest.raises(errors.ConstraintError, match="TSTORE_FP: fp valid shape"):
+        pto.TSTORE_FP(pto.GlobalTensor(np.zeros((2, 16), np.int8)), t, pto.Tile(V, "uint64", 1, 8))
+    with pytest.raises(errors.ConstraintError, match="TEXTRACT: indexRow/indexCol"):
+        pto.TEXTRACT(pto.Tile(V, "int8", 2, 32), pto.Tile(V, "float32", 2, 32), 1, 0, preQuant=1)
+    assert (out == 3).all()

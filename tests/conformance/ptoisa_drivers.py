@@ -1163,3 +1163,107 @@ def _tstore(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tstore"] = _tstore
+
+
+def _tstore_quant(case_dir, args, kwargs, ns):
+    """tstore_quant_kernel.cpp: TLOAD a Vec tile (ND, DN or NZ window), then TSTORE (scalar
+    word) or TSTORE_FP (a uint64 tile of words) with ReLU, into a zeroed tensor."""
+    p = _param(args, kwargs)
+    sdt, ddt = np.dtype(p.src_type), _np_or_bf16(p.dst_type)
+    g = [int(getattr(p, f"g_shape_{i}")) for i in range(5)]
+    w = [int(getattr(p, f"g_whole_shape_{i}")) for i in range(5)]
+    golden = _read(case_dir, "golden.bin", ddt)
+    src = _read(case_dir, "input.bin", sdt)
+    quant = _read(case_dir, "quant.bin", np.uint64)
+    out = np.zeros(golden.size, ddt)
+    block = 32 // sdt.itemsize
+    if p.format == "DN":
+        strides = (w[1] * w[2] * w[3] * w[4], w[2] * w[3] * w[4], w[3] * w[4], 1, w[3])
+        lay, R, C = pto.Layout.DN, -(-g[3] // block) * block, g[0] * g[1] * g[2] * g[4]
+        tile = pto.Tile(V, sdt, R, C, blayout=pto.BLayout.ColMajor, valid_row=g[3], valid_col=C)
+    else:
+        strides = (w[1] * w[2] * w[3] * w[4], w[2] * w[3] * w[4], w[3] * w[4], w[4], 1)
+        lay, R = pto.Layout.ND, g[0] * g[1] * g[2] * g[3]
+        tile = pto.Tile(V, sdt, R, -(-g[4] // block) * block, valid_row=R, valid_col=g[4])
+    pto.TLOAD(tile, pto.GlobalTensor(src, g, strides, lay))
+    dst = pto.GlobalTensor(out, g, strides, lay)
+    relu = pto.ReluPreMode.NormalRelu if p.use_relu else pto.ReluPreMode.NoRelu
+    if p.is_v_quant:
+        # the test's quant tile: one word per column (ND) / row (DN) of the tile, word j
+        # for index j of the whole tensor's contiguous axis as gen_data quantises it
+        n = quant.size
+        fp = pto.Tile(V, np.uint64, 1, -(-n // 4) * 4, valid_col=n)
+        fp.data[0, :n] = quant
+        pto.TSTORE_FP(dst, tile, fp, reluPreMode=relu, saturateInf=bool(p.saturate_inf))
+    else:
+        pto.TSTORE(dst, tile, int(quant[0]), reluPreMode=relu, saturateInf=bool(p.saturate_inf))
+    return out, golden, 1e-3
+
+
+DRIVERS["tstore_quant"] = _tstore_quant
+
+
+def _tstore_acc2gm(case_dir, args, kwargs, ns):
+    """tstore_acc2gm_kernel.cpp: TLOAD A and B, TMOV to Left/Right, TMATMUL into an Acc tile
+    (float32, int32 for int8 inputs), then TSTORE the Acc tile to an ND tensor of the
+    destination dtype: plain, with the scalar quantisation word (the float32 bits of the
+    scale, bit 46 set for an int8 destination) and/or ReLU."""
+    p = _param(args, kwargs)
+    sdt, ddt = _np_or_bf16(p.src_data_type), _np_or_bf16(p.dst_data_type)
+    M, N, K = int(p.m), int(p.n), int(p.k)
+    golden = _read(case_dir, "golden.bin", ddt)
+    a = _read(case_dir, "x1_gm.bin", sdt).reshape(M, K)
+    b = _read(case_dir, "x2_gm.bin", sdt).reshape(K, N)
+    T = pto.TileType
+    acc_dt = np.dtype(np.int32) if sdt == np.int8 else np.dtype(np.float32)
+    lt, rt = _tile_at(T.Left, a, sdt, M, K), _tile_at(T.Right, b, sdt, K, N)
+    c = _tile_at(T.Acc, np.zeros((M, N), acc_dt), acc_dt, M, N)
+    pto.TMATMUL(c, lt, rt)
+    out = np.zeros((M, N), ddt)
+    relu = pto.ReluPreMode.NormalRelu if int(p.relu_mode) == 1 else pto.ReluPreMode.NoRelu
+    if int(p.quant_mode) == 1:
+        word = int(np.float32(p.scalar).view(np.uint32))
+        if ddt.itemsize == 1:
+            word |= int(ddt == np.int8) << 46
+        pto.TSTORE(pto.GlobalTensor(out), c, word, reluPreMode=relu)
+    else:
+        pto.TSTORE(pto.GlobalTensor(out), c, reluPreMode=relu)
+    return out.reshape(-1), golden, 1e-3
+
+
+DRIVERS["tstore_acc2gm"] = _tstore_acc2gm
+
+
+def _quant_move_driver(extract):
+    """textract_quant / tinsert_quant main.cpp: TLOAD a Mat tile, TEXTRACT (or TINSERT) with
+    the scalar word or a uint64 tile of words (the _FP form), ReLU, and the task cookie's
+    saturation bit (``saturateInf``), then TSTORE the destination."""
+    def drive(case_dir, args, kwargs, ns):
+        p = _param(args, kwargs)
+        sdt, ddt = _np_or_bf16(p.src_dtype), _np_or_bf16(p.dst_dtype)
+        golden = _read(case_dir, "golden.bin", ddt)
+        sR, sC = int(p.src_valid_rows), int(p.src_valid_cols)
+        dR, dC = int(p.dst_valid_rows), int(p.dst_valid_cols)
+        M = pto.TileType.Mat
+        src = _tile_at(M, _read(case_dir, "input.bin", sdt).reshape(sR, sC), sdt, sR, sC)
+        dst = _tile_at(M, np.zeros((dR, dC), ddt), ddt, dR, dC)
+        quant = _read(case_dir, "quant.bin", np.uint64)
+        if p.is_v_quant:
+            pre = pto.Tile(M, np.uint64, 1, -(-quant.size // 4) * 4, valid_col=quant.size)
+            pre.data[0, :quant.size] = quant
+        else:
+            pre = int(quant[0])
+        fn = pto.TEXTRACT if extract else pto.TINSERT
+        fn(dst, src, int(p.idx_row), int(p.idx_col), relu=bool(p.use_relu), preQuant=pre,
+           saturateInf=bool(p.saturate_inf))
+        out = np.ascontiguousarray(dst.valid)
+        if not extract and out.size != golden.size:
+            # gen_data writes the quantised source (the inserted window) as golden.bin
+            r0, c0 = int(p.idx_row), int(p.idx_col)
+            out = np.ascontiguousarray(dst.data[r0:r0 + sR, c0:c0 + sC])
+        return out.reshape(-1), golden, 1e-3
+    return drive
+
+
+DRIVERS["textract_quant"] = _quant_move_driver(True)
+DRIVERS["tinsert_quant"] = _quant_move_driver(False)

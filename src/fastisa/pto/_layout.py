@@ -46,8 +46,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .._types import Int
 
-__all__ = ["TSUBVIEW", "TEXTRACT", "TINSERT", "TCONCAT", "TRESHAPE", "TFILLPAD", "TFILLPAD_INPLACE",
-           "TFILLPAD_EXPAND", "TINTERLEAVE", "TDEINTERLEAVE"]
+__all__ = ["TSUBVIEW", "TEXTRACT", "TINSERT", "TEXTRACT_FP", "TINSERT_FP", "TCONCAT", "TRESHAPE",
+           "TFILLPAD", "TFILLPAD_INPLACE", "TFILLPAD_EXPAND", "TINTERLEAVE", "TDEINTERLEAVE"]
 
 
 def _at(t: Tile, r, c, dst=None):
@@ -95,6 +95,59 @@ def _run_binary_to(op, d, a, b, R, C):
     _k.binary(_OP[op], d[0], d[1], d[2], d[3], *a, _BIG, *b, _BIG, R, C)
 
 
+def _quant_move(instr, dst, src, indexRow, indexCol, relu, pre, sat, into) -> None:
+    """The pre-quant forms of TEXTRACT / TINSERT (branch ptolowp): the window moves through
+    the fixpipe conversion of :mod:`fastisa.pto._fixpipe` (``pre``: the 64-bit scalar word,
+    or a uint64 tile of words: for TEXTRACT word ``indexCol + j`` converts window column j,
+    i.e. one word per src column; for TINSERT word j converts src column j).  Docs: pto-isa
+    docs/isa/TEXTRACT.md, TINSERT.md (pairs); arithmetic: the CPU simulator."""
+    from . import _fixpipe as F
+    r0, c0 = _index(instr, "indexRow", indexRow), _index(instr, "indexCol", indexCol)
+    R, C = src.valid_shape if into else dst.valid_shape
+    big, small = (dst, src) if into else (src, dst)
+    if r0 + R > big.valid_row or c0 + C > big.valid_col:
+        raise constraint(instr, "indexRow/indexCol", f"the window {(R, C)} at ({r0}, {c0}) "
+                         f"must lie inside the valid region {big.valid_shape}", (r0, c0))
+    if isinstance(pre, Tile):
+        if pre.format.name != "uint64":
+            raise constraint(instr, "preQuant", "must be a uint64 Tile of quantisation words "
+                             "or a 64-bit scalar word", pre.format.name)
+        first = 0 if into else c0
+        if pre.valid_row < 1 or pre.valid_col < first + C:
+            raise constraint(instr, "preQuant valid shape", f"must hold {first + C} words in "
+                             "its first row", pre.valid_shape)
+        q = F.vector_words(np.ascontiguousarray(pre.data[0, first:first + C])).reshape(1, C)
+    else:
+        word = _as_int(pre, "preQuant", instr)
+        if not 0 <= word < 1 << 64:
+            raise constraint(instr, "preQuant", "must be a 64-bit unsigned word", word)
+        q = np.uint64(word)
+    window = src.valid if into else src.data[r0:r0 + R, c0:c0 + C]
+    out = F.convert(instr, window, src.format.name, dst.format.name, q, bool(relu), bool(sat))
+    out = out.view(dst.dtype) if out.dtype != dst.dtype else out
+    if into:
+        np.copyto(dst.data[r0:r0 + R, c0:c0 + C], out)
+    else:
+        np.copyto(dst.valid, out)
+    X.record(instr, dst, 1, R, C)
+
+
+def TEXTRACT_FP(dst: Tile, src: Tile, fp: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802,N803
+                relu: bool = False, saturateInf: bool = False) -> None:  # noqa: N803
+    """TEXTRACT with a uint64 tile of quantisation words (see :func:`TEXTRACT`)."""
+    for name, t in (("dst", dst), ("src", src), ("fp", fp)):
+        _tile("TEXTRACT_FP", name, t, lowp=True)
+    _quant_move("TEXTRACT_FP", dst, src, indexRow, indexCol, relu, fp, saturateInf, into=False)
+
+
+def TINSERT_FP(dst: Tile, src: Tile, fp: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802,N803
+               relu: bool = False, saturateInf: bool = False) -> None:  # noqa: N803
+    """TINSERT with a uint64 tile of quantisation words (see :func:`TINSERT`)."""
+    for name, t in (("dst", dst), ("src", src), ("fp", fp)):
+        _tile("TINSERT_FP", name, t, lowp=True)
+    _quant_move("TINSERT_FP", dst, src, indexRow, indexCol, relu, fp, saturateInf, into=True)
+
+
 def _lowp_relu(instr, dst, src, relu) -> bool:
     """True (go on to the low-precision move) unless relu is asked of such a tile."""
     if relu and (dst.format.name in _lp.LOWP or src.format.name in _lp.LOWP):
@@ -103,15 +156,16 @@ def _lowp_relu(instr, dst, src, relu) -> bool:
 
 
 def TEXTRACT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802
-             relu: bool = False, preQuant: None = None) -> None:
+             relu: bool = False, preQuant: Int | Tile | None = None,  # noqa: N803
+             saturateInf: bool = False) -> None:  # noqa: N803
     """Copy the window of src at (indexRow, indexCol) into dst's valid region (module doc).
     Any tile locations; raises ConstraintError when the window leaves src's valid region."""
     instr = "TEXTRACT"
     _tile(instr, "dst", dst, lowp=True)
     _tile(instr, "src", src, lowp=True)
     if preQuant is not None:
-        raise NotImplementedError("TEXTRACT: the pre-quant (scalar or fp tile) forms are not "
-                                  "implemented in fastisa")
+        return _quant_move("TEXTRACT", dst, src, indexRow, indexCol, relu, preQuant,
+                           saturateInf, into=False)
     r0, c0 = _index(instr, "indexRow", indexRow), _index(instr, "indexCol", indexCol)
     R, C = dst.valid_shape
     if r0 + R > src.valid_row or c0 + C > src.valid_col:
@@ -126,14 +180,15 @@ def TEXTRACT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa
 
 
 def TINSERT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802
-            relu: bool = False, preQuant: None = None) -> None:
+            relu: bool = False, preQuant: Int | Tile | None = None,  # noqa: N803
+            saturateInf: bool = False) -> None:  # noqa: N803
     """Copy src's valid region into dst at (indexRow, indexCol) (module doc)."""
     instr = "TINSERT"
     _tile(instr, "dst", dst, lowp=True)
     _tile(instr, "src", src, lowp=True)
     if preQuant is not None:
-        raise NotImplementedError("TINSERT: the pre-quant (scalar or fp tile) forms are not "
-                                  "implemented in fastisa")
+        return _quant_move("TINSERT", dst, src, indexRow, indexCol, relu, preQuant,
+                           saturateInf, into=True)
     r0, c0 = _index(instr, "indexRow", indexRow), _index(instr, "indexCol", indexCol)
     R, C = src.valid_shape
     if r0 + R > dst.valid_row or c0 + C > dst.valid_col:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "TileType", "BLayout", "SLayout", "PadValue", "Layout", "DYNAMIC", "Tile", "GlobalTensor",
     "TLOAD", "TSTORE", "TASSIGN", "set_target", "get_target", "set_debug", "get_debug",
-    "BUFFER_BYTES", "PTO_DTYPE_NAMES", "MAX_TILE_BYTES",
+    "BUFFER_BYTES", "PTO_DTYPE_NAMES", "MAX_TILE_BYTES", "TSTORE_FP",
 ]
 
 #: A valid row/column count fixed at run time (``pto::DYNAMIC``, -1 in C++).
@@ -584,9 +584,20 @@ def TLOAD(tile: Tile, gt: GlobalTensor) -> None:  # noqa: N802
     cost.record("MTE2", "TLOAD", _mte_cycles(nbytes), reads=[gt], writes=[tile], nbytes=nbytes)
 
 
-def TSTORE(gt: GlobalTensor, tile: Tile) -> None:  # noqa: N802
+def TSTORE(gt: GlobalTensor, tile: Tile, preQuantScalar: Int | None = None,  # noqa: N802,N803
+           reluPreMode: int = 0, saturateInf: bool = False) -> None:  # noqa: N803
     """``gt = tile[valid]``: store a tile's valid region to a GM tensor (MTE3); nothing else
-    of ``gt.array`` is written.  Shapes and dtypes as TLOAD.  Raises ConstraintError."""
+    of ``gt.array`` is written.  Shapes and dtypes as TLOAD.  Raises ConstraintError.
+
+    The fixpipe forms (pto-isa docs/isa/TSTORE.md; arithmetic: :mod:`fastisa.pto._fixpipe`):
+    a dtype change from an Acc tile (float32 -> float16/bfloat16), ``preQuantScalar`` (the
+    64-bit quantisation word, e.g. ``QuantWord.pack(scale, offset)``) for the quantising
+    pairs (float32/int32 -> int8/uint8/float16/bfloat16/int16/...), ``reluPreMode``
+    (ReluPreMode.NormalRelu: ReLU in the fixpipe) and ``saturateInf`` (the CTRL bit that
+    makes float16/bfloat16 results saturate inf and zero NaN)."""
+    if preQuantScalar is not None or reluPreMode or gt_needs_fixpipe(gt, tile):
+        from ._fixpipe import store
+        return store("TSTORE", gt, tile, preQuantScalar, None, reluPreMode, saturateInf)
     _check_tile("TSTORE", "tile", tile)
     if not isinstance(gt, GlobalTensor):
         raise constraint("TSTORE", "dst", "must be a GlobalTensor", type(gt).__name__)
@@ -606,6 +617,22 @@ def TSTORE(gt: GlobalTensor, tile: Tile) -> None:  # noqa: N802
         np.copyto(view, tile.valid)
     nbytes = tile.valid_row * tile.valid_col * tile.dtype.itemsize
     cost.record("MTE3", "TSTORE", _mte_cycles(nbytes), reads=[tile], writes=[gt], nbytes=nbytes)
+
+
+def gt_needs_fixpipe(gt, tile) -> bool:
+    """An Acc tile stored to a GM tensor of another dtype goes through the fixpipe."""
+    return (isinstance(gt, GlobalTensor) and isinstance(tile, Tile)
+            and tile.loc == TileType.Acc and gt.format.name != tile.format.name)
+
+
+def TSTORE_FP(gt: GlobalTensor, tile: Tile, fp: Tile, reluPreMode: int = 0,  # noqa: N802,N803
+              saturateInf: bool = False) -> None:  # noqa: N803
+    """TSTORE with a vector of quantisation words: ``fp`` is a uint64 tile holding one word
+    per column of the stored region (per row for a column-major tile); each word's scale is
+    cut to its 19-bit form (pto-isa docs/isa/TSTORE.md ``TSTORE_FP``; arithmetic and word
+    layout: :mod:`fastisa.pto._fixpipe`).  Raises ConstraintError."""
+    from ._fixpipe import store
+    return store("TSTORE_FP", gt, tile, None, fp, reluPreMode, saturateInf)
 
 
 def TASSIGN(tile: Tile, addr: Int) -> None:  # noqa: N802
