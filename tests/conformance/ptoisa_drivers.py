@@ -1267,3 +1267,53 @@ def _quant_move_driver(extract):
 
 DRIVERS["textract_quant"] = _quant_move_driver(True)
 DRIVERS["tinsert_quant"] = _quant_move_driver(False)
+
+
+_MX_A = {"zz": pto.Layout.MX_A_ZZ, "nd": pto.Layout.MX_A_ND, "dn": pto.Layout.MX_A_DN}
+_MX_B = {"nn": pto.Layout.MX_B_NN, "nd": pto.Layout.MX_B_ND, "dn": pto.Layout.MX_B_DN}
+
+
+def _tmatmul_mx(case_dir, args, kwargs, ns):
+    """tmatmul_mx(_nddn)_kernel.cpp: TLOAD A, B (fp8, or fp4 x2 containers) and the E8M0 scale
+    tensors (in the test's GM scale layout) into Mat tiles, TMOV them to Left / Right /
+    ScaleLeft / ScaleRight, TMATMUL_MX (or _BIAS) into an Acc float32 tile."""
+    p = _param(args, kwargs)
+    (af, adt, al), (bf, bdt, bl) = _lowp_fmt(p.atype), _lowp_fmt(p.btype)
+    if isinstance(af, np.dtype):
+        af, bf = af.name, bf.name
+        adt = bdt = np.dtype(np.uint8)
+    M, K, N = int(p.m), int(p.k), int(p.n)
+    G = -(-K // 32)
+    golden = _read(case_dir, "golden.bin", np.float32)
+    T = pto.TileType
+    u8 = np.dtype(np.uint8)
+
+    def load(loc, fmt, arr2d, rows, cols, lay=pto.Layout.ND, gshape=None):
+        step = 32
+        t = pto.Tile(T.Mat, fmt, rows, -(-cols // step) * step, valid_row=rows, valid_col=cols)
+        pto.TLOAD(t, pto.GlobalTensor(arr2d, gshape or (1, 1, 1, rows, cols), layout=lay,
+                                      dtype=fmt))
+        out = pto.Tile(loc, fmt, t.rows, t.cols, valid_row=rows, valid_col=cols)
+        pto.TMOV(out, t)
+        return out
+
+    a = load(T.Left, af, _read(case_dir, "x1_gm.bin", u8).reshape(M, K // al), M, K // al)
+    b = load(T.Right, bf, _read(case_dir, "x2_gm.bin", u8).reshape(K, N // bl), K, N // bl)
+    # tmatmul_mx_nddn: plain row-major [M, G] / [G, N] scale tensors (Layout.ND)
+    fa = _MX_A[p.scale_a_format] if hasattr(p, "scale_a_format") else pto.Layout.ND
+    fb = _MX_B[p.scale_b_format] if hasattr(p, "scale_b_format") else pto.Layout.ND
+    e8 = "float8_e8m0fnu"
+    sa = load(T.ScaleLeft, e8, _read(case_dir, "x1_mx_gm.bin", u8), M, G, fa)
+    sb = load(T.ScaleRight, e8, _read(case_dir, "x2_mx_gm.bin", u8), G, N, fb)
+    c = pto.Tile(T.Acc, np.float32, M, -(-N // 8) * 8, valid_row=M, valid_col=N)
+    if p.is_bias:
+        bias = _tile_at(T.Bias, _read(case_dir, "bias_gm.bin", np.dtype(p.bias_type)).reshape(
+            1, N).astype(np.float32), np.dtype(np.float32), 1, N)
+        pto.TMATMUL_MX_BIAS(c, a, sa, b, sb, bias)
+    else:
+        pto.TMATMUL_MX(c, a, sa, b, sb)
+    return np.ascontiguousarray(c.valid).reshape(-1), golden, 1e-3
+
+
+DRIVERS["tmatmul_mx"] = _tmatmul_mx
+DRIVERS["tmatmul_mx_nddn"] = _tmatmul_mx

@@ -78,6 +78,14 @@ class Layout(enum.IntEnum):
     ND = 0
     DN = 1
     NZ = 2
+    # MX scale layouts of TMATMUL_MX's e8m0 scale tensors (branch ptolowp; TLOAD only).  The
+    # tensor's logical [rows, cols] is shape[3] x shape[4]; the array holds, in order:
+    MX_A_ZZ = 10   #: A scales [M, Kmx] padded to 16 x 2 blocks, blocks row-major (16 x 2 each)
+    MX_A_ND = 11   #: A scales row-major
+    MX_A_DN = 12   #: A scales as [Kmx/2][M][2] (pairs of K groups per row)
+    MX_B_NN = 13   #: B scales [Kmx, N] padded to 2 x 16 blocks, N blocks outer, each 16 x 2
+    MX_B_ND = 14   #: B scales as [Kmx/2][N][2]
+    MX_B_DN = 15   #: B scales column-major ([N][Kmx])
 
 
 #: Simulated on-chip buffer capacities in bytes per target (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/),
@@ -465,7 +473,17 @@ class GlobalTensor:
         try:
             self.layout = Layout(layout)
         except ValueError:
-            raise constraint("GlobalTensor", "layout", "must be Layout.ND, DN or NZ", layout) from None
+            raise constraint("GlobalTensor", "layout", "must be a Layout", layout) from None
+        if self.layout >= Layout.MX_A_ZZ:
+            up = lambda x, m: -(-x // m) * m  # noqa: E731
+            R, C = self.shape[3], self.shape[4]
+            pad = {Layout.MX_A_ZZ: (16, 2), Layout.MX_A_DN: (1, 2), Layout.MX_B_NN: (2, 16),
+                   Layout.MX_B_ND: (2, 1)}.get(self.layout, (1, 1))
+            need = up(R, pad[0]) * up(C, pad[1])
+            if self.shape[:3] != (1, 1, 1) or array.size < need:
+                raise constraint("GlobalTensor", "shape", f"of an {self.layout.name} tensor must "
+                                 f"be (1, 1, 1, rows, cols) over an array of >= {need} elements "
+                                 "(the padded scale blocks)", self.shape)
         if self.layout == Layout.NZ and 0 not in self.shape and (
                 self.shape[3] != 16 or self.shape[4] * isz != 32):
             raise constraint("GlobalTensor", "shape", "of an NZ tensor must end in the 16 x C0 "
@@ -486,12 +504,20 @@ class GlobalTensor:
     def _view5(self) -> np.ndarray:
         flat = self.array.reshape(-1, order="A")
         isz = flat.dtype.itemsize
-        return np.lib.stride_tricks.as_strided(
+        dt = flat.dtype
+        if dt.kind == "V" or dt.name.startswith(("float8", "float4", "bfloat")):
+            # as_strided cannot rebuild ml_dtypes arrays from their array interface: stride
+            # an unsigned integer view of the same width and view the result back
+            flat = flat.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[isz])
+        v = np.lib.stride_tricks.as_strided(
             flat, shape=self.shape, strides=tuple(s * isz for s in self.strides),
             writeable=self.array.flags.writeable)
+        return v if v.dtype == dt else v.view(dt)
 
     def view2d(self) -> np.ndarray:
         """The tensor as ``[rows, cols]`` (ND: rows = dims 0-3; DN: rows = dim 3)."""
+        if self.layout >= Layout.MX_A_ZZ:
+            return self._mx_view()
         v = self._view5()
         n = self.shape
         if self.layout == Layout.ND:
@@ -499,6 +525,30 @@ class GlobalTensor:
         if self.layout == Layout.NZ:    # element (i2*n3 + i3, (i0*n1 + i1)*n4 + i4)
             return v.transpose(2, 3, 0, 1, 4).reshape(n[2] * n[3], n[0] * n[1] * n[4])
         return v.transpose(3, 0, 1, 2, 4).reshape(n[3], n[0] * n[1] * n[2] * n[4])
+
+    def _mx_view(self) -> np.ndarray:
+        """The logical [rows, cols] of an MX scale layout (a copy; see Layout)."""
+        R, C = self.shape[3], self.shape[4]
+        a = self.array.reshape(-1, order="A")
+        up = lambda x, m: -(-x // m) * m  # noqa: E731
+        L = self.layout
+        if L == Layout.MX_A_ND:
+            return a[:R * C].reshape(R, C).copy()
+        if L == Layout.MX_B_DN:
+            return a[:R * C].reshape(C, R).T.copy()
+        if L == Layout.MX_A_ZZ:
+            Rp, Cp = up(R, 16), up(C, 2)
+            g = a[:Rp * Cp].reshape(Rp // 16, Cp // 2, 16, 2).transpose(0, 2, 1, 3)
+        elif L == Layout.MX_A_DN:
+            Rp, Cp = R, up(C, 2)
+            g = a[:Rp * Cp].reshape(Cp // 2, R, 2).transpose(1, 0, 2)
+        elif L == Layout.MX_B_NN:
+            Rp, Cp = up(R, 2), up(C, 16)
+            g = a[:Rp * Cp].reshape(Cp // 16, Rp // 2, 16, 2).transpose(1, 3, 0, 2)
+        else:                                   # MX_B_ND
+            Rp, Cp = up(R, 2), C
+            g = a[:Rp * Cp].reshape(Rp // 2, C, 2).transpose(0, 2, 1)
+        return g.reshape(Rp, Cp)[:R, :C].copy()
 
     def _write2d(self, src2d: np.ndarray) -> None:
         """Writes a [rows, cols] array through the 5-D view (the inverse of view2d)."""
@@ -609,6 +659,9 @@ def TSTORE(gt: GlobalTensor, tile: Tile, preQuantScalar: Int | None = None,  # n
                          f"{tile.valid_shape}", (gt.rows, gt.cols))
     if not gt.array.flags.writeable:
         raise constraint("TSTORE", "dst.array", "must be writeable", "read-only array")
+    if gt.layout >= Layout.MX_A_ZZ:
+        raise constraint("TSTORE", "dst.layout", "must not be an MX scale layout (TLOAD only)",
+                         gt.layout.name)
     view = gt.view2d()
     if not np.shares_memory(view, gt.array):
         # ND/DN reshape had to copy: write through the 5-D view instead.
