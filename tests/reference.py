@@ -2517,4 +2517,23 @@ def ptolowp_fixpipe(x, src, dst, word=None, vector=False, relu=False, saturate_i
     if relu:
         v = v if v > 0 else f32(0)
     return np.array([v], np.float32).astype(ml_dtypes.bfloat16 if dst == "bfloat16" else dst)[0]
+def ptolowp_mx_matmul(a_vals, sa_codes, b_vals, sb_codes, init=None):
+    """OCP MX matmul: C[i,j] = init + sum_k a[i,k] 2^(sa[i,k//32]-127) b[k,j] 2^(sb[k//32,j]-127),
+    summed exactly (math.fsum) and rounded once to float32; E8M0 0xFF is NaN."""
+    import math
+    M, K = a_vals.shape
+    N = b_vals.shape[1]
+
+    def sc(code):
+        return float("nan") if code == 0xFF else 2.0 ** (int(code) - 127)
+    out = np.empty((M, N), np.float32)
+    for i in range(M):
+        for j in range(N):
+            terms = [a_vals[i, k] * sc(sa_codes[i, k // 32]) * b_vals[k, j] * sc(sb_codes[k // 32, j])
+                     for k in range(K)]
+            if init is not None:
+                terms.append(float(init[i, j]))
+            out[i, j] = np.float32(math.fsum(terms)) if all(map(math.isfinite, terms)) else \
+                np.float32(sum(terms))
+    return out
 # ---- end of ptolowp section ----

@@ -492,3 +492,101 @@ def test_fixpipe_errors_change_nothing():
     with pytest.raises(errors.ConstraintError, match="TEXTRACT: indexRow/indexCol"):
         pto.TEXTRACT(pto.Tile(V, "int8", 2, 32), pto.Tile(V, "float32", 2, 32), 1, 0, preQuant=1)
     assert (out == 3).all()
+
+
+# ---- TMATMUL_MX ---------------------------------------------------------------------------
+
+def _mx_operands(rng, af, bf, M, K, N):
+    T = pto.TileType
+    la, lb = (2 if af.startswith("float4") else 1), (2 if bf.startswith("float4") else 1)
+    nca, ncb = 16 if la == 1 else 16, 16
+    ca = rng.integers(0, nca if la == 2 else 256, (M, K)).astype(np.uint8)
+    cb = rng.integers(0, ncb if lb == 2 else 256, (K, N)).astype(np.uint8)
+    ta, tb = _table(af), _table(bf)
+    ca[np.isnan(ta[ca])] = 0
+    cb[np.isnan(tb[cb])] = 0
+    a = pto.Tile(T.Left, af, M, 64, valid_col=K // la)
+    a.data[:, :K // la] = ((ca[:, 0::2] | ca[:, 1::2] << 4) if la == 2 else ca).view(a.dtype)
+    b = pto.Tile(T.Right, bf, K, 32, valid_col=N // lb)
+    b.data[:, :N // lb] = ((cb[:, 0::2] | cb[:, 1::2] << 4) if lb == 2 else cb).view(b.dtype)
+    G = -(-K // 32)
+    sa_c = rng.integers(120, 135, (M, G)).astype(np.uint8)
+    sb_c = rng.integers(120, 135, (G, N)).astype(np.uint8)
+    sa = pto.Tile(T.ScaleLeft, "float8_e8m0fnu", M, 32, valid_col=G)
+    sa.data[:, :G] = sa_c.view(sa.dtype)
+    sb = pto.Tile(T.ScaleRight, "float8_e8m0fnu", G, 32, valid_col=N)
+    sb.data[:, :N] = sb_c.view(sb.dtype)
+    return a, sa, b, sb, ta[ca], sa_c, tb[cb], sb_c
+
+
+@pytest.mark.parametrize("af,bf", [("float8_e4m3fn", "float8_e5m2"), ("float8_e5m2", "float8_e5m2"),
+                                   ("float4_e2m1x2", "float4_e1m2x2"),
+                                   ("float4_e1m2x2", "float4_e1m2x2")])
+def test_tmatmul_mx_forms(af, bf):
+    rng = np.random.default_rng(11)
+    M, K, N = 5, 64 if af.startswith("float4") else 40, 16
+    a, sa, b, sb, av, sac, bv, sbc = _mx_operands(rng, af, bf, M, K, N)
+    c = pto.Tile(pto.TileType.Acc, "float32", M, 16)
+    pto.TMATMUL_MX(c, a, sa, b, sb)
+    want = ref.ptolowp_mx_matmul(av, sac, bv, sbc)
+    assert _same(c.data, want)
+    bias = pto.Tile(pto.TileType.Bias, "float32", 1, 16)
+    bias.data[:] = rng.standard_normal((1, 16)).astype(np.float32)
+    pto.TMATMUL_MX_BIAS(c, a, sa, b, sb, bias)
+    assert _same(c.data, ref.ptolowp_mx_matmul(av, sac, bv, sbc, np.broadcast_to(bias.data, (M, 16))))
+    acc = pto.Tile(pto.TileType.Acc, "float32", M, 16)
+    acc.data[:] = 1.5
+    pto.TMATMUL_MX_ACC(c, acc, a, sa, b, sb)
+    assert _same(c.data, ref.ptolowp_mx_matmul(av, sac, bv, sbc, acc.data))
+
+
+def test_tmatmul_mx_errors():
+    rng = np.random.default_rng(2)
+    a, sa, b, sb, *_ = _mx_operands(rng, "float8_e4m3fn", "float8_e4m3fn", 4, 32, 16)
+    c = pto.Tile(pto.TileType.Acc, "float32", 4, 16)
+    c.data[:] = 7
+    with pytest.raises(errors.ConstraintError, match=r"TMATMUL_MX: \(a.dtype, b.dtype\)"):
+        a4 = pto.Tile(pto.TileType.Left, "float4_e2m1x2", 4, 32, valid_col=16)
+        pto.TMATMUL_MX(c, a4, sa, b, sb)
+    with pytest.raises(errors.ConstraintError, match="TMATMUL_MX: a_scale.loc"):
+        pto.TMATMUL_MX(c, a, pto.Tile(V, "float8_e8m0fnu", 4, 32, valid_col=1), b, sb)
+    with pytest.raises(errors.ConstraintError, match="TMATMUL_MX: b_scale valid shape"):
+        pto.TMATMUL_MX(c, a, sa, b, pto.Tile(pto.TileType.ScaleRight, "float8_e8m0fnu", 2, 32,
+                                               valid_col=16))
+    with pytest.raises(errors.ConstraintError, match="TMATMUL_MX: dst.dtype must be float32"):
+        pto.TMATMUL_MX(pto.Tile(pto.TileType.Acc, "int32", 4, 16), a, sa, b, sb)
+    assert (c.data == 7).all()
+
+
+@pytest.mark.parametrize("lay", ["MX_A_ZZ", "MX_A_DN", "MX_A_ND", "MX_B_NN", "MX_B_ND",
+                                 "MX_B_DN"])
+def test_mx_scale_layouts(lay):
+    """Each GM scale layout, written the way its docstring says, loads back as the logical
+    [rows, cols] matrix."""
+    R, C = (20, 6) if lay.startswith("MX_A") else (6, 20)
+    x = np.arange(R * C, dtype=np.uint8).reshape(R, C)
+    up = lambda v, m: -(-v // m) * m  # noqa: E731
+    if lay == "MX_A_ZZ":
+        p = np.zeros((up(R, 16), up(C, 2)), np.uint8)
+        p[:R, :C] = x
+        gm = p.reshape(p.shape[0] // 16, 16, p.shape[1] // 2, 2).transpose(0, 2, 1, 3)
+    elif lay == "MX_A_DN":
+        gm = x.reshape(R, C // 2, 2).transpose(1, 0, 2)
+    elif lay == "MX_A_ND":
+        gm = x
+    elif lay == "MX_B_NN":
+        p = np.zeros((up(R, 2), up(C, 16)), np.uint8)
+        p[:R, :C] = x
+        gm = p.reshape(p.shape[0] // 2, 2, p.shape[1] // 16, 16).transpose(2, 0, 3, 1)
+    elif lay == "MX_B_ND":
+        gm = x.reshape(R // 2, 2, C).transpose(0, 2, 1)
+    else:
+        gm = x.T
+    gm = np.ascontiguousarray(gm).reshape(-1)
+    g = pto.GlobalTensor(gm, (1, 1, 1, R, C), layout=getattr(pto.Layout, lay),
+                         dtype="float8_e8m0fnu")
+    t = pto.Tile(pto.TileType.Mat, "float8_e8m0fnu", R, 32, valid_col=C)
+    pto.TLOAD(t, g)
+    assert np.array_equal(t.valid.view(np.uint8), x)
+    with pytest.raises(errors.ConstraintError, match="TSTORE: dst.layout must not be an MX"):
+        pto.TSTORE(g, t)
