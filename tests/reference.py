@@ -2536,4 +2536,18 @@ def ptolowp_mx_matmul(a_vals, sa_codes, b_vals, sb_codes, init=None):
             out[i, j] = np.float32(math.fsum(terms)) if all(map(math.isfinite, terms)) else \
                 np.float32(sum(terms))
     return out
+def ptolowp_tquant_int8(x, scale_rows, offset_rows=None):
+    """TQUANT INT8 (docs/isa/TQUANT.md, scale read as the reciprocal): per element
+    sat(rint(f32(x * s)) + offset), a non-integral sum rounded once more; NaN -> 0."""
+    out = np.empty(x.shape, np.int8 if offset_rows is None else np.uint8)
+    lo, hi = (-128, 127) if offset_rows is None else (0, 255)
+    for r in range(x.shape[0]):
+        for c in range(x.shape[1]):
+            with np.errstate(all="ignore"):
+                p = np.float32(np.float32(x[r, c]) * np.float32(scale_rows[r]))
+                q = float(np.rint(p))
+                if offset_rows is not None:
+                    q = float(np.rint(np.float32(q) + np.float32(offset_rows[r])))
+            out[r, c] = 0 if math.isnan(q) else min(max(q, lo), hi)
+    return out
 # ---- end of ptolowp section ----

@@ -590,3 +590,61 @@ def test_mx_scale_layouts(lay):
     assert np.array_equal(t.valid.view(np.uint8), x)
     with pytest.raises(errors.ConstraintError, match="TSTORE: dst.layout must not be an MX"):
         pto.TSTORE(g, t)
+
+
+# ---- TQUANT (INT8) ---------------------------------------------------------------------------
+
+def _col(vals):
+    t = pto.Tile(V, "float32", 8, 8, blayout=pto.BLayout.ColMajor, valid_row=len(vals), valid_col=1)
+    t.data[:len(vals), 0] = vals
+    return t
+
+
+def test_tquant_int8_sym_and_asym():
+    rng = np.random.default_rng(3)
+    x = (rng.standard_normal((4, 32)) * 60).astype(np.float32)
+    x[0, :6] = [0.5, 1.5, -0.5, np.nan, np.inf, -np.inf]
+    src = pto.Tile(V, "float32", 4, 32)
+    src.data[:] = x
+    s = [4.0, 0.5, 2.5, 1.0]
+    d = pto.Tile(V, "int8", 4, 32)
+    pto.TQUANT(d, src, _col(s))
+    assert np.array_equal(d.data, ref.ptolowp_tquant_int8(x, s))
+    u = pto.Tile(V, "uint8", 4, 32)
+    off = [120.0, 121.0, 0.5, 3.0]
+    pto.TQUANT(u, src, _col(s), _col(off), quantType=pto.QuantType.INT8_ASYM)
+    assert np.array_equal(u.data, ref.ptolowp_tquant_int8(x, s, off))
+    # a scale tile with fewer valid rows repeats its last value (the simulator's GetParamValue)
+    pto.TQUANT(d, src, _col([2.0]))
+    assert np.array_equal(d.data, ref.ptolowp_tquant_int8(x, [2.0] * 4))
+
+
+def test_tquant_docs_vs_simulator_reading():
+    """With an integral offset the docs' round(x*s) + offset and the simulator's
+    nearbyint(x*s + offset) agree; they differ for a half-integral offset."""
+    x = np.full((1, 32), 0.25, np.float32)
+    src = pto.Tile(V, "float32", 1, 32)
+    src.data[:] = x
+    u = pto.Tile(V, "uint8", 1, 32)
+    pto.TQUANT(u, src, _col([2.0]), _col([3.0]))          # rint(0.5) + 3 = 3 (sim: rint(3.5)=4)
+    assert (u.data == 3).all()
+    pto.TQUANT(u, src, _col([4.0]), _col([3.0]))          # rint(1) + 3 = 4 = rint(4): agree
+    assert (u.data == 4).all()
+
+
+def test_tquant_errors():
+    src = pto.Tile(V, "float32", 2, 32)
+    d = pto.Tile(V, "int8", 2, 32)
+    d.data[:] = 5
+    with pytest.raises(errors.ConstraintError, match="TQUANT: dst.dtype must be uint8"):
+        pto.TQUANT(d, src, _col([1.0]), _col([0.0]))
+    with pytest.raises(errors.ConstraintError, match="TQUANT: offset is required"):
+        pto.TQUANT(pto.Tile(V, "uint8", 2, 32), src, _col([1.0]),
+                   quantType=pto.QuantType.INT8_ASYM)
+    with pytest.raises(errors.ConstraintError, match="TQUANT: src.dtype must be float32"):
+        pto.TQUANT(d, pto.Tile(V, "float16", 2, 32), _col([1.0]))
+    with pytest.raises(errors.ConstraintError, match="TQUANT: scale.dtype must be float32"):
+        pto.TQUANT(d, src, pto.Tile(V, "int32", 2, 8))
+    with pytest.raises(NotImplementedError, match="MX forms"):
+        pto.TQUANT(d, src, _col([1.0]), quantType=pto.QuantType.MXFP8)
+    assert (d.data == 5).all()
