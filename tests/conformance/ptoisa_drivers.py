@@ -1317,3 +1317,76 @@ def _tmatmul_mx(case_dir, args, kwargs, ns):
 
 DRIVERS["tmatmul_mx"] = _tmatmul_mx
 DRIVERS["tmatmul_mx_nddn"] = _tmatmul_mx
+
+
+def _flat_tile(dt, n):
+    isz = np.dtype(dt).itemsize if isinstance(dt, np.dtype) else 1
+    step = 32 // isz
+    return pto.Tile(V, dt, 1, -(-n // step) * step, valid_row=1, valid_col=n)
+
+
+def _ttrans_conv(case_dir, args, kwargs, ns):
+    """ttrans_conv_kernel.cpp: TLOAD a flat Vec tile, view it as a ConvTile of the source
+    layout, TTRANS into a ConvTile of the destination layout over a second flat tile, TSTORE
+    that tile (the fp4 case in x2 containers)."""
+    p = _param(args, kwargs)
+    s = [int(getattr(p, f"src_shape_{i}")) for i in range(5)]
+    d = [int(getattr(p, f"dst_shape_{i}")) for i in range(5)] + [int(p.dst_shape_5)]
+    g = int(p.group_n)
+    mode = int(p.shape)
+    Lo = pto.Layout
+    if mode == 1:
+        sl, ss, dl, ds = Lo.NCHW, s[:4], Lo.NC1HWC0, d[:5]
+    elif mode == 2:
+        sl, ss, dl, ds = Lo.NC1HWC0, s, Lo.NCHW, d[:4]
+    elif mode == 3:
+        sl, ss, dl, ds = Lo.NC1HWC0, s, Lo.FRACTAL_Z, d[:5] + [s[4]]
+    elif mode == 4:
+        sl, ss, dl, ds = Lo.GNCHW, [g] + s[:4], Lo.GNC1HWC0, [g] + d[:5]
+    elif mode == 5:
+        sl, ss, dl, ds = Lo.GNC1HWC0, [g] + s, Lo.FRACTAL_Z, [g * d[0]] + d[1:5] + [s[4]]
+    else:
+        sl, ss, dl, ds = Lo.NCDHW, s, Lo.FRACTAL_Z_3D, d[:4]
+    if "MXFP4" in p.case_name:
+        f, raw = "float4_e2m1x2", np.dtype(np.uint8)
+        lanes = 2
+    else:
+        f = raw = np.dtype(p.data_type)
+        lanes = 1
+    golden = _read(case_dir, "golden.bin", raw)
+    x = _read(case_dir, "input.bin", raw)
+    st = _flat_tile(f, x.size)
+    pto.TLOAD(st, pto.GlobalTensor(x.reshape(1, -1), dtype=f if lanes == 2 else None))
+    nd = int(np.prod(ds)) // lanes
+    dt_ = _flat_tile(f, nd)
+    src = pto.ConvTile(V, f, ss, sl, buffer=st)
+    dst = pto.ConvTile(V, f, ds, dl, buffer=dt_)
+    pto.TTRANS(dst, src, _flat_tile(raw, 32 // raw.itemsize))
+    out = np.zeros((1, nd), raw)
+    pto.TSTORE(pto.GlobalTensor(out, dtype=f if lanes == 2 else None), dt_)
+    return out.reshape(-1), golden, 1e-3
+
+
+DRIVERS["ttrans_conv"] = _ttrans_conv
+
+
+def _tstore_conv(case_dir, args, kwargs, ns):
+    """tstore_conv_kernel.cpp: TLOAD an NDC1HWC0 GlobalTensor (shape N, D, C1, H, W; the C0
+    axis implicit) into a 6-D ConvTile and TSTORE it back."""
+    p = _param(args, kwargs)
+    dt = np.dtype(p.datatype)
+    c0 = 32 // dt.itemsize
+    sh = [int(getattr(p, f"g_shape{i}")) for i in range(5)]
+    w = [int(getattr(p, f"g_whole_shape{i}")) for i in range(5)]
+    strides = (w[1] * w[2] * w[3] * w[4] * c0, w[2] * w[3] * w[4] * c0, w[3] * w[4] * c0,
+               w[4] * c0, c0)
+    golden = _read(case_dir, "golden.bin", dt)
+    x = _read(case_dir, "input.bin", dt)
+    t = pto.ConvTile(pto.TileType.Mat, dt, sh + [c0], pto.Layout.NDC1HWC0)
+    pto.TLOAD(t, pto.GlobalTensor(x, sh, strides, pto.Layout.NDC1HWC0))
+    out = np.zeros_like(x)
+    pto.TSTORE(pto.GlobalTensor(out, sh, strides, pto.Layout.NDC1HWC0), t)
+    return out, golden, 1e-3
+
+
+DRIVERS["tstore_conv"] = _tstore_conv

@@ -1066,6 +1066,9 @@ def TTRANS(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst[j, i] = src[i, j]``: dst's valid shape must be (src.valid_col, src.valid_row);
     same dtype.  ``tmp`` is accepted and unused."""
     instr = "TTRANS"
+    if type(dst).__name__ == "ConvTile" or type(src).__name__ == "ConvTile":
+        from ._conv import ttrans as _conv_ttrans
+        return _conv_ttrans(dst, src)
     _tile(instr, "dst", dst, lowp=True)
     _tile(instr, "src", src, lowp=True)
     _check_tmp(instr, tmp)

@@ -78,6 +78,15 @@ class Layout(enum.IntEnum):
     ND = 0
     DN = 1
     NZ = 2
+    # convolution layouts (branch ptolowp): GM tensors for ConvTile TLOAD/TSTORE
+    NCHW = 3
+    NC1HWC0 = 4
+    FRACTAL_Z = 5
+    GNCHW = 6
+    GNC1HWC0 = 7
+    NCDHW = 8
+    FRACTAL_Z_3D = 9
+    NDC1HWC0 = 16  #: shape (N, D, C1, H, W) with an implicit innermost C0 = 32 / sizeof(T)
     # MX scale layouts of TMATMUL_MX's e8m0 scale tensors (branch ptolowp; TLOAD only).  The
     # tensor's logical [rows, cols] is shape[3] x shape[4]; the array holds, in order:
     MX_A_ZZ = 10   #: A scales [M, Kmx] padded to 16 x 2 blocks, blocks row-major (16 x 2 each)
@@ -102,6 +111,8 @@ BUFFER_BYTES = {
 #: to an on-chip buffer are plain host arrays and may be larger than any real buffer (the
 #: benchmarks use such tiles); this bound only turns absurd shapes into a ConstraintError.
 MAX_TILE_BYTES = 1 << 30
+
+_CONV_LAYOUTS = frozenset(range(3, 10)) | {16}
 
 _LOC_BUFFER = {TileType.Vec: "UB", TileType.Mat: "L1", TileType.Left: "L0A",
                TileType.Right: "L0B", TileType.Acc: "L0C", TileType.Bias: "BT",
@@ -474,7 +485,7 @@ class GlobalTensor:
             self.layout = Layout(layout)
         except ValueError:
             raise constraint("GlobalTensor", "layout", "must be a Layout", layout) from None
-        if self.layout >= Layout.MX_A_ZZ:
+        if self.layout >= Layout.MX_A_ZZ and self.layout not in _CONV_LAYOUTS:
             up = lambda x, m: -(-x // m) * m  # noqa: E731
             R, C = self.shape[3], self.shape[4]
             pad = {Layout.MX_A_ZZ: (16, 2), Layout.MX_A_DN: (1, 2), Layout.MX_B_NN: (2, 16),
@@ -497,6 +508,8 @@ class GlobalTensor:
             hi = -1
         else:
             hi = sum((n - 1) * s for n, s in zip(self.shape, self.strides))
+        if self.layout == Layout.NDC1HWC0 and hi >= 0:
+            hi += 32 // isz - 1                 # the implicit innermost C0
         if hi >= array.size:
             raise AccessError(f"GlobalTensor: shape {self.shape} with strides {self.strides} "
                               f"reaches element {hi}, outside the array of {array.size} elements")
@@ -516,6 +529,9 @@ class GlobalTensor:
 
     def view2d(self) -> np.ndarray:
         """The tensor as ``[rows, cols]`` (ND: rows = dims 0-3; DN: rows = dim 3)."""
+        if self.layout in _CONV_LAYOUTS:
+            raise constraint("GlobalTensor", "layout", "is a convolution layout: TLOAD/TSTORE it "
+                             "with a ConvTile", self.layout.name)
         if self.layout >= Layout.MX_A_ZZ:
             return self._mx_view()
         v = self._view5()
@@ -618,6 +634,9 @@ def TLOAD(tile: Tile, gt: GlobalTensor) -> None:  # noqa: N802
     rows x cols (ND: dims 0-3 x dim 4; DN: dim 3 x dims 0,1,2,4) must equal the tile's valid
     shape and its dtype the tile's.  Raises ConstraintError.
     """
+    if type(tile).__name__ == "ConvTile":
+        from ._conv import load
+        return load(tile, gt)
     _check_tile("TLOAD", "tile", tile)
     if not isinstance(gt, GlobalTensor):
         raise constraint("TLOAD", "src", "must be a GlobalTensor", type(gt).__name__)
@@ -645,6 +664,9 @@ def TSTORE(gt: GlobalTensor, tile: Tile, preQuantScalar: Int | None = None,  # n
     pairs (float32/int32 -> int8/uint8/float16/bfloat16/int16/...), ``reluPreMode``
     (ReluPreMode.NormalRelu: ReLU in the fixpipe) and ``saturateInf`` (the CTRL bit that
     makes float16/bfloat16 results saturate inf and zero NaN)."""
+    if type(tile).__name__ == "ConvTile" and preQuantScalar is None and not reluPreMode:
+        from ._conv import store as _conv_store
+        return _conv_store(gt, tile)
     if preQuantScalar is not None or reluPreMode or gt_needs_fixpipe(gt, tile):
         from ._fixpipe import store
         return store("TSTORE", gt, tile, preQuantScalar, None, reluPreMode, saturateInf)
