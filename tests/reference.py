@@ -2550,4 +2550,48 @@ def ptolowp_tquant_int8(x, scale_rows, offset_rows=None):
                     q = float(np.rint(np.float32(q) + np.float32(offset_rows[r])))
             out[r, c] = 0 if math.isnan(q) else min(max(q, lo), hi)
     return out
+def ptolowp_conv(pair, x, dshape):
+    """Convolution-layout TTRANS by explicit indices (fastisa.pto._conv module table); padded
+    channels / batches are zero."""
+    out = np.zeros(dshape, x.dtype)
+    for idx in np.ndindex(*dshape):
+        if pair == ("NCHW", "NC1HWC0"):
+            n, c1, h, w, c0 = idx
+            c = c1 * dshape[4] + c0
+            if c < x.shape[1]:
+                out[idx] = x[n, c, h, w]
+        elif pair == ("NC1HWC0", "NCHW"):
+            n, c, h, w = idx
+            C0 = x.shape[4]
+            out[idx] = x[n, c // C0, h, w, c % C0]
+        elif pair == ("NC1HWC0", "FRACTAL_Z"):
+            c1, h, w, n1, n0, c0 = idx
+            n = n1 * dshape[4] + n0
+            if n < x.shape[0]:
+                out[idx] = x[n, c1, h, w, c0]
+        elif pair == ("GNCHW", "GNC1HWC0"):
+            g, n, c1, h, w, c0 = idx
+            c = c1 * dshape[5] + c0
+            if c < x.shape[2]:
+                out[idx] = x[g, n, c, h, w]
+        elif pair == ("GNC1HWC0", "FRACTAL_Z"):
+            gc1, h, w, n1, n0, c0 = idx
+            C1 = x.shape[2]
+            g, c1 = divmod(gc1, C1)
+            n = n1 * dshape[4] + n0
+            if n < x.shape[1]:
+                out[idx] = x[g, n, c1, h, w, c0]
+        elif pair == ("NCDHW", "FRACTAL_Z_3D"):
+            a, n1, n0, c0 = idx
+            N, C, D, H, W = x.shape
+            C1 = -(-C // dshape[3])
+            d, rest = divmod(a, C1 * H * W)
+            c1, rest = divmod(rest, H * W)
+            h, w = divmod(rest, W)
+            n, c = n1 * dshape[2] + n0, c1 * dshape[3] + c0
+            if n < N and c < C:
+                out[idx] = x[n, c, d, h, w]
+        else:
+            raise ValueError(pair)
+    return out
 # ---- end of ptolowp section ----

@@ -648,3 +648,83 @@ def test_tquant_errors():
     with pytest.raises(NotImplementedError, match="MX forms"):
         pto.TQUANT(d, src, _col([1.0]), quantType=pto.QuantType.MXFP8)
     assert (d.data == 5).all()
+
+
+# ---- ConvTile ----------------------------------------------------------------------------
+
+_CONV_CASES = [
+    (("NCHW", "NC1HWC0"), "float32", (2, 11, 3, 2), (2, 2, 3, 2, 8)),
+    (("NC1HWC0", "NCHW"), "int16", (2, 2, 3, 2, 16), (2, 20, 3, 2)),
+    (("NC1HWC0", "FRACTAL_Z"), "int8", (19, 2, 2, 3, 32), (2, 2, 3, 2, 16, 32)),
+    (("GNCHW", "GNC1HWC0"), "float16", (2, 3, 17, 2, 2), (2, 3, 2, 2, 2, 16)),
+    (("GNC1HWC0", "FRACTAL_Z"), "int32", (2, 5, 2, 2, 3, 8), (4, 2, 3, 1, 16, 8)),
+    (("NCDHW", "FRACTAL_Z_3D"), "float32", (5, 9, 2, 2, 3), (2 * 2 * 2 * 3, 1, 16, 8)),
+]
+
+
+@pytest.mark.parametrize("pair,dt,sshape,dshape", _CONV_CASES)
+def test_ttrans_conv_layouts(pair, dt, sshape, dshape):
+    rng = np.random.default_rng(4)
+    x = rng.integers(-100, 100, sshape).astype(dt)
+    src = pto.ConvTile(V, dt, sshape, getattr(pto.Layout, pair[0]))
+    src.buffer[:] = x.reshape(-1)
+    dst = pto.ConvTile(V, dt, dshape, getattr(pto.Layout, pair[1]))
+    dst.buffer[:] = 7
+    pto.TTRANS(dst, src)
+    assert np.array_equal(dst.codes(), ref.ptolowp_conv(pair, x, dshape))
+
+
+def test_ttrans_conv_fp4_and_aliasing():
+    """x2 codes move per element; a ConvTile over a Tile aliases its bytes."""
+    rng = np.random.default_rng(8)
+    codes = rng.integers(0, 16, (1, 2, 3, 2, 4)).astype(np.uint8)      # G N C H W
+    t = pto.Tile(V, "float4_e2m1x2", 1, 32, valid_col=24)
+    t.data[0, :24] = (codes.reshape(-1)[0::2] | codes.reshape(-1)[1::2] << 4)
+    src = pto.ConvTile(V, "float4_e2m1x2", codes.shape, pto.Layout.GNCHW, buffer=t)
+    assert np.array_equal(src.codes(), codes)
+    dst = pto.ConvTile(V, "float4_e2m1x2", (1, 2, 1, 2, 4, 64), pto.Layout.GNC1HWC0)
+    pto.TTRANS(dst, src)
+    assert np.array_equal(dst.codes(), ref.ptolowp_conv(("GNCHW", "GNC1HWC0"), codes,
+                                                        (1, 2, 1, 2, 4, 64)))
+
+
+def test_convtile_load_store_ndc1hwc0():
+    n = (2, 3, 2, 1, 3)                        # N D C1 H W, C0 = 8 implicit
+    x = np.arange(2 * 3 * 2 * 1 * 4 * 8, dtype=np.float32)
+    strides = (3 * 2 * 1 * 4 * 8, 2 * 1 * 4 * 8, 1 * 4 * 8, 4 * 8, 8)   # W padded to 4
+    t = pto.ConvTile(pto.TileType.Mat, "float32", n + (8,), pto.Layout.NDC1HWC0)
+    pto.TLOAD(t, pto.GlobalTensor(x, n, strides, pto.Layout.NDC1HWC0))
+    want = np.empty(n + (8,), np.float32)
+    for idx in np.ndindex(*n):
+        off = sum(i * s for i, s in zip(idx, strides))
+        want[idx] = x[off:off + 8]
+    assert np.array_equal(t.codes(), want)
+    out = np.zeros_like(x)
+    pto.TSTORE(pto.GlobalTensor(out, n, strides, pto.Layout.NDC1HWC0), t)
+    written = out != 0
+    assert np.array_equal(out[written], x[written])
+    assert not written.reshape(2, 3, 2, 1, 4, 8)[:, :, :, :, 3].any()     # the W padding
+
+
+def test_convtile_errors():
+    with pytest.raises(errors.ConstraintError, match="ConvTile: layout must be one of"):
+        pto.ConvTile(V, "float32", (1, 2, 3, 4), pto.Layout.ND)
+    with pytest.raises(errors.ConstraintError, match="ConvTile: shape must have 4 to 6"):
+        pto.ConvTile(V, "float32", (2, 3), pto.Layout.NCHW)
+    with pytest.raises(errors.ConstraintError, match="ConvTile: buffer must hold"):
+        pto.ConvTile(V, "float32", (1, 2, 3, 8), pto.Layout.NCHW, buffer=pto.Tile(V, "float32", 1, 8))
+    s = pto.ConvTile(V, "float32", (1, 9, 2, 2), pto.Layout.NCHW)
+    d = pto.ConvTile(V, "float32", (1, 1, 2, 2, 8), pto.Layout.NC1HWC0)
+    d.buffer[:] = 3
+    with pytest.raises(errors.ConstraintError, match="TTRANS: dst shape must be"):
+        pto.TTRANS(d, s)
+    with pytest.raises(errors.ConstraintError, match=r"TTRANS: \(src.layout, dst.layout\)"):
+        pto.TTRANS(s, pto.ConvTile(V, "float32", (1, 9, 2, 2), pto.Layout.NCHW))
+    assert (d.buffer == 3).all()
+    with pytest.raises(errors.ConstraintError, match="TLOAD: GlobalTensor layout must equal"):
+        pto.TLOAD(d, pto.GlobalTensor(np.zeros(32, np.float32), (1, 1, 2, 2, 8)))
+    with pytest.raises(errors.ConstraintError, match="is a convolution layout"):
+        pto.TLOAD(pto.Tile(V, "float32", 1, 8), pto.GlobalTensor(np.zeros(8, np.float32), (1, 1, 1, 1, 8),
+                                                                  layout=pto.Layout.NCHW))
+    with pytest.raises(errors.AccessError):
+        pto.GlobalTensor(np.zeros(4, np.float32), (1, 1, 1, 1, 1), layout=pto.Layout.NDC1HWC0)
