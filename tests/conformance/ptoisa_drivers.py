@@ -1390,3 +1390,53 @@ def _tstore_conv(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tstore_conv"] = _tstore_conv
+
+
+def expand_calls(calls, tmp):
+    """A generator that writes every case directory in one call (tloadconv's
+    ``generate_cpu_test_suite(prefix, cases)``) is recorded once with the temporary directory
+    as its working directory; it stands for each case directory it made (those with a
+    golden.bin no other call claims), with the same arguments."""
+    out = []
+    claimed = {os.path.realpath(c[0]) for c in calls
+               if os.path.realpath(c[0]) != os.path.realpath(tmp)}
+    for c in calls:
+        if os.path.realpath(c[0]) == os.path.realpath(tmp) and len(calls) == 1:
+            subs = sorted(d for d in os.listdir(tmp)
+                          if os.path.exists(os.path.join(tmp, d, "golden.bin"))
+                          and os.path.realpath(os.path.join(tmp, d)) not in claimed)
+            if len(subs) > 1 and not any(isinstance(a, str) and a in subs for a in c[2]):
+                out.extend((os.path.join(tmp, d),) + tuple(c[1:]) for d in subs)
+                continue
+        out.append(c)
+    return out
+
+
+def _tloadconv(case_dir, args, kwargs, ns):
+    """tloadconv_kernel.cpp: TLOAD a GM tensor in a convolution layout into a Mat ConvTile and
+    copy the tile's storage out.  The case's (suffix, shape, dtype) tuple comes from the one
+    generator call; the kernel's template arguments per case are launch_1 .. launch_4."""
+    suffix = os.path.basename(case_dir).split(".", 1)[1]
+    shape, dts = next((s, d) for n, s, d in args[1] if n == suffix)
+    dt = _np_or_bf16({"float16": np.float16, "half": np.float16, "float32": np.float32,
+                      "float": np.float32, "int8": np.int8, "int32": np.int32}.get(dts, dts))
+    c0 = 32 // dt.itemsize
+    x = _read(case_dir, "input.bin", dt)
+    Lo = pto.Layout
+    if "5HD" in suffix:                       # NC1HWC0: Shape<N, C1, H, W, C0>
+        gshape, lay, tshape = tuple(shape), Lo.NC1HWC0, tuple(shape)
+        strides = None
+    elif "4D" in suffix:                      # FRACTAL_Z: Shape<C1, H, W, N, C0>, tile 4-D
+        N, C1, H, W = shape[:4]
+        gshape, lay = (C1, H, W, N, c0), Lo.FRACTAL_Z
+        strides = (H * W * N * c0, W * N * c0, N * c0, c0, 1)
+        tshape = (C1 * H * W, N // 16, 16, c0)
+    else:                                     # FRACTAL_Z 5-D: Shape<C1, H, W, N, C0>
+        gshape, lay, tshape = tuple(shape[:4]) + (c0,), Lo.FRACTAL_Z, tuple(shape[:4]) + (c0,)
+        strides = None
+    t = pto.ConvTile(pto.TileType.Mat, dt, tshape, lay)
+    pto.TLOAD(t, pto.GlobalTensor(x, gshape, strides, lay))
+    return np.ascontiguousarray(t.buffer).copy(), _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tloadconv"] = _tloadconv
