@@ -728,3 +728,14 @@ def test_convtile_errors():
                                                                   layout=pto.Layout.NCHW))
     with pytest.raises(errors.AccessError):
         pto.GlobalTensor(np.zeros(4, np.float32), (1, 1, 1, 1, 1), layout=pto.Layout.NDC1HWC0)
+
+
+def test_tgemv_mx():
+    rng = np.random.default_rng(12)
+    a, sa, b, sb, av, sac, bv, sbc = _mx_operands(rng, "float8_e5m2", "float8_e4m3fn", 1, 64, 16)
+    c = pto.Tile(pto.TileType.Acc, "float32", 1, 16)
+    pto.TGEMV_MX(c, a, sa, b, sb)
+    assert _same(c.data, ref.ptolowp_mx_matmul(av, sac, bv, sbc))
+    a2, sa2, *_ = _mx_operands(rng, "float8_e5m2", "float8_e4m3fn", 2, 64, 16)
+    with pytest.raises(errors.ConstraintError, match="TGEMV_MX: aMatrix.validRow must be 1"):
+        pto.TGEMV_MX(pto.Tile(pto.TileType.Acc, "float32", 2, 16), a2, sa2, b, sb)

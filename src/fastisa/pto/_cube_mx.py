@@ -120,3 +120,31 @@ def TMATMUL_MX_BIAS(dst: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile,  
     """``dst = bias (broadcast over rows) + TMATMUL_MX(...)`` (module doc).  Raises
     ConstraintError."""
     _mx("TMATMUL_MX_BIAS", dst, a, a_scale, b, b_scale, ("bias", bias))
+
+
+def _gemv(instr, a):
+    if isinstance(a, Tile) and a.valid_row != 1:
+        raise constraint(instr, "aMatrix.validRow", "must be 1 (m = 1 for a GEMV)", a.valid_row)
+
+
+def TGEMV_MX(dst: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile) -> None:  # noqa: N802
+    """TMATMUL_MX with m = 1 (pto-isa docs/isa/TGEMV_MX.md).  Raises ConstraintError."""
+    _gemv("TGEMV_MX", a)
+    _mx("TGEMV_MX", dst, a, a_scale, b, b_scale)
+
+
+def TGEMV_MX_ACC(dst: Tile, acc: Tile, a: Tile, a_scale: Tile, b: Tile,  # noqa: N802
+                 b_scale: Tile) -> None:
+    """TMATMUL_MX_ACC with m = 1 (docs/isa/TGEMV_MX.md, the cOut/cIn overload)."""
+    _gemv("TGEMV_MX_ACC", a)
+    _mx("TGEMV_MX_ACC", dst, a, a_scale, b, b_scale, ("acc", acc))
+
+
+def TGEMV_MX_BIAS(dst: Tile, a: Tile, a_scale: Tile, b: Tile, b_scale: Tile,  # noqa: N802
+                  bias: Tile) -> None:
+    """TMATMUL_MX_BIAS with m = 1 (docs/isa/TGEMV_MX.md, the biasData overload)."""
+    _gemv("TGEMV_MX_BIAS", a)
+    _mx("TGEMV_MX_BIAS", dst, a, a_scale, b, b_scale, ("bias", bias))
+
+
+__all__ += ["TGEMV_MX", "TGEMV_MX_ACC", "TGEMV_MX_BIAS"]
