@@ -739,3 +739,20 @@ def test_tgemv_mx():
     a2, sa2, *_ = _mx_operands(rng, "float8_e5m2", "float8_e4m3fn", 2, 64, 16)
     with pytest.raises(errors.ConstraintError, match="TGEMV_MX: aMatrix.validRow must be 1"):
         pto.TGEMV_MX(pto.Tile(pto.TileType.Acc, "float32", 2, 16), a2, sa2, b, sb)
+
+
+@pytest.mark.parametrize("mode,fn", [("RINT", np.rint), ("FLOOR", np.floor), ("CEIL", np.ceil),
+                                     ("TRUNC", np.trunc),
+                                     ("ROUND", lambda v: np.trunc(v + np.copysign(0.5, v)))])
+def test_tcvt_every_float16_value_to_int4(mode, fn):
+    """float16 -> int4 (the A2A3 pair FP16 -> S4) over every code: rounded with the mode,
+    saturated to [-8, 7], NaN -> 0; the code in the low nibble."""
+    x = _F16.reshape(-1, 256)
+    src = pto.Tile(V, "float16", x.shape[0], 256)
+    src.data[:] = x
+    dst = pto.Tile(V, "int4", x.shape[0], 256)
+    pto.TCVT(dst, src, mode)
+    xf = _F16.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        want = np.where(np.isnan(xf), 0, np.clip(fn(xf), -8, 7)).astype(np.int64) & 0xF
+    assert np.array_equal(dst.data.reshape(-1), want)

@@ -218,7 +218,11 @@ class Tile:
     loc : TileType
         Where the tile lives (Vec = UB, Mat = L1, Left/Right/Acc = L0A/L0B/L0C, ...).
     dtype : format name, numpy/ml_dtypes dtype or :class:`fastisa.dtypes.Format`
-        One of float32, float16, bfloat16, int32, int16, int8, uint8, uint16, uint32.
+        One of float32, float16, bfloat16, int32, int16, int8, uint8, uint16, uint32 (the
+        vector instructions' formats), or one of the low-precision / 64-bit formats
+        float8_e4m3fn, float8_e5m2, float8_e8m0fnu, hifloat8, int4, float4_e2m1x2,
+        float4_e1m2x2, int64, uint64 (:mod:`fastisa.pto._lowp_formats`: storage, and which
+        instructions accept them; an x2 tile's cols count bytes of two codes).
     rows, cols : int
         Physical shape in elements.  Unboxed row-major tiles need ``cols * itemsize % 32
         == 0`` and column-major ones ``rows * itemsize % 32 == 0`` (32-byte rule); boxed
@@ -426,7 +430,11 @@ class GlobalTensor:
     TSTORE).  ``shape`` and ``strides`` (in elements, up to 5 dims, left-padded to 5 with
     shape 1) default to the array's own.  Every addressed element must lie inside ``array``
     (AccessError otherwise).  ``layout`` is ND (row-major: rows are dims 0-3, columns dim 4)
-    or DN (column-major: rows are dim 3, columns dims 0,1,2,4).
+    or DN (column-major: rows are dim 3, columns dims 0,1,2,4), NZ (16 x C0 fractals: rows
+    dims 2-3, columns dims 0,1,4), an MX scale layout (TLOAD of TMATMUL_MX scales) or a
+    convolution layout (TLOAD/TSTORE with a ConvTile).  ``dtype`` names the element format
+    when ``array`` holds only its container (uint8 codes of hifloat8, int4, float4_*x2 or an
+    fp8 format); an en_dtypes ``hifloat8`` array is taken as its codes.
     """
 
     def __init__(self, array: np.ndarray, shape: Sequence[Int] | None = None,
