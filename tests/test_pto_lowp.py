@@ -756,3 +756,26 @@ def test_tcvt_every_float16_value_to_int4(mode, fn):
     with np.errstate(invalid="ignore"):
         want = np.where(np.isnan(xf), 0, np.clip(fn(xf), -8, 7)).astype(np.int64) & 0xF
     assert np.array_equal(dst.data.reshape(-1), want)
+
+
+def test_tmov_fixpipe_forms():
+    rng = np.random.default_rng(21)
+    x = rng.integers(-5000, 5000, (8, 16)).astype(np.int32)
+    acc = pto.Tile(pto.TileType.Acc, "int32", 8, 16)
+    acc.data[:] = x
+    words = _words(rng, 16, "int8")
+    d = pto.Tile(V, "int8", 8, 32, valid_col=16)
+    pto.TMOV(d, acc, int(words[0]), reluMode=pto.ReluPreMode.NormalRelu)
+    assert np.array_equal(d.valid, _expect(x, "int32", "int8", words, False, True, False))
+    fp = pto.Tile(V, "uint64", 1, 16)
+    fp.data[0] = words
+    h = pto.Tile(V, "float16", 8, 16)
+    pto.TMOV(h, acc, fp)
+    assert np.array_equal(h.valid, _expect(x, "int32", "float16", words, True, False, False))
+    f = pto.Tile(pto.TileType.Acc, "float32", 8, 16)
+    f.data[:] = x.astype(np.float32) - 0.5
+    r = pto.Tile(V, "float32", 8, 16)
+    pto.TMOV(r, f, reluMode=pto.ReluPreMode.NormalRelu)
+    assert np.array_equal(r.data, np.maximum(f.data, 0))
+    with pytest.raises(errors.ConstraintError, match="TMOV: src.loc must be TileType.Acc"):
+        pto.TMOV(d, pto.Tile(V, "int32", 8, 16), 1)

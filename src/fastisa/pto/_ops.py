@@ -1021,6 +1021,37 @@ def TMATMUL_BIAS(dst: Tile, a: Tile, b: Tile, bias: Tile) -> None:  # noqa: N802
     _matmul(instr, dst, a, b, init=bias, init_rs=0)
 
 
+def _tmov_fixpipe(instr, dst, src, pre, relu, sat) -> None:
+    from . import _fixpipe as F
+    if src.loc != TileType.Acc:
+        raise constraint(instr, "src.loc", "must be TileType.Acc for the relu / quant forms",
+                         src.loc.name)
+    try:
+        relu = F.ReluPreMode(relu)
+    except ValueError:
+        raise constraint(instr, "reluMode", "must be ReluPreMode.NoRelu or NormalRelu",
+                         relu) from None
+    _same_valid(instr, dst, "src", src)
+    R, C = dst.valid_shape
+    if isinstance(pre, Tile):
+        if pre.format.name != "uint64" or pre.valid_row < 1 or pre.valid_col < C:
+            raise constraint(instr, "preQuant", f"must be a uint64 Tile of >= {C} words in its "
+                             "first row", repr(pre))
+        q = F.vector_words(np.ascontiguousarray(pre.data[0, :C])).reshape(1, C)
+    elif pre is not None:
+        if isinstance(pre, bool) or not isinstance(pre, (int, np.integer)) or \
+                not 0 <= int(pre) < 1 << 64:
+            raise constraint(instr, "preQuant", "must be a 64-bit unsigned word or a uint64 "
+                             "Tile", pre)
+        q = np.uint64(int(pre))
+    else:
+        q = None
+    out = F.convert(instr, src.valid, src.format.name, dst.format.name, q,
+                    relu == F.ReluPreMode.NormalRelu, bool(sat))
+    np.copyto(dst.valid, out.view(dst.dtype) if out.dtype != dst.dtype else out)
+    cost.record("MTE1", instr, vector_cycles(R, C, dst.dtype.itemsize, 1))
+
+
 def _lowp_move(instr, dst, src, r0=0, c0=0, into=False) -> bool:
     """The element move of TMOV/TEXTRACT/TINSERT for the low-precision and 64-bit formats
     (branch ptolowp): a bit copy in numpy, same dtype required.  False when both tiles have
@@ -1041,13 +1072,21 @@ def _lowp_move(instr, dst, src, r0=0, c0=0, into=False) -> bool:
     return True
 
 
-def TMOV(dst: Tile, src: Tile) -> None:  # noqa: N802
+def TMOV(dst: Tile, src: Tile, preQuant=None, reluMode: int = 0,  # noqa: N802,N803
+         saturateInf: bool = False) -> None:  # noqa: N803
     """``dst[i, j] = src[i, j]`` over dst's valid region, between any tile locations and
     layouts (e.g. Mat -> Left/Right, Acc -> Vec).  Same dtype (bit copy), except from an
-    Acc float32 tile to float16/bfloat16 (rounded to nearest even).  Equal valid shapes."""
+    Acc float32 tile to float16/bfloat16 (rounded to nearest even).  Equal valid shapes.
+
+    The fixpipe forms from an Acc tile (pto-isa docs/isa/TMOV.md: relu, scalar-quant and
+    vector-quant forms): ``preQuant`` a 64-bit quantisation word or a uint64 tile of words
+    (one per column), ``reluMode`` ReluPreMode.NormalRelu, ``saturateInf``; the conversion of
+    :mod:`fastisa.pto._fixpipe` (TSTORE's)."""
     instr = "TMOV"
     _tile(instr, "dst", dst, lowp=True)
     _tile(instr, "src", src, lowp=True)
+    if preQuant is not None or reluMode:
+        return _tmov_fixpipe(instr, dst, src, preQuant, reluMode, saturateInf)
     if _lowp_move(instr, dst, src):
         return
     if src.format.name != dst.format.name:
