@@ -18,7 +18,7 @@ LOWP = ["float8_e4m3fn", "float8_e5m2", "hifloat8", "int4", "float4_e2m1x2", "fl
         "int64", "uint64"]
 #: instructions that accept low-precision tiles (data movement, conversion, printing)
 ALLOWED = {"TCVT", "TMOV", "TTRANS", "TEXTRACT", "TINSERT", "TPRINT", "TASSIGN", "TLOAD",
-           "TSTORE"}
+           "TSTORE", "TGET_SCALE_ADDR", "TEXTRACT_FP", "TINSERT_FP"}
 
 
 def _instructions():
@@ -449,6 +449,22 @@ def test_tstore_acc_plain_conversion_and_relu():
     assert np.array_equal(out, np.maximum(x, 0))
 
 
+def test_fp_tile_of_any_dtype_holds_words():
+    """A Scaling tile declared float32 (as PTOAS programs do) holds the words in its bytes."""
+    rng = np.random.default_rng(9)
+    t = pto.Tile(pto.TileType.Acc, "int32", 2, 16)
+    t.data[:] = rng.integers(-900, 900, (2, 16))
+    words = _words(rng, 16, "int8")
+    fp32 = pto.Tile(pto.TileType.Scaling, "float32", 1, 32)
+    fp32.buffer.view(np.uint64)[:] = words
+    fp64 = pto.Tile(V, "uint64", 1, 16)
+    fp64.data[0] = words
+    a, b = np.zeros((2, 16), np.int8), np.zeros((2, 16), np.int8)
+    pto.TSTORE_FP(pto.GlobalTensor(a), t, fp32)
+    pto.TSTORE_FP(pto.GlobalTensor(b), t, fp64)
+    assert np.array_equal(a, b) and a.any()
+
+
 def test_textract_tinsert_quant_forms():
     rng = np.random.default_rng(5)
     M = pto.TileType.Mat
@@ -485,7 +501,8 @@ def test_fixpipe_errors_change_nothing():
         pto.TSTORE(pto.GlobalTensor(np.zeros((2, 16), np.int8)), t)
     with pytest.raises(errors.ConstraintError, match="preQuantScalar must be a 64-bit"):
         pto.TSTORE(pto.GlobalTensor(np.zeros((2, 16), np.int8)), t, -1)
-    with pytest.raises(errors.ConstraintError, match="TSTORE_FP: fp must be a uint64 Tile"):
+    with pytest.raises(errors.ConstraintError, match="TSTORE_FP: fp must be a row-major tile of "
+                       "at least 128 bytes"):
         pto.TSTORE_FP(pto.GlobalTensor(np.zeros((2, 16), np.int8)), t, pto.Tile(V, "int32", 1, 16))
     with pytest.raises(errors.ConstraintError, match="TSTORE_FP: fp valid shape"):
         pto.TSTORE_FP(pto.GlobalTensor(np.zeros((2, 16), np.int8)), t, pto.Tile(V, "uint64", 1, 8))

@@ -119,6 +119,28 @@ def convert(instr: str, x: np.ndarray, src: str, dst: str, q: np.ndarray | None,
         return v.astype(np.dtype(dst))
 
 
+def fp_words(instr: str, name: str, fp, first: int, n: int) -> np.ndarray:
+    """Words ``first .. first + n - 1`` of an fp (Scaling) tile, cut to the vector form's
+    19-bit scale.  The tile's storage holds 64-bit little-endian words in order whatever its
+    declared element type (pto-isa's tests declare uint64; PTOAS programs declare f32)."""
+    from ._tile import Tile
+    if not isinstance(fp, Tile):
+        raise constraint(instr, name, "must be a Tile of 64-bit quantisation words",
+                         type(fp).__name__)
+    raw = fp.buffer.view(np.uint8)
+    if fp.format.name == "uint64":
+        if fp.valid_row < 1 or fp.valid_col < first + n:
+            raise constraint(instr, f"{name} valid shape", f"must hold {first + n} words in its "
+                             "first row", fp.valid_shape)
+        words = np.ascontiguousarray(fp.data[0, first:first + n])
+    else:
+        if not fp.is_row_major or raw.size < 8 * (first + n):
+            raise constraint(instr, name, f"must be a row-major tile of at least {8 * (first + n)} "
+                             "bytes (its storage read as 64-bit words)", fp.nbytes)
+        words = raw[8 * first: 8 * (first + n)].copy().view(np.uint64)
+    return vector_words(words)
+
+
 def vector_words(q: np.ndarray) -> np.ndarray:
     """The vector form's words with M1 cut to its 19 bits (bits 13..31 of the word)."""
     q = np.asarray(q, dtype=np.uint64)
@@ -153,14 +175,8 @@ def store(instr, gt, tile, scalar, fp, relu, saturate_inf) -> None:
             raise constraint(instr, "preQuantScalar", "must be a 64-bit unsigned word", word)
         q = np.uint64(word)
     elif fp is not None:
-        if not isinstance(fp, Tile) or fp.format.name != "uint64":
-            raise constraint(instr, "fp", "must be a uint64 Tile of quantisation words",
-                             getattr(getattr(fp, "format", None), "name", type(fp).__name__))
         n = C if tile.is_row_major else R
-        if fp.valid_row < 1 or fp.valid_col < n:
-            raise constraint(instr, "fp valid shape", f"must hold {n} words in its first row",
-                             fp.valid_shape)
-        words = vector_words(np.ascontiguousarray(fp.data[0, :n]))
+        words = fp_words(instr, "fp", fp, 0, n)
         q = words.reshape(1, C) if tile.is_row_major else words.reshape(R, 1)
     out = convert(instr, tile.valid, tile.format.name, gt.format.name, q,
                   relu == ReluPreMode.NormalRelu, bool(saturate_inf))

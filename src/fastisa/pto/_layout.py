@@ -109,14 +109,7 @@ def _quant_move(instr, dst, src, indexRow, indexCol, relu, pre, sat, into) -> No
         raise constraint(instr, "indexRow/indexCol", f"the window {(R, C)} at ({r0}, {c0}) "
                          f"must lie inside the valid region {big.valid_shape}", (r0, c0))
     if isinstance(pre, Tile):
-        if pre.format.name != "uint64":
-            raise constraint(instr, "preQuant", "must be a uint64 Tile of quantisation words "
-                             "or a 64-bit scalar word", pre.format.name)
-        first = 0 if into else c0
-        if pre.valid_row < 1 or pre.valid_col < first + C:
-            raise constraint(instr, "preQuant valid shape", f"must hold {first + C} words in "
-                             "its first row", pre.valid_shape)
-        q = F.vector_words(np.ascontiguousarray(pre.data[0, first:first + C])).reshape(1, C)
+        q = F.fp_words(instr, "preQuant", pre, 0 if into else c0, C).reshape(1, C)
     else:
         word = _as_int(pre, "preQuant", instr)
         if not 0 <= word < 1 << 64:

@@ -1034,10 +1034,7 @@ def _tmov_fixpipe(instr, dst, src, pre, relu, sat) -> None:
     _same_valid(instr, dst, "src", src)
     R, C = dst.valid_shape
     if isinstance(pre, Tile):
-        if pre.format.name != "uint64" or pre.valid_row < 1 or pre.valid_col < C:
-            raise constraint(instr, "preQuant", f"must be a uint64 Tile of >= {C} words in its "
-                             "first row", repr(pre))
-        q = F.vector_words(np.ascontiguousarray(pre.data[0, :C])).reshape(1, C)
+        q = F.fp_words(instr, "preQuant", pre, 0, C).reshape(1, C)
     elif pre is not None:
         if isinstance(pre, bool) or not isinstance(pre, (int, np.integer)) or \
                 not 0 <= int(pre) < 1 << 64:
