@@ -2409,3 +2409,54 @@ def nki_isa_activate2(op, data, data_fmt, dst_fmt, imm0, imm1, op0, op1, relu_pa
             acc[p] = _nki_qnan() if np.isnan(s) else s
     return nki_round(y, dst_fmt)
 # ---- end of nki-isa activate2 section ----
+
+
+# ======================================================================================
+# ---- ptocomm branch: TRANDOM, comm copies / reduce ----
+# ======================================================================================
+def pto_trandom(rows, cols, valid_row, valid_col, key, counter, rounds=10):
+    """TRANDOM, element by element with Python ints (pto-isa include/pto/cpu/TRandom.hpp's
+    algorithm re-derived): the block counter advances by cols/4 per block of 256 columns of
+    a row (rows continue the count), lane l of a block uses counter + l, repeat k of the
+    block takes word k of the rounds' output.  Returns uint32 [valid_row, valid_col]."""
+    def rounds_of(c, k):
+        c = list(c)
+        k0, k1 = k
+        for _ in range(rounds):
+            m0 = c[0] * 0xD2511F53
+            m1 = c[2] * 0xCD9E8D57
+            c = [((m1 >> 32) ^ c[1] ^ k0) & 0xFFFFFFFF, m1 & 0xFFFFFFFF,
+                 ((m0 >> 32) ^ c[3] ^ k1) & 0xFFFFFFFF, m0 & 0xFFFFFFFF]
+            k0 = (k0 + 0x9E3779B9) & 0xFFFFFFFF
+            k1 = (k1 + 0xBB67AE85) & 0xFFFFFFFF
+        return c
+
+    def words(v):
+        v %= 1 << 128
+        return [(v >> (32 * w)) & 0xFFFFFFFF for w in range(4)]
+    base = sum(int(counter[w]) << (32 * w) for w in range(4))
+    loops = -(-valid_col // 256)
+    out = np.zeros((valid_row, valid_col), np.uint32)
+    block = 0
+    for r in range(valid_row):
+        for lp in range(loops):
+            for lane in range(64):
+                o = rounds_of(words(base + block * (cols // 4) + lane), (int(key[0]), int(key[1])))
+                for k in range(4):
+                    col = lp * 256 + k * 64 + lane
+                    if col < valid_col:
+                        out[r, col] = o[k]
+            block += 1
+    return out
+
+
+def pto_comm_reduce(arrays, root, op):
+    """TREDUCE: root's data, then op with every other rank in index order, in the dtype."""
+    acc = arrays[root].copy()
+    for r, a in enumerate(arrays):
+        if r == root:
+            continue
+        acc = {"sum": lambda x, y: (x + y).astype(x.dtype), "max": np.maximum,
+               "min": np.minimum}[op](acc, a)
+    return acc
+# ---- end of ptocomm section ----

@@ -1063,3 +1063,265 @@ def _tflashattn(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tflashattn"] = _tflashattn
+
+
+# ---- ptocomm branch: communication, signals, pipes, TRANDOM, TPRINT ---------------------
+# Several of these directories have no golden.bin (the C++ test checks values itself):
+# their drivers compute what the test checks from the inputs (or, for directories without
+# a gen_data.py, from the inputs the C++ test builds) and return those checks as booleans
+# against an all-True "golden".  SELF_CHECKS[name]() -> [(case, got, golden, eps)] runs the
+# directories that have no gen_data case at all.
+from fastisa.pto import comm as _comm  # noqa: E402
+
+SELF_CHECKS = {}
+
+
+def _gm2d(arr, rows, cols):
+    return pto.GlobalTensor(arr, (1, 1, 1, rows, cols), (1, 1, 1, cols, 1))
+
+
+def _copy_driver(kind):
+    """tget / tput / tget_async / tput_async: dst (zeros) <- src (input.bin) through the
+    comm instruction; the golden is the input."""
+    def drive(case_dir, args, kwargs, ns):
+        p = _param(args, kwargs)
+        dt = _dtype(p)
+        R = _first(p, "global_row", "row", "tile_row")
+        C = _first(p, "global_col", "col", "tile_col")
+        src = _read(case_dir, "input.bin", dt)[:R * C].copy()
+        dst = np.zeros(R * C, dt)
+        g_src, g_dst = _gm2d(src, R, C), _gm2d(dst, R, C)
+        tile = pto.Tile(V, dt, _first(p, "tile_row", "row") or R,
+                        _first(p, "tile_col", "col") or C)
+        if kind == "tget":
+            _comm.TGET(g_dst, g_src, tile)
+        elif kind == "tput":
+            _comm.TPUT(g_dst, g_src, tile)
+        else:
+            ev = (_comm.TGET_ASYNC if kind == "tget_async" else _comm.TPUT_ASYNC)(
+                g_dst, g_src, _comm.AsyncSession())
+            assert ev.wait()
+        return dst, _read(case_dir, "golden.bin", dt), 1e-3
+    return drive
+
+
+for _k in ("tget", "tput", "tget_async", "tput_async"):
+    DRIVERS[_k] = _copy_driver(_k)
+
+
+def _tnotify(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    shared = _read(case_dir, "sharedMemory.bin", np.int32).copy()
+    value = int(_read(case_dir, "signal.bin", np.int32)[0])
+    op = _comm.NotifyOp.AtomicAdd if p.operation_type == "Add" else _comm.NotifyOp.Set
+    _comm.TNOTIFY(_comm.Signal(shared), value, op)
+    return shared[:1], _read(case_dir, "golden.bin", np.int32), 1e-3
+
+
+DRIVERS["tnotify"] = _tnotify
+
+
+def _ttest(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    sig = _read(case_dir, "input.bin", np.int32).copy()
+    t, f = (int(x) for x in _read(case_dir, "cmp_file.bin", np.int32)[:2])
+    cmp = _comm.WaitCmp[p.cmp]
+    s = _comm.Signal(sig)                    # the test's comm::Signal: one int32
+    got = np.array([_comm.TTEST(s, t, cmp), _comm.TTEST(s, f, cmp)], np.bool_)
+    return got, _read(case_dir, "golden.bin", np.bool_), 0.0
+
+
+DRIVERS["ttest"] = _ttest
+
+
+def _tbroadcast(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    shape = tuple(int(x) for x in p.shape)
+    n = int(np.prod(shape))
+    kn = int(p.rank)
+    src = _read(case_dir, "input.bin", dt)[:n].copy()
+    out = np.zeros(n * kn, dt)
+    strides = (shape[1] * shape[2] * shape[3] * shape[4], shape[2] * shape[3] * shape[4],
+               shape[3] * shape[4], shape[4], 1)
+    members = [pto.GlobalTensor(out[i * n:], shape, strides) for i in range(kn)]
+    group = _comm.ParallelGroup(members, kn, 0)
+    tile = pto.Tile(V, dt, shape[3], shape[4], valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+    _comm.TBROADCAST(group, pto.GlobalTensor(src, shape, strides), tile)
+    return out, _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tbroadcast"] = _tbroadcast
+
+
+def _treduce(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    R, C = int(p.global_row), int(p.global_col)
+    a = _read(case_dir, "input0.bin", dt)[:R * C].copy()
+    b = _read(case_dir, "input1.bin", dt)[:R * C].copy()
+    out = np.zeros(R * C, dt)
+    op = _comm.ReduceOp.Max if p.op is np.maximum else _comm.ReduceOp.Sum
+    group = _comm.ParallelGroup([_gm2d(a, R, C), _gm2d(b, R, C)], 2, 0)
+    acc = pto.Tile(V, dt, int(p.tile_row), C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+    recv = pto.Tile(V, dt, int(p.tile_row), C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+    _comm.TREDUCE(group, _gm2d(out, R, C), acc, recv, op)
+    return out, _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["treduce"] = _treduce
+
+
+def _trandom(case_dir, args, kwargs, ns):
+    """The test checks that the output is neither all zero nor constant; fastisa's bits are
+    the CPU simulator's Philox (tests/test_pto_comm.py pins them)."""
+    p = _param(args, kwargs)
+    key = _read(case_dir, "key.bin", np.uint32)[:2]
+    ctr = _read(case_dir, "counter.bin", np.uint32)[:4]
+    t = pto.Tile(V, np.uint32, int(p.row), int(p.col), valid_row=int(p.valid_row),
+                 valid_col=int(p.valid_col))
+    pto.TRANDOM(t, key, ctr)
+    out = np.zeros((int(p.row), int(p.col)), np.uint32)
+    pto.TSTORE(pto.GlobalTensor(out), t)
+    got = np.array([out.any(), (out != out.flat[0]).any()], np.bool_)
+    return got, np.ones(2, np.bool_), 0.0
+
+
+DRIVERS["trandom"] = _trandom
+
+
+def _twait_checks():
+    """tests/cpu/st/testcase/twait: a notifier rank changes the signal, the waiting rank's
+    TWAIT returns once the condition holds (run as two fastisa ranks)."""
+    out = []
+
+    def case(name, initial, steps, waits):
+        """steps: the notifier's (offset, value, op) writes; waits: the waiter's (cmp value,
+        WaitCmp, check) in order; the check gets the signal array after the wait."""
+        sig = np.array(initial, np.int32).reshape(-1).copy()
+        results = []
+
+        def body(rank):
+            if rank == 0:
+                for value, cmp, shape_fn, check in waits:
+                    _comm.TWAIT(shape_fn(sig), value, cmp)
+                    results.append(bool(check(sig)))
+            else:
+                for off, value, op in steps:
+                    _comm.TNOTIFY(_comm.Signal(sig, off), value, op)
+        pto.launch(2, body)
+        out.append((name, np.array(results, np.bool_), np.ones(len(waits), np.bool_), 0.0))
+
+    W, N = _comm.WaitCmp, _comm.NotifyOp
+    one = _comm.Signal
+    case("basic", [0], [(0, 42, N.Set)], [(42, W.EQ, one, lambda s: s[0] == 42)])
+    for init, stored, thr, cmp, chk in [(0, 150, 100, W.GE, lambda v: v >= 100),
+                                        (0, 1, 0, W.NE, lambda v: v != 0),
+                                        (0, 51, 50, W.GT, lambda v: v > 50),
+                                        (100, 10, 20, W.LE, lambda v: v <= 20),
+                                        (100, 5, 10, W.LT, lambda v: v < 10)]:
+        case(f"compare_{cmp.name}", [init], [(0, stored, N.Set)],
+             [(thr, cmp, one, lambda s, c=chk: c(int(s[0])))])
+    for threads in (1, 4):     # worker threads' atomic increments, interleaved as one rank
+        case(f"atomic_{threads}", [0], [(0, 1, N.AtomicAdd)] * (25 * threads),
+             [(25 * threads, W.GE, one, lambda s, k=threads: s[0] >= 25 * k)])
+    for rows, cols in ((4, 8), (7, 13)):
+        case(f"matrix_{rows}x{cols}", [0] * (rows * cols),
+             [(k, 1, N.Set) for k in range(rows * cols)],
+             [(1, W.EQ, lambda s, r=rows, c=cols: _comm.Signal2D(s, r, c),
+               lambda s: (s == 1).all())])
+    case("multiphase", [0], [(0, 1, N.Set), (0, 3, N.Set), (0, 5, N.Set)],
+         [(1, W.EQ, one, lambda s: s[0] >= 1), (3, W.GE, one, lambda s: s[0] >= 3),
+          (5, W.EQ, one, lambda s: s[0] == 5)])
+    full_cols, sub_r, sub_c, r0, c0 = 16, 4, 8, 2, 5
+    idx = [(r0 + r) * full_cols + c0 + c for r in range(sub_r) for c in range(sub_c)]
+    case("subregion", [0] * (8 * full_cols), [(k, 1, N.Set) for k in idx],
+         [(1, W.EQ, lambda s: _comm.Signal2D(s, sub_r, sub_c, full_cols, r0 * full_cols + c0),
+           lambda s: (s[idx] == 1).all() and (np.delete(s, idx) == 0).all())])
+    return out
+
+
+SELF_CHECKS["twait"] = _twait_checks
+
+
+def _tprint_checks():
+    """tests/cpu/st/testcase/tprint: the substrings the test looks for in TPRINT's output."""
+    import contextlib
+    import io
+
+    def show(tile, fmt=pto.PrintFormat.Width8_Precision4, tmp=None):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            pto.TPRINT(tile, tmp, format=fmt)
+        return buf.getvalue()
+    F = pto.PrintFormat
+    out = []
+
+    def check(name, text, wanted):
+        got = np.array([w in text for w in wanted], np.bool_)
+        out.append((name, got, np.ones(len(wanted), np.bool_), 0.0))
+    t = pto.Tile(V, np.float32, 1, 8)
+    t.data[0, :2] = [1.234567, -3.456789]
+    check("float_default", show(t), ["1.2346", "-3.4568"])
+    check("float_p2", show(t, F.Width8_Precision2), ["1.23", "-3.46"])
+    check("float_p6", show(t, F.Width10_Precision6), ["1.234567", "-3.456789"])
+    t = pto.Tile(V, np.int32, 1, 8)
+    t.data[0, :4] = [42, -17, 1024, -9999]
+    check("int_w8", show(t), ["42", "-17", "1024", "-9999"])
+    check("int_w10", show(t, F.Width10_Precision6), ["42", "-17", "1024", "-9999"])
+    t = pto.Tile(V, np.uint32, 1, 8)
+    t.data[0, :4] = [0, 17, 65535, 123456]
+    check("uint", show(t), ["0", "17", "65535", "123456"])
+    a, b = pto.Tile(V, np.int8, 1, 32), pto.Tile(V, np.uint8, 1, 32)
+    a.data[0, :2] = [-12, 65]
+    b.data[0, :2] = [255, 127]
+    check("int8", show(a), ["-12", "65"])
+    check("uint8", show(b), ["255", "127"])
+    check("header", show(pto.Tile(V, np.float32, 2, 8)), ["TPRINT 2x8"])
+    t, tmp = pto.Tile(V, np.float32, 1, 8), pto.Tile(V, np.float32, 1, 8)
+    t.data[0, 0] = 3.141592
+    check("tmp", show(t, F.Width10_Precision6, tmp), ["3.141592"])
+    return out
+
+
+SELF_CHECKS["tprint"] = _tprint_checks
+
+
+def _tpushpop_cv_checks():
+    """tests/cpu/st/testcase/tpushpop_cv: a Mat tile pushed by the cube, popped by the vector
+    core, single-shot and a 10-tile stream through a 4-slot pipe on two cores."""
+    rows, cols, depth = 64, 128, 4
+    f4 = np.dtype(np.float32)
+
+    def expected(it):
+        return (it * 1000 + np.arange(rows * cols) + 1).astype(f4).reshape(rows, cols)
+    out = []
+    pipe = pto.TPipe(5, pto.Direction.DIR_C2V, f4.itemsize * rows * cols, depth)
+    cube, vec = pto.Tile(pto.TileType.Mat, f4, rows, cols), pto.Tile(V, f4, rows, cols)
+    cube.data[...] = expected(0)
+    pto.TPUSH(cube, pipe)
+    pto.TPOP(vec, pipe)
+    pto.TFREE(pipe)
+    out.append(("single_tile", np.array([np.array_equal(vec.data, expected(0))]),
+                np.ones(1, np.bool_), 0.0))
+    pipe = pto.TPipe(6, pto.Direction.DIR_C2V, f4.itemsize * rows * cols, depth)
+    got = []
+
+    def cube_core():
+        for it in range(10):
+            t = pto.Tile(pto.TileType.Mat, f4, rows, cols)
+            t.data[...] = expected(it)
+            pto.TPUSH(t, pipe)
+
+    def vector_core():
+        for it in range(10):
+            t = pto.Tile(V, f4, rows, cols)
+            pto.TPOP(t, pipe)
+            pto.TFREE(pipe)
+            got.append(np.array_equal(t.data, expected(it)))
+    pto.launch([cube_core, vector_core])
+    out.append(("multicore_stream", np.array(got, np.bool_), np.ones(10, np.bool_), 0.0))
+    return out
+
+
+SELF_CHECKS["tpushpop_cv"] = _tpushpop_cv_checks

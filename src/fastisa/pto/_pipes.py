@@ -1,0 +1,241 @@
+"""Cross-core pipes: ``TPipe`` FIFOs between the cube core (AIC) and the vector cores (AIV),
+with ``TPUSH`` / ``TPOP`` / ``TFREE`` (pto-isa docs/isa/TPUSH.md, TPOP.md, TFREE.md;
+include/pto/common/fifo.hpp for the enums; where the docs are silent, the CPU simulator
+include/pto/cpu/TPush.hpp, TPop.hpp, hw-native-sys/pto-isa).
+
+A pipe has ``slot_num`` slots.  ``TPUSH`` waits for a free slot, stores a copy of the
+producer tile's valid region and marks it ready; ``TPOP`` waits for the oldest ready slot,
+loads it into the consumer tile's valid region and releases the slot once every consumer
+lane took its part (docs/isa/TFREE.md: "TPOP already performs the free-space notification";
+``TFREE(pipe)`` of the tile flow is a no-op).
+Direction: a Mat/Acc producer (or a Vec consumer) is cube -> vector (``DIR_C2V``), a Vec
+producer (or a Mat consumer) vector -> cube (``DIR_V2C``); a ``DIR_BOTH`` pipe has one FIFO
+per direction.  Split (``TileSplitAxis``), with the vector subblocks of
+``pto.launch(..., subblocks=2)``:
+
+* ``TILE_NO_SPLIT``: vector subblock 0 receives the whole tile (C2V); subblock 1 gets a
+  zero-filled tile and pops nothing (the CPU simulator's inactive lane), unless the pipe
+  was made with ``no_split=True`` (``TPipe<..., IsNoSplit = true>``): then both receive it;
+  on V2C one subblock's push is one slot;
+* ``TILE_UP_DOWN`` / ``TILE_LEFT_RIGHT``: subblock k receives row (column) half k of a
+  cube tile; on V2C each subblock pushes its half and the cube pops the two halves joined
+  (``_ODD`` variants: subblock 0 gets the larger half).
+
+Waits let the other cores run (:mod:`fastisa.pto._cores`); a wait no core can end raises
+ConstraintError ("deadlock").  The same FIFOs carry PTO-AS ``pto.tpush_to_aiv`` & co.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import deque
+
+import numpy as np
+
+from ..errors import ConstraintError
+from . import _cores
+from ._tile import Tile, TileType
+
+__all__ = ["Direction", "TileSplitAxis", "TPipe", "TPUSH", "TPOP", "TFREE"]
+
+
+class Direction(enum.IntEnum):
+    """include/pto/common/fifo.hpp ``Direction``."""
+    DIR_C2V = 1
+    DIR_V2C = 2
+    DIR_BOTH = 3
+    DIR_V2C_CTRL = 4
+
+
+class TileSplitAxis(enum.IntEnum):
+    """include/pto/common/fifo.hpp ``TileSplitAxis``."""
+    TILE_NO_SPLIT = 0
+    TILE_UP_DOWN = 1
+    TILE_LEFT_RIGHT = 2
+    TILE_UP_DOWN_ODD = 3
+    TILE_LEFT_RIGHT_ODD = 4
+
+
+def _split_parts(data: np.ndarray, split: TileSplitAxis, n: int):
+    if split == TileSplitAxis.TILE_NO_SPLIT or n == 1:
+        return [data] * max(n, 1)
+    axis = 0 if split in (TileSplitAxis.TILE_UP_DOWN, TileSplitAxis.TILE_UP_DOWN_ODD) else 1
+    size = data.shape[axis]
+    odd = split in (TileSplitAxis.TILE_UP_DOWN_ODD, TileSplitAxis.TILE_LEFT_RIGHT_ODD)
+    if odd != (size % 2 == 1):
+        raise ConstraintError(f"TPUSH: {split.name} needs an {'odd' if odd else 'even'} "
+                              f"{'row' if axis == 0 else 'column'} count, got {size}")
+    h = (size + 1) // 2
+    return [data[:h] if axis == 0 else data[:, :h], data[h:] if axis == 0 else data[:, h:]]
+
+
+class _Fifo:
+    def __init__(self, depth):
+        self.depth = depth
+        self.slots = deque()          # {"parts": data per lane, "to_pop": lanes still to pop}
+        self.partial = {}             # V2C split: lane -> halves pushed, waiting for the pair
+
+    def used(self):
+        return len(self.slots)
+
+
+class TPipe:
+    """``TPipe<FlagID, DirType, SlotSize, SlotNum, LocalSlotNum = 2>(fifo_mem, ...)``.
+
+    ``direction``: a :class:`Direction`; ``slot_size``: bytes per slot (a pushed tile's
+    valid region must fit); ``slot_num`` >= 1 slots.  ``flag_id`` and ``local_slot_num``
+    are accepted (they select hardware flags and local buffers).  Raises ConstraintError."""
+
+    def __init__(self, flag_id: int = 0, direction: Direction | int = Direction.DIR_C2V,
+                 slot_size: int = 0, slot_num: int = 2, local_slot_num: int = 2,
+                 no_split: bool = False) -> None:
+        try:
+            self.direction = Direction(int(direction))
+        except ValueError:
+            raise ConstraintError(f"TPipe: direction must be a Direction, got "
+                                  f"{direction!r}") from None
+        if int(slot_num) < 1:
+            raise ConstraintError(f"TPipe: slot_num must be >= 1, got {slot_num}")
+        if int(slot_size) < 0:
+            raise ConstraintError(f"TPipe: slot_size must be >= 0 bytes, got {slot_size}")
+        self.flag_id = int(flag_id)
+        self.slot_size = int(slot_size)
+        self.slot_num = int(slot_num)
+        self.local_slot_num = int(local_slot_num)
+        self.no_split = bool(no_split)
+        self._fifo = {"c2v": _Fifo(self.slot_num), "v2c": _Fifo(self.slot_num)}
+
+    def _dir(self, instr, want):
+        allowed = {Direction.DIR_C2V: ("c2v",), Direction.DIR_V2C: ("v2c",),
+                   Direction.DIR_BOTH: ("c2v", "v2c"), Direction.DIR_V2C_CTRL: ("v2c",)}
+        if want not in allowed[self.direction]:
+            raise ConstraintError(f"{instr}: a {'cube -> vector' if want == 'c2v' else 'vector -> cube'}"
+                                  f" transfer on a {self.direction.name} pipe")
+        return self._fifo[want]
+
+
+def _lanes():
+    """(this core's vector lane, number of vector lanes)."""
+    n = _cores.get_subblock_num()
+    return _cores.get_subblock_idx(), n
+
+
+def _args(instr, a, b):
+    if isinstance(a, TPipe) and isinstance(b, Tile):
+        return a, b
+    if isinstance(b, TPipe) and isinstance(a, Tile):
+        return b, a
+    raise ConstraintError(f"{instr}: expected (pipe, tile) or (tile, pipe), got "
+                          f"({type(a).__name__}, {type(b).__name__})")
+
+
+def _split(instr, split):
+    try:
+        return TileSplitAxis(int(split))
+    except (ValueError, TypeError):
+        raise ConstraintError(f"{instr}: split must be a TileSplitAxis, got {split!r}") from None
+
+
+def TPUSH(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> None:  # noqa: N802
+    """Push ``tile``'s valid region into ``pipe`` (``TPUSH(pipe, tile)`` or the simplified
+    ``TPUSH(tile, pipe)``): wait for a free slot, store, mark ready (module doc).  ``tile``:
+    an Acc/Mat tile (cube -> vector) or a Vec tile (vector -> cube).  Raises ConstraintError
+    (tile type, direction, slot too small, deadlock)."""
+    pipe, tile = _args("TPUSH", a, b)
+    split = _split("TPUSH", split)
+    if tile.loc in (TileType.Acc, TileType.Mat):
+        want = "c2v"
+    elif tile.loc == TileType.Vec:
+        want = "v2c"
+    else:
+        raise ConstraintError(f"TPUSH: the producer tile must be Acc, Mat or Vec, got "
+                              f"{tile.loc.name}")
+    fifo = pipe._dir("TPUSH", want)
+    data = np.array(tile.valid, copy=True)
+    if pipe.slot_size and data.nbytes > pipe.slot_size:
+        raise ConstraintError(f"TPUSH: the tile's valid region ({data.nbytes} bytes) does not "
+                              f"fit a {pipe.slot_size}-byte slot")
+    lane, nlanes = _lanes()
+    if want == "c2v":
+        parts = _split_parts(data, split, nlanes)
+        if split == TileSplitAxis.TILE_NO_SPLIT and not pipe.no_split:
+            parts = parts[:1]
+        _wait_space(fifo, "TPUSH")
+        fifo.slots.append({"parts": parts, "to_pop": set(range(len(parts)))})
+        _cores.notify()
+        return
+    if split == TileSplitAxis.TILE_NO_SPLIT or nlanes == 1:
+        _wait_space(fifo, "TPUSH")
+        fifo.slots.append({"parts": [data], "to_pop": {0}})
+        return
+    axis = 0 if split in (TileSplitAxis.TILE_UP_DOWN, TileSplitAxis.TILE_UP_DOWN_ODD) else 1
+    fifo.partial.setdefault(lane, deque()).append(data)
+    q0, q1 = fifo.partial.get(0), fifo.partial.get(1)
+    if q0 and q1:
+        _wait_space(fifo, "TPUSH")
+        joined = np.concatenate([q0.popleft(), q1.popleft()], axis=axis)
+        fifo.slots.append({"parts": [joined], "to_pop": {0}})
+
+
+def _wait_space(fifo, instr):
+    _cores.wait_until(lambda: fifo.used() < fifo.depth, "a free pipe slot", instr)
+
+
+def TPOP(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> None:  # noqa: N802
+    """Pop the oldest ready slot of ``pipe`` into ``tile``'s valid region (``TPOP(pipe,
+    tile)`` or ``TPOP(tile, pipe)``), waiting for a producer; a DYNAMIC valid shape is set
+    to the popped data's.  ``tile``: Vec (cube -> vector) or Mat (vector -> cube).  Raises
+    ConstraintError (tile type, dtype or shape mismatch, deadlock)."""
+    pipe, tile = _args("TPOP", a, b)
+    split = _split("TPOP", split)
+    if tile.loc == TileType.Vec:
+        want = "c2v"
+    elif tile.loc in (TileType.Mat, TileType.Left, TileType.Right):
+        want = "v2c"
+    else:
+        raise ConstraintError(f"TPOP: the consumer tile must be Vec or Mat, got {tile.loc.name}")
+    fifo = pipe._dir("TPOP", want)
+    lane, _n = _lanes()
+    key = lane if want == "c2v" else 0
+    if (want == "c2v" and key > 0 and split == TileSplitAxis.TILE_NO_SPLIT
+            and not pipe.no_split):
+        tile.data[...] = 0             # the inactive lane: zeros, nothing popped
+        return
+
+    def ready():
+        return any(key in s["to_pop"] for s in fifo.slots)
+    _cores.wait_until(ready, "data in the pipe", "TPOP")
+    slot = next(s for s in fifo.slots if key in s["to_pop"])
+    data = slot["parts"][key]
+    _load(tile, data)
+    slot["to_pop"].discard(key)
+    if not slot["to_pop"]:
+        fifo.slots.remove(slot)
+
+
+def _load(tile, data):
+    if data.dtype != tile.data.dtype:
+        raise ConstraintError(f"TPOP: the popped data is {data.dtype}, the tile "
+                              f"{tile.dtype.name}: the element types must match (a fixpipe "
+                              f"conversion is a TPUSH option fastisa does not model)")
+    r, c = data.shape
+    if (tile.valid_row, tile.valid_col) != (r, c):
+        dr, dc = tile.dynamic_valid if hasattr(tile, "dynamic_valid") else (tile._dyn_row,
+                                                                           tile._dyn_col)
+        if (tile.valid_row != r and not dr) or (tile.valid_col != c and not dc) \
+                or r > tile.rows or c > tile.cols:
+            raise ConstraintError(f"TPOP: popped {r}x{c} data but the tile's valid shape is "
+                                  f"{tile.valid_row}x{tile.valid_col} (static)")
+        if tile.valid_row != r:
+            tile.set_valid_row(r)
+        if tile.valid_col != c:
+            tile.set_valid_col(c)
+    tile.valid[...] = data
+
+
+def TFREE(pipe: TPipe, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> None:  # noqa: N802
+    """``TFREE(pipe)`` of the tile flow: no effect, TPOP already released the slot
+    (docs/isa/TFREE.md).  Raises ConstraintError for a non-pipe or a bad split."""
+    if not isinstance(pipe, TPipe):
+        raise ConstraintError(f"TFREE: pipe must be a TPipe, got {type(pipe).__name__}")
+    _split("TFREE", split)
