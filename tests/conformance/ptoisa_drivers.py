@@ -1325,3 +1325,85 @@ def _tpushpop_cv_checks():
 
 
 SELF_CHECKS["tpushpop_cv"] = _tpushpop_cv_checks
+
+
+def _mixed_matmul(a, b, c, split, add=1.0):
+    """The mixed AIC/AIV kernel of tpush_a3 / tpush_a5 (cases 1, 2): for each 64-column block
+    j of C, the two vector cores each take their half of A (columns for LEFT_RIGHT, rows for
+    UP_DOWN), add 1 and push it to the cube (V2C, joined); the cube pops A+1 (32x64), loads
+    B[:, 64j:64j+64] and pushes the 32x64 product back split the same way (C2V); each vector
+    core adds its half to its C chunk and stores it.  One DIR_BOTH pipe of 4 slots, run as
+    three fastisa cores (pto.launch(..., subblocks=2))."""
+    f4 = np.dtype(np.float32)
+    T = pto.TileType
+    M, K = a.shape
+    N = c.shape[1]
+    lr = split == pto.TileSplitAxis.TILE_LEFT_RIGHT
+    pipe = pto.TPipe(0, pto.Direction.DIR_BOTH, 8192, 4, 4)
+    cg = c.copy()
+    hr, hc = (M, K // 2) if lr else (M // 2, K)         # a vector core's share of A
+    cr, cc = (M, 32) if lr else (M // 2, 64)            # ... and of a C block
+
+    def cube():
+        for j in range(N // 64):
+            bmat = pto.Tile(T.Mat, f4, K, 64)
+            pto.TLOAD(bmat, pto.GlobalTensor(b, (1, 1, 1, K, 64), (1, 1, 1, N, 1))
+                      if j == 0 else pto.GlobalTensor(b.reshape(-1)[64 * j:], (1, 1, 1, K, 64),
+                                                      (1, 1, 1, N, 1)))
+            amat = pto.Tile(T.Mat, f4, M, K)
+            pto.TPOP(pipe, amat, split)
+            left, right = pto.Tile(T.Left, f4, M, K), pto.Tile(T.Right, f4, K, 64)
+            pto.TMOV(left, amat)
+            pto.TFREE(pipe, split)
+            pto.TMOV(right, bmat)
+            acc = pto.Tile(T.Acc, f4, M, 64)
+            pto.TMATMUL(acc, left, right)
+            pto.TPUSH(pipe, acc, split)
+
+    def vector():
+        sb = pto.get_subblock_idx()
+        r0, c0 = (0, sb * hc) if lr else (sb * hr, 0)
+        ah = pto.Tile(V, f4, hr, hc)
+        pto.TLOAD(ah, pto.GlobalTensor(a.reshape(-1)[r0 * K + c0:], (1, 1, 1, hr, hc),
+                                       (1, 1, 1, K, 1)))
+        for j in range(N // 64):
+            off = (r0 if not lr else 0) * N + 64 * j + (sb * cc if lr else 0)
+            view = pto.GlobalTensor(cg.reshape(-1)[off:], (1, 1, 1, cr, cc), (1, 1, 1, N, 1))
+            ct = pto.Tile(V, f4, cr, cc)
+            pto.TLOAD(ct, view)
+            a1 = pto.Tile(V, f4, hr, hc)
+            pto.TADDS(a1, ah, add)
+            pto.TPUSH(pipe, a1, split)
+            prod = pto.Tile(V, f4, cr, cc)
+            pto.TPOP(pipe, prod, split)
+            res = pto.Tile(V, f4, cr, cc)
+            pto.TADD(res, ct, prod)
+            pto.TFREE(pipe, split)
+            pto.TSTORE(view, res)
+    pto.launch([cube, vector, vector], subblocks=2)
+    return cg
+
+
+def _tpush_module_cases(prefix, splits):
+    def run(tmp):
+        out = []
+        f4 = np.float32
+        for k, split in splits.items():
+            d = os.path.join(tmp, f"{prefix}.case_{k}")
+            a = _read(d, "a.bin", f4).reshape(32, 64)
+            b = _read(d, "b.bin", f4).reshape(64, 512)
+            c = _read(d, "c.bin", f4).reshape(32, 512)
+            got = _mixed_matmul(a, b, c, split)
+            out.append((f"case_{k}", got.reshape(-1), _read(d, "golden.bin", f4), 1e-3))
+        return out
+    return run
+
+
+#: directories whose gen_data.py writes its cases at module level (no generator function):
+#: MODULE_CASES[name](tmpdir) -> [(case, got, golden, eps)] after gen_data.py ran in tmpdir.
+MODULE_CASES = {
+    "tpush_a3": _tpush_module_cases("TPUSH_A3Test", {1: pto.TileSplitAxis.TILE_LEFT_RIGHT}),
+    # the C++ test runs cases 1 (LEFT_RIGHT) and 2 (UP_DOWN); gen_data also writes 3 and 4
+    "tpush_a5": _tpush_module_cases("TPUSH_A5Test", {1: pto.TileSplitAxis.TILE_LEFT_RIGHT,
+                                                     2: pto.TileSplitAxis.TILE_UP_DOWN}),
+}
