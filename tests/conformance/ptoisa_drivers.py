@@ -1407,3 +1407,188 @@ MODULE_CASES = {
     "tpush_a5": _tpush_module_cases("TPUSH_A5Test", {1: pto.TileSplitAxis.TILE_LEFT_RIGHT,
                                                      2: pto.TileSplitAxis.TILE_UP_DOWN}),
 }
+
+
+def _ctx(sub, num):
+    return pto.ScopedExecutionContext(0, sub, num)
+
+
+def _tpushpop_vc_nosplit_checks():
+    """tests/cpu/st/testcase/tpushpop_vc_nosplit: vector -> cube, no split, 16x32 float, a
+    2-slot pipe: single tile, 5 tiles wrapping the ring, and the inactive lane 1's push
+    being a no-op (the pipe stays empty)."""
+    rows, cols, depth = 16, 32, 2
+    f4 = np.dtype(np.float32)
+
+    def fill(it):
+        return (it * 1000 + np.arange(rows * cols) + 1).astype(f4).reshape(rows, cols)
+    ok = lambda name, flags: (name, np.array(flags, np.bool_), np.ones(len(flags), np.bool_), 0.0)  # noqa: E731
+    out = []
+    pipe = pto.TPipe(12, pto.Direction.DIR_V2C, f4.itemsize * rows * cols, depth)
+    with _ctx(0, 1):
+        v = pto.Tile(V, f4, rows, cols)
+        v.data[...] = fill(0)
+        pto.TPUSH(pipe, v)
+        m = pto.Tile(pto.TileType.Mat, f4, rows, cols)
+        pto.TPOP(pipe, m)
+        pto.TFREE(pipe)
+    out.append(ok("single_tile", [np.array_equal(m.data, fill(0))]))
+    pipe = pto.TPipe(13, pto.Direction.DIR_V2C, f4.itemsize * rows * cols, depth)
+    got = [None] * 5
+
+    def push(it):
+        t = pto.Tile(V, f4, rows, cols)
+        t.data[...] = fill(it)
+        pto.TPUSH(pipe, t)
+
+    def pop(it):
+        t = pto.Tile(pto.TileType.Mat, f4, rows, cols)
+        pto.TPOP(pipe, t)
+        got[it] = t.data.copy()
+        pto.TFREE(pipe)
+    with _ctx(0, 1):
+        for it in range(min(depth, 5)):
+            push(it)
+        for it in range(5):
+            pop(it)
+            if it + depth < 5:
+                push(it + depth)
+    out.append(ok("fifo_wraparound", [np.array_equal(got[i], fill(i)) for i in range(5)]))
+    pipe = pto.TPipe(14, pto.Direction.DIR_V2C, f4.itemsize * rows * cols, depth)
+    with _ctx(1, 2):
+        t = pto.Tile(V, f4, rows, cols)
+        t.data[...] = fill(7)
+        pto.TPUSH(pipe, t)
+    empty_after_inactive = pipe.occupied == 0
+    with _ctx(0, 2):
+        t = pto.Tile(V, f4, rows, cols)
+        t.data[...] = fill(0)
+        pto.TPUSH(pipe, t)
+    with _ctx(0, 1):
+        m = pto.Tile(pto.TileType.Mat, f4, rows, cols)
+        pto.TPOP(pipe, m)
+        pto.TFREE(pipe)
+    out.append(ok("inactive_aiv1_is_noop", [empty_after_inactive, np.array_equal(m.data, fill(0)),
+                                            pipe.occupied == 0]))
+    return out
+
+
+SELF_CHECKS["tpushpop_vc_nosplit"] = _tpushpop_vc_nosplit_checks
+
+
+def _tpushpop_vc_checks():
+    """tests/cpu/st/testcase/tpushpop_vc: vector -> cube with UP_DOWN / LEFT_RIGHT split: the
+    two lanes' halves joined, single tile and ring wrap-around with two pops in flight, on a
+    DIR_V2C and a DIR_BOTH pipe; and a DIR_BOTH pipe interleaving C2V (split to the lanes)
+    and V2C (joined) traffic in order."""
+    f4 = np.dtype(np.float32)
+    rows, cols = 16, 32
+    S = pto.TileSplitAxis
+    out = []
+
+    def cell(it, lane, n):
+        return (it * 100000 + lane * 1000 + np.arange(n) + 1).astype(f4)
+
+    def expected(it, split):
+        if split == S.TILE_UP_DOWN:
+            return np.concatenate([cell(it, k, rows * cols // 2).reshape(rows // 2, cols)
+                                   for k in (0, 1)], axis=0)
+        return np.concatenate([cell(it, k, rows * cols // 2).reshape(rows, cols // 2)
+                               for k in (0, 1)], axis=1)
+
+    def push_lane(pipe, it, lane, split):
+        shape = (rows // 2, cols) if split == S.TILE_UP_DOWN else (rows, cols // 2)
+        with _ctx(lane, 2):
+            t = pto.Tile(V, f4, *shape)
+            t.data[...] = cell(it, lane, shape[0] * shape[1]).reshape(shape)
+            pto.TPUSH(pipe, t, split)
+
+    def pop(pipe, split, free=True):
+        with _ctx(0, 1):
+            m = pto.Tile(pto.TileType.Mat, f4, rows, cols)
+            pto.TPOP(pipe, m, split)
+            if free:
+                pto.TFREE(pipe, split)
+            return m.data.copy()
+
+    def free(pipe, split):
+        with _ctx(0, 1):
+            pto.TFREE(pipe, split)
+
+    def check(name, flags):
+        out.append((name, np.array(flags, np.bool_), np.ones(len(flags), np.bool_), 0.0))
+    for split in (S.TILE_UP_DOWN, S.TILE_LEFT_RIGHT):
+        nm = split.name.lower()
+        pipe = pto.TPipe(12, pto.Direction.DIR_V2C, f4.itemsize * rows * cols, 2)
+        push_lane(pipe, 0, 0, split)
+        push_lane(pipe, 0, 1, split)
+        check(f"{nm}_single_tile", [np.array_equal(pop(pipe, split), expected(0, split))])
+        for direction, depth, iters in ((pto.Direction.DIR_V2C, 2, 5),
+                                        (pto.Direction.DIR_BOTH, 4, 6)):
+            pipe = pto.TPipe(13, direction, f4.itemsize * rows * cols, depth, depth)
+            got = [None] * iters
+            for it in range(min(depth, iters)):
+                push_lane(pipe, it, 0, split)
+                push_lane(pipe, it, 1, split)
+            got[0] = pop(pipe, split, free=False)
+            for it in range(iters):
+                if it + 1 < iters:
+                    got[it + 1] = pop(pipe, split, free=False)
+                free(pipe, split)
+                if it + depth < iters:
+                    push_lane(pipe, it + depth, 0, split)
+                    push_lane(pipe, it + depth, 1, split)
+            flags = [np.array_equal(got[i], expected(i, split)) for i in range(iters)]
+            if direction == pto.Direction.DIR_BOTH:
+                flags.append(pipe.occupied == 0)
+            check(f"{nm}_wraparound_{direction.name}", flags)
+    # DIR_BOTH, UP_DOWN: C2V 16x128 tiles split to the lanes, V2C halves joined, interleaved
+    R, C, L = 16, 128, 8
+    pipe = pto.TPipe(30, pto.Direction.DIR_BOTH, 8192, 4, 4)
+    flags = []
+
+    def lin(base, r0, n):
+        return (base + np.arange(r0 * C, (r0 + n) * C) + 1).astype(f4).reshape(n, C)
+
+    def push_c2v(base):
+        with _ctx(0, 1):
+            t = pto.Tile(pto.TileType.Acc, f4, R, C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+            t.data[...] = lin(base, 0, R)
+            pto.TPUSH(pipe, t, S.TILE_UP_DOWN)
+
+    def pop_c2v(base):
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                t = pto.Tile(V, f4, L, C)
+                pto.TPOP(pipe, t, S.TILE_UP_DOWN)
+                flags.append(np.array_equal(t.data, lin(base, lane * L, L)))
+                pto.TFREE(pipe, S.TILE_UP_DOWN)
+
+    def push_v2c():
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                t = pto.Tile(V, f4, L, C)
+                t.data[...] = lin(7000 + lane * 1000, 0, L)
+                pto.TPUSH(pipe, t, S.TILE_UP_DOWN)
+
+    def pop_v2c():
+        with _ctx(0, 1):
+            t = pto.Tile(pto.TileType.Mat, f4, R, C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+            pto.TPOP(pipe, t, S.TILE_UP_DOWN)
+            flags.append(np.array_equal(t.valid, np.concatenate([lin(7000, 0, L),
+                                                                 lin(8000, 0, L)])))
+            pto.TFREE(pipe, S.TILE_UP_DOWN)
+    push_c2v(1000)
+    push_c2v(2000)
+    pop_c2v(1000)
+    push_v2c()
+    pop_v2c()
+    push_c2v(3000)
+    pop_c2v(2000)
+    pop_c2v(3000)
+    flags.append(pipe.occupied == 0)
+    check("both_dir_gm_fifo_keeps_c2v_order", flags)
+    return out
+
+
+SELF_CHECKS["tpushpop_vc"] = _tpushpop_vc_checks

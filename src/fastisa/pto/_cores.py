@@ -18,7 +18,7 @@ from typing import Callable, Sequence
 from .._turns import Turns
 from ..errors import ConstraintError
 
-__all__ = ["launch", "get_rank", "get_rank_size", "get_block_idx", "get_subblock_idx",
+__all__ = ["launch", "ScopedExecutionContext", "get_rank", "get_rank_size", "get_block_idx", "get_subblock_idx",
            "get_subblock_num"]
 
 
@@ -114,7 +114,34 @@ def get_rank_size() -> int:
     return 1 if sched is None else sched.n
 
 
+_ROLE: contextvars.ContextVar = contextvars.ContextVar("fastisa_pto_role", default=None)
+
+
+class ScopedExecutionContext:
+    """``with ScopedExecutionContext(block, subblock, subblock_num):`` -- the running code
+    acts as vector subblock ``subblock`` of ``subblock_num`` (``subblock_num = 1``: the cube
+    core or a lone vector core), as pto-isa's ``cpu_sim::ScopedExecutionContext`` does; for
+    driving one side of a pipe after the other from one thread."""
+
+    def __init__(self, block: int = 0, subblock: int = 0, subblock_num: int = 1) -> None:
+        if subblock_num not in (1, 2) or not 0 <= subblock < subblock_num:
+            raise ConstraintError(f"ScopedExecutionContext: need subblock_num in (1, 2) and 0 "
+                                  f"<= subblock < subblock_num, got {subblock}, {subblock_num}")
+        self.role = (int(block), int(subblock), int(subblock_num))
+
+    def __enter__(self):
+        self._token = _ROLE.set(self.role)
+        return self
+
+    def __exit__(self, *exc):
+        _ROLE.reset(self._token)
+        return False
+
+
 def _role():
+    r = _ROLE.get()
+    if r is not None:
+        return r
     sched, me = current()
     if sched is None or sched.roles[me] is None:
         return None
@@ -122,8 +149,10 @@ def _role():
 
 
 def get_block_idx() -> int:
-    """The AI-core block index (0: fastisa simulates one block)."""
-    return 0
+    """The AI-core block index (0: fastisa simulates one block, unless a
+    ScopedExecutionContext says otherwise)."""
+    r = _role()
+    return 0 if r is None else r[0]
 
 
 def get_subblock_idx() -> int:

@@ -105,6 +105,11 @@ class TPipe:
         self.no_split = bool(no_split)
         self._fifo = {"c2v": _Fifo(self.slot_num), "v2c": _Fifo(self.slot_num)}
 
+    @property
+    def occupied(self) -> int:
+        """Slots holding data not yet popped by every consumer lane (both directions)."""
+        return self._fifo["c2v"].used() + self._fifo["v2c"].used()
+
     def _dir(self, instr, want):
         allowed = {Direction.DIR_C2V: ("c2v",), Direction.DIR_V2C: ("v2c",),
                    Direction.DIR_BOTH: ("c2v", "v2c"), Direction.DIR_V2C_CTRL: ("v2c",)}
@@ -140,7 +145,7 @@ def TPUSH(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> Non
     """Push ``tile``'s valid region into ``pipe`` (``TPUSH(pipe, tile)`` or the simplified
     ``TPUSH(tile, pipe)``): wait for a free slot, store, mark ready (module doc).  ``tile``:
     an Acc/Mat tile (cube -> vector) or a Vec tile (vector -> cube).  Raises ConstraintError
-    (tile type, direction, slot too small, deadlock)."""
+    (tile type, direction, slot too small, an odd/even split of the wrong size, deadlock)."""
     pipe, tile = _args("TPUSH", a, b)
     split = _split("TPUSH", split)
     if tile.loc in (TileType.Acc, TileType.Mat):
@@ -152,29 +157,43 @@ def TPUSH(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> Non
                               f"{tile.loc.name}")
     fifo = pipe._dir("TPUSH", want)
     data = np.array(tile.valid, copy=True)
-    if pipe.slot_size and data.nbytes > pipe.slot_size:
-        raise ConstraintError(f"TPUSH: the tile's valid region ({data.nbytes} bytes) does not "
-                              f"fit a {pipe.slot_size}-byte slot")
     lane, nlanes = _lanes()
     if want == "c2v":
-        parts = _split_parts(data, split, nlanes)
-        if split == TileSplitAxis.TILE_NO_SPLIT and not pipe.no_split:
-            parts = parts[:1]
+        if pipe.slot_size and data.nbytes > pipe.slot_size:
+            raise ConstraintError(f"TPUSH: the tile's valid region ({data.nbytes} bytes) does "
+                                  f"not fit a {pipe.slot_size}-byte slot")
+        if split == TileSplitAxis.TILE_NO_SPLIT:
+            slot = {"parts": [data], "to_pop": None, "popped": set()}
+        else:                          # the halves for vector lanes 0 and 1
+            slot = {"parts": _split_parts(data, split, 2), "to_pop": {0, 1}, "popped": set()}
         _wait_space(fifo, "TPUSH")
-        fifo.slots.append({"parts": parts, "to_pop": set(range(len(parts)))})
+        fifo.slots.append(slot)
         _cores.notify()
         return
     if split == TileSplitAxis.TILE_NO_SPLIT or nlanes == 1:
+        if split == TileSplitAxis.TILE_NO_SPLIT and nlanes >= 2 and lane > 0:
+            return                     # the inactive lane of a no-split pipe: no effect
+        if pipe.slot_size and data.nbytes > pipe.slot_size:
+            raise ConstraintError(f"TPUSH: the tile's valid region ({data.nbytes} bytes) does "
+                                  f"not fit a {pipe.slot_size}-byte slot")
         _wait_space(fifo, "TPUSH")
-        fifo.slots.append({"parts": [data], "to_pop": {0}})
+        fifo.slots.append({"parts": [data], "to_pop": {0}, "popped": set()})
+        _cores.notify()
         return
     axis = 0 if split in (TileSplitAxis.TILE_UP_DOWN, TileSplitAxis.TILE_UP_DOWN_ODD) else 1
-    fifo.partial.setdefault(lane, deque()).append(data)
-    q0, q1 = fifo.partial.get(0), fifo.partial.get(1)
-    if q0 and q1:
+    q = fifo.partial.setdefault(lane, deque())
+    other = fifo.partial.get(1 - lane)
+    if other:
+        halves = [other.popleft(), data] if lane == 1 else [data, other.popleft()]
+        joined = np.concatenate(halves, axis=axis)
+        if pipe.slot_size and joined.nbytes > pipe.slot_size:
+            raise ConstraintError(f"TPUSH: the joined tile ({joined.nbytes} bytes) does not "
+                                  f"fit a {pipe.slot_size}-byte slot")
         _wait_space(fifo, "TPUSH")
-        joined = np.concatenate([q0.popleft(), q1.popleft()], axis=axis)
-        fifo.slots.append({"parts": [joined], "to_pop": {0}})
+        fifo.slots.append({"parts": [joined], "to_pop": {0}, "popped": set()})
+        _cores.notify()
+    else:
+        q.append(data)                 # waits for the other lane's half
 
 
 def _wait_space(fifo, instr):
@@ -195,22 +214,27 @@ def TPOP(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> None
     else:
         raise ConstraintError(f"TPOP: the consumer tile must be Vec or Mat, got {tile.loc.name}")
     fifo = pipe._dir("TPOP", want)
-    lane, _n = _lanes()
+    lane, nlanes = _lanes()
     key = lane if want == "c2v" else 0
-    if (want == "c2v" and key > 0 and split == TileSplitAxis.TILE_NO_SPLIT
-            and not pipe.no_split):
+    if want == "c2v" and split == TileSplitAxis.TILE_NO_SPLIT and key > 0 and not pipe.no_split:
         tile.data[...] = 0             # the inactive lane: zeros, nothing popped
         return
 
+    def mine(s):
+        return key not in s["popped"] and (s["to_pop"] is None or key in s["to_pop"])
+
     def ready():
-        return any(key in s["to_pop"] for s in fifo.slots)
+        return any(mine(s) for s in fifo.slots)
     _cores.wait_until(ready, "data in the pipe", "TPOP")
-    slot = next(s for s in fifo.slots if key in s["to_pop"])
-    data = slot["parts"][key]
+    slot = next(s for s in fifo.slots if mine(s))
+    data = slot["parts"][key if slot["to_pop"] is not None and len(slot["parts"]) > 1 else 0]
     _load(tile, data)
-    slot["to_pop"].discard(key)
-    if not slot["to_pop"]:
+    slot["popped"].add(key)
+    need = slot["to_pop"] if slot["to_pop"] is not None else \
+        (set(range(nlanes)) if pipe.no_split else {0})
+    if need <= slot["popped"]:
         fifo.slots.remove(slot)
+        _cores.notify()
 
 
 def _load(tile, data):
