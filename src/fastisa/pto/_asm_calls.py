@@ -219,3 +219,18 @@ HANDLERS = {
     "tprint": _tprint,
     "tstore": _tstore_check, "tmov": _tmov_check,
 }
+
+
+# ---- ptocomm helper: pto.trandom ins(%k0, %k1, %c0..%c3 {rounds}) outs(%dst) ----
+def _trandom(P, name, outs, ins, a):
+    """TRandomOp (PTOAS include/PTO/IR/PTOOps.td): two key words, four counter words (any
+    signless integers, taken modulo 2**32), ``rounds`` (default 10)."""
+    if len(ins) != 6:
+        raise ValueError(f"pto.trandom: expected 6 scalar operands (key0, key1, counter0..3), "
+                         f"got {len(ins)}")
+    words = [int(v) & 0xFFFFFFFF for v in ins]
+    rounds = attr_int(a["rounds"]) if "rounds" in a else 10
+    P.TRANDOM(outs[0], words[:2], words[2:], rounds=rounds)
+
+
+HANDLERS["trandom"] = _trandom

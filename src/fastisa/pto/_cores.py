@@ -69,12 +69,22 @@ def launch(n: int | Sequence[Callable], body: Callable | None = None, *, subbloc
         noun = "core"
     else:
         names, roles, noun = [str(i) for i in range(count)], [None] * count, "rank"
+    return _run(count, body, names, noun, roles)
+
+
+def _run(count, body, names, noun, roles):
     sched = _Cores(count, names, noun, roles)
 
     def run(i):
         _CURRENT.set((sched, i))
         return body(i)
     return sched.run(run)
+
+
+def run_cores(fns, roles, names):
+    """(For the PTO-AS runner.)  Run ``fns`` as cores with explicit ``roles`` (block,
+    subblock, subblock_num) and ``names``; returns their results."""
+    return _run(len(fns), lambda i: fns[i](), list(names), "core", list(roles))
 
 
 def current():

@@ -18,8 +18,9 @@ per direction.  Split (``TileSplitAxis``), with the vector subblocks of
   was made with ``no_split=True`` (``TPipe<..., IsNoSplit = true>``): then both receive it;
   on V2C one subblock's push is one slot;
 * ``TILE_UP_DOWN`` / ``TILE_LEFT_RIGHT``: subblock k receives row (column) half k of a
-  cube tile; on V2C each subblock pushes its half and the cube pops the two halves joined
-  (``_ODD`` variants: subblock 0 gets the larger half).
+  cube tile (the half the *pop's* split names; the slot is released when both subblocks
+  took theirs); on V2C each subblock pushes its half and the cube pops the two halves
+  joined (``_ODD`` variants: subblock 0 gets the larger half).
 
 Waits let the other cores run (:mod:`fastisa.pto._cores`); a wait no core can end raises
 ConstraintError ("deadlock").  The same FIFOs carry PTO-AS ``pto.tpush_to_aiv`` & co.
@@ -37,6 +38,7 @@ from . import _cores
 from ._tile import Tile, TileType
 
 __all__ = ["Direction", "TileSplitAxis", "TPipe", "TPUSH", "TPOP", "TFREE"]
+# push / pop (data level) are used by fastisa.pto._asm_generic too
 
 
 class Direction(enum.IntEnum):
@@ -72,7 +74,7 @@ def _split_parts(data: np.ndarray, split: TileSplitAxis, n: int):
 class _Fifo:
     def __init__(self, depth):
         self.depth = depth
-        self.slots = deque()          # {"parts": data per lane, "to_pop": lanes still to pop}
+        self.slots = deque()          # {"data": the pushed tile, "popped": lanes that took it}
         self.partial = {}             # V2C split: lane -> halves pushed, waiting for the pair
 
     def used(self):
@@ -141,6 +143,79 @@ def _split(instr, split):
         raise ConstraintError(f"{instr}: split must be a TileSplitAxis, got {split!r}") from None
 
 
+def push(pipe: TPipe, data: np.ndarray, want: str, split: TileSplitAxis,
+         instr: str = "TPUSH") -> None:
+    """Push ``data`` (a 2-D array, copied) in direction ``want`` ("c2v" / "v2c") from the
+    running core; the data-level TPUSH (PTO-AS's ``pto.tpush_to_aiv`` & co use it too)."""
+    fifo = pipe._dir(instr, want)
+    data = np.array(data, copy=True)
+    lane, nlanes = _lanes()
+    if want == "c2v":
+        if split != TileSplitAxis.TILE_NO_SPLIT:
+            _split_parts(data, split, 2)           # the size rule of the split
+        _fit(pipe, data, instr)
+        _wait_space(fifo, instr)
+        fifo.slots.append({"data": data, "popped": set()})
+        _cores.notify()
+        return
+    if split == TileSplitAxis.TILE_NO_SPLIT or nlanes == 1:
+        if split == TileSplitAxis.TILE_NO_SPLIT and nlanes >= 2 and lane > 0:
+            return                     # the inactive lane of a no-split pipe: no effect
+        _fit(pipe, data, instr)
+        _wait_space(fifo, instr)
+        fifo.slots.append({"data": data, "popped": set()})
+        _cores.notify()
+        return
+    axis = 0 if split in (TileSplitAxis.TILE_UP_DOWN, TileSplitAxis.TILE_UP_DOWN_ODD) else 1
+    other = fifo.partial.get(1 - lane)
+    if other:
+        halves = [other.popleft(), data] if lane == 1 else [data, other.popleft()]
+        if halves[0].shape[1 - axis] != halves[1].shape[1 - axis]:
+            raise ConstraintError(f"{instr}: the two lanes' halves {halves[0].shape} and "
+                                  f"{halves[1].shape} do not join along the split")
+        joined = np.concatenate(halves, axis=axis)
+        _fit(pipe, joined, instr)
+        _wait_space(fifo, instr)
+        fifo.slots.append({"data": joined, "popped": set()})
+        _cores.notify()
+    else:
+        fifo.partial.setdefault(lane, deque()).append(data)   # waits for the other half
+
+
+def _fit(pipe, data, instr):
+    if pipe.slot_size and data.nbytes > pipe.slot_size:
+        raise ConstraintError(f"{instr}: the tile's valid region ({data.nbytes} bytes) does "
+                              f"not fit a {pipe.slot_size}-byte slot")
+
+
+def pop(pipe: TPipe, want: str, split: TileSplitAxis, instr: str = "TPOP"):
+    """The data-level TPOP: the running core's part of the oldest slot in direction
+    ``want`` (waiting for it), or None for the inactive lane of a no-split C2V pipe.  A C2V
+    consumer takes the half its own ``split`` names (the CPU simulator offsets the consumer
+    by its split and subblock); the slot is released once every consumer lane took its part."""
+    fifo = pipe._dir(instr, want)
+    lane, nlanes = _lanes()
+    key = lane if want == "c2v" else 0
+    nosplit = split == TileSplitAxis.TILE_NO_SPLIT
+    if want == "c2v" and nosplit and key > 0 and not pipe.no_split:
+        return None
+
+    def ready():
+        return any(key not in s["popped"] for s in fifo.slots)
+    _cores.wait_until(ready, "data in the pipe", instr)
+    slot = next(s for s in fifo.slots if key not in s["popped"])
+    data = slot["data"]
+    if want == "c2v" and not nosplit:
+        data = _split_parts(data, split, 2)[min(key, 1)]
+    slot["popped"].add(key)
+    both = want == "c2v" and nlanes >= 2 and (not nosplit or pipe.no_split)
+    need = set(range(nlanes)) if both else {0}
+    if need <= slot["popped"]:
+        fifo.slots.remove(slot)
+        _cores.notify()
+    return data
+
+
 def TPUSH(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> None:  # noqa: N802
     """Push ``tile``'s valid region into ``pipe`` (``TPUSH(pipe, tile)`` or the simplified
     ``TPUSH(tile, pipe)``): wait for a free slot, store, mark ready (module doc).  ``tile``:
@@ -155,45 +230,7 @@ def TPUSH(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> Non
     else:
         raise ConstraintError(f"TPUSH: the producer tile must be Acc, Mat or Vec, got "
                               f"{tile.loc.name}")
-    fifo = pipe._dir("TPUSH", want)
-    data = np.array(tile.valid, copy=True)
-    lane, nlanes = _lanes()
-    if want == "c2v":
-        if pipe.slot_size and data.nbytes > pipe.slot_size:
-            raise ConstraintError(f"TPUSH: the tile's valid region ({data.nbytes} bytes) does "
-                                  f"not fit a {pipe.slot_size}-byte slot")
-        if split == TileSplitAxis.TILE_NO_SPLIT:
-            slot = {"parts": [data], "to_pop": None, "popped": set()}
-        else:                          # the halves for vector lanes 0 and 1
-            slot = {"parts": _split_parts(data, split, 2), "to_pop": {0, 1}, "popped": set()}
-        _wait_space(fifo, "TPUSH")
-        fifo.slots.append(slot)
-        _cores.notify()
-        return
-    if split == TileSplitAxis.TILE_NO_SPLIT or nlanes == 1:
-        if split == TileSplitAxis.TILE_NO_SPLIT and nlanes >= 2 and lane > 0:
-            return                     # the inactive lane of a no-split pipe: no effect
-        if pipe.slot_size and data.nbytes > pipe.slot_size:
-            raise ConstraintError(f"TPUSH: the tile's valid region ({data.nbytes} bytes) does "
-                                  f"not fit a {pipe.slot_size}-byte slot")
-        _wait_space(fifo, "TPUSH")
-        fifo.slots.append({"parts": [data], "to_pop": {0}, "popped": set()})
-        _cores.notify()
-        return
-    axis = 0 if split in (TileSplitAxis.TILE_UP_DOWN, TileSplitAxis.TILE_UP_DOWN_ODD) else 1
-    q = fifo.partial.setdefault(lane, deque())
-    other = fifo.partial.get(1 - lane)
-    if other:
-        halves = [other.popleft(), data] if lane == 1 else [data, other.popleft()]
-        joined = np.concatenate(halves, axis=axis)
-        if pipe.slot_size and joined.nbytes > pipe.slot_size:
-            raise ConstraintError(f"TPUSH: the joined tile ({joined.nbytes} bytes) does not "
-                                  f"fit a {pipe.slot_size}-byte slot")
-        _wait_space(fifo, "TPUSH")
-        fifo.slots.append({"parts": [joined], "to_pop": {0}, "popped": set()})
-        _cores.notify()
-    else:
-        q.append(data)                 # waits for the other lane's half
+    push(pipe, tile.valid, want, split)
 
 
 def _wait_space(fifo, instr):
@@ -213,28 +250,11 @@ def TPOP(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> None
         want = "v2c"
     else:
         raise ConstraintError(f"TPOP: the consumer tile must be Vec or Mat, got {tile.loc.name}")
-    fifo = pipe._dir("TPOP", want)
-    lane, nlanes = _lanes()
-    key = lane if want == "c2v" else 0
-    if want == "c2v" and split == TileSplitAxis.TILE_NO_SPLIT and key > 0 and not pipe.no_split:
+    data = pop(pipe, want, split)
+    if data is None:
         tile.data[...] = 0             # the inactive lane: zeros, nothing popped
         return
-
-    def mine(s):
-        return key not in s["popped"] and (s["to_pop"] is None or key in s["to_pop"])
-
-    def ready():
-        return any(mine(s) for s in fifo.slots)
-    _cores.wait_until(ready, "data in the pipe", "TPOP")
-    slot = next(s for s in fifo.slots if mine(s))
-    data = slot["parts"][key if slot["to_pop"] is not None and len(slot["parts"]) > 1 else 0]
     _load(tile, data)
-    slot["popped"].add(key)
-    need = slot["to_pop"] if slot["to_pop"] is not None else \
-        (set(range(nlanes)) if pipe.no_split else {0})
-    if need <= slot["popped"]:
-        fifo.slots.remove(slot)
-        _cores.notify()
 
 
 def _load(tile, data):
