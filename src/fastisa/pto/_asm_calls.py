@@ -234,3 +234,37 @@ def _trandom(P, name, outs, ins, a):
 
 
 HANDLERS["trandom"] = _trandom
+
+
+def _thistogram(P, name, outs, ins, a):
+    """THistogramOp: ``ins(%src, %idx) outs(%dst) {isMSB = true}`` -- the C++
+    ``THISTOGRAM<isMSB>``: for uint16 sources the high byte (isMSB) or the low byte
+    filtered by ``idx`` (pto-isa docs/isa/THISTOGRAM.md, HistByte BYTE_1 / BYTE_0)."""
+    src, idx = ins
+    msb = attr_int(a["isMSB"]) if "isMSB" in a else 1
+    if src.dtype.name != "uint16":
+        raise NotImplementedError("pto.thistogram: isMSB selects a byte of a uint16 source; "
+                                  f"a {src.dtype.name} source needs the byte index, which "
+                                  "PTOAS's form does not carry, so this program cannot run")
+    P.THISTOGRAM(outs[0], src, None if msb else idx, P.HistByte.BYTE_1 if msb else
+                 P.HistByte.BYTE_0)
+
+
+def _tpartarg(api):
+    def run(P, name, outs, ins, a):
+        dv, di = outs
+        s0v, s1v, s0i, s1i = ins
+        getattr(P, api)(dv, s0v, s1v, di, s0i, s1i)
+    return run
+
+
+def _tsubview(P, name, outs, ins, a):
+    src = ins[0]
+    r = int(ins[1]) if len(ins) > 1 else 0
+    c = int(ins[2]) if len(ins) > 2 else 0
+    P.TSUBVIEW(outs[0], src, r, c)
+
+
+UNSIMULATED.pop("thistogram", None)     # isMSB is mapped now (ptocomm)
+HANDLERS.update({"thistogram": _thistogram, "tpartargmax": _tpartarg("TPARTARGMAX"),
+                 "tpartargmin": _tpartarg("TPARTARGMIN"), "tsubview": _tsubview})
