@@ -297,3 +297,67 @@ def test_pipe_errors_and_deadlock():
         pto.TPOP(pipe, pto.Tile(V, np.int32, 1, 16))
     with pytest.raises(ConstraintError, match="TPipe: slot_num must be >= 1"):
         pto.TPipe(0, pto.Direction.DIR_C2V, 64, 0)
+
+
+def test_a5_slot_held_until_tfree_and_a3_released_at_pop():
+    f4 = np.float32
+    acc = pto.Tile(pto.TileType.Acc, f4, 1, 16)
+    for tgt, held in (("A2A3", False), ("A5", True)):
+        with pto.target(tgt):
+            pipe = pto.TPipe(0, pto.Direction.DIR_C2V, 64, 1)
+            pto.TPUSH(pipe, acc)
+            pto.TPOP(pipe, pto.Tile(V, f4, 1, 16))
+            assert pipe.occupied == (1 if held else 0)
+            if held:
+                with pytest.raises(ConstraintError, match="TPUSH: waits for a free pipe slot"):
+                    pto.TPUSH(pipe, acc)
+                pto.TFREE(pipe)
+            assert pipe.occupied == 0
+            pto.TPUSH(pipe, acc)
+
+
+def test_dir_both_shares_one_ring_producer_waits_at_its_cursor():
+    """The CPU simulator's DIR_BOTH ring: a V2C slot moves the shared producer cursor, so
+    the next two cube tiles land in slots 1 and 0 and the consumer (cursor 0) reads them
+    in slot order; a third cube push waits for slot 1 even when slot 0 is free."""
+    f4 = np.float32
+    with pto.target("A5"):
+        pipe = pto.TPipe(0, pto.Direction.DIR_BOTH, 0, 2)
+        v = pto.Tile(V, f4, 2, 8)
+        pto.TPUSH(pipe, v)                                   # V2C -> slot 0
+        pto.TPOP(pipe, pto.Tile(pto.TileType.Mat, f4, 2, 8))
+        pto.TFREE(pipe)
+        for base in (1, 2):                                  # X -> slot 1, Y -> slot 0
+            a = pto.Tile(pto.TileType.Acc, f4, 2, 8)
+            a.data[...] = base
+            pto.TPUSH(pipe, a)
+        got = []
+        t = pto.Tile(V, f4, 2, 8)
+        pto.TPOP(pipe, t)
+        got.append(float(t.data[0, 0]))
+        pto.TFREE(pipe)                                      # slot 0 free, cursor at slot 1
+        with pytest.raises(ConstraintError, match="free pipe slot"):
+            pto.TPUSH(pipe, pto.Tile(pto.TileType.Acc, f4, 2, 8))
+        pto.TPOP(pipe, t)
+        got.append(float(t.data[0, 0]))
+        assert got == [2.0, 1.0]
+
+
+def test_no_split_pipe_second_lane_zeros_but_takes_part():
+    f4 = np.float32
+    with pto.target("A5"):
+        pipe = pto.TPipe(0, pto.Direction.DIR_C2V, 0, 1, no_split=True)
+        a = pto.Tile(pto.TileType.Acc, f4, 2, 8)
+        a.data[...] = 3
+        with pto.ScopedExecutionContext(0, 0, 1):
+            pto.TPUSH(pipe, a)
+        outs = []
+        for lane in (0, 1):
+            with pto.ScopedExecutionContext(0, lane, 2):
+                t = pto.Tile(V, f4, 2, 8)
+                t.data[...] = 9
+                pto.TPOP(pipe, t)
+                outs.append(t.data.copy())
+                assert pipe.occupied == 1
+                pto.TFREE(pipe)
+        assert (outs[0] == 3).all() and (outs[1] == 0).all() and pipe.occupied == 0

@@ -1592,3 +1592,239 @@ def _tpushpop_vc_checks():
 
 
 SELF_CHECKS["tpushpop_vc"] = _tpushpop_vc_checks
+
+
+def _tpushpop_cv_nosplit_checks():
+    """tests/cpu/st/testcase/tpushpop_cv_nosplit (A5 context, as its SetUp): cube -> vector
+    without split, 16x32 float: single tile, ring wrap-around, delayed frees, the inactive
+    second lane of an ordinary pipe (zeros, no protocol), the participating second lane of
+    a no-split pipe (zeros, but its TFREE is needed), a fast lane waiting for the slow one,
+    valid shapes (static and dynamic) of the pushed Acc tile, DIR_BOTH traffic in both
+    directions and the producer waiting for the slot at its cursor, one lane on a dual-lane
+    pipe.  Each case returns the test's checks (the SharedState fields the test reads that
+    fastisa has are ``TPipe.occupied``; ``next_c2v_consumer_slot`` is not modelled)."""
+    f4 = np.dtype(np.float32)
+    R, C = 16, 32
+    T = pto.TileType
+    D = pto.Direction
+    out = []
+
+    def fill(it):
+        return (it * 1000 + np.arange(R * C) + 1).astype(f4).reshape(R, C)
+
+    def check(name, flags):
+        out.append((name, np.array(flags, np.bool_), np.ones(len(flags), np.bool_), 0.0))
+
+    def mat(it):
+        t = pto.Tile(T.Mat, f4, R, C)
+        t.data[...] = fill(it)
+        return t
+
+    def pop_vec(pipe):
+        t = pto.Tile(V, f4, R, C)
+        pto.TPOP(pipe, t)
+        return t.data.copy()
+    size = f4.itemsize * R * C
+    with pto.target("A5"):
+        pipe = pto.TPipe(0, D.DIR_C2V, size, 2)
+        with _ctx(0, 1):
+            pto.TPUSH(pipe, mat(0))
+            got = pop_vec(pipe)
+            pto.TFREE(pipe)
+        check("single_tile", [np.array_equal(got, fill(0))])
+
+        pipe = pto.TPipe(1, D.DIR_C2V, size, 2)
+        got = [None] * 5
+        with _ctx(0, 1):
+            for it in range(2):
+                pto.TPUSH(pipe, mat(it))
+            for it in range(5):
+                got[it] = pop_vec(pipe)
+                pto.TFREE(pipe)
+                if it + 2 < 5:
+                    pto.TPUSH(pipe, mat(it + 2))
+        check("fifo_wraparound", [np.array_equal(got[i], fill(i)) for i in range(5)])
+
+        pipe = pto.TPipe(2, D.DIR_C2V, size, 2)
+        with _ctx(0, 1):
+            for it in range(2):
+                pto.TPUSH(pipe, mat(it))
+            got = [pop_vec(pipe) for _ in range(2)]
+            full = pipe.occupied == 2
+            for _ in range(2):
+                pto.TFREE(pipe)
+        check("delayed_free", [np.array_equal(got[i], fill(i)) for i in range(2)]
+              + [full, pipe.occupied == 0])
+
+        pipe = pto.TPipe(3, D.DIR_C2V, size, 2)
+        with _ctx(0, 1):
+            pto.TPUSH(pipe, mat(0))
+        with _ctx(1, 2):
+            pop_vec(pipe)
+            pto.TFREE(pipe)
+        still = pipe.occupied == 1
+        with _ctx(0, 2):
+            got = pop_vec(pipe)
+            pto.TFREE(pipe)
+        check("inactive_lane_skips_protocol", [still, np.array_equal(got, fill(0)),
+                                               pipe.occupied == 0])
+
+        pipe = pto.TPipe(4, D.DIR_C2V, size, 2, 2, no_split=True)
+        with _ctx(0, 1):
+            for it in range(2):
+                pto.TPUSH(pipe, mat(it))
+        with _ctx(0, 2):
+            l0 = [pop_vec(pipe) for _ in range(2)]
+            for _ in range(2):
+                pto.TFREE(pipe)
+        held = pipe.occupied == 2
+        with _ctx(1, 2):
+            l1 = [pop_vec(pipe) for _ in range(2)]
+            for _ in range(2):
+                pto.TFREE(pipe)
+        check("no_split_dual_lane_delayed_free",
+              [np.array_equal(l0[i], fill(i)) for i in range(2)]
+              + [not l1[i].any() for i in range(2)] + [held, pipe.occupied == 0])
+
+        pipe = pto.TPipe(5, D.DIR_C2V, size, 2, 2, no_split=True)
+        l0, l1, third, flags = [], [], [], []
+        with _ctx(0, 1):
+            for it in range(2):
+                pto.TPUSH(pipe, mat(it))
+        with _ctx(0, 2):
+            l0 = [pop_vec(pipe) for _ in range(2)]
+            for _ in range(2):
+                pto.TFREE(pipe)
+
+        def fast_lane():               # lane 0's third pop: waits for lane 1 and the push
+            with _ctx(0, 2):
+                third.append(pop_vec(pipe))
+                pto.TFREE(pipe)
+
+        def main():
+            flags.append(not third)    # the third pop has not completed
+            with _ctx(1, 2):
+                for _ in range(2):
+                    l1.append(pop_vec(pipe))
+                    pto.TFREE(pipe)
+            with _ctx(0, 1):
+                pto.TPUSH(pipe, mat(2))
+        pto.launch([fast_lane, main])
+        check("no_split_fast_lane_wrap_waits",
+              flags + [bool(third)] + [np.array_equal(x, fill(i)) for i, x in enumerate(l0 + third)]
+              + [not x.any() for x in l1] + [pipe.occupied == 1])
+
+        for name, dyn in (("gm_slot_uses_valid_shape", False),
+                          ("gm_slot_uses_dynamic_valid_shape", True)):
+            rows, cols, vr, vc = (128, 128, 64, 128) if not dyn else (16, 32, 8, 16)
+            dt = np.dtype(np.int32) if not dyn else f4
+            pipe = pto.TPipe(6, D.DIR_C2V if not dyn else D.DIR_BOTH, dt.itemsize * vr * vc, 2,
+                             2, no_split=True)
+            acc = pto.Tile(T.Acc, dt, rows, cols, valid_row=vr if not dyn else pto.DYNAMIC,
+                           valid_col=cols if not dyn else pto.DYNAMIC)
+            if dyn:
+                acc.set_valid_row(vr)
+                acc.set_valid_col(vc)
+            acc.data[...] = (np.arange(rows * cols) + 1).reshape(rows, cols).astype(dt)
+            with _ctx(0, 1):
+                pto.TPUSH(pipe, acc)
+            v = pto.Tile(V, dt, vr, vc)
+            with _ctx(0, 2):
+                pto.TPOP(pipe, v)
+                pto.TFREE(pipe)
+            with _ctx(1, 2):
+                pto.TPOP(pipe, pto.Tile(V, dt, vr, vc))
+                pto.TFREE(pipe)
+            want = (np.arange(rows * cols) + 1).reshape(rows, cols)[:vr, :vc].astype(dt)
+            check(name, [np.array_equal(v.data, want), pipe.occupied == 0])
+
+        pipe = pto.TPipe(8, D.DIR_BOTH, size, 4, 2, no_split=True)
+
+        def push_acc(base, p=None):
+            t = pto.Tile(T.Acc, f4, R, C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+            t.data[...] = (base + np.arange(R * C)).reshape(R, C).astype(f4)
+            with _ctx(0, 1):
+                pto.TPUSH(p or pipe, t)
+
+        def pop_lanes(p, keep=True):
+            res = None
+            for ln in (0, 1):
+                with _ctx(ln, 2):
+                    x = pop_vec(p)
+                    pto.TFREE(p)
+                    if ln == 0:
+                        res = x
+            return res
+        push_acc(1)
+        first = pop_lanes(pipe)
+        with _ctx(0, 2):
+            t = pto.Tile(V, f4, R, C)
+            t.data[...] = (1001 + np.arange(R * C)).reshape(R, C)
+            pto.TPUSH(pipe, t)
+        push_acc(1001)
+        second = pop_lanes(pipe)
+        with _ctx(0, 1):
+            m = pto.Tile(T.Mat, f4, R, C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+            pto.TPOP(pipe, m)
+            pto.TFREE(pipe)
+        lin = lambda b: (b + np.arange(R * C)).reshape(R, C).astype(f4)  # noqa: E731
+        check("both_direction_c2v_then_v2c",
+              [np.array_equal(first, lin(1)), np.array_equal(second, lin(1001)),
+               np.array_equal(m.data, lin(1001)), pipe.occupied == 0])
+
+        pipe = pto.TPipe(9, D.DIR_BOTH, size, 2, 2, no_split=True)
+        with _ctx(0, 2):
+            t = pto.Tile(V, f4, R, C)
+            t.data[...] = lin(5000)
+            pto.TPUSH(pipe, t)
+        with _ctx(0, 1):
+            m = pto.Tile(T.Mat, f4, R, C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+            pto.TPOP(pipe, m)
+            pto.TFREE(pipe)
+        push_acc(1)                    # X -> slot 1
+        push_acc(1001)                 # Y -> slot 0: the ring is full
+        res, flags = {}, []
+
+        def z_push():
+            push_acc(2001)             # Z waits for slot 1 (X)
+            res["z_done"] = True
+
+        def main2():
+            flags.append("z_done" not in res)
+            res["y"] = pop_lanes(pipe)
+            flags.append("z_done" not in res)      # slot 0 freed: Z still waits for slot 1
+            res["x"] = pop_lanes(pipe)
+        pto.launch([z_push, main2])
+        res["z"] = pop_lanes(pipe)
+        check("producer_waits_for_out_of_order_slot",
+              flags + ["z_done" in res, np.array_equal(res["y"], lin(1001)),
+                       np.array_equal(res["x"], lin(1)), np.array_equal(res["z"], lin(2001)),
+                       pipe.occupied == 0])
+
+        pipe = pto.TPipe(10, D.DIR_C2V, size, 2, 2, no_split=True)
+        with _ctx(0, 1):
+            for it in range(2):
+                pto.TPUSH(pipe, mat(it))
+            occ, got = [], []
+            for it in range(2):
+                got.append(pop_vec(pipe))
+                pto.TFREE(pipe)
+                occ.append(pipe.occupied == 1 - it)
+        check("single_subblock_on_dual_lane_pipe",
+              occ + [np.array_equal(got[i], fill(i)) for i in range(2)])
+    return out
+
+
+SELF_CHECKS["tpushpop_cv_nosplit"] = _tpushpop_cv_nosplit_checks
+
+
+def _on_a5(fn):
+    def run(*a):
+        with pto.target("A5"):          # the tests' SetUp: NPU_MEMORY_INIT(NPUArch::A5)
+            return fn(*a)
+    return run
+
+
+SELF_CHECKS["tpushpop_vc"] = _on_a5(_tpushpop_vc_checks)
+SELF_CHECKS["tpushpop_vc_nosplit"] = _on_a5(_tpushpop_vc_nosplit_checks)
+MODULE_CASES["tpush_a5"] = _on_a5(MODULE_CASES["tpush_a5"])

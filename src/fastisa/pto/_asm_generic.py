@@ -850,3 +850,14 @@ _OPS["pto.section.cube"] = _section
 _OPS["pto.section.vector"] = _section
 
 del OpaqueType, ScalarType, ViewType
+
+
+def _tfree(run, op):
+    """``pto.tfree_from_aic`` / ``tfree_from_aiv`` / ``pto.tfree``: TFREE on the module's
+    pipe (releases the slot on A5; a no-op on A2/A3, where the pop released it)."""
+    from . import _pipes
+    _pipes.TFREE(module_pipe(run.shared), _split_of(op))
+
+
+for _n in ("pto.tfree_from_aic", "pto.tfree_from_aiv", "pto.tfree"):
+    _OPS[_n] = _tfree

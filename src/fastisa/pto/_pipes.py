@@ -3,11 +3,15 @@ with ``TPUSH`` / ``TPOP`` / ``TFREE`` (pto-isa docs/isa/TPUSH.md, TPOP.md, TFREE
 include/pto/common/fifo.hpp for the enums; where the docs are silent, the CPU simulator
 include/pto/cpu/TPush.hpp, TPop.hpp, hw-native-sys/pto-isa).
 
-A pipe has ``slot_num`` slots.  ``TPUSH`` waits for a free slot, stores a copy of the
+A pipe has ``slot_num`` slots in one ring (both directions of a ``DIR_BOTH`` pipe share
+it, as in the CPU simulator: a producer waits for the slot at the ring's producer cursor, a
+consumer takes the next slot of its direction from its own cursor).  ``TPUSH`` waits for a free slot, stores a copy of the
 producer tile's valid region and marks it ready; ``TPOP`` waits for the oldest ready slot,
-loads it into the consumer tile's valid region and releases the slot once every consumer
-lane took its part (docs/isa/TFREE.md: "TPOP already performs the free-space notification";
-``TFREE(pipe)`` of the tile flow is a no-op).
+loads it into the consumer tile's valid region.  The slot is free again once every
+consumer lane took its part: at the TPOP on A2/A3 (docs/isa/TFREE.md: "TPOP already
+performs the free-space notification", ``TFREE(pipe)`` is a no-op there), at each lane's
+``TFREE`` on A5 (``pto.target("A5")``; the docs: the A5 TFREE "performs the actual
+free-space notification"; the CPU simulator frees at TFREE too).
 Direction: a Mat/Acc producer (or a Vec consumer) is cube -> vector (``DIR_C2V``), a Vec
 producer (or a Mat consumer) vector -> cube (``DIR_V2C``); a ``DIR_BOTH`` pipe has one FIFO
 per direction.  Split (``TileSplitAxis``), with the vector subblocks of
@@ -71,14 +75,36 @@ def _split_parts(data: np.ndarray, split: TileSplitAxis, n: int):
     return [data[:h] if axis == 0 else data[:, :h], data[h:] if axis == 0 else data[:, h:]]
 
 
-class _Fifo:
+class _Ring:
+    """The pipe's ``slot_num`` slots, shared by both directions of a DIR_BOTH pipe (as the
+    CPU simulator's one ring per pipe): producers fill the slot at the producer cursor once
+    it is free; a consumer takes the next slot of its direction from its own cursor."""
+
     def __init__(self, depth):
         self.depth = depth
-        self.slots = deque()          # {"data": the pushed tile, "popped": lanes that took it}
+        self.slots = [None] * depth   # None (free) or {"dir", "data", "popped", "freed", "need"}
+        self.prod = 0
+        self.cons = {}                # (direction, lane) -> cursor
         self.partial = {}             # V2C split: lane -> halves pushed, waiting for the pair
 
     def used(self):
-        return len(self.slots)
+        return sum(s is not None for s in self.slots)
+
+    def put(self, direction, data, instr):
+        _cores.wait_until(lambda: self.slots[self.prod] is None, "a free pipe slot", instr)
+        self.slots[self.prod] = {"dir": direction, "data": data, "popped": set(),
+                                 "freed": set(), "need": {0}}
+        self.prod = (self.prod + 1) % self.depth
+        _cores.notify()
+
+    def find(self, direction, key):
+        start = self.cons.get((direction, key), 0)
+        for k in range(self.depth):
+            i = (start + k) % self.depth
+            s = self.slots[i]
+            if s is not None and s["dir"] == direction and key not in s["popped"]:
+                return i
+        return None
 
 
 class TPipe:
@@ -105,12 +131,13 @@ class TPipe:
         self.slot_num = int(slot_num)
         self.local_slot_num = int(local_slot_num)
         self.no_split = bool(no_split)
-        self._fifo = {"c2v": _Fifo(self.slot_num), "v2c": _Fifo(self.slot_num)}
+        self._ring = _Ring(self.slot_num)
+        self._pending = {}            # A5: core -> slots popped, not yet TFREEd (in order)
 
     @property
     def occupied(self) -> int:
-        """Slots holding data not yet popped by every consumer lane (both directions)."""
-        return self._fifo["c2v"].used() + self._fifo["v2c"].used()
+        """Slots taken: pushed and not yet released by every consumer lane (both directions)."""
+        return self._ring.used()
 
     def _dir(self, instr, want):
         allowed = {Direction.DIR_C2V: ("c2v",), Direction.DIR_V2C: ("v2c",),
@@ -118,7 +145,7 @@ class TPipe:
         if want not in allowed[self.direction]:
             raise ConstraintError(f"{instr}: a {'cube -> vector' if want == 'c2v' else 'vector -> cube'}"
                                   f" transfer on a {self.direction.name} pipe")
-        return self._fifo[want]
+        return self._ring
 
 
 def _lanes():
@@ -147,27 +174,23 @@ def push(pipe: TPipe, data: np.ndarray, want: str, split: TileSplitAxis,
          instr: str = "TPUSH") -> None:
     """Push ``data`` (a 2-D array, copied) in direction ``want`` ("c2v" / "v2c") from the
     running core; the data-level TPUSH (PTO-AS's ``pto.tpush_to_aiv`` & co use it too)."""
-    fifo = pipe._dir(instr, want)
+    ring = pipe._dir(instr, want)
     data = np.array(data, copy=True)
     lane, nlanes = _lanes()
     if want == "c2v":
         if split != TileSplitAxis.TILE_NO_SPLIT:
             _split_parts(data, split, 2)           # the size rule of the split
         _fit(pipe, data, instr)
-        _wait_space(fifo, instr)
-        fifo.slots.append({"data": data, "popped": set()})
-        _cores.notify()
+        ring.put(want, data, instr)
         return
     if split == TileSplitAxis.TILE_NO_SPLIT or nlanes == 1:
         if split == TileSplitAxis.TILE_NO_SPLIT and nlanes >= 2 and lane > 0:
             return                     # the inactive lane of a no-split pipe: no effect
         _fit(pipe, data, instr)
-        _wait_space(fifo, instr)
-        fifo.slots.append({"data": data, "popped": set()})
-        _cores.notify()
+        ring.put(want, data, instr)
         return
     axis = 0 if split in (TileSplitAxis.TILE_UP_DOWN, TileSplitAxis.TILE_UP_DOWN_ODD) else 1
-    other = fifo.partial.get(1 - lane)
+    other = ring.partial.get(1 - lane)
     if other:
         halves = [other.popleft(), data] if lane == 1 else [data, other.popleft()]
         if halves[0].shape[1 - axis] != halves[1].shape[1 - axis]:
@@ -175,11 +198,9 @@ def push(pipe: TPipe, data: np.ndarray, want: str, split: TileSplitAxis,
                                   f"{halves[1].shape} do not join along the split")
         joined = np.concatenate(halves, axis=axis)
         _fit(pipe, joined, instr)
-        _wait_space(fifo, instr)
-        fifo.slots.append({"data": joined, "popped": set()})
-        _cores.notify()
+        ring.put(want, joined, instr)
     else:
-        fifo.partial.setdefault(lane, deque()).append(data)   # waits for the other half
+        ring.partial.setdefault(lane, deque()).append(data)   # waits for the other half
 
 
 def _fit(pipe, data, instr):
@@ -189,31 +210,52 @@ def _fit(pipe, data, instr):
 
 
 def pop(pipe: TPipe, want: str, split: TileSplitAxis, instr: str = "TPOP"):
-    """The data-level TPOP: the running core's part of the oldest slot in direction
-    ``want`` (waiting for it), or None for the inactive lane of a no-split C2V pipe.  A C2V
-    consumer takes the half its own ``split`` names (the CPU simulator offsets the consumer
-    by its split and subblock); the slot is released once every consumer lane took its part."""
-    fifo = pipe._dir(instr, want)
+    """The data-level TPOP: the running core's part of the next slot in direction ``want``
+    (waiting for it), or None for a vector lane that receives zeros (the second lane of a
+    no-split C2V pipe: it takes part in the protocol only on a ``no_split`` pipe, as the
+    CPU simulator's inactive lane).  A C2V consumer takes the half its own ``split`` names
+    (the CPU simulator offsets the consumer by its split and subblock); the slot is released
+    once every consumer lane took (A2/A3) or TFREEd (A5) its part."""
+    ring = pipe._dir(instr, want)
     lane, nlanes = _lanes()
     key = lane if want == "c2v" else 0
     nosplit = split == TileSplitAxis.TILE_NO_SPLIT
     if want == "c2v" and nosplit and key > 0 and not pipe.no_split:
         return None
-
-    def ready():
-        return any(key not in s["popped"] for s in fifo.slots)
-    _cores.wait_until(ready, "data in the pipe", instr)
-    slot = next(s for s in fifo.slots if key not in s["popped"])
+    _cores.wait_until(lambda: ring.find(want, key) is not None, "data in the pipe", instr)
+    i = ring.find(want, key)
+    ring.cons[(want, key)] = (i + 1) % ring.depth
+    slot = ring.slots[i]
     data = slot["data"]
     if want == "c2v" and not nosplit:
         data = _split_parts(data, split, 2)[min(key, 1)]
+    elif want == "c2v" and key > 0:
+        data = None                    # a no-split pipe's second lane: zeros
     slot["popped"].add(key)
     both = want == "c2v" and nlanes >= 2 and (not nosplit or pipe.no_split)
-    need = set(range(nlanes)) if both else {0}
-    if need <= slot["popped"]:
-        fifo.slots.remove(slot)
-        _cores.notify()
+    slot["need"] = set(range(nlanes)) if both else {0}
+    if _free_at_tfree():               # A5: the slot stays taken until this lane's TFREE
+        pipe._pending.setdefault(_identity(), deque()).append((ring, i, slot, key))
+    else:
+        _release(ring, i, slot, key)
     return data
+
+
+def _free_at_tfree() -> bool:
+    from ._tile import _State
+    return _State.target == "A5"
+
+
+def _identity():
+    """The running core as TFREE sees it (its launch index and its execution context)."""
+    return (_cores.current()[1], _cores._role())
+
+
+def _release(ring, i, slot, key):
+    slot["freed"].add(key)
+    if slot["need"] <= slot["freed"] and ring.slots[i] is slot:
+        ring.slots[i] = None
+        _cores.notify()
 
 
 def TPUSH(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> None:  # noqa: N802
@@ -231,10 +273,6 @@ def TPUSH(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> Non
         raise ConstraintError(f"TPUSH: the producer tile must be Acc, Mat or Vec, got "
                               f"{tile.loc.name}")
     push(pipe, tile.valid, want, split)
-
-
-def _wait_space(fifo, instr):
-    _cores.wait_until(lambda: fifo.used() < fifo.depth, "a free pipe slot", instr)
 
 
 def TPOP(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> None:  # noqa: N802
@@ -278,8 +316,15 @@ def _load(tile, data):
 
 
 def TFREE(pipe: TPipe, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> None:  # noqa: N802
-    """``TFREE(pipe)`` of the tile flow: no effect, TPOP already released the slot
-    (docs/isa/TFREE.md).  Raises ConstraintError for a non-pipe or a bad split."""
+    """Release the oldest slot this core popped and has not released.  A2/A3: no effect,
+    TPOP already released it (docs/isa/TFREE.md: the A2A3 overload is empty).  A5 (``with
+    pto.target("A5")``): the slot stays occupied from TPOP to this TFREE, as the docs say
+    of include/pto/npu/a5/TPop.hpp and as the CPU simulator does; a TFREE with nothing
+    popped does nothing.  Raises ConstraintError for a non-pipe or a bad split."""
     if not isinstance(pipe, TPipe):
         raise ConstraintError(f"TFREE: pipe must be a TPipe, got {type(pipe).__name__}")
     _split("TFREE", split)
+    q = pipe._pending.get(_identity())
+    if q:
+        ring, i, slot, key = q.popleft()
+        _release(ring, i, slot, key)
