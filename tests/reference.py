@@ -2459,4 +2459,28 @@ def pto_comm_reduce(arrays, root, op):
         acc = {"sum": lambda x, y: (x + y).astype(x.dtype), "max": np.maximum,
                "min": np.minimum}[op](acc, a)
     return acc
+def pto_fixpipe(acc, mode, relu=False, scalar=None, words=None):
+    """The fixpipe conversion of a TPUSH (CPU simulator quantize_element), element by
+    element: x * scale in float32 (vector modes: the column's 19-bit scale s|e8|m10 from
+    bits 13..31 of its word), DEQF16/VDEQF16 clamp to +-65504, ReLU, cast to the mode's
+    float16 / bfloat16 with round-to-nearest-even."""
+    import ml_dtypes
+    R, C = acc.shape
+    out_dt = ml_dtypes.bfloat16 if mode in ("F322BF16", "QF322BF16_PRE") else np.float16
+    out = np.zeros((R, C), out_dt)
+    for c in range(C):
+        if mode == "VDEQF16":
+            m1 = (int(words[c]) >> 13) & 0x7FFFF
+            e, m = (m1 >> 10) & 0xFF, m1 & 0x3FF
+            sc = 0.0 if e == 0 and m == 0 else (-1) ** (m1 >> 18) * (1 + m / 1024) * 2.0 ** (e - 127)
+        else:
+            sc = 1.0 if not scalar else scalar
+        for r in range(R):
+            y = np.float32(np.float32(acc[r, c]) * np.float32(sc))
+            if mode in ("DEQF16", "VDEQF16") or (mode == "QF322F16_PRE" and np.isfinite(y)):
+                y = np.float32(min(max(float(y), -65504.0), 65504.0)) if not np.isnan(y) else y
+            if relu:
+                y = y if y > 0 else np.float32(0)
+            out[r, c] = np.array(y, np.float32).astype(out_dt)
+    return out
 # ---- end of ptocomm section ----

@@ -361,3 +361,45 @@ def test_no_split_pipe_second_lane_zeros_but_takes_part():
                 assert pipe.occupied == 1
                 pto.TFREE(pipe)
         assert (outs[0] == 3).all() and (outs[1] == 0).all() and pipe.occupied == 0
+
+
+@pytest.mark.parametrize("mode,src_dt", [("F322F16", np.float32), ("F322BF16", np.float32),
+                                         ("QF322F16_PRE", np.float32), ("DEQF16", np.int32),
+                                         ("VDEQF16", np.int32)])
+@pytest.mark.parametrize("relu", [False, True])
+def test_tpush_fixpipe_quant(mode, src_dt, relu):
+    rng = np.random.default_rng(7)
+    R, C = 4, 16
+    if src_dt is np.int32:
+        data = rng.integers(-40000, 40000, (R, C)).astype(np.int32)
+    else:
+        data = (rng.standard_normal((R, C)) * 3e4).astype(np.float32)
+        data[0, :4] = [np.inf, -np.inf, 1e30, -1e-30]
+    acc = pto.Tile(pto.TileType.Acc, src_dt, R, C)
+    acc.data[...] = data
+    words = None
+    scalar = 2.5 if mode != "F322F16" else None
+    if mode == "VDEQF16":
+        scales = rng.integers(1, 5, C).astype(np.float32)
+        words = scales.view(np.uint32).astype(np.uint64)       # the float's bits, as gen_data
+        scalar = None
+    want = reference.pto_fixpipe(data, mode, relu, scalar, words)
+    pipe = pto.TPipe(0, pto.Direction.DIR_C2V, 0, 1)
+    pto.TPUSH(pipe, acc, quant=pto.QuantMode[mode], relu=relu, quant_scalar=scalar,
+              quant_vector=words)
+    out = pto.Tile(V, want.dtype, R, C)
+    pto.TPOP(pipe, out)
+    assert out.data.view(np.uint16).tobytes() == want.view(np.uint16).tobytes()
+
+
+def test_tpush_fixpipe_errors():
+    pipe = pto.TPipe(0, pto.Direction.DIR_C2V, 0, 1)
+    with pytest.raises(ConstraintError, match="DEQF16 converts int32"):
+        pto.TPUSH(pipe, pto.Tile(pto.TileType.Acc, np.float32, 1, 8), quant=pto.QuantMode.DEQF16)
+    with pytest.raises(ConstraintError, match="VDEQF16 needs quant_vector"):
+        pto.TPUSH(pipe, pto.Tile(pto.TileType.Acc, np.int32, 1, 8), quant=pto.QuantMode.VDEQF16)
+    with pytest.raises(ConstraintError, match="fixpipe options of an Acc tile"):
+        pto.TPUSH(pipe, pto.Tile(pto.TileType.Mat, np.float32, 1, 8), relu=True)
+    with pytest.raises(ConstraintError, match="quant must be a QuantMode"):
+        pto.TPUSH(pipe, pto.Tile(pto.TileType.Acc, np.float32, 1, 8), quant=99)
+    assert pipe.occupied == 0

@@ -1828,3 +1828,41 @@ def _on_a5(fn):
 SELF_CHECKS["tpushpop_vc"] = _on_a5(_tpushpop_vc_checks)
 SELF_CHECKS["tpushpop_vc_nosplit"] = _on_a5(_tpushpop_vc_nosplit_checks)
 MODULE_CASES["tpush_a5"] = _on_a5(MODULE_CASES["tpush_a5"])
+
+
+def _tpushpop_fixpipe(case_dir, args, kwargs, ns):
+    """tpushpop_fixpipe: the cube's matmul pushed through the fixpipe (F322F16 / DEQF16 with
+    the scalar 2.0 / VDEQF16 with quant_gm.bin's per-column words) to the vector core, which
+    adds 1 (TADDS in float16) and stores (one core each, as the C++ kernel on subblock 0)."""
+    fn = ns["__case_fn__"]
+    T = pto.TileType
+    f16 = np.dtype(np.float16)
+    if fn == "gen_case1_golden_data":
+        M = K = N = 64
+        a_dt, acc_dt, quant, scalar, vector = f16, np.dtype(np.float32), pto.QuantMode.F322F16, None, None
+    else:
+        M = K = N = 128
+        a_dt, acc_dt = np.dtype(np.int8), np.dtype(np.int32)
+        if fn == "gen_case3_golden_data":
+            quant, scalar, vector = pto.QuantMode.DEQF16, 2.0, None
+        else:
+            quant, scalar = pto.QuantMode.VDEQF16, None
+            vector = _read(case_dir, "quant_gm.bin", np.uint64)[:N]
+    x1 = _read(case_dir, "x1_gm.bin", a_dt).reshape(M, K)
+    x2 = _read(case_dir, "x2_gm.bin", a_dt).reshape(K, N)
+    pipe = pto.TPipe(0, pto.Direction.DIR_C2V, f16.itemsize * M * N, 2, 2, no_split=True)
+    left = _tile_at(T.Left, x1, a_dt, M, K)
+    right = _tile_at(T.Right, x2, a_dt, K, N)
+    acc = _tile_at(T.Acc, np.zeros((M, N), acc_dt), acc_dt, M, N)
+    pto.TMATMUL(acc, left, right)
+    pto.TPUSH(pipe, acc, quant=quant, quant_scalar=scalar, quant_vector=vector)
+    v, o = pto.Tile(V, f16, M, N), pto.Tile(V, f16, M, N)
+    pto.TPOP(pipe, v)
+    pto.TADDS(o, v, 1.0)
+    pto.TFREE(pipe)
+    out = np.zeros((M, N), f16)
+    pto.TSTORE(pto.GlobalTensor(out), o)
+    return out.reshape(-1), _read(case_dir, "golden.bin", f16), 1e-3
+
+
+DRIVERS["tpushpop_fixpipe"] = _tpushpop_fixpipe

@@ -41,7 +41,7 @@ from ..errors import ConstraintError
 from . import _cores
 from ._tile import Tile, TileType
 
-__all__ = ["Direction", "TileSplitAxis", "TPipe", "TPUSH", "TPOP", "TFREE"]
+__all__ = ["Direction", "TileSplitAxis", "TPipe", "TPUSH", "TPOP", "TFREE", "QuantMode"]
 # push / pop (data level) are used by fastisa.pto._asm_generic too
 
 
@@ -258,11 +258,97 @@ def _release(ring, i, slot, key):
         _cores.notify()
 
 
-def TPUSH(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> None:  # noqa: N802
+class QuantMode(enum.IntEnum):
+    """The fixpipe ``QuantPre`` modes a ``TPUSH`` of an Acc tile applies (pto-isa
+    include/pto/cpu/common.hpp ``QuantMode_t``; the values are its)."""
+    NoQuant = 0
+    F322F16 = 1
+    F322BF16 = 16
+    DEQF16 = 5
+    VDEQF16 = 4
+    QF322F16_PRE = 32
+    QF322BF16_PRE = 34
+
+
+_F16_MAX = np.float32(65504.0)
+_QUANT_DST = {QuantMode.F322F16: np.float16, QuantMode.DEQF16: np.float16,
+              QuantMode.VDEQF16: np.float16, QuantMode.QF322F16_PRE: np.float16}
+
+
+def _deq_scale(words: np.ndarray) -> np.ndarray:
+    """The per-column scale of a vector quant word: bits 13..31 as sign, 8-bit exponent
+    (bias 127) and 10-bit mantissa (include/pto/cpu/common.hpp ``extract_m1_from_quant``)."""
+    w = words.astype(np.uint64)
+    m1 = (w >> np.uint64(13)) & np.uint64(0x7FFFF)
+    sign = ((m1 >> np.uint64(18)) & np.uint64(1)).astype(np.int64)
+    exp = ((m1 >> np.uint64(10)) & np.uint64(0xFF)).astype(np.int64)
+    man = (m1 & np.uint64(0x3FF)).astype(np.int64)
+    val = (1.0 + man / 1024.0) * np.exp2(exp.astype(np.float64) - 127.0)
+    val = np.where(sign == 1, -val, val)
+    return np.where((exp == 0) & (man == 0), 0.0, val).astype(np.float32)
+
+
+def fixpipe(instr, data, quant, relu, quant_scalar, quant_vector):
+    """The fixpipe conversion of an Acc tile on its way out (CPU simulator
+    ``quantize_element`` / ``ConvertStoreValue``, include/pto/cpu/common.hpp: ``x * scale``
+    in float32, the mode's clamp, then ReLU ``x > 0 ? x : 0``, then the C++ cast, round to
+    nearest even)."""
+    try:
+        quant = QuantMode(int(quant))
+    except (ValueError, TypeError):
+        raise ConstraintError(f"{instr}: quant must be a QuantMode, got {quant!r}") from None
+    if quant == QuantMode.NoQuant:
+        if not relu:
+            return data
+        out = np.where(data > 0, data, 0).astype(data.dtype)
+        return out
+    if data.dtype.name not in ("float32", "int32"):
+        raise ConstraintError(f"{instr}: fixpipe quantisation needs a float32 or int32 Acc tile, "
+                              f"got {data.dtype.name}")
+    if quant in (QuantMode.DEQF16, QuantMode.VDEQF16) and data.dtype.name != "int32":
+        raise ConstraintError(f"{instr}: {quant.name} converts int32, got {data.dtype.name}")
+    if quant not in (QuantMode.DEQF16, QuantMode.VDEQF16) and data.dtype.name != "float32":
+        raise ConstraintError(f"{instr}: {quant.name} converts float32, got {data.dtype.name}")
+    x = data.astype(np.float32)
+    if quant == QuantMode.VDEQF16:
+        if quant_vector is None:
+            raise ConstraintError(f"{instr}: VDEQF16 needs quant_vector (one 64-bit quant word "
+                                  f"per column)")
+        qv = np.asarray(quant_vector).reshape(-1)
+        if qv.size < x.shape[1]:
+            raise ConstraintError(f"{instr}: quant_vector has {qv.size} words for "
+                                  f"{x.shape[1]} columns")
+        scale = _deq_scale(qv[:x.shape[1]].view(np.uint64) if qv.dtype.itemsize == 8
+                           else qv[:x.shape[1]].astype(np.uint64))[None, :]
+    else:
+        scale = np.float32(1.0 if quant_scalar is None or quant_scalar == 0 else quant_scalar)
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = (x * scale).astype(np.float32)
+        if quant in (QuantMode.DEQF16, QuantMode.VDEQF16, QuantMode.QF322F16_PRE):
+            y = np.where(np.isnan(y), y, np.clip(y, -_F16_MAX, _F16_MAX)) \
+                if quant != QuantMode.QF322F16_PRE else \
+                np.where(np.isfinite(y), np.clip(y, -_F16_MAX, _F16_MAX), y)
+        if relu:
+            y = np.where(y > 0, y, np.float32(0))
+        if quant in _QUANT_DST:
+            return y.astype(np.float16)
+        import ml_dtypes
+        return y.astype(ml_dtypes.bfloat16)
+
+
+def TPUSH(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT, *,  # noqa: N802
+          quant: QuantMode | int = QuantMode.NoQuant, relu: bool = False,
+          quant_scalar: float | None = None, quant_vector=None) -> None:
     """Push ``tile``'s valid region into ``pipe`` (``TPUSH(pipe, tile)`` or the simplified
     ``TPUSH(tile, pipe)``): wait for a free slot, store, mark ready (module doc).  ``tile``:
-    an Acc/Mat tile (cube -> vector) or a Vec tile (vector -> cube).  Raises ConstraintError
-    (tile type, direction, slot too small, an odd/even split of the wrong size, deadlock)."""
+    an Acc/Mat tile (cube -> vector) or a Vec tile (vector -> cube).  An Acc tile may pass
+    the fixpipe on the way (the ``TConfig`` overload, ``FixpipeParams<..., QuantPre,
+    ReluMode>``): ``quant`` (F322F16 / F322BF16 / QF322*_PRE: float32 -> float16/bfloat16
+    times ``quant_scalar``; DEQF16: int32 times ``quant_scalar`` -> float16; VDEQF16: int32
+    times each column's scale from ``quant_vector``'s 64-bit words), ``relu`` (NormalRelu);
+    the semantics are the CPU simulator's (docs/isa/TPUSH.md defers QuantPre to CANN).
+    Raises ConstraintError (tile type, direction, slot too small, an odd/even split of the
+    wrong size, quant rules, deadlock)."""
     pipe, tile = _args("TPUSH", a, b)
     split = _split("TPUSH", split)
     if tile.loc in (TileType.Acc, TileType.Mat):
@@ -272,7 +358,13 @@ def TPUSH(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> Non
     else:
         raise ConstraintError(f"TPUSH: the producer tile must be Acc, Mat or Vec, got "
                               f"{tile.loc.name}")
-    push(pipe, tile.valid, want, split)
+    data = tile.valid
+    if int(quant) != QuantMode.NoQuant or relu:
+        if tile.loc != TileType.Acc:
+            raise ConstraintError(f"TPUSH: quant / relu are fixpipe options of an Acc tile, "
+                                  f"got a {tile.loc.name} tile")
+        data = fixpipe("TPUSH", np.asarray(data), quant, relu, quant_scalar, quant_vector)
+    push(pipe, data, want, split)
 
 
 def TPOP(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> None:  # noqa: N802
