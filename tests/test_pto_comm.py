@@ -287,8 +287,8 @@ def test_pipe_errors_and_deadlock():
         pto.TPOP(pipe, pto.Tile(V, np.float32, 1, 8))
     with pytest.raises(ConstraintError, match="does not fit a 64-byte slot"):
         pto.TPUSH(pipe, pto.Tile(pto.TileType.Acc, np.float32, 16, 16))
-    with pytest.raises(ConstraintError, match="vector -> cube transfer on a DIR_C2V pipe"):
-        pto.TPUSH(pipe, pto.Tile(V, np.float32, 1, 8))
+    with pytest.raises(ConstraintError, match="TPUSH: the producer tile must be Acc, Mat or Vec"):
+        pto.TPUSH(pipe, pto.Tile(pto.TileType.Left, np.float32, 1, 8))
     a = pto.Tile(pto.TileType.Acc, np.float32, 1, 16)
     pto.TPUSH(pipe, a)
     with pytest.raises(ConstraintError, match="TPUSH: waits for a free pipe slot"):

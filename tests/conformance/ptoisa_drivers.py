@@ -1866,3 +1866,156 @@ def _tpushpop_fixpipe(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tpushpop_fixpipe"] = _tpushpop_fixpipe
+
+
+def _tpushpop_checks():
+    """tests/cpu/st/testcase/tpushpop: the simplified TPUSH(tile, pipe)/TPOP(tile, pipe) of
+    Vec and Mat tiles (float32 / uint32, 64x128 and 128x128, an 8-slot C2V pipe), a 12-tile
+    stream between two cores, V2C split halves joined in the cube's tile, C2V split halves
+    for one and for two subblocks, V2C halves published only once both lanes pushed, and a
+    DIR_BOTH pipe whose vector consumers wait for cube data while vector data is queued.
+    The C++ test ``cpu_stub_prefers_injected_hooks_for_subblock_and_pipe_state`` tests the
+    CPU simulator's hook-injection API (``cpu_sim::register_hooks``), which has no fastisa
+    counterpart: not transliterated, and said so in the README; the hook counters of
+    ``v2c_split_with_injected_pipe_hook...`` likewise (its pipe-state checks are)."""
+    T = pto.TileType
+    S = pto.TileSplitAxis
+    D = pto.Direction
+    f4 = np.dtype(np.float32)
+    out = []
+
+    def check(name, flags):
+        out.append((name, np.array(flags, np.bool_), np.ones(len(flags), np.bool_), 0.0))
+
+    def seq(shape, start, dt=f4):
+        return (start + np.arange(int(np.prod(shape)))).reshape(shape).astype(dt)
+    for dt in (np.dtype(np.float32), np.dtype(np.uint32)):
+        for rows in (64, 128):
+            for loc in (T.Vec, T.Mat):
+                pipe = pto.TPipe(0, D.DIR_C2V, dt.itemsize * rows * 128, 8, 2)
+                src, dst = pto.Tile(loc, dt, rows, 128), pto.Tile(loc, dt, rows, 128)
+                src.data[...] = seq((rows, 128), 1, dt)
+                pto.TPUSH(src, pipe)
+                pto.TPOP(dst, pipe)
+                pto.TFREE(pipe)
+                check(f"{dt.name}_{rows}_128_{loc.name}", [np.array_equal(dst.data, src.data)])
+    pipe = pto.TPipe(1, D.DIR_C2V, f4.itemsize * 64 * 128, 4, 0)
+    got = []
+
+    def producer():
+        for it in range(12):
+            t = pto.Tile(V, f4, 64, 128)
+            t.data[...] = seq((64, 128), it * 1000 + 1)
+            pto.TPUSH(t, pipe)
+
+    def consumer():
+        for it in range(12):
+            t = pto.Tile(V, f4, 64, 128)
+            pto.TPOP(t, pipe)
+            pto.TFREE(pipe)
+            got.append(np.array_equal(t.data, seq((64, 128), it * 1000 + 1)))
+    pto.launch([producer, consumer])
+    check("multicore_float_64_128_Vec", got)
+    flags = []
+    for split in (S.TILE_UP_DOWN, S.TILE_LEFT_RIGHT):
+        shape = (8, 16) if split == S.TILE_UP_DOWN else (16, 8)
+        pipe = pto.TPipe(10, D.DIR_V2C, f4.itemsize * 256, 2)
+        halves = [seq(shape, 1), seq(shape, 1001)]
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                t = pto.Tile(V, f4, *shape)
+                t.data[...] = halves[lane]
+                pto.TPUSH(pipe, t, split)
+        with _ctx(0, 1):
+            m = pto.Tile(T.Mat, f4, 16, 16)
+            pto.TPOP(pipe, m, split)
+        flags.append(np.array_equal(m.data, np.concatenate(
+            halves, axis=0 if split == S.TILE_UP_DOWN else 1)))
+    check("v2c_gm_fifo_preserves_updown_and_leftright_layout", flags)
+    pipe = pto.TPipe(2, D.DIR_C2V, f4.itemsize * 128, 2)
+    acc = pto.Tile(T.Acc, f4, 16, 16)
+    acc.data[...] = seq((16, 16), 1)
+    dst = pto.Tile(V, f4, 8, 16)
+    ctx_ok = pto.get_subblock_idx() == 0 and pto.get_subblock_num() == 1
+    pto.TPUSH(pipe, acc, S.TILE_UP_DOWN)
+    pto.TPOP(pipe, dst, S.TILE_UP_DOWN)
+    pto.TFREE(pipe, S.TILE_UP_DOWN)
+    check("a5_style_c2v_local_split_push_pop", [ctx_ok, np.array_equal(dst.data, acc.data[:8])])
+    pipe = pto.TPipe(4, D.DIR_C2V, f4.itemsize * 128, 1)
+    flags = []
+    for it in range(2):
+        acc = pto.Tile(T.Acc, f4, 16, 16)
+        acc.data[...] = seq((16, 16), it * 1000 + 1)
+        with _ctx(0, 1):
+            pto.TPUSH(pipe, acc, S.TILE_UP_DOWN)
+        halves = []
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                t = pto.Tile(V, f4, 8, 16)
+                pto.TPOP(pipe, t, S.TILE_UP_DOWN)
+                halves.append(t.data.copy())
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                pto.TFREE(pipe, S.TILE_UP_DOWN)
+        flags += [np.array_equal(halves[0], acc.data[:8]), np.array_equal(halves[1], acc.data[8:])]
+    check("a5_style_c2v_dual_subblock_split_push_pop", flags)
+    pipe = pto.TPipe(9, D.DIR_V2C, f4.itemsize * 256, 2)
+    top, bottom = seq((8, 16), 1), seq((8, 16), 1001)
+    with _ctx(0, 2):
+        t = pto.Tile(V, f4, 8, 16)
+        t.data[...] = top
+        pto.TPUSH(pipe, t, S.TILE_UP_DOWN)
+    flags = [pipe.occupied == 0]
+    with _ctx(1, 2):
+        t = pto.Tile(V, f4, 8, 16)
+        t.data[...] = bottom
+        pto.TPUSH(pipe, t, S.TILE_UP_DOWN)
+    flags.append(pipe.occupied == 1)
+    with _ctx(0, 1):
+        m = pto.Tile(T.Mat, f4, 16, 16)
+        pto.TPOP(pipe, m, S.TILE_UP_DOWN)
+        pto.TFREE(pipe, S.TILE_UP_DOWN)
+    flags.append(np.array_equal(m.data, np.concatenate([top, bottom])))
+    check("v2c_split_waits_for_both_lanes_before_publish", flags)
+    for split in (S.TILE_UP_DOWN, S.TILE_LEFT_RIGHT):
+        shape = (8, 16) if split == S.TILE_UP_DOWN else (16, 8)
+        axis = 0 if split == S.TILE_UP_DOWN else 1
+        pipe = pto.TPipe(7, D.DIR_BOTH, f4.itemsize * 256, 2)
+        srcs = [seq(shape, 1), seq(shape, 1001)]
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                t = pto.Tile(V, f4, *shape)
+                t.data[...] = srcs[lane]
+                pto.TPUSH(pipe, t, split)
+        acc = pto.Tile(T.Acc, f4, 16, 16)
+        acc.data[...] = seq((16, 16), 2001)
+        res, flags = {}, []
+
+        def lane_pop(lane):
+            def run():
+                with _ctx(lane, 2):
+                    t = pto.Tile(V, f4, *shape)
+                    pto.TPOP(pipe, t, split)
+                    res[lane] = t.data.copy()
+            return run
+
+        def cube():
+            flags.append(not res)              # both consumers still wait
+            with _ctx(0, 1):
+                m = pto.Tile(T.Mat, f4, 16, 16)
+                pto.TPOP(pipe, m, split)
+                pto.TFREE(pipe, split)
+                res["mat"] = m.data.copy()
+                pto.TPUSH(pipe, acc, split)
+        pto.launch([lane_pop(0), lane_pop(1), cube])
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                pto.TFREE(pipe, split)
+        parts = np.split(acc.data, 2, axis=axis)
+        flags += [np.array_equal(res["mat"], np.concatenate(srcs, axis=axis)),
+                  np.array_equal(res[0], parts[0]), np.array_equal(res[1], parts[1])]
+        check(f"a5_style_dir_both_{split.name.lower()}_waits_for_matching_direction", flags)
+    return out
+
+
+SELF_CHECKS["tpushpop"] = _tpushpop_checks

@@ -148,6 +148,11 @@ class TPipe:
         return self._ring
 
 
+def _one_way(pipe):
+    return {Direction.DIR_C2V: "c2v", Direction.DIR_V2C: "v2c",
+            Direction.DIR_V2C_CTRL: "v2c"}.get(pipe.direction)
+
+
 def _lanes():
     """(this core's vector lane, number of vector lanes)."""
     n = _cores.get_subblock_num()
@@ -178,9 +183,10 @@ def push(pipe: TPipe, data: np.ndarray, want: str, split: TileSplitAxis,
     data = np.array(data, copy=True)
     lane, nlanes = _lanes()
     if want == "c2v":
-        if split != TileSplitAxis.TILE_NO_SPLIT:
-            _split_parts(data, split, 2)           # the size rule of the split
-        _fit(pipe, data, instr)
+        if split != TileSplitAxis.TILE_NO_SPLIT:   # the split's size rule; a slot holds
+            _fit(pipe, _split_parts(data, split, 2)[0], instr)    # one consumer's half
+        else:
+            _fit(pipe, data, instr)
         ring.put(want, data, instr)
         return
     if split == TileSplitAxis.TILE_NO_SPLIT or nlanes == 1:
@@ -351,13 +357,13 @@ def TPUSH(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT, *,  # 
     wrong size, quant rules, deadlock)."""
     pipe, tile = _args("TPUSH", a, b)
     split = _split("TPUSH", split)
-    if tile.loc in (TileType.Acc, TileType.Mat):
-        want = "c2v"
-    elif tile.loc == TileType.Vec:
-        want = "v2c"
-    else:
+    if tile.loc not in (TileType.Acc, TileType.Mat, TileType.Vec):
         raise ConstraintError(f"TPUSH: the producer tile must be Acc, Mat or Vec, got "
                               f"{tile.loc.name}")
+    # a one-way pipe fixes the direction (the CPU simulator pushes a Vec tile into a C2V
+    # pipe too); on DIR_BOTH the tile says which way: Acc/Mat from the cube, Vec from a
+    # vector core
+    want = _one_way(pipe) or ("v2c" if tile.loc == TileType.Vec else "c2v")
     data = tile.valid
     if int(quant) != QuantMode.NoQuant or relu:
         if tile.loc != TileType.Acc:
@@ -374,12 +380,9 @@ def TPOP(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT) -> None
     ConstraintError (tile type, dtype or shape mismatch, deadlock)."""
     pipe, tile = _args("TPOP", a, b)
     split = _split("TPOP", split)
-    if tile.loc == TileType.Vec:
-        want = "c2v"
-    elif tile.loc in (TileType.Mat, TileType.Left, TileType.Right):
-        want = "v2c"
-    else:
+    if tile.loc not in (TileType.Vec, TileType.Mat):
         raise ConstraintError(f"TPOP: the consumer tile must be Vec or Mat, got {tile.loc.name}")
+    want = _one_way(pipe) or ("c2v" if tile.loc == TileType.Vec else "v2c")
     data = pop(pipe, want, split)
     if data is None:
         tile.data[...] = 0             # the inactive lane: zeros, nothing popped
