@@ -403,3 +403,30 @@ def test_tpush_fixpipe_errors():
     with pytest.raises(ConstraintError, match="quant must be a QuantMode"):
         pto.TPUSH(pipe, pto.Tile(pto.TileType.Acc, np.float32, 1, 8), quant=99)
     assert pipe.occupied == 0
+
+
+def test_launch_reraises_a_rank_error_and_the_other_ranks_end():
+    sig = np.zeros(1, np.int32)
+    done = []
+
+    def body(rank):
+        if rank == 0:
+            raise ValueError("rank 0 failed")
+        comm.TWAIT(comm.Signal(sig), 1, comm.WaitCmp.EQ)   # can never be satisfied now
+        done.append(rank)
+    with pytest.raises(ValueError, match="rank 0 failed"):
+        pto.launch(2, body)
+    assert done == []
+
+
+def test_mixed_launch_roles_and_errors():
+    seen = []
+    pto.launch([lambda: seen.append(("c", pto.get_subblock_idx(), pto.get_subblock_num())),
+                lambda: seen.append(("v", pto.get_subblock_idx(), pto.get_subblock_num())),
+                lambda: seen.append(("v", pto.get_subblock_idx(), pto.get_subblock_num()))],
+               subblocks=2)
+    assert seen == [("c", 0, 2), ("v", 0, 2), ("v", 1, 2)]
+    with pytest.raises(ConstraintError, match="with subblocks=2 there must be 3 cores"):
+        pto.launch([lambda: None], subblocks=2)
+    with pytest.raises(ConstraintError, match="ScopedExecutionContext"):
+        pto.ScopedExecutionContext(0, 2, 2)
