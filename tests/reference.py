@@ -2644,3 +2644,77 @@ def ptolowp_conv(pair, x, dshape):
             raise ValueError(pair)
     return out
 # ---- end of ptolowp section ----
+
+# ======================================================================================
+# ---- ptocomm branch: TRANDOM, comm copies / reduce ----
+# ======================================================================================
+def pto_trandom(rows, cols, valid_row, valid_col, key, counter, rounds=10):
+    """TRANDOM, element by element with Python ints (pto-isa include/pto/cpu/TRandom.hpp's
+    algorithm re-derived): the block counter advances by cols/4 per block of 256 columns of
+    a row (rows continue the count), lane l of a block uses counter + l, repeat k of the
+    block takes word k of the rounds' output.  Returns uint32 [valid_row, valid_col]."""
+    def rounds_of(c, k):
+        c = list(c)
+        k0, k1 = k
+        for _ in range(rounds):
+            m0 = c[0] * 0xD2511F53
+            m1 = c[2] * 0xCD9E8D57
+            c = [((m1 >> 32) ^ c[1] ^ k0) & 0xFFFFFFFF, m1 & 0xFFFFFFFF,
+                 ((m0 >> 32) ^ c[3] ^ k1) & 0xFFFFFFFF, m0 & 0xFFFFFFFF]
+            k0 = (k0 + 0x9E3779B9) & 0xFFFFFFFF
+            k1 = (k1 + 0xBB67AE85) & 0xFFFFFFFF
+        return c
+
+    def words(v):
+        v %= 1 << 128
+        return [(v >> (32 * w)) & 0xFFFFFFFF for w in range(4)]
+    base = sum(int(counter[w]) << (32 * w) for w in range(4))
+    loops = -(-valid_col // 256)
+    out = np.zeros((valid_row, valid_col), np.uint32)
+    block = 0
+    for r in range(valid_row):
+        for lp in range(loops):
+            for lane in range(64):
+                o = rounds_of(words(base + block * (cols // 4) + lane), (int(key[0]), int(key[1])))
+                for k in range(4):
+                    col = lp * 256 + k * 64 + lane
+                    if col < valid_col:
+                        out[r, col] = o[k]
+            block += 1
+    return out
+
+
+def pto_comm_reduce(arrays, root, op):
+    """TREDUCE: root's data, then op with every other rank in index order, in the dtype."""
+    acc = arrays[root].copy()
+    for r, a in enumerate(arrays):
+        if r == root:
+            continue
+        acc = {"sum": lambda x, y: (x + y).astype(x.dtype), "max": np.maximum,
+               "min": np.minimum}[op](acc, a)
+    return acc
+def pto_fixpipe(acc, mode, relu=False, scalar=None, words=None):
+    """The fixpipe conversion of a TPUSH (CPU simulator quantize_element), element by
+    element: x * scale in float32 (vector modes: the column's 19-bit scale s|e8|m10 from
+    bits 13..31 of its word), DEQF16/VDEQF16 clamp to +-65504, ReLU, cast to the mode's
+    float16 / bfloat16 with round-to-nearest-even."""
+    import ml_dtypes
+    R, C = acc.shape
+    out_dt = ml_dtypes.bfloat16 if mode in ("F322BF16", "QF322BF16_PRE") else np.float16
+    out = np.zeros((R, C), out_dt)
+    for c in range(C):
+        if mode == "VDEQF16":
+            m1 = (int(words[c]) >> 13) & 0x7FFFF
+            e, m = (m1 >> 10) & 0xFF, m1 & 0x3FF
+            sc = 0.0 if e == 0 and m == 0 else (-1) ** (m1 >> 18) * (1 + m / 1024) * 2.0 ** (e - 127)
+        else:
+            sc = 1.0 if not scalar else scalar
+        for r in range(R):
+            y = np.float32(np.float32(acc[r, c]) * np.float32(sc))
+            if mode in ("DEQF16", "VDEQF16") or (mode == "QF322F16_PRE" and np.isfinite(y)):
+                y = np.float32(min(max(float(y), -65504.0), 65504.0)) if not np.isnan(y) else y
+            if relu:
+                y = y if y > 0 else np.float32(0)
+            out[r, c] = np.array(y, np.float32).astype(out_dt)
+    return out
+# ---- end of ptocomm section ----

@@ -1479,3 +1479,959 @@ def _tloadconv(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tloadconv"] = _tloadconv
+
+
+# ---- ptocomm branch: communication, signals, pipes, TRANDOM, TPRINT ---------------------
+# Several of these directories have no golden.bin (the C++ test checks values itself):
+# their drivers compute what the test checks from the inputs (or, for directories without
+# a gen_data.py, from the inputs the C++ test builds) and return those checks as booleans
+# against an all-True "golden".  SELF_CHECKS[name]() -> [(case, got, golden, eps)] runs the
+# directories that have no gen_data case at all.
+from fastisa.pto import comm as _comm  # noqa: E402
+
+SELF_CHECKS = {}
+
+
+def _gm2d(arr, rows, cols):
+    return pto.GlobalTensor(arr, (1, 1, 1, rows, cols), (1, 1, 1, cols, 1))
+
+
+def _copy_driver(kind):
+    """tget / tput / tget_async / tput_async: dst (zeros) <- src (input.bin) through the
+    comm instruction; the golden is the input."""
+    def drive(case_dir, args, kwargs, ns):
+        p = _param(args, kwargs)
+        dt = _dtype(p)
+        R = _first(p, "global_row", "row", "tile_row")
+        C = _first(p, "global_col", "col", "tile_col")
+        src = _read(case_dir, "input.bin", dt)[:R * C].copy()
+        dst = np.zeros(R * C, dt)
+        g_src, g_dst = _gm2d(src, R, C), _gm2d(dst, R, C)
+        tile = pto.Tile(V, dt, _first(p, "tile_row", "row") or R,
+                        _first(p, "tile_col", "col") or C)
+        if kind == "tget":
+            _comm.TGET(g_dst, g_src, tile)
+        elif kind == "tput":
+            _comm.TPUT(g_dst, g_src, tile)
+        else:
+            ev = (_comm.TGET_ASYNC if kind == "tget_async" else _comm.TPUT_ASYNC)(
+                g_dst, g_src, _comm.AsyncSession())
+            assert ev.wait()
+        return dst, _read(case_dir, "golden.bin", dt), 1e-3
+    return drive
+
+
+for _k in ("tget", "tput", "tget_async", "tput_async"):
+    DRIVERS[_k] = _copy_driver(_k)
+
+
+def _tnotify(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    shared = _read(case_dir, "sharedMemory.bin", np.int32).copy()
+    value = int(_read(case_dir, "signal.bin", np.int32)[0])
+    op = _comm.NotifyOp.AtomicAdd if p.operation_type == "Add" else _comm.NotifyOp.Set
+    _comm.TNOTIFY(_comm.Signal(shared), value, op)
+    return shared[:1], _read(case_dir, "golden.bin", np.int32), 1e-3
+
+
+DRIVERS["tnotify"] = _tnotify
+
+
+def _ttest(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    sig = _read(case_dir, "input.bin", np.int32).copy()
+    t, f = (int(x) for x in _read(case_dir, "cmp_file.bin", np.int32)[:2])
+    cmp = _comm.WaitCmp[p.cmp]
+    s = _comm.Signal(sig)                    # the test's comm::Signal: one int32
+    got = np.array([_comm.TTEST(s, t, cmp), _comm.TTEST(s, f, cmp)], np.bool_)
+    return got, _read(case_dir, "golden.bin", np.bool_), 0.0
+
+
+DRIVERS["ttest"] = _ttest
+
+
+def _tbroadcast(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    shape = tuple(int(x) for x in p.shape)
+    n = int(np.prod(shape))
+    kn = int(p.rank)
+    src = _read(case_dir, "input.bin", dt)[:n].copy()
+    out = np.zeros(n * kn, dt)
+    strides = (shape[1] * shape[2] * shape[3] * shape[4], shape[2] * shape[3] * shape[4],
+               shape[3] * shape[4], shape[4], 1)
+    members = [pto.GlobalTensor(out[i * n:], shape, strides) for i in range(kn)]
+    group = _comm.ParallelGroup(members, kn, 0)
+    tile = pto.Tile(V, dt, shape[3], shape[4], valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+    _comm.TBROADCAST(group, pto.GlobalTensor(src, shape, strides), tile)
+    return out, _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tbroadcast"] = _tbroadcast
+
+
+def _treduce(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    dt = _dtype(p)
+    R, C = int(p.global_row), int(p.global_col)
+    a = _read(case_dir, "input0.bin", dt)[:R * C].copy()
+    b = _read(case_dir, "input1.bin", dt)[:R * C].copy()
+    out = np.zeros(R * C, dt)
+    op = _comm.ReduceOp.Max if p.op is np.maximum else _comm.ReduceOp.Sum
+    group = _comm.ParallelGroup([_gm2d(a, R, C), _gm2d(b, R, C)], 2, 0)
+    acc = pto.Tile(V, dt, int(p.tile_row), C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+    recv = pto.Tile(V, dt, int(p.tile_row), C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+    _comm.TREDUCE(group, _gm2d(out, R, C), acc, recv, op)
+    return out, _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["treduce"] = _treduce
+
+
+def _trandom(case_dir, args, kwargs, ns):
+    """The test checks that the output is neither all zero nor constant; fastisa's bits are
+    the CPU simulator's Philox (tests/test_pto_comm.py pins them)."""
+    p = _param(args, kwargs)
+    key = _read(case_dir, "key.bin", np.uint32)[:2]
+    ctr = _read(case_dir, "counter.bin", np.uint32)[:4]
+    t = pto.Tile(V, np.uint32, int(p.row), int(p.col), valid_row=int(p.valid_row),
+                 valid_col=int(p.valid_col))
+    pto.TRANDOM(t, key, ctr)
+    out = np.zeros((int(p.row), int(p.col)), np.uint32)
+    pto.TSTORE(pto.GlobalTensor(out), t)
+    got = np.array([out.any(), (out != out.flat[0]).any()], np.bool_)
+    return got, np.ones(2, np.bool_), 0.0
+
+
+DRIVERS["trandom"] = _trandom
+
+
+def _twait_checks():
+    """tests/cpu/st/testcase/twait: a notifier rank changes the signal, the waiting rank's
+    TWAIT returns once the condition holds (run as two fastisa ranks)."""
+    out = []
+
+    def case(name, initial, steps, waits):
+        """steps: the notifier's (offset, value, op) writes; waits: the waiter's (cmp value,
+        WaitCmp, check) in order; the check gets the signal array after the wait."""
+        sig = np.array(initial, np.int32).reshape(-1).copy()
+        results = []
+
+        def body(rank):
+            if rank == 0:
+                for value, cmp, shape_fn, check in waits:
+                    _comm.TWAIT(shape_fn(sig), value, cmp)
+                    results.append(bool(check(sig)))
+            else:
+                for off, value, op in steps:
+                    _comm.TNOTIFY(_comm.Signal(sig, off), value, op)
+        pto.launch(2, body)
+        out.append((name, np.array(results, np.bool_), np.ones(len(waits), np.bool_), 0.0))
+
+    W, N = _comm.WaitCmp, _comm.NotifyOp
+    one = _comm.Signal
+    case("basic", [0], [(0, 42, N.Set)], [(42, W.EQ, one, lambda s: s[0] == 42)])
+    for init, stored, thr, cmp, chk in [(0, 150, 100, W.GE, lambda v: v >= 100),
+                                        (0, 1, 0, W.NE, lambda v: v != 0),
+                                        (0, 51, 50, W.GT, lambda v: v > 50),
+                                        (100, 10, 20, W.LE, lambda v: v <= 20),
+                                        (100, 5, 10, W.LT, lambda v: v < 10)]:
+        case(f"compare_{cmp.name}", [init], [(0, stored, N.Set)],
+             [(thr, cmp, one, lambda s, c=chk: c(int(s[0])))])
+    for threads in (1, 4):     # worker threads' atomic increments, interleaved as one rank
+        case(f"atomic_{threads}", [0], [(0, 1, N.AtomicAdd)] * (25 * threads),
+             [(25 * threads, W.GE, one, lambda s, k=threads: s[0] >= 25 * k)])
+    for rows, cols in ((4, 8), (7, 13)):
+        case(f"matrix_{rows}x{cols}", [0] * (rows * cols),
+             [(k, 1, N.Set) for k in range(rows * cols)],
+             [(1, W.EQ, lambda s, r=rows, c=cols: _comm.Signal2D(s, r, c),
+               lambda s: (s == 1).all())])
+    case("multiphase", [0], [(0, 1, N.Set), (0, 3, N.Set), (0, 5, N.Set)],
+         [(1, W.EQ, one, lambda s: s[0] >= 1), (3, W.GE, one, lambda s: s[0] >= 3),
+          (5, W.EQ, one, lambda s: s[0] == 5)])
+    full_cols, sub_r, sub_c, r0, c0 = 16, 4, 8, 2, 5
+    idx = [(r0 + r) * full_cols + c0 + c for r in range(sub_r) for c in range(sub_c)]
+    case("subregion", [0] * (8 * full_cols), [(k, 1, N.Set) for k in idx],
+         [(1, W.EQ, lambda s: _comm.Signal2D(s, sub_r, sub_c, full_cols, r0 * full_cols + c0),
+           lambda s: (s[idx] == 1).all() and (np.delete(s, idx) == 0).all())])
+    return out
+
+
+SELF_CHECKS["twait"] = _twait_checks
+
+
+def _tprint_checks():
+    """tests/cpu/st/testcase/tprint: the substrings the test looks for in TPRINT's output."""
+    import contextlib
+    import io
+
+    def show(tile, fmt=pto.PrintFormat.Width8_Precision4, tmp=None):
+        buf = io.StringIO()
+        with contextlib.redirect_stdout(buf):
+            pto.TPRINT(tile, tmp, format=fmt)
+        return buf.getvalue()
+    F = pto.PrintFormat
+    out = []
+
+    def check(name, text, wanted):
+        got = np.array([w in text for w in wanted], np.bool_)
+        out.append((name, got, np.ones(len(wanted), np.bool_), 0.0))
+    t = pto.Tile(V, np.float32, 1, 8)
+    t.data[0, :2] = [1.234567, -3.456789]
+    check("float_default", show(t), ["1.2346", "-3.4568"])
+    check("float_p2", show(t, F.Width8_Precision2), ["1.23", "-3.46"])
+    check("float_p6", show(t, F.Width10_Precision6), ["1.234567", "-3.456789"])
+    t = pto.Tile(V, np.int32, 1, 8)
+    t.data[0, :4] = [42, -17, 1024, -9999]
+    check("int_w8", show(t), ["42", "-17", "1024", "-9999"])
+    check("int_w10", show(t, F.Width10_Precision6), ["42", "-17", "1024", "-9999"])
+    t = pto.Tile(V, np.uint32, 1, 8)
+    t.data[0, :4] = [0, 17, 65535, 123456]
+    check("uint", show(t), ["0", "17", "65535", "123456"])
+    a, b = pto.Tile(V, np.int8, 1, 32), pto.Tile(V, np.uint8, 1, 32)
+    a.data[0, :2] = [-12, 65]
+    b.data[0, :2] = [255, 127]
+    check("int8", show(a), ["-12", "65"])
+    check("uint8", show(b), ["255", "127"])
+    check("header", show(pto.Tile(V, np.float32, 2, 8)), ["TPRINT 2x8"])
+    t, tmp = pto.Tile(V, np.float32, 1, 8), pto.Tile(V, np.float32, 1, 8)
+    t.data[0, 0] = 3.141592
+    check("tmp", show(t, F.Width10_Precision6, tmp), ["3.141592"])
+    return out
+
+
+SELF_CHECKS["tprint"] = _tprint_checks
+
+
+def _tpushpop_cv_checks():
+    """tests/cpu/st/testcase/tpushpop_cv: a Mat tile pushed by the cube, popped by the vector
+    core, single-shot and a 10-tile stream through a 4-slot pipe on two cores."""
+    rows, cols, depth = 64, 128, 4
+    f4 = np.dtype(np.float32)
+
+    def expected(it):
+        return (it * 1000 + np.arange(rows * cols) + 1).astype(f4).reshape(rows, cols)
+    out = []
+    pipe = pto.TPipe(5, pto.Direction.DIR_C2V, f4.itemsize * rows * cols, depth)
+    cube, vec = pto.Tile(pto.TileType.Mat, f4, rows, cols), pto.Tile(V, f4, rows, cols)
+    cube.data[...] = expected(0)
+    pto.TPUSH(cube, pipe)
+    pto.TPOP(vec, pipe)
+    pto.TFREE(pipe)
+    out.append(("single_tile", np.array([np.array_equal(vec.data, expected(0))]),
+                np.ones(1, np.bool_), 0.0))
+    pipe = pto.TPipe(6, pto.Direction.DIR_C2V, f4.itemsize * rows * cols, depth)
+    got = []
+
+    def cube_core():
+        for it in range(10):
+            t = pto.Tile(pto.TileType.Mat, f4, rows, cols)
+            t.data[...] = expected(it)
+            pto.TPUSH(t, pipe)
+
+    def vector_core():
+        for it in range(10):
+            t = pto.Tile(V, f4, rows, cols)
+            pto.TPOP(t, pipe)
+            pto.TFREE(pipe)
+            got.append(np.array_equal(t.data, expected(it)))
+    pto.launch([cube_core, vector_core])
+    out.append(("multicore_stream", np.array(got, np.bool_), np.ones(10, np.bool_), 0.0))
+    return out
+
+
+SELF_CHECKS["tpushpop_cv"] = _tpushpop_cv_checks
+
+
+def _mixed_matmul(a, b, c, split, add=1.0):
+    """The mixed AIC/AIV kernel of tpush_a3 / tpush_a5 (cases 1, 2): for each 64-column block
+    j of C, the two vector cores each take their half of A (columns for LEFT_RIGHT, rows for
+    UP_DOWN), add 1 and push it to the cube (V2C, joined); the cube pops A+1 (32x64), loads
+    B[:, 64j:64j+64] and pushes the 32x64 product back split the same way (C2V); each vector
+    core adds its half to its C chunk and stores it.  One DIR_BOTH pipe of 4 slots, run as
+    three fastisa cores (pto.launch(..., subblocks=2))."""
+    f4 = np.dtype(np.float32)
+    T = pto.TileType
+    M, K = a.shape
+    N = c.shape[1]
+    lr = split == pto.TileSplitAxis.TILE_LEFT_RIGHT
+    pipe = pto.TPipe(0, pto.Direction.DIR_BOTH, 8192, 4, 4)
+    cg = c.copy()
+    hr, hc = (M, K // 2) if lr else (M // 2, K)         # a vector core's share of A
+    cr, cc = (M, 32) if lr else (M // 2, 64)            # ... and of a C block
+
+    def cube():
+        for j in range(N // 64):
+            bmat = pto.Tile(T.Mat, f4, K, 64)
+            pto.TLOAD(bmat, pto.GlobalTensor(b, (1, 1, 1, K, 64), (1, 1, 1, N, 1))
+                      if j == 0 else pto.GlobalTensor(b.reshape(-1)[64 * j:], (1, 1, 1, K, 64),
+                                                      (1, 1, 1, N, 1)))
+            amat = pto.Tile(T.Mat, f4, M, K)
+            pto.TPOP(pipe, amat, split)
+            left, right = pto.Tile(T.Left, f4, M, K), pto.Tile(T.Right, f4, K, 64)
+            pto.TMOV(left, amat)
+            pto.TFREE(pipe, split)
+            pto.TMOV(right, bmat)
+            acc = pto.Tile(T.Acc, f4, M, 64)
+            pto.TMATMUL(acc, left, right)
+            pto.TPUSH(pipe, acc, split)
+
+    def vector():
+        sb = pto.get_subblock_idx()
+        r0, c0 = (0, sb * hc) if lr else (sb * hr, 0)
+        ah = pto.Tile(V, f4, hr, hc)
+        pto.TLOAD(ah, pto.GlobalTensor(a.reshape(-1)[r0 * K + c0:], (1, 1, 1, hr, hc),
+                                       (1, 1, 1, K, 1)))
+        for j in range(N // 64):
+            off = (r0 if not lr else 0) * N + 64 * j + (sb * cc if lr else 0)
+            view = pto.GlobalTensor(cg.reshape(-1)[off:], (1, 1, 1, cr, cc), (1, 1, 1, N, 1))
+            ct = pto.Tile(V, f4, cr, cc)
+            pto.TLOAD(ct, view)
+            a1 = pto.Tile(V, f4, hr, hc)
+            pto.TADDS(a1, ah, add)
+            pto.TPUSH(pipe, a1, split)
+            prod = pto.Tile(V, f4, cr, cc)
+            pto.TPOP(pipe, prod, split)
+            res = pto.Tile(V, f4, cr, cc)
+            pto.TADD(res, ct, prod)
+            pto.TFREE(pipe, split)
+            pto.TSTORE(view, res)
+    pto.launch([cube, vector, vector], subblocks=2)
+    return cg
+
+
+def _tpush_module_cases(prefix, splits):
+    def run(tmp):
+        out = []
+        f4 = np.float32
+        for k, split in splits.items():
+            d = os.path.join(tmp, f"{prefix}.case_{k}")
+            a = _read(d, "a.bin", f4).reshape(32, 64)
+            b = _read(d, "b.bin", f4).reshape(64, 512)
+            c = _read(d, "c.bin", f4).reshape(32, 512)
+            got = _mixed_matmul(a, b, c, split)
+            out.append((f"case_{k}", got.reshape(-1), _read(d, "golden.bin", f4), 1e-3))
+        return out
+    return run
+
+
+#: directories whose gen_data.py writes its cases at module level (no generator function):
+#: MODULE_CASES[name](tmpdir) -> [(case, got, golden, eps)] after gen_data.py ran in tmpdir.
+MODULE_CASES = {
+    "tpush_a3": _tpush_module_cases("TPUSH_A3Test", {1: pto.TileSplitAxis.TILE_LEFT_RIGHT}),
+    # the C++ test runs cases 1 (LEFT_RIGHT) and 2 (UP_DOWN); gen_data also writes 3 and 4
+    "tpush_a5": _tpush_module_cases("TPUSH_A5Test", {1: pto.TileSplitAxis.TILE_LEFT_RIGHT,
+                                                     2: pto.TileSplitAxis.TILE_UP_DOWN}),
+}
+
+
+def _ctx(sub, num):
+    return pto.ScopedExecutionContext(0, sub, num)
+
+
+def _tpushpop_vc_nosplit_checks():
+    """tests/cpu/st/testcase/tpushpop_vc_nosplit: vector -> cube, no split, 16x32 float, a
+    2-slot pipe: single tile, 5 tiles wrapping the ring, and the inactive lane 1's push
+    being a no-op (the pipe stays empty)."""
+    rows, cols, depth = 16, 32, 2
+    f4 = np.dtype(np.float32)
+
+    def fill(it):
+        return (it * 1000 + np.arange(rows * cols) + 1).astype(f4).reshape(rows, cols)
+    ok = lambda name, flags: (name, np.array(flags, np.bool_), np.ones(len(flags), np.bool_), 0.0)  # noqa: E731
+    out = []
+    pipe = pto.TPipe(12, pto.Direction.DIR_V2C, f4.itemsize * rows * cols, depth)
+    with _ctx(0, 1):
+        v = pto.Tile(V, f4, rows, cols)
+        v.data[...] = fill(0)
+        pto.TPUSH(pipe, v)
+        m = pto.Tile(pto.TileType.Mat, f4, rows, cols)
+        pto.TPOP(pipe, m)
+        pto.TFREE(pipe)
+    out.append(ok("single_tile", [np.array_equal(m.data, fill(0))]))
+    pipe = pto.TPipe(13, pto.Direction.DIR_V2C, f4.itemsize * rows * cols, depth)
+    got = [None] * 5
+
+    def push(it):
+        t = pto.Tile(V, f4, rows, cols)
+        t.data[...] = fill(it)
+        pto.TPUSH(pipe, t)
+
+    def pop(it):
+        t = pto.Tile(pto.TileType.Mat, f4, rows, cols)
+        pto.TPOP(pipe, t)
+        got[it] = t.data.copy()
+        pto.TFREE(pipe)
+    with _ctx(0, 1):
+        for it in range(min(depth, 5)):
+            push(it)
+        for it in range(5):
+            pop(it)
+            if it + depth < 5:
+                push(it + depth)
+    out.append(ok("fifo_wraparound", [np.array_equal(got[i], fill(i)) for i in range(5)]))
+    pipe = pto.TPipe(14, pto.Direction.DIR_V2C, f4.itemsize * rows * cols, depth)
+    with _ctx(1, 2):
+        t = pto.Tile(V, f4, rows, cols)
+        t.data[...] = fill(7)
+        pto.TPUSH(pipe, t)
+    empty_after_inactive = pipe.occupied == 0
+    with _ctx(0, 2):
+        t = pto.Tile(V, f4, rows, cols)
+        t.data[...] = fill(0)
+        pto.TPUSH(pipe, t)
+    with _ctx(0, 1):
+        m = pto.Tile(pto.TileType.Mat, f4, rows, cols)
+        pto.TPOP(pipe, m)
+        pto.TFREE(pipe)
+    out.append(ok("inactive_aiv1_is_noop", [empty_after_inactive, np.array_equal(m.data, fill(0)),
+                                            pipe.occupied == 0]))
+    return out
+
+
+SELF_CHECKS["tpushpop_vc_nosplit"] = _tpushpop_vc_nosplit_checks
+
+
+def _tpushpop_vc_checks():
+    """tests/cpu/st/testcase/tpushpop_vc: vector -> cube with UP_DOWN / LEFT_RIGHT split: the
+    two lanes' halves joined, single tile and ring wrap-around with two pops in flight, on a
+    DIR_V2C and a DIR_BOTH pipe; and a DIR_BOTH pipe interleaving C2V (split to the lanes)
+    and V2C (joined) traffic in order."""
+    f4 = np.dtype(np.float32)
+    rows, cols = 16, 32
+    S = pto.TileSplitAxis
+    out = []
+
+    def cell(it, lane, n):
+        return (it * 100000 + lane * 1000 + np.arange(n) + 1).astype(f4)
+
+    def expected(it, split):
+        if split == S.TILE_UP_DOWN:
+            return np.concatenate([cell(it, k, rows * cols // 2).reshape(rows // 2, cols)
+                                   for k in (0, 1)], axis=0)
+        return np.concatenate([cell(it, k, rows * cols // 2).reshape(rows, cols // 2)
+                               for k in (0, 1)], axis=1)
+
+    def push_lane(pipe, it, lane, split):
+        shape = (rows // 2, cols) if split == S.TILE_UP_DOWN else (rows, cols // 2)
+        with _ctx(lane, 2):
+            t = pto.Tile(V, f4, *shape)
+            t.data[...] = cell(it, lane, shape[0] * shape[1]).reshape(shape)
+            pto.TPUSH(pipe, t, split)
+
+    def pop(pipe, split, free=True):
+        with _ctx(0, 1):
+            m = pto.Tile(pto.TileType.Mat, f4, rows, cols)
+            pto.TPOP(pipe, m, split)
+            if free:
+                pto.TFREE(pipe, split)
+            return m.data.copy()
+
+    def free(pipe, split):
+        with _ctx(0, 1):
+            pto.TFREE(pipe, split)
+
+    def check(name, flags):
+        out.append((name, np.array(flags, np.bool_), np.ones(len(flags), np.bool_), 0.0))
+    for split in (S.TILE_UP_DOWN, S.TILE_LEFT_RIGHT):
+        nm = split.name.lower()
+        pipe = pto.TPipe(12, pto.Direction.DIR_V2C, f4.itemsize * rows * cols, 2)
+        push_lane(pipe, 0, 0, split)
+        push_lane(pipe, 0, 1, split)
+        check(f"{nm}_single_tile", [np.array_equal(pop(pipe, split), expected(0, split))])
+        for direction, depth, iters in ((pto.Direction.DIR_V2C, 2, 5),
+                                        (pto.Direction.DIR_BOTH, 4, 6)):
+            pipe = pto.TPipe(13, direction, f4.itemsize * rows * cols, depth, depth)
+            got = [None] * iters
+            for it in range(min(depth, iters)):
+                push_lane(pipe, it, 0, split)
+                push_lane(pipe, it, 1, split)
+            got[0] = pop(pipe, split, free=False)
+            for it in range(iters):
+                if it + 1 < iters:
+                    got[it + 1] = pop(pipe, split, free=False)
+                free(pipe, split)
+                if it + depth < iters:
+                    push_lane(pipe, it + depth, 0, split)
+                    push_lane(pipe, it + depth, 1, split)
+            flags = [np.array_equal(got[i], expected(i, split)) for i in range(iters)]
+            if direction == pto.Direction.DIR_BOTH:
+                flags.append(pipe.occupied == 0)
+            check(f"{nm}_wraparound_{direction.name}", flags)
+    # DIR_BOTH, UP_DOWN: C2V 16x128 tiles split to the lanes, V2C halves joined, interleaved
+    R, C, L = 16, 128, 8
+    pipe = pto.TPipe(30, pto.Direction.DIR_BOTH, 8192, 4, 4)
+    flags = []
+
+    def lin(base, r0, n):
+        return (base + np.arange(r0 * C, (r0 + n) * C) + 1).astype(f4).reshape(n, C)
+
+    def push_c2v(base):
+        with _ctx(0, 1):
+            t = pto.Tile(pto.TileType.Acc, f4, R, C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+            t.data[...] = lin(base, 0, R)
+            pto.TPUSH(pipe, t, S.TILE_UP_DOWN)
+
+    def pop_c2v(base):
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                t = pto.Tile(V, f4, L, C)
+                pto.TPOP(pipe, t, S.TILE_UP_DOWN)
+                flags.append(np.array_equal(t.data, lin(base, lane * L, L)))
+                pto.TFREE(pipe, S.TILE_UP_DOWN)
+
+    def push_v2c():
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                t = pto.Tile(V, f4, L, C)
+                t.data[...] = lin(7000 + lane * 1000, 0, L)
+                pto.TPUSH(pipe, t, S.TILE_UP_DOWN)
+
+    def pop_v2c():
+        with _ctx(0, 1):
+            t = pto.Tile(pto.TileType.Mat, f4, R, C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+            pto.TPOP(pipe, t, S.TILE_UP_DOWN)
+            flags.append(np.array_equal(t.valid, np.concatenate([lin(7000, 0, L),
+                                                                 lin(8000, 0, L)])))
+            pto.TFREE(pipe, S.TILE_UP_DOWN)
+    push_c2v(1000)
+    push_c2v(2000)
+    pop_c2v(1000)
+    push_v2c()
+    pop_v2c()
+    push_c2v(3000)
+    pop_c2v(2000)
+    pop_c2v(3000)
+    flags.append(pipe.occupied == 0)
+    check("both_dir_gm_fifo_keeps_c2v_order", flags)
+    return out
+
+
+SELF_CHECKS["tpushpop_vc"] = _tpushpop_vc_checks
+
+
+def _tpushpop_cv_nosplit_checks():
+    """tests/cpu/st/testcase/tpushpop_cv_nosplit (A5 context, as its SetUp): cube -> vector
+    without split, 16x32 float: single tile, ring wrap-around, delayed frees, the inactive
+    second lane of an ordinary pipe (zeros, no protocol), the participating second lane of
+    a no-split pipe (zeros, but its TFREE is needed), a fast lane waiting for the slow one,
+    valid shapes (static and dynamic) of the pushed Acc tile, DIR_BOTH traffic in both
+    directions and the producer waiting for the slot at its cursor, one lane on a dual-lane
+    pipe.  Each case returns the test's checks (the SharedState fields the test reads that
+    fastisa has are ``TPipe.occupied``; ``next_c2v_consumer_slot`` is not modelled)."""
+    f4 = np.dtype(np.float32)
+    R, C = 16, 32
+    T = pto.TileType
+    D = pto.Direction
+    out = []
+
+    def fill(it):
+        return (it * 1000 + np.arange(R * C) + 1).astype(f4).reshape(R, C)
+
+    def check(name, flags):
+        out.append((name, np.array(flags, np.bool_), np.ones(len(flags), np.bool_), 0.0))
+
+    def mat(it):
+        t = pto.Tile(T.Mat, f4, R, C)
+        t.data[...] = fill(it)
+        return t
+
+    def pop_vec(pipe):
+        t = pto.Tile(V, f4, R, C)
+        pto.TPOP(pipe, t)
+        return t.data.copy()
+    size = f4.itemsize * R * C
+    with pto.target("A5"):
+        pipe = pto.TPipe(0, D.DIR_C2V, size, 2)
+        with _ctx(0, 1):
+            pto.TPUSH(pipe, mat(0))
+            got = pop_vec(pipe)
+            pto.TFREE(pipe)
+        check("single_tile", [np.array_equal(got, fill(0))])
+
+        pipe = pto.TPipe(1, D.DIR_C2V, size, 2)
+        got = [None] * 5
+        with _ctx(0, 1):
+            for it in range(2):
+                pto.TPUSH(pipe, mat(it))
+            for it in range(5):
+                got[it] = pop_vec(pipe)
+                pto.TFREE(pipe)
+                if it + 2 < 5:
+                    pto.TPUSH(pipe, mat(it + 2))
+        check("fifo_wraparound", [np.array_equal(got[i], fill(i)) for i in range(5)])
+
+        pipe = pto.TPipe(2, D.DIR_C2V, size, 2)
+        with _ctx(0, 1):
+            for it in range(2):
+                pto.TPUSH(pipe, mat(it))
+            got = [pop_vec(pipe) for _ in range(2)]
+            full = pipe.occupied == 2
+            for _ in range(2):
+                pto.TFREE(pipe)
+        check("delayed_free", [np.array_equal(got[i], fill(i)) for i in range(2)]
+              + [full, pipe.occupied == 0])
+
+        pipe = pto.TPipe(3, D.DIR_C2V, size, 2)
+        with _ctx(0, 1):
+            pto.TPUSH(pipe, mat(0))
+        with _ctx(1, 2):
+            pop_vec(pipe)
+            pto.TFREE(pipe)
+        still = pipe.occupied == 1
+        with _ctx(0, 2):
+            got = pop_vec(pipe)
+            pto.TFREE(pipe)
+        check("inactive_lane_skips_protocol", [still, np.array_equal(got, fill(0)),
+                                               pipe.occupied == 0])
+
+        pipe = pto.TPipe(4, D.DIR_C2V, size, 2, 2, no_split=True)
+        with _ctx(0, 1):
+            for it in range(2):
+                pto.TPUSH(pipe, mat(it))
+        with _ctx(0, 2):
+            l0 = [pop_vec(pipe) for _ in range(2)]
+            for _ in range(2):
+                pto.TFREE(pipe)
+        held = pipe.occupied == 2
+        with _ctx(1, 2):
+            l1 = [pop_vec(pipe) for _ in range(2)]
+            for _ in range(2):
+                pto.TFREE(pipe)
+        check("no_split_dual_lane_delayed_free",
+              [np.array_equal(l0[i], fill(i)) for i in range(2)]
+              + [not l1[i].any() for i in range(2)] + [held, pipe.occupied == 0])
+
+        pipe = pto.TPipe(5, D.DIR_C2V, size, 2, 2, no_split=True)
+        l0, l1, third, flags = [], [], [], []
+        with _ctx(0, 1):
+            for it in range(2):
+                pto.TPUSH(pipe, mat(it))
+        with _ctx(0, 2):
+            l0 = [pop_vec(pipe) for _ in range(2)]
+            for _ in range(2):
+                pto.TFREE(pipe)
+
+        def fast_lane():               # lane 0's third pop: waits for lane 1 and the push
+            with _ctx(0, 2):
+                third.append(pop_vec(pipe))
+                pto.TFREE(pipe)
+
+        def main():
+            flags.append(not third)    # the third pop has not completed
+            with _ctx(1, 2):
+                for _ in range(2):
+                    l1.append(pop_vec(pipe))
+                    pto.TFREE(pipe)
+            with _ctx(0, 1):
+                pto.TPUSH(pipe, mat(2))
+        pto.launch([fast_lane, main])
+        check("no_split_fast_lane_wrap_waits",
+              flags + [bool(third)] + [np.array_equal(x, fill(i)) for i, x in enumerate(l0 + third)]
+              + [not x.any() for x in l1] + [pipe.occupied == 1])
+
+        for name, dyn in (("gm_slot_uses_valid_shape", False),
+                          ("gm_slot_uses_dynamic_valid_shape", True)):
+            rows, cols, vr, vc = (128, 128, 64, 128) if not dyn else (16, 32, 8, 16)
+            dt = np.dtype(np.int32) if not dyn else f4
+            pipe = pto.TPipe(6, D.DIR_C2V if not dyn else D.DIR_BOTH, dt.itemsize * vr * vc, 2,
+                             2, no_split=True)
+            acc = pto.Tile(T.Acc, dt, rows, cols, valid_row=vr if not dyn else pto.DYNAMIC,
+                           valid_col=cols if not dyn else pto.DYNAMIC)
+            if dyn:
+                acc.set_valid_row(vr)
+                acc.set_valid_col(vc)
+            acc.data[...] = (np.arange(rows * cols) + 1).reshape(rows, cols).astype(dt)
+            with _ctx(0, 1):
+                pto.TPUSH(pipe, acc)
+            v = pto.Tile(V, dt, vr, vc)
+            with _ctx(0, 2):
+                pto.TPOP(pipe, v)
+                pto.TFREE(pipe)
+            with _ctx(1, 2):
+                pto.TPOP(pipe, pto.Tile(V, dt, vr, vc))
+                pto.TFREE(pipe)
+            want = (np.arange(rows * cols) + 1).reshape(rows, cols)[:vr, :vc].astype(dt)
+            check(name, [np.array_equal(v.data, want), pipe.occupied == 0])
+
+        pipe = pto.TPipe(8, D.DIR_BOTH, size, 4, 2, no_split=True)
+
+        def push_acc(base, p=None):
+            t = pto.Tile(T.Acc, f4, R, C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+            t.data[...] = (base + np.arange(R * C)).reshape(R, C).astype(f4)
+            with _ctx(0, 1):
+                pto.TPUSH(p or pipe, t)
+
+        def pop_lanes(p, keep=True):
+            res = None
+            for ln in (0, 1):
+                with _ctx(ln, 2):
+                    x = pop_vec(p)
+                    pto.TFREE(p)
+                    if ln == 0:
+                        res = x
+            return res
+        push_acc(1)
+        first = pop_lanes(pipe)
+        with _ctx(0, 2):
+            t = pto.Tile(V, f4, R, C)
+            t.data[...] = (1001 + np.arange(R * C)).reshape(R, C)
+            pto.TPUSH(pipe, t)
+        push_acc(1001)
+        second = pop_lanes(pipe)
+        with _ctx(0, 1):
+            m = pto.Tile(T.Mat, f4, R, C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+            pto.TPOP(pipe, m)
+            pto.TFREE(pipe)
+        lin = lambda b: (b + np.arange(R * C)).reshape(R, C).astype(f4)  # noqa: E731
+        check("both_direction_c2v_then_v2c",
+              [np.array_equal(first, lin(1)), np.array_equal(second, lin(1001)),
+               np.array_equal(m.data, lin(1001)), pipe.occupied == 0])
+
+        pipe = pto.TPipe(9, D.DIR_BOTH, size, 2, 2, no_split=True)
+        with _ctx(0, 2):
+            t = pto.Tile(V, f4, R, C)
+            t.data[...] = lin(5000)
+            pto.TPUSH(pipe, t)
+        with _ctx(0, 1):
+            m = pto.Tile(T.Mat, f4, R, C, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+            pto.TPOP(pipe, m)
+            pto.TFREE(pipe)
+        push_acc(1)                    # X -> slot 1
+        push_acc(1001)                 # Y -> slot 0: the ring is full
+        res, flags = {}, []
+
+        def z_push():
+            push_acc(2001)             # Z waits for slot 1 (X)
+            res["z_done"] = True
+
+        def main2():
+            flags.append("z_done" not in res)
+            res["y"] = pop_lanes(pipe)
+            flags.append("z_done" not in res)      # slot 0 freed: Z still waits for slot 1
+            res["x"] = pop_lanes(pipe)
+        pto.launch([z_push, main2])
+        res["z"] = pop_lanes(pipe)
+        check("producer_waits_for_out_of_order_slot",
+              flags + ["z_done" in res, np.array_equal(res["y"], lin(1001)),
+                       np.array_equal(res["x"], lin(1)), np.array_equal(res["z"], lin(2001)),
+                       pipe.occupied == 0])
+
+        pipe = pto.TPipe(10, D.DIR_C2V, size, 2, 2, no_split=True)
+        with _ctx(0, 1):
+            for it in range(2):
+                pto.TPUSH(pipe, mat(it))
+            occ, got = [], []
+            for it in range(2):
+                got.append(pop_vec(pipe))
+                pto.TFREE(pipe)
+                occ.append(pipe.occupied == 1 - it)
+        check("single_subblock_on_dual_lane_pipe",
+              occ + [np.array_equal(got[i], fill(i)) for i in range(2)])
+    return out
+
+
+SELF_CHECKS["tpushpop_cv_nosplit"] = _tpushpop_cv_nosplit_checks
+
+
+def _on_a5(fn):
+    def run(*a):
+        with pto.target("A5"):          # the tests' SetUp: NPU_MEMORY_INIT(NPUArch::A5)
+            return fn(*a)
+    return run
+
+
+SELF_CHECKS["tpushpop_vc"] = _on_a5(_tpushpop_vc_checks)
+SELF_CHECKS["tpushpop_vc_nosplit"] = _on_a5(_tpushpop_vc_nosplit_checks)
+MODULE_CASES["tpush_a5"] = _on_a5(MODULE_CASES["tpush_a5"])
+
+
+def _tpushpop_fixpipe(case_dir, args, kwargs, ns):
+    """tpushpop_fixpipe: the cube's matmul pushed through the fixpipe (F322F16 / DEQF16 with
+    the scalar 2.0 / VDEQF16 with quant_gm.bin's per-column words) to the vector core, which
+    adds 1 (TADDS in float16) and stores (one core each, as the C++ kernel on subblock 0)."""
+    fn = ns["__case_fn__"]
+    T = pto.TileType
+    f16 = np.dtype(np.float16)
+    if fn == "gen_case1_golden_data":
+        M = K = N = 64
+        a_dt, acc_dt, quant, scalar, vector = f16, np.dtype(np.float32), pto.QuantMode.F322F16, None, None
+    else:
+        M = K = N = 128
+        a_dt, acc_dt = np.dtype(np.int8), np.dtype(np.int32)
+        if fn == "gen_case3_golden_data":
+            quant, scalar, vector = pto.QuantMode.DEQF16, 2.0, None
+        else:
+            quant, scalar = pto.QuantMode.VDEQF16, None
+            vector = _read(case_dir, "quant_gm.bin", np.uint64)[:N]
+    x1 = _read(case_dir, "x1_gm.bin", a_dt).reshape(M, K)
+    x2 = _read(case_dir, "x2_gm.bin", a_dt).reshape(K, N)
+    pipe = pto.TPipe(0, pto.Direction.DIR_C2V, f16.itemsize * M * N, 2, 2, no_split=True)
+    left = _tile_at(T.Left, x1, a_dt, M, K)
+    right = _tile_at(T.Right, x2, a_dt, K, N)
+    acc = _tile_at(T.Acc, np.zeros((M, N), acc_dt), acc_dt, M, N)
+    pto.TMATMUL(acc, left, right)
+    pto.TPUSH(pipe, acc, quant=quant, quant_scalar=scalar, quant_vector=vector)
+    v, o = pto.Tile(V, f16, M, N), pto.Tile(V, f16, M, N)
+    pto.TPOP(pipe, v)
+    pto.TADDS(o, v, 1.0)
+    pto.TFREE(pipe)
+    out = np.zeros((M, N), f16)
+    pto.TSTORE(pto.GlobalTensor(out), o)
+    return out.reshape(-1), _read(case_dir, "golden.bin", f16), 1e-3
+
+
+DRIVERS["tpushpop_fixpipe"] = _tpushpop_fixpipe
+
+
+def _tpushpop_checks():
+    """tests/cpu/st/testcase/tpushpop: the simplified TPUSH(tile, pipe)/TPOP(tile, pipe) of
+    Vec and Mat tiles (float32 / uint32, 64x128 and 128x128, an 8-slot C2V pipe), a 12-tile
+    stream between two cores, V2C split halves joined in the cube's tile, C2V split halves
+    for one and for two subblocks, V2C halves published only once both lanes pushed, and a
+    DIR_BOTH pipe whose vector consumers wait for cube data while vector data is queued.
+    The C++ test ``cpu_stub_prefers_injected_hooks_for_subblock_and_pipe_state`` tests the
+    CPU simulator's hook-injection API (``cpu_sim::register_hooks``), which has no fastisa
+    counterpart: not transliterated, and said so in the README; the hook counters of
+    ``v2c_split_with_injected_pipe_hook...`` likewise (its pipe-state checks are)."""
+    T = pto.TileType
+    S = pto.TileSplitAxis
+    D = pto.Direction
+    f4 = np.dtype(np.float32)
+    out = []
+
+    def check(name, flags):
+        out.append((name, np.array(flags, np.bool_), np.ones(len(flags), np.bool_), 0.0))
+
+    def seq(shape, start, dt=f4):
+        return (start + np.arange(int(np.prod(shape)))).reshape(shape).astype(dt)
+    for dt in (np.dtype(np.float32), np.dtype(np.uint32)):
+        for rows in (64, 128):
+            for loc in (T.Vec, T.Mat):
+                pipe = pto.TPipe(0, D.DIR_C2V, dt.itemsize * rows * 128, 8, 2)
+                src, dst = pto.Tile(loc, dt, rows, 128), pto.Tile(loc, dt, rows, 128)
+                src.data[...] = seq((rows, 128), 1, dt)
+                pto.TPUSH(src, pipe)
+                pto.TPOP(dst, pipe)
+                pto.TFREE(pipe)
+                check(f"{dt.name}_{rows}_128_{loc.name}", [np.array_equal(dst.data, src.data)])
+    pipe = pto.TPipe(1, D.DIR_C2V, f4.itemsize * 64 * 128, 4, 0)
+    got = []
+
+    def producer():
+        for it in range(12):
+            t = pto.Tile(V, f4, 64, 128)
+            t.data[...] = seq((64, 128), it * 1000 + 1)
+            pto.TPUSH(t, pipe)
+
+    def consumer():
+        for it in range(12):
+            t = pto.Tile(V, f4, 64, 128)
+            pto.TPOP(t, pipe)
+            pto.TFREE(pipe)
+            got.append(np.array_equal(t.data, seq((64, 128), it * 1000 + 1)))
+    pto.launch([producer, consumer])
+    check("multicore_float_64_128_Vec", got)
+    flags = []
+    for split in (S.TILE_UP_DOWN, S.TILE_LEFT_RIGHT):
+        shape = (8, 16) if split == S.TILE_UP_DOWN else (16, 8)
+        pipe = pto.TPipe(10, D.DIR_V2C, f4.itemsize * 256, 2)
+        halves = [seq(shape, 1), seq(shape, 1001)]
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                t = pto.Tile(V, f4, *shape)
+                t.data[...] = halves[lane]
+                pto.TPUSH(pipe, t, split)
+        with _ctx(0, 1):
+            m = pto.Tile(T.Mat, f4, 16, 16)
+            pto.TPOP(pipe, m, split)
+        flags.append(np.array_equal(m.data, np.concatenate(
+            halves, axis=0 if split == S.TILE_UP_DOWN else 1)))
+    check("v2c_gm_fifo_preserves_updown_and_leftright_layout", flags)
+    pipe = pto.TPipe(2, D.DIR_C2V, f4.itemsize * 128, 2)
+    acc = pto.Tile(T.Acc, f4, 16, 16)
+    acc.data[...] = seq((16, 16), 1)
+    dst = pto.Tile(V, f4, 8, 16)
+    ctx_ok = pto.get_subblock_idx() == 0 and pto.get_subblock_num() == 1
+    pto.TPUSH(pipe, acc, S.TILE_UP_DOWN)
+    pto.TPOP(pipe, dst, S.TILE_UP_DOWN)
+    pto.TFREE(pipe, S.TILE_UP_DOWN)
+    check("a5_style_c2v_local_split_push_pop", [ctx_ok, np.array_equal(dst.data, acc.data[:8])])
+    pipe = pto.TPipe(4, D.DIR_C2V, f4.itemsize * 128, 1)
+    flags = []
+    for it in range(2):
+        acc = pto.Tile(T.Acc, f4, 16, 16)
+        acc.data[...] = seq((16, 16), it * 1000 + 1)
+        with _ctx(0, 1):
+            pto.TPUSH(pipe, acc, S.TILE_UP_DOWN)
+        halves = []
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                t = pto.Tile(V, f4, 8, 16)
+                pto.TPOP(pipe, t, S.TILE_UP_DOWN)
+                halves.append(t.data.copy())
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                pto.TFREE(pipe, S.TILE_UP_DOWN)
+        flags += [np.array_equal(halves[0], acc.data[:8]), np.array_equal(halves[1], acc.data[8:])]
+    check("a5_style_c2v_dual_subblock_split_push_pop", flags)
+    pipe = pto.TPipe(9, D.DIR_V2C, f4.itemsize * 256, 2)
+    top, bottom = seq((8, 16), 1), seq((8, 16), 1001)
+    with _ctx(0, 2):
+        t = pto.Tile(V, f4, 8, 16)
+        t.data[...] = top
+        pto.TPUSH(pipe, t, S.TILE_UP_DOWN)
+    flags = [pipe.occupied == 0]
+    with _ctx(1, 2):
+        t = pto.Tile(V, f4, 8, 16)
+        t.data[...] = bottom
+        pto.TPUSH(pipe, t, S.TILE_UP_DOWN)
+    flags.append(pipe.occupied == 1)
+    with _ctx(0, 1):
+        m = pto.Tile(T.Mat, f4, 16, 16)
+        pto.TPOP(pipe, m, S.TILE_UP_DOWN)
+        pto.TFREE(pipe, S.TILE_UP_DOWN)
+    flags.append(np.array_equal(m.data, np.concatenate([top, bottom])))
+    check("v2c_split_waits_for_both_lanes_before_publish", flags)
+    for split in (S.TILE_UP_DOWN, S.TILE_LEFT_RIGHT):
+        shape = (8, 16) if split == S.TILE_UP_DOWN else (16, 8)
+        axis = 0 if split == S.TILE_UP_DOWN else 1
+        pipe = pto.TPipe(7, D.DIR_BOTH, f4.itemsize * 256, 2)
+        srcs = [seq(shape, 1), seq(shape, 1001)]
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                t = pto.Tile(V, f4, *shape)
+                t.data[...] = srcs[lane]
+                pto.TPUSH(pipe, t, split)
+        acc = pto.Tile(T.Acc, f4, 16, 16)
+        acc.data[...] = seq((16, 16), 2001)
+        res, flags = {}, []
+
+        def lane_pop(lane):
+            def run():
+                with _ctx(lane, 2):
+                    t = pto.Tile(V, f4, *shape)
+                    pto.TPOP(pipe, t, split)
+                    res[lane] = t.data.copy()
+            return run
+
+        def cube():
+            flags.append(not res)              # both consumers still wait
+            with _ctx(0, 1):
+                m = pto.Tile(T.Mat, f4, 16, 16)
+                pto.TPOP(pipe, m, split)
+                pto.TFREE(pipe, split)
+                res["mat"] = m.data.copy()
+                pto.TPUSH(pipe, acc, split)
+        pto.launch([lane_pop(0), lane_pop(1), cube])
+        for lane in (0, 1):
+            with _ctx(lane, 2):
+                pto.TFREE(pipe, split)
+        parts = np.split(acc.data, 2, axis=axis)
+        flags += [np.array_equal(res["mat"], np.concatenate(srcs, axis=axis)),
+                  np.array_equal(res[0], parts[0]), np.array_equal(res[1], parts[1])]
+        check(f"a5_style_dir_both_{split.name.lower()}_waits_for_matching_direction", flags)
+    return out
+
+
+SELF_CHECKS["tpushpop"] = _tpushpop_checks
