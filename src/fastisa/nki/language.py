@@ -383,6 +383,9 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
         weakref.finalize(own, m.release, buffer.name, per_part)   # of it keep it in use
         if getattr(m, "deferred_capacity", False):
             _capacity.track(m, own, per_part, buffer.name, data)
+        if pdim:
+            from .tensor import BLOCK_PDIM
+            BLOCK_PDIM[data] = pdim
     return NkiTensor(data, fmt, buffer, name)
 
 
