@@ -110,3 +110,73 @@ def test_shared_constant_from_a_npy_path(tmp_path, rng):
     assert (nl.shared_constant(path).data == table).all()     # a PathLike too
     with pytest.raises(OSError):
         nl.shared_constant(str(tmp_path / "missing.npy"))
+
+
+# PSUM banks reused by address= (nki-library's attention_tkg): every reduction tile is a new
+# nl.ndarray at bank ``i % 8``; per column, one matmul (accumulate=None) against a ones
+# vector reduces the partitions.  An earlier tile at the same bank whose matmul group was
+# only partly read out leaves an open group; the compiler infers accumulate per tensor, so
+# the new tile's first matmul must overwrite.  fastisa kept the state per PSUM byte across
+# declarations and accumulated onto the stale partial sums: the last attention_tkg row
+# group's softmax denominators came out 1-3 % too large.
+_R, _C = 6, 12
+
+
+@nki.jit
+def _bank_reuse(first, x):
+    out = nl.ndarray((_R, _C), nl.float32, buffer=nl.shared_hbm)
+    ones = nl.ndarray((128, 1), nl.float32, buffer=nl.sbuf)
+    nisa.memset(ones, value=1.0)
+    a = nl.ndarray((128, _C * _R), nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=a, src=first)
+    # phase 1: a [R, C] partial-sum tile at bank 3, only its first column read out
+    old = nl.ndarray((_R, _C), nl.float32, buffer=nl.psum, address=(0, 3 * 2048))
+    for c in nl.static_range(_C):
+        nisa.nc_matmul(old[:, c], stationary=a[:, c * _R:(c + 1) * _R], moving=ones)
+    keep = nl.ndarray((_R, 1), nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(keep, old[:, 0])
+    # phase 2: a new tile at the same bytes, one overwriting matmul per column
+    b = nl.ndarray((128, _C * _R), nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=b, src=x)
+    new = nl.ndarray((_R, _C), nl.float32, buffer=nl.psum, address=(0, 3 * 2048))
+    for c in nl.static_range(_C):
+        nisa.nc_matmul(new[:, c], stationary=b[:, c * _R:(c + 1) * _R], moving=ones)
+    res = nl.ndarray((_R, _C), nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(res, new)
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+def test_new_psum_tile_at_a_reused_address_starts_a_new_group(rng):
+    first = rng.standard_normal((128, _C * _R)).astype(np.float32)
+    x = rng.standard_normal((128, _C * _R)).astype(np.float32)
+    got = nki.simulate(_bank_reuse)(first, x)
+    ones = np.ones((128, 1), np.float32)
+    want = np.concatenate([ref.nki_matmul(x[:, c * _R:(c + 1) * _R], ones,
+                                          np.zeros((_R, 1), np.float32)) for c in range(_C)],
+                          axis=1)
+    assert (_bits(got) == _bits(want)).all()
+
+
+# A kernel argument is contiguous in HBM whatever the caller's strides (nki-library passes
+# torch-permuted arrays, e.g. attention_bwd's lse): .ap() patterns address the row-major
+# storage of the logical shape, and in-place writes reach the caller's array.
+@nki.jit
+def _rows_by_ap(x, io):
+    R, C = x.shape
+    out = nl.ndarray((C, R), x.dtype, buffer=nl.shared_hbm)
+    t = nl.ndarray((C, R), x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=x.ap([[1, C], [C, R]], offset=0))      # a transposing pattern
+    nisa.dma_copy(dst=out, src=t)
+    nisa.dma_copy(dst=io[0:1, :], src=t[0:1, 0:io.shape[1]])         # in place into io
+    return out
+
+
+def test_non_contiguous_arguments_are_row_major_in_hbm(rng):
+    base = rng.standard_normal((16, 24)).astype(np.float32)
+    x = base.T                                   # shape (24, 16), Fortran-ordered
+    assert not x.flags.c_contiguous
+    io = np.zeros((8, 4), np.float32).T          # (4, 8), written in place
+    got = nki.simulate(_rows_by_ap)(x, io)
+    assert (_bits(got) == _bits(np.ascontiguousarray(x.T))).all()
+    assert (io[0] == x[:8, 0]).all() and (io[1:] == 0).all()

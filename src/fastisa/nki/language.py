@@ -420,7 +420,16 @@ def _placed(shape, fmt, buffer, name, address, pdim, m) -> NkiTensor:
                               f"{fmt.name} item size {fmt.itemsize}, got {off}")
     raw = m.memory(buffer.name)[p0:p0 + P, off:off + nbytes]
     data = raw.view(fmt.np_dtype).reshape(shape)
-    return NkiTensor(data, fmt, buffer, name)
+    t = NkiTensor(data, fmt, buffer, name)
+    if buffer is PSUM:
+        # a new tensor starts a new accumulation context: nc_matmul(accumulate=None) is
+        # inferred by the compiler per tensor ("first write overwrites"), so the first matmul
+        # into a freshly declared tile overwrites even where an earlier tensor placed at the
+        # same bytes left an open group (nki-library's attention_tkg reuses PSUM banks by
+        # address= for every reduction tile)
+        from .tensor import PSUM_FRESH, psum_state
+        psum_state(t)[...] = PSUM_FRESH
+    return t
 
 
 def zeros(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, name: str = "",
