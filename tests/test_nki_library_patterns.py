@@ -2,11 +2,13 @@
 nkicore): column views of on-chip running statistics (``buf[:, g]``), Beta 1 block tensors,
 ``nl.shared_constant`` read from a ``.npy`` file.  Bit-exact against tests/reference.py."""
 
+import ml_dtypes
 import numpy as np
 import pytest
 
 import reference as ref
 from fastisa import nki
+from fastisa.errors import AccessError
 from fastisa.nki import isa as nisa
 from fastisa.nki import language as nl
 
@@ -180,3 +182,75 @@ def test_non_contiguous_arguments_are_row_major_in_hbm(rng):
     got = nki.simulate(_rows_by_ap)(x, io)
     assert (_bits(got) == _bits(np.ascontiguousarray(x.T))).all()
     assert (io[0] == x[:8, 0]).all() and (io[1:] == 0).all()
+
+
+def test_dtypes_are_atoms_to_dataclasses_asdict_copy_and_pickle():
+    """nki-library builds test parameters with dataclasses.asdict(cfg); the official
+    package's dtypes are numpy / ml_dtypes types, so a dtype field stays a dtype."""
+    import copy
+    import dataclasses
+    import pickle
+
+    @dataclasses.dataclass
+    class Params:
+        dtype: object = nl.bfloat16
+        acc: object = nl.float32
+
+    d = dataclasses.asdict(Params())
+    assert d["dtype"] is nl.bfloat16 and d["acc"] is nl.float32
+    assert not np.issubdtype(d["dtype"], np.integer) and np.issubdtype(d["acc"], np.floating)
+    assert copy.deepcopy(nl.int8) is nl.int8 and pickle.loads(pickle.dumps(nl.tfloat32)) is nl.tfloat32
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        nl.float32.name = "x"
+
+
+# nki-library's rope pattern: the head dim split into even/odd halves, so five
+# [32, ...] products live next to the [64, ...] input and output.  Per partition they need
+# 2 x 64000 + 5 x 64000 bytes (more than trn2's 229376), but a 32-partition tile takes one
+# quadrant: the bytes of all partitions together fit, so the hardware can hold them.
+_F = 32000                      # bf16 elements per partition: 64000 bytes
+
+
+@nki.jit
+def _halves(x):
+    out = nl.ndarray((64, _F), nl.bfloat16, buffer=nl.shared_hbm)
+    full = nl.ndarray((64, _F), nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=full, src=x)
+    res = nl.ndarray((64, _F), nl.bfloat16, buffer=nl.sbuf)
+    halves = [nl.ndarray((32, _F), nl.bfloat16, buffer=nl.sbuf) for _ in range(5)]
+    for h in halves:
+        nisa.tensor_copy(h, full[32:64, :])
+    for h in halves:                                  # all five are used together with full
+        nisa.tensor_tensor(res[0:32, :], full[0:32, :], h, op=nl.add)
+    nisa.tensor_copy(res[32:64, :], halves[0])
+    nisa.dma_copy(dst=out, src=res)
+    return out
+
+
+@nki.jit
+def _too_many_full(x):
+    out = nl.ndarray((128, 64), nl.float32, buffer=nl.shared_hbm)
+    tiles = [nl.ndarray((128, 20000), nl.float32, buffer=nl.sbuf) for _ in range(3)]
+    for t in tiles:                                     # 3 x 80000 bytes on every partition
+        nisa.memset(t, 1.0)
+    for t in tiles:
+        nisa.tensor_tensor(tiles[0], tiles[0], t, op=nl.add)
+    nisa.dma_copy(dst=out, src=tiles[0][:, 0:64])
+    return out
+
+
+def test_capacity_counts_partition_quadrants(rng):
+    x = ref.nki_round(rng.standard_normal((64, _F)), "bfloat16").astype(ml_dtypes.bfloat16)
+    with nl.use_target("trn2"):
+        got = nki.simulate(_halves)(x)
+    lo, hi = x[:32].astype(np.float32), x[32:].astype(np.float32)
+    want_lo = ref.nki_round((lo + hi).astype(np.float32), "bfloat16")
+    assert (_bits(got[:32]) == _bits(want_lo.astype(ml_dtypes.bfloat16))).all()
+    assert (_bits(got[32:]) == _bits(x[32:])).all()
+    with nl.use_target("trn2"), pytest.raises(AccessError, match="sbuf capacity exceeded"):
+        nki.simulate(_too_many_full)(np.zeros((128, 64), np.float32))
+    with nl.use_target("trn2"):          # eager: four 32-partition tiles of 200 KiB fit
+        ts = [nl.ndarray((32, 50 * 1024), nl.float32) for _ in range(4)]
+        with pytest.raises(AccessError, match=r"on 32 partitions \(51200 averaged"):
+            nl.ndarray((32, 50 * 1024), nl.float32)
+        del ts

@@ -370,19 +370,26 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
                 f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
                 f"{shape} {fmt.name} needs {per_part} bytes per partition, more than the "
                 f"{cap} there are")
+        # the allocator places a tensor of fewer partitions in as many 32-partition
+        # quadrants as it needs (``address=(start_partition, byte)``): it takes that share
+        # of every partition's bytes (fastisa._capacity: an area bound, no fragmentation)
+        quads = -(-shape[pdim] // _capacity.QUADRANT)
+        charge = -(-per_part * quads // (PMAX // _capacity.QUADRANT))
+        where = "" if charge == per_part else \
+            f" on {shape[pdim]} partitions ({charge} averaged over the {PMAX})"
     data = _filled(shape, fmt)
     if buffer.on_chip:
-        used = _capacity.reserve_or_collect(m, buffer.name, per_part)
+        used = _capacity.reserve_or_collect(m, buffer.name, charge)
         if used is not None:     # an error now, or (in nki.simulate) when the program ends
             _capacity.overflow(m, buffer.name, (
                 f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
-                f"{shape} {fmt.name} needs {per_part} bytes per partition, "
-                f"{used} of {cap} are in use"), per_part)
-            _capacity.force_reserve(m, buffer.name, per_part)
+                f"{shape} {fmt.name} needs {per_part} bytes per partition{where}, "
+                f"{used} of {cap} are in use"), charge)
+            _capacity.force_reserve(m, buffer.name, charge)
         own = data if data.base is None else data.base   # _filled's storage owner: views
-        weakref.finalize(own, m.release, buffer.name, per_part)   # of it keep it in use
+        weakref.finalize(own, m.release, buffer.name, charge)     # of it keep it in use
         if getattr(m, "deferred_capacity", False):
-            _capacity.track(m, own, per_part, buffer.name, data)
+            _capacity.track(m, own, charge, buffer.name, data)
         if pdim:
             from .tensor import BLOCK_PDIM
             BLOCK_PDIM[data] = pdim
