@@ -4,7 +4,8 @@ compiler frontend).  Those code paths never run in ``--test-mode=simulation``; e
 package is replaced by a stub module whose every attribute is a fresh class (usable as a
 base class, an exception type or a callable).  ``neuron_dtypes.static_cast`` (used on the
 reference side to round torch results to the input dtype) is provided as numpy/ml_dtypes
-``astype`` (round to nearest even), and said so in the harness output.  Only packages that
+``astype`` (round to nearest even), ``neuron_dtypes.sizeinbytes`` as the numpy itemsize and
+``neuron_dtypes.finfo`` as ``ml_dtypes.finfo``, and said so in the harness output.  Only packages that
 cannot be imported are stubbed; nothing of nki-library is copied."""
 
 from __future__ import annotations
@@ -41,12 +42,23 @@ def _static_cast(x, dtype):
     return np.asarray(x).astype(np.dtype(dtype))
 
 
+def _sizeinbytes(dtype):
+    return np.dtype(dtype).itemsize
+
+
+def _finfo(dtype):
+    import ml_dtypes
+    return ml_dtypes.finfo(np.dtype(dtype))
+
+
 class _Loader(importlib.abc.Loader):
     def create_module(self, spec):
         m = _StubModule(spec.name, "fastisa conformance stub (infrastructure not installed)")
         m.__path__ = []
         if spec.name == "neuron_dtypes":
             m.static_cast = _static_cast
+            m.sizeinbytes = _sizeinbytes
+            m.finfo = _finfo
         return m
 
     def exec_module(self, module):

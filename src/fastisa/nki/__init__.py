@@ -136,7 +136,7 @@ def _to_torch(a):
     return torch.from_numpy(np.ascontiguousarray(a))
 
 
-def _wrap(x, buffer, name):
+def _wrap(x, buffer, name, writeback=None):
     if _is_torch(x):
         x = _from_torch(x)
     if isinstance(x, np.ndarray):
@@ -150,6 +150,14 @@ def _wrap(x, buffer, name):
                 f"simulate: argument {name!r}: unsupported dtype {x.dtype} (NKI's types are "
                 f"{', '.join(sorted(_dt.FORMATS))}; e.g. x.astype(np.int32))") from None
         data = x if x.flags.writeable else x.copy()
+        if not data.flags.c_contiguous:
+            # HBM holds a kernel argument contiguously (the host copies it in, as torch's
+            # .contiguous() would), so .ap() patterns and reshapes see row-major storage
+            # (nki-library passes torch-transposed arrays, e.g. attention_bwd's lse_ref);
+            # writes are copied back into the caller's array when the kernel returns
+            data = np.ascontiguousarray(data)
+            if writeback is not None and x.flags.writeable:
+                writeback.append((x, data))
         return NkiTensor(data, fmt, buffer, name)
     return x
 
@@ -193,8 +201,9 @@ class Simulated:
         nprog = math.prod(grid)
         buf = language.shared_hbm if nprog > 1 else language.hbm
         names = _arg_names(self.kernel.func, len(args))
-        targs = [_wrap(a, buf, n) for a, n in zip(args, names)]
-        tkw = {k: _wrap(v, buf, k) for k, v in kwargs.items()}
+        writeback: list = []
+        targs = [_wrap(a, buf, n, writeback) for a, n in zip(args, names)]
+        tkw = {k: _wrap(v, buf, k, writeback) for k, v in kwargs.items()}
         shared: list = []
         result = None
         pids = list(np.ndindex(*grid))
@@ -217,6 +226,8 @@ class Simulated:
                 result = program(0)
             else:                       # turn-taking threads (fastisa.nki._launch)
                 result = launch.run(program)[-1]
+        for orig, data in writeback:
+            orig[...] = data
         self.profile = p
         self.kernel.profile = p
         profile = p
