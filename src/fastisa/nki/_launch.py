@@ -47,16 +47,19 @@ _READY, _BLOCKED, _DONE = "ready", "blocked", "done"
 class Launch:
     """Turn-taking scheduler and shared-HBM race detector of one launch of ``n`` programs."""
 
-    def __init__(self, n: int, program_ids=None):
+    def __init__(self, n: int, program_ids=None, labels=None):
         self.n = n
         self.program_ids = list(program_ids) if program_ids is not None else \
             [(i,) for i in range(n)]
+        #: how errors and warnings name program i ("program 1", "rank 2 core 0")
+        self.labels = list(labels) if labels is not None else \
+            [f"program {p[0] if len(p) == 1 else p}" for p in self.program_ids]
         self.cond = threading.Condition()
         self.turn = 0
         self.state = [_READY] * n
         self.waiting = [None] * n          # (predicate, description) while blocked
         self.deadlock = None               # the message, once no program could run
-        self.rendezvous = None             # fastisa.nki._multicore's meeting point
+        self.rendezvous = {}               # rank -> fastisa.nki._multicore's meeting point
         self.aborted = None                # set when the launcher was interrupted
         # shared-HBM write-after-write detection
         self._writers: dict = {}           # id(owner) -> (weakref(owner), int16[nbytes])
@@ -134,14 +137,12 @@ class Launch:
     def _describe(self) -> str:
         parts = []
         for i in range(self.n):
-            pid = self.program_ids[i]
             if self.state[i] == _BLOCKED:
-                parts.append(f"program {pid[0] if len(pid) == 1 else pid} waits in "
-                             f"{self.waiting[i][1]}")
+                parts.append(f"{self.labels[i]} waits in {self.waiting[i][1]}")
             elif self.state[i] == _DONE:
-                parts.append(f"program {pid[0] if len(pid) == 1 else pid} has ended")
+                parts.append(f"{self.labels[i]} has ended")
         return ("the partner core never arrives (" + "; ".join(parts) + "): every program "
-                "of the launch must issue matching core_barrier / sendrecv calls")
+                "of the launch must issue matching core_barrier / sendrecv / collective calls")
 
     def block(self, me: int, pred, what: str, instr: str) -> None:
         """(Called with ``self.cond`` held.)  Wait until ``pred()``; meanwhile the other
@@ -198,15 +199,15 @@ class Launch:
                 if k in self._warned:
                     continue
                 self._warned.add(k)
-                a, b = self.program_ids[int(o) - 1], self.program_ids[me]
+                a, b = self.labels[int(o) - 1], self.labels[me]
                 what = f"{t.name!r}" if getattr(t, "name", "") else \
                     f"of shape {tuple(own.shape)} {getattr(t.dtype, 'name', t.dtype)}"
                 warnings.warn(
-                    f"nki launch: program {b} overwrote bytes of shared_hbm tensor {what} "
-                    f"that program {a} wrote with other values, with no core_barrier/sendrecv "
+                    f"nki launch: {b} overwrote bytes of shared_hbm tensor {what} "
+                    f"that {a} wrote with other values, with no core_barrier/sendrecv "
                     f"between them: a write-after-write race between cores (on hardware the "
                     f"result depends on their timing; fastisa runs the programs in order, so "
-                    f"program {b}'s bytes are kept)",
+                    f"{b}'s bytes are kept)",
                     UndefinedBehaviorWarning, stacklevel=4)
         st[...] = mine
         seen[...] = now
