@@ -346,3 +346,39 @@ def test_nl_range_is_a_loop_iterator():
     assert list(nl.range(3)) == [0, 1, 2] and list(nl.range(1, 7, 2)) == [1, 3, 5]
     with pytest.raises(ConstraintError, match="range: bounds must be integers"):
         nl.range(1.5)
+
+
+# ---- oob_mode.skip on a scalar-offset dst (the block-scatter pattern) -------------------------
+@nki.jit
+def _scatter_blocks(x, offsets, fill):
+    """Row r of x goes to block offsets[r] of the flat output; an offset past the end (a
+    padding row, offset 2**31 - 1) is skipped by oob_mode.skip."""
+    R, F = x.shape
+    nblk = fill.shape[0]
+    out = nl.ndarray((nblk, F), dtype=x.dtype, buffer=nl.shared_hbm)
+    nisa.dma_copy(dst=out, src=fill)
+    offs = nl.ndarray((1, R), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=offs, src=offsets)
+    for r in nl.affine_range(R):
+        row = nl.ndarray((1, F), dtype=x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=row, src=x[r:r + 1, :])
+        nisa.dma_copy(dst=out.ap(pattern=[[F, 1], [1, F]], scalar_offset=offs[0:1, r:r + 1],
+                                 indirect_dim=0),
+                      src=row, oob_mode=nisa.oob_mode.skip)
+    return out
+
+
+def test_oob_skip_on_a_scalar_offset_dst_skips_the_whole_block():
+    x = np.arange(4 * 8, dtype=np.int32).reshape(4, 8)
+    fill = np.full((6, 8), -1, np.int32)
+    offsets = np.array([[5, 2**31 - 1, 0, 6]], np.int32)      # rows 1 and 3 out of bounds
+    out = nki.simulate(_scatter_blocks)(x, offsets, fill)
+    want = fill.copy()
+    want[5], want[0] = x[0], x[2]
+    assert np.array_equal(out, want)
+    # without skip the same access is an AccessError
+    from fastisa.errors import AccessError
+    t = nl.ndarray((2, 8), nl.int32, buffer=nl.sbuf)
+    with pytest.raises(AccessError):
+        nisa.dma_copy(dst=t.ap(pattern=[[8, 1], [1, 8]], scalar_offset=2, indirect_dim=0),
+                      src=nl.ndarray((1, 8), nl.int32, buffer=nl.sbuf))

@@ -325,6 +325,7 @@ class NkiTensor:
                                           f"indirect_dim {indirect_dim} of tensor {self.name!r} "
                                           f"({nb} bytes) is not a whole number of elements")
                 scalar_scale = nb // fmt.itemsize
+        dyn = scalar_offset is not None
         if scalar_offset is not None and not isinstance(scalar_offset, NkiTensor):
             offset += ints(scalar_offset, "scalar_offset") * scalar_scale
             scalar_offset = None
@@ -340,8 +341,10 @@ class NkiTensor:
                 raise ConstraintError(f"ap: vector_offset must have {pairs[indirect_dim][1]} "
                                       f"elements (num of dimension {indirect_dim}), got "
                                       f"{vector_offset.size}")
-        return _APView(self, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
-                       scalar_scale)
+        v = _APView(self, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
+                    scalar_scale)
+        v._scalar_dyn = dyn
+        return v
 
     # -- conveniences ---------------------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -360,11 +363,12 @@ class _APView(NkiTensor):
     """An access-pattern view whose elements are resolved (and bounds-checked) on first
     access of ``.data``; see :meth:`NkiTensor.ap`."""
 
-    __slots__ = ("_data", "_spec", "_scalar_scale")
+    __slots__ = ("_data", "_spec", "_scalar_scale", "_scalar_dyn")
 
     def __init__(self, base, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
                  scalar_scale=1):
         self._data = None
+        self._scalar_dyn = False      # built with a scalar_offset (oob_mode.skip may apply)
         self._spec = (base, pairs, offset, scalar_offset, vector_offset, indirect_dim)
         self._scalar_scale = scalar_scale
         self.dtype = fmt
