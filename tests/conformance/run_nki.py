@@ -50,6 +50,7 @@ CASE_TIMEOUT = [0]
 MAX_CASES = [0]
 JOBS = [1]
 DIRS = [""]
+TRN3 = [False]
 
 COLLECTIONS = {
     "sdk-test": ("FASTISA_NKI_SDK", "nki/test"),
@@ -345,9 +346,10 @@ def run_collection(name, base: Path, full: bool, timeout: int, verbose: bool):
                       "-p", "no:benchmark"]
             got = run_pytest(name, [d], base, common, timeout, extra_env=env)
             # tests marked @pytest.mark.platforms(exclude=[TRN1, TRN2]) are deselected on the
-            # harness's default trn2 target: run them on trn3 (the official simulator's
+            # harness's default trn2 target: with --trn3 run them on trn3 (the official simulator's
             # target variable, NEURON_PLATFORM_TARGET_OVERRIDE, selects fastisa's too)
-            trn3 = [f for f in sorted(d.glob("test_*.py")) if _TRN3_ONLY.search(f.read_text())]
+            trn3 = [f for f in sorted(d.glob("test_*.py")) if _TRN3_ONLY.search(f.read_text())] \
+                if TRN3[0] else []
             if trn3:
                 got += run_pytest(name, trn3, base,
                                   common + ["--platform-target", "trn3", "-m", "not trn2"],
@@ -410,6 +412,10 @@ def main(argv=None) -> int:
                     help="nki-library: only the kernel directories under test/integration/nkilib "
                          "whose path starts with one of these (comma-separated, e.g. "
                          "core/attention,experimental)")
+    ap.add_argument("--trn3", action="store_true",
+                    help="nki-library: also run the tests it marks trn3-only "
+                         "(platforms(exclude=[TRN1, TRN2]); deselected on its default trn2 "
+                         "target) on trn3, in a second pass per directory")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--json", default="", help="also write the cases to this JSON file")
     a = ap.parse_args(argv)
@@ -418,6 +424,7 @@ def main(argv=None) -> int:
     MAX_CASES[0] = a.max_cases
     JOBS[0] = max(1, a.jobs)
     DIRS[0] = a.dirs
+    TRN3[0] = a.trn3
     names = [n for n in (a.only.split(",") if a.only else COLLECTIONS) if n]
     all_cases = []
     summary = []

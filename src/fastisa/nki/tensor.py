@@ -138,6 +138,8 @@ class NkiTensor:
             v.flags.writeable = False
             return NkiTensor(v, self.dtype, self.buffer, self.name)
         key = _normalize_key(key, self.data.shape, self.name)
+        if self.buffer.on_chip and self.data.ndim >= 2:
+            key = _onchip_key(key, self.data.shape)
         if all(isinstance(k, (int, np.integer)) for k in key):
             key = key + (Ellipsis,)             # one element: a 0-d view, not a scalar
         v = self.data[key]
@@ -624,6 +626,30 @@ def _strided_view(d: np.ndarray, arrs):
     first = d[tuple(slice(i, i + 1) for i in starts)]     # the element at the origin
     return np.lib.stride_tricks.as_strided(first, shape=tuple(target), strides=tuple(strides),
                                            writeable=d.flags.writeable)
+
+
+def _onchip_key(key, shape):
+    """SBUF / PSUM views stay at least 2-D (SDK 2.33 ``nki/get-started/nki-language-guide.rst``,
+    "The partition dimension is special" and the indexing rules): an integer index on the
+    partition dim keeps it at size 1; an integer on a free dim drops it unless the result
+    would be < 2-D, then the last integer-indexed free dim is kept at size 1
+    (``t[0, :]`` of a ``(128, 64)`` tile is ``(1, 64)``, ``t[:, 0]`` is ``(128, 1)``,
+    ``t[0, 0, 10]`` of a 3-D one ``(1, 1)``).  HBM tensors drop indexed dims as numpy does."""
+    if any(k is None for k in key):
+        return key
+    key = list(key) + [slice(None)] * (len(shape) - len(key))
+
+    def keep(i):
+        j = key[i] % shape[i]
+        key[i] = slice(j, j + 1, 1)
+
+    if isinstance(key[0], (int, np.integer)):
+        keep(0)
+    if sum(isinstance(k, slice) for k in key) < 2:
+        ints = [i for i in range(1, len(key)) if isinstance(key[i], (int, np.integer))]
+        if ints:
+            keep(ints[-1])
+    return tuple(key)
 
 
 def _normalize_key(key, shape, name):
