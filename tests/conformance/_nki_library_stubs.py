@@ -4,8 +4,10 @@ compiler frontend).  Those code paths never run in ``--test-mode=simulation``; e
 package is replaced by a stub module whose every attribute is a fresh class (usable as a
 base class, an exception type or a callable).  ``neuron_dtypes.static_cast`` (used on the
 reference side to round torch results to the input dtype) is provided as numpy/ml_dtypes
-``astype`` (round to nearest even), and said so in the harness output.  Only packages that
-cannot be imported are stubbed; nothing of nki-library is copied."""
+``astype`` (round to nearest even), and said so in the harness output; its packed x4 types
+pack with ml_dtypes.  The compiler front-end's ``ParserFrontend`` (which nki-library's
+trace-only tests call) is replaced by one that runs the kernel on fastisa.  Only packages
+that cannot be imported are stubbed; nothing of nki-library is copied."""
 
 from __future__ import annotations
 
@@ -73,10 +75,32 @@ def _static_cast(x, dtype):
     return x.astype(np.dtype(dtype))
 
 
+class NKIFrontend:
+    """Stand-in for the Neuron compiler front-end's base class (``nki.compiler.frontend``)."""
+
+
+class ParserFrontend(NKIFrontend):
+    """Stand-in for ``nki.compiler.frontend.ParserFrontend``, which traces a kernel to MLIR.
+    nki-library's trace-only tests (``@pytest.mark.trace_only``) check nothing but that
+    tracing succeeds -- their kernels' own ``kernel_assert``s are the test -- so this runs
+    the kernel on fastisa instead (the assertions run the same way; nothing is compiled)."""
+
+    def compile(self, kernel, inputs=None, target=None, lnc=1, **_):
+        import nki
+        nki.simulate(kernel, target=target)[int(lnc or 1)](**(inputs or {}))
+        return types.SimpleNamespace(module=None)
+
+
+TracerFrontend = ParserFrontend
+
+
 class _Loader(importlib.abc.Loader):
     def create_module(self, spec):
         m = _StubModule(spec.name, "fastisa conformance stub (infrastructure not installed)")
         m.__path__ = []
+        if spec.name == "nki.compiler.frontend":
+            m.NKIFrontend, m.ParserFrontend, m.TracerFrontend = (NKIFrontend, ParserFrontend,
+                                                                 TracerFrontend)
         if spec.name == "neuron_dtypes":
             m.static_cast = _static_cast
             for k, v in _x4_types().items():
@@ -101,6 +125,12 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 _missing = tuple(t for t in STUBBED_TOPS if importlib.util.find_spec(t) is None)
 sys.meta_path.append(_Finder(_missing))
+
+# the real nki.compiler is a package (frontend, backends ...); fastisa's alias is a module:
+# give it a search path so that nki.compiler.frontend reaches the stub finder above
+_compiler = importlib.import_module("nki.compiler")
+if not hasattr(_compiler, "__path__"):
+    _compiler.__path__ = []
 
 
 def pytest_configure(config):
