@@ -2718,3 +2718,40 @@ def pto_fixpipe(acc, mode, relu=False, scalar=None, words=None):
             out[r, c] = np.array(y, np.float32).astype(out_dt)
     return out
 # ---- end of ptocomm section ----
+
+
+# ======================================================================================
+# nkiexp: nki.collectives (SDK 2.33 nki/api/nki/collectives/__init__.py).  Arrays are the
+# ranks' tensors in replica sub-group list order; the reduction order (folded left in list
+# order, each partial rounded to the dtype) is fastisa's documented choice.
+# ======================================================================================
+def nki_cc_reduce(op, arrays):
+    """op in "add" / "minimum" / "maximum"; float dtypes through float32, one rounding per
+    partial; integer dtypes exact, wrapped to the width."""
+    acc = np.array(arrays[0])
+    for a in arrays[1:]:
+        if np.issubdtype(acc.dtype, np.integer):
+            x, y = acc.astype(np.int64), np.asarray(a).astype(np.int64)
+        else:
+            x, y = acc.astype(np.float32), np.asarray(a).astype(np.float32)
+        r = {"add": np.add, "minimum": np.minimum, "maximum": np.maximum}[op](x, y)
+        acc = r.astype(acc.dtype)
+    return acc
+
+
+def nki_cc_all_gather(arrays, dim):
+    return np.concatenate(arrays, axis=dim)
+
+
+def nki_cc_reduce_scatter(op, arrays, pos):
+    red = nki_cc_reduce(op, arrays)
+    n = len(arrays)
+    c = red.shape[0] // n
+    return red[pos * c:(pos + 1) * c]
+
+
+def nki_cc_all_to_all(arrays, pos):
+    n = len(arrays)
+    c = arrays[0].shape[0] // n
+    return np.concatenate([a[pos * c:(pos + 1) * c] for a in arrays], axis=0)
+# ---- end of nkiexp nki.collectives section ----

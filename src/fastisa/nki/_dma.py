@@ -282,6 +282,8 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
     """
     mode = _enum_name(instr, "dge_mode", dge_mode, _dge_mode, "unknown")
     oob = _enum_name(instr, "oob_mode", oob_mode, _oob_mode, "error")
+    if oob == "skip" and any(_scalar_view(t) for t in (dst, src)):
+        return False                  # in bounds (dma_copy_scalar_skip ran first): a copy
     dspec = getattr(dst, "_spec", None)
     if dspec is not None and dspec[4] is not None:
         if mode == "hwdge":
@@ -317,6 +319,44 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
             dst.data[tuple(idx)] = from_f32(to_f32(vals, src.dtype), dst.dtype)
     _cost.record("DMA", instr, max(MIN_II, dst.free_size))
     return True
+
+
+def _scalar_view(t) -> bool:
+    """An ``.ap(scalar_offset=...)`` view without a vector_offset."""
+    return bool(getattr(t, "_scalar_dyn", False)) and t._spec[4] is None
+
+
+def dma_copy_scalar_skip(instr, dst, src, oob_mode) -> bool:
+    """``oob_mode.skip`` with a scalar-offset src or dst whose access leaves its tensor:
+    the copy is skipped (True; nothing read or written).  Runs before any access of the
+    views (which would raise AccessError)."""
+    if oob_mode is None or not any(_scalar_view(t) for t in (dst, src)):
+        return False
+    if _enum_name(instr, "oob_mode", oob_mode, _oob_mode, "error") != "skip":
+        return False
+    if dst.size != src.size:
+        raise ConstraintError(f"{instr}: dst and src must have the same number of elements, got "
+                              f"{dst.size} (shape {dst.shape}) and {src.size} (shape "
+                              f"{src.shape})")
+    if any(_scalar_view(t) and _scalar_oob(t) for t in (dst, src)):
+        _cost.record("DMA", instr, max(MIN_II, dst.free_size), reads=[], writes=[])
+        return True
+    return False
+
+
+def _scalar_oob(v) -> bool:
+    """Whether an ``.ap(scalar_offset=...)`` view (no vector_offset) reaches outside its base
+    tensor: with ``oob_mode.skip`` its single indirect index is then skipped -- the whole
+    DMA, nothing read or written (the docs' "skips any operations involving out-of-bounds
+    indices"; a scalar offset is one index of the indirect dim, so its access is skipped
+    whole, fastisa's reading)."""
+    base, pairs, offset, scalar_offset, _, _ = v._spec
+    if scalar_offset is not None:
+        offset += int(np.asarray(scalar_offset.data).reshape(-1)[0]) * v._scalar_scale
+    n_el = base.data.size * base.itemsize // v.dtype.itemsize
+    lo = offset + sum(min(0, s * (k - 1)) for s, k in pairs)
+    hi = offset + sum(max(0, s * (k - 1)) for s, k in pairs)
+    return lo < 0 or hi >= n_el
 
 
 def _indirect_keep(instr, src):

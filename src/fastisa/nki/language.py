@@ -683,12 +683,22 @@ from .tiles import (load, store, static_cast, full, ones, zeros_like, ones_like,
 from .tiles import invert_tile as bitwise_not  # noqa: E402,F401
 
 
-_SHADOWING = ("sum", "max", "min", "all", "any")   # builtins this module's code still uses
+_SHADOWING = ("sum", "max", "min", "all", "any", "range")   # builtins this module still uses
+
+
+def _loop_range(*args: SupportsIndex, **kwargs: object) -> range:
+    """``nl.range(...)``: a loop iterator, as :func:`static_range`.  Not in the SDK 2.33
+    reference, whose loop iterators are "an alias for Python's range()" (``nki/api/nki/
+    language/__init__.py``, ``affine_range``); nki-library's kernels call it
+    (``nkilib/experimental/mxfp_subkernels/mxfp_load_utils.py``)."""
+    return _range("range", args, kwargs)
 
 
 def __getattr__(name):
-    """``nl.sum`` / ``nl.max`` / ``nl.min`` / ``nl.all`` / ``nl.any`` (kept out of the module
-    namespace so the builtins stay usable here)."""
+    """``nl.sum`` / ``nl.max`` / ``nl.min`` / ``nl.all`` / ``nl.any`` / ``nl.range`` (kept
+    out of the module namespace so the builtins stay usable here)."""
+    if name == "range":
+        return _loop_range
     if name in _SHADOWING:
         from . import tiles
         return getattr(tiles, name)

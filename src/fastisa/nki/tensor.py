@@ -177,7 +177,10 @@ class NkiTensor:
                 BLOCK_PDIM[v] = left
             return NkiTensor(v, self.dtype, self.buffer, self.name)
         onchip = self.buffer.on_chip and self.data.ndim >= 1
-        if onchip and key and isinstance(key[0], int):
+        if onchip and self.data.ndim >= 2:
+            key = _onchip_key(key, self.data.shape)
+        elif onchip and key \
+                and isinstance(key[0], (int, np.integer)):
             # SDK 2.33 NkiTensor.__getitem__: "On-chip tensors (SBUF, PSUM): integer indexing
             # on dim 0 produces a size-1 slice (partition dim is preserved, not removed)"
             i = key[0] % self.data.shape[0]
@@ -372,6 +375,7 @@ class NkiTensor:
                                           f"indirect_dim {indirect_dim} of tensor {self.name!r} "
                                           f"({nb} bytes) is not a whole number of elements")
                 scalar_scale = nb // fmt.itemsize
+        dyn = scalar_offset is not None
         if scalar_offset is not None and not isinstance(scalar_offset, NkiTensor):
             offset += ints(scalar_offset, "scalar_offset") * scalar_scale
             scalar_offset = None
@@ -387,8 +391,10 @@ class NkiTensor:
                 raise ConstraintError(f"ap: vector_offset must have {pairs[indirect_dim][1]} "
                                       f"elements (num of dimension {indirect_dim}), got "
                                       f"{vector_offset.size}")
-        return _APView(self, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
-                       scalar_scale)
+        v = _APView(self, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
+                    scalar_scale)
+        v._scalar_dyn = dyn
+        return v
 
     # -- conveniences ---------------------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -407,11 +413,12 @@ class _APView(NkiTensor):
     """An access-pattern view whose elements are resolved (and bounds-checked) on first
     access of ``.data``; see :meth:`NkiTensor.ap`."""
 
-    __slots__ = ("_data", "_spec", "_scalar_scale")
+    __slots__ = ("_data", "_spec", "_scalar_scale", "_scalar_dyn")
 
     def __init__(self, base, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
                  scalar_scale=1):
         self._data = None
+        self._scalar_dyn = False      # built with a scalar_offset (oob_mode.skip may apply)
         self._spec = (base, pairs, offset, scalar_offset, vector_offset, indirect_dim)
         self._scalar_scale = scalar_scale
         self.dtype = fmt
@@ -667,6 +674,30 @@ def _strided_view(d: np.ndarray, arrs):
     first = d[tuple(slice(i, i + 1) for i in starts)]     # the element at the origin
     return np.lib.stride_tricks.as_strided(first, shape=tuple(target), strides=tuple(strides),
                                            writeable=d.flags.writeable)
+
+
+def _onchip_key(key, shape):
+    """SBUF / PSUM views stay at least 2-D (SDK 2.33 ``nki/get-started/nki-language-guide.rst``,
+    "The partition dimension is special" and the indexing rules): an integer index on the
+    partition dim keeps it at size 1; an integer on a free dim drops it unless the result
+    would be < 2-D, then the last integer-indexed free dim is kept at size 1
+    (``t[0, :]`` of a ``(128, 64)`` tile is ``(1, 64)``, ``t[:, 0]`` is ``(128, 1)``,
+    ``t[0, 0, 10]`` of a 3-D one ``(1, 1)``).  HBM tensors drop indexed dims as numpy does."""
+    if any(k is None for k in key):
+        return key
+    key = list(key) + [slice(None)] * (len(shape) - len(key))
+
+    def keep(i):
+        j = key[i] % shape[i]
+        key[i] = slice(j, j + 1, 1)
+
+    if isinstance(key[0], (int, np.integer)):
+        keep(0)
+    if sum(isinstance(k, slice) for k in key) < 2:
+        ints = [i for i in range(1, len(key)) if isinstance(key[i], (int, np.integer))]
+        if ints:
+            keep(ints[-1])
+    return tuple(key)
 
 
 def _normalize_key(key, shape, name):
