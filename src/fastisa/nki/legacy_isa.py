@@ -77,13 +77,36 @@ def _legacy(name, fn):
         args = tuple(_ops.coerce(a) if _is_fn(a) else a for a in args)
         kwargs = {k: (_ops.coerce(v) if _is_fn(v) else v) for k, v in kwargs.items()}
         if "dst" in kwargs:
-            return fn(*args, **kwargs)
+            if mask is None:
+                return fn(*args, **kwargs)
+            return _masked_dst(fn, args, kwargs, mask)
         a = _bind(fn, args, kwargs)
         shape, buf, fmt = _shape_rule(name, a)
         if dtype is not None:
             fmt = _dt.lookup(dtype)
         return _tiles._finish(lambda d: fn(d, *args, **kwargs), shape, fmt, mask, buffer=buf)
     return call
+
+
+def _masked_dst(fn, args, kwargs, mask):
+    """A Beta 1 call with ``dst=`` and ``mask=`` (``nisa.dma_copy(dst=t[...], src=...,
+    mask=...)``): the instruction runs into a temporary of dst's shape and dtype, which
+    is copied into dst only where the mask is true (other elements keep their contents).
+    Operand views reaching outside their tensor (:class:`~fastisa.nki.tensor._MaskedView`)
+    are read / written where the mask selects them."""
+    from .tensor import _MaskedView
+    dst = kwargs.pop("dst")
+    kwargs = {k: (v.masked_read(mask) if isinstance(v, _MaskedView) else v)
+              for k, v in kwargs.items()}
+    args = tuple(a.masked_read(mask) if isinstance(a, _MaskedView) else a for a in args)
+    if not isinstance(dst, NkiTensor):
+        raise TypeError(f"dst must be a tensor, got {type(dst).__name__}")
+    tmp = NkiTensor(np.empty(dst.shape, dst.dtype.np_dtype), dst.dtype, SBUF, dst.name)
+    fn(*args, dst=tmp, **kwargs)
+    if isinstance(dst, _MaskedView):
+        dst.masked_write(tmp.data, mask)
+    else:
+        _tiles._apply_mask(dst, tmp, mask)
 
 
 def memset(shape, value, dtype, mask=None, engine=None, **kwargs):
