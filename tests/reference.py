@@ -1886,7 +1886,7 @@ def nki_isa_sequence_bounds(ids):
         while b < n - 1 and ids[b + 1] == v:
             b += 1
         st.append(a)
-        en.append(b)
+        en.append(b + 1)    # exclusive (the SDK test's NumPy equivalent; nkisamp fix)
     return np.array([[st, en]])
 # ---- end of nki-isa family (part 1) ----
 

@@ -57,7 +57,7 @@ __all__ = ["load", "store", "copy_tile", "static_cast", "full", "ones", "zeros_l
            "ones_like", "full_like", "empty_like", "matmul", "transpose", "sum", "max", "min",
            "prod", "mean", "all", "any", "broadcast_to", "where", "arange", "mgrid",
            "rand", "random_seed", "shared_constant", "shared_identity_matrix", "apply_binary",
-           "apply_unary", "negative", "divide", "language_only", "invert_tile", "logical_not", "tensor"]
+           "apply_unary", "negative", "divide", "language_only", "gather_flattened", "invert_tile", "logical_not", "tensor"]
 
 
 def _isa():
@@ -621,6 +621,36 @@ def mean(x: NkiTensor | Real, axis: Int | Sequence[Int] | None = None,
     n = math.prod(x.shape[a] for a in axes)
     s = _reduce("mean", _ops.add, x, axis, "float32", keepdims, None)
     return apply_binary(_ops.multiply, s, 1.0 / n, dtype=_result_fmt((x,), dtype), mask=mask)
+
+
+# ---- gather ----------------------------------------------------------------------------------
+def gather_flattened(data: NkiTensor, indices: NkiTensor, axis: Int = 0,
+                     dtype: DTypeLike | None = None, mask: object = None,
+                     **kwargs: object) -> NkiTensor:
+    """``nl.gather_flattened(data, indices)``: a new tile of ``indices``' shape with
+    ``out[p, j] = data[p, indices[p, j]]`` over data's flattened free dimensions, by
+    ``nc_n_gather`` (uint32 indices; SBUF); ``dtype=`` converts the result after (through
+    float32, ``tensor_copy``).
+
+    SDK 2.33 ``nki/api/nki/language/__init__.py`` and NKI Beta 1 ``gather_flattened``
+    ("all free dimensions are flattened and indexed as the same row").  The docs say out
+    of bounds indices "return garbage values"; fastisa raises AccessError instead (nothing
+    written), as nc_n_gather does.  ``axis`` is accepted; the gather is always over the
+    flattened free dimensions, as documented."""
+    data, indices = _on_chip(data, "data"), _on_chip(indices, "indices")
+    for pname, t in (("data", data), ("indices", indices)):
+        if not isinstance(t, NkiTensor):
+            raise ConstraintError(f"gather_flattened: {pname} must be a tile, got "
+                                  f"{type(t).__name__}")
+    if data.buffer is PSUM:
+        data = copy_tile(data)
+    if indices.buffer is PSUM:
+        indices = copy_tile(indices)
+    g = _finish(lambda d: _isa().nc_n_gather(d, data, indices), indices.shape, data.dtype,
+                mask)
+    if dtype is not None and _dt.lookup(dtype) is not data.dtype:
+        return copy_tile(g, dtype=dtype)
+    return g
 
 
 # ---- broadcast / select ---------------------------------------------------------------------

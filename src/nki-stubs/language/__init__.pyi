@@ -55,6 +55,7 @@ from fastisa.nki.language import (
     fp32 as fp32,
     full as full,
     full_like as full_like,
+    gather_flattened as gather_flattened,
     gelu as gelu,
     gelu_apprx_sigmoid as gelu_apprx_sigmoid,
     gelu_apprx_sigmoid_dx as gelu_apprx_sigmoid_dx,
