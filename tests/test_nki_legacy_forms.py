@@ -143,3 +143,14 @@ def test_kernels_are_not_pytest_tests():
     assert test_kernel_named_like_a_test.__test__ is False
     a = np.arange(8, dtype=np.float32).reshape(2, 4)
     assert (nki.simulate(test_kernel_named_like_a_test)(a) == a).all()
+
+
+def test_masked_dst_form_writes_only_where_the_mask_holds():
+    src = _tile(RNG.standard_normal((16, 8)).astype(np.float32))
+    dst = _tile(np.zeros((16, 8), np.float32))
+    i_p = nl.arange(16)[:, None]
+    lisa.dma_copy(dst=dst, src=src, mask=i_p < 5)
+    assert (dst.data[:5] == src.data[:5]).all() and (dst.data[5:] == 0).all()
+    ps = nl.ndarray((16, 8), nl.float32, buffer=nl.psum)
+    with pytest.raises(NotImplementedError, match="PSUM"):
+        lisa.tensor_copy(dst=ps, src=src, mask=i_p < 5)

@@ -205,6 +205,10 @@ def _masked_dst(fn, args, kwargs, mask):
     args = tuple(a.masked_read(mask) if isinstance(a, _MaskedView) else a for a in args)
     if not isinstance(dst, NkiTensor):
         raise TypeError(f"dst must be a tensor, got {type(dst).__name__}")
+    if dst.buffer is PSUM:
+        raise NotImplementedError("mask= with a dst= in PSUM is not implemented by fastisa's "
+                                  "Beta 1 forms (the PSUM accumulation state of a masked "
+                                  "write is not modelled)")
     tmp = NkiTensor(np.empty(dst.shape, dst.dtype.np_dtype), dst.dtype, SBUF, dst.name)
     fn(*args, dst=tmp, **kwargs)
     if isinstance(dst, _MaskedView):

@@ -520,9 +520,13 @@ def _reduce_identity(op, fmt):
 
 def _input_mask(mask, shape):
     """``mask`` as a boolean array over the reduction's input (its iteration space), or
-    None when it does not broadcast to ``shape`` (then it is a mask of the result)."""
+    None when it does not have the input's rank and broadcast to ``shape`` (then it is a
+    mask of the result)."""
+    m = np.asarray(mask, bool)
+    if m.ndim != len(shape):
+        return None
     try:
-        return np.broadcast_to(np.asarray(mask, bool), tuple(shape))
+        return np.broadcast_to(m, tuple(shape))
     except ValueError:
         return None
 
