@@ -96,6 +96,7 @@ def test_integer_division_floor_and_mod_index_arithmetic():
     t = nl.ndarray((4, 4), nl.int32)
     t.data[...] = np.arange(16).reshape(4, 4)
     assert nl.divide(t, 4).dtype is nl.float32          # numpy's true division
+    assert nl.divide(t, 2.5).dtype is nl.float32 and nl.divide(3, t).dtype is nl.float32
     assert nl.divide(t, 4, dtype=nl.int32).dtype is nl.int32
     assert nl.mod(t, 4).dtype is nl.int32 and nl.floor(t).dtype is nl.int32
 

@@ -301,8 +301,7 @@ def language_only(op: Op, *args: NkiTensor | Real, dtype: DTypeLike | None = Non
         vals.append(kwargs.pop(n))
     if op.name == "divide" and dtype is None:
         tiles = [v for v in vals if isinstance(v, NkiTensor)]
-        if tiles and _b.all(t.dtype.kind in ("int", "bool") for t in tiles) and \
-                _b.all(not isinstance(v, (float, np.floating)) for v in vals):
+        if tiles and _b.all(t.dtype.kind in ("int", "bool") for t in tiles):
             dtype = "float32"
     prev = getattr(_c._LANGUAGE, "on", False)
     _c._LANGUAGE.on = True
