@@ -58,7 +58,15 @@ class Kernel:
     Calling a Kernel with numpy arrays simulates it (like ``nki.simulate(kernel)(...)``);
     calling it with NkiTensors (from inside another kernel) just runs the function.
     ``.profile`` holds the :class:`fastisa.cost.Profile` of the last simulated run.
+
+    A kernel is never a pytest test, even named ``test_*`` in a test module (the SDK's
+    ``nki/test/test_nki_nl_broadcast.py`` names its kernel ``test_nl_broadcast``): the
+    official ``nki.jit`` object is not a function, so pytest does not collect it, while
+    this one carries its function's ``__wrapped__`` (for ``inspect.signature``); hence
+    ``__test__ = False``.
     """
+
+    __test__ = False
 
     def __init__(self, func, grid=(1,), options=None, parent=None):
         self.func = func

@@ -282,6 +282,10 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
     """
     mode = _enum_name(instr, "dge_mode", dge_mode, _dge_mode, "unknown")
     oob = _enum_name(instr, "oob_mode", oob_mode, _oob_mode, "error")
+    from .tensor import _MaskedView
+    if oob == "skip" and (isinstance(src, _MaskedView) or isinstance(dst, _MaskedView)):
+        _skip_legacy(instr, dst, src, mode)
+        return True
     if oob == "skip" and any(_scalar_view(t) for t in (dst, src)):
         return False                  # in bounds (dma_copy_scalar_skip ran first): a copy
     dspec = getattr(dst, "_spec", None)
@@ -357,6 +361,33 @@ def _scalar_oob(v) -> bool:
     lo = offset + sum(min(0, s * (k - 1)) for s, k in pairs)
     hi = offset + sum(max(0, s * (k - 1)) for s, k in pairs)
     return lo < 0 or hi >= n_el
+
+
+def _skip_legacy(instr, dst, src, mode):
+    """``oob_mode.skip`` with a Beta 1 index expression reaching outside its tensor
+    (``in_tensor[idx_tile, iy]`` with ``idx_tile`` a tile of row indices, a
+    :class:`~fastisa.nki.tensor._MaskedView`): the elements whose index lies outside are
+    skipped (their dst elements keep their contents), the others are copied as by
+    ``oob_mode.error``.  Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py``,
+    ``dma_copy`` (oob_mode "skip: silently skips any operations involving out-of-bounds
+    indices")."""
+    from .tensor import _MaskedView
+    if dst.shape != src.shape:
+        raise ConstraintError(f"{instr}: with oob_mode skip dst must have src's shape "
+                              f"{src.shape}, got {dst.shape}")
+    m = np.ones(dst.shape, bool)
+    for t in (src, dst):
+        if isinstance(t, _MaskedView):
+            m &= t._valid
+    if isinstance(src, _MaskedView):
+        src = src.masked_read(m)
+    tmp = NkiTensor(np.empty(dst.shape, dst.dtype.np_dtype), dst.dtype, dst.buffer, dst.name)
+    from . import isa
+    isa.dma_copy(dst=tmp, src=src, dge_mode=mode)
+    if isinstance(dst, _MaskedView):
+        dst.masked_write(tmp.data, m)
+    else:
+        np.copyto(dst.data, tmp.data, where=m)
 
 
 def _indirect_keep(instr, src):

@@ -679,7 +679,7 @@ class NKIObject:
 from .ops import *  # noqa: F401,F403,E402
 from .tiles import (load, store, static_cast, full, ones, zeros_like, ones_like,  # noqa: E402,F401
                     full_like, empty_like, matmul, transpose, prod, mean, broadcast_to, where, arange, mgrid, rand, random_seed, shared_constant,
-                    shared_identity_matrix, negative, divide, logical_not)
+                    shared_identity_matrix, negative, divide, logical_not, gather_flattened)
 from .tiles import invert_tile as bitwise_not  # noqa: E402,F401
 
 
