@@ -528,3 +528,46 @@ def hit_tc(dst, src, engine):
     if ep._run(dst.data, src.data, None, None, None, _THREADS()) is None:
         return False
     return _finish(ep, ("dst", "src"), (dst, src))
+
+
+# ---- speed family (issue 15): nc_matmul's plan path -------------------------------------
+cdef inline unsigned int *_state_ptr(cnp.ndarray d, cnp.ndarray own, cnp.ndarray st,
+                                     Py_ssize_t *n):
+    """The uint32 words of ``st`` (an owner's state bytes) under the bytes of the
+    C-contiguous view d of own; NULL when d is not inside own or not 4-byte aligned."""
+    cdef Py_ssize_t off = <char *>cnp.PyArray_DATA(d) - <char *>cnp.PyArray_DATA(own)
+    cdef Py_ssize_t nb = cnp.PyArray_NBYTES(d)
+    cdef char *base = <char *>cnp.PyArray_DATA(st)
+    if (off < 0 or nb <= 0 or off + nb > cnp.PyArray_NBYTES(st) or off % 4 or nb % 4
+            or (<Py_ssize_t>base) % 4):
+        return NULL
+    n[0] = nb // 4
+    return <unsigned int *>(base + off)
+
+
+def psum_uniform(d, own, st):
+    """nc_matmul's PSUM state check on its plan path: the state word of every element of
+    the C-contiguous 4-byte view ``d`` of ``own`` (state bytes ``st``, uint8 of
+    own.nbytes) when they are all equal (the element's state in the low byte), else -1;
+    -2 when ``d`` is not a whole-word range of ``own``."""
+    cdef Py_ssize_t n, i
+    cdef unsigned int *w = _state_ptr(<cnp.ndarray>d, <cnp.ndarray>own, <cnp.ndarray>st, &n)
+    cdef unsigned int v, diff = 0
+    if w == NULL:
+        return -2
+    v = w[0]
+    with nogil:
+        for i in range(n):
+            diff |= w[i] ^ v
+    return -1 if diff else <long long>v
+
+
+def psum_mark(d, own, st, unsigned int value):
+    """Set the state word of every element of ``d`` (as :func:`psum_uniform`) to value."""
+    cdef Py_ssize_t n, i
+    cdef unsigned int *w = _state_ptr(<cnp.ndarray>d, <cnp.ndarray>own, <cnp.ndarray>st, &n)
+    if w == NULL:
+        raise ValueError("psum_mark: d is not a whole-word range of its owner")
+    with nogil:
+        for i in range(n):
+            w[i] = value
