@@ -1094,12 +1094,16 @@ static int fi_nki_exp_range(const float *x, ptrdiff_t n, int *emin, int *emax) {
 /* Rows [mb, me) of out += s.T @ v with fma, 4 rows x 64 columns in 16 zmm accumulators,
  * the 64-column panel of v copied contiguous first (no 2 KiB-stride aliasing); k ascending
  * per element.  Tails (rows, columns) use scalar fma: the same per-element chain. */
-static __attribute__((target("avx512f,fma"), noinline)) void fi_nki_mm_fma512_rows(
+static __attribute__((target("avx512f,fma"), noinline)) void fi_nki_mm_fma512_cols(
         float *out, const float *s, const float *v, int K, int M, int N, int mb, int me,
-        float *pan, int zero) {
-    int n0 = 0;
-    for (; n0 + 64 <= N; n0 += 64) {
-        for (int k = 0; k < K; k++) memcpy(pan + (ptrdiff_t)k * 64, v + (ptrdiff_t)k * N + n0, 256);
+        float *pan, int zero, int nb, int ne, const float *vpan) {
+    /* columns [nb, ne): whole 64-column panels from nb, the scalar tail when ne == N */
+    int n0 = nb;
+    for (; n0 + 64 <= ne; n0 += 64) {
+        if (vpan != NULL)       /* v already decoded panel-major: no copy */
+            pan = (float *)vpan + (ptrdiff_t)(n0 / 64) * K * 64;
+        else
+            for (int k = 0; k < K; k++) memcpy(pan + (ptrdiff_t)k * 64, v + (ptrdiff_t)k * N + n0, 256);
         int m0 = mb;
         for (; m0 + 4 <= me; m0 += 4) {
             float *o0 = out + (ptrdiff_t)m0 * N + n0;
@@ -1131,17 +1135,18 @@ static __attribute__((target("avx512f,fma"), noinline)) void fi_nki_mm_fma512_ro
             }
         }
     }
-    if (n0 < N)
+    if (n0 < ne)
         for (int m = mb; m < me; m++) {
             float *o = out + (ptrdiff_t)m * N;
-            if (zero) memset(o + n0, 0, (size_t)(N - n0) * 4);
+            if (zero) memset(o + n0, 0, (size_t)(ne - n0) * 4);
             for (int k = 0; k < K; k++) {
                 float a = s[(ptrdiff_t)k * M + m];
                 const float *vr = v + (ptrdiff_t)k * N;
-                for (int n = n0; n < N; n++) o[n] = __builtin_fmaf(a, vr[n], o[n]);
+                for (int n = n0; n < ne; n++) o[n] = __builtin_fmaf(a, vr[n], o[n]);
             }
         }
 }
+
 
 static inline int fi_nki_have_fma512(void) {
     static int have = -1;
@@ -1154,11 +1159,15 @@ static inline int fi_nki_have_fma512(void) {
 #endif
 
 /* out += s.T @ v with the FMA kernel (caller checked exactness and fi_nki_have_fma512),
- * nt threads over blocks of 4 rows; the split never changes a bit. */
+ * nt threads over 64-column panels (handed out one at a time) or, for fewer panels than
+ * twice the threads, over blocks of 4 rows; the split never changes a bit.  vpan: v
+ * already decoded panel-major ([N / 64][K][64], N a multiple of 64; v is then unused and
+ * may be NULL), else NULL (each panel is copied from v). */
 static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v, int K, int M,
-                                     int N, int nt, int zero) {
+                                     int N, int nt, int zero, const float *vpan) {
 #ifdef FI_NKI_MM_FMA512
     int nblk = (M + 3) / 4;
+    int npan = N / 64 + (N % 64 != 0);
     int T = 1;
 #ifdef FASTISA_OPENMP
     if (nt != 1 && nblk > 1 && (double)K * M * N >= (double)(1 << 21)) {
@@ -1167,24 +1176,42 @@ static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v,
         if (T > 64) T = 64;
     }
 #endif
-    float *pans = (float *)malloc((size_t)T * ((size_t)K * 64 + 16) * sizeof(float));
-    if (pans == NULL) { fi_nki_matmul_f32_z(out, s, v, K, M, N, nt, zero); return; }
+    size_t per = (size_t)K * 64 + 16;
+    float *pans = NULL;
+    if (vpan == NULL) {
+        pans = (float *)malloc((size_t)T * per * sizeof(float));
+        if (pans == NULL) { fi_nki_matmul_f32_z(out, s, v, K, M, N, nt, zero); return; }
+    }
 #ifdef FASTISA_OPENMP
+    if (T > 1 && npan >= 2 * T) {
+        /* a thread the OS holds back delays the others by at most the panel it has taken */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
+        for (int p = 0; p < npan; p++) {
+            int nb = p * 64, ne = nb + 64 <= N ? nb + 64 : N;
+            fi_nki_mm_fma512_cols(out, s, v, K, M, N, 0, M,
+                                  pans ? pans + (size_t)omp_get_thread_num() * per : NULL,
+                                  zero, nb, ne, vpan);
+        }
+        free(pans);
+        return;
+    }
     if (T > 1) {
 #pragma omp parallel for schedule(static) num_threads(T)
         for (int t = 0; t < T; t++) {
             int b0 = (int)((long)nblk * t / T), b1 = (int)((long)nblk * (t + 1) / T);
             int mb = b0 * 4, me = b1 * 4 < M ? b1 * 4 : M;
-            if (mb < me) fi_nki_mm_fma512_rows(out, s, v, K, M, N, mb, me,
-                                               pans + (size_t)t * ((size_t)K * 64 + 16), zero);
+            if (mb < me) fi_nki_mm_fma512_cols(out, s, v, K, M, N, mb, me,
+                                               pans ? pans + (size_t)t * per : NULL, zero,
+                                               0, N, vpan);
         }
         free(pans);
         return;
     }
 #endif
-    fi_nki_mm_fma512_rows(out, s, v, K, M, N, 0, M, pans, zero);
+    fi_nki_mm_fma512_cols(out, s, v, K, M, N, 0, M, pans, zero, 0, N, vpan);
     free(pans);
 #else
+    (void)vpan;
     fi_nki_matmul_f32_z(out, s, v, K, M, N, nt, zero);
 #endif
 }
@@ -1201,6 +1228,27 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
                                  ptrdiff_t v_sp, ptrdiff_t v_sf, int K, int M, int N, int nt,
                                  float *sbuf, float *vbuf, int zero) {
     const float *s32 = (const float *)s, *v32 = (const float *)v;
+#ifdef FI_NKI_MM_FMA512
+    if (N % 64 == 0 && fi_nki_mm_narrow(sfmt) && fi_nki_mm_narrow(vfmt) && fi_nki_have_fma512()) {
+        /* v decoded straight into the kernel's 64-column panels ([N / 64][K][64], vbuf
+         * holds K * N floats), saving the row-major copy and the per-panel copy; the same
+         * values, so the same bits.  Not exact products: decoded row-major again below. */
+        int smin, smax, vmin, vmax;
+        for (int k = 0; k < K; k++)
+            fi_nki_decode(sfmt, (const char *)s + (ptrdiff_t)k * s_sp * sisz, s_sf, M,
+                          sbuf + (ptrdiff_t)k * M);
+        for (int k = 0; k < K; k++)
+            for (int n0 = 0; n0 < N; n0 += 64)
+                fi_nki_decode(vfmt, (const char *)v + ((ptrdiff_t)k * v_sp + (ptrdiff_t)n0 * v_sf) * visz,
+                              v_sf, 64, vbuf + ((ptrdiff_t)(n0 / 64) * K + k) * 64);
+        if (fi_nki_exp_range(sbuf, (ptrdiff_t)K * M, &smin, &smax) &&
+            fi_nki_exp_range(vbuf, (ptrdiff_t)K * N, &vmin, &vmax) &&
+            (smax == 0 || vmax == 0 || (smax + vmax <= 380 && smin + vmin >= 125))) {
+            fi_nki_matmul_fma(out, sbuf, NULL, K, M, N, nt, zero, vbuf);
+            return;
+        }
+    }
+#endif
     if (!((sfmt == FI_FLOAT32 || sfmt == FI_TFLOAT32) && s_sf == 1 && s_sp == M)) {
         for (int k = 0; k < K; k++)
             fi_nki_decode(sfmt, (const char *)s + (ptrdiff_t)k * s_sp * sisz, s_sf, M,
@@ -1219,7 +1267,7 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
         if (fi_nki_exp_range(s32, (ptrdiff_t)K * M, &smin, &smax) &&
             fi_nki_exp_range(v32, (ptrdiff_t)K * N, &vmin, &vmax) &&
             (smax == 0 || vmax == 0 || (smax + vmax <= 380 && smin + vmin >= 125))) {
-            fi_nki_matmul_fma(out, s32, v32, K, M, N, nt, zero);
+            fi_nki_matmul_fma(out, s32, v32, K, M, N, nt, zero, NULL);
             return;
         }
     }

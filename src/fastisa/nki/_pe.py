@@ -21,8 +21,8 @@ from .. import dtypes as _dt
 from .. import plans as _plans
 from ..errors import ConstraintError, UndefinedBehaviorWarning
 from . import _matmul   # nc_matmul's transpose and double_row modes (nki-isa family)
-from ._compute import (MIN_II, _computable, _kernels, _onchip, _rows, _run_ew, _target,
-                       _tensor, _threads)
+from ._compute import (MIN_II, _computable, _kernels, _mm_threads, _onchip, _rows, _run_ew,
+                       _target, _tensor)
 from .enums import engine_name
 from .tensor import (NkiTensor, PSUM_FRESH, PSUM_GROUP, PSUM_INIT, _PSUM_STATE, _owner,
                      discard_pending, psum_state)
@@ -172,7 +172,7 @@ def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
         stationary, moving = folded
     # operands decoded to float32 inside the kernel call (csrc/fastisa/nki.h fi_nki_matmul)
     _kernels().matmul(out, _rows(stationary), stationary.dtype.code, _rows(moving),
-                      moving.dtype.code, _threads(), 1 if inplace == "zero" else 0)
+                      moving.dtype.code, _mm_threads(), 1 if inplace == "zero" else 0)
     if not inplace:
         _run_ew(instr, dst, NkiTensor(out, _dt.float32))
     if state is not None:
@@ -242,7 +242,7 @@ def _mm_hit(plan, dst, stationary, moving, accumulate):
         acc_all, undef = False, False
     if undef:
         return False                    # undefined on some targets (a warning): full path
-    k.matmul(d, stationary.data, plan[1], moving.data, plan[2], _threads(),
+    k.matmul(d, stationary.data, plan[1], moving.data, plan[2], _mm_threads(),
              0 if acc_all else 1)
     if u != PSUM_GROUP:
         k.psum_mark(d, own, ent[1], PSUM_GROUP)
