@@ -28,7 +28,7 @@ from . import schedule as _sched
 from .schedule import Schedule
 
 __all__ = ["MIN_II", "Event", "Latency", "Profile", "profiling", "record", "active_profiles",
-           "barrier", "set_flag", "wait_flag", "transfer_ns"]
+           "barrier", "set_flag", "wait_flag", "transfer_ns", "idle_when", "record_idle"]
 
 #: Minimum instruction initiation interval in engine cycles (NKI the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst): "roughly 64").
 MIN_II = 64
@@ -248,6 +248,28 @@ def active_profiles() -> tuple[Profile, ...]:
 #: completes (every instruction ends with :func:`record`).  The NKI front-end applies its
 #: PSUM accumulation-state changes here, so a call that raises changes nothing.
 RECORD_HOOKS: list = []
+
+
+def _python_idle() -> bool:  # pragma: no cover - a build without the extension
+    return False
+
+
+try:    # plan paths skip record() when it would do nothing (issue 15)
+    from ._kernels.span import idle_when as _idle_when, record_idle, set_record_env
+    set_record_env(RECORD_HOOKS, _ACTIVE)
+except ImportError:         # pragma: no cover
+    record_idle = _python_idle
+
+    def _idle_when(hook, context=None, pending=None):
+        pass
+
+
+def idle_when(hook, context=None, pending=None) -> None:
+    """Declare that record hook ``hook`` does nothing while the ContextVar ``context``
+    holds None and the thread-local ``pending.items`` is empty.  While no profile is
+    active and every hook is declared and idle, the instructions' plan paths skip
+    :func:`record` (:func:`record_idle`); a hook not declared is always called."""
+    _idle_when(hook, context, pending)
 
 
 def record(engine: str, instruction: str, cycles: int, *, reads=None, writes=None,

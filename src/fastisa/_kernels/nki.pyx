@@ -473,12 +473,17 @@ def set_plan_env(dict plans, list hooks, active, note, psum, f32vec, threads):
                                                               f32vec, threads)
 
 
+from fastisa._kernels.span import record_idle as _record_idle
+
+
 cdef object _finish(EwPlan p, tuple names, tuple ts):
     cdef int i
     if p.psum:
         for i in range(len(ts)):
             if ts[i].buffer is _PSUM:
                 _NOTE(names[i], ts[i])
+    elif _record_idle():
+        return True   # no profile, every record hook idle: cost.record would do nothing
     return p.rec      # the caller passes it to cost.record from the instruction's frame,
                       # where the record hooks and the profile look for the operands
 
@@ -493,7 +498,8 @@ def hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine):
     """tensor_scalar through its plan: None (no plan: take the full path, which stores the
     signature's plan), False (the signature has no plan, or this call needs the full path;
     nothing was written), or, when the plan ran, the (engine, instruction, cycles) the
-    caller passes to cost.record."""
+    caller passes to cost.record -- True instead when recording would do nothing
+    (fastisa.cost.record_idle)."""
     key = plan_key(("tensor_scalar", op0, reverse0, op1, reverse1, engine), dst, data,
                    operand0, operand1)
     p = _PLANS.get(key)

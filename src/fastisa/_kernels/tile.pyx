@@ -249,7 +249,12 @@ cdef inline bint _clash(Py_ssize_t dp, Py_ssize_t dn, Py_ssize_t sp, Py_ssize_t 
     return not (same and sp == dp)
 
 
+from fastisa._kernels.span import record_idle as _record_idle
+
+
 cdef bint _tdone(TilePlan p, dst) except -1:
+    if _record_idle():
+        return True     # no profile, every record hook idle: cost.record would do nothing
     eng, instr, cyc = p.rec
     # cost.record from a Python frame shaped like the full path's _record: the record
     # hooks and the profile read the operands from the frames above it

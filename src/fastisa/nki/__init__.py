@@ -38,6 +38,9 @@ from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import _capacity, _launch, language
+# outside a kernel instance (nki.simulate) the launch and capacity hooks do nothing
+_cost.idle_when(_launch._record_hook, context=language._MACHINE)
+_cost.idle_when(_capacity._record_hook, context=language._MACHINE)
 from .tensor import NkiTensor
 
 import typing as _typing

@@ -864,3 +864,4 @@ def apply_pending(engine=None, instruction=None, cycles=None) -> None:
 
 if apply_pending not in _cost.RECORD_HOOKS:
     _cost.RECORD_HOOKS.append(apply_pending)
+_cost.idle_when(apply_pending, pending=_PENDING)     # nothing to apply: nothing to do
