@@ -633,6 +633,73 @@ static FI_NKI_NOINLINE void fi_nki_bf16_fused_rows(const fi_nki_ew *a, int p0, i
 }
 #undef FI_NKI_FUSED
 
+/* Fused path (speed2 branch, issue 15): float32 in0 (and float32 in1) -> one or two of
+ * add / subtract / multiply / max / min -> float32 dst, contiguous rows: the staged
+ * path's arithmetic (decode and encode are the identity for float32; each stage the same
+ * expression with the same operand order) in one loop per stage, written straight to dst
+ * (dst may be in0 or in1 itself, element for element). */
+static inline int fi_nki_f32_op_ok(int op) {
+    return op == FI_ALU_ADD || op == FI_ALU_SUB || op == FI_ALU_MUL || op == FI_ALU_MAX ||
+           op == FI_ALU_MIN;
+}
+
+static inline int fi_nki_f32_fused_ok(const fi_nki_ew *a) {
+    const fi_nki_stage_desc *s0 = &a->st[0], *s1 = &a->st[1];
+    if (a->raw || a->bitvec || a->intmode || a->act != FI_ACT_NONE || a->lut || a->lutp ||
+        a->acc || a->scalar_engine)
+        return 0;
+    if (a->in0.fmt != FI_FLOAT32 || a->dst_fmt != FI_FLOAT32 || a->in0.sf != 1 ||
+        a->dst_sf != 1 || !fi_nki_f32_op_ok(s0->op))
+        return 0;
+    if (s0->tensor) {
+        if (a->in1.fmt != FI_FLOAT32 || a->in1.sf != 1) return 0;
+    } else if (!s0->f) {
+        return 0;
+    }
+    if (s1->op != FI_ALU_NONE && (!fi_nki_f32_op_ok(s1->op) || s1->tensor || !s1->f)) return 0;
+    return 1;
+}
+
+#define FI_NKI_F32_LOOP(EXPR)                                                       \
+    do {                                                                            \
+        if (bs == 0) {                                                              \
+            const float k_ = b[0];                                                  \
+            if (rev) { for (int i = 0; i < n; i++) { float a = k_, c = x[i]; d[i] = (EXPR); } } \
+            else { for (int i = 0; i < n; i++) { float a = x[i], c = k_; d[i] = (EXPR); } } \
+        } else if (rev) { for (int i = 0; i < n; i++) { float a = b[i], c = x[i]; d[i] = (EXPR); } } \
+        else { for (int i = 0; i < n; i++) { float a = x[i], c = b[i]; d[i] = (EXPR); } } \
+    } while (0)
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static void fi_nki_f32_pass(int op, int rev, float *d, const float *x, const float *b, int bs,
+                            int n) {
+    switch (op) {
+    case FI_ALU_ADD: FI_NKI_F32_LOOP(a + c); break;
+    case FI_ALU_SUB: FI_NKI_F32_LOOP(a - c); break;
+    case FI_ALU_MUL: FI_NKI_F32_LOOP(a * c); break;
+    case FI_ALU_MAX: FI_NKI_F32_LOOP(fi_nki_max(a, c)); break;
+    default: FI_NKI_F32_LOOP(fi_nki_min(a, c)); break;
+    }
+}
+#undef FI_NKI_F32_LOOP
+
+static FI_NKI_NOINLINE void fi_nki_f32_fused_rows(const fi_nki_ew *a, int p0, int p1) {
+    const fi_nki_stage_desc *s0 = &a->st[0], *s1 = &a->st[1];
+    for (int p = p0; p < p1; p++) {
+        const float *x = (const float *)a->in0.ptr + (ptrdiff_t)p * a->in0.sp;
+        float *d = (float *)a->dst + (ptrdiff_t)p * a->dst_sp;
+        if (s0->tensor)
+            fi_nki_f32_pass(s0->op, s0->rev, d, x,
+                            (const float *)a->in1.ptr + (ptrdiff_t)p * a->in1.sp, 1, a->F);
+        else
+            fi_nki_f32_pass(s0->op, s0->rev, d, x, s0->f + (ptrdiff_t)p * s0->fsp, 0, a->F);
+        if (s1->op != FI_ALU_NONE)
+            fi_nki_f32_pass(s1->op, s1->rev, d, d, s1->f + (ptrdiff_t)p * s1->fsp, 0, a->F);
+    }
+}
+
 static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1) {
     float t[FI_NKI_G][FI_NKI_CH], u[FI_NKI_CH];
     double y[FI_NKI_G][FI_NKI_CH];
@@ -641,6 +708,10 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
     const int dsz = a->itemsize;
     if (fi_nki_bf16_fused_ok(a)) {
         fi_nki_bf16_fused_rows(a, p0, p1);
+        return 0;
+    }
+    if (fi_nki_f32_fused_ok(a)) {
+        fi_nki_f32_fused_rows(a, p0, p1);
         return 0;
     }
     if (a->lutp && !a->acc_max) {

@@ -281,6 +281,7 @@ cdef class EwPlan:
     cdef fi_nki_ew a
     cdef Py_ssize_t dlo, dhi, s0lo, s0hi, s1lo, s1hi
     cdef bint same0, same1, has_in1, flat
+    cdef bint big               # >= 2^16 elements: the kernel splits rows over threads
     cdef int kind[2]            # 0: no operand, 1: scalar, 2: float32 [P, 1] tensor
     cdef Py_ssize_t vsp[2], vlo[2], vhi[2]
     cdef readonly object keep   # objects whose ids are part of the key
@@ -323,6 +324,7 @@ cdef class EwPlan:
         # a small tile whose rows are back to back in every operand, with scalar operands
         # only, is one row of P * F elements: elementwise, so the same bits, without the
         # per-row overhead (tiles of >= 2^16 elements keep their rows for the threads)
+        self.big = P * F >= (1 << 16)
         self.flat = (P * F < (1 << 16) and dst_st == (F, 1) and in0_st == (F, 1)
                      and (not self.has_in1 or in1_st == (F, 1))
                      and self.kind[0] != 2 and self.kind[1] != 2)
@@ -507,7 +509,7 @@ def hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine):
         return p
     cdef EwPlan ep = <EwPlan>p
     if ep._run(dst.data, data.data, None, _val(ep, 0, operand0), _val(ep, 1, operand1),
-               _THREADS()) is None:
+               _THREADS() if ep.big else 1) is None:
         return False
     return _finish(ep, ("dst", "data"), (dst, data))
 
@@ -519,7 +521,8 @@ def hit_tt(dst, data1, data2, op, engine):
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep._run(dst.data, data1.data, data2.data, None, None, _THREADS()) is None:
+    if ep._run(dst.data, data1.data, data2.data, None, None,
+               _THREADS() if ep.big else 1) is None:
         return False
     return _finish(ep, ("dst", "data1", "data2"), (dst, data1, data2))
 
@@ -531,7 +534,7 @@ def hit_tc(dst, src, engine):
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep._run(dst.data, src.data, None, None, None, _THREADS()) is None:
+    if ep._run(dst.data, src.data, None, None, None, _THREADS() if ep.big else 1) is None:
         return False
     return _finish(ep, ("dst", "src"), (dst, src))
 
