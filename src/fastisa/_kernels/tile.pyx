@@ -252,8 +252,8 @@ cdef inline bint _clash(Py_ssize_t dp, Py_ssize_t dn, Py_ssize_t sp, Py_ssize_t 
 from fastisa._kernels.span import record_idle as _record_idle
 
 
-cdef bint _tdone(TilePlan p, dst) except -1:
-    if _record_idle():
+cdef bint _tdone(TilePlan p, dst, bint idle) except -1:
+    if idle or _record_idle():
         return True     # no profile, every record hook idle: cost.record would do nothing
     eng, instr, cyc = p.rec
     # cost.record from a Python frame shaped like the full path's _record: the record
@@ -262,10 +262,23 @@ cdef bint _tdone(TilePlan p, dst) except -1:
     return True
 
 
+def hit_idle(tuple head, dst, a, b=None, scalar=None):
+    """:func:`hit` for a caller whose frame is not the one the record hooks expect: runs
+    the plan only while cost recording would do nothing (fastisa.cost.record_idle), and
+    returns False otherwise (the caller then takes its usual path)."""
+    if not _record_idle():
+        return False
+    return _hit(head, dst, a, b, scalar, True)
+
+
 def hit(tuple head, dst, a, b=None, scalar=None):
     """Run the plan of ``head[0](dst, a[, b])`` (b None and ``scalar`` given for tile-scalar
     instructions), its cost record included.  False: no plan for the signature, or this
     call needs the full path (nothing was written)."""
+    return _hit(head, dst, a, b, scalar, False)
+
+
+cdef object _hit(tuple head, dst, a, b, scalar, bint idle):
     key = tile_key(head, dst, a, b)
     if key is None:
         return False
@@ -298,7 +311,7 @@ def hit(tuple head, dst, a, b=None, scalar=None):
         if p.R and p.C:
             with nogil:
                 fi_tile_unary(p.op, da, aa, p.R, p.C)
-        return _tdone(p, dst)
+        return _tdone(p, dst, idle)
     if p.nsrc == 2:
         ba.p = <void *>bp
         ba.fmt = p.sfmt[1]
@@ -325,4 +338,4 @@ def hit(tuple head, dst, a, b=None, scalar=None):
     if p.R and p.C:
         with nogil:
             fi_tile_binary(p.op, da, aa, 1 << 30, ba, 1 << 30, p.R, p.C)
-    return _tdone(p, dst)
+    return _tdone(p, dst, idle)
