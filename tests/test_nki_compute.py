@@ -756,3 +756,16 @@ def test_float32_fused_path_bits(op0, op1):
         dst = a if inplace else empty((96, 200), "float32")
         nisa.tensor_tensor(dst, a, T(y, "float32"), getattr(nl, op0))
         assert_bits(dst.data, ref.nki_round(ref.nki_alu(op0, x, y), "float32"))
+
+
+def test_float32_to_bfloat16_copy_fused_path_bits():
+    """tensor_copy float32 -> bfloat16 on contiguous rows (one fused loop): the oracle's
+    rounding, ties to even, NaN, Inf, -0 and subnormals included, and strided rows."""
+    rng = np.random.default_rng(12)
+    x = random_values(rng, "float32", (64, 300))
+    x[0, :10] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, 3.4e38, -3.4e38,
+                 np.float32(1.00390625), np.float32(1.01171875)]        # ties
+    for src in (T(x, "float32"), T(np.concatenate([x, x], 1), "float32")[:, 0:300]):
+        dst = empty((64, 300), "bfloat16")
+        nisa.tensor_copy(dst, src)
+        assert_bits(dst.data, ref.nki_round(x, "bfloat16"))

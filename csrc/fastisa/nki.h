@@ -685,6 +685,22 @@ static void fi_nki_f32_pass(int op, int rev, float *d, const float *x, const flo
 }
 #undef FI_NKI_F32_LOOP
 
+/* float32 -> bfloat16 conversion (no stage), contiguous rows: the staged path's decode
+ * (the identity) and encode (fi_nki_bf16_rne) in one vectorised loop. */
+static inline int fi_nki_f32_bf16_ok(const fi_nki_ew *a) {
+    return !a->raw && !a->bitvec && !a->intmode && a->act == FI_ACT_NONE && !a->lut &&
+           !a->lutp && !a->acc && !a->scalar_engine && a->in0.fmt == FI_FLOAT32 &&
+           a->dst_fmt == FI_BFLOAT16 && a->in0.sf == 1 && a->dst_sf == 1 &&
+           a->st[0].op == FI_ALU_NONE && a->st[1].op == FI_ALU_NONE;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static void fi_nki_f32_bf16_row(uint16_t *d, const float *x, int n) {
+    for (int i = 0; i < n; i++) d[i] = fi_nki_bf16_rne(x[i]);
+}
+
 static FI_NKI_NOINLINE void fi_nki_f32_fused_rows(const fi_nki_ew *a, int p0, int p1) {
     const fi_nki_stage_desc *s0 = &a->st[0], *s1 = &a->st[1];
     for (int p = p0; p < p1; p++) {
@@ -712,6 +728,12 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
     }
     if (fi_nki_f32_fused_ok(a)) {
         fi_nki_f32_fused_rows(a, p0, p1);
+        return 0;
+    }
+    if (fi_nki_f32_bf16_ok(a)) {
+        for (int p = p0; p < p1; p++)
+            fi_nki_f32_bf16_row((uint16_t *)a->dst + (ptrdiff_t)p * a->dst_sp,
+                                (const float *)a->in0.ptr + (ptrdiff_t)p * a->in0.sp, a->F);
         return 0;
     }
     if (a->lutp && !a->acc_max) {

@@ -580,3 +580,24 @@ def psum_mark(d, own, st, unsigned int value):
     with nogil:
         for i in range(n):
             w[i] = value
+
+
+def psum_replace(d, own, st, int old, unsigned int new):
+    """In the state bytes of the C-contiguous 4-byte view ``d`` (as :func:`psum_uniform`):
+    each element's state (the low byte of its word) becomes ``new`` where it is ``old``
+    (``old`` < 0: everywhere); the other bytes are kept.  False (nothing changed) when d
+    is not a whole-word range of own."""
+    cdef Py_ssize_t n, i
+    cdef unsigned int *w = _state_ptr(<cnp.ndarray>d, <cnp.ndarray>own, <cnp.ndarray>st, &n)
+    cdef unsigned int o = <unsigned int>old
+    if w == NULL:
+        return False
+    with nogil:
+        if old < 0:
+            for i in range(n):
+                w[i] = (w[i] & 0xFFFFFF00u) | new
+        else:
+            for i in range(n):
+                if (w[i] & 0xFFu) == o:
+                    w[i] = (w[i] & 0xFFFFFF00u) | new
+    return True

@@ -854,12 +854,31 @@ def apply_pending(engine=None, instruction=None, cycles=None) -> None:
     items = list(p)
     p.clear()
     for is_write, t in items:           # reads first: an in-place op ends up PSUM_INIT
-        if not is_write:
+        if not is_write and not _state_words_set(t, PSUM_GROUP, PSUM_DONE):
             st = psum_state(t)
             st[st == PSUM_GROUP] = PSUM_DONE
     for is_write, t in items:
-        if is_write:
+        if is_write and not _state_words_set(t, -1, PSUM_INIT):
             psum_state(t)[...] = PSUM_INIT
+
+
+def _state_words_set(t, old, new) -> bool:
+    """The C path of apply_pending (issue 15) for a C-contiguous 4-byte tensor whose state
+    bytes exist: each element's state ``old`` (< 0: any) becomes ``new``; False when it
+    does not apply (the caller then uses psum_state)."""
+    d = t.data
+    if not (_LITTLE and type(d) is np.ndarray and d.itemsize == 4 and d.flags.c_contiguous
+            and d.size):
+        return False
+    own = _owner(d)
+    ent = _PSUM_STATE.get(id(own))
+    if ent is None or ent[0]() is not own:
+        return False
+    from .._kernels import nki as _k
+    return _k.psum_replace(d, own, ent[1], old, new)
+
+
+_LITTLE = np.little_endian
 
 
 if apply_pending not in _cost.RECORD_HOOKS:
