@@ -128,6 +128,12 @@ class NkiTensor:
 
     # -- views ----------------------------------------------------------------------
     def __getitem__(self, key) -> "NkiTensor":
+        if type(key) is tuple:          # the common form first (issue 15): in-range slices
+            v = _plain_view(self.data, key)      # and non-negative integers, a view
+            if v is not None:
+                t = _new_tensor(NkiTensor)
+                t.data, t.dtype, t.buffer, t.name = v, self.dtype, self.buffer, self.name
+                return t
         key, gather, target = _index_arrays(key, self.data.shape, self.name)
         if gather is not None:
             v = _strided_view(self.data, gather)
@@ -511,6 +517,40 @@ def _affine(a: np.ndarray):
     if d[0] <= 0 or not (d == d[0]).all():
         return None
     return int(flat[0]), int(d[0]), int(flat.size), var[0]
+
+
+_new_tensor = object.__new__
+
+
+def _plain_view(d, key):
+    """``d[key]`` when ``key`` is a tuple of at most ``d.ndim`` plain slices (no step, int or
+    None bounds with 0 <= start <= stop <= size) and non-negative in-range ints, at least
+    one of them a slice -- what :func:`_normalize_key` would accept unchanged; else None
+    (the general path checks and explains)."""
+    shape = d.shape
+    if len(key) > len(shape):
+        return None
+    sliced = False
+    for ax, k in enumerate(key):
+        tk = type(k)
+        if tk is slice:
+            if k.step is not None:
+                return None
+            a, b = k.start, k.stop
+            if a is None:
+                a = 0
+            elif type(a) is not int:
+                return None
+            if b is None:
+                b = shape[ax]
+            elif type(b) is not int:
+                return None
+            if not 0 <= a <= b <= shape[ax]:
+                return None
+            sliced = True
+        elif tk is not int or not 0 <= k < shape[ax]:
+            return None
+    return d[key] if sliced else None
 
 
 def _index_arrays(key, shape, name):
