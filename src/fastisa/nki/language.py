@@ -380,9 +380,10 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
                 f"{used} of {cap} are in use"), per_part)
             _capacity.force_reserve(m, buffer.name, per_part)
         own = data if data.base is None else data.base   # _filled's storage owner: views
-        weakref.finalize(own, m.release, buffer.name, per_part)   # of it keep it in use
-        if getattr(m, "deferred_capacity", False):
-            _capacity.track(m, own, per_part, buffer.name, data)
+        if getattr(m, "deferred_capacity", False):          # of it keep it in use
+            _capacity.track_and_release(m, own, per_part, buffer.name, data)
+        else:
+            weakref.finalize(own, m.release, buffer.name, per_part)
     return NkiTensor(data, fmt, buffer, name)
 
 
