@@ -475,7 +475,32 @@ def set_plan_env(dict plans, list hooks, active, note, psum, f32vec, threads):
                                                               f32vec, threads)
 
 
-from fastisa._kernels.span import record_idle as _record_idle
+# ---- speed2 branch (issue 15): fastisa.cost.record_idle, inlined for the plan hit path ----
+from cpython.contextvars cimport get_value as _cv_get
+from fastisa import cost as _fi_cost
+from fastisa._kernels.span import idle_registry as _idle_registry
+
+cdef list _I_HOOKS = _fi_cost.RECORD_HOOKS
+cdef object _I_ACTIVE = _fi_cost._ACTIVE
+cdef dict _I_IDLE = _idle_registry()
+
+
+cdef inline bint _record_idle_c() except -1:
+    """fastisa._kernels.span.record_idle without a Python call."""
+    cdef tuple e
+    if _cv_get(_I_ACTIVE, ()):
+        return False
+    for h in _I_HOOKS:
+        o = _I_IDLE.get(h)
+        if o is None:
+            return False
+        e = <tuple>o
+        if e[0] is not None and _cv_get(e[0], None) is not None:
+            return False
+        if e[1] is not None and e[1].items:
+            return False
+    return True
+
 
 
 cdef object _finish(EwPlan p, tuple names, tuple ts):
@@ -484,7 +509,7 @@ cdef object _finish(EwPlan p, tuple names, tuple ts):
         for i in range(len(ts)):
             if ts[i].buffer is _PSUM:
                 _NOTE(names[i], ts[i])
-    elif _record_idle():
+    elif _record_idle_c():
         return True   # no profile, every record hook idle: cost.record would do nothing
     return p.rec      # the caller passes it to cost.record from the instruction's frame,
                       # where the record hooks and the profile look for the operands

@@ -74,6 +74,12 @@ def set_record_env(list hooks, active):
     _HOOKS, _ACTIVE = hooks, active
 
 
+def idle_registry():
+    """The dict hook -> (context, pending) :func:`idle_when` fills (the compiled plan paths
+    read it directly)."""
+    return _IDLE
+
+
 def idle_when(hook, context=None, pending=None):
     """Declare that ``hook`` does nothing while ``context.get()`` is None (a ContextVar)
     and ``pending.items`` is empty (a thread-local holder)."""
