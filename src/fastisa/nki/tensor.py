@@ -151,6 +151,17 @@ class NkiTensor:
 
     # -- views ----------------------------------------------------------------------
     def __getitem__(self, key) -> "NkiTensor":
+        if type(key) is tuple:          # the common form first (issue 15): in-range slices
+            # (and, in HBM, non-negative integers: on-chip integers keep the partition dim,
+            # and Beta 1 block tensors have their own rule -- the general path does those)
+            onchip = self.buffer.on_chip
+            if not onchip or (self.data.ndim >= 2
+                              and not (BLOCK_PDIM._d and BLOCK_PDIM.get(self.data, 0))):
+                v = _plain_view(self.data, key, not onchip)
+                if v is not None:
+                    t = _new_tensor(NkiTensor)
+                    t.data, t.dtype, t.buffer, t.name = v, self.dtype, self.buffer, self.name
+                    return t
         try:
             return self._getitem(key)
         except AccessError as e:
@@ -739,6 +750,40 @@ def _affine(a: np.ndarray):
     return int(flat[0]), int(d[0]), int(flat.size), var[0]
 
 
+_new_tensor = object.__new__
+
+
+def _plain_view(d, key, ints=True):
+    """``d[key]`` when ``key`` is a tuple of at most ``d.ndim`` plain slices (no step, int or
+    None bounds with 0 <= start <= stop <= size) and non-negative in-range ints, at least
+    one of them a slice -- what :func:`_normalize_key` would accept unchanged; else None
+    (the general path checks and explains)."""
+    shape = d.shape
+    if len(key) > len(shape):
+        return None
+    sliced = False
+    for ax, k in enumerate(key):
+        tk = type(k)
+        if tk is slice:
+            if k.step is not None:
+                return None
+            a, b = k.start, k.stop
+            if a is None:
+                a = 0
+            elif type(a) is not int:
+                return None
+            if b is None:
+                b = shape[ax]
+            elif type(b) is not int:
+                return None
+            if not 0 <= a <= b <= shape[ax]:
+                return None
+            sliced = True
+        elif not ints or tk is not int or not 0 <= k < shape[ax]:
+            return None
+    return d[key] if sliced else None
+
+
 def _index_arrays(key, shape, name):
     """Legacy NKI index expressions (``nl.arange`` / ``nl.mgrid`` arrays, tiles as indices).
 
@@ -1104,13 +1149,33 @@ def apply_pending(engine=None, instruction=None, cycles=None) -> None:
     items = list(p)
     p.clear()
     for is_write, t in items:           # reads first: an in-place op ends up PSUM_INIT
-        if not is_write:
+        if not is_write and not _state_words_set(t, PSUM_GROUP, PSUM_DONE):
             st = psum_state(t)
             st[st == PSUM_GROUP] = PSUM_DONE
     for is_write, t in items:
-        if is_write:
+        if is_write and not _state_words_set(t, -1, PSUM_INIT):
             psum_state(t)[...] = PSUM_INIT
+
+
+def _state_words_set(t, old, new) -> bool:
+    """The C path of apply_pending (issue 15) for a C-contiguous 4-byte tensor whose state
+    bytes exist: each element's state ``old`` (< 0: any) becomes ``new``; False when it
+    does not apply (the caller then uses psum_state)."""
+    d = t.data
+    if not (_LITTLE and type(d) is np.ndarray and d.itemsize == 4 and d.flags.c_contiguous
+            and d.size):
+        return False
+    own = _owner(d)
+    ent = _PSUM_STATE.get(id(own))
+    if ent is None or ent[0]() is not own:
+        return False
+    from .._kernels import nki as _k
+    return _k.psum_replace(d, own, ent[1], old, new)
+
+
+_LITTLE = np.little_endian
 
 
 if apply_pending not in _cost.RECORD_HOOKS:
     _cost.RECORD_HOOKS.append(apply_pending)
+_cost.idle_when(apply_pending, pending=_PENDING)     # nothing to apply: nothing to do
