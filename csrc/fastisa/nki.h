@@ -1230,10 +1230,42 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
 /* dma_compute's add: dst[i] = ((s0[i] + s1[i]) + s2[i]) + ... in float32 (each source
  * decoded exactly, one rounding per addition), rounded once to dst's format; n elements,
  * every operand contiguous.  One pass in chunks of 2048 that stay in L1; dst may be one of
- * the sources (each chunk is read completely before it is written). */
+ * the sources (each chunk is read completely before it is written).
+ * Every operand float32 (the common case): fi_nki_dma_sum_f32, the same additions in the
+ * same order on the float32 values directly (no decode / encode copies), compiled for
+ * AVX-512 / AVX2 / the baseline (chosen at load time; additions are IEEE either way, so
+ * the bits do not depend on the clone). */
 #define FI_NKI_SUM_CH 2048
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static void fi_nki_dma_sum_f32(float *dst, const float *const *src, int ns, ptrdiff_t n) {
+    float acc[FI_NKI_SUM_CH];
+    for (ptrdiff_t i0 = 0; i0 < n; i0 += FI_NKI_SUM_CH) {
+        int c = n - i0 < FI_NKI_SUM_CH ? (int)(n - i0) : FI_NKI_SUM_CH;
+        const float *a = src[0] + i0;
+        if (ns == 1) {
+            memcpy(acc, a, (size_t)c * sizeof(float));
+        } else {
+            const float *b = src[1] + i0;
+            for (int i = 0; i < c; i++) acc[i] = a[i] + b[i];
+            for (int k = 2; k < ns; k++) {
+                const float *x = src[k] + i0;
+                for (int i = 0; i < c; i++) acc[i] = acc[i] + x[i];
+            }
+        }
+        memcpy(dst + i0, acc, (size_t)c * sizeof(float));
+    }
+}
+
 static inline void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src,
                                   const int *fmt, const int *isz, int ns, ptrdiff_t n) {
+    int all32 = dfmt == FI_FLOAT32;
+    for (int k = 0; k < ns && all32; k++) all32 = fmt[k] == FI_FLOAT32;
+    if (all32) {
+        fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, n);
+        return;
+    }
     float acc[FI_NKI_SUM_CH], t[FI_NKI_SUM_CH];
     for (ptrdiff_t i0 = 0; i0 < n; i0 += FI_NKI_SUM_CH) {
         int c = n - i0 < FI_NKI_SUM_CH ? (int)(n - i0) : FI_NKI_SUM_CH;

@@ -128,6 +128,15 @@ class NkiTensor:
 
     # -- views ----------------------------------------------------------------------
     def __getitem__(self, key) -> "NkiTensor":
+        if self.__class__ is NkiTensor:
+            v = _basic_view(self.data, key)
+            if v is not None:            # plain ints and slices, every bound checked
+                t = _new_tensor(NkiTensor)
+                t.data = v
+                t.dtype = self.dtype
+                t.buffer = self.buffer
+                t.name = self.name
+                return t
         key, gather, target = _index_arrays(key, self.data.shape, self.name)
         if gather is not None:
             v = _strided_view(self.data, gather)
@@ -620,6 +629,48 @@ def _strided_view(d: np.ndarray, arrs):
     first = d[tuple(slice(i, i + 1) for i in starts)]     # the element at the origin
     return np.lib.stride_tricks.as_strided(first, shape=tuple(target), strides=tuple(strides),
                                            writeable=d.flags.writeable)
+
+
+# ---- nkibench: the common index, plain ints and slices, without the general machinery --
+_new_tensor = object.__new__
+
+
+def _basic_view(d, key):
+    """``d[key]`` when ``key`` is an int, a slice or a tuple of them (ints and None as
+    the slices' fields) whose every bound :func:`_normalize_key` accepts; else None (the
+    general path then indexes, or raises its AccessError).  The same view as the general
+    path: a tuple of ints gets ``...`` appended (a 0-d view, not a scalar)."""
+    if key.__class__ is not tuple:
+        key = (key,)
+    shape = d.shape
+    if len(key) > len(shape):
+        return None
+    ints = True
+    for ax, k in enumerate(key):
+        c = k.__class__
+        if c is slice:
+            ints = False
+            st = k.step
+            if st is not None and (st.__class__ is not int or st <= 0):
+                return None
+            a, b = k.start, k.stop
+            dim = shape[ax]
+            if a is None:
+                a = 0
+            elif a.__class__ is not int:
+                return None
+            if b is None:
+                b = dim
+            elif b.__class__ is not int:
+                return None
+            if not 0 <= a <= b <= dim:
+                return None
+        elif c is int:
+            if not -shape[ax] <= k < shape[ax]:
+                return None
+        else:
+            return None
+    return d[key + (Ellipsis,)] if ints else d[key]
 
 
 def _normalize_key(key, shape, name):
