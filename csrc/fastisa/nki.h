@@ -285,6 +285,19 @@ static inline float fi_nki_min(float a, float b) {
     return fi_bits_f32(fi_f32_bits(a) | fi_f32_bits(b));
 }
 
+/* The accumulator folds other than the sum (activate2's reduce_op; the SDK 2.33
+ * nki.language docstrings): maximum / minimum as IEEE 754-2019; abs_max(acc, y) = acc if
+ * |acc| > |y| else y, abs_min(acc, y) = acc if |acc| < |y| else y (the original signed
+ * value; a tie or a NaN comparison gives y, as the docstrings' formula reads). */
+static inline float fi_nki_acc_fold(int mode, float s, float y) {
+    switch (mode) {
+    case 2: return fi_nki_min(s, y);
+    case 3: return fabsf(s) > fabsf(y) ? s : y;
+    case 4: return fabsf(s) < fabsf(y) ? s : y;
+    default: return fi_nki_max(s, y);
+    }
+}
+
 /* A signed-integer key that orders non-NaN floats as IEEE totalOrder (-0 < +0). */
 static inline int32_t fi_nki_key(float f) {
     uint32_t u = fi_f32_bits(f);
@@ -525,8 +538,11 @@ typedef struct {
     const uint64_t *lutp;      /* optional table over in0's codes (no stages): bits 0-31 the
                                   float32 (float)act(decode(code)), 32-63 dst's encoding */
     float *acc; ptrdiff_t acc_sp;        /* optional per-partition float32 accumulator */
-    int acc_max;               /* 0: acc += y; 1: acc = maximum(acc, y) (IEEE 754-2019) */
+    int acc_max;               /* 0: acc += y; else acc = fi_nki_acc_fold(acc_max, acc, y):
+                                  1 maximum, 2 minimum (IEEE 754-2019), 3 abs_max, 4 abs_min
+                                  (SDK 2.33 nl.abs_max / abs_min: the signed operand) */
     int threads;               /* OpenMP threads (0: default) */
+    const double *alpha_v;     /* optional: PReLU negative slope per partition (else alpha) */
 } fi_nki_ew;
 
 /* The table path: every element's result depends only on its input code.  Per chunk:
@@ -742,7 +758,7 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
                     if (a->act != FI_ACT_NONE) {
                         double *yr = y[r];
                         int act = a->act;
-                        double al = a->alpha;
+                        double al = a->alpha_v ? a->alpha_v[p] : a->alpha;
                         if (a->scalar_engine) {
                             for (int i = 0; i < n; i++) oor += fi_nki_scalar_out_of_range(act, tr[i]);
                         }
@@ -762,9 +778,13 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
                 if (a->acc) {
                     float s[FI_NKI_G];
                     for (int r = 0; r < g; r++) s[r] = a->acc[(ptrdiff_t)(pg + r) * a->acc_sp];
-                    if (a->acc_max) {
+                    if (a->acc_max == 1) {
                         for (int r = 0; r < g; r++)
                             for (int i = 0; i < n; i++) s[r] = fi_nki_max(s[r], (float)y[r][i]);
+                    } else if (a->acc_max) {
+                        for (int r = 0; r < g; r++)
+                            for (int i = 0; i < n; i++)
+                                s[r] = fi_nki_acc_fold(a->acc_max, s[r], (float)y[r][i]);
                     } else if (g == FI_NKI_G) {
                         for (int i = 0; i < n; i++)
                             for (int r = 0; r < FI_NKI_G; r++) s[r] += (float)y[r][i];
@@ -783,9 +803,13 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
                 if (a->acc) {
                     float s[FI_NKI_G];
                     for (int r = 0; r < g; r++) s[r] = a->acc[(ptrdiff_t)(pg + r) * a->acc_sp];
-                    if (a->acc_max) {
+                    if (a->acc_max == 1) {
                         for (int r = 0; r < g; r++)
                             for (int i = 0; i < n; i++) s[r] = fi_nki_max(s[r], t[r][i]);
+                    } else if (a->acc_max) {
+                        for (int r = 0; r < g; r++)
+                            for (int i = 0; i < n; i++)
+                                s[r] = fi_nki_acc_fold(a->acc_max, s[r], t[r][i]);
                     } else if (g == FI_NKI_G) {
                         for (int i = 0; i < n; i++)
                             for (int r = 0; r < FI_NKI_G; r++) s[r] += t[r][i];

@@ -123,6 +123,7 @@ cdef extern from "nki.h" nogil:
         Py_ssize_t acc_sp
         int acc_max
         int threads
+        const double *alpha_v
     ctypedef struct fi_nki_reduce_args:
         int P, F
         fi_nki_view inp "in"

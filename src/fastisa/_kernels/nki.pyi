@@ -11,7 +11,8 @@ def elementwise(dst: np.ndarray, dst_fmt: int, in0: np.ndarray, in0_fmt: int,
                 raw: int = ..., bitvec: int = ..., act: int = ..., scalar_engine: int = ...,
                 alpha: float = ..., lut: Optional[np.ndarray] = ...,
                 acc: Optional[np.ndarray] = ..., acc_max: int = ..., threads: int = ...,
-                lutp: Optional[np.ndarray] = ..., intmode: int = ...) -> int: ...
+                lutp: Optional[np.ndarray] = ..., intmode: int = ...,
+                alpha_vec: Optional[np.ndarray] = ...) -> int: ...
 def reduce(out: np.ndarray, out_fmt: int, inp: np.ndarray, in_fmt: int, op: int,
            bitvec: int = ..., negate: int = ..., threads: int = ...) -> None: ...
 def act_table(act: int, alpha: float, scalar_engine: int, x: np.ndarray,
