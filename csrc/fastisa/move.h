@@ -82,7 +82,8 @@ static inline void fi_move_t8x8_16(char *d, ptrdiff_t d3, const char *s, ptrdiff
 }
 #define FI_MOVE_T16 1
 /* Tiles of FI_MOVE_TI dst rows x FI_MOVE_TJ dst columns: a tile's source rows and its dst
- * cache lines (32 columns of 2 bytes: whole 64-byte lines) stay in L1 while it is done. */
+ * cache lines (32 columns of 2 bytes: whole 64-byte lines) stay in L1 while it is done.
+ * FI_MOVE_TI is a multiple of 32 (the AVX-512 pass). */
 #define FI_MOVE_TI 64
 #define FI_MOVE_TJ 32
 
@@ -132,6 +133,51 @@ static __attribute__((target("avx2"), noinline)) void fi_move_t16x8_16_avx2(
     }
 }
 #define FI_MOVE_T16_AVX2 1
+
+/* The same on 512-bit registers (AVX-512BW unpacks, also lane by lane): four 8 x 8
+ * blocks per pass -- src elements i..i+31 of 8 rows give dst rows i..i+31. */
+static __attribute__((target("avx512f,avx512bw"), noinline)) void fi_move_t32x8_16_avx512(
+        char *d, ptrdiff_t d3, const char *s, ptrdiff_t s4, ptrdiff_t n3, ptrdiff_t n4) {
+    for (ptrdiff_t i0 = 0; i0 < n3; i0 += FI_MOVE_TI)
+    for (ptrdiff_t j0 = 0; j0 < n4; j0 += FI_MOVE_TJ) {
+        ptrdiff_t e0 = i0 + FI_MOVE_TI < n3 ? i0 + FI_MOVE_TI : n3;
+        ptrdiff_t e1 = j0 + FI_MOVE_TJ < n4 ? j0 + FI_MOVE_TJ : n4;
+        for (ptrdiff_t j = j0; j < e1; j += 8)
+            for (ptrdiff_t i = i0; i < e0; i += 32) {
+                const char *p = s + i * 2 + j * s4;
+                char *q = d + i * d3 + j * 2;
+                __m512i a0 = _mm512_loadu_si512((const void *)(p));
+                __m512i a1 = _mm512_loadu_si512((const void *)(p + s4));
+                __m512i a2 = _mm512_loadu_si512((const void *)(p + 2 * s4));
+                __m512i a3 = _mm512_loadu_si512((const void *)(p + 3 * s4));
+                __m512i a4 = _mm512_loadu_si512((const void *)(p + 4 * s4));
+                __m512i a5 = _mm512_loadu_si512((const void *)(p + 5 * s4));
+                __m512i a6 = _mm512_loadu_si512((const void *)(p + 6 * s4));
+                __m512i a7 = _mm512_loadu_si512((const void *)(p + 7 * s4));
+                __m512i t0 = _mm512_unpacklo_epi16(a0, a1), t1 = _mm512_unpackhi_epi16(a0, a1);
+                __m512i t2 = _mm512_unpacklo_epi16(a2, a3), t3 = _mm512_unpackhi_epi16(a2, a3);
+                __m512i t4 = _mm512_unpacklo_epi16(a4, a5), t5 = _mm512_unpackhi_epi16(a4, a5);
+                __m512i t6 = _mm512_unpacklo_epi16(a6, a7), t7 = _mm512_unpackhi_epi16(a6, a7);
+                __m512i u0 = _mm512_unpacklo_epi32(t0, t2), u1 = _mm512_unpackhi_epi32(t0, t2);
+                __m512i u2 = _mm512_unpacklo_epi32(t1, t3), u3 = _mm512_unpackhi_epi32(t1, t3);
+                __m512i u4 = _mm512_unpacklo_epi32(t4, t6), u5 = _mm512_unpackhi_epi32(t4, t6);
+                __m512i u6 = _mm512_unpacklo_epi32(t5, t7), u7 = _mm512_unpackhi_epi32(t5, t7);
+                __m512i r[8] = {_mm512_unpacklo_epi64(u0, u4), _mm512_unpackhi_epi64(u0, u4),
+                                _mm512_unpacklo_epi64(u1, u5), _mm512_unpackhi_epi64(u1, u5),
+                                _mm512_unpacklo_epi64(u2, u6), _mm512_unpackhi_epi64(u2, u6),
+                                _mm512_unpacklo_epi64(u3, u7), _mm512_unpackhi_epi64(u3, u7)};
+                for (int k = 0; k < 8; k++) {
+                    _mm_storeu_si128((__m128i *)(void *)(q + k * d3), _mm512_castsi512_si128(r[k]));
+                    _mm_storeu_si128((__m128i *)(void *)(q + (8 + k) * d3),
+                                     _mm512_extracti32x4_epi32(r[k], 1));
+                    _mm_storeu_si128((__m128i *)(void *)(q + (16 + k) * d3),
+                                     _mm512_extracti32x4_epi32(r[k], 2));
+                    _mm_storeu_si128((__m128i *)(void *)(q + (24 + k) * d3),
+                                     _mm512_extracti32x4_epi32(r[k], 3));
+                }
+            }
+    }
+}
 #endif
 #else
 #define FI_MOVE_T16 0
@@ -149,9 +195,15 @@ static inline void fi_move_tile2(char *d, ptrdiff_t d3, ptrdiff_t d4, const char
         /* 8 x 8 blocks (16 x 8 with AVX2), 8 source rows at a time within each tile. */
         ptrdiff_t nb3 = n3 & ~(ptrdiff_t)7, nb4 = n4 & ~(ptrdiff_t)7, done = 0;
 #ifdef FI_MOVE_T16_AVX2
+        if (__builtin_cpu_supports("avx512bw")) {           /* 32 dst rows per pass */
+            done = n3 & ~(ptrdiff_t)31;
+            if (done) fi_move_t32x8_16_avx512(d, d3, s, s4, done, nb4);
+        }
         if (__builtin_cpu_supports("avx2")) {               /* 16 dst rows per pass */
-            done = n3 & ~(ptrdiff_t)15;
-            if (done) fi_move_t16x8_16_avx2(d, d3, d4, s, s4, done, nb4);
+            ptrdiff_t e = n3 & ~(ptrdiff_t)15;
+            if (e > done)
+                fi_move_t16x8_16_avx2(d + done * d3, d3, d4, s + done * 2, s4, e - done, nb4);
+            done = e;
         }
 #endif
         for (ptrdiff_t i0 = done; i0 < nb3; i0 += FI_MOVE_TI)
