@@ -233,3 +233,32 @@ def test_blocked_16bit_transpose_every_tail(shape):
     move.strided(z[:, 4:4 + shape[0]], x.T)
     assert (z[:, 4:4 + shape[0]] == x.T).all()
     assert (z[:, :4] == 0xABCD).all() and (z[:, 4 + shape[0]:] == 0xABCD).all()
+
+
+# ---- threads: large dma_compute sums and stream shuffles split across OpenMP threads -----
+def _threaded_run(threads):
+    from fastisa.nki import _compute
+    _compute.set_num_threads(threads)
+    try:
+        rng = np.random.default_rng(6)
+        xs = [T(rng.standard_normal((128, 1031)).astype(np.float32), "float32", nl.hbm)
+              for _ in range(3)]
+        d = T(np.zeros((128, 1031), np.float32), "float32", nl.hbm)
+        nisa.dma_compute(d, xs, nl.add)
+        w = np.asarray(ref.nki_isa_dma_compute([x.data for x in xs]), np.float32)
+        assert (d.data.reshape(-1).view(np.uint32) == w.view(np.uint32)).all()
+        nisa.dma_compute(xs[2], xs, nl.add)                     # dst is a source
+        mask = [(i * 5 + 1) % 32 for i in range(32)]
+        mask[9] = 255
+        sh = T(np.full((128, 1031), 7.0, np.float32), "float32")
+        want = ref.nki_isa_stream_shuffle(sh.data, xs[2].data, mask)
+        nisa.nc_stream_shuffle(sh, T(xs[2].data, "float32"), mask)
+        assert (sh.data.view(np.uint32) == want.view(np.uint32)).all()
+        return _bits(d), _bits(xs[2]), _bits(sh)
+    finally:
+        _compute.set_num_threads(None)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_dma_compute_and_shuffle_bits_do_not_depend_on_threads(n):
+    assert _threaded_run(1) == _threaded_run(n)

@@ -22,6 +22,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef FASTISA_OPENMP
+#include <omp.h>
+#endif
 
 static inline void fi_move_elem(char *d, const char *s, int itemsize) {
     switch (itemsize) {
@@ -253,10 +256,23 @@ static inline void fi_move_strided(char *dst, const ptrdiff_t *ds, const char *s
             }
 }
 
-/* Row r of dst (F elements, free stride dsf) = row map[r] of src; map[r] < 0 skips. */
+/* Row r of dst (F elements, free stride dsf) = row map[r] of src; map[r] < 0 skips.  At
+ * least 256 KiB: rows split across nt OpenMP threads (nt 1: one; 0: OpenMP's default);
+ * dst and src do not overlap (the caller copies src first), so the order is free. */
 static inline void fi_move_rows(char *dst, ptrdiff_t dsp, ptrdiff_t dsf, const char *src,
                                 ptrdiff_t ssp, ptrdiff_t ssf, const int32_t *map, int R,
-                                ptrdiff_t F, int itemsize) {
+                                ptrdiff_t F, int itemsize, int nt) {
+#ifdef FASTISA_OPENMP
+    if ((ptrdiff_t)R * F * itemsize >= (1 << 18) && nt != 1 && R > 1) {
+#pragma omp parallel for schedule(static) num_threads(nt > 0 ? nt : omp_get_max_threads())
+        for (int r = 0; r < R; r++)
+            if (map[r] >= 0)
+                fi_move_line(dst + r * dsp, dsf, src + (ptrdiff_t)map[r] * ssp, ssf, F, itemsize);
+        return;
+    }
+#else
+    (void)nt;
+#endif
     for (int r = 0; r < R; r++) {
         if (map[r] < 0) continue;
         fi_move_line(dst + r * dsp, dsf, src + (ptrdiff_t)map[r] * ssp, ssf, F, itemsize);

@@ -1263,9 +1263,10 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
-static void fi_nki_dma_sum_f32(float *dst, const float *const *src, int ns, ptrdiff_t n) {
+static FI_NKI_NOINLINE void fi_nki_dma_sum_f32(float *dst, const float *const *src, int ns,
+                                               ptrdiff_t lo, ptrdiff_t n) {
     float acc[FI_NKI_SUM_CH];
-    for (ptrdiff_t i0 = 0; i0 < n; i0 += FI_NKI_SUM_CH) {
+    for (ptrdiff_t i0 = lo; i0 < n; i0 += FI_NKI_SUM_CH) {
         int c = n - i0 < FI_NKI_SUM_CH ? (int)(n - i0) : FI_NKI_SUM_CH;
         const float *a = src[0] + i0;
         if (ns == 1) {
@@ -1283,11 +1284,29 @@ static void fi_nki_dma_sum_f32(float *dst, const float *const *src, int ns, ptrd
 }
 
 static inline void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src,
-                                  const int *fmt, const int *isz, int ns, ptrdiff_t n) {
+                                  const int *fmt, const int *isz, int ns, ptrdiff_t n,
+                                  int nt) {
     int all32 = dfmt == FI_FLOAT32;
     for (int k = 0; k < ns && all32; k++) all32 = fmt[k] == FI_FLOAT32;
     if (all32) {
-        fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, n);
+#ifdef FASTISA_OPENMP
+        /* a large sum: contiguous pieces of whole chunks, one per thread (each element's
+         * additions are the same whoever does them) */
+        if (n >= (1 << 16) && nt != 1) {
+            int T = nt > 0 ? nt : omp_get_max_threads();
+            ptrdiff_t nch = (n + FI_NKI_SUM_CH - 1) / FI_NKI_SUM_CH;
+#pragma omp parallel for schedule(static) num_threads(T)
+            for (int t = 0; t < T; t++) {
+                ptrdiff_t lo = nch * t / T * FI_NKI_SUM_CH, hi = nch * (t + 1) / T * FI_NKI_SUM_CH;
+                if (hi > n) hi = n;
+                if (lo < hi) fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, lo, hi);
+            }
+            return;
+        }
+#else
+        (void)nt;
+#endif
+        fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, 0, n);
         return;
     }
     float acc[FI_NKI_SUM_CH], t[FI_NKI_SUM_CH];

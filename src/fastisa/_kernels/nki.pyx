@@ -202,10 +202,11 @@ def uniform_u32(const unsigned int[::1] w):
     return -1 if diff else <long long>v
 
 
-def dma_sum(dst, int dfmt, srcs, fmts):
+def dma_sum(dst, int dfmt, srcs, fmts, int threads=1):
     """dst[i] = ((srcs[0][i] + srcs[1][i]) + ...) in float32, rounded once to format dfmt.
     dst and every source: C-contiguous arrays with the same element count (at most 16
-    sources; fmts their format codes)."""
+    sources; fmts their format codes).  threads: OpenMP threads for a large all-float32
+    sum (0: OpenMP's default); the bits do not depend on it."""
     cdef const void *sp[16]
     cdef int fm[16]
     cdef int isz[16]
@@ -227,7 +228,7 @@ def dma_sum(dst, int dfmt, srcs, fmts):
     cdef void *dp = cnp.PyArray_DATA(d)
     cdef int disz = cnp.PyArray_ITEMSIZE(d)
     with nogil:
-        fi_nki_dma_sum(dp, dfmt, disz, sp, fm, isz, ns, n)
+        fi_nki_dma_sum(dp, dfmt, disz, sp, fm, isz, ns, n, threads)
 
 
 def encode_f64(int fmt, const double[::1] x, out):

@@ -288,7 +288,8 @@ def _dma_sum(dst, srcs):
                 and a.dtype.itemsize == d.dtype.itemsize):
             a = a.copy()
         flats.append(a)
-    _c._kernels().dma_sum(out, dst.dtype.code, flats, [t.dtype.code for t in srcs])
+    _c._kernels().dma_sum(out, dst.dtype.code, flats, [t.dtype.code for t in srcs],
+                          _c._threads())
     if not direct:
         dst.data[...] = out
 

@@ -60,6 +60,7 @@ def _k():
 
 
 _HEAD_S = ("nc_stream_shuffle",)
+_threads = _c._threads     # OpenMP threads for large tiles (the compute kernels' setting)
 
 
 def start_partition(t: NkiTensor) -> int:
@@ -180,7 +181,7 @@ def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int
                 s_rows = src.data.reshape(s_shape)
                 if np.may_share_memory(s_rows, d):
                     s_rows = np.array(s_rows, copy=True)  # rows are read before any is written
-                _K[0].rows(d, s_rows, rowmap)
+                _K[0].rows(d, s_rows, rowmap, _threads())
                 _cost.record("Vector", instr, cycles)
                 return
     _tensor_any(instr, "dst", dst)
@@ -208,7 +209,7 @@ def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int
     s_rows = _c._rows(src)
     if np.may_share_memory(s_rows, d):
         s_rows = np.array(s_rows, copy=True)      # rows are read before any is written
-    _k().rows(d, s_rows, rowmap)
+    _k().rows(d, s_rows, rowmap, _threads())
     if commit is not None:
         commit()
     _cost.record("Vector", instr, max(MIN_II, dst.free_size))
