@@ -128,3 +128,25 @@ def test_bit_moves_keep_every_16bit_code(fmt):
     want = ref.nki_isa_copy_predicated(c.data, b.data, pred.data)
     nisa.tensor_copy_predicated(c, b, pred)
     assert_bits(c.data, want)
+
+
+@pytest.mark.parametrize("fmt", FMTS)
+def test_matmul_transpose_mode_keeps_every_16bit_code(fmt):
+    eye = T(np.eye(128, dtype=np.float32), "bfloat16")
+    allc = codes(fmt, (512, 128))
+    for k in range(4):
+        x = T(allc.data[128 * k:128 * (k + 1)], fmt)
+        d = empty((128, 128), fmt, nl.psum)
+        nisa.nc_matmul(d, x, eye, is_transpose=True)
+        assert_bits(d.data, np.ascontiguousarray(x.data.T))
+
+
+@pytest.mark.parametrize("fmt", FMTS)
+def test_dropout_keeps_or_zeroes_every_16bit_code(fmt):
+    a = codes(fmt)
+    prob = T(np.where(np.arange(128) % 2 == 0, 0.0, 1.0).astype(np.float32).reshape(128, 1),
+             "float32")
+    d = codes(fmt, shift=99)
+    nisa.dropout(d, a, prob)
+    assert_bits(d.data[0::2], a.data[0::2])                  # probability 0: every bit kept
+    assert (d.data[1::2].view(np.uint16) == 0).all()         # probability 1: +0
