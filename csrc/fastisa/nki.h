@@ -1265,6 +1265,22 @@ __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 static FI_NKI_NOINLINE void fi_nki_dma_sum_f32(float *dst, const float *const *src, int ns,
                                                ptrdiff_t lo, ptrdiff_t n) {
+    int alias = 0;
+    for (int k = 0; k < ns; k++) alias |= src[k] == dst;
+    if (!alias && ns >= 2 && ns <= 4) {     /* no source is dst: one fused pass, no buffer */
+        float *restrict d = dst;
+        const float *restrict a = src[0], *restrict b = src[1];
+        if (ns == 2) {
+            for (ptrdiff_t i = lo; i < n; i++) d[i] = a[i] + b[i];
+        } else if (ns == 3) {
+            const float *restrict c = src[2];
+            for (ptrdiff_t i = lo; i < n; i++) d[i] = (a[i] + b[i]) + c[i];
+        } else {
+            const float *restrict c = src[2], *restrict e = src[3];
+            for (ptrdiff_t i = lo; i < n; i++) d[i] = ((a[i] + b[i]) + c[i]) + e[i];
+        }
+        return;
+    }
     float acc[FI_NKI_SUM_CH];
     for (ptrdiff_t i0 = lo; i0 < n; i0 += FI_NKI_SUM_CH) {
         int c = n - i0 < FI_NKI_SUM_CH ? (int)(n - i0) : FI_NKI_SUM_CH;
