@@ -116,8 +116,14 @@ def test_stream_shuffle_plan_same_bits_and_start_partition():
         def quadrant(q):        # one form, start partitions 0, 32 (allowed) then 16 (not)
             nisa.nc_stream_shuffle(dq, big[q:q + 32], mask)
             return _bits(dq)
+        def other_masks(m):     # equal values of other types, a bad entry, an unhashable one
+            nisa.nc_stream_shuffle(d, a, m)
+            return _bits(d)
         return [shuffle, in_place, lambda: quadrant(0), lambda: quadrant(32),
-                lambda: quadrant(16)]
+                lambda: quadrant(16), lambda: other_masks([float(m) for m in mask]),
+                lambda: other_masks(tuple(np.int64(m) for m in mask)),
+                lambda: other_masks([True] + mask[1:]), lambda: other_masks([40] + mask[1:]),
+                lambda: other_masks([[0]] + mask[1:]), lambda: other_masks(mask[:31])]
     _check(scenario)
 
 

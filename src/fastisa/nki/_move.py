@@ -171,8 +171,16 @@ def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int
     instr = "nc_stream_shuffle"
     key = None
     if _pl.ON[0]:      # a validated signature: the start partitions depend on values
-        key = _pl.key(_HEAD_S, (dst, src), (shuffle_mask,))
-        plan = _pl.CACHE.get(key)
+        # the mask by value: the full path reads each entry as int(m), so equal masks give
+        # equal outcomes
+        key = _pl.key(_HEAD_S, (dst, src))
+        if key is not None:
+            key = (key, tuple(shuffle_mask)) if shuffle_mask.__class__ in (list, tuple) \
+                else None
+        try:
+            plan = _pl.CACHE.get(key)
+        except TypeError:               # an unhashable entry: the full path reports it
+            plan = key = None
         if plan is not None:
             rowmap, allowed, shape, s_shape, cycles = plan
             if start_partition(src) in allowed and start_partition(dst) in allowed:
