@@ -51,6 +51,7 @@ def _k():
 _HEAD_T = ("dma_transpose",)
 _HEAD_C = ("dma_compute",)
 _may_share = np.may_share_memory
+_plan_key = _pl._plan_key
 
 
 def _enum_name(instr, param, value, enum_cls, default):
@@ -113,7 +114,11 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     instr = "dma_transpose"
     key = None
     if _pl.ON[0]:          # a signature validated before: only the overlap depends on values
-        key = _pl.key(_HEAD_T, (dst, src), (axes, priority, dge_mode, oob_mode))
+        if axes is None and priority is None and dge_mode is None and oob_mode is None and \
+                dst.__class__ is NkiTensor and src.__class__ is NkiTensor:
+            key = _plan_key(_HEAD_T, dst, src)       # the common call: no options
+        else:
+            key = _pl.key(_HEAD_T, (dst, src), (axes, priority, dge_mode, oob_mode))
         plan = _pl.CACHE.get(key)
         if plan is not None:
             d, s = dst.data, src.data
@@ -194,7 +199,8 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     else:
         _k().strided(dst.data, src.data.transpose(perm))
     _cost.record("DMA", instr, max(MIN_II, dst.free_size))
-    if key is not None and not indirect and _pl.plannable(dst, src):
+    if key is not None and not indirect and _pl.plannable(dst, src) and \
+            dst.data.__class__ is np.ndarray and src.data.__class__ is np.ndarray:
         _pl.store(key, (perm, max(MIN_II, dst.free_size)))
 
 
