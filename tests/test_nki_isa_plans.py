@@ -268,3 +268,20 @@ def _threaded_run(threads):
 @pytest.mark.parametrize("n", [2, 3])
 def test_dma_compute_and_shuffle_bits_do_not_depend_on_threads(n):
     assert _threaded_run(1) == _threaded_run(n)
+
+
+@pytest.mark.parametrize("ns", [1, 2, 5, 16])
+def test_dma_compute_plan_any_source_count(ns):
+    def scenario():
+        rng = np.random.default_rng(7)
+        xs = [T(rng.standard_normal((8, 33)).astype(np.float32), "float32", nl.hbm)
+              for _ in range(ns)]
+        d = T(np.zeros((8, 33), np.float32), "float32", nl.hbm)
+
+        def run():
+            nisa.dma_compute(d, xs, nl.add)
+            w = np.asarray(ref.nki_isa_dma_compute([x.data for x in xs]), np.float32)
+            assert (d.data.reshape(-1).view(np.uint32) == w.view(np.uint32)).all()
+            return _bits(d)
+        return [run]
+    _check(scenario)
