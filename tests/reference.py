@@ -2390,8 +2390,11 @@ def nki_isa_activate2(op, data, data_fmt, dst_fmt, imm0, imm1, op0, op1, relu_pa
                       reverse0=False, reverse1=False, reduce_op=None, acc=None):
     """val = data; val = op0(val, imm0) (imm0 op0 val if reverse0); val = op1(val, imm1)
     (likewise), each in float32 (op None = bypass); dst = op(val; relu_param) in float64
-    rounded once to dst_fmt.  acc: float32 [P] registers, folded left to right with the
-    float32-rounded results (reduce_op "add" or "maximum"), updated in place."""
+    rounded once to dst_fmt (relu_param: a number, or one float32 slope per partition).
+    acc: float32 [P] registers, folded left to right with the float32-rounded results,
+    updated in place: reduce_op "add" (float32 sums), "maximum" / "minimum" (IEEE 754-2019),
+    "abs_max" / "abs_min" (SDK 2.33 nl.abs_max / abs_min: acc if |acc| > |y| (< for
+    abs_min) else y); a NaN register ends as the canonical quiet NaN."""
     t = nki_to_f32(data, data_fmt)
     for o, imm, rev in ((op0, imm0, reverse0), (op1, imm1, reverse1)):
         if o is None:
@@ -2399,13 +2402,27 @@ def nki_isa_activate2(op, data, data_fmt, dst_fmt, imm0, imm1, op0, op1, relu_pa
         v = np.asarray(imm, np.float32)
         v = v.reshape(-1, 1) if v.ndim else v
         t = nki_alu(o, v, t) if rev else nki_alu(o, t, v)
-    y = nki_activation_f64(op, t, True, float(np.float32(relu_param)))
+    rp = np.asarray(relu_param, np.float32).reshape(-1)
+    if rp.size == 1:
+        y = nki_activation_f64(op, t, True, float(rp[0]))
+    else:                                    # one slope per partition
+        y = np.concatenate([nki_activation_f64(op, t[p:p + 1], True, float(rp[p]))
+                            for p in range(t.shape[0])])
     if acc is not None:
         y32 = y.astype(np.float32)
         for p in range(t.shape[0]):
             s = np.float32(acc[p])
             for v in y32[p]:
-                s = nki_maximum(s, v)[()] if reduce_op == "maximum" else np.float32(s + v)
+                if reduce_op == "maximum":
+                    s = nki_maximum(s, v)[()]
+                elif reduce_op == "minimum":
+                    s = nki_minimum(s, v)[()]
+                elif reduce_op == "abs_max":
+                    s = s if abs(s) > abs(v) else v
+                elif reduce_op == "abs_min":
+                    s = s if abs(s) < abs(v) else v
+                else:
+                    s = np.float32(s + v)
             acc[p] = _nki_qnan() if np.isnan(s) else s
     return nki_round(y, dst_fmt)
 # ---- end of nki-isa activate2 section ----

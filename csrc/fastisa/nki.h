@@ -288,6 +288,19 @@ static inline float fi_nki_min(float a, float b) {
     return fi_bits_f32(fi_f32_bits(a) | fi_f32_bits(b));
 }
 
+/* The accumulator folds other than the sum (activate2's reduce_op; the SDK 2.33
+ * nki.language docstrings): maximum / minimum as IEEE 754-2019; abs_max(acc, y) = acc if
+ * |acc| > |y| else y, abs_min(acc, y) = acc if |acc| < |y| else y (the original signed
+ * value; a tie or a NaN comparison gives y, as the docstrings' formula reads). */
+static inline float fi_nki_acc_fold(int mode, float s, float y) {
+    switch (mode) {
+    case 2: return fi_nki_min(s, y);
+    case 3: return fabsf(s) > fabsf(y) ? s : y;
+    case 4: return fabsf(s) < fabsf(y) ? s : y;
+    default: return fi_nki_max(s, y);
+    }
+}
+
 /* A signed-integer key that orders non-NaN floats as IEEE totalOrder (-0 < +0). */
 static inline int32_t fi_nki_key(float f) {
     uint32_t u = fi_f32_bits(f);
@@ -549,8 +562,11 @@ typedef struct {
     const uint64_t *lutp;      /* optional table over in0's codes (no stages): bits 0-31 the
                                   float32 (float)act(decode(code)), 32-63 dst's encoding */
     float *acc; ptrdiff_t acc_sp;        /* optional per-partition float32 accumulator */
-    int acc_max;               /* 0: acc += y; 1: acc = maximum(acc, y) (IEEE 754-2019) */
+    int acc_max;               /* 0: acc += y; else acc = fi_nki_acc_fold(acc_max, acc, y):
+                                  1 maximum, 2 minimum (IEEE 754-2019), 3 abs_max, 4 abs_min
+                                  (SDK 2.33 nl.abs_max / abs_min: the signed operand) */
     int threads;               /* OpenMP threads (0: default) */
+    const double *alpha_v;     /* optional: PReLU negative slope per partition (else alpha) */
 } fi_nki_ew;
 
 /* The table path: every element's result depends only on its input code.  Per chunk:
@@ -859,7 +875,7 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
                     if (a->act != FI_ACT_NONE) {
                         double *yr = y[r];
                         int act = a->act;
-                        double al = a->alpha;
+                        double al = a->alpha_v ? a->alpha_v[p] : a->alpha;
                         if (a->scalar_engine) {
                             for (int i = 0; i < n; i++) oor += fi_nki_scalar_out_of_range(act, tr[i]);
                         }
@@ -879,9 +895,13 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
                 if (a->acc) {
                     float s[FI_NKI_G];
                     for (int r = 0; r < g; r++) s[r] = a->acc[(ptrdiff_t)(pg + r) * a->acc_sp];
-                    if (a->acc_max) {
+                    if (a->acc_max == 1) {
                         for (int r = 0; r < g; r++)
                             for (int i = 0; i < n; i++) s[r] = fi_nki_max(s[r], (float)y[r][i]);
+                    } else if (a->acc_max) {
+                        for (int r = 0; r < g; r++)
+                            for (int i = 0; i < n; i++)
+                                s[r] = fi_nki_acc_fold(a->acc_max, s[r], (float)y[r][i]);
                     } else if (g == FI_NKI_G) {
                         for (int i = 0; i < n; i++)
                             for (int r = 0; r < FI_NKI_G; r++) s[r] += (float)y[r][i];
@@ -900,9 +920,13 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
                 if (a->acc) {
                     float s[FI_NKI_G];
                     for (int r = 0; r < g; r++) s[r] = a->acc[(ptrdiff_t)(pg + r) * a->acc_sp];
-                    if (a->acc_max) {
+                    if (a->acc_max == 1) {
                         for (int r = 0; r < g; r++)
                             for (int i = 0; i < n; i++) s[r] = fi_nki_max(s[r], t[r][i]);
+                    } else if (a->acc_max) {
+                        for (int r = 0; r < g; r++)
+                            for (int i = 0; i < n; i++)
+                                s[r] = fi_nki_acc_fold(a->acc_max, s[r], t[r][i]);
                     } else if (g == FI_NKI_G) {
                         for (int i = 0; i < n; i++)
                             for (int r = 0; r < FI_NKI_G; r++) s[r] += t[r][i];
@@ -1395,10 +1419,77 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
 /* dma_compute's add: dst[i] = ((s0[i] + s1[i]) + s2[i]) + ... in float32 (each source
  * decoded exactly, one rounding per addition), rounded once to dst's format; n elements,
  * every operand contiguous.  One pass in chunks of 2048 that stay in L1; dst may be one of
- * the sources (each chunk is read completely before it is written). */
+ * the sources (each chunk is read completely before it is written).
+ * Every operand float32 (the common case): fi_nki_dma_sum_f32, the same additions in the
+ * same order on the float32 values directly (no decode / encode copies), compiled for
+ * AVX-512 / AVX2 / the baseline (chosen at load time; additions are IEEE either way, so
+ * the bits do not depend on the clone). */
 #define FI_NKI_SUM_CH 2048
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static FI_NKI_NOINLINE void fi_nki_dma_sum_f32(float *dst, const float *const *src, int ns,
+                                               ptrdiff_t lo, ptrdiff_t n) {
+    int alias = 0;
+    for (int k = 0; k < ns; k++) alias |= src[k] == dst;
+    if (!alias && ns >= 2 && ns <= 4) {     /* no source is dst: one fused pass, no buffer */
+        float *restrict d = dst;
+        const float *restrict a = src[0], *restrict b = src[1];
+        if (ns == 2) {
+            for (ptrdiff_t i = lo; i < n; i++) d[i] = a[i] + b[i];
+        } else if (ns == 3) {
+            const float *restrict c = src[2];
+            for (ptrdiff_t i = lo; i < n; i++) d[i] = (a[i] + b[i]) + c[i];
+        } else {
+            const float *restrict c = src[2], *restrict e = src[3];
+            for (ptrdiff_t i = lo; i < n; i++) d[i] = ((a[i] + b[i]) + c[i]) + e[i];
+        }
+        return;
+    }
+    float acc[FI_NKI_SUM_CH];
+    for (ptrdiff_t i0 = lo; i0 < n; i0 += FI_NKI_SUM_CH) {
+        int c = n - i0 < FI_NKI_SUM_CH ? (int)(n - i0) : FI_NKI_SUM_CH;
+        const float *a = src[0] + i0;
+        if (ns == 1) {
+            memcpy(acc, a, (size_t)c * sizeof(float));
+        } else {
+            const float *b = src[1] + i0;
+            for (int i = 0; i < c; i++) acc[i] = a[i] + b[i];
+            for (int k = 2; k < ns; k++) {
+                const float *x = src[k] + i0;
+                for (int i = 0; i < c; i++) acc[i] = acc[i] + x[i];
+            }
+        }
+        memcpy(dst + i0, acc, (size_t)c * sizeof(float));
+    }
+}
+
 static inline void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src,
-                                  const int *fmt, const int *isz, int ns, ptrdiff_t n) {
+                                  const int *fmt, const int *isz, int ns, ptrdiff_t n,
+                                  int nt) {
+    int all32 = dfmt == FI_FLOAT32;
+    for (int k = 0; k < ns && all32; k++) all32 = fmt[k] == FI_FLOAT32;
+    if (all32) {
+#ifdef FASTISA_OPENMP
+        /* a large sum: contiguous pieces of whole chunks, one per thread (each element's
+         * additions are the same whoever does them) */
+        if (n >= (1 << 16) && nt != 1) {
+            int T = nt > 0 ? nt : omp_get_max_threads();
+            ptrdiff_t nch = (n + FI_NKI_SUM_CH - 1) / FI_NKI_SUM_CH;
+#pragma omp parallel for schedule(static) num_threads(T)
+            for (int t = 0; t < T; t++) {
+                ptrdiff_t lo = nch * t / T * FI_NKI_SUM_CH, hi = nch * (t + 1) / T * FI_NKI_SUM_CH;
+                if (hi > n) hi = n;
+                if (lo < hi) fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, lo, hi);
+            }
+            return;
+        }
+#else
+        (void)nt;
+#endif
+        fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, 0, n);
+        return;
+    }
     float acc[FI_NKI_SUM_CH], t[FI_NKI_SUM_CH];
     for (ptrdiff_t i0 = 0; i0 < n; i0 += FI_NKI_SUM_CH) {
         int c = n - i0 < FI_NKI_SUM_CH ? (int)(n - i0) : FI_NKI_SUM_CH;

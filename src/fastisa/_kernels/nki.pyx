@@ -32,19 +32,21 @@ cdef inline void _view(object arr, const void **ptr, Py_ssize_t *sp, Py_ssize_t 
 def elementwise(dst, int dst_fmt, in0, int in0_fmt, in1, int in1_fmt, stages,
                 int raw=0, int bitvec=0, int act=0, int scalar_engine=0, double alpha=0.0,
                 lut=None, acc=None, int acc_max=0, int threads=0, lutp=None,
-                int intmode=0):
+                int intmode=0, alpha_vec=None):
     """Run one elementwise instruction; returns the count of inputs outside ScalarE's range.
 
     dst, in0, in1: 2-D arrays [P, F] (in1 may be None).  stages: two tuples
     ``(op, rev, tensor, fvec, uvec)`` where fvec is a float32 [P] (or [1]) array of
     per-partition operands and uvec a uint32 one (either may be None).  lutp: uint64 table
     indexed by in0's code (bits 0-31: the float32 result, 32-63: dst's code), or None.
-    acc: float32 [P] accumulator, or None.
+    acc: float32 [P] accumulator, or None; acc_max: its fold (0 sum, 1 maximum, 2 minimum,
+    3 abs_max, 4 abs_min).  alpha_vec: float64 [P] PReLU slopes (one per row), or None
+    (``alpha`` for every row).
     """
     cdef fi_nki_ew a
     cdef const void *p
     cdef Py_ssize_t sp, sf
-    cdef cnp.ndarray fv, uv, lt, ac, lf
+    cdef cnp.ndarray fv, uv, lt, ac, lf, av
     cdef int64_t r
     memset(&a, 0, sizeof(a))
     a.P = dst.shape[0]
@@ -100,6 +102,12 @@ def elementwise(dst, int dst_fmt, in0, int in0_fmt, in1, int in1_fmt, stages,
         a.acc_sp = 1
         a.acc_max = acc_max
     a.threads = threads
+    if alpha_vec is not None:
+        av = np.ascontiguousarray(alpha_vec, dtype=np.float64)
+        if av.shape[0] != a.P:
+            raise ValueError("elementwise: alpha_vec must hold one slope per row")
+        keep.append(av)
+        a.alpha_v = <const double *>cnp.PyArray_DATA(av)
     with nogil:
         r = fi_nki_elementwise(&a)
     return r
@@ -194,10 +202,11 @@ def uniform_u32(const unsigned int[::1] w):
     return -1 if diff else <long long>v
 
 
-def dma_sum(dst, int dfmt, srcs, fmts):
+def dma_sum(dst, int dfmt, srcs, fmts, int threads=1):
     """dst[i] = ((srcs[0][i] + srcs[1][i]) + ...) in float32, rounded once to format dfmt.
     dst and every source: C-contiguous arrays with the same element count (at most 16
-    sources; fmts their format codes)."""
+    sources; fmts their format codes).  threads: OpenMP threads for a large all-float32
+    sum (0: OpenMP's default); the bits do not depend on it."""
     cdef const void *sp[16]
     cdef int fm[16]
     cdef int isz[16]
@@ -219,7 +228,7 @@ def dma_sum(dst, int dfmt, srcs, fmts):
     cdef void *dp = cnp.PyArray_DATA(d)
     cdef int disz = cnp.PyArray_ITEMSIZE(d)
     with nogil:
-        fi_nki_dma_sum(dp, dfmt, disz, sp, fm, isz, ns, n)
+        fi_nki_dma_sum(dp, dfmt, disz, sp, fm, isz, ns, n, threads)
 
 
 def encode_f64(int fmt, const double[::1] x, out):

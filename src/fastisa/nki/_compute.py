@@ -350,7 +350,7 @@ _PLAN_CAPTURE = threading.local()
 
 def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=False,
             bitvec=False, act=None, scalar_engine=False, alpha=0.0, acc=None, acc_max=False,
-            lut_ok=False, intmode=False):
+            lut_ok=False, intmode=False, alpha_vec=None):
     """Run the elementwise kernel on NkiTensors (any free rank).  Returns #out-of-range."""
     cap = getattr(_PLAN_CAPTURE, "calls", None)
     if cap is not None:     # fastisa.nki._plan is recording this call's plan
@@ -361,7 +361,7 @@ def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=Fal
     s1 = None if in1 is None else _unalias(_rows(in1), d)
     lutp = None
     act_code = 0 if act is None else act.act
-    if (act is not None and lut_ok and in0.dtype.itemsize <= 2 and in0.dtype.kind != "packed"
+    if (act is not None and lut_ok and alpha_vec is None and in0.dtype.itemsize <= 2 and in0.dtype.kind != "packed"
             and d.size >= (1 << 17) and stages[0][0] == 0 and stages[1][0] == 0
             and not acc_max and dst.dtype.kind != "packed"
             and not (scalar_engine and act.scalar_range != (-math.inf, math.inf, False))):
@@ -370,7 +370,8 @@ def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=Fal
                         0 if in1 is None else in1.dtype.code, stages, raw=int(raw),
                         bitvec=int(bitvec), act=act_code, scalar_engine=int(scalar_engine),
                         alpha=float(alpha), acc=acc, acc_max=int(acc_max),
-                        threads=_threads(), lutp=lutp, intmode=int(intmode))
+                        threads=_threads(), lutp=lutp, intmode=int(intmode),
+                        alpha_vec=alpha_vec)
     if commit is not None:
         commit()
     return oor

@@ -151,9 +151,9 @@ class NkiTensor:
 
     # -- views ----------------------------------------------------------------------
     def __getitem__(self, key) -> "NkiTensor":
-        if type(key) is tuple:          # the common form first (issue 15): in-range slices
-            # (and, in HBM, non-negative integers: on-chip integers keep the partition dim,
-            # and Beta 1 block tensors have their own rule -- the general path does those)
+        if self.__class__ is NkiTensor:  # the common form first (issue 15): in-range slices
+            # (and, in HBM, integers: on-chip integers keep the partition dim, and Beta 1
+            # block tensors have their own rule -- the general path does those)
             onchip = self.buffer.on_chip
             if not onchip or (self.data.ndim >= 2
                               and not (BLOCK_PDIM._d and BLOCK_PDIM.get(self.data, 0))):
@@ -754,35 +754,42 @@ _new_tensor = object.__new__
 
 
 def _plain_view(d, key, ints=True):
-    """``d[key]`` when ``key`` is a tuple of at most ``d.ndim`` plain slices (no step, int or
-    None bounds with 0 <= start <= stop <= size) and non-negative in-range ints, at least
-    one of them a slice -- what :func:`_normalize_key` would accept unchanged; else None
-    (the general path checks and explains)."""
+    """``d[key]`` when ``key`` is an int, a slice or a tuple of them (ints and None as the
+    slices' fields, positive steps) whose every bound :func:`_normalize_key` accepts
+    unchanged; else None (the general path then checks, explains or raises AccessError).
+    ``ints=False`` (on-chip tensors) takes slices only.  The same view as the general path:
+    a tuple of ints gets ``...`` appended (a 0-d view, not a scalar)."""
+    if key.__class__ is not tuple:
+        key = (key,)
     shape = d.shape
     if len(key) > len(shape):
         return None
-    sliced = False
+    all_ints = True
     for ax, k in enumerate(key):
-        tk = type(k)
-        if tk is slice:
-            if k.step is not None:
+        c = k.__class__
+        if c is slice:
+            all_ints = False
+            st = k.step
+            if st is not None and (st.__class__ is not int or st <= 0):
                 return None
             a, b = k.start, k.stop
+            dim = shape[ax]
             if a is None:
                 a = 0
-            elif type(a) is not int:
+            elif a.__class__ is not int:
                 return None
             if b is None:
-                b = shape[ax]
-            elif type(b) is not int:
+                b = dim
+            elif b.__class__ is not int:
                 return None
-            if not 0 <= a <= b <= shape[ax]:
+            if not 0 <= a <= b <= dim:
                 return None
-            sliced = True
-        elif not ints or tk is not int or not 0 <= k < shape[ax]:
+        elif c is int and ints:
+            if not -shape[ax] <= k < shape[ax]:
+                return None
+        else:
             return None
-    return d[key] if sliced else None
-
+    return d[key + (Ellipsis,)] if all_ints else d[key]
 
 def _index_arrays(key, shape, name):
     """Legacy NKI index expressions (``nl.arange`` / ``nl.mgrid`` arrays, tiles as indices).
