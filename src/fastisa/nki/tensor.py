@@ -152,7 +152,7 @@ class NkiTensor:
     # -- views ----------------------------------------------------------------------
     def __getitem__(self, key) -> "NkiTensor":
         if type(key) is tuple:          # the common form first (issue 15): in-range slices
-            v = _plain_view(self.data, key)      # and non-negative integers, a view
+            v = _plain_view(self.data, key, self.buffer.on_chip)   # and integers, a view
             if v is not None:
                 t = _new_tensor(NkiTensor)
                 t.data, t.dtype, t.buffer, t.name = v, self.dtype, self.buffer, self.name
@@ -576,14 +576,25 @@ def _affine(a: np.ndarray):
 _new_tensor = object.__new__
 
 
-def _plain_view(d, key):
+def _plain_view(d, key, onchip=False):
     """``d[key]`` when ``key`` is a tuple of at most ``d.ndim`` plain slices (no step, int or
     None bounds with 0 <= start <= stop <= size) and non-negative in-range ints, at least
-    one of them a slice -- what :func:`_normalize_key` would accept unchanged; else None
-    (the general path checks and explains)."""
+    one of them a slice -- what :func:`_normalize_key` would accept unchanged -- and, for an
+    on-chip tensor, where numpy's result is what the on-chip rules give (no integer on the
+    partition dim, at least two dims left, not a Beta 1 block tensor); else None (the
+    general path checks, explains and applies those rules)."""
     shape = d.shape
     if len(key) > len(shape):
         return None
+    if onchip:
+        if not key or type(key[0]) is not slice or BLOCK_PDIM._d:
+            return None
+        n_slices = len(shape) - len(key)
+        for k in key:
+            if type(k) is slice:
+                n_slices += 1
+        if n_slices < 2:
+            return None
     sliced = False
     for ax, k in enumerate(key):
         tk = type(k)
