@@ -791,6 +791,7 @@ def _plain_view(d, key, ints=True):
             return None
     return d[key + (Ellipsis,)] if all_ints else d[key]
 
+
 def _index_arrays(key, shape, name):
     """Legacy NKI index expressions (``nl.arange`` / ``nl.mgrid`` arrays, tiles as indices).
 
