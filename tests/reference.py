@@ -1254,10 +1254,12 @@ def nki_alu(op, a, b=None):
         if op == "power":
             a, b = np.broadcast_arrays(a, b)
             return _nki_pow(a, b)
-        if op == "abs_max":
-            return nki_maximum(np.abs(a), np.abs(b))
-        if op == "abs_min":
-            return nki_minimum(np.abs(a), np.abs(b))
+        if op == "abs_max":     # SDK 2.33 nl.abs_max: x if |x| > |y| else y (signed)
+            a, b = np.broadcast_arrays(a, b)
+            return np.where(np.abs(a) > np.abs(b), a, b).astype(np.float32)
+        if op == "abs_min":     # SDK 2.33 nl.abs_min: x if |x| < |y| else y (signed)
+            a, b = np.broadcast_arrays(a, b)
+            return np.where(np.abs(a) < np.abs(b), a, b).astype(np.float32)
         if op == "abs":
             return np.abs(a)
         if op == "square":
