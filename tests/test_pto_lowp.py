@@ -796,3 +796,23 @@ def test_tmov_fixpipe_forms():
     assert np.array_equal(r.data, np.maximum(f.data, 0))
     with pytest.raises(errors.ConstraintError, match="TMOV: src.loc must be TileType.Acc"):
         pto.TMOV(d, pto.Tile(V, "int32", 8, 16), 1)
+
+
+@pytest.mark.parametrize("fmt,big", [("float8_e4m3fn", 448.0), ("float8_e5m2", 57344.0),
+                                     ("hifloat8", 32768.0)])
+def test_tcvt_fp8_saturation_modes(fmt, big):
+    """satMode ON clamps to +-max finite (NaN -> 0); OFF is the form without satMode (inf or
+    NaN on overflow) -- the documented reading, module doc of fastisa.pto._cvt_lowp."""
+    x = np.array([[1e6, -1e6, np.inf, -np.inf, np.nan, 1.0, -0.0, big] * 4], np.float32)
+    s = pto.Tile(V, "float32", 1, 32)
+    s.data[:] = x
+    on, off, plain = (pto.Tile(V, fmt, 1, 32) for _ in range(3))
+    pto.TCVT(on, s, "RINT", satMode="ON")
+    pto.TCVT(off, s, "RINT", satMode="OFF")
+    pto.TCVT(plain, s, "RINT")
+    t = _table(fmt)
+    v_on = t[on.data.view(np.uint8)[0, :8]]
+    assert v_on[:4].tolist() == [big, -big, big, -big] and v_on[4] == 0 and v_on[5] == 1.0
+    assert off.data.tobytes() == plain.data.tobytes()
+    v_off = t[off.data.view(np.uint8)[0, :8]]
+    assert not np.isfinite(v_off[:5]).any()
