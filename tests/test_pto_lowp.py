@@ -637,14 +637,16 @@ def test_tquant_int8_sym_and_asym():
 
 
 def test_tquant_docs_vs_simulator_reading():
-    """With an integral offset the docs' round(x*s) + offset and the simulator's
-    nearbyint(x*s + offset) agree; they differ for a half-integral offset."""
+    """The docs' rint(x*s) + offset and the simulator's nearbyint(x*s + offset) differ when
+    x*s is half-way and the offset is odd; they agree otherwise (integral offsets)."""
     x = np.full((1, 32), 0.25, np.float32)
     src = pto.Tile(V, "float32", 1, 32)
     src.data[:] = x
     u = pto.Tile(V, "uint8", 1, 32)
     pto.TQUANT(u, src, _col([2.0]), _col([3.0]))          # rint(0.5) + 3 = 3 (sim: rint(3.5)=4)
     assert (u.data == 3).all()
+    pto.TQUANT(u, src, _col([2.0]), _col([4.0]))          # rint(0.5) + 4 = 4 = rint(4.5): agree
+    assert (u.data == 4).all()
     pto.TQUANT(u, src, _col([4.0]), _col([3.0]))          # rint(1) + 3 = 4 = rint(4): agree
     assert (u.data == 4).all()
 
