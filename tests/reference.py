@@ -1886,7 +1886,7 @@ def nki_isa_sequence_bounds(ids):
         while b < n - 1 and ids[b + 1] == v:
             b += 1
         st.append(a)
-        en.append(b)
+        en.append(b + 1)    # exclusive (the SDK test's NumPy equivalent; nkisamp fix)
     return np.array([[st, en]])
 # ---- end of nki-isa family (part 1) ----
 
@@ -2718,3 +2718,122 @@ def pto_fixpipe(acc, mode, relu=False, scalar=None, words=None):
             out[r, c] = np.array(y, np.float32).astype(out_dt)
     return out
 # ---- end of ptocomm section ----
+
+
+# ======================================================================================
+# nkiexp: nki.collectives (SDK 2.33 nki/api/nki/collectives/__init__.py).  Arrays are the
+# ranks' tensors in replica sub-group list order; the reduction order (folded left in list
+# order, each partial rounded to the dtype) is fastisa's documented choice.
+# ======================================================================================
+def nki_cc_reduce(op, arrays):
+    """op in "add" / "minimum" / "maximum"; float dtypes through float32, one rounding per
+    partial; integer dtypes exact, wrapped to the width."""
+    acc = np.array(arrays[0])
+    for a in arrays[1:]:
+        if np.issubdtype(acc.dtype, np.integer):
+            x, y = acc.astype(np.int64), np.asarray(a).astype(np.int64)
+        else:
+            x, y = acc.astype(np.float32), np.asarray(a).astype(np.float32)
+        r = {"add": np.add, "minimum": np.minimum, "maximum": np.maximum}[op](x, y)
+        acc = r.astype(acc.dtype)
+    return acc
+
+
+def nki_cc_all_gather(arrays, dim):
+    return np.concatenate(arrays, axis=dim)
+
+
+def nki_cc_reduce_scatter(op, arrays, pos):
+    red = nki_cc_reduce(op, arrays)
+    n = len(arrays)
+    c = red.shape[0] // n
+    return red[pos * c:(pos + 1) * c]
+
+
+def nki_cc_all_to_all(arrays, pos):
+    n = len(arrays)
+    c = arrays[0].shape[0] // n
+    return np.concatenate([a[pos * c:(pos + 1) * c] for a in arrays], axis=0)
+# ---- end of nkiexp nki.collectives section ----
+
+
+# ======================================================================================
+# nkisamp: nki.language-only math functions and masked reductions (issue 11; SDK 2.33
+# nki/api/nki/language/__init__.py divide / mod / fmod / floor / ceil / trunc, "similar
+# to" numpy's; the NKI Beta 1 masking rules of nki.api.shared "Masking")
+# ======================================================================================
+def nki_lang_math(op, a, b=None):
+    """``nl.<op>`` on float32 values, in float32 (one IEEE operation, round to nearest even):
+    divide a / b; mod numpy's float32 remainder (sign of b); fmod C fmod (sign of a);
+    floor / ceil / trunc exact.  Written element by element from the definitions."""
+    a = np.asarray(a, np.float32)
+    if b is not None:
+        a, b = np.broadcast_arrays(a, np.asarray(b, np.float32))
+    out = np.empty(a.shape, np.float32)
+    for i in np.ndindex(a.shape):
+        x = float(a[i])
+        if op in ("floor", "ceil", "trunc"):
+            if not math.isfinite(x):
+                out[i] = x
+            else:
+                r = {"floor": math.floor, "ceil": math.ceil, "trunc": math.trunc}[op](x)
+                out[i] = math.copysign(float(r), x) if r == 0 else float(r)
+            continue
+        y = float(b[i])
+        with np.errstate(all="ignore"):
+            if op == "divide":
+                # float64 division of two float32 values, then one rounding to float32, is
+                # the correctly rounded float32 quotient (53 >= 2 * 24 + 2 bits)
+                if y == 0.0:
+                    out[i] = np.float32(np.nan if (x == 0.0 or math.isnan(x)) else
+                                        math.copysign(math.inf, x) * math.copysign(1.0, y))
+                else:
+                    out[i] = np.float32(x / y)
+            elif op == "fmod":
+                bad = y == 0.0 or not math.isfinite(x) or math.isnan(y)
+                out[i] = np.float32(np.nan) if bad else np.float32(math.fmod(x, y))
+            elif op == "mod":
+                if y == 0.0 or not math.isfinite(x) or math.isnan(y):
+                    out[i] = np.float32(np.nan)
+                else:
+                    m = math.fmod(x, y)     # exact
+                    if m != 0.0:
+                        if (y < 0) != (m < 0):
+                            m += y          # rounds once (float64 sum of two float32 values
+                            #                 is exact; the float32 cast is the one rounding)
+                    else:
+                        m = math.copysign(0.0, y)
+                    out[i] = np.float32(m)
+            else:
+                raise ValueError(op)
+    return out
+
+
+def nki_masked_reduce(x, op, axes, mask):
+    """A reduction over ``axes`` of float32 ``x`` taking only the elements where ``mask``
+    (broadcast to x) holds, folded left to right in row-major order of the reduced axes;
+    returns (values, written) where ``written`` is False for results with no active input."""
+    x = np.asarray(x, np.float32)
+    m = np.broadcast_to(np.asarray(mask, bool), x.shape)
+    kept = [a for a in range(x.ndim) if a not in axes]
+    xt = np.transpose(x, kept + list(axes)).reshape([x.shape[a] for a in kept] + [-1])
+    mt = np.transpose(m, kept + list(axes)).reshape(xt.shape)
+    vals = np.zeros(xt.shape[:-1], np.float32)
+    written = np.zeros(xt.shape[:-1], bool)
+    for i in np.ndindex(xt.shape[:-1]):
+        acc = None
+        for v, on in zip(xt[i], mt[i]):
+            if not on:
+                continue
+            if acc is None:
+                acc = np.float32(v)
+            elif op == "add":
+                acc = np.float32(acc + v)
+            elif op == "maximum":
+                acc = nki_maximum(acc, v)[()]
+            else:
+                raise ValueError(op)
+        if acc is not None:
+            vals[i], written[i] = acc, True
+    return vals, written
+# ---- end of nkisamp section ----
