@@ -599,3 +599,55 @@ def _tassign_cases(rng, f4, cases):
 
 
 SELF["tassign"] = _tassign
+
+
+# ---- tquant (branch ptolowp): the INT8 forms against the simulator ----------------------
+def _tquant(root, rng):
+    """tests/cpu/st/testcase/tquant: the INT8_SYM / INT8_ASYM cases (per-row scale and
+    offset, the test's shapes and value patterns plus random ones) with the simulator as the
+    golden; fastisa follows docs/isa/TQUANT.md (``rint(x * scale) + offset``, scale read as
+    the reciprocal), the simulator computes ``nearbyint(x * scale + offset)``: they differ
+    where ``x * scale`` is exactly half-way and the offset odd (the test's own INT8_ASYM
+    pattern: 18 of 128 elements; fastisa follows the docs, so that case fails here by
+    design).  The MX cases (MXFP8 / MXFP4, OCP and NV scale algorithms,
+    ZZ exponent reorder) are listed as not run: fastisa does not implement the MX forms."""
+    specs = []
+    cases_def = [(4, 32, False, "pattern"), (4, 32, True, "pattern"), (8, 64, False, "random"),
+                 (8, 64, True, "random")]
+    for k, (R, Cc, asym, kind) in enumerate(cases_def):
+        fs, fsc, fo, fout = f"in{k}_0.bin", f"in{k}_1.bin", f"in{k}_2.bin", f"out{k}_0.bin"
+        if kind == "pattern":              # the C++ test's values
+            src = np.array([[((r - 1) * 17 + c) * np.float32(0.2) for c in range(Cc)]
+                            for r in range(R)], np.float32)
+            sc = np.array([4.0 - 0.5 * r for r in range(R)], np.float32)
+            off = np.array([120.0 + r for r in range(R)], np.float32)
+        else:
+            src = rng.uniform(-80, 80, (R, Cc)).astype(np.float32)
+            sc = rng.uniform(0.25, 3.0, R).astype(np.float32)
+            off = rng.integers(0, 200, R).astype(np.float32)
+        call = f"quant<{R}, {Cc}, {'true' if asym else 'false'}>({k})"
+        P = -(-R // 8) * 8                 # the parameter tiles' rows (32-byte columns)
+        sc, off = np.resize(sc, P), np.resize(off, P)
+
+        def fn(inp, R=R, Cc=Cc, asym=asym, fs=fs, fsc=fsc, fo=fo, fout=fout, P=P):
+            s = pto.Tile(V, "float32", R, Cc)
+            s.data[:] = inp[fs].reshape(R, Cc)
+            scale = pto.Tile(V, "float32", P, 1, blayout=CM, valid_row=R)
+            scale.data[:, 0] = inp[fsc]
+            offset = pto.Tile(V, "float32", P, 1, blayout=CM, valid_row=R)
+            offset.data[:, 0] = inp[fo]
+            d = pto.Tile(V, "uint8" if asym else "int8", R, Cc)
+            pto.TQUANT(d, s, scale, offset if asym else None)
+            return {fout: d.data.copy()}
+        specs.append((f"INT8_{'ASYM' if asym else 'SYM'}_{R}x{Cc}_{kind}", call,
+                      {fs: src.reshape(-1), fsc: sc, fo: off},
+                      {fout: np.dtype(np.uint8 if asym else np.int8)}, fn))
+    cases, secs = _cpp_cases(root, "tquant", specs)
+    for name in ("MXFP8 OCP / NV", "MXFP8 boundary patterns", "MXFP4_E2M1 OCP / NV",
+                 "MXFP8 ZZ exponent store"):
+        cases.append((name, None, "TQUANT MX forms (not implemented: stochastic final cast)",
+                      None))
+    return cases, secs
+
+
+SELF["tquant"] = _tquant
