@@ -63,6 +63,9 @@ enum {
     FI_ALU_INVERT, FI_ALU_AND, FI_ALU_OR, FI_ALU_XOR, FI_ALU_SHL, FI_ALU_SHR,
     /* select: t = (in1 != 0) != rev ? t : the per-partition scalar (select_reduce ...) */
     FI_ALU_SELECT,
+    /* nki.language-only (no nki.isa op= in SDK 2.33's Table 8; fastisa.nki.tiles uses them
+     * for nl.divide / nl.mod / nl.fmod and the unary nl.floor / nl.ceil / nl.trunc) */
+    FI_ALU_DIV, FI_ALU_MOD, FI_ALU_FMOD, FI_ALU_FLOOR, FI_ALU_CEIL, FI_ALU_TRUNC,
     FI_ALU_COUNT
 };
 
@@ -312,6 +315,19 @@ static inline int16_t fi_nki_key16(uint16_t c) {
     return (int16_t)(c ^ ((uint16_t)((int16_t)c >> 15) >> 1));
 }
 
+/* numpy's float32 remainder (npy_divmodf): fmod, then moved to the divisor's sign;
+ * a zero remainder takes the divisor's sign. */
+static inline float fi_nki_mod(float a, float b) {
+    float m = fmodf(a, b);
+    if (b == 0.0f) return m;
+    if (m != 0.0f) {
+        if ((b < 0.0f) != (m < 0.0f)) m += b;
+    } else {
+        m = copysignf(0.0f, b);
+    }
+    return m;
+}
+
 static inline float fi_nki_alu(int op, float a, float b) {
     switch (op) {
     case FI_ALU_ADD: return a + b;
@@ -336,6 +352,12 @@ static inline float fi_nki_alu(int op, float a, float b) {
     case FI_ALU_RELU: return (a != a) ? a : (a > 0.0f ? a : 0.0f);
     case FI_ALU_RSQRT: return (float)(1.0 / sqrt((double)a));
     case FI_ALU_RECIP: return 1.0f / a;
+    case FI_ALU_DIV: return a / b;
+    case FI_ALU_MOD: return fi_nki_mod(a, b);
+    case FI_ALU_FMOD: return fmodf(a, b);
+    case FI_ALU_FLOOR: return floorf(a);
+    case FI_ALU_CEIL: return ceilf(a);
+    case FI_ALU_TRUNC: return truncf(a);
     default: return a;
     }
 }
@@ -373,7 +395,9 @@ static inline void fi_nki_stage(int op, int rev, float *t, const float *b, int b
     case FI_ALU_MUL: FI_NKI_STAGE_LOOP(a * c); break;
     case FI_ALU_MAX: FI_NKI_STAGE_LOOP(fi_nki_max(a, c)); break;
     case FI_ALU_MIN: FI_NKI_STAGE_LOOP(fi_nki_min(a, c)); break;
+    case FI_ALU_DIV: FI_NKI_STAGE_LOOP(a / c); break;
     case FI_ALU_ABS: case FI_ALU_SQUARE: case FI_ALU_RELU: case FI_ALU_RSQRT: case FI_ALU_RECIP:
+    case FI_ALU_FLOOR: case FI_ALU_CEIL: case FI_ALU_TRUNC:
         for (int i = 0; i < n; i++) t[i] = fi_nki_alu(op, t[i], 0.0f);
         break;
     default: FI_NKI_STAGE_LOOP(fi_nki_alu(op, a, c)); break;

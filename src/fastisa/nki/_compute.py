@@ -210,6 +210,10 @@ def _op(instr, param, op, *, kinds=None, activation=False):
     if activation and not op.is_activation:
         raise ConstraintError(f"{instr}: {param} must be an activation function (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "
                               f"Table 9), got {op!r}")
+    if not op.isa and not getattr(_LANGUAGE, "on", False):
+        raise ConstraintError(f"{instr}: {param} {op!r} is an nki.language function, not an "
+                              f"nki.isa operator (SDK 2.33's Table 8, nki/api/nki.api.shared.rst, "
+                              f"lists no such ALU op); call {op!r}(x, ...) on tiles instead")
     if not activation and not op.is_operator:
         raise ConstraintError(f"{instr}: {param} must be a math operator (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 8), "
                               f"got {op!r}")
@@ -316,6 +320,10 @@ def _stage(op, rev=False, tensor=False, fvec=None, uvec=None):
 
 _NO_STAGE = (0, 0, 0, None, None)
 
+
+#: Per thread: ``on`` while fastisa.nki.tiles runs an nki.language-only function
+#: (``nl.divide`` ...) on tensor_scalar / tensor_tensor (see fastisa.nki.ops.LANGUAGE_ONLY).
+_LANGUAGE = threading.local()
 
 #: Per thread: a list while fastisa.nki._plan records the kernel calls of one instruction.
 _PLAN_CAPTURE = threading.local()

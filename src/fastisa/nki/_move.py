@@ -226,7 +226,9 @@ def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int
 
 
 # ---- tensor_copy_predicated ------------------------------------------------------------
-_PRED_DTYPES = ("uint8", "uint16", "uint32")
+#: bool_ is "boolean stored as uint8" (nki.api.shared.rst, data types): a uint8 predicate
+#: (a host numpy bool array passed to a kernel arrives as bool_, as in the SDK's own tests)
+_PRED_DTYPES = ("uint8", "uint16", "uint32", "bool_")
 
 
 def tensor_copy_predicated(dst: NkiTensor, src: NkiTensor | Real, predicate: NkiTensor,
@@ -241,8 +243,8 @@ def tensor_copy_predicated(dst: NkiTensor, src: NkiTensor | Real, predicate: Nki
     ----------
     dst : NkiTensor [P, ...] in SBUF / PSUM, any dtype.
     src : NkiTensor with dst's dtype, partitions and elements per partition, or a number.
-    predicate : NkiTensor uint8 / uint16 / uint32 with dst's partitions and elements per
-        partition; src and predicate not both in PSUM.
+    predicate : NkiTensor uint8 / uint16 / uint32 (or bool_, stored as uint8) with dst's
+        partitions and elements per partition; src and predicate not both in PSUM.
     reverse_pred : bool, copy where the predicate is 0 instead.
 
     Raises
@@ -257,7 +259,7 @@ def tensor_copy_predicated(dst: NkiTensor, src: NkiTensor | Real, predicate: Nki
     _tensor_any(instr, "dst", dst)
     _tensor_any(instr, "predicate", predicate)
     if predicate.dtype.name not in _PRED_DTYPES:
-        raise ConstraintError(f"{instr}: predicate dtype must be uint8, uint16 or uint32, got "
+        raise ConstraintError(f"{instr}: predicate dtype must be uint8, uint16, uint32 or bool_, got "
                               f"{predicate.dtype.name}")
     _c._same_shape(instr, "dst", dst, "predicate", predicate)
     if not isinstance(reverse_pred, (bool, np.bool_)):
@@ -485,8 +487,9 @@ def sequence_bounds(dst: NkiTensor, segment_ids: NkiTensor, name: str | None = N
     """Per element, the [start, end] of the segment it belongs to (GpSimd engine).
 
     ``segment_ids`` is [1, n]; the segment of element i is the maximal run of equal ids
-    containing i.  ``dst[0, 0, i]`` = the run's first index, ``dst[0, 1, i]`` = its last
-    index (inclusive); an element with id 0 (padding) gets start ``n`` and end ``-1``.
+    containing i.  ``dst[0, 0, i]`` = the run's first index, ``dst[0, 1, i]`` = one past its
+    last index (exclusive, as Python ranges); an element with id 0 (padding) gets start
+    ``n`` and end ``-1``.
     Values are written in dst.dtype (float32 exactly, as n < 2**24 is required).
 
     Parameters
@@ -499,8 +502,11 @@ def sequence_bounds(dst: NkiTensor, segment_ids: NkiTensor, name: str | None = N
     ConstraintError : a rule above is broken (including a negative id).
 
     Cost: GpSimd ``150 + n`` (fastisa's estimate).  Source: aws-neuron-sdk
-    ``nki/api/nki/isa/__init__.py``, ``sequence_bounds`` (its NumPy equivalent is not
-    in the public text; the "end" is read as inclusive).
+    ``nki/api/nki/isa/__init__.py``, ``sequence_bounds`` (the docstring does not say
+    whether the end is inclusive; the NumPy equivalent it cites, in the SDK's
+    ``nki/test/test_nki_isa_sequence_bounds.py``, and that test's example
+    ``[0, 1, 1, 2, 2, 2, 0, 3, 3] -> starts [9, 1, 1, 3, 3, 3, 9, 7, 7], ends [-1, 3, 3, 6,
+    6, 6, -1, 9, 9]`` make it exclusive; fastisa read it as inclusive before, off by one).
     """
     instr = "sequence_bounds"
     _tensor_any(instr, "dst", dst, ("sbuf",))
@@ -528,7 +534,7 @@ def sequence_bounds(dst: NkiTensor, segment_ids: NkiTensor, name: str | None = N
     change[1:] = ids[1:] != ids[:-1]
     run = np.cumsum(change) - 1
     starts = np.nonzero(change)[0]
-    ends = np.append(starts[1:] - 1, n - 1)
+    ends = np.append(starts[1:], n)          # one past the run's last index
     st = starts[run].astype(np.int64)
     en = ends[run].astype(np.int64)
     pad = ids == 0
