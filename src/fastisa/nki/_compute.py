@@ -123,6 +123,24 @@ def _threads() -> int:
     return _DEFAULT_THREADS[0]
 
 
+_MM_THREADS = []           # nc_matmul's default, decided once
+
+
+def _mm_threads() -> int:
+    """Threads of nc_matmul's kernel: :data:`THREADS` (or ``FASTISA_THREADS``) when set,
+    else every CPU, chosen from the work size rather than the load: a matmul of >= 2^21
+    multiply-adds (one [128, 128] x [128, 512] tile is 2^23) hands its 64-column panels
+    out to the threads one at a time, so a thread the load holds back delays the others
+    by at most one panel (numpy's BLAS, the benchmark's reference, also uses every CPU).
+    Results never depend on it."""
+    if THREADS is not None:
+        return int(THREADS)
+    if not _MM_THREADS:
+        env = os.environ.get("FASTISA_THREADS", "").strip()
+        _MM_THREADS.append(int(env) if env.isdigit() else (os.cpu_count() or 1))
+    return _MM_THREADS[0]
+
+
 def set_num_threads(n) -> None:
     """Threads of the NKI compute kernels (see :data:`THREADS`): None = the default (decided
     again, once), 0 = OpenMP's default, n >= 1 = n threads.  Results never depend on it."""
@@ -132,6 +150,7 @@ def set_num_threads(n) -> None:
         raise ConstraintError(f"set_num_threads: n must be None or an integer >= 0, got {n!r}")
     THREADS = None if n is None else int(n)
     _DEFAULT_THREADS.clear()
+    _MM_THREADS.clear()
 
 #: -3.4028235e38, the most negative finite float32 (``nisa.fp32.min``).
 FP32_MIN = float(np.finfo(np.float32).min)
