@@ -78,12 +78,17 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     Parameters
     ----------
     dst : NkiTensor in SBUF, src's dtype, shape ``[src.shape[a] for a in axes]``.
-    src : NkiTensor in HBM or SBUF, rank 2 to 4, a 2-byte dtype, last dim <= 128.
+    src : NkiTensor in HBM or SBUF, rank 2 to 4; with ``hwdge`` or an indirect src a 2-byte
+        dtype and last dim <= 128.
     axes : None or the permutation above.
     priority : None or 0 .. 3.
-    dge_mode : ``nisa.dge_mode.unknown`` (default) or ``hwdge`` (then: 2-d sources have
-        ``src.shape[0] == 16``; 3-d / 4-d have ``src.shape[0]`` in {1, 2, 4, 8, 16} and
-        ``src.shape[0] * src.shape[-2]`` a multiple of 16).  ``swdge`` is the indirect
+    dge_mode : ``nisa.dge_mode.unknown`` (default), ``none`` (descriptors generated ahead of
+        time; the parameter list documents it, and nki-library's ``mlp_tkg`` transposes with
+        it: the same data movement as ``unknown``) or ``hwdge`` (then: a 2-byte dtype, last
+        dim <= 128, 2-d sources have ``src.shape[0] == 16``; 3-d / 4-d have ``src.shape[0]``
+        in {1, 2, 4, 8, 16} and ``src.shape[0] * src.shape[-2]`` a multiple of 16 -- the
+        docs list these as hwdge's "additional restrictions", so ``unknown``/``none`` move
+        any dtype: nki-library's ``attention_cte`` transposes float32 ``q``).  ``swdge`` is the indirect
         (gather-transpose) lowering: src an ``.ap(vector_offset=..., indirect_dim=...)``
         view, whose gathered elements are transposed (an index out of bounds raises
         AccessError); the documented swdge shape rules are not checked.
@@ -125,9 +130,10 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     _priority(instr, priority)
     mode = _enum_name(instr, "dge_mode", dge_mode, _dge_mode, "unknown")
     oob = _enum_name(instr, "oob_mode", oob_mode, _oob_mode, "error")
-    if mode == "none":
-        raise ConstraintError(f"{instr}: dge_mode must be unknown, hwdge or swdge, got none")
     indirect = is_indirect(src)
+    if mode == "none" and indirect:
+        raise ConstraintError(f"{instr}: an indirect src needs dge_mode swdge or unknown, got "
+                              f"none")
     if mode == "swdge" and not indirect:
         raise ConstraintError(f"{instr}: dge_mode swdge is the indirect (gather) transpose and "
                               f"needs a src with vector_offset, which this src does not have")
@@ -137,11 +143,13 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     if oob == "skip" and not indirect:
         raise ConstraintError(f"{instr}: oob_mode skip is only valid when src uses indirect "
                               f"indexing")
-    if src.itemsize != 2:
-        raise ConstraintError(f"{instr}: src dtype must be 2 bytes, got {src.dtype.name} "
+    if (mode in ("hwdge", "swdge") or indirect) and src.itemsize != 2:
+        raise ConstraintError(f"{instr}: with dge_mode {mode}{' (indirect)' if indirect else ''}"
+                              f" src dtype must be 2 bytes, got {src.dtype.name} "
                               f"({src.itemsize} bytes)")
-    if src.shape[-1] > 128:
-        raise ConstraintError(f"{instr}: src.shape[-1] must be <= 128, got {src.shape[-1]}")
+    if (mode in ("hwdge", "swdge") or indirect) and src.shape[-1] > 128:
+        raise ConstraintError(f"{instr}: with dge_mode {mode}{' (indirect)' if indirect else ''}"
+                              f" src.shape[-1] must be <= 128, got {src.shape[-1]}")
     if mode == "hwdge":
         p0 = src.shape[0]
         if r == 2 and p0 != 16:
@@ -278,6 +286,8 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
     if oob == "skip" and (isinstance(src, _MaskedView) or isinstance(dst, _MaskedView)):
         _skip_legacy(instr, dst, src, mode)
         return True
+    if oob == "skip" and any(_scalar_view(t) for t in (dst, src)):
+        return False                  # in bounds (dma_copy_scalar_skip ran first): a copy
     dspec = getattr(dst, "_spec", None)
     if dspec is not None and dspec[4] is not None:
         if mode == "hwdge":
@@ -340,6 +350,44 @@ def _skip_legacy(instr, dst, src, mode):
         dst.masked_write(tmp.data, m)
     else:
         np.copyto(dst.data, tmp.data, where=m)
+
+
+def _scalar_view(t) -> bool:
+    """An ``.ap(scalar_offset=...)`` view without a vector_offset."""
+    return bool(getattr(t, "_scalar_dyn", False)) and t._spec[4] is None
+
+
+def dma_copy_scalar_skip(instr, dst, src, oob_mode) -> bool:
+    """``oob_mode.skip`` with a scalar-offset src or dst whose access leaves its tensor:
+    the copy is skipped (True; nothing read or written).  Runs before any access of the
+    views (which would raise AccessError)."""
+    if oob_mode is None or not any(_scalar_view(t) for t in (dst, src)):
+        return False
+    if _enum_name(instr, "oob_mode", oob_mode, _oob_mode, "error") != "skip":
+        return False
+    if dst.size != src.size:
+        raise ConstraintError(f"{instr}: dst and src must have the same number of elements, got "
+                              f"{dst.size} (shape {dst.shape}) and {src.size} (shape "
+                              f"{src.shape})")
+    if any(_scalar_view(t) and _scalar_oob(t) for t in (dst, src)):
+        _cost.record("DMA", instr, max(MIN_II, dst.free_size), reads=[], writes=[])
+        return True
+    return False
+
+
+def _scalar_oob(v) -> bool:
+    """Whether an ``.ap(scalar_offset=...)`` view (no vector_offset) reaches outside its base
+    tensor: with ``oob_mode.skip`` its single indirect index is then skipped -- the whole
+    DMA, nothing read or written (the docs' "skips any operations involving out-of-bounds
+    indices"; a scalar offset is one index of the indirect dim, so its access is skipped
+    whole, fastisa's reading)."""
+    base, pairs, offset, scalar_offset, _, _ = v._spec
+    if scalar_offset is not None:
+        offset += int(np.asarray(scalar_offset.data).reshape(-1)[0]) * v._scalar_scale
+    n_el = base.data.size * base.itemsize // v.dtype.itemsize
+    lo = offset + sum(min(0, s * (k - 1)) for s, k in pairs)
+    hi = offset + sum(max(0, s * (k - 1)) for s, k in pairs)
+    return lo < 0 or hi >= n_el
 
 
 def _indirect_keep(instr, src):

@@ -67,6 +67,29 @@ def _buffer_by_name(name: str) -> Buffer:
     return _BUFFERS[name]
 
 
+#: storage arrays of Beta 1 block tensors ``nl.ndarray((B, nl.par_dim(P), F), ...)`` and of
+#: views that keep block dims -> the index of their partition axis (> 0); indexing them
+#: follows Beta 1 (an integer drops a block dim) instead of SDK 2.33's on-chip rule
+class _ArrayTags:
+    """``{ndarray: int}`` by identity, entries dropped when the array is collected (numpy
+    arrays are not hashable, so a WeakKeyDictionary cannot hold them)."""
+
+    def __init__(self):
+        self._d = {}
+
+    def get(self, a, default=0):
+        e = self._d.get(id(a))
+        return e[1] if e is not None and e[0]() is a else default
+
+    def __setitem__(self, a, value):
+        k = id(a)
+        self._d[k] = (_weakref.ref(a), value)
+        _weakref.finalize(a, self._d.pop, k, None)
+
+
+BLOCK_PDIM = _ArrayTags()
+
+
 class NkiTensor:
     """A typed, bounds-checked view of simulated memory (see the module docstring).
 
@@ -149,9 +172,36 @@ class NkiTensor:
             v.flags.writeable = False
             return NkiTensor(v, self.dtype, self.buffer, self.name)
         key = _normalize_key(key, self.data.shape, self.name)
+        bpdim = BLOCK_PDIM.get(self.data, 0) if self.buffer.on_chip else 0
+        if bpdim:
+            # a Beta 1 block tensor ``(B, nl.par_dim(P), F)``: integers on the block dims
+            # drop them (numpy semantics), the partition axis moves left by as many
+            v = self.data[key + (Ellipsis,) if all(isinstance(k, int) for k in key) else key]
+            axis, left = 0, bpdim
+            for k in key:
+                if k is None:
+                    continue
+                if axis < bpdim and isinstance(k, int):
+                    left -= 1
+                axis += 1
+            if left > 0 and v.ndim > left:
+                BLOCK_PDIM[v] = left
+            return NkiTensor(v, self.dtype, self.buffer, self.name)
+        onchip = self.buffer.on_chip and self.data.ndim >= 1
+        if onchip and self.data.ndim >= 2:
+            key = _onchip_key(key, self.data.shape)
+        elif onchip and key \
+                and isinstance(key[0], (int, np.integer)):
+            # SDK 2.33 NkiTensor.__getitem__: "On-chip tensors (SBUF, PSUM): integer indexing
+            # on dim 0 produces a size-1 slice (partition dim is preserved, not removed)"
+            i = key[0] % self.data.shape[0]
+            key = (slice(i, i + 1, 1),) + key[1:]
         if all(isinstance(k, (int, np.integer)) for k in key):
             key = key + (Ellipsis,)             # one element: a 0-d view, not a scalar
         v = self.data[key]
+        if onchip and v.ndim < 2:
+            # "... Result is always at least 2D": t[:, j] of a [P, F] tile is [P, 1]
+            v = v.reshape(v.shape + (1,) * (2 - v.ndim))
         if target is not None and v.shape != tuple(target):
             r = v.reshape(target)
             if not np.shares_memory(r, v):
@@ -348,6 +398,7 @@ class NkiTensor:
                                           f"indirect_dim {indirect_dim} of tensor {self.name!r} "
                                           f"({nb} bytes) is not a whole number of elements")
                 scalar_scale = nb // fmt.itemsize
+        dyn = scalar_offset is not None
         if scalar_offset is not None and not isinstance(scalar_offset, NkiTensor):
             offset += ints(scalar_offset, "scalar_offset") * scalar_scale
             scalar_offset = None
@@ -363,8 +414,10 @@ class NkiTensor:
                 raise ConstraintError(f"ap: vector_offset must have {pairs[indirect_dim][1]} "
                                       f"elements (num of dimension {indirect_dim}), got "
                                       f"{vector_offset.size}")
-        return _APView(self, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
-                       scalar_scale)
+        v = _APView(self, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
+                    scalar_scale)
+        v._scalar_dyn = dyn
+        return v
 
     # -- conveniences ---------------------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -383,11 +436,12 @@ class _APView(NkiTensor):
     """An access-pattern view whose elements are resolved (and bounds-checked) on first
     access of ``.data``; see :meth:`NkiTensor.ap`."""
 
-    __slots__ = ("_data", "_spec", "_scalar_scale")
+    __slots__ = ("_data", "_spec", "_scalar_scale", "_scalar_dyn")
 
     def __init__(self, base, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
                  scalar_scale=1):
         self._data = None
+        self._scalar_dyn = False      # built with a scalar_offset (oob_mode.skip may apply)
         self._spec = (base, pairs, offset, scalar_offset, vector_offset, indirect_dim)
         self._scalar_scale = scalar_scale
         self.dtype = fmt
@@ -554,6 +608,8 @@ class _MaskedView(NkiTensor):
         if all(isinstance(k, (slice, int, np.integer)) and not isinstance(k, bool)
                for k in flat):
             nres = sum(isinstance(k, slice) for k in flat)
+            if base.buffer.on_chip and (not isinstance(flat[0], slice) or nres < 2):
+                return None     # on-chip integer indexing keeps dims (_onchip_key): not here
             j = 0
             target = []
             for axis, k in enumerate(flat):
@@ -792,6 +848,30 @@ def _strided_view(d: np.ndarray, arrs):
     first = d[tuple(slice(i, i + 1) for i in starts)]     # the element at the origin
     return np.lib.stride_tricks.as_strided(first, shape=tuple(target), strides=tuple(strides),
                                            writeable=d.flags.writeable)
+
+
+def _onchip_key(key, shape):
+    """SBUF / PSUM views stay at least 2-D (SDK 2.33 ``nki/get-started/nki-language-guide.rst``,
+    "The partition dimension is special" and the indexing rules): an integer index on the
+    partition dim keeps it at size 1; an integer on a free dim drops it unless the result
+    would be < 2-D, then the last integer-indexed free dim is kept at size 1
+    (``t[0, :]`` of a ``(128, 64)`` tile is ``(1, 64)``, ``t[:, 0]`` is ``(128, 1)``,
+    ``t[0, 0, 10]`` of a 3-D one ``(1, 1)``).  HBM tensors drop indexed dims as numpy does."""
+    if any(k is None for k in key):
+        return key
+    key = list(key) + [slice(None)] * (len(shape) - len(key))
+
+    def keep(i):
+        j = key[i] % shape[i]
+        key[i] = slice(j, j + 1, 1)
+
+    if isinstance(key[0], (int, np.integer)):
+        keep(0)
+    if sum(isinstance(k, slice) for k in key) < 2:
+        ints = [i for i in range(1, len(key)) if isinstance(key[i], (int, np.integer))]
+        if ints:
+            keep(ints[-1])
+    return tuple(key)
 
 
 def _normalize_key(key, shape, name):
