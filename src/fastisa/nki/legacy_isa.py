@@ -209,7 +209,10 @@ def _masked_dst(fn, args, kwargs, mask):
         raise NotImplementedError("mask= with a dst= in PSUM is not implemented by fastisa's "
                                   "Beta 1 forms (the PSUM accumulation state of a masked "
                                   "write is not modelled)")
-    tmp = NkiTensor(np.empty(dst.shape, dst.dtype.np_dtype), dst.dtype, SBUF, dst.name)
+    # the temporary starts as dst's current contents: instructions that keep dst elements
+    # (tensor_copy_predicated where the predicate is false ...) see the real ones
+    cur = dst.masked_read(mask).data if isinstance(dst, _MaskedView) else dst.data
+    tmp = NkiTensor(np.array(cur, copy=True), dst.dtype, SBUF, dst.name)
     fn(*args, dst=tmp, **kwargs)
     if isinstance(dst, _MaskedView):
         dst.masked_write(tmp.data, mask)
