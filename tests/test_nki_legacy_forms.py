@@ -79,6 +79,9 @@ def test_beta1_dma_transpose_returns_the_transposed_tile(fmt):
     t = lisa.dma_transpose(_tile(a, fmt))
     assert t.shape == (96, 48) and t.dtype.name == fmt and t.buffer is nl.sbuf
     assert np.array_equal(t.data.view(np.uint8), np.ascontiguousarray(a.T).view(np.uint8))
+    with pytest.raises(ConstraintError, match="2 bytes"):      # SDK 2.33: hwdge's rule
+        nisa.dma_transpose(nl.ndarray((96, 48), nl.float32), _tile(a.astype(np.float32)),
+                           dge_mode=nisa.dge_mode.hwdge)
 
 
 def test_mask_over_max8_and_match_replace8_data():

@@ -31,6 +31,7 @@ import numpy as np
 from .. import cost as _cost
 from ..errors import AccessError, ConstraintError
 from . import _compute as _c
+from . import _isaplan as _pl
 from .tensor import NkiTensor
 
 import typing as _typing
@@ -48,9 +49,18 @@ GPSIMD_START = 150
 QUADRANT = 32
 
 
+_K = []
+
+
 def _k():
-    from fastisa._kernels import move
-    return move
+    if not _K:                      # imported once (the per-call import machinery is ~us)
+        from fastisa._kernels import move
+        _K.append(move)
+    return _K[0]
+
+
+_HEAD_S = ("nc_stream_shuffle",)
+_threads = _c._threads     # OpenMP threads for large tiles (the compute kernels' setting)
 
 
 def start_partition(t: NkiTensor) -> int:
@@ -159,6 +169,29 @@ def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int
     ``nc_stream_shuffle``.
     """
     instr = "nc_stream_shuffle"
+    key = None
+    if _pl.ON[0]:      # a validated signature: the start partitions depend on values
+        # the mask by value: the full path reads each entry as int(m), so equal masks give
+        # equal outcomes
+        key = _pl.key(_HEAD_S, (dst, src))
+        if key is not None:
+            key = (key, tuple(shuffle_mask)) if shuffle_mask.__class__ in (list, tuple) \
+                else None
+        try:
+            plan = _pl.CACHE.get(key)
+        except TypeError:               # an unhashable entry: the full path reports it
+            plan = key = None
+        if plan is not None:
+            rowmap, allowed, shape, s_shape, cycles = plan
+            if start_partition(src) in allowed and start_partition(dst) in allowed:
+                d = dst.data.view()
+                d.shape = shape
+                s_rows = src.data.reshape(s_shape)
+                if np.may_share_memory(s_rows, d):
+                    s_rows = np.array(s_rows, copy=True)  # rows are read before any is written
+                _K[0].rows(d, s_rows, rowmap, _threads())
+                _cost.record("Vector", instr, cycles)
+                return
     _tensor_any(instr, "dst", dst)
     _tensor_any(instr, "src", src)
     _same_dtype(instr, "dst", dst, "src", src)
@@ -184,10 +217,12 @@ def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int
     s_rows = _c._rows(src)
     if np.may_share_memory(s_rows, d):
         s_rows = np.array(s_rows, copy=True)      # rows are read before any is written
-    _k().rows(d, s_rows, rowmap)
+    _k().rows(d, s_rows, rowmap, _threads())
     if commit is not None:
         commit()
     _cost.record("Vector", instr, max(MIN_II, dst.free_size))
+    if key is not None and commit is None and _pl.plannable(dst, src):
+        _pl.store(key, (rowmap, allowed, d.shape, s_rows.shape, max(MIN_II, dst.free_size)))
 
 
 # ---- tensor_copy_predicated ------------------------------------------------------------

@@ -387,9 +387,10 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
                 f"{used} of {cap} are in use"), charge)
             _capacity.force_reserve(m, buffer.name, charge)
         own = data if data.base is None else data.base   # _filled's storage owner: views
-        weakref.finalize(own, m.release, buffer.name, charge)     # of it keep it in use
-        if getattr(m, "deferred_capacity", False):
-            _capacity.track(m, own, charge, buffer.name, data)
+        if getattr(m, "deferred_capacity", False):          # of it keep it in use
+            _capacity.track_and_release(m, own, charge, buffer.name, data)
+        else:
+            weakref.finalize(own, m.release, buffer.name, charge)
         if pdim:
             from .tensor import BLOCK_PDIM
             BLOCK_PDIM[data] = pdim
