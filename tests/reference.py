@@ -2411,6 +2411,55 @@ def nki_isa_activate2(op, data, data_fmt, dst_fmt, imm0, imm1, op0, op1, relu_pa
 # ---- end of nki-isa activate2 section ----
 
 
+# ---- ptogold (pto-isa conformance round 3): TPACK, Tile.SetValue ----
+def ptox_pack(dst, src_valid, dst_dtype):
+    """TPACK oracle: dst (a copy of the destination's 2-D storage) with its top-left
+    src_valid.shape window replaced by src_valid converted to dst_dtype (integer widening is
+    exact; float32 -> float16/bfloat16 rounds to nearest even, numpy/ml_dtypes' astype)."""
+    out = np.array(dst, copy=True)
+    r, c = src_valid.shape
+    out[:r, :c] = np.asarray(src_valid).astype(dst_dtype)
+    return out
+
+
+def ptox_setvalue(storage, offset, value):
+    """Tile::SetValue oracle: the flat storage with element ``offset`` = value converted to
+    its dtype (a float value rounded once, from float64, to nearest even)."""
+    out = np.array(storage, copy=True).reshape(-1)
+    out[offset] = np.asarray(value, np.float64 if isinstance(value, float) else None) \
+        .astype(out.dtype)
+    return out
+def ptox_custom_pad(bits, dtype):
+    """PadValueCustom payload decoding (pto-isa include/pto/cpu/TFillPad.hpp): 4-byte types
+    read the 32 bits, 2-byte types the low 16 bits, 1-byte integers the low 8 bits converted."""
+    dt = np.dtype(dtype)
+    if dt.itemsize == 4:
+        return np.frombuffer(int(bits).to_bytes(4, "little"), dt)[0]
+    if dt.itemsize == 2:
+        return np.frombuffer((int(bits) & 0xFFFF).to_bytes(2, "little"), dt)[0]
+    return np.frombuffer((int(bits) & 0xFF).to_bytes(1, "little"), dt)[0]
+
+
+def ptox_fillpad(dst_shape, src_valid, pad, dtype):
+    """TFILLPAD oracle: the whole dst = pad, src's valid window copied at the top left."""
+    out = np.full(dst_shape, pad, dtype)
+    r, c = src_valid.shape
+    out[:r, :c] = src_valid
+    return out
+def ptox_nz_2d(a5):
+    """The rows x cols view of an NZ GM tensor [N0, N1, N2, N3, N4]: element (i0..i4) at row
+    i2 * N3 + i3, column (i0 * N1 + i1) * N4 + i4 (pto-isa tile_offsets.hpp)."""
+    n0, n1, n2, n3, n4 = a5.shape
+    out = np.empty((n2 * n3, n0 * n1 * n4), a5.dtype)
+    for i0 in range(n0):
+        for i1 in range(n1):
+            for i2 in range(n2):
+                c = (i0 * n1 + i1) * n4
+                out[i2 * n3:(i2 + 1) * n3, c:c + n4] = a5[i0, i1, i2]
+    return out
+# ---- end of ptogold section ----
+
+
 # ======================================================================================
 # ---- ptocomm branch: TRANDOM, comm copies / reduce ----
 # ======================================================================================

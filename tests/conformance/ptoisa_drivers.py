@@ -341,16 +341,54 @@ DRIVERS["tsort32"] = _tsort32
 
 
 def _tmrgsort(case_dir, args, kwargs, ns):
+    """tmrgsort/tmrgsort_kernel.cpp: the float16 cases are launched with T = uint16_t and run
+    as half tiles of twice the float column counts (``TYPE_COEF``), blockLen scaled the same
+    way in the single form; the topk form is a loop of single-form merges (blockLen 64,
+    unscaled, times 4 while 4 * blockLen fits) and a 2-list merge of the tail."""
     p = _param(args, kwargs)
     dt = _dtype(p)
     golden = _read(case_dir, "golden.bin", dt)
-    topk = golden.size
+    coef = 4 // dt.itemsize                  # the kernel's TYPE_COEF
+    name = str(p.case_name)
+    if name.startswith("TMRGSORTTest.case_topk"):
+        a = _read(case_dir, "input0.bin", dt)
+        cols, topk = a.size, int(p.topk) * coef
+        src = pto.Tile(V, dt, 1, cols)
+        src.data[0] = a
+        tmp = pto.Tile(V, dt, 1, cols)
+        dst = pto.Tile(V, dt, 1, topk)
+        block = 64
+        while block * 4 <= cols:
+            pto.TMRGSORT(tmp, src, block)
+            n = cols // (block * 4) * (block * 4)
+            src.data[0, :n] = tmp.data[0, :n]
+            block *= 4
+        if block < cols:
+            runs, inner, i = [], cols, block       # FillMrgArray
+            while i >= 64:
+                c = inner // i
+                runs += [i] * c
+                inner -= c * i
+                i //= 4
+            done = 0
+            for k in range(len(runs) - 1):
+                done += runs[k]
+                n0, n1 = min(done, topk), min(runs[k + 1], topk)
+                s0 = pto.Tile(V, dt, 1, topk, valid_col=n0)
+                s1 = pto.Tile(V, dt, 1, topk, valid_col=n1)
+                s0.data[0, :n0] = src.data[0, :n0]
+                s1.data[0, :n1] = src.data[0, done:done + n1]
+                pto.TMRGSORT(dst, pto.MrgSortExecutedNumList(), tmp, s0, s1)
+                src.data[0, :topk] = dst.data[0, :topk]
+        else:
+            dst.data[0, :topk] = tmp.data[0, :topk]
+        return dst.data[0, : golden.size].copy(), golden, 1e-3
     if int(getattr(p, "block_len", 0) or 0) > 0:
         a = _read(case_dir, "input0.bin", dt)
         src = pto.Tile(V, dt, 1, _pad_cols(a.size, dt))
         src.data[0, : a.size] = a
         dst = pto.Tile(V, dt, 1, _pad_cols(a.size, dt), valid_col=a.size)
-        pto.TMRGSORT(dst, src, int(p.block_len))
+        pto.TMRGSORT(dst, src, int(p.block_len) * coef)
         return dst.data[0, : golden.size].copy(), golden, 1e-3
     tiles = []
     for k in range(int(p.input_num)):
@@ -358,9 +396,10 @@ def _tmrgsort(case_dir, args, kwargs, ns):
         t = pto.Tile(V, dt, 1, _pad_cols(a.size, dt), valid_col=a.size)
         t.data[0, : a.size] = a
         tiles.append(t)
+    topk = golden.size
     dst = pto.Tile(V, dt, 1, _pad_cols(topk, dt), valid_col=topk)
     pto.TMRGSORT(dst, pto.MrgSortExecutedNumList(), None, *tiles,
-                 exhausted=str(p.case_name).startswith("TMRGSORTTest.case_exhausted"))
+                 exhausted=name.startswith("TMRGSORTTest.case_exhausted"))
     return dst.data[0, :topk].copy(), golden, 1e-3
 
 
@@ -1063,6 +1102,47 @@ def _tflashattn(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tflashattn"] = _tflashattn
+
+
+# ---- ptogold: tstore (a windowed 5-D GM tensor TLOADed and TSTOREd back) ----------------
+def _tstore(case_dir, args, kwargs, ns):
+    """tstore/tstore_kernel.cpp: the g0..g4 window (strides of the W0..W4 whole tensor; DN:
+    the last two dims column-major) TLOADed into a row-major (ND) / column-major (DN) tile of
+    the window's rows x cols, TSTOREd into a zeroed tensor of the whole shape."""
+    g = next(x for x in args if hasattr(x, "gShape0"))
+    dt = np.dtype(g.datatype)
+    fmt = str(g.format)
+    if dt.kind not in "iuf":
+        raise NotImplementedError(f"{dt} tiles (the ptolowp branch's formats)")
+    gs = tuple(int(getattr(g, f"gShape{i}")) for i in range(5))
+    W = tuple(int(getattr(g, f"gWholeShape{i}")) for i in range(5))
+    golden = _read(case_dir, "golden.bin", dt)
+    src = _read(case_dir, "input.bin", dt)
+    step = max(1, 32 // dt.itemsize)
+    if fmt == "NZ":     # a boxed (NZ) tile of the window's S2*S3 x S0*S1*S4 values
+        st = (W[1] * W[2] * W[3] * W[4], W[2] * W[3] * W[4], W[3] * W[4], W[4], 1)
+        R, C = gs[2] * gs[3], gs[0] * gs[1] * gs[4]
+        t = pto.Tile(V, dt, R, C, blayout=pto.BLayout.ColMajor, slayout=pto.SLayout.RowMajor,
+                     valid_row=R, valid_col=C)
+        lay = pto.Layout.NZ
+    elif fmt == "ND":
+        st = (W[1] * W[2] * W[3] * W[4], W[2] * W[3] * W[4], W[3] * W[4], W[4], 1)
+        R, C = gs[0] * gs[1] * gs[2] * gs[3], gs[4]
+        t = pto.Tile(V, dt, R, -(-C // step) * step, valid_row=R, valid_col=C)
+        lay = pto.Layout.ND
+    else:
+        st = (W[1] * W[2] * W[3] * W[4], W[2] * W[3] * W[4], W[3] * W[4], 1, W[3])
+        R, C = gs[3], gs[0] * gs[1] * gs[2] * gs[4]
+        t = pto.Tile(V, dt, -(-R // step) * step, C, blayout=pto.BLayout.ColMajor, valid_row=R,
+                     valid_col=C)
+        lay = pto.Layout.DN
+    out = np.zeros(golden.size, dt)
+    pto.TLOAD(t, pto.GlobalTensor(src, shape=gs, strides=st, layout=lay))
+    pto.TSTORE(pto.GlobalTensor(out, shape=gs, strides=st, layout=lay), t)
+    return out, golden, 1e-3
+
+
+DRIVERS["tstore"] = _tstore
 
 
 # ---- ptocomm branch: communication, signals, pipes, TRANDOM, TPRINT ---------------------

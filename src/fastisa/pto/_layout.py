@@ -11,8 +11,12 @@ TConcat.hpp, TReshape.hpp, TFillPad.hpp where the docs are silent.
 * ``TCONCAT(dst, src0, src1)``: each of dst's valid rows is src0's valid columns followed by
   src1's (dst.validCol == src0.validCol + src1.validCol, equal valid rows, one dtype).
 * ``TRESHAPE(dst, src)``: the same bytes seen with dst's shape (equal byte sizes, both float
-  or both integer dtypes, both boxed or both unboxed).  fastisa copies the bytes (the CPU
-  simulator aliases the buffers).
+  or both integer dtypes, one tile location, both boxed or both unboxed).  dst is rebound to
+  src's storage: the two alias afterwards, as on A2/A3 (docs/isa/TRESHAPE.md, Notes:
+  ``TASSIGN_IMPL(dst, src.data())``) and in the current CPU simulator
+  (include/pto/cpu/TReshape.hpp under ``__CPU_SIM``: ``dst.data() = src.data()``; the docs'
+  note that the CPU simulation copies the bytes is older than that code, and the simulator's
+  own test, tests/cpu/st/testcase/treshape, checks the aliasing).
 * ``TFILLPAD(dst, src)``: the whole dst tile: src's element inside src's valid region, dst's
   pad value (``dst.pad``: Null/Zero 0, Max +inf / the integer maximum, Min -inf / the integer
   minimum) elsewhere; dst and src of one shape (TFILLPAD_EXPAND: dst at least src's shape;
@@ -25,6 +29,16 @@ TConcat.hpp, TReshape.hpp, TFillPad.hpp where the docs are silent.
   ``dst1[r, c] = src0[r, 2c+1]``, ``dst0[r, c+m] = src1[r, 2c]``, ``dst1[r, c+m] =
   src1[r, 2c+1]``); ``TDEINTERLEAVE(dst1, dst0, src)``: ``dst0[r, c] = src[r, 2c]``,
   ``dst1[r, c] = src[r, 2c+1]`` for c < dst0.validCol.  All tiles row-major, one dtype.
+
+* ``TPACK(dst, src)`` (branch ptogold): ``dst[i, j] = (T_dst) src[i, j]`` over src's valid
+  region, the rest of dst kept.  docs/isa/tile/ops/layout-and-rearrangement/tpack.md says
+  only "pack or convert tile elements into a narrower destination representation" (semantics
+  instruction-specific); the CPU simulator of the checked-out pto-isa has no TPACK, and its
+  test (tests/cpu/st/testcase/tpack) checks a valid-region copy with type conversion
+  (int16 -> int32).  fastisa implements the conversions whose value is unambiguous: the same
+  dtype (bit copy), integer to a wider integer that holds every source value, float16/
+  bfloat16 -> float32 (exact) and float32 -> float16/bfloat16 (round to nearest even); other
+  pairs raise ConstraintError (the narrowing rule is undocumented).
 
 Quantising forms (TEXTRACT/TINSERT with a pre-quant scalar or an fp tile) raise
 NotImplementedError.  Every copy runs on the tile copy kernel (csrc/fastisa/tile.h).
@@ -45,7 +59,7 @@ if TYPE_CHECKING:
     from .._types import Int
 
 __all__ = ["TSUBVIEW", "TEXTRACT", "TINSERT", "TCONCAT", "TRESHAPE", "TFILLPAD", "TFILLPAD_INPLACE",
-           "TFILLPAD_EXPAND", "TINTERLEAVE", "TDEINTERLEAVE"]
+           "TFILLPAD_EXPAND", "TINTERLEAVE", "TDEINTERLEAVE", "TPACK"]
 
 
 def _at(t: Tile, r, c, dst=None):
@@ -199,7 +213,10 @@ def _shift(op, t, r):
 
 
 def TRESHAPE(dst: Tile, src: Tile) -> None:  # noqa: N802
-    """dst's buffer = src's bytes (module doc)."""
+    """Rebind dst to src's storage, the same bytes seen with dst's dtype and shape (module
+    doc): dst and src alias afterwards.  dst, src: Tiles of one location and byte size, both
+    float or both integer, both boxed or both unboxed; ConstraintError otherwise (nothing
+    changes)."""
     instr = "TRESHAPE"
     _tile(instr, "dst", dst)
     _tile(instr, "src", src)
@@ -212,7 +229,11 @@ def TRESHAPE(dst: Tile, src: Tile) -> None:  # noqa: N802
     if (dst.slayout == SLayout.NoneBox) != (src.slayout == SLayout.NoneBox):
         raise constraint(instr, "dst.slayout", "must be boxed exactly when src is",
                          dst.slayout.name)
-    dst._buf.view(np.uint8)[:] = src._buf.view(np.uint8)
+    if dst.loc != src.loc:
+        raise constraint(instr, "dst.loc", f"must equal src's tile type {src.loc.name}",
+                         dst.loc.name)
+    dst._buf = src._buf.view(np.uint8).view(dst.dtype)
+    dst.addr = src.addr
     X.record(instr, dst, 1, dst.rows, dst.cols)
 
 
@@ -398,3 +419,39 @@ def TSUBVIEW(dst: Tile, src: Tile, rowIdx: Int = 0, colIdx: Int = 0) -> None:  #
                               f"(on-chip addresses) or give dst fewer rows")
         dst._buf = src._buf[off: off + n]
         dst.addr = None
+
+
+# ---- TPACK (branch ptogold) ---------------------------------------------------------------
+_PACK_FLOAT = {("float16", "float32"), ("bfloat16", "float32"), ("float32", "float16"),
+               ("float32", "bfloat16")}
+
+
+def TPACK(dst: Tile, src: Tile) -> None:  # noqa: N802
+    """``dst[i, j] = (T_dst) src[i, j]`` for (i, j) in src's valid region (module doc); the
+    rest of dst keeps its contents.  dst, src: row- or column-major tiles of one location
+    with dst at least src's valid shape; dtype pairs: equal, integer -> wider integer whose
+    range holds the source's, float16/bfloat16 <-> float32.  Raises ConstraintError
+    otherwise (nothing written).  Source: docs tpack.md (no semantics given) and the CPU-sim
+    test tests/cpu/st/testcase/tpack (module doc)."""
+    instr = "TPACK"
+    _tile(instr, "dst", dst)
+    _tile(instr, "src", src)
+    sn, dn = src.format.name, dst.format.name
+    ok = sn == dn or (sn, dn) in _PACK_FLOAT
+    if not ok and not src.format.is_float and not dst.format.is_float:
+        si, di = np.iinfo(src.dtype), np.iinfo(dst.dtype)
+        ok = di.min <= si.min and si.max <= di.max
+    if not ok:
+        raise constraint(instr, "dst.dtype", f"must be {sn}, a wider integer holding every "
+                         f"{sn} value, or float16/bfloat16 <-> float32 (the narrowing rule is "
+                         f"undocumented)", dn)
+    if dst.loc != src.loc:
+        raise constraint(instr, "dst.loc", f"must equal src's tile type {src.loc.name}",
+                         dst.loc.name)
+    R, C = src.valid_shape
+    if dst.rows < R or dst.cols < C:
+        raise constraint(instr, "dst shape", f"must hold src's valid shape {(R, C)}",
+                         dst.shape)
+    if R and C:
+        _run_unary("COPY", dst, _operand(src, dst), R, C)
+    X.record(instr, dst, 1, R, C)

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
     from .._types import DTypeLike, Int, Real
 
 __all__ = [
-    "TileType", "BLayout", "SLayout", "PadValue", "Layout", "DYNAMIC", "Tile", "GlobalTensor",
+    "TileType", "BLayout", "SLayout", "PadValue", "PadCustom", "PadValueCustom",
+    "PadValueCustom16", "Layout", "DYNAMIC", "Tile", "GlobalTensor",
     "TLOAD", "TSTORE", "TASSIGN", "set_target", "get_target", "set_debug", "get_debug",
     "BUFFER_BYTES", "PTO_DTYPE_NAMES", "MAX_TILE_BYTES",
 ]
@@ -70,10 +71,76 @@ class PadValue(enum.IntEnum):
     Min = 3
 
 
+class PadCustom:
+    """A custom pad value (branch ptogold): pto-isa include/pto/common/constants.hpp
+    ``PadValueCustom(v)`` / ``PadValueCustom16(bits)``, a PadValue with bit 32 set and 32
+    bits of payload.  ``bits``: the payload (float32 bits for a float, the two's-complement
+    bits for an integer, raw 16 bits from PadValueCustom16).  TFILLPAD fills with it as the
+    CPU simulator decodes it (include/pto/cpu/TFillPad.hpp): a float32 tile reads the 32 bits
+    as float32, a 2-byte tile the low 16 bits as its own type, a 1-byte tile the low 8 bits
+    converted, a 4-byte integer tile the 32 bits; TLOAD pads with 0 (its getPadValue,
+    include/pto/cpu/TLoad.hpp, has no custom case)."""
+
+    __slots__ = ("bits",)
+
+    def __init__(self, bits: Int):
+        if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) \
+                or not 0 <= int(bits) <= 0xFFFFFFFF:
+            raise constraint("PadCustom", "bits", "must be an integer in [0, 2**32)", bits)
+        self.bits = int(bits)
+
+    @property
+    def name(self) -> str:
+        return f"Custom(0x{self.bits:08x})"
+
+    def __eq__(self, other):
+        return isinstance(other, PadCustom) and other.bits == self.bits
+
+    def __hash__(self):
+        return hash(("PadCustom", self.bits))
+
+    def __repr__(self):
+        return f"PadCustom(0x{self.bits:08x})"
+
+    def value_for(self, dtype) -> np.ndarray:
+        """The pad element for a tile of ``dtype`` (a 0-d array), the simulator's decoding."""
+        dt = np.dtype(dtype)
+        b = np.array(self.bits, np.uint32)
+        if dt.itemsize == 4:
+            return b.view(dt)[()]
+        if dt.itemsize == 2:
+            return np.array(self.bits & 0xFFFF, np.uint16).view(dt)[()]
+        if dt.itemsize == 1:
+            return np.array(self.bits & 0xFF, np.uint8).view(dt)[()]
+        raise constraint("PadCustom", "tile dtype", "must be 1, 2 or 4 bytes wide", dt.name)
+
+
+def PadValueCustom(value: Real) -> PadCustom:  # noqa: N802
+    """``PadValueCustom(v)`` (constants.hpp): a Python float gives its float32 bits, an
+    integer its 32-bit two's-complement bits (ConstraintError outside int32/uint32 range)."""
+    if isinstance(value, (float, np.floating)):
+        return PadCustom(int(np.array(value, np.float32).view(np.uint32)))
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or not -2**31 <= int(value) < 2**32:
+        raise constraint("PadValueCustom", "value", "must be a float or a 32-bit integer", value)
+    return PadCustom(int(value) & 0xFFFFFFFF)
+
+
+def PadValueCustom16(bits16: Int) -> PadCustom:  # noqa: N802
+    """``PadValueCustom16(bits)`` (constants.hpp): raw float16/bfloat16 bits."""
+    if isinstance(bits16, bool) or not isinstance(bits16, (int, np.integer)) \
+            or not 0 <= int(bits16) <= 0xFFFF:
+        raise constraint("PadValueCustom16", "bits16", "must be an integer in [0, 65535]", bits16)
+    return PadCustom(int(bits16))
+
+
 class Layout(enum.IntEnum):
-    """GlobalTensor layout hint: ND (row-major) or DN (column-major)."""
+    """GlobalTensor layout: ND (row-major), DN (column-major) or NZ (fractal: the 5-D
+    tensor [N0, N1, N2, 16, C0] read as rows ``i2 * N3 + i3`` and columns ``(i0 * N1 + i1) *
+    N4 + i4``, pto-isa include/pto/cpu/tile_offsets.hpp MapTileIndicesToGlobalOffset)."""
     ND = 0
     DN = 1
+    NZ = 2
 
 
 #: Simulated on-chip buffer capacities in bytes per target (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/),
@@ -236,10 +303,14 @@ class Tile:
             self.slayout = SLayout(slayout)
         except ValueError:
             raise constraint(where, "slayout", "must be an SLayout", slayout) from None
-        try:
-            self.pad = PadValue(pad)
-        except ValueError:
-            raise constraint(where, "pad", "must be a PadValue (Null, Zero, Max, Min)", pad) from None
+        if isinstance(pad, PadCustom):
+            self.pad = pad
+        else:
+            try:
+                self.pad = PadValue(pad)
+            except ValueError:
+                raise constraint(where, "pad", "must be a PadValue (Null, Zero, Max, Min) or a "
+                                 "PadCustom", pad) from None
         fractal = _as_int(fractal, "fractal", where)
         if fractal not in (32, 512, 1024):
             raise constraint(where, "fractal", "must be 32, 512 or 1024 bytes", fractal)
@@ -377,6 +448,48 @@ class Tile:
         """Set every element of the physical buffer (a convenience, not an instruction)."""
         self._buf[...] = value
 
+    # ---- Tile::SetValue / Tile::GetValue (branch ptogold) ----------------------------------
+    def _scalar_offset(self, name: str, offset) -> int:
+        if self.loc != TileType.Vec:
+            raise constraint(name, "tile.loc", "must be TileType.Vec", self.loc.name)
+        if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
+            raise constraint(name, "offset", "must be an integer", type(offset).__name__)
+        offset = int(offset)
+        if not 0 <= offset < self._buf.size:
+            raise AccessError(f"{name}: offset must be in [0, {self._buf.size}) (the tile's "
+                              f"{self.rows} x {self.cols} storage), got {offset}")
+        return offset
+
+    def SetValue(self, offset: Int, value: Real) -> None:  # noqa: N802
+        """``Tile::SetValue(offset, val)``: store ``value`` converted to the tile's dtype at
+        element ``offset`` of the tile's storage (storage order: the layout's, not the valid
+        region's), as include/pto/common/pto_tile.hpp ``*(data + offset) = val`` (C++'s
+        conversion: a float dtype rounds to nearest; an integer dtype takes an integer value
+        in its range).  Vec tiles only.  Raises ConstraintError (not Vec, a non-integer
+        offset, an integer dtype given a non-integral or out-of-range value) or AccessError
+        (offset outside the storage); nothing changes then."""
+        offset = self._scalar_offset("Tile.SetValue", offset)
+        dt = self._buf.dtype
+        if self.format.is_float:
+            v = np.asarray(float(value), np.float64).astype(dt)
+        else:
+            if isinstance(value, bool) or not float(value).is_integer():
+                raise constraint("Tile.SetValue", "value", f"must be an integer for a "
+                                 f"{self.format.name} tile", value)
+            info = np.iinfo(dt)
+            if not info.min <= int(value) <= info.max:
+                raise constraint("Tile.SetValue", "value", f"must be in [{info.min}, "
+                                 f"{info.max}] for a {self.format.name} tile", value)
+            v = np.asarray(int(value)).astype(dt)
+        self._buf[offset] = v
+
+    def GetValue(self, offset: Int):  # noqa: N802
+        """``Tile::GetValue(offset)``: element ``offset`` of the tile's storage as a numpy
+        scalar of the tile's dtype (pto_tile.hpp ``*(data + offset)``).  Vec tiles only;
+        raises as SetValue."""
+        offset = self._scalar_offset("Tile.GetValue", offset)
+        return self._buf[offset].copy()
+
     def __repr__(self) -> str:
         vr = "?" if self._dyn_row else ""
         vc = "?" if self._dyn_col else ""
@@ -391,8 +504,9 @@ class GlobalTensor:
     ``array`` is the numpy array holding GM (its dtype is the element type, it is written by
     TSTORE).  ``shape`` and ``strides`` (in elements, up to 5 dims, left-padded to 5 with
     shape 1) default to the array's own.  Every addressed element must lie inside ``array``
-    (AccessError otherwise).  ``layout`` is ND (row-major: rows are dims 0-3, columns dim 4)
-    or DN (column-major: rows are dim 3, columns dims 0,1,2,4).
+    (AccessError otherwise).  ``layout`` is ND (row-major: rows are dims 0-3, columns dim 4),
+    DN (column-major: rows are dim 3, columns dims 0,1,2,4) or NZ (rows are dims 2,3,
+    columns dims 0,1,4: the CPU simulator's mapping, see :class:`Layout`).
     """
 
     def __init__(self, array: np.ndarray, shape: Sequence[Int] | None = None,
@@ -435,7 +549,8 @@ class GlobalTensor:
         try:
             self.layout = Layout(layout)
         except ValueError:
-            raise constraint("GlobalTensor", "layout", "must be Layout.ND or Layout.DN", layout) from None
+            raise constraint("GlobalTensor", "layout", "must be Layout.ND, DN or NZ",
+                             layout) from None
         # The whole array as one flat element sequence (no copy when contiguous).
         if not (array.flags.c_contiguous or array.flags.f_contiguous):
             raise constraint("GlobalTensor", "array", "must be contiguous (GM is flat memory)",
@@ -456,21 +571,28 @@ class GlobalTensor:
             writeable=self.array.flags.writeable)
 
     def view2d(self) -> np.ndarray:
-        """The tensor as ``[rows, cols]`` (ND: rows = dims 0-3; DN: rows = dim 3)."""
+        """The tensor as ``[rows, cols]`` (ND: rows = dims 0-3; DN: rows = dim 3; NZ: rows =
+        dims 2, 3)."""
         v = self._view5()
         n = self.shape
         if self.layout == Layout.ND:
             return v.reshape(n[0] * n[1] * n[2] * n[3], n[4])
+        if self.layout == Layout.NZ:
+            return v.transpose(2, 3, 0, 1, 4).reshape(n[2] * n[3], n[0] * n[1] * n[4])
         return v.transpose(3, 0, 1, 2, 4).reshape(n[3], n[0] * n[1] * n[2] * n[4])
 
     @property
     def rows(self) -> int:
         n = self.shape
+        if self.layout == Layout.NZ:
+            return n[2] * n[3]
         return n[0] * n[1] * n[2] * n[3] if self.layout == Layout.ND else n[3]
 
     @property
     def cols(self) -> int:
         n = self.shape
+        if self.layout == Layout.NZ:
+            return n[0] * n[1] * n[4]
         return n[4] if self.layout == Layout.ND else n[0] * n[1] * n[2] * n[4]
 
     def __repr__(self) -> str:
@@ -484,8 +606,10 @@ def _check_tile(instr: str, name: str, t) -> Tile:
     return t
 
 
-def _pad_value(tile: Tile):
+def _pad_value(tile: Tile, load: bool = False):
     fmt = tile.format
+    if isinstance(tile.pad, PadCustom):        # TLOAD: 0; TFILLPAD: the decoded payload
+        return 0 if load else tile.pad.value_for(tile.dtype)
     if tile.pad in (PadValue.Null, PadValue.Zero):
         return 0
     if fmt.is_float:
@@ -505,8 +629,8 @@ def TLOAD(tile: Tile, gt: GlobalTensor) -> None:  # noqa: N802
     The whole tile capacity is first filled with the tile's pad value (Null/Zero: 0, Max:
     +inf or the integer maximum, Min: -inf or the integer minimum), as the reference CPU
     simulator does (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)), then the valid region is copied.  The tensor's
-    rows x cols (ND: dims 0-3 x dim 4; DN: dim 3 x dims 0,1,2,4) must equal the tile's valid
-    shape and its dtype the tile's.  Raises ConstraintError.
+    rows x cols (ND: dims 0-3 x dim 4; DN: dim 3 x dims 0,1,2,4; NZ: dims 2,3 x dims
+    0,1,4) must equal the tile's valid shape and its dtype the tile's.  Raises ConstraintError.
     """
     _check_tile("TLOAD", "tile", tile)
     if not isinstance(gt, GlobalTensor):
@@ -518,7 +642,7 @@ def TLOAD(tile: Tile, gt: GlobalTensor) -> None:  # noqa: N802
         raise constraint("TLOAD", "src shape", f"(rows, cols) must equal the tile valid shape "
                          f"{tile.valid_shape}", (gt.rows, gt.cols))
     src = gt.view2d()          # every check (and the view) before the first write
-    tile._buf[...] = _pad_value(tile)
+    tile._buf[...] = _pad_value(tile, load=True)
     np.copyto(tile.valid, src)
     nbytes = tile.valid_row * tile.valid_col * tile.dtype.itemsize
     cost.record("MTE2", "TLOAD", _mte_cycles(nbytes), reads=[gt], writes=[tile], nbytes=nbytes)
@@ -546,6 +670,8 @@ def TSTORE(gt: GlobalTensor, tile: Tile) -> None:  # noqa: N802
         src = tile.valid
         if gt.layout == Layout.ND:
             v5[...] = src.reshape(n)
+        elif gt.layout == Layout.NZ:
+            v5[...] = src.reshape(n[2], n[3], n[0], n[1], n[4]).transpose(2, 3, 0, 1, 4)
         else:
             v5[...] = src.reshape(n[3], n[0], n[1], n[2], n[4]).transpose(1, 2, 3, 0, 4)
     else:
