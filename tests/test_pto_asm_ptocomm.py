@@ -243,3 +243,63 @@ def test_mixed_program_deadlock_names_the_cores():
             .replace("    pto.tpush_to_aic(%t : " + TB("vec", "f32", 8, 16) + ") {split = 1}\n", ""))
     with pytest.raises(ConstraintError, match="deadlock.*AIC"):
         asm.run(text, {"x": np.zeros((16, 16), np.float32)}, func="cube")
+
+
+@pytest.mark.parametrize("form", ["relu", "relu_atomic", "prequant_relu", "prequant"])
+def test_tstore_acc_relu_and_prequant(form):
+    """pto.tstore of an Acc tile with reluPreMode and/or a preQuantScalar (the CPU
+    simulator's ConvertStoreValue, here QF322F16_PRE for float32 -> float16 global memory)."""
+    M = 16
+    rng = np.random.default_rng(11)
+    a = rng.integers(-3, 4, (M, M)).astype(np.float16)
+    b = rng.integers(-3, 4, (M, M)).astype(np.float16)
+    y0 = rng.integers(-3, 4, (M, M)).astype(np.float16)
+    MA, MB = TB("mat", "f16", M, M, bl="col_major", sl="row_major"), \
+        TB("mat", "f16", M, M, bl="col_major", sl="row_major")
+    LA, RB = TB("left", "f16", M, M, bl="col_major", sl="row_major"), \
+        TB("right", "f16", M, M, sl="col_major")
+    ACC = TB("acc", "f32", M, M, bl="col_major", sl="row_major", fr=1024)
+    G16 = f"!pto.partition_tensor_view<{M}x{M}xf16>"
+    word = int(np.array([0.5], np.float32).view(np.uint32)[0])
+    attrs = {"relu": "reluPreMode = #pto<relu_pre_mode normal_relu>",
+             "relu_atomic": "atomicType = #pto<atomic_type atomic_add>, reluPreMode = "
+                            "#pto<relu_pre_mode normal_relu>",
+             "prequant_relu": "reluPreMode = #pto<relu_pre_mode normal_relu>",
+             "prequant": ""}[form]
+    pre = form.startswith("prequant")
+    ins = f"%acc : {ACC}, %pre : i64" if pre else f"%acc : {ACC}"
+    views = ""
+    for n in ("a", "b", "y"):
+        views += (f"    %v_{n} = pto.make_tensor_view %{n}, shape = [%c16, %c16], strides = "
+                  f"[%c16, %c1] : !pto.tensor_view<?x?xf16>\n"
+                  f"    %p_{n} = pto.partition_view %v_{n}, offsets = [%c0, %c0], sizes = "
+                  f"[%c16, %c16] : !pto.tensor_view<?x?xf16> -> {G16}\n")
+    text = ("module {\n  func.func @k(%a: !pto.ptr<f16>, %b: !pto.ptr<f16>, %y: !pto.ptr<f16>) {\n"
+            "    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n"
+            f"    %c16 = arith.constant 16 : index\n    %pre = arith.constant {word} : i64\n" + views +
+            f"    %ma = pto.alloc_tile : {MA}\n    %mb = pto.alloc_tile : {MB}\n"
+            f"    %la = pto.alloc_tile : {LA}\n    %rb = pto.alloc_tile : {RB}\n"
+            f"    %acc = pto.alloc_tile : {ACC}\n"
+            f"    pto.tload ins(%p_a : {G16}) outs(%ma : {MA})\n"
+            f"    pto.tload ins(%p_b : {G16}) outs(%mb : {MB})\n"
+            f"    pto.tmov ins(%ma : {MA}) outs(%la : {LA})\n"
+            f"    pto.tmov ins(%mb : {MB}) outs(%rb : {RB})\n"
+            f"    pto.tmatmul ins(%la, %rb : {LA}, {RB}) outs(%acc : {ACC})\n"
+            f"    pto.tstore ins({ins}) outs(%p_y : {G16})" + (f" {{{attrs}}}" if attrs else "")
+            + "\n    return\n  }\n}\n")
+    try:
+        got = asm.run(text, {"a": a, "b": b, "y": y0})["y"].reshape(M, M)
+    except NotImplementedError as exc:
+        pytest.skip(str(exc))
+    acc = reference.pto_matmul(a, b, np.dtype(np.float32))
+    relu = "relu" in form
+    if pre:
+        want = reference.pto_fixpipe(np.asarray(acc, np.float32), "QF322F16_PRE", relu, 0.5)
+    else:
+        x = np.asarray(acc, np.float32)
+        want = np.where(x > 0, x, 0).astype(np.float16)
+    if form == "relu_atomic":
+        want = (y0 + want).astype(np.float16)
+    assert got.view(np.uint16).tobytes() == np.asarray(want, np.float16).view(np.uint16).tobytes()
+    if form == "prequant":                 # the scale (0.5) was applied, not dropped
+        assert np.abs(got.astype(np.float32)).max() * 2 == np.abs(np.asarray(acc)).max()

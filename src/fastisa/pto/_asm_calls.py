@@ -132,11 +132,11 @@ def _tstore_check(P, name, outs, ins, a):
     if atomic not in (None, "atomic_none", "atomic_add"):
         raise _unsupported(name, "atomicType", a["atomicType"])
     relu = attr_word(a.get("reluPreMode"))
-    if relu not in (None, "no_relu"):
+    if relu not in (None, "no_relu", "normal_relu"):
         raise _unsupported(name, "reluPreMode", a["reluPreMode"])
-    if len(ins) > 1:
-        raise NotImplementedError(f"pto.{name}: the pre-quantisation scalar operand is not "
-                                  f"simulated by fastisa, so this program cannot run")
+    if relu == "normal_relu" or len(ins) > 1:
+        return _tstore_fixpipe(P, name, outs[0], ins, relu == "normal_relu",
+                               atomic == "atomic_add")
     if atomic == "atomic_add":
         return _tstore_atomic_add(P, name, outs[0], ins[0])
     return False        # the ordinary path runs it
@@ -160,6 +160,61 @@ def _tstore_atomic_add(P, name, pv, tile):
                               f"equal the tile's valid shape {src.shape}")
     with np.errstate(all="ignore"):
         v[...] = v + src
+    pv.tv.ptr.written = True
+    return None
+
+
+#: GetScalarPreQuantMode (pto-isa include/pto/cpu/common.hpp): (tile dtype, GM dtype) ->
+#: the fixpipe mode a TSTORE with a preQuantScalar applies (the ones fastisa runs).
+_PRE_QUANT = {("int32", "float16"): "DEQF16", ("float32", "float16"): "QF322F16_PRE",
+              ("float32", "bfloat16"): "QF322BF16_PRE"}
+
+
+def _tstore_fixpipe(P, name, pv, ins, relu, atomic):
+    """``TSTORE<..., AtomicType, ReluPreMode>(dst, src[, preQuantScalar])`` of an Acc tile:
+    each element through the CPU simulator's ``ConvertStoreValue`` (include/pto/cpu/
+    TStore.hpp, common.hpp): with the scalar, the mode ``GetScalarPreQuantMode<tile, GM>``
+    gives (scale = the float in the word's low 32 bits), without it ReLU and the C++ cast;
+    then stored, or added in the GM dtype (``AtomicAdd``).  The conversion is the one the
+    API's TPUSH fixpipe uses (``fastisa.pto._pipes.fixpipe``)."""
+    from ..errors import ConstraintError
+    from ._pipes import QuantMode, fixpipe
+    tile = ins[0]
+    v = pv.global_tensor(P).view2d()
+    src = np.asarray(tile.valid)
+    if v.shape != src.shape:
+        raise ConstraintError(f"pto.{name}: the destination's (rows, cols) {v.shape} must "
+                              f"equal the tile's valid shape {src.shape}")
+    if tile.loc != P.TileType.Acc:
+        raise NotImplementedError(f"pto.{name}: reluPreMode / a pre-quantisation scalar on a "
+                                  f"{tile.loc.name} tile is not simulated by fastisa, so this "
+                                  f"program cannot run")
+    pair = (src.dtype.name, v.dtype.name)
+    if len(ins) > 1:
+        mode = _PRE_QUANT.get(pair)
+        if mode is None:
+            raise NotImplementedError(f"pto.{name}: the pre-quantisation of a {pair[0]} tile "
+                                      f"to {pair[1]} global memory is not simulated by fastisa, "
+                                      f"so this program cannot run")
+        word = int(ins[1]) & 0xFFFFFFFF
+        scale = float(np.array([word], np.uint32).view(np.float32)[0])
+        conv = fixpipe(f"pto.{name}", src, QuantMode[mode], relu, scale, None)
+    else:
+        if src.dtype.kind not in "fi" or v.dtype.kind not in "f" and v.dtype.name != "bfloat16" \
+                and v.dtype != src.dtype:
+            raise NotImplementedError(f"pto.{name}: reluPreMode from a {pair[0]} tile to "
+                                      f"{pair[1]} global memory is not simulated by fastisa, so "
+                                      f"this program cannot run")
+        x = np.where(src > 0, src, np.zeros((), src.dtype)) if relu else src
+        # the C++ static_cast: int32 -> float through float64 (exact) then one rounding
+        conv = x.astype(np.float64).astype(v.dtype) if src.dtype.kind == "i" and \
+            v.dtype.kind == "f" else x.astype(v.dtype)
+    conv = np.asarray(conv).astype(v.dtype)
+    with np.errstate(all="ignore"):
+        if atomic:
+            v[...] = (v + conv).astype(v.dtype)
+        else:
+            v[...] = conv
     pv.tv.ptr.written = True
     return None
 

@@ -327,7 +327,7 @@ def fixpipe(instr, data, quant, relu, quant_scalar, quant_vector):
         scale = _deq_scale(qv[:x.shape[1]].view(np.uint64) if qv.dtype.itemsize == 8
                            else qv[:x.shape[1]].astype(np.uint64))[None, :]
     else:
-        scale = np.float32(1.0 if quant_scalar is None or quant_scalar == 0 else quant_scalar)
+        scale = np.float32(1.0 if quant_scalar is None else quant_scalar)
     with np.errstate(over="ignore", invalid="ignore"):
         y = (x * scale).astype(np.float32)
         if quant in (QuantMode.DEQF16, QuantMode.VDEQF16, QuantMode.QF322F16_PRE):
@@ -369,7 +369,9 @@ def TPUSH(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT, *,  # 
         if tile.loc != TileType.Acc:
             raise ConstraintError(f"TPUSH: quant / relu are fixpipe options of an Acc tile, "
                                   f"got a {tile.loc.name} tile")
-        data = fixpipe("TPUSH", np.asarray(data), quant, relu, quant_scalar, quant_vector)
+        # an unset quant register (0) reads as 1.0 (CPU simulator InitializeQuantScalars)
+        data = fixpipe("TPUSH", np.asarray(data), quant, relu, quant_scalar or None,
+                       quant_vector)
     push(pipe, data, want, split)
 
 
