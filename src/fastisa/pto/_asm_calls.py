@@ -221,15 +221,78 @@ def _tstore_fixpipe(P, name, pv, ins, relu, atomic):
 
 def _tmov_check(P, name, outs, ins, a):
     relu = attr_word(a.get("reluPreMode"))
-    if relu not in (None, "no_relu"):
+    if relu not in (None, "no_relu", "normal_relu"):
         raise _unsupported(name, "reluPreMode", a["reluPreMode"])
     # accToVecMode (single_mode_vec0/vec1, dual_mode_split_m/n) picks the vector core(s)
     # the accumulator goes to; pto-isa's CPU simulator ignores it (include/pto/cpu/TMov.hpp,
     # ``(void)mode``) and moves the whole tile, and so does fastisa.
     if len(ins) > 1:
-        raise NotImplementedError(f"pto.{name}: the fp / pre-quantisation operand is not "
-                                  f"simulated by fastisa, so this program cannot run")
+        return _tmov_quant(P, name, outs[0], ins, relu == "normal_relu")
+    if relu == "normal_relu":
+        return _tmov_relu(P, name, outs[0], ins[0])
     return False
+
+
+def _tmov_relu(P, name, dst, src):
+    """``TMOV<..., ReluPreMode::NormalRelu>`` from an Acc tile: ``x > 0 ? x : 0`` before the
+    move's conversion (the CPU simulator's ``ConvertStoreValue`` order), then TMOV."""
+    if src.loc != P.TileType.Acc:
+        raise NotImplementedError(f"pto.{name}: reluPreMode from a {src.loc.name} tile is not "
+                                  f"simulated by fastisa, so this program cannot run")
+    tmp = P.Tile(src.loc, src.dtype.name, src.rows, src.cols, blayout=src.blayout,
+                 valid_row=src.valid_row, valid_col=src.valid_col, slayout=src.slayout,
+                 fractal=src.fractal)
+    v = np.asarray(src.valid)
+    tmp.valid[...] = np.where(v > 0, v, np.zeros((), v.dtype))
+    P.TMOV(dst, tmp)
+    return None
+
+
+_PRE_QUANT_MOV = {("float32", "int8"): "QF322B8_PRE", ("float32", "uint8"): "QF322B8_PRE",
+                  ("float32", "float16"): "QF322F16_PRE", ("float32", "bfloat16"): "QF322BF16_PRE",
+                  ("int32", "float16"): "DEQF16"}
+
+
+def _tmov_quant(P, name, dst, ins, relu):
+    """``TMOV(dst, src, preQuantScalar)`` / ``TMOV(dst, src, fp)`` from an Acc tile: the
+    fixpipe conversion (CPU simulator include/pto/cpu/TMov.hpp through ``ConvertStoreValue``;
+    the mode from ``GetScalarPreQuantMode`` / ``GetVectorPreQuantMode``; an ``fp`` tile's
+    element ``fp[0, c]`` converted to a 64-bit integer is column c's quant word, as the
+    simulator reads it)."""
+    from ._pipes import QuantMode, fixpipe
+    src, q = ins[0], ins[1]
+    if src.loc != P.TileType.Acc:
+        raise NotImplementedError(f"pto.{name}: a quantising move from a {src.loc.name} tile "
+                                  f"is not simulated by fastisa, so this program cannot run")
+    pair = (src.dtype.name, dst.dtype.name)
+    x = np.asarray(src.valid)
+    if isinstance(q, P.Tile):
+        modes = {("float32", "int8"): "VQF322B8_PRE", ("float32", "uint8"): "VQF322B8_PRE",
+                 ("int32", "float16"): "VDEQF16"}
+        mode = modes.get(pair)
+        words = np.asarray(q.valid)[0].astype(np.float64)
+        words = np.where(np.isfinite(words) & (words >= 0), words, 0).astype(np.uint64)
+        scalar = None
+    else:
+        mode = _PRE_QUANT_MOV.get(pair)
+        words, scalar = None, int(q)
+    if mode is None:
+        raise NotImplementedError(f"pto.{name}: the quantising move of a {pair[0]} tile to "
+                                  f"{pair[1]} is not simulated by fastisa, so this program "
+                                  f"cannot run")
+    if (dst.valid_row, dst.valid_col) != x.shape:
+        from ..errors import ConstraintError
+        raise ConstraintError(f"pto.{name}: dst's valid shape {(dst.valid_row, dst.valid_col)} "
+                              f"must equal src's {x.shape}")
+    if mode.endswith("B8_PRE"):
+        conv = fixpipe(f"pto.{name}", x, QuantMode[mode], relu, scalar, words,
+                       b8_dtype=dst.dtype)
+    else:
+        s = None if scalar is None else float(
+            np.array([scalar & 0xFFFFFFFF], np.uint32).view(np.float32)[0])
+        conv = fixpipe(f"pto.{name}", x, QuantMode[mode], relu, s, words)
+    dst.valid[...] = np.asarray(conv).astype(dst.valid.dtype)
+    return None
 
 
 def _tprint(P, name, outs, ins, a):
