@@ -117,13 +117,17 @@ class Turns:
     def _describe(self) -> str:
         return "deadlock (" + "; ".join(self._states()) + ")"
 
+    def label(self, i: int) -> str:
+        """How errors name participant ``i`` ("program 1", "core 0")."""
+        return f"{self.noun} {self.names[i]}"
+
     def _states(self) -> list:
         parts = []
         for i in range(self.n):
             if self.state[i] == _BLOCKED:
-                parts.append(f"{self.noun} {self.names[i]} waits in {self.waiting[i][1]}")
+                parts.append(f"{self.label(i)} waits in {self.waiting[i][1]}")
             elif self.state[i] == _DONE:
-                parts.append(f"{self.noun} {self.names[i]} has ended")
+                parts.append(f"{self.label(i)} has ended")
         return parts
 
     def block(self, me: int, pred, what: str, instr: str) -> None:

@@ -1104,45 +1104,384 @@ def _tflashattn(case_dir, args, kwargs, ns):
 DRIVERS["tflashattn"] = _tflashattn
 
 
+# ---- branch ptolowp: low-precision formats (tcvt int4/fp4, ttrans hifloat8, tstore, ...) ----
+
+#: gen_data.py's stand-in classes / en_dtypes dtypes -> fastisa.pto format names.
+_LOWP_NAMES = {"Int4": "int4", "Float4E2M1": "float4_e2m1x2", "Float4E1M2": "float4_e1m2x2",
+               "float4_e2m1": "float4_e2m1x2", "float4_e1m2": "float4_e1m2x2",
+               "hifloat8": "hifloat8"}
+
+
+def _lowp_fmt(t):
+    """(fastisa format name or numpy dtype, storage dtype, elements per stored item)."""
+    name = getattr(t, "__name__", "")
+    if name not in _LOWP_NAMES:
+        try:
+            name = np.dtype(t).name
+        except TypeError:
+            pass
+    if name in _LOWP_NAMES:
+        f = _LOWP_NAMES[name]
+        return f, np.dtype(np.uint8), 2 if f.startswith("float4") else 1
+    dt = _np_or_bf16(t)
+    return dt, dt, 1
+
+
+def _tcvt_lowp(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    (sf, sdt, sl), (df, ddt, dl) = _lowp_fmt(p.srctype), _lowp_fmt(p.dsttype)
+    M, N = int(p.m), int(p.n)
+    golden = _read(case_dir, "golden.bin", ddt)
+    x = _read(case_dir, "x1_gm.bin", sdt).reshape(M, N // sl)
+    src = pto.Tile(V, sf, M, N // sl)
+    src.data[:] = x
+    d = pto.Tile(V, df, M, N // dl)
+    mode = str(p.mode).split("::")[-1]
+    pto.TCVT(d, src, mode, satMode=str(p.saturation_mode).split("::")[-1])
+    return np.ascontiguousarray(d.valid).view(ddt).reshape(-1), golden, 1e-3
+
+
+DRIVERS["tcvt"] = _tcvt_lowp
+
+
+def _ttrans_lowp(case_dir, args, kwargs, ns):
+    p = _param(args, kwargs)
+    f, dt, _ = _lowp_fmt(p.srctype)
+    if isinstance(f, np.dtype):
+        return _ttrans(case_dir, args, kwargs, ns)
+    gdt = np.dtype(p.srctype)                  # en_dtypes.hifloat8 (one byte)
+    M, N = int(p.m), int(p.n)
+    golden = _read(case_dir, "golden.bin", gdt)
+    s = pto.Tile(V, f, M, N)
+    s.data[:] = _read(case_dir, "x1_gm.bin", dt).reshape(M, N)
+    d = pto.Tile(V, f, N, M)
+    pto.TTRANS(d, s)
+    return np.ascontiguousarray(d.valid).view(gdt).reshape(-1), golden, 1e-3
+
+
+DRIVERS["ttrans"] = _ttrans_lowp
+
+
+
+
 # ---- ptogold: tstore (a windowed 5-D GM tensor TLOADed and TSTOREd back) ----------------
 def _tstore(case_dir, args, kwargs, ns):
-    """tstore/tstore_kernel.cpp: the g0..g4 window (strides of the W0..W4 whole tensor; DN:
-    the last two dims column-major) TLOADed into a row-major (ND) / column-major (DN) tile of
-    the window's rows x cols, TSTOREd into a zeroed tensor of the whole shape."""
-    g = next(x for x in args if hasattr(x, "gShape0"))
-    dt = np.dtype(g.datatype)
-    fmt = str(g.format)
-    if dt.kind not in "iuf":
-        raise NotImplementedError(f"{dt} tiles (the ptolowp branch's formats)")
-    gs = tuple(int(getattr(g, f"gShape{i}")) for i in range(5))
-    W = tuple(int(getattr(g, f"gWholeShape{i}")) for i in range(5))
+    """tstore_kernel.cpp: TLOAD a GM tensor (ND, DN or NZ, a window of a larger whole
+    tensor) into a Vec tile and TSTORE it back into a zeroed tensor of the whole shape.  fp4
+    data is handled in x2 containers (bytes) along the contiguous axis."""
+    p = _param(args, kwargs)
+    f, dt, lanes = _lowp_fmt(p.datatype)
+    g = [int(getattr(p, f"gShape{i}")) for i in range(5)]
+    w = [int(getattr(p, f"gWholeShape{i}")) for i in range(5)]
+    fmt = p.format
+    if lanes == 2:                      # x2: the contiguous axis counts bytes
+        k = 4 if fmt == "ND" else 3
+        g[k] //= 2
+        w[k] //= 2
     golden = _read(case_dir, "golden.bin", dt)
     src = _read(case_dir, "input.bin", dt)
-    step = max(1, 32 // dt.itemsize)
-    if fmt == "NZ":     # a boxed (NZ) tile of the window's S2*S3 x S0*S1*S4 values
-        st = (W[1] * W[2] * W[3] * W[4], W[2] * W[3] * W[4], W[3] * W[4], W[4], 1)
-        R, C = gs[2] * gs[3], gs[0] * gs[1] * gs[4]
-        t = pto.Tile(V, dt, R, C, blayout=pto.BLayout.ColMajor, slayout=pto.SLayout.RowMajor,
-                     valid_row=R, valid_col=C)
-        lay = pto.Layout.NZ
-    elif fmt == "ND":
-        st = (W[1] * W[2] * W[3] * W[4], W[2] * W[3] * W[4], W[3] * W[4], W[4], 1)
-        R, C = gs[0] * gs[1] * gs[2] * gs[3], gs[4]
-        t = pto.Tile(V, dt, R, -(-C // step) * step, valid_row=R, valid_col=C)
-        lay = pto.Layout.ND
+    out = np.zeros_like(src)
+    isz = dt.itemsize
+    block = 32 // isz
+    if fmt == "DN":
+        strides = (w[1] * w[2] * w[3] * w[4], w[2] * w[3] * w[4], w[3] * w[4], 1, w[3])
+        lay, R = pto.Layout.DN, -(-g[3] // block) * block
+        C = g[0] * g[1] * g[2] * g[4]
+        tile = pto.Tile(V, f, R, C, blayout=pto.BLayout.ColMajor, valid_row=g[3], valid_col=C)
     else:
-        st = (W[1] * W[2] * W[3] * W[4], W[2] * W[3] * W[4], W[3] * W[4], 1, W[3])
-        R, C = gs[3], gs[0] * gs[1] * gs[2] * gs[4]
-        t = pto.Tile(V, dt, -(-R // step) * step, C, blayout=pto.BLayout.ColMajor, valid_row=R,
-                     valid_col=C)
-        lay = pto.Layout.DN
-    out = np.zeros(golden.size, dt)
-    pto.TLOAD(t, pto.GlobalTensor(src, shape=gs, strides=st, layout=lay))
-    pto.TSTORE(pto.GlobalTensor(out, shape=gs, strides=st, layout=lay), t)
+        strides = (w[1] * w[2] * w[3] * w[4], w[2] * w[3] * w[4], w[3] * w[4], w[4], 1)
+        if fmt == "NZ":
+            lay, R, C = pto.Layout.NZ, g[2] * g[3], g[0] * g[1] * g[4]
+            tile = pto.Tile(V, f, R, C, blayout=pto.BLayout.ColMajor,
+                            slayout=pto.SLayout.RowMajor, fractal=512)
+        else:
+            lay, R = pto.Layout.ND, g[0] * g[1] * g[2] * g[3]
+            C = -(-g[4] // block) * block
+            tile = pto.Tile(V, f, R, C, valid_row=R, valid_col=g[4])
+    kw = {} if isinstance(f, np.dtype) else {"dtype": f}
+    pto.TLOAD(tile, pto.GlobalTensor(src, g, strides, lay, **kw))
+    pto.TSTORE(pto.GlobalTensor(out, g, strides, lay, **kw), tile)
     return out, golden, 1e-3
 
 
 DRIVERS["tstore"] = _tstore
+
+
+def _tstore_quant(case_dir, args, kwargs, ns):
+    """tstore_quant_kernel.cpp: TLOAD a Vec tile (ND, DN or NZ window), then TSTORE (scalar
+    word) or TSTORE_FP (a uint64 tile of words) with ReLU, into a zeroed tensor."""
+    p = _param(args, kwargs)
+    sdt, ddt = np.dtype(p.src_type), _np_or_bf16(p.dst_type)
+    g = [int(getattr(p, f"g_shape_{i}")) for i in range(5)]
+    w = [int(getattr(p, f"g_whole_shape_{i}")) for i in range(5)]
+    golden = _read(case_dir, "golden.bin", ddt)
+    src = _read(case_dir, "input.bin", sdt)
+    quant = _read(case_dir, "quant.bin", np.uint64)
+    out = np.zeros(golden.size, ddt)
+    block = 32 // sdt.itemsize
+    if p.format == "DN":
+        strides = (w[1] * w[2] * w[3] * w[4], w[2] * w[3] * w[4], w[3] * w[4], 1, w[3])
+        lay, R, C = pto.Layout.DN, -(-g[3] // block) * block, g[0] * g[1] * g[2] * g[4]
+        tile = pto.Tile(V, sdt, R, C, blayout=pto.BLayout.ColMajor, valid_row=g[3], valid_col=C)
+    else:
+        strides = (w[1] * w[2] * w[3] * w[4], w[2] * w[3] * w[4], w[3] * w[4], w[4], 1)
+        lay, R = pto.Layout.ND, g[0] * g[1] * g[2] * g[3]
+        tile = pto.Tile(V, sdt, R, -(-g[4] // block) * block, valid_row=R, valid_col=g[4])
+    pto.TLOAD(tile, pto.GlobalTensor(src, g, strides, lay))
+    dst = pto.GlobalTensor(out, g, strides, lay)
+    relu = pto.ReluPreMode.NormalRelu if p.use_relu else pto.ReluPreMode.NoRelu
+    if p.is_v_quant:
+        # the test's quant tile: one word per column (ND) / row (DN) of the tile, word j
+        # for index j of the whole tensor's contiguous axis as gen_data quantises it
+        n = quant.size
+        fp = pto.Tile(V, np.uint64, 1, -(-n // 4) * 4, valid_col=n)
+        fp.data[0, :n] = quant
+        pto.TSTORE_FP(dst, tile, fp, reluPreMode=relu, saturateInf=bool(p.saturate_inf))
+    else:
+        pto.TSTORE(dst, tile, int(quant[0]), reluPreMode=relu, saturateInf=bool(p.saturate_inf))
+    return out, golden, 1e-3
+
+
+DRIVERS["tstore_quant"] = _tstore_quant
+
+
+def _tstore_acc2gm(case_dir, args, kwargs, ns):
+    """tstore_acc2gm_kernel.cpp: TLOAD A and B, TMOV to Left/Right, TMATMUL into an Acc tile
+    (float32, int32 for int8 inputs), then TSTORE the Acc tile to an ND tensor of the
+    destination dtype: plain, with the scalar quantisation word (the float32 bits of the
+    scale, bit 46 set for an int8 destination) and/or ReLU."""
+    p = _param(args, kwargs)
+    sdt, ddt = _np_or_bf16(p.src_data_type), _np_or_bf16(p.dst_data_type)
+    M, N, K = int(p.m), int(p.n), int(p.k)
+    golden = _read(case_dir, "golden.bin", ddt)
+    a = _read(case_dir, "x1_gm.bin", sdt).reshape(M, K)
+    b = _read(case_dir, "x2_gm.bin", sdt).reshape(K, N)
+    T = pto.TileType
+    acc_dt = np.dtype(np.int32) if sdt == np.int8 else np.dtype(np.float32)
+    lt, rt = _tile_at(T.Left, a, sdt, M, K), _tile_at(T.Right, b, sdt, K, N)
+    c = _tile_at(T.Acc, np.zeros((M, N), acc_dt), acc_dt, M, N)
+    pto.TMATMUL(c, lt, rt)
+    out = np.zeros((M, N), ddt)
+    relu = pto.ReluPreMode.NormalRelu if int(p.relu_mode) == 1 else pto.ReluPreMode.NoRelu
+    if int(p.quant_mode) == 1:
+        word = int(np.float32(p.scalar).view(np.uint32))
+        if ddt.itemsize == 1:
+            word |= int(ddt == np.int8) << 46
+        pto.TSTORE(pto.GlobalTensor(out), c, word, reluPreMode=relu)
+    else:
+        pto.TSTORE(pto.GlobalTensor(out), c, reluPreMode=relu)
+    return out.reshape(-1), golden, 1e-3
+
+
+DRIVERS["tstore_acc2gm"] = _tstore_acc2gm
+
+
+def _quant_move_driver(extract):
+    """textract_quant / tinsert_quant main.cpp: TLOAD a Mat tile, TEXTRACT (or TINSERT) with
+    the scalar word or a uint64 tile of words (the _FP form), ReLU, and the task cookie's
+    saturation bit (``saturateInf``), then TSTORE the destination."""
+    def drive(case_dir, args, kwargs, ns):
+        p = _param(args, kwargs)
+        sdt, ddt = _np_or_bf16(p.src_dtype), _np_or_bf16(p.dst_dtype)
+        golden = _read(case_dir, "golden.bin", ddt)
+        sR, sC = int(p.src_valid_rows), int(p.src_valid_cols)
+        dR, dC = int(p.dst_valid_rows), int(p.dst_valid_cols)
+        M = pto.TileType.Mat
+        src = _tile_at(M, _read(case_dir, "input.bin", sdt).reshape(sR, sC), sdt, sR, sC)
+        dst = _tile_at(M, np.zeros((dR, dC), ddt), ddt, dR, dC)
+        quant = _read(case_dir, "quant.bin", np.uint64)
+        if p.is_v_quant:
+            pre = pto.Tile(M, np.uint64, 1, -(-quant.size // 4) * 4, valid_col=quant.size)
+            pre.data[0, :quant.size] = quant
+        else:
+            pre = int(quant[0])
+        fn = pto.TEXTRACT if extract else pto.TINSERT
+        fn(dst, src, int(p.idx_row), int(p.idx_col), relu=bool(p.use_relu), preQuant=pre,
+           saturateInf=bool(p.saturate_inf))
+        out = np.ascontiguousarray(dst.valid)
+        if not extract and out.size != golden.size:
+            # gen_data writes the quantised source (the inserted window) as golden.bin
+            r0, c0 = int(p.idx_row), int(p.idx_col)
+            out = np.ascontiguousarray(dst.data[r0:r0 + sR, c0:c0 + sC])
+        return out.reshape(-1), golden, 1e-3
+    return drive
+
+
+DRIVERS["textract_quant"] = _quant_move_driver(True)
+DRIVERS["tinsert_quant"] = _quant_move_driver(False)
+
+
+_MX_A = {"zz": pto.Layout.MX_A_ZZ, "nd": pto.Layout.MX_A_ND, "dn": pto.Layout.MX_A_DN}
+_MX_B = {"nn": pto.Layout.MX_B_NN, "nd": pto.Layout.MX_B_ND, "dn": pto.Layout.MX_B_DN}
+
+
+def _tmatmul_mx(case_dir, args, kwargs, ns):
+    """tmatmul_mx(_nddn)_kernel.cpp: TLOAD A, B (fp8, or fp4 x2 containers) and the E8M0 scale
+    tensors (in the test's GM scale layout) into Mat tiles, TMOV them to Left / Right /
+    ScaleLeft / ScaleRight, TMATMUL_MX (or _BIAS) into an Acc float32 tile."""
+    p = _param(args, kwargs)
+    (af, adt, al), (bf, bdt, bl) = _lowp_fmt(p.atype), _lowp_fmt(p.btype)
+    if isinstance(af, np.dtype):
+        af, bf = af.name, bf.name
+        adt = bdt = np.dtype(np.uint8)
+    M, K, N = int(p.m), int(p.k), int(p.n)
+    G = -(-K // 32)
+    golden = _read(case_dir, "golden.bin", np.float32)
+    T = pto.TileType
+    u8 = np.dtype(np.uint8)
+
+    def load(loc, fmt, arr2d, rows, cols, lay=pto.Layout.ND, gshape=None):
+        step = 32
+        t = pto.Tile(T.Mat, fmt, rows, -(-cols // step) * step, valid_row=rows, valid_col=cols)
+        pto.TLOAD(t, pto.GlobalTensor(arr2d, gshape or (1, 1, 1, rows, cols), layout=lay,
+                                      dtype=fmt))
+        out = pto.Tile(loc, fmt, t.rows, t.cols, valid_row=rows, valid_col=cols)
+        pto.TMOV(out, t)
+        return out
+
+    a = load(T.Left, af, _read(case_dir, "x1_gm.bin", u8).reshape(M, K // al), M, K // al)
+    b = load(T.Right, bf, _read(case_dir, "x2_gm.bin", u8).reshape(K, N // bl), K, N // bl)
+    # tmatmul_mx_nddn: plain row-major [M, G] / [G, N] scale tensors (Layout.ND)
+    fa = _MX_A[p.scale_a_format] if hasattr(p, "scale_a_format") else pto.Layout.ND
+    fb = _MX_B[p.scale_b_format] if hasattr(p, "scale_b_format") else pto.Layout.ND
+    e8 = "float8_e8m0fnu"
+    sa = load(T.ScaleLeft, e8, _read(case_dir, "x1_mx_gm.bin", u8), M, G, fa)
+    sb = load(T.ScaleRight, e8, _read(case_dir, "x2_mx_gm.bin", u8), G, N, fb)
+    c = pto.Tile(T.Acc, np.float32, M, -(-N // 8) * 8, valid_row=M, valid_col=N)
+    if p.is_bias:
+        bias = _tile_at(T.Bias, _read(case_dir, "bias_gm.bin", np.dtype(p.bias_type)).reshape(
+            1, N).astype(np.float32), np.dtype(np.float32), 1, N)
+        pto.TMATMUL_MX_BIAS(c, a, sa, b, sb, bias)
+    else:
+        pto.TMATMUL_MX(c, a, sa, b, sb)
+    return np.ascontiguousarray(c.valid).reshape(-1), golden, 1e-3
+
+
+DRIVERS["tmatmul_mx"] = _tmatmul_mx
+DRIVERS["tmatmul_mx_nddn"] = _tmatmul_mx
+
+
+def _flat_tile(dt, n):
+    isz = np.dtype(dt).itemsize if isinstance(dt, np.dtype) else 1
+    step = 32 // isz
+    return pto.Tile(V, dt, 1, -(-n // step) * step, valid_row=1, valid_col=n)
+
+
+def _ttrans_conv(case_dir, args, kwargs, ns):
+    """ttrans_conv_kernel.cpp: TLOAD a flat Vec tile, view it as a ConvTile of the source
+    layout, TTRANS into a ConvTile of the destination layout over a second flat tile, TSTORE
+    that tile (the fp4 case in x2 containers)."""
+    p = _param(args, kwargs)
+    s = [int(getattr(p, f"src_shape_{i}")) for i in range(5)]
+    d = [int(getattr(p, f"dst_shape_{i}")) for i in range(5)] + [int(p.dst_shape_5)]
+    g = int(p.group_n)
+    mode = int(p.shape)
+    Lo = pto.Layout
+    if mode == 1:
+        sl, ss, dl, ds = Lo.NCHW, s[:4], Lo.NC1HWC0, d[:5]
+    elif mode == 2:
+        sl, ss, dl, ds = Lo.NC1HWC0, s, Lo.NCHW, d[:4]
+    elif mode == 3:
+        sl, ss, dl, ds = Lo.NC1HWC0, s, Lo.FRACTAL_Z, d[:5] + [s[4]]
+    elif mode == 4:
+        sl, ss, dl, ds = Lo.GNCHW, [g] + s[:4], Lo.GNC1HWC0, [g] + d[:5]
+    elif mode == 5:
+        sl, ss, dl, ds = Lo.GNC1HWC0, [g] + s, Lo.FRACTAL_Z, [g * d[0]] + d[1:5] + [s[4]]
+    else:
+        sl, ss, dl, ds = Lo.NCDHW, s, Lo.FRACTAL_Z_3D, d[:4]
+    if "MXFP4" in p.case_name:
+        f, raw = "float4_e2m1x2", np.dtype(np.uint8)
+        lanes = 2
+    else:
+        f = raw = np.dtype(p.data_type)
+        lanes = 1
+    golden = _read(case_dir, "golden.bin", raw)
+    x = _read(case_dir, "input.bin", raw)
+    st = _flat_tile(f, x.size)
+    pto.TLOAD(st, pto.GlobalTensor(x.reshape(1, -1), dtype=f if lanes == 2 else None))
+    nd = int(np.prod(ds)) // lanes
+    dt_ = _flat_tile(f, nd)
+    src = pto.ConvTile(V, f, ss, sl, buffer=st)
+    dst = pto.ConvTile(V, f, ds, dl, buffer=dt_)
+    pto.TTRANS(dst, src, _flat_tile(raw, 32 // raw.itemsize))
+    out = np.zeros((1, nd), raw)
+    pto.TSTORE(pto.GlobalTensor(out, dtype=f if lanes == 2 else None), dt_)
+    return out.reshape(-1), golden, 1e-3
+
+
+DRIVERS["ttrans_conv"] = _ttrans_conv
+
+
+def _tstore_conv(case_dir, args, kwargs, ns):
+    """tstore_conv_kernel.cpp: TLOAD an NDC1HWC0 GlobalTensor (shape N, D, C1, H, W; the C0
+    axis implicit) into a 6-D ConvTile and TSTORE it back."""
+    p = _param(args, kwargs)
+    dt = np.dtype(p.datatype)
+    c0 = 32 // dt.itemsize
+    sh = [int(getattr(p, f"g_shape{i}")) for i in range(5)]
+    w = [int(getattr(p, f"g_whole_shape{i}")) for i in range(5)]
+    strides = (w[1] * w[2] * w[3] * w[4] * c0, w[2] * w[3] * w[4] * c0, w[3] * w[4] * c0,
+               w[4] * c0, c0)
+    golden = _read(case_dir, "golden.bin", dt)
+    x = _read(case_dir, "input.bin", dt)
+    t = pto.ConvTile(pto.TileType.Mat, dt, sh + [c0], pto.Layout.NDC1HWC0)
+    pto.TLOAD(t, pto.GlobalTensor(x, sh, strides, pto.Layout.NDC1HWC0))
+    out = np.zeros_like(x)
+    pto.TSTORE(pto.GlobalTensor(out, sh, strides, pto.Layout.NDC1HWC0), t)
+    return out, golden, 1e-3
+
+
+DRIVERS["tstore_conv"] = _tstore_conv
+
+
+def expand_calls(calls, tmp):
+    """A generator that writes every case directory in one call (tloadconv's
+    ``generate_cpu_test_suite(prefix, cases)``) is recorded once with the temporary directory
+    as its working directory; it stands for each case directory it made (those with a
+    golden.bin no other call claims), with the same arguments."""
+    out = []
+    claimed = {os.path.realpath(c[0]) for c in calls
+               if os.path.realpath(c[0]) != os.path.realpath(tmp)}
+    for c in calls:
+        if os.path.realpath(c[0]) == os.path.realpath(tmp) and len(calls) == 1:
+            subs = sorted(d for d in os.listdir(tmp)
+                          if os.path.exists(os.path.join(tmp, d, "golden.bin"))
+                          and os.path.realpath(os.path.join(tmp, d)) not in claimed)
+            if len(subs) > 1 and not any(isinstance(a, str) and a in subs for a in c[2]):
+                out.extend((os.path.join(tmp, d),) + tuple(c[1:]) for d in subs)
+                continue
+        out.append(c)
+    return out
+
+
+def _tloadconv(case_dir, args, kwargs, ns):
+    """tloadconv_kernel.cpp: TLOAD a GM tensor in a convolution layout into a Mat ConvTile and
+    copy the tile's storage out.  The case's (suffix, shape, dtype) tuple comes from the one
+    generator call; the kernel's template arguments per case are launch_1 .. launch_4."""
+    suffix = os.path.basename(case_dir).split(".", 1)[1]
+    shape, dts = next((s, d) for n, s, d in args[1] if n == suffix)
+    dt = _np_or_bf16({"float16": np.float16, "half": np.float16, "float32": np.float32,
+                      "float": np.float32, "int8": np.int8, "int32": np.int32}.get(dts, dts))
+    c0 = 32 // dt.itemsize
+    x = _read(case_dir, "input.bin", dt)
+    Lo = pto.Layout
+    if "5HD" in suffix:                       # NC1HWC0: Shape<N, C1, H, W, C0>
+        gshape, lay, tshape = tuple(shape), Lo.NC1HWC0, tuple(shape)
+        strides = None
+    elif "4D" in suffix:                      # FRACTAL_Z: Shape<C1, H, W, N, C0>, tile 4-D
+        N, C1, H, W = shape[:4]
+        gshape, lay = (C1, H, W, N, c0), Lo.FRACTAL_Z
+        strides = (H * W * N * c0, W * N * c0, N * c0, c0, 1)
+        tshape = (C1 * H * W, N // 16, 16, c0)
+    else:                                     # FRACTAL_Z 5-D: Shape<C1, H, W, N, C0>
+        gshape, lay, tshape = tuple(shape[:4]) + (c0,), Lo.FRACTAL_Z, tuple(shape[:4]) + (c0,)
+        strides = None
+    t = pto.ConvTile(pto.TileType.Mat, dt, tshape, lay)
+    pto.TLOAD(t, pto.GlobalTensor(x, gshape, strides, lay))
+    return np.ascontiguousarray(t.buffer).copy(), _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["tloadconv"] = _tloadconv
 
 
 # ---- ptocomm branch: communication, signals, pipes, TRANDOM, TPRINT ---------------------

@@ -47,20 +47,26 @@ class Launch(Turns):
 
     noun = "program"
 
-    def __init__(self, n: int, program_ids=None):
+    def __init__(self, n: int, program_ids=None, labels=None):
         program_ids = list(program_ids) if program_ids is not None else \
             [(i,) for i in range(n)]
         super().__init__(n, [str(p[0]) if len(p) == 1 else str(p) for p in program_ids])
         self.program_ids = program_ids
-        self.rendezvous = None             # fastisa.nki._multicore's meeting point
+        #: how errors and warnings name program i ("program 1", "rank 2 core 0")
+        self.labels = list(labels) if labels is not None else \
+            [f"program {p[0] if len(p) == 1 else p}" for p in program_ids]
+        self.rendezvous = {}               # rank -> fastisa.nki._multicore's meeting point
         # shared-HBM write-after-write detection
         self._writers: dict = {}           # id(owner) -> (weakref(owner), int16[nbytes])
         self._warned: set = set()
 
+    def label(self, i: int) -> str:
+        return self.labels[i]
+
     def _describe(self) -> str:
         parts = self._states()
         return ("the partner core never arrives (" + "; ".join(parts) + "): every program "
-                "of the launch must issue matching core_barrier / sendrecv calls")
+                "of the launch must issue matching core_barrier / sendrecv / collective calls")
 
     # ---- shared-HBM races ---------------------------------------------------------------
     def synchronised(self) -> None:
@@ -99,15 +105,15 @@ class Launch(Turns):
                 if k in self._warned:
                     continue
                 self._warned.add(k)
-                a, b = self.program_ids[int(o) - 1], self.program_ids[me]
+                a, b = self.labels[int(o) - 1], self.labels[me]
                 what = f"{t.name!r}" if getattr(t, "name", "") else \
                     f"of shape {tuple(own.shape)} {getattr(t.dtype, 'name', t.dtype)}"
                 warnings.warn(
-                    f"nki launch: program {b} overwrote bytes of shared_hbm tensor {what} "
-                    f"that program {a} wrote with other values, with no core_barrier/sendrecv "
+                    f"nki launch: {b} overwrote bytes of shared_hbm tensor {what} "
+                    f"that {a} wrote with other values, with no core_barrier/sendrecv "
                     f"between them: a write-after-write race between cores (on hardware the "
                     f"result depends on their timing; fastisa runs the programs in order, so "
-                    f"program {b}'s bytes are kept)",
+                    f"{b}'s bytes are kept)",
                     UndefinedBehaviorWarning, stacklevel=4)
         st[...] = mine
         seen[...] = now

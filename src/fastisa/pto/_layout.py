@@ -50,7 +50,9 @@ import numpy as np
 
 from ..errors import AccessError, constraint
 from . import _xcommon as X
+from . import _ops
 from ._ops import _operand, _run_binary, _run_unary, _tile
+from . import _lowp_formats as _lp
 from ._tile import _LOC_BUFFER, SLayout, Tile, _as_int, _pad_value, _pool
 
 from typing import TYPE_CHECKING
@@ -58,8 +60,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .._types import Int
 
-__all__ = ["TSUBVIEW", "TEXTRACT", "TINSERT", "TCONCAT", "TRESHAPE", "TFILLPAD", "TFILLPAD_INPLACE",
-           "TFILLPAD_EXPAND", "TINTERLEAVE", "TDEINTERLEAVE", "TPACK"]
+__all__ = ["TSUBVIEW", "TEXTRACT", "TINSERT", "TEXTRACT_FP", "TINSERT_FP", "TCONCAT", "TRESHAPE",
+           "TFILLPAD", "TFILLPAD_INPLACE", "TFILLPAD_EXPAND", "TINTERLEAVE", "TDEINTERLEAVE", "TPACK"]
 
 
 def _at(t: Tile, r, c, dst=None):
@@ -107,41 +109,102 @@ def _run_binary_to(op, d, a, b, R, C):
     _k.binary(_OP[op], d[0], d[1], d[2], d[3], *a, _BIG, *b, _BIG, R, C)
 
 
+def _quant_move(instr, dst, src, indexRow, indexCol, relu, pre, sat, into) -> None:
+    """The pre-quant forms of TEXTRACT / TINSERT (branch ptolowp): the window moves through
+    the fixpipe conversion of :mod:`fastisa.pto._fixpipe` (``pre``: the 64-bit scalar word,
+    or a uint64 tile of words: for TEXTRACT word ``indexCol + j`` converts window column j,
+    i.e. one word per src column; for TINSERT word j converts src column j).  Docs: pto-isa
+    docs/isa/TEXTRACT.md, TINSERT.md (pairs); arithmetic: the CPU simulator."""
+    from . import _fixpipe as F
+    r0, c0 = _index(instr, "indexRow", indexRow), _index(instr, "indexCol", indexCol)
+    R, C = src.valid_shape if into else dst.valid_shape
+    big, small = (dst, src) if into else (src, dst)
+    if r0 + R > big.valid_row or c0 + C > big.valid_col:
+        raise constraint(instr, "indexRow/indexCol", f"the window {(R, C)} at ({r0}, {c0}) "
+                         f"must lie inside the valid region {big.valid_shape}", (r0, c0))
+    if isinstance(pre, Tile):
+        q = F.fp_words(instr, "preQuant", pre, 0 if into else c0, C).reshape(1, C)
+    else:
+        word = _as_int(pre, "preQuant", instr)
+        if not 0 <= word < 1 << 64:
+            raise constraint(instr, "preQuant", "must be a 64-bit unsigned word", word)
+        q = np.uint64(word)
+    window = src.valid if into else src.data[r0:r0 + R, c0:c0 + C]
+    out = F.convert(instr, window, src.format.name, dst.format.name, q, bool(relu), bool(sat))
+    out = out.view(dst.dtype) if out.dtype != dst.dtype else out
+    if into:
+        np.copyto(dst.data[r0:r0 + R, c0:c0 + C], out)
+    else:
+        np.copyto(dst.valid, out)
+    X.record(instr, dst, 1, R, C)
+
+
+def TEXTRACT_FP(dst: Tile, src: Tile, fp: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802,N803
+                relu: bool = False, saturateInf: bool = False) -> None:  # noqa: N803
+    """TEXTRACT with a uint64 tile of quantisation words (see :func:`TEXTRACT`)."""
+    for name, t in (("dst", dst), ("src", src), ("fp", fp)):
+        _tile("TEXTRACT_FP", name, t, lowp=True)
+    _quant_move("TEXTRACT_FP", dst, src, indexRow, indexCol, relu, fp, saturateInf, into=False)
+
+
+def TINSERT_FP(dst: Tile, src: Tile, fp: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802,N803
+               relu: bool = False, saturateInf: bool = False) -> None:  # noqa: N803
+    """TINSERT with a uint64 tile of quantisation words (see :func:`TINSERT`)."""
+    for name, t in (("dst", dst), ("src", src), ("fp", fp)):
+        _tile("TINSERT_FP", name, t, lowp=True)
+    _quant_move("TINSERT_FP", dst, src, indexRow, indexCol, relu, fp, saturateInf, into=True)
+
+
+def _lowp_relu(instr, dst, src, relu) -> bool:
+    """True (go on to the low-precision move) unless relu is asked of such a tile."""
+    if relu and (dst.format.name in _lp.LOWP or src.format.name in _lp.LOWP):
+        raise constraint(instr, "relu", "must be False for low-precision / 64-bit tiles", relu)
+    return True
+
+
 def TEXTRACT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802
-             relu: bool = False, preQuant: None = None) -> None:
+             relu: bool = False, preQuant: Int | Tile | None = None,  # noqa: N803
+             saturateInf: bool = False) -> None:  # noqa: N803
     """Copy the window of src at (indexRow, indexCol) into dst's valid region (module doc).
     Any tile locations; raises ConstraintError when the window leaves src's valid region."""
     instr = "TEXTRACT"
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    _tile(instr, "dst", dst, lowp=True)
+    _tile(instr, "src", src, lowp=True)
     if preQuant is not None:
-        raise NotImplementedError("TEXTRACT: the pre-quant (scalar or fp tile) forms are not "
-                                  "implemented in fastisa")
+        return _quant_move("TEXTRACT", dst, src, indexRow, indexCol, relu, preQuant,
+                           saturateInf, into=False)
     r0, c0 = _index(instr, "indexRow", indexRow), _index(instr, "indexCol", indexCol)
     R, C = dst.valid_shape
     if r0 + R > src.valid_row or c0 + C > src.valid_col:
         raise constraint(instr, "indexRow/indexCol", f"dst's valid region {(R, C)} at "
                          f"({r0}, {c0}) must lie inside src's valid region {src.valid_shape}",
                          (r0, c0))
+    if _lowp_relu(instr, dst, src, relu) and _ops._lowp_move(instr, dst, src, r0, c0):
+        X.record(instr, dst)
+        return
     _copy(_operand(dst), _at(src, r0, c0, dst), R, C, relu, dst)
     X.record(instr, dst)
 
 
 def TINSERT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802
-            relu: bool = False, preQuant: None = None) -> None:
+            relu: bool = False, preQuant: Int | Tile | None = None,  # noqa: N803
+            saturateInf: bool = False) -> None:  # noqa: N803
     """Copy src's valid region into dst at (indexRow, indexCol) (module doc)."""
     instr = "TINSERT"
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    _tile(instr, "dst", dst, lowp=True)
+    _tile(instr, "src", src, lowp=True)
     if preQuant is not None:
-        raise NotImplementedError("TINSERT: the pre-quant (scalar or fp tile) forms are not "
-                                  "implemented in fastisa")
+        return _quant_move("TINSERT", dst, src, indexRow, indexCol, relu, preQuant,
+                           saturateInf, into=True)
     r0, c0 = _index(instr, "indexRow", indexRow), _index(instr, "indexCol", indexCol)
     R, C = src.valid_shape
     if r0 + R > dst.valid_row or c0 + C > dst.valid_col:
         raise constraint(instr, "indexRow/indexCol", f"src's valid region {(R, C)} at "
                          f"({r0}, {c0}) must lie inside dst's valid region {dst.valid_shape}",
                          (r0, c0))
+    if _lowp_relu(instr, dst, src, relu) and _ops._lowp_move(instr, dst, src, r0, c0, into=True):
+        X.record(instr, dst, 1, R, C)
+        return
     src_op = _operand(src, dst)
     _copy(_at(dst, r0, c0), src_op, R, C, relu, dst)
     X.record(instr, dst, 1, R, C)
