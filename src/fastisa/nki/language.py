@@ -383,7 +383,10 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
         weakref.finalize(own, m.release, buffer.name, per_part)   # of it keep it in use
         if getattr(m, "deferred_capacity", False):
             _capacity.track(m, own, per_part, buffer.name, data)
-    return NkiTensor(data, fmt, buffer, name)
+    t = NkiTensor(data, fmt, buffer, name)
+    if pdim:         # legacy (n, par_dim(128), F) blocks: t[i] is block i, a (128, F) tile
+        t._blocks = True
+    return t
 
 
 def _placed(shape, fmt, buffer, name, address, pdim, m) -> NkiTensor:

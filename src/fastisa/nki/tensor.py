@@ -79,7 +79,7 @@ class NkiTensor:
     name : str
     """
 
-    __slots__ = ("data", "dtype", "buffer", "name", "__weakref__")
+    __slots__ = ("data", "dtype", "buffer", "name", "_blocks", "__weakref__")
 
     def __init__(self, data: np.ndarray, dtype, buffer: Buffer = SBUF, name: str = ""):
         fmt = _dt.lookup(dtype)
@@ -138,8 +138,8 @@ class NkiTensor:
             v.flags.writeable = False
             return NkiTensor(v, self.dtype, self.buffer, self.name)
         key = _normalize_key(key, self.data.shape, self.name)
-        if self.buffer.on_chip and self.data.ndim >= 2:
-            key = _onchip_key(key, self.data.shape)
+        if self.buffer.on_chip and self.data.ndim >= 2 and not getattr(self, "_blocks", False):
+            key = _onchip_key(key, self.data.shape)   # (a legacy par_dim block tensor: numpy's)
         if all(isinstance(k, (int, np.integer)) for k in key):
             key = key + (Ellipsis,)             # one element: a 0-d view, not a scalar
         v = self.data[key]
