@@ -92,6 +92,12 @@ def test_views_and_bounds():
     assert v.data[1, 0] == 64 + 8
     v.data[...] = -1                      # writes go through to the parent
     assert t.data[0, 8] == -1 and t.data[0, 7] == 7 and t.data[64, 8] == 64 * 64 + 8
+    # on-chip: an integer on the partition dim keeps it as a size-1 slice, and the result is
+    # at least 2-D (SDK 2.33 NkiTensor.__getitem__); in HBM the integer removes the dim
+    assert t[3].shape == (1, 64) and t[..., 5].shape == (128, 1) and t[-1].data[0, 0] == 127 * 64
+    assert t[2, 5].shape == (1, 1) and t[2, 5].data[0, 0] == 2 * 64 + 5
+    h = nl.ndarray((4, 128, 64), nl.float32, buffer=nl.shared_hbm)
+    assert h[3].shape == (128, 64) and h[1, :, 5].shape == (128,) and h[0, 0, 0].shape == ()
     # on-chip views stay >= 2-D (SDK language guide, "The partition dimension is special")
     assert t[3].shape == (1, 64) and t[..., 5].shape == (128, 1) and t[3, 5].shape == (1, 1)
     assert t[3].data[0, 5] == t.data[3, 5] and np.shares_memory(t[..., 5].data, t.data)

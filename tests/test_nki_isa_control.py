@@ -70,7 +70,7 @@ def test_register_loops_and_dynamic_offsets():
     a = T(np.arange(40, dtype=np.float32).reshape(4, 10), "float32")
     off = nisa.register_alloc(3)
     assert_bits(a[:, nl.ds(off, 4)].data, a.data[:, 3:7])
-    assert_bits(a[off].data, a.data[3:4])            # on-chip: the partition dim stays
+    assert_bits(a[off].data, a.data[3:4])     # on-chip: the partition dim stays
     assert_bits(a.ap([[10, 2], [1, 3]], offset=off).data, np.array([[3, 4, 5], [13, 14, 15]],
                                                                     np.float32))
 

@@ -56,11 +56,27 @@ def test_dma_transpose_strided_views_hypothesis(shape, seed, step):
     assert_bits(dst_base.data[..., -2:], before[..., -2:])
 
 
+@pytest.mark.parametrize("mode", [None, "unknown", "none"])
+@pytest.mark.parametrize("fmt,shape", [("float32", (96, 128)), ("int8", (3, 5, 7)),
+                                       ("uint32", (2, 3, 4, 100)), ("bfloat16", (8, 120))])
+def test_dma_transpose_other_dtypes_without_hwdge(fmt, shape, mode, rng):
+    """The 2-byte dtype and last-dim <= 128 rules are hwdge's "additional restrictions"
+    (SDK 2.33 dma_transpose); dge_mode unknown / none move any dtype (nki-library's
+    attention_cte transposes float32 q, its mlp_tkg passes dge_mode none)."""
+    x = T(raw(rng, fmt, shape), fmt, nl.hbm)
+    want = ref.nki_isa_dma_transpose(x.data)
+    d = empty(want.shape, fmt)
+    kw = {} if mode is None else {"dge_mode": getattr(nisa.dge_mode, mode)}
+    nisa.dma_transpose(d, x, **kw)
+    assert_bits(d.data, want)
+
+
 def test_dma_transpose_errors():
     s = empty((16, 64), "bfloat16", nl.hbm)
     d = empty((64, 16), "bfloat16")
     with pytest.raises(ConstraintError, match="2 bytes"):
-        nisa.dma_transpose(empty((64, 16), "float32"), empty((16, 64), "float32"))
+        nisa.dma_transpose(empty((64, 16), "float32"), empty((16, 64), "float32"),
+                           dge_mode=nisa.dge_mode.hwdge)
     with pytest.raises(ConstraintError, match="same dtype"):
         nisa.dma_transpose(empty((64, 16), "float16"), s)
     with pytest.raises(ConstraintError, match="axes must be"):
@@ -68,7 +84,8 @@ def test_dma_transpose_errors():
     with pytest.raises(ConstraintError, match="shape"):
         nisa.dma_transpose(empty((16, 64), "bfloat16"), s)
     with pytest.raises(ConstraintError, match="<= 128"):
-        nisa.dma_transpose(empty((129, 2), "bfloat16"), empty((2, 129), "bfloat16"))
+        nisa.dma_transpose(empty((129, 16), "bfloat16"), empty((16, 129), "bfloat16"),
+                           dge_mode=nisa.dge_mode.hwdge)
     with pytest.raises(ConstraintError, match="rank 2, 3 or 4"):
         nisa.dma_transpose(empty((2, 2, 2, 2, 2), "bfloat16"), empty((2, 2, 2, 2, 2), "bfloat16"))
     with pytest.raises(ConstraintError, match="sbuf"):
@@ -88,8 +105,7 @@ def test_dma_transpose_errors():
                        dge_mode=nisa.dge_mode.hwdge)
     with pytest.raises(ConstraintError, match="swdge"):
         nisa.dma_transpose(d, s, dge_mode=nisa.dge_mode.swdge)
-    with pytest.raises(ConstraintError, match="none"):
-        nisa.dma_transpose(d, s, dge_mode=nisa.dge_mode.none)
+    nisa.dma_transpose(d, s, dge_mode=nisa.dge_mode.none)     # accepted (direct transpose)
     with pytest.raises(ConstraintError, match="oob_mode skip"):
         nisa.dma_transpose(d, s, oob_mode=nisa.oob_mode.skip)
     with pytest.raises(ConstraintError, match="priority"):
@@ -480,6 +496,8 @@ def test_dma_transpose_indirect_gather(rng):
     before = d2.data.copy()
     with pytest.raises(AccessError):
         nisa.dma_transpose(d2, vbad)
+    with pytest.raises(ConstraintError, match="got none"):    # the gather needs a DGE
+        nisa.dma_transpose(d2, view, dge_mode=nisa.dge_mode.none)
     assert_bits(d2.data, before)                      # the raising call changed nothing
     nisa.dma_transpose(d2, vbad, oob_mode=nisa.oob_mode.skip)
     want = before.copy()

@@ -279,7 +279,9 @@ def test_address_placement_aliases_and_range_checks():
             nl.ndarray((64, 8), nl.float32, address=(100, 0))
         with pytest.raises(ConstraintError, match="multiple of the float32 item size"):
             nl.ndarray((4, 8), nl.float32, address=(0, 2))
-        # nc_matmul's accumulation groups follow the bytes: two names for one PSUM bank
+        # nc_matmul's accumulation state lives in the bytes (views and aliases share it),
+        # but declaring a tensor starts it afresh: the compiler infers accumulate=None per
+        # tensor, so p2's first matmul overwrites; a later matmul into p1 then accumulates
         p1 = nl.ndarray((8, 16), nl.float32, buffer=nl.psum, address=(0, 2048))
         s = nl.ndarray((4, 8), nl.float32)
         s.data[...] = 1.0
@@ -287,5 +289,7 @@ def test_address_placement_aliases_and_range_checks():
         m.data[...] = 1.0
         nisa.nc_matmul(p1, s, m)
         p2 = nl.ndarray((8, 16), nl.float32, buffer=nl.psum, address=(0, 2048))
-        nisa.nc_matmul(p2, s, m)                                 # same group: accumulates
-        assert (p1.data == 8.0).all()
+        nisa.nc_matmul(p2, s, m)                                 # a new tensor: overwrites
+        assert (p1.data == 4.0).all()
+        nisa.nc_matmul(p1, s, m)                                 # p2's open group: adds
+        assert (p2.data == 8.0).all()

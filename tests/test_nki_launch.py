@@ -290,7 +290,22 @@ class _TileCfg(nl.NKIObject):
     scale: float = 1.0
 
     def __post_init__(self):
-        self.total = self.size * 2
+        self.total = None if self.size is None else self.size * 2
+
+
+class _PlainCfg(nl.NKIObject):             # no @dataclass: compiled the same way
+    rows: int
+    cols: int = 512
+    name = "cfg"
+
+
+def test_nkiobject_without_dataclass_takes_its_annotated_fields_positionally():
+    c = _PlainCfg(128)
+    assert (c.rows, c.cols, c.name) == (128, 512, "cfg")
+    d = _PlainCfg(cols=64, name="x")
+    assert (d.rows, d.cols, d.name) == (None, 64, "x")
+    with pytest.raises(TypeError, match="unexpected keyword argument 'depth'"):
+        _PlainCfg(depth=2)
 
 
 def test_nkiobject_dataclass_without_annotations_takes_keywords():
@@ -299,8 +314,13 @@ def test_nkiobject_dataclass_without_annotations_takes_keywords():
     t = _TileCfg(64, scale=0.5)
     assert (t.size, t.dims, t.scale, t.total) == (64, [], 0.5, 128)
     assert _TileCfg(1) == _TileCfg(1) and repr(_TileCfg(2)).startswith("_TileCfg(size=2")
-    with pytest.raises(TypeError, match="missing required argument 'size'"):
-        _TileCfg()
+    # SDK language guide, "Class Support": the compiler's default __init__ gives a field
+    # without a default the default None (nki-library builds MLPTKGConstantsDimensionSizes
+    # without one of its fields)
+    none = _TileCfg()
+    assert (none.size, none.dims, none.scale) == (None, [], 1.0)
+    with pytest.raises(TypeError, match="takes 3 positional arguments but 4"):
+        _TileCfg(1, [], 1.0, 2)
     with pytest.raises(TypeError, match="unexpected keyword argument 'sizes'"):
         _TileCfg(sizes=1)
 

@@ -100,6 +100,24 @@ class Format:
     def __hash__(self) -> int:
         return hash(self.name)
 
+    # one object per format: copies (copy.deepcopy, pickle) are the format itself, so
+    # ``t.dtype is nl.float32`` holds after a kernel's configuration object was copied
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        return (lookup, (self.name,))
+
+
+# A format is an atom, not a record, to code that walks dataclasses: the official package's
+# nl.bfloat16 is a numpy / ml_dtypes type, and nki-library builds its test parameters with
+# ``dataclasses.asdict(cfg)``, which turned a dataclass Format into a dict of its fields
+# (``np.issubdtype`` then failed).  The generated __init__/__setattr__ stay.
+del Format.__dataclass_fields__, Format.__dataclass_params__
+
 
 def _f(name, code, bits, e, m, bias, maxf, minn, mins, inf, nans, ovf, npdt, **kw):
     return Format(name, code, "float", bits, e, m, bias, kw.pop("signed", True), maxf, minn, mins,

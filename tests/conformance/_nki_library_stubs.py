@@ -4,10 +4,11 @@ compiler frontend).  Those code paths never run in ``--test-mode=simulation``; e
 package is replaced by a stub module whose every attribute is a fresh class (usable as a
 base class, an exception type or a callable).  ``neuron_dtypes.static_cast`` (used on the
 reference side to round torch results to the input dtype) is provided as numpy/ml_dtypes
-``astype`` (round to nearest even), and said so in the harness output; its packed x4 types
-pack with ml_dtypes.  The compiler front-end's ``ParserFrontend`` (which nki-library's
-trace-only tests call) is replaced by one that runs the kernel on fastisa.  Only packages
-that cannot be imported are stubbed; nothing of nki-library is copied."""
+``astype`` (round to nearest even), ``neuron_dtypes.sizeinbytes`` as the numpy itemsize and
+``neuron_dtypes.finfo`` as ``ml_dtypes.finfo``, and said so in the harness output; its packed
+x4 types pack with ml_dtypes.  The compiler front-end's ``ParserFrontend`` (which
+nki-library's trace-only tests call) is replaced by one that runs the kernel on fastisa.
+Only packages that cannot be imported are stubbed; nothing of nki-library is copied."""
 
 from __future__ import annotations
 
@@ -94,6 +95,17 @@ class ParserFrontend(NKIFrontend):
 TracerFrontend = ParserFrontend
 
 
+def _sizeinbytes(dtype):
+    if isinstance(dtype, _PackedX4):
+        return np.dtype(dtype.container).itemsize
+    return np.dtype(dtype).itemsize
+
+
+def _finfo(dtype):
+    import ml_dtypes
+    return ml_dtypes.finfo(np.dtype(dtype))
+
+
 class _Loader(importlib.abc.Loader):
     def create_module(self, spec):
         m = _StubModule(spec.name, "fastisa conformance stub (infrastructure not installed)")
@@ -103,6 +115,8 @@ class _Loader(importlib.abc.Loader):
                                                                  TracerFrontend)
         if spec.name == "neuron_dtypes":
             m.static_cast = _static_cast
+            m.sizeinbytes = _sizeinbytes
+            m.finfo = _finfo
             for k, v in _x4_types().items():
                 setattr(m, k, v)
         return m

@@ -136,7 +136,7 @@ def _to_torch(a):
     return torch.from_numpy(np.ascontiguousarray(a))
 
 
-def _wrap(x, buffer, name):
+def _wrap(x, buffer, name, writeback=None):
     if _is_torch(x):
         x = _from_torch(x)
     if isinstance(x, np.ndarray):
@@ -150,6 +150,14 @@ def _wrap(x, buffer, name):
                 f"simulate: argument {name!r}: unsupported dtype {x.dtype} (NKI's types are "
                 f"{', '.join(sorted(_dt.FORMATS))}; e.g. x.astype(np.int32))") from None
         data = x if x.flags.writeable else x.copy()
+        if not data.flags.c_contiguous:
+            # HBM holds a kernel argument contiguously (the host copies it in, as torch's
+            # .contiguous() would), so .ap() patterns and reshapes see row-major storage
+            # (nki-library passes torch-transposed arrays, e.g. attention_bwd's lse_ref);
+            # writes are copied back into the caller's array when the kernel returns
+            data = np.ascontiguousarray(data)
+            if writeback is not None and x.flags.writeable:
+                writeback.append((x, data))
         return NkiTensor(data, fmt, buffer, name)
     return x
 
@@ -230,13 +238,14 @@ class Simulated:
         world = len(rank_inputs)
         buf = language.shared_hbm if nprog > 1 else language.hbm
         seen: set = set()
+        writeback: list = []
 
         def wrap(x, name):
             if world > 1 and isinstance(x, np.ndarray):   # each rank its own memory
                 if id(x) in seen:
                     x = x.copy()
                 seen.add(id(x))
-            return _wrap(x, buf, name)
+            return _wrap(x, buf, name, writeback)
 
         wrapped = []
         for args, kwargs in rank_inputs:
@@ -273,6 +282,8 @@ class Simulated:
                 results = [program(0)]
             else:                       # turn-taking threads (fastisa.nki._launch)
                 results = launch.run(program)
+        for orig, data in writeback:
+            orig[...] = data
         self.profile = p
         self.kernel.profile = p
         profile = p

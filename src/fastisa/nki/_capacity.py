@@ -13,6 +13,12 @@ AccessError at the end of the program, naming the allocation, the bytes and the 
 Fragmentation is not modelled (a perfect allocator is assumed), so fastisa never reports
 an overflow that a placement with the compiler's liveness would avoid.
 
+A tensor of P partitions counts ``ceil(P / 32) / 4`` of its bytes per partition: the
+allocator can place it in any ``ceil(P / 32)`` of the four 32-partition quadrants, so two
+32-partition tiles can share a byte range (nki-library's ``rope`` keeps five
+[32, ...] half-head buffers next to two [64, ...] ones).  This is an area bound (the
+bytes of all partitions together), again never an overflow a placement would avoid.
+
 Eager calls (outside ``nki.simulate``) keep the immediate check: there is no end of the
 program to wait for.  A single tensor larger than the capacity is always an immediate
 error.
@@ -26,6 +32,9 @@ import weakref
 
 from .. import cost as _cost
 from ..errors import AccessError
+
+#: partitions per SBUF / PSUM quadrant (the granularity a tensor's partitions are placed at)
+QUADRANT = 32
 
 #: Open checkpoints per machine at most; later overflows of the program are not followed
 #: (no error is invented for them).

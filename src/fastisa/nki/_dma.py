@@ -78,12 +78,17 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     Parameters
     ----------
     dst : NkiTensor in SBUF, src's dtype, shape ``[src.shape[a] for a in axes]``.
-    src : NkiTensor in HBM or SBUF, rank 2 to 4, a 2-byte dtype, last dim <= 128.
+    src : NkiTensor in HBM or SBUF, rank 2 to 4; with ``hwdge`` or an indirect src a 2-byte
+        dtype and last dim <= 128.
     axes : None or the permutation above.
     priority : None or 0 .. 3.
-    dge_mode : ``nisa.dge_mode.unknown`` (default) or ``hwdge`` (then: 2-d sources have
-        ``src.shape[0] == 16``; 3-d / 4-d have ``src.shape[0]`` in {1, 2, 4, 8, 16} and
-        ``src.shape[0] * src.shape[-2]`` a multiple of 16).  ``swdge`` is the indirect
+    dge_mode : ``nisa.dge_mode.unknown`` (default), ``none`` (descriptors generated ahead of
+        time; the parameter list documents it, and nki-library's ``mlp_tkg`` transposes with
+        it: the same data movement as ``unknown``) or ``hwdge`` (then: a 2-byte dtype, last
+        dim <= 128, 2-d sources have ``src.shape[0] == 16``; 3-d / 4-d have ``src.shape[0]``
+        in {1, 2, 4, 8, 16} and ``src.shape[0] * src.shape[-2]`` a multiple of 16 -- the
+        docs list these as hwdge's "additional restrictions", so ``unknown``/``none`` move
+        any dtype: nki-library's ``attention_cte`` transposes float32 ``q``).  ``swdge`` is the indirect
         (gather-transpose) lowering: src an ``.ap(vector_offset=..., indirect_dim=...)``
         view, whose gathered elements are transposed (an index out of bounds raises
         AccessError); the documented swdge shape rules are not checked.
@@ -125,9 +130,10 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     _priority(instr, priority)
     mode = _enum_name(instr, "dge_mode", dge_mode, _dge_mode, "unknown")
     oob = _enum_name(instr, "oob_mode", oob_mode, _oob_mode, "error")
-    if mode == "none":
-        raise ConstraintError(f"{instr}: dge_mode must be unknown, hwdge or swdge, got none")
     indirect = is_indirect(src)
+    if mode == "none" and indirect:
+        raise ConstraintError(f"{instr}: an indirect src needs dge_mode swdge or unknown, got "
+                              f"none")
     if mode == "swdge" and not indirect:
         raise ConstraintError(f"{instr}: dge_mode swdge is the indirect (gather) transpose and "
                               f"needs a src with vector_offset, which this src does not have")
@@ -137,11 +143,13 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     if oob == "skip" and not indirect:
         raise ConstraintError(f"{instr}: oob_mode skip is only valid when src uses indirect "
                               f"indexing")
-    if src.itemsize != 2:
-        raise ConstraintError(f"{instr}: src dtype must be 2 bytes, got {src.dtype.name} "
+    if (mode in ("hwdge", "swdge") or indirect) and src.itemsize != 2:
+        raise ConstraintError(f"{instr}: with dge_mode {mode}{' (indirect)' if indirect else ''}"
+                              f" src dtype must be 2 bytes, got {src.dtype.name} "
                               f"({src.itemsize} bytes)")
-    if src.shape[-1] > 128:
-        raise ConstraintError(f"{instr}: src.shape[-1] must be <= 128, got {src.shape[-1]}")
+    if (mode in ("hwdge", "swdge") or indirect) and src.shape[-1] > 128:
+        raise ConstraintError(f"{instr}: with dge_mode {mode}{' (indirect)' if indirect else ''}"
+                              f" src.shape[-1] must be <= 128, got {src.shape[-1]}")
     if mode == "hwdge":
         p0 = src.shape[0]
         if r == 2 and p0 != 16:

@@ -370,23 +370,30 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
                 f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
                 f"{shape} {fmt.name} needs {per_part} bytes per partition, more than the "
                 f"{cap} there are")
+        # the allocator places a tensor of fewer partitions in as many 32-partition
+        # quadrants as it needs (``address=(start_partition, byte)``): it takes that share
+        # of every partition's bytes (fastisa._capacity: an area bound, no fragmentation)
+        quads = -(-shape[pdim] // _capacity.QUADRANT)
+        charge = -(-per_part * quads // (PMAX // _capacity.QUADRANT))
+        where = "" if charge == per_part else \
+            f" on {shape[pdim]} partitions ({charge} averaged over the {PMAX})"
     data = _filled(shape, fmt)
     if buffer.on_chip:
-        used = _capacity.reserve_or_collect(m, buffer.name, per_part)
+        used = _capacity.reserve_or_collect(m, buffer.name, charge)
         if used is not None:     # an error now, or (in nki.simulate) when the program ends
             _capacity.overflow(m, buffer.name, (
                 f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
-                f"{shape} {fmt.name} needs {per_part} bytes per partition, "
-                f"{used} of {cap} are in use"), per_part)
-            _capacity.force_reserve(m, buffer.name, per_part)
+                f"{shape} {fmt.name} needs {per_part} bytes per partition{where}, "
+                f"{used} of {cap} are in use"), charge)
+            _capacity.force_reserve(m, buffer.name, charge)
         own = data if data.base is None else data.base   # _filled's storage owner: views
-        weakref.finalize(own, m.release, buffer.name, per_part)   # of it keep it in use
+        weakref.finalize(own, m.release, buffer.name, charge)     # of it keep it in use
         if getattr(m, "deferred_capacity", False):
-            _capacity.track(m, own, per_part, buffer.name, data)
-    t = NkiTensor(data, fmt, buffer, name)
-    if pdim:         # legacy (n, par_dim(128), F) blocks: t[i] is block i, a (128, F) tile
-        t._blocks = True
-    return t
+            _capacity.track(m, own, charge, buffer.name, data)
+        if pdim:
+            from .tensor import BLOCK_PDIM
+            BLOCK_PDIM[data] = pdim
+    return NkiTensor(data, fmt, buffer, name)
 
 
 def _placed(shape, fmt, buffer, name, address, pdim, m) -> NkiTensor:
@@ -420,7 +427,16 @@ def _placed(shape, fmt, buffer, name, address, pdim, m) -> NkiTensor:
                               f"{fmt.name} item size {fmt.itemsize}, got {off}")
     raw = m.memory(buffer.name)[p0:p0 + P, off:off + nbytes]
     data = raw.view(fmt.np_dtype).reshape(shape)
-    return NkiTensor(data, fmt, buffer, name)
+    t = NkiTensor(data, fmt, buffer, name)
+    if buffer is PSUM:
+        # a new tensor starts a new accumulation context: nc_matmul(accumulate=None) is
+        # inferred by the compiler per tensor ("first write overwrites"), so the first matmul
+        # into a freshly declared tile overwrites even where an earlier tensor placed at the
+        # same bytes left an open group (nki-library's attention_tkg reuses PSUM banks by
+        # address= for every reduction tile)
+        from .tensor import PSUM_FRESH, psum_state
+        psum_state(t)[...] = PSUM_FRESH
+    return t
 
 
 def zeros(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, name: str = "",
@@ -581,45 +597,75 @@ def spmd_dim(*dims: Int) -> int:
 
 
 # ---- NKIObject ------------------------------------------------------------------------------
+def _own_annotations(klass):
+    """The names a class itself annotates (Python 3.14 evaluates them lazily)."""
+    ann = klass.__dict__.get("__annotations__")
+    if ann is None and "__annotate__" in klass.__dict__:
+        import inspect
+        ann = inspect.get_annotations(klass, format=inspect.Format.FORWARDREF)
+    return tuple(ann or ())
+
+
+def _nki_fields(cls):
+    """``[(name, default maker)]`` of an NKIObject class's fields (see :class:`NKIObject`)."""
+    if _dataclasses.is_dataclass(cls):
+        out = []
+        for f in _dataclasses.fields(cls):
+            if not f.init:
+                continue
+            if f.default is not _dataclasses.MISSING:
+                out.append((f.name, lambda d=f.default: d))
+            elif f.default_factory is not _dataclasses.MISSING:
+                out.append((f.name, f.default_factory))
+            else:
+                out.append((f.name, lambda: None))
+        return out
+    out, seen = [], set()
+    for klass in reversed(cls.__mro__):
+        for name in _own_annotations(klass):
+            if name in seen or name.startswith("__"):
+                continue
+            seen.add(name)
+            out.append((name, lambda n=name: getattr(cls, n, None)))
+    return out
+
+
 class NKIObject:
     """``nl.NKIObject``: the base class kernels derive their configuration objects from
-    (often ``@dataclass`` classes).  Construction takes the attributes as keywords (and,
-    for a dataclass, its init fields positionally, with their defaults, default factories
-    and ``__post_init__``), also for a ``@dataclass`` whose attributes carry no
-    annotations (``section_idx = None``: no dataclass fields, so the generated
-    ``__init__`` would take no arguments -- nki-library builds such objects with
-    keywords).  A subclass that defines its own ``__init__`` keeps it."""
+    (often ``@dataclass`` classes).  The SDK's language guide ("Class Support",
+    ``nki/get-started/nki-language-guide.rst``): with or without ``@dataclass``, a class
+    is compiled like a data class, and the compiler's default initializer gives *every*
+    field a default -- for ``x: int`` and ``y: bool = False`` it is
+    ``def __init__(self, x=None, y=False)`` followed by ``__post_init__()``.  So here the
+    fields (a dataclass's init fields, else the class's annotated attributes, in
+    declaration order, base classes first) are taken positionally or as keywords; a field
+    not given takes its default, its default factory's value, or ``None``; unannotated
+    class attributes (``section_idx = None``) may be set by keyword too.  A subclass that
+    defines its own ``__init__`` keeps it."""
 
     def __init__(self, *args, **kwargs):
         cls = type(self)
-        fields = [f for f in _dataclasses.fields(cls) if f.init] \
-            if _dataclasses.is_dataclass(cls) else []
+        fields = _nki_fields(cls)
         if len(args) > len(fields):
             raise TypeError(f"{cls.__name__}() takes {len(fields)} positional arguments but "
                             f"{len(args)} were given")
+        names = {name for name, _ in fields}
         vals = {}
-        for f, a in zip(fields, args):
-            vals[f.name] = a
+        for (name, _), a in zip(fields, args):
+            vals[name] = a
         for k, v in kwargs.items():
             if k in vals:
                 raise TypeError(f"{cls.__name__}() got multiple values for argument {k!r}")
-            if fields and not any(f.name == k for f in fields) and not hasattr(cls, k):
+            if k not in names and not hasattr(cls, k) and fields:
                 raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {k!r}")
             vals[k] = v
-        if _dataclasses.is_dataclass(cls):
-            for f in _dataclasses.fields(cls):
-                if f.name in vals:
-                    continue
-                if f.default is not _dataclasses.MISSING:
-                    vals[f.name] = f.default
-                elif f.default_factory is not _dataclasses.MISSING:
-                    vals[f.name] = f.default_factory()
-                elif f.init:
-                    raise TypeError(f"{cls.__name__}() missing required argument {f.name!r}")
+        for name, default in fields:
+            if name not in vals:
+                vals[name] = default()
         for k, v in vals.items():
             object.__setattr__(self, k, v)
         post = getattr(self, "__post_init__", None)
-        if post is not None and _dataclasses.is_dataclass(cls):
+        if post is not None:
             post()
 
     def __init_subclass__(cls, **kwargs):

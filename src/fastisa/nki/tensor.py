@@ -67,6 +67,29 @@ def _buffer_by_name(name: str) -> Buffer:
     return _BUFFERS[name]
 
 
+#: storage arrays of Beta 1 block tensors ``nl.ndarray((B, nl.par_dim(P), F), ...)`` and of
+#: views that keep block dims -> the index of their partition axis (> 0); indexing them
+#: follows Beta 1 (an integer drops a block dim) instead of SDK 2.33's on-chip rule
+class _ArrayTags:
+    """``{ndarray: int}`` by identity, entries dropped when the array is collected (numpy
+    arrays are not hashable, so a WeakKeyDictionary cannot hold them)."""
+
+    def __init__(self):
+        self._d = {}
+
+    def get(self, a, default=0):
+        e = self._d.get(id(a))
+        return e[1] if e is not None and e[0]() is a else default
+
+    def __setitem__(self, a, value):
+        k = id(a)
+        self._d[k] = (_weakref.ref(a), value)
+        _weakref.finalize(a, self._d.pop, k, None)
+
+
+BLOCK_PDIM = _ArrayTags()
+
+
 class NkiTensor:
     """A typed, bounds-checked view of simulated memory (see the module docstring).
 
@@ -79,7 +102,7 @@ class NkiTensor:
     name : str
     """
 
-    __slots__ = ("data", "dtype", "buffer", "name", "_blocks", "__weakref__")
+    __slots__ = ("data", "dtype", "buffer", "name", "__weakref__")
 
     def __init__(self, data: np.ndarray, dtype, buffer: Buffer = SBUF, name: str = ""):
         fmt = _dt.lookup(dtype)
@@ -138,11 +161,36 @@ class NkiTensor:
             v.flags.writeable = False
             return NkiTensor(v, self.dtype, self.buffer, self.name)
         key = _normalize_key(key, self.data.shape, self.name)
-        if self.buffer.on_chip and self.data.ndim >= 2 and not getattr(self, "_blocks", False):
-            key = _onchip_key(key, self.data.shape)   # (a legacy par_dim block tensor: numpy's)
+        bpdim = BLOCK_PDIM.get(self.data, 0) if self.buffer.on_chip else 0
+        if bpdim:
+            # a Beta 1 block tensor ``(B, nl.par_dim(P), F)``: integers on the block dims
+            # drop them (numpy semantics), the partition axis moves left by as many
+            v = self.data[key + (Ellipsis,) if all(isinstance(k, int) for k in key) else key]
+            axis, left = 0, bpdim
+            for k in key:
+                if k is None:
+                    continue
+                if axis < bpdim and isinstance(k, int):
+                    left -= 1
+                axis += 1
+            if left > 0 and v.ndim > left:
+                BLOCK_PDIM[v] = left
+            return NkiTensor(v, self.dtype, self.buffer, self.name)
+        onchip = self.buffer.on_chip and self.data.ndim >= 1
+        if onchip and self.data.ndim >= 2:
+            key = _onchip_key(key, self.data.shape)
+        elif onchip and key \
+                and isinstance(key[0], (int, np.integer)):
+            # SDK 2.33 NkiTensor.__getitem__: "On-chip tensors (SBUF, PSUM): integer indexing
+            # on dim 0 produces a size-1 slice (partition dim is preserved, not removed)"
+            i = key[0] % self.data.shape[0]
+            key = (slice(i, i + 1, 1),) + key[1:]
         if all(isinstance(k, (int, np.integer)) for k in key):
             key = key + (Ellipsis,)             # one element: a 0-d view, not a scalar
         v = self.data[key]
+        if onchip and v.ndim < 2:
+            # "... Result is always at least 2D": t[:, j] of a [P, F] tile is [P, 1]
+            v = v.reshape(v.shape + (1,) * (2 - v.ndim))
         if target is not None and v.shape != tuple(target):
             r = v.reshape(target)
             if not np.shares_memory(r, v):

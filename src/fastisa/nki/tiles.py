@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import builtins as _b
 import math
+import os
 
 import numpy as np
 
@@ -312,8 +313,18 @@ def empty_like(a: NkiTensor, dtype: DTypeLike | None = None, buffer: Buffer | st
 
 def shared_constant(constant: ArrayLike, dtype: DTypeLike | None = None,
                     **kwargs: object) -> NkiTensor:
-    """``nl.shared_constant(array, dtype)``: an HBM tensor holding a compile-time constant."""
-    arr = np.asarray(constant)
+    """``nl.shared_constant(constant, dtype)``: a shared-HBM tensor holding a compile-time
+    constant.  ``constant`` is an array or, as SDK 2.33 documents ("the constant data. Can be
+    a numpy array or a file path to a ``.npy`` file", aws-neuron-sdk
+    ``nki/api/nki/language/__init__.py``), the path of a ``.npy`` file, read with
+    ``numpy.load`` (nki-library's ``rotational_topk`` passes a path).
+
+    Raises ConstraintError: an element type that is not an NKI data type; OSError / ValueError
+    from ``numpy.load`` for a path that is not a readable ``.npy`` file."""
+    if isinstance(constant, (str, bytes, os.PathLike)):
+        arr = np.load(os.fsdecode(constant), allow_pickle=False)
+    else:
+        arr = np.asarray(constant)
     fmt = _dt.lookup(dtype if dtype is not None else arr.dtype)
     t = _lang().ndarray(arr.shape if arr.ndim else (1,), fmt, buffer=SHARED_HBM)
     t.data[...] = arr.astype(np.float32).astype(fmt.np_dtype) if fmt.kind == "float" \

@@ -20,7 +20,7 @@ from .. import dtypes as _dt
 from .. import plans as _plans
 from .._kernels import tile as _k
 from ..errors import ConstraintError, OverlapError, constraint
-from ._tile import BLayout, Tile, TileType, _State
+from ._tile import KERNEL_FORMATS, BLayout, Tile, TileType, _State
 
 from typing import TYPE_CHECKING
 
@@ -131,9 +131,17 @@ def cube_cycles(m: int, k: int, n: int, itemsize: int) -> int:
 
 
 # ---- validation helpers -----------------------------------------------------------------
-def _tile(instr, name, t) -> Tile:
+def _tile(instr, name, t, lowp: bool = False) -> Tile:
+    """t must be a Tile; unless ``lowp``, of one of the C tile kernels' formats (the
+    low-precision and 64-bit formats reach only the instructions that opt in: branch
+    ptolowp's memory-safety rule, fastisa.pto._lowp_formats)."""
     if not isinstance(t, Tile):
         raise constraint(instr, name, "must be a Tile", type(t).__name__)
+    if not lowp and t.format.name not in KERNEL_FORMATS:
+        raise constraint(instr, f"{name}.dtype", f"must be one of {list(KERNEL_FORMATS)} "
+                         "(low-precision and 64-bit tiles are for TLOAD/TSTORE, TMOV, TTRANS, "
+                         "TEXTRACT, TINSERT, TCVT and the MX/quantising instructions)",
+                         t.format.name)
     return t
 
 
@@ -176,6 +184,11 @@ def _operand(t: Tile, dst: Tile | None = None, rs=None, cs=None):
     """(uint8 buffer, format code, row stride, col stride) of a tile, in elements.  A source
     that overlaps dst without being exactly dst's storage is copied first, so the result
     never depends on the order the kernel walks the tile."""
+    if t.format.name not in KERNEL_FORMATS:
+        # never let a format the C kernels do not know reach them (they would read it with
+        # the wrong element width); instructions validate first, this is the last guard
+        raise ConstraintError(f"fastisa.pto: a {t.format.name} tile cannot be passed to a C "
+                              f"tile kernel (formats {list(KERNEL_FORMATS)})")
     buf = t._buf
     rs = t._rs if rs is None else rs
     cs = t._cs if cs is None else cs
@@ -908,16 +921,22 @@ def TCVT(dst: Tile, src: Tile, mode: RoundMode | str = RoundMode.CAST_RINT,  # n
     away from that infinity (FLOOR for +, CEIL for -).  Integer targets saturate, NaN -> 0.
     Equal valid shapes.  Raises ConstraintError.  ``satMode`` (SaturationMode.ON/OFF): the
     CPU simulator's conversion instead (:mod:`fastisa.pto._convert`), for more dtype pairs.
+    The low-precision and 64-bit formats (fp8 E4M3/E5M2, hifloat8, int4, float4 E2M1/E1M2
+    x2, int64/uint64) convert along the pairs pto-isa docs/isa/TCVT.md lists, with the rules
+    of :mod:`fastisa.pto._cvt_lowp`.
     """
     instr = "TCVT"
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    _tile(instr, "dst", dst, lowp=True)
+    _tile(instr, "src", src, lowp=True)
     if isinstance(mode, str):
         mode = RoundMode.from_name(mode)
     try:
         mode = RoundMode(mode)
     except ValueError:
         raise constraint(instr, "mode", "must be a RoundMode", mode) from None
+    if dst.format.name not in KERNEL_FORMATS or src.format.name not in KERNEL_FORMATS:
+        from ._cvt_lowp import tcvt as _tcvt_lowp
+        return _tcvt_lowp(dst, src, mode, satMode)
     if satMode is not None:
         from ._convert import tcvt_sat
         return tcvt_sat(dst, src, mode, satMode)
@@ -1002,13 +1021,71 @@ def TMATMUL_BIAS(dst: Tile, a: Tile, b: Tile, bias: Tile) -> None:  # noqa: N802
     _matmul(instr, dst, a, b, init=bias, init_rs=0)
 
 
-def TMOV(dst: Tile, src: Tile) -> None:  # noqa: N802
+def _tmov_fixpipe(instr, dst, src, pre, relu, sat) -> None:
+    from . import _fixpipe as F
+    if src.loc != TileType.Acc:
+        raise constraint(instr, "src.loc", "must be TileType.Acc for the relu / quant forms",
+                         src.loc.name)
+    try:
+        relu = F.ReluPreMode(relu)
+    except ValueError:
+        raise constraint(instr, "reluMode", "must be ReluPreMode.NoRelu or NormalRelu",
+                         relu) from None
+    _same_valid(instr, dst, "src", src)
+    R, C = dst.valid_shape
+    if isinstance(pre, Tile):
+        q = F.fp_words(instr, "preQuant", pre, 0, C).reshape(1, C)
+    elif pre is not None:
+        if isinstance(pre, bool) or not isinstance(pre, (int, np.integer)) or \
+                not 0 <= int(pre) < 1 << 64:
+            raise constraint(instr, "preQuant", "must be a 64-bit unsigned word or a uint64 "
+                             "Tile", pre)
+        q = np.uint64(int(pre))
+    else:
+        q = None
+    out = F.convert(instr, src.valid, src.format.name, dst.format.name, q,
+                    relu == F.ReluPreMode.NormalRelu, bool(sat))
+    np.copyto(dst.valid, out.view(dst.dtype) if out.dtype != dst.dtype else out)
+    cost.record("MTE1", instr, vector_cycles(R, C, dst.dtype.itemsize, 1))
+
+
+def _lowp_move(instr, dst, src, r0=0, c0=0, into=False) -> bool:
+    """The element move of TMOV/TEXTRACT/TINSERT for the low-precision and 64-bit formats
+    (branch ptolowp): a bit copy in numpy, same dtype required.  False when both tiles have
+    kernel formats (the C path runs)."""
+    if dst.format.name in KERNEL_FORMATS and src.format.name in KERNEL_FORMATS:
+        return False
+    if src.format.name != dst.format.name:
+        raise constraint(instr, "dst.dtype", f"must equal src.dtype ({src.format.name}) for "
+                         "low-precision / 64-bit tiles (a bit copy)", dst.format.name)
+    if into:
+        R, C = src.valid_shape
+        np.copyto(dst.data[r0:r0 + R, c0:c0 + C], src.valid.copy())
+    else:
+        R, C = dst.valid_shape
+        np.copyto(dst.valid, src.data[r0:r0 + R, c0:c0 + C].copy())
+    cost.record("Vector" if dst.loc == TileType.Vec else "MTE1", instr,
+                vector_cycles(R, C, dst.dtype.itemsize, 1))
+    return True
+
+
+def TMOV(dst: Tile, src: Tile, preQuant=None, reluMode: int = 0,  # noqa: N802,N803
+         saturateInf: bool = False) -> None:  # noqa: N803
     """``dst[i, j] = src[i, j]`` over dst's valid region, between any tile locations and
     layouts (e.g. Mat -> Left/Right, Acc -> Vec).  Same dtype (bit copy), except from an
-    Acc float32 tile to float16/bfloat16 (rounded to nearest even).  Equal valid shapes."""
+    Acc float32 tile to float16/bfloat16 (rounded to nearest even).  Equal valid shapes.
+
+    The fixpipe forms from an Acc tile (pto-isa docs/isa/TMOV.md: relu, scalar-quant and
+    vector-quant forms): ``preQuant`` a 64-bit quantisation word or a uint64 tile of words
+    (one per column), ``reluMode`` ReluPreMode.NormalRelu, ``saturateInf``; the conversion of
+    :mod:`fastisa.pto._fixpipe` (TSTORE's)."""
     instr = "TMOV"
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    _tile(instr, "dst", dst, lowp=True)
+    _tile(instr, "src", src, lowp=True)
+    if preQuant is not None or reluMode:
+        return _tmov_fixpipe(instr, dst, src, preQuant, reluMode, saturateInf)
+    if _lowp_move(instr, dst, src):
+        return
     if src.format.name != dst.format.name:
         if not (src.loc == TileType.Acc and src.format.name == "float32"
                 and dst.format.name in ("float16", "bfloat16")):
@@ -1025,13 +1102,25 @@ def TTRANS(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst[j, i] = src[i, j]``: dst's valid shape must be (src.valid_col, src.valid_row);
     same dtype.  ``tmp`` is accepted and unused."""
     instr = "TTRANS"
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    if type(dst).__name__ == "ConvTile" or type(src).__name__ == "ConvTile":
+        from ._conv import ttrans as _conv_ttrans
+        return _conv_ttrans(dst, src)
+    _tile(instr, "dst", dst, lowp=True)
+    _tile(instr, "src", src, lowp=True)
     _check_tmp(instr, tmp)
     _same_dtype(instr, dst, "src", src)
     if dst.valid_shape != (src.valid_col, src.valid_row):
         raise constraint(instr, "dst valid shape", f"must be src's transposed "
                          f"{(src.valid_col, src.valid_row)}", dst.valid_shape)
     R, C = dst.valid_shape
+    if dst.format.name not in KERNEL_FORMATS:
+        # one-byte / 64-bit element formats: the same element move in numpy (the x2 formats
+        # would need nibble moves across bytes: refused)
+        if dst.format.lanes != 1:
+            raise constraint(instr, "src.dtype", "must not be a packed x2 format (two fp4 "
+                             "codes per byte)", src.format.name)
+        np.copyto(dst.valid, src.valid.T.copy())
+        _record(instr, dst, "COPY")
+        return
     _run_unary("COPY", dst, _operand(src, dst, rs=src._cs, cs=src._rs), R, C)
     _record(instr, dst, "COPY")
