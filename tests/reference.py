@@ -1886,7 +1886,7 @@ def nki_isa_sequence_bounds(ids):
         while b < n - 1 and ids[b + 1] == v:
             b += 1
         st.append(a)
-        en.append(b)
+        en.append(b + 1)    # exclusive (the SDK test's NumPy equivalent; nkisamp fix)
     return np.array([[st, en]])
 # ---- end of nki-isa family (part 1) ----
 
@@ -2390,8 +2390,11 @@ def nki_isa_activate2(op, data, data_fmt, dst_fmt, imm0, imm1, op0, op1, relu_pa
                       reverse0=False, reverse1=False, reduce_op=None, acc=None):
     """val = data; val = op0(val, imm0) (imm0 op0 val if reverse0); val = op1(val, imm1)
     (likewise), each in float32 (op None = bypass); dst = op(val; relu_param) in float64
-    rounded once to dst_fmt.  acc: float32 [P] registers, folded left to right with the
-    float32-rounded results (reduce_op "add" or "maximum"), updated in place."""
+    rounded once to dst_fmt (relu_param: a number, or one float32 slope per partition).
+    acc: float32 [P] registers, folded left to right with the float32-rounded results,
+    updated in place: reduce_op "add" (float32 sums), "maximum" / "minimum" (IEEE 754-2019),
+    "abs_max" / "abs_min" (SDK 2.33 nl.abs_max / abs_min: acc if |acc| > |y| (< for
+    abs_min) else y); a NaN register ends as the canonical quiet NaN."""
     t = nki_to_f32(data, data_fmt)
     for o, imm, rev in ((op0, imm0, reverse0), (op1, imm1, reverse1)):
         if o is None:
@@ -2399,13 +2402,27 @@ def nki_isa_activate2(op, data, data_fmt, dst_fmt, imm0, imm1, op0, op1, relu_pa
         v = np.asarray(imm, np.float32)
         v = v.reshape(-1, 1) if v.ndim else v
         t = nki_alu(o, v, t) if rev else nki_alu(o, t, v)
-    y = nki_activation_f64(op, t, True, float(np.float32(relu_param)))
+    rp = np.asarray(relu_param, np.float32).reshape(-1)
+    if rp.size == 1:
+        y = nki_activation_f64(op, t, True, float(rp[0]))
+    else:                                    # one slope per partition
+        y = np.concatenate([nki_activation_f64(op, t[p:p + 1], True, float(rp[p]))
+                            for p in range(t.shape[0])])
     if acc is not None:
         y32 = y.astype(np.float32)
         for p in range(t.shape[0]):
             s = np.float32(acc[p])
             for v in y32[p]:
-                s = nki_maximum(s, v)[()] if reduce_op == "maximum" else np.float32(s + v)
+                if reduce_op == "maximum":
+                    s = nki_maximum(s, v)[()]
+                elif reduce_op == "minimum":
+                    s = nki_minimum(s, v)[()]
+                elif reduce_op == "abs_max":
+                    s = s if abs(s) > abs(v) else v
+                elif reduce_op == "abs_min":
+                    s = s if abs(s) < abs(v) else v
+                else:
+                    s = np.float32(s + v)
             acc[p] = _nki_qnan() if np.isnan(s) else s
     return nki_round(y, dst_fmt)
 # ---- end of nki-isa activate2 section ----
@@ -2755,3 +2772,85 @@ def nki_cc_all_to_all(arrays, pos):
     c = arrays[0].shape[0] // n
     return np.concatenate([a[pos * c:(pos + 1) * c] for a in arrays], axis=0)
 # ---- end of nkiexp nki.collectives section ----
+
+
+# ======================================================================================
+# nkisamp: nki.language-only math functions and masked reductions (issue 11; SDK 2.33
+# nki/api/nki/language/__init__.py divide / mod / fmod / floor / ceil / trunc, "similar
+# to" numpy's; the NKI Beta 1 masking rules of nki.api.shared "Masking")
+# ======================================================================================
+def nki_lang_math(op, a, b=None):
+    """``nl.<op>`` on float32 values, in float32 (one IEEE operation, round to nearest even):
+    divide a / b; mod numpy's float32 remainder (sign of b); fmod C fmod (sign of a);
+    floor / ceil / trunc exact.  Written element by element from the definitions."""
+    a = np.asarray(a, np.float32)
+    if b is not None:
+        a, b = np.broadcast_arrays(a, np.asarray(b, np.float32))
+    out = np.empty(a.shape, np.float32)
+    for i in np.ndindex(a.shape):
+        x = float(a[i])
+        if op in ("floor", "ceil", "trunc"):
+            if not math.isfinite(x):
+                out[i] = x
+            else:
+                r = {"floor": math.floor, "ceil": math.ceil, "trunc": math.trunc}[op](x)
+                out[i] = math.copysign(float(r), x) if r == 0 else float(r)
+            continue
+        y = float(b[i])
+        with np.errstate(all="ignore"):
+            if op == "divide":
+                # float64 division of two float32 values, then one rounding to float32, is
+                # the correctly rounded float32 quotient (53 >= 2 * 24 + 2 bits)
+                if y == 0.0:
+                    out[i] = np.float32(np.nan if (x == 0.0 or math.isnan(x)) else
+                                        math.copysign(math.inf, x) * math.copysign(1.0, y))
+                else:
+                    out[i] = np.float32(x / y)
+            elif op == "fmod":
+                bad = y == 0.0 or not math.isfinite(x) or math.isnan(y)
+                out[i] = np.float32(np.nan) if bad else np.float32(math.fmod(x, y))
+            elif op == "mod":
+                if y == 0.0 or not math.isfinite(x) or math.isnan(y):
+                    out[i] = np.float32(np.nan)
+                else:
+                    m = math.fmod(x, y)     # exact
+                    if m != 0.0:
+                        if (y < 0) != (m < 0):
+                            m += y          # rounds once (float64 sum of two float32 values
+                            #                 is exact; the float32 cast is the one rounding)
+                    else:
+                        m = math.copysign(0.0, y)
+                    out[i] = np.float32(m)
+            else:
+                raise ValueError(op)
+    return out
+
+
+def nki_masked_reduce(x, op, axes, mask):
+    """A reduction over ``axes`` of float32 ``x`` taking only the elements where ``mask``
+    (broadcast to x) holds, folded left to right in row-major order of the reduced axes;
+    returns (values, written) where ``written`` is False for results with no active input."""
+    x = np.asarray(x, np.float32)
+    m = np.broadcast_to(np.asarray(mask, bool), x.shape)
+    kept = [a for a in range(x.ndim) if a not in axes]
+    xt = np.transpose(x, kept + list(axes)).reshape([x.shape[a] for a in kept] + [-1])
+    mt = np.transpose(m, kept + list(axes)).reshape(xt.shape)
+    vals = np.zeros(xt.shape[:-1], np.float32)
+    written = np.zeros(xt.shape[:-1], bool)
+    for i in np.ndindex(xt.shape[:-1]):
+        acc = None
+        for v, on in zip(xt[i], mt[i]):
+            if not on:
+                continue
+            if acc is None:
+                acc = np.float32(v)
+            elif op == "add":
+                acc = np.float32(acc + v)
+            elif op == "maximum":
+                acc = nki_maximum(acc, v)[()]
+            else:
+                raise ValueError(op)
+        if acc is not None:
+            vals[i], written[i] = acc, True
+    return vals, written
+# ---- end of nkisamp section ----

@@ -520,6 +520,11 @@ static inline void fi_tile_unary_rows(int op, fi_tile_arg d, fi_tile_arg s, int 
         return;
     }
     if (op == FI_TOP_EXP && s.fmt == FI_FLOAT32 && d.fmt == FI_FLOAT32 && s.cs == 1 && d.cs == 1) {
+        if (s.rs == C && d.rs == C) {   /* rows back to back: one run (elementwise: same bits) */
+            fi_tile_exp_f32_row((float *)fi_tile_at(&d, r0, 0), (const float *)fi_tile_at(&s, r0, 0),
+                                0.0f, (int)((r1 - r0) * (ptrdiff_t)C));
+            return;
+        }
         for (r = r0; r < r1; r++)
             fi_tile_exp_f32_row((float *)fi_tile_at(&d, r, 0), (const float *)fi_tile_at(&s, r, 0),
                                 0.0f, C);

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 
 import numpy as np
 
@@ -38,6 +39,9 @@ from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import _capacity, _launch, language
+# outside a kernel instance (nki.simulate) the launch and capacity hooks do nothing
+_cost.idle_when(_launch._record_hook, context=language._MACHINE)
+_cost.idle_when(_capacity._record_hook, context=language._MACHINE)
 from .tensor import NkiTensor
 
 import typing as _typing
@@ -58,7 +62,15 @@ class Kernel:
     Calling a Kernel with numpy arrays simulates it (like ``nki.simulate(kernel)(...)``);
     calling it with NkiTensors (from inside another kernel) just runs the function.
     ``.profile`` holds the :class:`fastisa.cost.Profile` of the last simulated run.
+
+    A kernel is never a pytest test, even named ``test_*`` in a test module (the SDK's
+    ``nki/test/test_nki_nl_broadcast.py`` names its kernel ``test_nl_broadcast``): the
+    official ``nki.jit`` object is not a function, so pytest does not collect it, while
+    this one carries its function's ``__wrapped__`` (for ``inspect.signature``); hence
+    ``__test__ = False``.
     """
+
+    __test__ = False
 
     def __init__(self, func, grid=(1,), options=None, parent=None):
         self.func = func
@@ -322,12 +334,25 @@ def _explain_sequence_arg(exc, args, kwargs, names):
                 f"array (np.asarray({name}, np.float32)) to get an HBM tensor") from exc
 
 
+_PARAMS = weakref.WeakKeyDictionary()     # kernel function -> its parameter names
+
+
 def _arg_names(func, n):
+    params = None
     try:
-        import inspect
-        params = list(inspect.signature(func).parameters)
-    except (TypeError, ValueError):
-        params = []
+        params = _PARAMS.get(func)
+    except TypeError:           # not weak-referenceable / hashable
+        pass
+    if params is None:
+        try:
+            import inspect
+            params = list(inspect.signature(func).parameters)
+        except (TypeError, ValueError):
+            params = []
+        try:
+            _PARAMS[func] = params
+        except TypeError:
+            pass
     return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
 
 

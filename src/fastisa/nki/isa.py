@@ -38,7 +38,7 @@ from ..errors import ConstraintError, OverlapError
 from ._cast import from_f32, require_unpacked, to_f32
 from .enums import (dge_mode, engine, engine_name, gpsimd_engine, oob_mode, reduce_cmd,
                     scalar_engine, tensor_engine, unknown_engine, vector_engine)
-from .tensor import NkiTensor, require_buffer, require_dtype, require_tensor
+from .tensor import NkiTensor, _MaskedView, require_buffer, require_dtype, require_tensor
 
 import typing as _typing
 
@@ -130,8 +130,8 @@ def dma_copy(dst: NkiTensor, src: NkiTensor, priority: Int | None = None,
     if _dma_scalar_skip(instr, dst, src, oob_mode):
         return
     require_tensor(instr, "src", src)
-    if not _is_indirect(dst):        # oob_mode / dge_mode / indirect: nki-isa's _dma module
-        require_tensor(instr, "dst", dst)
+    if not _is_indirect(dst) and not isinstance(dst, _MaskedView):
+        require_tensor(instr, "dst", dst)   # oob_mode / dge_mode / indirect: the _dma module
     if dst.size != src.size:
         raise ConstraintError(f"{instr}: dst and src must have the same number of elements, got "
                               f"{dst.size} (shape {dst.shape}) and {src.size} (shape {src.shape})")

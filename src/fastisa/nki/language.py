@@ -387,9 +387,10 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
                 f"{used} of {cap} are in use"), charge)
             _capacity.force_reserve(m, buffer.name, charge)
         own = data if data.base is None else data.base   # _filled's storage owner: views
-        weakref.finalize(own, m.release, buffer.name, charge)     # of it keep it in use
-        if getattr(m, "deferred_capacity", False):
-            _capacity.track(m, own, charge, buffer.name, data)
+        if getattr(m, "deferred_capacity", False):          # of it keep it in use
+            _capacity.track_and_release(m, own, charge, buffer.name, data)
+        else:
+            weakref.finalize(own, m.release, buffer.name, charge)
         if pdim:
             from .tensor import BLOCK_PDIM
             BLOCK_PDIM[data] = pdim
@@ -679,7 +680,7 @@ class NKIObject:
 from .ops import *  # noqa: F401,F403,E402
 from .tiles import (load, store, static_cast, full, ones, zeros_like, ones_like,  # noqa: E402,F401
                     full_like, empty_like, matmul, transpose, prod, mean, broadcast_to, where, arange, mgrid, rand, random_seed, shared_constant,
-                    shared_identity_matrix, negative, divide, logical_not)
+                    shared_identity_matrix, negative, divide, logical_not, gather_flattened)
 from .tiles import invert_tile as bitwise_not  # noqa: E402,F401
 
 
