@@ -254,3 +254,40 @@ def test_capacity_counts_partition_quadrants(rng):
         with pytest.raises(AccessError, match=r"on 32 partitions \(51200 averaged"):
             nl.ndarray((32, 50 * 1024), nl.float32)
         del ts
+
+
+# qkv_cte's RMS-norm pattern: only the row sums of squares are wanted, so activation_reduce
+# writes its elementwise result through a zero-step access pattern onto one [P, 1] column
+# (``act.ap([[1, P], [0, H]])``).  Each column element is written H times; fastisa keeps the
+# last write in access order (with an UndefinedBehaviorWarning: the docs give no order)
+# instead of rejecting the destination.
+@nki.jit
+def _sum_of_squares(x):
+    P, H = x.shape
+    out = nl.ndarray((P, 2), nl.float32, buffer=nl.shared_hbm)
+    xs = nl.ndarray((P, H), nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=xs, src=x)
+    act = nl.ndarray((P, 1), nl.float32, buffer=nl.sbuf)
+    ssq = nl.ndarray((P, 1), nl.float32, buffer=nl.sbuf)
+    nisa.activation_reduce(dst=act.ap(pattern=[[1, P], [0, H]]), op=nl.square, data=xs,
+                           reduce_op=nl.add, reduce_res=ssq)
+    both = nl.ndarray((P, 2), nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(both[:, 0:1], ssq)
+    nisa.tensor_copy(both[:, 1:2], act)
+    nisa.dma_copy(dst=out, src=both)
+    return out
+
+
+def test_activation_reduce_into_a_zero_step_dst(rng):
+    from fastisa.errors import OverlapError, UndefinedBehaviorWarning
+    x = ref.nki_round(rng.standard_normal((128, 96)), "bfloat16").astype(ml_dtypes.bfloat16)
+    with pytest.warns(UndefinedBehaviorWarning, match="last write in access order"):
+        got = nki.simulate(_sum_of_squares)(x)
+    acc = np.zeros(128, np.float32)
+    y = ref.nki_activation("square", x, "bfloat16", "float32", acc=acc)
+    assert (_bits(got[:, 0]) == _bits(acc)).all()
+    assert (_bits(got[:, 1]) == _bits(y[:, -1])).all()          # the last element's square
+    t = nl.ndarray((128, 4), nl.float32)
+    with pytest.raises(OverlapError):                 # other self-overlaps stay an error
+        nisa.activation(dst=t.ap([[4, 128], [1, 3], [1, 2]]), op=nl.copy,
+                        data=nl.ndarray((128, 3, 2), nl.float32))
