@@ -291,6 +291,8 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
         return True
     spec = getattr(src, "_spec", None)
     indirect = spec is not None and spec[4] is not None
+    if oob == "skip" and not indirect and spec is not None and spec[3] is not None:
+        return _skip_scalar_oob(instr, dst, src)
     if oob == "skip" and not indirect:
         raise ConstraintError(f"{instr}: oob_mode skip is only valid when src uses indirect "
                               f"indexing (.ap(vector_offset=..., indirect_dim=...))")
@@ -315,7 +317,28 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
             require_unpacked(instr, "src", src.dtype)
             require_unpacked(instr, "dst", dst.dtype)
             dst.data[tuple(idx)] = from_f32(to_f32(vals, src.dtype), dst.dtype)
-    _cost.record("DMA", instr, max(MIN_II, dst.free_size))
+    # explicit operands: inferring them from this frame would resolve the whole indirect
+    # view, out-of-bounds indices included (an AccessError after the skipping copy)
+    _cost.record("DMA", instr, max(MIN_II, dst.free_size),
+                 reads=[sub] if sub is not None else [], writes=[dst])
+    return True
+
+
+def _skip_scalar_oob(instr, dst, src):
+    """``oob_mode.skip`` with a dynamic ``scalar_offset`` (``.ap(scalar_offset=t,
+    indirect_dim=d)``, nki-library's MoE weight loads with a padding expert index): when the
+    index read from ``t`` lies outside ``[0, base.shape[d])`` the copy is skipped (dst keeps
+    its contents); otherwise it runs as usual (an access leaving the base still raises).
+    Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py``, ``dma_copy`` (oob_mode: "skip:
+    silently skips any operations involving out-of-bounds indices")."""
+    base, _pairs, _offset, scalar_offset, _vo, dim = src._spec
+    v = np.asarray(scalar_offset.data).reshape(-1)
+    if v.size != 1:
+        raise AccessError(f"{instr}: scalar_offset must hold one value, got {v.size}")
+    idx = int(np.asarray(v[0], np.float64)) if scalar_offset.dtype.kind == "float" else int(v[0])
+    if 0 <= idx < base.shape[dim]:
+        return False                  # in bounds: the ordinary copy
+    _cost.record("DMA", instr, MIN_II, reads=[], writes=[])
     return True
 
 

@@ -111,8 +111,10 @@ def dma_copy(dst: NkiTensor, src: NkiTensor, priority: Int | None = None,
         floats; integers RNE) then rounded once to dst.dtype (integers: RNE + saturation,
         NaN -> 0) -- the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "Type Casting".  Packed x4 types cannot change dtype.
     oob_mode : ``error`` (default: an out-of-bounds access raises AccessError) or ``skip``
-        (only with an indirect src: out-of-bounds indices are skipped, their dst positions
-        keep their contents; :func:`fastisa.nki._dma.dma_copy_modes`).
+        (with an indirect src: out-of-bounds indices are skipped, their dst positions
+        keep their contents; with a dynamic ``scalar_offset`` src: the whole copy is skipped
+        when that index is outside the base's ``indirect_dim``;
+        :func:`fastisa.nki._dma.dma_copy_modes`).
     dge_mode : none / swdge / hwdge / unknown (hwdge is refused for an indirect src).
     priority, engine : accepted.
 
