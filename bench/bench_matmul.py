@@ -139,7 +139,8 @@ def main():
     import os
     from fastisa.nki import _compute
     print("matmul kernels: fastisa / numpy float32, min over runs (bar: wall ratio <= 2x); "
-          f"load average {os.getloadavg()[0]:.1f}, NKI kernel threads {_compute._threads()}")
+          f"load average {os.getloadavg()[0]:.1f}, NKI kernel threads {_compute._threads()}, "
+          f"nc_matmul threads {_compute._mm_threads()}")
     print(f"{'kernel':<38} {'fastisa ms':>11} {'numpy ms':>10} {'ratio':>7}   "
           f"{'cpu ms':>8} {'np cpu ms':>9} {'cpu ratio':>9}")
     for name, fn in rows:

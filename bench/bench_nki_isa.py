@@ -19,12 +19,17 @@ mx         quantize_mx (bf16 -> e4m3fn)   group amax / exponent / divide / ml_dt
 random     rng (uint32)                   per-lane XORWOW, vectorised over the 128 lanes
 =========  ============================  ====================================================
 
+Each case is timed in alternating rounds (fastisa, numpy, fastisa, ...) and each side's
+best round is reported (the machine may be shared: the least disturbed round of each).
+fastisa's OpenMP kernels use the idle CPUs at the first instruction (``FASTISA_THREADS=n``
+sets it); numpy is single-threaded.
+
 Run:  python bench/bench_nki_isa.py        (prints a table and the ratios; bar: >= 3x)
 """
 
 from __future__ import annotations
 
-import statistics
+import os
 import time
 
 import ml_dtypes
@@ -32,26 +37,39 @@ import numpy as np
 
 from fastisa.nki import isa as nisa
 from fastisa.nki import language as nl
+from fastisa.nki._compute import _threads
 from fastisa.nki.tensor import NkiTensor
 
 P, F = 128, 2048
 BF16 = ml_dtypes.bfloat16
+ROUNDS = 9
 
 
-def timeit(fn, reps=7, inner=None):
+def _inner(fn):
+    """Calls per timed round: about 50 ms of work."""
     fn()
-    if inner is None:
+    t0 = time.perf_counter()
+    fn()
+    dt = time.perf_counter() - t0
+    return max(1, int(0.05 / max(dt, 1e-7)))
+
+
+def timeit_pair(fa, fb, rounds=ROUNDS):
+    """Best-of-rounds seconds per call of fa and of fb, timed in alternating rounds (fa's
+    round, then fb's), so that a load spike on the shared machine hits both sides alike
+    and the best round of each is the least disturbed one."""
+    na, nb = _inner(fa), _inner(fb)
+    ta, tb = [], []
+    for _ in range(rounds):
         t0 = time.perf_counter()
-        fn()
-        dt = time.perf_counter() - t0
-        inner = max(1, int(0.05 / max(dt, 1e-7)))
-    best = []
-    for _ in range(reps):
+        for _ in range(na):
+            fa()
+        ta.append((time.perf_counter() - t0) / na)
         t0 = time.perf_counter()
-        for _ in range(inner):
-            fn()
-        best.append((time.perf_counter() - t0) / inner)
-    return statistics.median(best)
+        for _ in range(nb):
+            fb()
+        tb.append((time.perf_counter() - t0) / nb)
+    return min(ta), min(tb)
 
 
 def T(a, fmt, buf=nl.sbuf):
@@ -183,12 +201,14 @@ def cases():
 
 
 def main():
-    print(f"nki-isa families at [{P}, {F}] float32 (median of 7; fastisa vs numpy, same semantics)")
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"nki-isa families at [{P}, {F}] float32 (best of {ROUNDS} alternating rounds; "
+          f"fastisa vs numpy, same semantics; load average {load:.2f}, "
+          f"fastisa threads {_threads()})")
     print(f"{'family':<10} {'instruction':<26} {'fastisa us':>11} {'numpy us':>11} {'ratio':>7}")
     worst = None
     for fam, name, fi, npf in cases():
-        tf = timeit(fi)
-        tn = timeit(npf)
+        tf, tn = timeit_pair(fi, npf)
         r = tn / tf
         worst = r if worst is None else min(worst, r)
         print(f"{fam:<10} {name:<26} {tf * 1e6:>11.1f} {tn * 1e6:>11.1f} {r:>6.1f}x"

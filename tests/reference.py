@@ -1886,7 +1886,7 @@ def nki_isa_sequence_bounds(ids):
         while b < n - 1 and ids[b + 1] == v:
             b += 1
         st.append(a)
-        en.append(b)
+        en.append(b + 1)    # exclusive (the SDK test's NumPy equivalent; nkisamp fix)
     return np.array([[st, en]])
 # ---- end of nki-isa family (part 1) ----
 
@@ -2390,8 +2390,11 @@ def nki_isa_activate2(op, data, data_fmt, dst_fmt, imm0, imm1, op0, op1, relu_pa
                       reverse0=False, reverse1=False, reduce_op=None, acc=None):
     """val = data; val = op0(val, imm0) (imm0 op0 val if reverse0); val = op1(val, imm1)
     (likewise), each in float32 (op None = bypass); dst = op(val; relu_param) in float64
-    rounded once to dst_fmt.  acc: float32 [P] registers, folded left to right with the
-    float32-rounded results (reduce_op "add" or "maximum"), updated in place."""
+    rounded once to dst_fmt (relu_param: a number, or one float32 slope per partition).
+    acc: float32 [P] registers, folded left to right with the float32-rounded results,
+    updated in place: reduce_op "add" (float32 sums), "maximum" / "minimum" (IEEE 754-2019),
+    "abs_max" / "abs_min" (SDK 2.33 nl.abs_max / abs_min: acc if |acc| > |y| (< for
+    abs_min) else y); a NaN register ends as the canonical quiet NaN."""
     t = nki_to_f32(data, data_fmt)
     for o, imm, rev in ((op0, imm0, reverse0), (op1, imm1, reverse1)):
         if o is None:
@@ -2399,13 +2402,455 @@ def nki_isa_activate2(op, data, data_fmt, dst_fmt, imm0, imm1, op0, op1, relu_pa
         v = np.asarray(imm, np.float32)
         v = v.reshape(-1, 1) if v.ndim else v
         t = nki_alu(o, v, t) if rev else nki_alu(o, t, v)
-    y = nki_activation_f64(op, t, True, float(np.float32(relu_param)))
+    rp = np.asarray(relu_param, np.float32).reshape(-1)
+    if rp.size == 1:
+        y = nki_activation_f64(op, t, True, float(rp[0]))
+    else:                                    # one slope per partition
+        y = np.concatenate([nki_activation_f64(op, t[p:p + 1], True, float(rp[p]))
+                            for p in range(t.shape[0])])
     if acc is not None:
         y32 = y.astype(np.float32)
         for p in range(t.shape[0]):
             s = np.float32(acc[p])
             for v in y32[p]:
-                s = nki_maximum(s, v)[()] if reduce_op == "maximum" else np.float32(s + v)
+                if reduce_op == "maximum":
+                    s = nki_maximum(s, v)[()]
+                elif reduce_op == "minimum":
+                    s = nki_minimum(s, v)[()]
+                elif reduce_op == "abs_max":
+                    s = s if abs(s) > abs(v) else v
+                elif reduce_op == "abs_min":
+                    s = s if abs(s) < abs(v) else v
+                else:
+                    s = np.float32(s + v)
             acc[p] = _nki_qnan() if np.isnan(s) else s
     return nki_round(y, dst_fmt)
 # ---- end of nki-isa activate2 section ----
+
+
+# ---- ptogold (pto-isa conformance round 3): TPACK, Tile.SetValue ----
+def ptox_pack(dst, src_valid, dst_dtype):
+    """TPACK oracle: dst (a copy of the destination's 2-D storage) with its top-left
+    src_valid.shape window replaced by src_valid converted to dst_dtype (integer widening is
+    exact; float32 -> float16/bfloat16 rounds to nearest even, numpy/ml_dtypes' astype)."""
+    out = np.array(dst, copy=True)
+    r, c = src_valid.shape
+    out[:r, :c] = np.asarray(src_valid).astype(dst_dtype)
+    return out
+
+
+def ptox_setvalue(storage, offset, value):
+    """Tile::SetValue oracle: the flat storage with element ``offset`` = value converted to
+    its dtype (a float value rounded once, from float64, to nearest even)."""
+    out = np.array(storage, copy=True).reshape(-1)
+    out[offset] = np.asarray(value, np.float64 if isinstance(value, float) else None) \
+        .astype(out.dtype)
+    return out
+def ptox_custom_pad(bits, dtype):
+    """PadValueCustom payload decoding (pto-isa include/pto/cpu/TFillPad.hpp): 4-byte types
+    read the 32 bits, 2-byte types the low 16 bits, 1-byte integers the low 8 bits converted."""
+    dt = np.dtype(dtype)
+    if dt.itemsize == 4:
+        return np.frombuffer(int(bits).to_bytes(4, "little"), dt)[0]
+    if dt.itemsize == 2:
+        return np.frombuffer((int(bits) & 0xFFFF).to_bytes(2, "little"), dt)[0]
+    return np.frombuffer((int(bits) & 0xFF).to_bytes(1, "little"), dt)[0]
+
+
+def ptox_fillpad(dst_shape, src_valid, pad, dtype):
+    """TFILLPAD oracle: the whole dst = pad, src's valid window copied at the top left."""
+    out = np.full(dst_shape, pad, dtype)
+    r, c = src_valid.shape
+    out[:r, :c] = src_valid
+    return out
+def ptox_nz_2d(a5):
+    """The rows x cols view of an NZ GM tensor [N0, N1, N2, N3, N4]: element (i0..i4) at row
+    i2 * N3 + i3, column (i0 * N1 + i1) * N4 + i4 (pto-isa tile_offsets.hpp)."""
+    n0, n1, n2, n3, n4 = a5.shape
+    out = np.empty((n2 * n3, n0 * n1 * n4), a5.dtype)
+    for i0 in range(n0):
+        for i1 in range(n1):
+            for i2 in range(n2):
+                c = (i0 * n1 + i1) * n4
+                out[i2 * n3:(i2 + 1) * n3, c:c + n4] = a5[i0, i1, i2]
+    return out
+# ---- end of ptogold section ----
+
+
+# ======================================================================================
+# ptolowp (branch ptolowp): PTO low-precision element formats and TCVT over them
+# (pto-isa docs/isa/TCVT.md; HiF8: arXiv:2409.16626 section 3; fp4 E1M2: bias 1 as
+# include/pto/cpu/MXTypes.hpp kFloat4E1M2Bias)
+# ======================================================================================
+def ptolowp_hif8_value(code):
+    """HiF8 code -> value, from the paper's field table: after the sign, the dot field is
+    '0000' (denormal, 3 bits M: 2^(M-23), M=0 is 0 / NaN with sign), '0001' (D=0, 3 bits
+    M), '001' (D=1, 1 bit E, 3 bits M), '01' (D=2, 2+3), '10' (D=3, 3+2), '11' (D=4, 4+1);
+    E is sign-magnitude with an implicit leading 1 (|E| in [2^(D-1), 2^D - 1]); D=4 with
+    E = +15 and M = 1 is infinity."""
+    s = -1.0 if code & 0x80 else 1.0
+    bits = format(code & 0x7F, "07b")
+    if bits.startswith("0000"):
+        m = int(bits[4:], 2)
+        if m == 0:
+            return float("nan") if code & 0x80 else 0.0
+        return s * 2.0 ** (m - 23)
+    for prefix, d, mb in (("0001", 0, 3), ("001", 1, 3), ("01", 2, 3), ("10", 3, 2),
+                          ("11", 4, 1)):
+        if bits.startswith(prefix):
+            rest = bits[len(prefix):]
+            ebits, mbits = rest[:d], rest[d:]
+            assert len(mbits) == mb
+            e = 0
+            if d:
+                mag = int("1" + ebits[1:], 2) if d > 1 else 1
+                e = -mag if ebits[0] == "1" else mag
+            m = int(mbits, 2)
+            if d == 4 and e == 15 and m == 1:
+                return s * float("inf")
+            return s * 2.0 ** e * (1 + m / 2 ** mb)
+    raise AssertionError(code)
+
+
+def ptolowp_fp4_value(code, e_bits, m_bits, bias=1):
+    s = -1.0 if code & (1 << (e_bits + m_bits)) else 1.0
+    e = (code >> m_bits) & ((1 << e_bits) - 1)
+    m = code & ((1 << m_bits) - 1)
+    if e == 0:
+        return s * (m / 2 ** m_bits) * 2.0 ** (1 - bias)
+    return s * (1 + m / 2 ** m_bits) * 2.0 ** (e - bias)
+
+
+def ptolowp_nearest(values, x, ties="even"):
+    """Brute-force round to nearest over a code table (float64 values, NaN codes ignored):
+    ties to the even code or away from zero; a zero result keeps x's sign where the table
+    has a -0.  Values beyond the largest finite magnitude are the caller's business."""
+    v = np.asarray(values, np.float64)
+    x = np.asarray(x, np.float64).reshape(-1)
+    codes = np.flatnonzero(np.isfinite(v))
+    vv = v[codes]
+    out = np.empty(x.size, np.int64)
+    for lo in range(0, x.size, 2048):
+        xs = x[lo:lo + 2048]
+        d = np.abs(xs[:, None] - vv[None, :])
+        cand = d == d.min(axis=1, keepdims=True)
+        out[lo:lo + 2048] = codes[np.argmax(cand, axis=1)]
+        for i in np.flatnonzero(cand.sum(axis=1) > 1):
+            cs = codes[cand[i]]
+            xi = xs[i]
+            if (v[cs] == 0).all():                       # +0 / -0: the sign of x
+                same = cs[np.signbit(v[cs]) == np.signbit(xi)]
+                out[lo + i] = (same if same.size else cs)[0]
+                continue
+            if ties == "even":
+                ev = cs[(cs & 1) == 0]
+                same = ev[np.signbit(v[ev]) == np.signbit(xi)]
+                out[lo + i] = (same if same.size else ev)[0]
+            else:
+                out[lo + i] = cs[np.argmax(np.abs(v[cs]))]
+    return out
+def ptolowp_fixpipe(x, src, dst, word=None, vector=False, relu=False, saturate_inf=False):
+    """One element through the fixpipe (fastisa.pto._fixpipe module doc): word fields per
+    pto-isa include/pto/cpu/common.hpp quantize_element; plain casts without a word."""
+    import math
+    f32 = np.float32
+    if word is None:
+        v = max(x, 0) if relu else x
+        return np.array([v], dtype=src).astype(dst)[0]
+    word = int(word)
+    if dst == "int16":
+        v = f32(max(-32768, min(32767, int(x) >> (((word >> 32) & 0xF) + 1))))
+    else:
+        bits = word & 0xFFFFFFFF
+        if vector:
+            bits &= ~0x1FFF
+        m1 = np.array([bits], np.uint32).view(np.float32)[0]
+        with np.errstate(all="ignore"):
+            v = f32(f32(x) * m1)
+        if dst in ("int8", "uint8"):
+            off = f32((word >> 37) & 0x1FF)
+            signed = (word >> 46) & 1
+            with np.errstate(all="ignore"):
+                r = f32(np.rint(f32(v + off)))
+            lo, hi = (-128, 127) if signed else (0, 255)
+            v = f32(0) if math.isnan(r) else f32(min(max(r, lo), hi))
+        elif dst in ("float16", "bfloat16"):
+            top = f32(65504) if dst == "float16" else np.finfo(np.float32).max
+            if math.isnan(v) and saturate_inf:
+                v = f32(0)
+            elif math.isfinite(v) or saturate_inf:
+                v = f32(min(max(v, -top), top))
+    if relu:
+        v = v if v > 0 else f32(0)
+    return np.array([v], np.float32).astype(ml_dtypes.bfloat16 if dst == "bfloat16" else dst)[0]
+def ptolowp_mx_matmul(a_vals, sa_codes, b_vals, sb_codes, init=None):
+    """OCP MX matmul: C[i,j] = init + sum_k a[i,k] 2^(sa[i,k//32]-127) b[k,j] 2^(sb[k//32,j]-127),
+    summed exactly (math.fsum) and rounded once to float32; E8M0 0xFF is NaN."""
+    import math
+    M, K = a_vals.shape
+    N = b_vals.shape[1]
+
+    def sc(code):
+        return float("nan") if code == 0xFF else 2.0 ** (int(code) - 127)
+    out = np.empty((M, N), np.float32)
+    for i in range(M):
+        for j in range(N):
+            terms = [a_vals[i, k] * sc(sa_codes[i, k // 32]) * b_vals[k, j] * sc(sb_codes[k // 32, j])
+                     for k in range(K)]
+            if init is not None:
+                terms.append(float(init[i, j]))
+            out[i, j] = np.float32(math.fsum(terms)) if all(map(math.isfinite, terms)) else \
+                np.float32(sum(terms))
+    return out
+def ptolowp_tquant_int8(x, scale_rows, offset_rows=None):
+    """TQUANT INT8 (docs/isa/TQUANT.md, scale read as the reciprocal): per element
+    sat(rint(f32(x * s)) + offset), a non-integral sum rounded once more; NaN -> 0."""
+    out = np.empty(x.shape, np.int8 if offset_rows is None else np.uint8)
+    lo, hi = (-128, 127) if offset_rows is None else (0, 255)
+    for r in range(x.shape[0]):
+        for c in range(x.shape[1]):
+            with np.errstate(all="ignore"):
+                p = np.float32(np.float32(x[r, c]) * np.float32(scale_rows[r]))
+                q = float(np.rint(p))
+                if offset_rows is not None:
+                    q = float(np.rint(np.float32(q) + np.float32(offset_rows[r])))
+            out[r, c] = 0 if math.isnan(q) else min(max(q, lo), hi)
+    return out
+def ptolowp_conv(pair, x, dshape):
+    """Convolution-layout TTRANS by explicit indices (fastisa.pto._conv module table); padded
+    channels / batches are zero."""
+    out = np.zeros(dshape, x.dtype)
+    for idx in np.ndindex(*dshape):
+        if pair == ("NCHW", "NC1HWC0"):
+            n, c1, h, w, c0 = idx
+            c = c1 * dshape[4] + c0
+            if c < x.shape[1]:
+                out[idx] = x[n, c, h, w]
+        elif pair == ("NC1HWC0", "NCHW"):
+            n, c, h, w = idx
+            C0 = x.shape[4]
+            out[idx] = x[n, c // C0, h, w, c % C0]
+        elif pair == ("NC1HWC0", "FRACTAL_Z"):
+            c1, h, w, n1, n0, c0 = idx
+            n = n1 * dshape[4] + n0
+            if n < x.shape[0]:
+                out[idx] = x[n, c1, h, w, c0]
+        elif pair == ("GNCHW", "GNC1HWC0"):
+            g, n, c1, h, w, c0 = idx
+            c = c1 * dshape[5] + c0
+            if c < x.shape[2]:
+                out[idx] = x[g, n, c, h, w]
+        elif pair == ("GNC1HWC0", "FRACTAL_Z"):
+            gc1, h, w, n1, n0, c0 = idx
+            C1 = x.shape[2]
+            g, c1 = divmod(gc1, C1)
+            n = n1 * dshape[4] + n0
+            if n < x.shape[1]:
+                out[idx] = x[g, n, c1, h, w, c0]
+        elif pair == ("NCDHW", "FRACTAL_Z_3D"):
+            a, n1, n0, c0 = idx
+            N, C, D, H, W = x.shape
+            C1 = -(-C // dshape[3])
+            d, rest = divmod(a, C1 * H * W)
+            c1, rest = divmod(rest, H * W)
+            h, w = divmod(rest, W)
+            n, c = n1 * dshape[2] + n0, c1 * dshape[3] + c0
+            if n < N and c < C:
+                out[idx] = x[n, c, d, h, w]
+        else:
+            raise ValueError(pair)
+    return out
+# ---- end of ptolowp section ----
+
+# ======================================================================================
+# ---- ptocomm branch: TRANDOM, comm copies / reduce ----
+# ======================================================================================
+def pto_trandom(rows, cols, valid_row, valid_col, key, counter, rounds=10):
+    """TRANDOM, element by element with Python ints (pto-isa include/pto/cpu/TRandom.hpp's
+    algorithm re-derived): the block counter advances by cols/4 per block of 256 columns of
+    a row (rows continue the count), lane l of a block uses counter + l, repeat k of the
+    block takes word k of the rounds' output.  Returns uint32 [valid_row, valid_col]."""
+    def rounds_of(c, k):
+        c = list(c)
+        k0, k1 = k
+        for _ in range(rounds):
+            m0 = c[0] * 0xD2511F53
+            m1 = c[2] * 0xCD9E8D57
+            c = [((m1 >> 32) ^ c[1] ^ k0) & 0xFFFFFFFF, m1 & 0xFFFFFFFF,
+                 ((m0 >> 32) ^ c[3] ^ k1) & 0xFFFFFFFF, m0 & 0xFFFFFFFF]
+            k0 = (k0 + 0x9E3779B9) & 0xFFFFFFFF
+            k1 = (k1 + 0xBB67AE85) & 0xFFFFFFFF
+        return c
+
+    def words(v):
+        v %= 1 << 128
+        return [(v >> (32 * w)) & 0xFFFFFFFF for w in range(4)]
+    base = sum(int(counter[w]) << (32 * w) for w in range(4))
+    loops = -(-valid_col // 256)
+    out = np.zeros((valid_row, valid_col), np.uint32)
+    block = 0
+    for r in range(valid_row):
+        for lp in range(loops):
+            for lane in range(64):
+                o = rounds_of(words(base + block * (cols // 4) + lane), (int(key[0]), int(key[1])))
+                for k in range(4):
+                    col = lp * 256 + k * 64 + lane
+                    if col < valid_col:
+                        out[r, col] = o[k]
+            block += 1
+    return out
+
+
+def pto_comm_reduce(arrays, root, op):
+    """TREDUCE: root's data, then op with every other rank in index order, in the dtype."""
+    acc = arrays[root].copy()
+    for r, a in enumerate(arrays):
+        if r == root:
+            continue
+        acc = {"sum": lambda x, y: (x + y).astype(x.dtype), "max": np.maximum,
+               "min": np.minimum}[op](acc, a)
+    return acc
+def pto_fixpipe(acc, mode, relu=False, scalar=None, words=None):
+    """The fixpipe conversion of a TPUSH (CPU simulator quantize_element), element by
+    element: x * scale in float32 (vector modes: the column's 19-bit scale s|e8|m10 from
+    bits 13..31 of its word), DEQF16/VDEQF16 clamp to +-65504, ReLU, cast to the mode's
+    float16 / bfloat16 with round-to-nearest-even."""
+    import ml_dtypes
+    R, C = acc.shape
+    out_dt = ml_dtypes.bfloat16 if mode in ("F322BF16", "QF322BF16_PRE") else np.float16
+    out = np.zeros((R, C), out_dt)
+    for c in range(C):
+        if mode == "VDEQF16":
+            m1 = (int(words[c]) >> 13) & 0x7FFFF
+            e, m = (m1 >> 10) & 0xFF, m1 & 0x3FF
+            sc = 0.0 if e == 0 and m == 0 else (-1) ** (m1 >> 18) * (1 + m / 1024) * 2.0 ** (e - 127)
+        else:
+            sc = 1.0 if not scalar else scalar
+        for r in range(R):
+            y = np.float32(np.float32(acc[r, c]) * np.float32(sc))
+            if mode in ("DEQF16", "VDEQF16") or (mode == "QF322F16_PRE" and np.isfinite(y)):
+                y = np.float32(min(max(float(y), -65504.0), 65504.0)) if not np.isnan(y) else y
+            if relu:
+                y = y if y > 0 else np.float32(0)
+            out[r, c] = np.array(y, np.float32).astype(out_dt)
+    return out
+# ---- end of ptocomm section ----
+
+
+# ======================================================================================
+# nkiexp: nki.collectives (SDK 2.33 nki/api/nki/collectives/__init__.py).  Arrays are the
+# ranks' tensors in replica sub-group list order; the reduction order (folded left in list
+# order, each partial rounded to the dtype) is fastisa's documented choice.
+# ======================================================================================
+def nki_cc_reduce(op, arrays):
+    """op in "add" / "minimum" / "maximum"; float dtypes through float32, one rounding per
+    partial; integer dtypes exact, wrapped to the width."""
+    acc = np.array(arrays[0])
+    for a in arrays[1:]:
+        if np.issubdtype(acc.dtype, np.integer):
+            x, y = acc.astype(np.int64), np.asarray(a).astype(np.int64)
+        else:
+            x, y = acc.astype(np.float32), np.asarray(a).astype(np.float32)
+        r = {"add": np.add, "minimum": np.minimum, "maximum": np.maximum}[op](x, y)
+        acc = r.astype(acc.dtype)
+    return acc
+
+
+def nki_cc_all_gather(arrays, dim):
+    return np.concatenate(arrays, axis=dim)
+
+
+def nki_cc_reduce_scatter(op, arrays, pos):
+    red = nki_cc_reduce(op, arrays)
+    n = len(arrays)
+    c = red.shape[0] // n
+    return red[pos * c:(pos + 1) * c]
+
+
+def nki_cc_all_to_all(arrays, pos):
+    n = len(arrays)
+    c = arrays[0].shape[0] // n
+    return np.concatenate([a[pos * c:(pos + 1) * c] for a in arrays], axis=0)
+# ---- end of nkiexp nki.collectives section ----
+
+
+# ======================================================================================
+# nkisamp: nki.language-only math functions and masked reductions (issue 11; SDK 2.33
+# nki/api/nki/language/__init__.py divide / mod / fmod / floor / ceil / trunc, "similar
+# to" numpy's; the NKI Beta 1 masking rules of nki.api.shared "Masking")
+# ======================================================================================
+def nki_lang_math(op, a, b=None):
+    """``nl.<op>`` on float32 values, in float32 (one IEEE operation, round to nearest even):
+    divide a / b; mod numpy's float32 remainder (sign of b); fmod C fmod (sign of a);
+    floor / ceil / trunc exact.  Written element by element from the definitions."""
+    a = np.asarray(a, np.float32)
+    if b is not None:
+        a, b = np.broadcast_arrays(a, np.asarray(b, np.float32))
+    out = np.empty(a.shape, np.float32)
+    for i in np.ndindex(a.shape):
+        x = float(a[i])
+        if op in ("floor", "ceil", "trunc"):
+            if not math.isfinite(x):
+                out[i] = x
+            else:
+                r = {"floor": math.floor, "ceil": math.ceil, "trunc": math.trunc}[op](x)
+                out[i] = math.copysign(float(r), x) if r == 0 else float(r)
+            continue
+        y = float(b[i])
+        with np.errstate(all="ignore"):
+            if op == "divide":
+                # float64 division of two float32 values, then one rounding to float32, is
+                # the correctly rounded float32 quotient (53 >= 2 * 24 + 2 bits)
+                if y == 0.0:
+                    out[i] = np.float32(np.nan if (x == 0.0 or math.isnan(x)) else
+                                        math.copysign(math.inf, x) * math.copysign(1.0, y))
+                else:
+                    out[i] = np.float32(x / y)
+            elif op == "fmod":
+                bad = y == 0.0 or not math.isfinite(x) or math.isnan(y)
+                out[i] = np.float32(np.nan) if bad else np.float32(math.fmod(x, y))
+            elif op == "mod":
+                if y == 0.0 or not math.isfinite(x) or math.isnan(y):
+                    out[i] = np.float32(np.nan)
+                else:
+                    m = math.fmod(x, y)     # exact
+                    if m != 0.0:
+                        if (y < 0) != (m < 0):
+                            m += y          # rounds once (float64 sum of two float32 values
+                            #                 is exact; the float32 cast is the one rounding)
+                    else:
+                        m = math.copysign(0.0, y)
+                    out[i] = np.float32(m)
+            else:
+                raise ValueError(op)
+    return out
+
+
+def nki_masked_reduce(x, op, axes, mask):
+    """A reduction over ``axes`` of float32 ``x`` taking only the elements where ``mask``
+    (broadcast to x) holds, folded left to right in row-major order of the reduced axes;
+    returns (values, written) where ``written`` is False for results with no active input."""
+    x = np.asarray(x, np.float32)
+    m = np.broadcast_to(np.asarray(mask, bool), x.shape)
+    kept = [a for a in range(x.ndim) if a not in axes]
+    xt = np.transpose(x, kept + list(axes)).reshape([x.shape[a] for a in kept] + [-1])
+    mt = np.transpose(m, kept + list(axes)).reshape(xt.shape)
+    vals = np.zeros(xt.shape[:-1], np.float32)
+    written = np.zeros(xt.shape[:-1], bool)
+    for i in np.ndindex(xt.shape[:-1]):
+        acc = None
+        for v, on in zip(xt[i], mt[i]):
+            if not on:
+                continue
+            if acc is None:
+                acc = np.float32(v)
+            elif op == "add":
+                acc = np.float32(acc + v)
+            elif op == "maximum":
+                acc = nki_maximum(acc, v)[()]
+            else:
+                raise ValueError(op)
+        if acc is not None:
+            vals[i], written[i] = acc, True
+    return vals, written
+# ---- end of nkisamp section ----

@@ -232,3 +232,27 @@ def test_nc_matmul_overwrite_ignores_old_values(fmt, MN, rng):
     want = ref.nki_matmul(ref.nki_to_f32(s.data, fmt), ref.nki_to_f32(m.data, fmt),
                           np.zeros((M, N), np.float32))
     assert_bits(acc.data, want, nan_either=np.isnan(want))
+
+
+# ---- speed2 branch: the panel-major decode and the panel split over threads -------------
+@pytest.mark.parametrize("N", [512, 448, 192, 64, 100])
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_nc_matmul_panels_and_threads_keep_the_oracle_bits(N, threads, rng, monkeypatch):
+    """Strided bf16 operand views (the tutorial's [K, block, F] SBUF tiles), moving
+    decoded straight into 64-column panels when N is a multiple of 64, the panels split
+    over 1-3 threads: the multiply-then-add oracle's bits, accumulating and not."""
+    from fastisa.nki import _compute
+    monkeypatch.setattr(_compute, "THREADS", threads)
+    a = T(_bf(rng, (128, 4, 160)), "bfloat16")
+    b = T(_bf(rng, (128, 3, 600)), "bfloat16")
+    s, m = a[:, 2, 16:144], b[:, 1, 50:50 + N]
+    acc = _psum((128, N))
+    start = rng.standard_normal((128, N)).astype(np.float32)
+    acc.data[...] = start
+    with nl.use_target("trn3"):
+        nisa.nc_matmul(dst=acc, stationary=s, moving=m, accumulate=True)
+    s32 = ref.nki_to_f32(np.ascontiguousarray(s.data), "bfloat16")
+    m32 = ref.nki_to_f32(np.ascontiguousarray(m.data), "bfloat16")
+    assert_bits(acc.data, ref.nki_matmul(s32, m32, start))
+    nisa.nc_matmul(dst=acc, stationary=s, moving=m, accumulate=False)
+    assert_bits(acc.data, ref.nki_matmul(s32, m32, np.zeros((128, N), np.float32)))

@@ -726,3 +726,46 @@ def test_numpy_functions_given_as_ops_are_coerced_like_nl_operators():
     assert np.array_equal(b.data.view(np.uint32), c.data.view(np.uint32))
     nisa.tensor_tensor(dst=b, data1=a, data2=a, op=np.add)
     assert np.array_equal(b.data, a.data + a.data)
+
+
+# ---- speed2 branch: the fused float32 path of tensor_scalar / tensor_tensor -------------
+@pytest.mark.parametrize("op0", ["add", "subtract", "multiply", "maximum", "minimum"])
+@pytest.mark.parametrize("op1", [None, "add", "maximum", "minimum", "multiply"])
+def test_float32_fused_path_bits(op0, op1):
+    """float32 in, float32 out, contiguous rows, one or two add/subtract/multiply/max/min
+    stages (the fused loop): the oracle's bits, NaN / Inf / -0 / subnormals included,
+    scalars and per-partition [P, 1] operands, reversed and in place."""
+    rng = np.random.default_rng(11)
+    x = random_values(rng, "float32", (96, 200))
+    y = random_values(rng, "float32", (96, 200))
+    x[0, :8] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, 3.4e38, -3.4e38]
+    y[0, :8] = [1.0, -np.inf, np.inf, -0.0, 0.0, -1e-40, 3.4e38, np.nan]
+    col = random_values(rng, "float32", (96, 1))
+    for rev0, rev1, vec in ((False, False, False), (True, True, True), (True, False, True)):
+        o0 = T(col, "float32") if vec else -0.0
+        w0 = col if vec else np.float32(-0.0)
+        dst = empty((96, 200), "float32")
+        nisa.tensor_scalar(dst, T(x, "float32"), getattr(nl, op0), o0, reverse0=rev0,
+                           op1=None if op1 is None else getattr(nl, op1),
+                           operand1=None if op1 is None else 2.5, reverse1=rev1)
+        want = ref.nki_tensor_scalar(x, "float32", "float32", op0, w0, op1,
+                                     None if op1 is None else np.float32(2.5), rev0, rev1)
+        assert_bits(dst.data, want)
+    for inplace in (False, True):
+        a = T(x.copy(), "float32")
+        dst = a if inplace else empty((96, 200), "float32")
+        nisa.tensor_tensor(dst, a, T(y, "float32"), getattr(nl, op0))
+        assert_bits(dst.data, ref.nki_round(ref.nki_alu(op0, x, y), "float32"))
+
+
+def test_float32_to_bfloat16_copy_fused_path_bits():
+    """tensor_copy float32 -> bfloat16 on contiguous rows (one fused loop): the oracle's
+    rounding, ties to even, NaN, Inf, -0 and subnormals included, and strided rows."""
+    rng = np.random.default_rng(12)
+    x = random_values(rng, "float32", (64, 300))
+    x[0, :10] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1e-40, 3.4e38, -3.4e38,
+                 np.float32(1.00390625), np.float32(1.01171875)]        # ties
+    for src in (T(x, "float32"), T(np.concatenate([x, x], 1), "float32")[:, 0:300]):
+        dst = empty((64, 300), "bfloat16")
+        nisa.tensor_copy(dst, src)
+        assert_bits(dst.data, ref.nki_round(x, "bfloat16"))

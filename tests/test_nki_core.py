@@ -98,13 +98,21 @@ def test_views_and_bounds():
     assert t[2, 5].shape == (1, 1) and t[2, 5].data[0, 0] == 2 * 64 + 5
     h = nl.ndarray((4, 128, 64), nl.float32, buffer=nl.shared_hbm)
     assert h[3].shape == (128, 64) and h[1, :, 5].shape == (128,) and h[0, 0, 0].shape == ()
+    # on-chip views stay >= 2-D (SDK language guide, "The partition dimension is special")
+    assert t[3].shape == (1, 64) and t[..., 5].shape == (128, 1) and t[3, 5].shape == (1, 1)
+    assert t[3].data[0, 5] == t.data[3, 5] and np.shares_memory(t[..., 5].data, t.data)
+    t3 = nl.ndarray((16, 4, 8), nl.float32)
+    assert t3[:, 0].shape == (16, 8) and t3[:, 0, 2].shape == (16, 1)
+    assert t3[2, :, :].shape == (1, 4, 8) and t3[0, 1, 2].shape == (1, 1)
+    h = nl.ndarray((4, 16, 8), nl.float32, buffer=nl.shared_hbm)
+    assert h[0].shape == (16, 8) and h[0, 1].shape == (8,)     # HBM drops indexed dims
     assert t[:, 0:64:2].shape == (128, 32)
     for bad in [(slice(0, 129),), (slice(0, 10), slice(60, 65)), (128,), (slice(None), 64),
                 (slice(None), nl.ds(60, 5))]:
         with pytest.raises(AccessError, match="outside"):
-            t[bad]
+            t[bad].data          # slices past the end: checked when the view is accessed
     with pytest.raises(AccessError):       # index arrays (legacy nl.arange) are bounds-checked
-        t[np.array([1, 200])]
+        t[np.array([1, 200])].data
     r = t.reshape(128, 8, 8)
     assert r.shape == (128, 8, 8) and np.shares_memory(r.data, t.data)
     with pytest.raises(ConstraintError, match="reshape"):

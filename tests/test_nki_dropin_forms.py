@@ -59,7 +59,7 @@ def test_window_view_sum_over_non_trailing_axes_and_power_of_two_divide():
     assert (got.view(np.uint32) == want.view(np.uint32)).all()
 
 
-def test_divide_only_where_exact():
+def test_divide_by_a_power_of_two():
     @nki.jit
     def k(a):
         out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
@@ -69,11 +69,7 @@ def test_divide_only_where_exact():
     a = np.random.default_rng(2).standard_normal((4, 16)).astype(np.float32)
     got = nki.simulate(k)(a)
     assert (got.view(np.uint32) == (a / np.float32(8)).view(np.uint32)).all()
-    t = nl.ndarray((4, 4), nl.float32)
-    with pytest.raises(NotImplementedError, match="no divide ALU operator.*got divisor 3"):
-        nl.divide(t, 3)
-    with pytest.raises(NotImplementedError, match="tile divisor"):
-        nl.divide(t, t)
+    # other divisors: tests/test_nki_language_math.py
 
 
 def test_tensor_method_broadcast_to_and_reshape_keyword():

@@ -406,6 +406,15 @@ def test_sequence_bounds(fmt, rng):
     assert np.array_equal(d.data, ref.nki_isa_sequence_bounds(ids).astype(d.data.dtype))
 
 
+def test_sequence_bounds_end_is_exclusive():
+    """The example of the SDK's sequence_bounds test: ends are one past each run."""
+    ids = np.array([[0, 1, 1, 2, 2, 2, 0, 3, 3]])
+    d = empty((1, 2, 9), "int32")
+    nisa.sequence_bounds(d, T(ids, "int32"))
+    assert d.data[0, 0].tolist() == [9, 1, 1, 3, 3, 3, 9, 7, 7]
+    assert d.data[0, 1].tolist() == [-1, 3, 3, 6, 6, 6, -1, 9, 9]
+
+
 def test_sequence_bounds_errors():
     with pytest.raises(ConstraintError, match=r"\[1, n\]"):
         nisa.sequence_bounds(empty((2, 2, 4), "int32"), empty((2, 4), "int32"))

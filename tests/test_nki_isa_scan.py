@@ -167,8 +167,7 @@ def test_cumulative_errors():
     with pytest.raises(ConstraintError, match="imm1 must be given"):
         nisa.tensor_scalar_cumulative(d, s, nl.add, nl.add, 0.0,
                                       reduce_cmd=nisa.reduce_cmd.load_reduce)
-    with pytest.raises(ConstraintError, match="only used with"):
-        nisa.tensor_scalar_cumulative(d, s, nl.add, nl.add, 0.0, 1.0)
+    nisa.tensor_scalar_cumulative(d, s, nl.add, nl.add, 0.0, 1.0)  # imm1 ignored (reset)
     with pytest.raises(ConstraintError, match="reduce_cmd must be"):
         nisa.tensor_scalar_cumulative(d, s, nl.add, nl.add, 0.0,
                                       reduce_cmd=nisa.reduce_cmd.idle)
@@ -324,3 +323,20 @@ def test_partition_reduce_errors():
     with pytest.raises(ConstraintError, match="sbuf"):
         nisa.tensor_partition_reduce(empty((1, 8), "float32"), nl.add,
                                      empty((4, 8), "float32", nl.psum))
+
+
+def test_cumulative_chain_imm1_ignored_unless_load_reduce():
+    """A load_reduce then a reduce call, both given imm1 (the SDK's chained pattern): the
+    second continues from the accumulator, its imm1 unread (nkisamp)."""
+    P, F = 8, 16
+    src = T(np.ones((P, F), np.float32), "float32")
+    d = T(np.zeros((P, F), np.float32), "float32")
+    nisa.tensor_scalar_cumulative(d, src, nl.add, nl.add, 0.0, 1.0,
+                                  reduce_cmd=nisa.reduce_cmd.load_reduce)
+    assert (d.data[:, -1] == F + 1).all()
+    nisa.tensor_scalar_cumulative(d, src, nl.add, nl.add, 0.0, 5.0,
+                                  reduce_cmd=nisa.reduce_cmd.reduce)
+    assert (d.data == np.arange(1, F + 1, dtype=np.float32) + F + 1).all()
+    with pytest.raises(ConstraintError, match="imm1"):
+        nisa.tensor_scalar_cumulative(d, src, nl.add, nl.add, 0.0, "x",
+                                      reduce_cmd=nisa.reduce_cmd.reduce)

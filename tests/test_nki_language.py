@@ -140,7 +140,7 @@ def test_legacy_index_arrays_views_masks_and_arithmetic():
     sq = t[i_p[:8, :] * i_p[:8, :], i_f[:, :8]]                              # not affine
     assert not sq.data.flags.writeable and sq.data[3, 1] == t.data[9, 1]   # a gather copy
     with pytest.raises(AccessError):
-        t[i_p + 1, i_f]
+        t[i_p + 1, i_f].data            # outside t: an error when accessed without a mask
     # t[...] = tile stores; tile arithmetic; psum += ...
     a = nl.full((4, 8), 1.5, nl.float32)
     b = a + a * 2.0

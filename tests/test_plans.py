@@ -49,26 +49,25 @@ def _outcome(fn):
 def _both(scenario):
     """Outcomes and cost events of ``scenario`` with the caches on and off."""
     out = []
+    before = plans.enabled()
     for on in (True, False):
         plans.clear()
-        with cost.profiling() as prof:
+        with cost.profiling() as prof, plans.enabled_as(on):
+            r = [_outcome(step) for step in scenario()]
             if on:
-                r = [_outcome(step) for step in scenario()]
                 assert _n_plans() > 0        # the scenario did run plans
-            else:
-                with plans.disabled():
-                    r = [_outcome(step) for step in scenario()]
         out.append((r, [(e.engine, e.instruction, e.cycles) for e in prof.events],
                     [(s.engine, s.instruction, s.start_ns, s.end_ns, s.source, s.pred, s.why,
                       s.deps) for s in prof.schedule.slots]))
-    assert plans.enabled()
+    assert plans.enabled() == before        # FASTISA_PLAN_CACHE=0 runs these too
     return out
 
 
 def _n_plans():
-    from fastisa.nki import _plan
+    from fastisa.nki import _pe, _plan
     from fastisa.pto import _ops
-    return sum(1 for v in _plan._CACHE.values() if v is not False) + len(_ops._PLANS)
+    return (sum(1 for v in _plan._CACHE.values() if v is not False) + len(_ops._PLANS)
+            + sum(1 for v in _pe._MM_PLANS.values() if v is not False))
 
 
 def _check(scenario):
@@ -152,26 +151,77 @@ def test_nki_plans_same_bits_errors_and_costs():
     _check(_nki_elementwise)
 
 
+# speed2 branch: nc_matmul's plans (the PSUM accumulation state is read on every call)
+def _nki_matmul():
+    rng = np.random.default_rng(7)
+    st = _t(rng.standard_normal((128, 64)).astype(BF16), "bfloat16")
+    mv = _t(rng.standard_normal((128, 96)).astype(BF16), "bfloat16")
+    sp = _t(_specials((64, 32), BF16, 8), "bfloat16")
+    mp = _t(_specials((64, 40), BF16, 9), "bfloat16")
+    s32 = _t(rng.standard_normal((32, 16)).astype(np.float32), "float32")
+    m32 = _t(rng.standard_normal((32, 24)).astype(np.float32), "float32")
+    big = _t(rng.standard_normal((128, 4, 128)).astype(BF16), "bfloat16")
+    ps = _t(np.zeros((64, 96), np.float32), "float32", nl.psum)
+    p2 = _t(np.zeros((32, 40), np.float32), "float32", nl.psum)
+    p3 = _t(np.zeros((16, 24), np.float32), "float32", nl.psum)
+    pw = _t(np.zeros((128, 128), np.float32), "float32", nl.psum)
+    pbf = _t(np.zeros((64, 96), BF16), "bfloat16", nl.psum)
+    sb = _t(np.zeros((64, 96), np.float32), "float32")
+    steps = []
+
+    def rep(f, n=REPEAT):
+        steps.extend([f] * n)
+
+    mm = nisa.nc_matmul
+    rep(lambda: (mm(ps, st, mv), _bytes(ps))[1])                 # fresh, then accumulates
+    rep(lambda: (mm(ps, st, mv, accumulate=False), _bytes(ps))[1])
+    rep(lambda: (mm(ps, st, mv, accumulate=True), _bytes(ps))[1])
+    rep(lambda: (nisa.tensor_copy(sb, ps), mm(ps, st, mv), _bytes(ps, sb))[2])  # group read
+    rep(lambda: (nisa.memset(ps, 1.0), mm(ps, st, mv), _bytes(ps))[2])   # undefined: warns
+    rep(lambda: (mm(ps[0:32, :], st[:, 0:32], mv), mm(ps, st, mv), _bytes(ps))[2])  # mixed
+    rep(lambda: (mm(p2, sp, mp), _bytes(p2))[1])                 # NaN / Inf / subnormals
+    rep(lambda: (mm(p3, s32, m32), _bytes(p3))[1])               # float32 operands
+    rep(lambda: (mm(pw, big[:, 1, :], big[:, 3, :]), _bytes(pw))[1])   # strided views
+    rep(lambda: (mm(pbf, st, mv), _bytes(pbf))[1])               # bf16 dst: never planned
+    rep(lambda: (mm(ps, st, mv, accumulate=True), _bytes(ps))[1])
+    rep(lambda: (mm(ps, mv, st), _bytes(ps))[1])                 # error: shapes
+    rep(lambda: (mm(sb, st, mv), _bytes(sb))[1])                 # error: dst not in PSUM
+    rep(lambda: (mm(ps, st, mv, accumulate="yes"), _bytes(ps))[1])   # error
+    return steps
+
+
+def test_nki_matmul_plans_same_bits_errors_warnings_and_costs():
+    _check(_nki_matmul)
+    from fastisa.nki import _pe
+    plans.clear()
+    with plans.enabled_as(True), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for step in _nki_matmul():
+            _outcome(step)
+        assert sum(1 for v in _pe._MM_PLANS.values() if v is not False) >= 4
+
+
 def test_nki_plans_are_used_and_switch_off():
     a = _t(np.ones((128, 8), np.float32), "float32")
     d = _t(np.zeros((128, 8), np.float32), "float32")
     from fastisa.nki import _plan
-    plans.clear()
-    for _ in range(3):
-        nisa.tensor_scalar(d, a, nl.add, 1.5)
-    assert len(_plan._CACHE) == 1
-    with plans.disabled():
-        assert not plans.enabled()
-        nisa.tensor_scalar(d, a, nl.add, 2.5)
-    assert plans.enabled()
-    assert np.all(d.data == 3.5)
-    plans.set_enabled(False)
+    before = plans.enabled()
+    plans.set_enabled(True)
     try:
+        for _ in range(3):
+            nisa.tensor_scalar(d, a, nl.add, 1.5)
+        assert len(_plan._CACHE) == 1
+        with plans.disabled():
+            assert not plans.enabled()
+            nisa.tensor_scalar(d, a, nl.add, 2.5)
+        assert plans.enabled()
+        assert np.all(d.data == 3.5)
+        plans.set_enabled(False)
         assert len(_plan._CACHE) == 0
         nisa.tensor_scalar(d, a, nl.add, 0.5)
         assert len(_plan._CACHE) == 0
     finally:
-        plans.set_enabled(True)
+        plans.set_enabled(before)
 
 
 def test_nki_plans_in_simulate_profile():
@@ -197,6 +247,7 @@ def test_nki_plans_in_simulate_profile():
 
     x = _specials((128, 8), np.float32, 5)
     runs = []
+    before = plans.ON[0]
     for on in (True, False):
         plans.clear()
         plans.ON[0] = on
@@ -210,7 +261,7 @@ def test_nki_plans_in_simulate_profile():
                            s.why, s.deps) for s in p.schedule.slots],
                          p.latency().ns if hasattr(p.latency(), "ns") else None))
         finally:
-            plans.ON[0] = True
+            plans.ON[0] = before
     assert runs[0] == runs[1]
 
 
@@ -356,3 +407,64 @@ def test_record_hooks_see_the_instruction_frame_with_and_without_plans():
     finally:
         cost.RECORD_HOOKS.remove(hook)
     assert on == off
+
+
+# speed2 branch: plan paths skip cost.record only when it would do nothing
+def test_record_idle_only_without_profiles_and_with_idle_hooks():
+    import contextvars
+    from fastisa.nki import _compute  # noqa: F401 -- the NKI hooks are registered
+    from fastisa.nki.tensor import _PENDING
+    assert cost.record_idle()
+    with cost.profiling():
+        assert not cost.record_idle()
+    var = contextvars.ContextVar("t_idle", default=None)
+    calls = []
+
+    def hook(engine, instruction, cycles):
+        calls.append(instruction)
+
+    cost.RECORD_HOOKS.append(hook)
+    try:
+        assert not cost.record_idle()           # not declared: always called
+        a = _t(np.ones((128, 8), np.float32), "float32")
+        d = _t(np.zeros((128, 8), np.float32), "float32")
+        with plans.enabled_as(True):
+            for _ in range(3):
+                nisa.tensor_scalar(d, a, nl.add, 1.5)
+        assert calls == ["tensor_scalar"] * 3
+        cost.idle_when(hook, context=var)
+        assert cost.record_idle()
+        tok = var.set(1)
+        assert not cost.record_idle()
+        var.reset(tok)
+        _PENDING.items.append((False, a))       # a PSUM access waiting to be applied
+        try:
+            assert not cost.record_idle()
+        finally:
+            _PENDING.items.clear()
+    finally:
+        cost.RECORD_HOOKS.remove(hook)
+    assert cost.record_idle()
+
+
+def test_plans_inside_simulate_call_the_launch_and_capacity_hooks():
+    """Inside nki.simulate the kernel instance is active: the plan path still records
+    (SBUF capacity with liveness sees the planned instructions' operands)."""
+    import fastisa.nki as nki
+    seen = []
+
+    def kern(x):
+        a = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.sbuf)
+        d = nl.ndarray((128, 8), dtype=nl.float32, buffer=nl.sbuf)
+        nisa.dma_copy(dst=a, src=x)
+        for _ in range(3):
+            nisa.tensor_scalar(d, a, nl.add, 1.5)
+            seen.append(cost.record_idle())
+        out = nl.ndarray(x.shape, dtype=x.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=d)
+        return out
+
+    with plans.enabled_as(True):
+        r = nki.simulate(kern)(np.ones((128, 8), np.float32))
+    assert np.all(np.asarray(r) == 2.5)
+    assert seen == [False] * 3

@@ -71,7 +71,7 @@ def test_boxed_rules():
     (dict(cols=-8), "Tile: cols must be > 0, got -8"),
     (dict(dtype="float64"), "Tile: dtype must be one of .* got 'float64'"),
     (dict(dtype=np.float64), "Tile: dtype must be one of .* got 'float64'"),
-    (dict(dtype="float8_e4m3fn"), "Tile: dtype must be one of"),
+    (dict(dtype="tfloat32"), "Tile: dtype must be one of"),
     (dict(fractal=256), "Tile: fractal must be 32, 512 or 1024 bytes, got 256"),
     (dict(loc=42), "Tile: loc must be a TileType, got 42"),
     (dict(pad=7), "Tile: pad must be a PadValue"),

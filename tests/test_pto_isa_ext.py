@@ -282,6 +282,25 @@ def test_argreduce(dtype, is_max):
                 "col idx")
 
 
+def test_argreduce_three_operands_are_dst_src_tmp():
+    """(dst, src, tmp) with an int32 src and an int32 tmp: the C++ intrinsics' form, not a
+    value form (pto_instr.hpp has only (dst, src, tmp) and (dstVal, dstIdx, src, tmp))."""
+    rng = np.random.default_rng(13)
+    s = tile("int32", 4, 8, RM, 3, 5, rng)
+    s.data[:] = rng.integers(-3, 3, s.data.shape)
+    for sfx, is_max in (("MAX", True), ("MIN", False)):
+        d = tile("int32", 4, 8, RM, 3, 1, rng)
+        keep = d.data.copy()
+        getattr(pto, "TROWARG" + sfx)(d, s, tile("int32", 1, 8, RM, 1, 1, rng))
+        want = keep.copy()
+        want[:3, 0] = ref.ptox_argreduce(s.valid, 1, is_max)
+        assert_bits(d.data, want, "row idx, the rest kept")
+        c = tile("int32", 1, 8, RM, 1, 5, rng)
+        getattr(pto, "TCOLARG" + sfx)(c, s, tile("int32", 1, 8, RM, 1, 1, rng))
+        assert_bits(c.data[0, :5], ref.ptox_argreduce(s.valid, 0, is_max).astype(np.int32),
+                    "col idx")
+
+
 @pytest.mark.parametrize("name,op", [("TPARTADD", "ADD"), ("TPARTMUL", "MUL"),
                                      ("TPARTMAX", "MAX"), ("TPARTMIN", "MIN")])
 @pytest.mark.parametrize("dtype", ("float32", "float16", "int32"))

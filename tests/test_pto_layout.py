@@ -75,6 +75,12 @@ def test_treshape():
     d16 = tile("float16", 8, 32, RM)
     pto.TRESHAPE(d16, s)
     assert_bits(d16.buffer.view(np.uint8), s.buffer.view(np.uint8), "float16 view")
+    s.buffer[17] = 123.0                 # dst aliases src (A2/A3 and the CPU simulator)
+    d.buffer[3] = -5.0
+    assert d.buffer[17] == 123.0 and s.buffer[3] == -5.0
+    assert_bits(d16.buffer.view(np.uint8), s.buffer.view(np.uint8), "float16 alias")
+    with pytest.raises(ConstraintError, match="TRESHAPE: dst.loc"):
+        pto.TRESHAPE(pto.Tile(pto.TileType.Mat, "float32", 8, 16), s)
     with pytest.raises(ConstraintError, match="TRESHAPE: dst.dtype"):
         pto.TRESHAPE(tile("int32", 8, 16, RM), s)
     with pytest.raises(ConstraintError, match="TRESHAPE: dst size"):

@@ -63,6 +63,9 @@ enum {
     FI_ALU_INVERT, FI_ALU_AND, FI_ALU_OR, FI_ALU_XOR, FI_ALU_SHL, FI_ALU_SHR,
     /* select: t = (in1 != 0) != rev ? t : the per-partition scalar (select_reduce ...) */
     FI_ALU_SELECT,
+    /* nki.language-only (no nki.isa op= in SDK 2.33's Table 8; fastisa.nki.tiles uses them
+     * for nl.divide / nl.mod / nl.fmod and the unary nl.floor / nl.ceil / nl.trunc) */
+    FI_ALU_DIV, FI_ALU_MOD, FI_ALU_FMOD, FI_ALU_FLOOR, FI_ALU_CEIL, FI_ALU_TRUNC,
     FI_ALU_COUNT
 };
 
@@ -285,6 +288,19 @@ static inline float fi_nki_min(float a, float b) {
     return fi_bits_f32(fi_f32_bits(a) | fi_f32_bits(b));
 }
 
+/* The accumulator folds other than the sum (activate2's reduce_op; the SDK 2.33
+ * nki.language docstrings): maximum / minimum as IEEE 754-2019; abs_max(acc, y) = acc if
+ * |acc| > |y| else y, abs_min(acc, y) = acc if |acc| < |y| else y (the original signed
+ * value; a tie or a NaN comparison gives y, as the docstrings' formula reads). */
+static inline float fi_nki_acc_fold(int mode, float s, float y) {
+    switch (mode) {
+    case 2: return fi_nki_min(s, y);
+    case 3: return fabsf(s) > fabsf(y) ? s : y;
+    case 4: return fabsf(s) < fabsf(y) ? s : y;
+    default: return fi_nki_max(s, y);
+    }
+}
+
 /* A signed-integer key that orders non-NaN floats as IEEE totalOrder (-0 < +0). */
 static inline int32_t fi_nki_key(float f) {
     uint32_t u = fi_f32_bits(f);
@@ -297,6 +313,19 @@ static inline float fi_nki_unkey(int32_t k) {
 
 static inline int16_t fi_nki_key16(uint16_t c) {
     return (int16_t)(c ^ ((uint16_t)((int16_t)c >> 15) >> 1));
+}
+
+/* numpy's float32 remainder (npy_divmodf): fmod, then moved to the divisor's sign;
+ * a zero remainder takes the divisor's sign. */
+static inline float fi_nki_mod(float a, float b) {
+    float m = fmodf(a, b);
+    if (b == 0.0f) return m;
+    if (m != 0.0f) {
+        if ((b < 0.0f) != (m < 0.0f)) m += b;
+    } else {
+        m = copysignf(0.0f, b);
+    }
+    return m;
 }
 
 static inline float fi_nki_alu(int op, float a, float b) {
@@ -323,6 +352,12 @@ static inline float fi_nki_alu(int op, float a, float b) {
     case FI_ALU_RELU: return (a != a) ? a : (a > 0.0f ? a : 0.0f);
     case FI_ALU_RSQRT: return (float)(1.0 / sqrt((double)a));
     case FI_ALU_RECIP: return 1.0f / a;
+    case FI_ALU_DIV: return a / b;
+    case FI_ALU_MOD: return fi_nki_mod(a, b);
+    case FI_ALU_FMOD: return fmodf(a, b);
+    case FI_ALU_FLOOR: return floorf(a);
+    case FI_ALU_CEIL: return ceilf(a);
+    case FI_ALU_TRUNC: return truncf(a);
     default: return a;
     }
 }
@@ -360,7 +395,9 @@ static inline void fi_nki_stage(int op, int rev, float *t, const float *b, int b
     case FI_ALU_MUL: FI_NKI_STAGE_LOOP(a * c); break;
     case FI_ALU_MAX: FI_NKI_STAGE_LOOP(fi_nki_max(a, c)); break;
     case FI_ALU_MIN: FI_NKI_STAGE_LOOP(fi_nki_min(a, c)); break;
+    case FI_ALU_DIV: FI_NKI_STAGE_LOOP(a / c); break;
     case FI_ALU_ABS: case FI_ALU_SQUARE: case FI_ALU_RELU: case FI_ALU_RSQRT: case FI_ALU_RECIP:
+    case FI_ALU_FLOOR: case FI_ALU_CEIL: case FI_ALU_TRUNC:
         for (int i = 0; i < n; i++) t[i] = fi_nki_alu(op, t[i], 0.0f);
         break;
     default: FI_NKI_STAGE_LOOP(fi_nki_alu(op, a, c)); break;
@@ -525,8 +562,11 @@ typedef struct {
     const uint64_t *lutp;      /* optional table over in0's codes (no stages): bits 0-31 the
                                   float32 (float)act(decode(code)), 32-63 dst's encoding */
     float *acc; ptrdiff_t acc_sp;        /* optional per-partition float32 accumulator */
-    int acc_max;               /* 0: acc += y; 1: acc = maximum(acc, y) (IEEE 754-2019) */
+    int acc_max;               /* 0: acc += y; else acc = fi_nki_acc_fold(acc_max, acc, y):
+                                  1 maximum, 2 minimum (IEEE 754-2019), 3 abs_max, 4 abs_min
+                                  (SDK 2.33 nl.abs_max / abs_min: the signed operand) */
     int threads;               /* OpenMP threads (0: default) */
+    const double *alpha_v;     /* optional: PReLU negative slope per partition (else alpha) */
 } fi_nki_ew;
 
 /* The table path: every element's result depends only on its input code.  Per chunk:
@@ -633,6 +673,89 @@ static FI_NKI_NOINLINE void fi_nki_bf16_fused_rows(const fi_nki_ew *a, int p0, i
 }
 #undef FI_NKI_FUSED
 
+/* Fused path (speed2 branch, issue 15): float32 in0 (and float32 in1) -> one or two of
+ * add / subtract / multiply / max / min -> float32 dst, contiguous rows: the staged
+ * path's arithmetic (decode and encode are the identity for float32; each stage the same
+ * expression with the same operand order) in one loop per stage, written straight to dst
+ * (dst may be in0 or in1 itself, element for element). */
+static inline int fi_nki_f32_op_ok(int op) {
+    return op == FI_ALU_ADD || op == FI_ALU_SUB || op == FI_ALU_MUL || op == FI_ALU_MAX ||
+           op == FI_ALU_MIN;
+}
+
+static inline int fi_nki_f32_fused_ok(const fi_nki_ew *a) {
+    const fi_nki_stage_desc *s0 = &a->st[0], *s1 = &a->st[1];
+    if (a->raw || a->bitvec || a->intmode || a->act != FI_ACT_NONE || a->lut || a->lutp ||
+        a->acc || a->scalar_engine)
+        return 0;
+    if (a->in0.fmt != FI_FLOAT32 || a->dst_fmt != FI_FLOAT32 || a->in0.sf != 1 ||
+        a->dst_sf != 1 || !fi_nki_f32_op_ok(s0->op))
+        return 0;
+    if (s0->tensor) {
+        if (a->in1.fmt != FI_FLOAT32 || a->in1.sf != 1) return 0;
+    } else if (!s0->f) {
+        return 0;
+    }
+    if (s1->op != FI_ALU_NONE && (!fi_nki_f32_op_ok(s1->op) || s1->tensor || !s1->f)) return 0;
+    return 1;
+}
+
+#define FI_NKI_F32_LOOP(EXPR)                                                       \
+    do {                                                                            \
+        if (bs == 0) {                                                              \
+            const float k_ = b[0];                                                  \
+            if (rev) { for (int i = 0; i < n; i++) { float a = k_, c = x[i]; d[i] = (EXPR); } } \
+            else { for (int i = 0; i < n; i++) { float a = x[i], c = k_; d[i] = (EXPR); } } \
+        } else if (rev) { for (int i = 0; i < n; i++) { float a = b[i], c = x[i]; d[i] = (EXPR); } } \
+        else { for (int i = 0; i < n; i++) { float a = x[i], c = b[i]; d[i] = (EXPR); } } \
+    } while (0)
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static void fi_nki_f32_pass(int op, int rev, float *d, const float *x, const float *b, int bs,
+                            int n) {
+    switch (op) {
+    case FI_ALU_ADD: FI_NKI_F32_LOOP(a + c); break;
+    case FI_ALU_SUB: FI_NKI_F32_LOOP(a - c); break;
+    case FI_ALU_MUL: FI_NKI_F32_LOOP(a * c); break;
+    case FI_ALU_MAX: FI_NKI_F32_LOOP(fi_nki_max(a, c)); break;
+    default: FI_NKI_F32_LOOP(fi_nki_min(a, c)); break;
+    }
+}
+#undef FI_NKI_F32_LOOP
+
+/* float32 -> bfloat16 conversion (no stage), contiguous rows: the staged path's decode
+ * (the identity) and encode (fi_nki_bf16_rne) in one vectorised loop. */
+static inline int fi_nki_f32_bf16_ok(const fi_nki_ew *a) {
+    return !a->raw && !a->bitvec && !a->intmode && a->act == FI_ACT_NONE && !a->lut &&
+           !a->lutp && !a->acc && !a->scalar_engine && a->in0.fmt == FI_FLOAT32 &&
+           a->dst_fmt == FI_BFLOAT16 && a->in0.sf == 1 && a->dst_sf == 1 &&
+           a->st[0].op == FI_ALU_NONE && a->st[1].op == FI_ALU_NONE;
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static void fi_nki_f32_bf16_row(uint16_t *d, const float *x, int n) {
+    for (int i = 0; i < n; i++) d[i] = fi_nki_bf16_rne(x[i]);
+}
+
+static FI_NKI_NOINLINE void fi_nki_f32_fused_rows(const fi_nki_ew *a, int p0, int p1) {
+    const fi_nki_stage_desc *s0 = &a->st[0], *s1 = &a->st[1];
+    for (int p = p0; p < p1; p++) {
+        const float *x = (const float *)a->in0.ptr + (ptrdiff_t)p * a->in0.sp;
+        float *d = (float *)a->dst + (ptrdiff_t)p * a->dst_sp;
+        if (s0->tensor)
+            fi_nki_f32_pass(s0->op, s0->rev, d, x,
+                            (const float *)a->in1.ptr + (ptrdiff_t)p * a->in1.sp, 1, a->F);
+        else
+            fi_nki_f32_pass(s0->op, s0->rev, d, x, s0->f + (ptrdiff_t)p * s0->fsp, 0, a->F);
+        if (s1->op != FI_ALU_NONE)
+            fi_nki_f32_pass(s1->op, s1->rev, d, d, s1->f + (ptrdiff_t)p * s1->fsp, 0, a->F);
+    }
+}
+
 static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1) {
     float t[FI_NKI_G][FI_NKI_CH], u[FI_NKI_CH];
     double y[FI_NKI_G][FI_NKI_CH];
@@ -641,6 +764,16 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
     const int dsz = a->itemsize;
     if (fi_nki_bf16_fused_ok(a)) {
         fi_nki_bf16_fused_rows(a, p0, p1);
+        return 0;
+    }
+    if (fi_nki_f32_fused_ok(a)) {
+        fi_nki_f32_fused_rows(a, p0, p1);
+        return 0;
+    }
+    if (fi_nki_f32_bf16_ok(a)) {
+        for (int p = p0; p < p1; p++)
+            fi_nki_f32_bf16_row((uint16_t *)a->dst + (ptrdiff_t)p * a->dst_sp,
+                                (const float *)a->in0.ptr + (ptrdiff_t)p * a->in0.sp, a->F);
         return 0;
     }
     if (a->lutp && !a->acc_max) {
@@ -742,7 +875,7 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
                     if (a->act != FI_ACT_NONE) {
                         double *yr = y[r];
                         int act = a->act;
-                        double al = a->alpha;
+                        double al = a->alpha_v ? a->alpha_v[p] : a->alpha;
                         if (a->scalar_engine) {
                             for (int i = 0; i < n; i++) oor += fi_nki_scalar_out_of_range(act, tr[i]);
                         }
@@ -762,9 +895,13 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
                 if (a->acc) {
                     float s[FI_NKI_G];
                     for (int r = 0; r < g; r++) s[r] = a->acc[(ptrdiff_t)(pg + r) * a->acc_sp];
-                    if (a->acc_max) {
+                    if (a->acc_max == 1) {
                         for (int r = 0; r < g; r++)
                             for (int i = 0; i < n; i++) s[r] = fi_nki_max(s[r], (float)y[r][i]);
+                    } else if (a->acc_max) {
+                        for (int r = 0; r < g; r++)
+                            for (int i = 0; i < n; i++)
+                                s[r] = fi_nki_acc_fold(a->acc_max, s[r], (float)y[r][i]);
                     } else if (g == FI_NKI_G) {
                         for (int i = 0; i < n; i++)
                             for (int r = 0; r < FI_NKI_G; r++) s[r] += (float)y[r][i];
@@ -783,9 +920,13 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
                 if (a->acc) {
                     float s[FI_NKI_G];
                     for (int r = 0; r < g; r++) s[r] = a->acc[(ptrdiff_t)(pg + r) * a->acc_sp];
-                    if (a->acc_max) {
+                    if (a->acc_max == 1) {
                         for (int r = 0; r < g; r++)
                             for (int i = 0; i < n; i++) s[r] = fi_nki_max(s[r], t[r][i]);
+                    } else if (a->acc_max) {
+                        for (int r = 0; r < g; r++)
+                            for (int i = 0; i < n; i++)
+                                s[r] = fi_nki_acc_fold(a->acc_max, s[r], t[r][i]);
                     } else if (g == FI_NKI_G) {
                         for (int i = 0; i < n; i++)
                             for (int r = 0; r < FI_NKI_G; r++) s[r] += t[r][i];
@@ -1094,12 +1235,16 @@ static int fi_nki_exp_range(const float *x, ptrdiff_t n, int *emin, int *emax) {
 /* Rows [mb, me) of out += s.T @ v with fma, 4 rows x 64 columns in 16 zmm accumulators,
  * the 64-column panel of v copied contiguous first (no 2 KiB-stride aliasing); k ascending
  * per element.  Tails (rows, columns) use scalar fma: the same per-element chain. */
-static __attribute__((target("avx512f,fma"), noinline)) void fi_nki_mm_fma512_rows(
+static __attribute__((target("avx512f,fma"), noinline)) void fi_nki_mm_fma512_cols(
         float *out, const float *s, const float *v, int K, int M, int N, int mb, int me,
-        float *pan, int zero) {
-    int n0 = 0;
-    for (; n0 + 64 <= N; n0 += 64) {
-        for (int k = 0; k < K; k++) memcpy(pan + (ptrdiff_t)k * 64, v + (ptrdiff_t)k * N + n0, 256);
+        float *pan, int zero, int nb, int ne, const float *vpan) {
+    /* columns [nb, ne): whole 64-column panels from nb, the scalar tail when ne == N */
+    int n0 = nb;
+    for (; n0 + 64 <= ne; n0 += 64) {
+        if (vpan != NULL)       /* v already decoded panel-major: no copy */
+            pan = (float *)vpan + (ptrdiff_t)(n0 / 64) * K * 64;
+        else
+            for (int k = 0; k < K; k++) memcpy(pan + (ptrdiff_t)k * 64, v + (ptrdiff_t)k * N + n0, 256);
         int m0 = mb;
         for (; m0 + 4 <= me; m0 += 4) {
             float *o0 = out + (ptrdiff_t)m0 * N + n0;
@@ -1131,17 +1276,18 @@ static __attribute__((target("avx512f,fma"), noinline)) void fi_nki_mm_fma512_ro
             }
         }
     }
-    if (n0 < N)
+    if (n0 < ne)
         for (int m = mb; m < me; m++) {
             float *o = out + (ptrdiff_t)m * N;
-            if (zero) memset(o + n0, 0, (size_t)(N - n0) * 4);
+            if (zero) memset(o + n0, 0, (size_t)(ne - n0) * 4);
             for (int k = 0; k < K; k++) {
                 float a = s[(ptrdiff_t)k * M + m];
                 const float *vr = v + (ptrdiff_t)k * N;
-                for (int n = n0; n < N; n++) o[n] = __builtin_fmaf(a, vr[n], o[n]);
+                for (int n = n0; n < ne; n++) o[n] = __builtin_fmaf(a, vr[n], o[n]);
             }
         }
 }
+
 
 static inline int fi_nki_have_fma512(void) {
     static int have = -1;
@@ -1154,11 +1300,15 @@ static inline int fi_nki_have_fma512(void) {
 #endif
 
 /* out += s.T @ v with the FMA kernel (caller checked exactness and fi_nki_have_fma512),
- * nt threads over blocks of 4 rows; the split never changes a bit. */
+ * nt threads over 64-column panels (handed out one at a time) or, for fewer panels than
+ * twice the threads, over blocks of 4 rows; the split never changes a bit.  vpan: v
+ * already decoded panel-major ([N / 64][K][64], N a multiple of 64; v is then unused and
+ * may be NULL), else NULL (each panel is copied from v). */
 static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v, int K, int M,
-                                     int N, int nt, int zero) {
+                                     int N, int nt, int zero, const float *vpan) {
 #ifdef FI_NKI_MM_FMA512
     int nblk = (M + 3) / 4;
+    int npan = N / 64 + (N % 64 != 0);
     int T = 1;
 #ifdef FASTISA_OPENMP
     if (nt != 1 && nblk > 1 && (double)K * M * N >= (double)(1 << 21)) {
@@ -1167,24 +1317,42 @@ static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v,
         if (T > 64) T = 64;
     }
 #endif
-    float *pans = (float *)malloc((size_t)T * ((size_t)K * 64 + 16) * sizeof(float));
-    if (pans == NULL) { fi_nki_matmul_f32_z(out, s, v, K, M, N, nt, zero); return; }
+    size_t per = (size_t)K * 64 + 16;
+    float *pans = NULL;
+    if (vpan == NULL) {
+        pans = (float *)malloc((size_t)T * per * sizeof(float));
+        if (pans == NULL) { fi_nki_matmul_f32_z(out, s, v, K, M, N, nt, zero); return; }
+    }
 #ifdef FASTISA_OPENMP
+    if (T > 1 && npan >= 2 * T) {
+        /* a thread the OS holds back delays the others by at most the panel it has taken */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
+        for (int p = 0; p < npan; p++) {
+            int nb = p * 64, ne = nb + 64 <= N ? nb + 64 : N;
+            fi_nki_mm_fma512_cols(out, s, v, K, M, N, 0, M,
+                                  pans ? pans + (size_t)omp_get_thread_num() * per : NULL,
+                                  zero, nb, ne, vpan);
+        }
+        free(pans);
+        return;
+    }
     if (T > 1) {
 #pragma omp parallel for schedule(static) num_threads(T)
         for (int t = 0; t < T; t++) {
             int b0 = (int)((long)nblk * t / T), b1 = (int)((long)nblk * (t + 1) / T);
             int mb = b0 * 4, me = b1 * 4 < M ? b1 * 4 : M;
-            if (mb < me) fi_nki_mm_fma512_rows(out, s, v, K, M, N, mb, me,
-                                               pans + (size_t)t * ((size_t)K * 64 + 16), zero);
+            if (mb < me) fi_nki_mm_fma512_cols(out, s, v, K, M, N, mb, me,
+                                               pans ? pans + (size_t)t * per : NULL, zero,
+                                               0, N, vpan);
         }
         free(pans);
         return;
     }
 #endif
-    fi_nki_mm_fma512_rows(out, s, v, K, M, N, 0, M, pans, zero);
+    fi_nki_mm_fma512_cols(out, s, v, K, M, N, 0, M, pans, zero, 0, N, vpan);
     free(pans);
 #else
+    (void)vpan;
     fi_nki_matmul_f32_z(out, s, v, K, M, N, nt, zero);
 #endif
 }
@@ -1201,6 +1369,27 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
                                  ptrdiff_t v_sp, ptrdiff_t v_sf, int K, int M, int N, int nt,
                                  float *sbuf, float *vbuf, int zero) {
     const float *s32 = (const float *)s, *v32 = (const float *)v;
+#ifdef FI_NKI_MM_FMA512
+    if (N % 64 == 0 && fi_nki_mm_narrow(sfmt) && fi_nki_mm_narrow(vfmt) && fi_nki_have_fma512()) {
+        /* v decoded straight into the kernel's 64-column panels ([N / 64][K][64], vbuf
+         * holds K * N floats), saving the row-major copy and the per-panel copy; the same
+         * values, so the same bits.  Not exact products: decoded row-major again below. */
+        int smin, smax, vmin, vmax;
+        for (int k = 0; k < K; k++)
+            fi_nki_decode(sfmt, (const char *)s + (ptrdiff_t)k * s_sp * sisz, s_sf, M,
+                          sbuf + (ptrdiff_t)k * M);
+        for (int k = 0; k < K; k++)
+            for (int n0 = 0; n0 < N; n0 += 64)
+                fi_nki_decode(vfmt, (const char *)v + ((ptrdiff_t)k * v_sp + (ptrdiff_t)n0 * v_sf) * visz,
+                              v_sf, 64, vbuf + ((ptrdiff_t)(n0 / 64) * K + k) * 64);
+        if (fi_nki_exp_range(sbuf, (ptrdiff_t)K * M, &smin, &smax) &&
+            fi_nki_exp_range(vbuf, (ptrdiff_t)K * N, &vmin, &vmax) &&
+            (smax == 0 || vmax == 0 || (smax + vmax <= 380 && smin + vmin >= 125))) {
+            fi_nki_matmul_fma(out, sbuf, NULL, K, M, N, nt, zero, vbuf);
+            return;
+        }
+    }
+#endif
     if (!((sfmt == FI_FLOAT32 || sfmt == FI_TFLOAT32) && s_sf == 1 && s_sp == M)) {
         for (int k = 0; k < K; k++)
             fi_nki_decode(sfmt, (const char *)s + (ptrdiff_t)k * s_sp * sisz, s_sf, M,
@@ -1219,7 +1408,7 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
         if (fi_nki_exp_range(s32, (ptrdiff_t)K * M, &smin, &smax) &&
             fi_nki_exp_range(v32, (ptrdiff_t)K * N, &vmin, &vmax) &&
             (smax == 0 || vmax == 0 || (smax + vmax <= 380 && smin + vmin >= 125))) {
-            fi_nki_matmul_fma(out, s32, v32, K, M, N, nt, zero);
+            fi_nki_matmul_fma(out, s32, v32, K, M, N, nt, zero, NULL);
             return;
         }
     }
@@ -1230,10 +1419,77 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
 /* dma_compute's add: dst[i] = ((s0[i] + s1[i]) + s2[i]) + ... in float32 (each source
  * decoded exactly, one rounding per addition), rounded once to dst's format; n elements,
  * every operand contiguous.  One pass in chunks of 2048 that stay in L1; dst may be one of
- * the sources (each chunk is read completely before it is written). */
+ * the sources (each chunk is read completely before it is written).
+ * Every operand float32 (the common case): fi_nki_dma_sum_f32, the same additions in the
+ * same order on the float32 values directly (no decode / encode copies), compiled for
+ * AVX-512 / AVX2 / the baseline (chosen at load time; additions are IEEE either way, so
+ * the bits do not depend on the clone). */
 #define FI_NKI_SUM_CH 2048
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static FI_NKI_NOINLINE void fi_nki_dma_sum_f32(float *dst, const float *const *src, int ns,
+                                               ptrdiff_t lo, ptrdiff_t n) {
+    int alias = 0;
+    for (int k = 0; k < ns; k++) alias |= src[k] == dst;
+    if (!alias && ns >= 2 && ns <= 4) {     /* no source is dst: one fused pass, no buffer */
+        float *restrict d = dst;
+        const float *restrict a = src[0], *restrict b = src[1];
+        if (ns == 2) {
+            for (ptrdiff_t i = lo; i < n; i++) d[i] = a[i] + b[i];
+        } else if (ns == 3) {
+            const float *restrict c = src[2];
+            for (ptrdiff_t i = lo; i < n; i++) d[i] = (a[i] + b[i]) + c[i];
+        } else {
+            const float *restrict c = src[2], *restrict e = src[3];
+            for (ptrdiff_t i = lo; i < n; i++) d[i] = ((a[i] + b[i]) + c[i]) + e[i];
+        }
+        return;
+    }
+    float acc[FI_NKI_SUM_CH];
+    for (ptrdiff_t i0 = lo; i0 < n; i0 += FI_NKI_SUM_CH) {
+        int c = n - i0 < FI_NKI_SUM_CH ? (int)(n - i0) : FI_NKI_SUM_CH;
+        const float *a = src[0] + i0;
+        if (ns == 1) {
+            memcpy(acc, a, (size_t)c * sizeof(float));
+        } else {
+            const float *b = src[1] + i0;
+            for (int i = 0; i < c; i++) acc[i] = a[i] + b[i];
+            for (int k = 2; k < ns; k++) {
+                const float *x = src[k] + i0;
+                for (int i = 0; i < c; i++) acc[i] = acc[i] + x[i];
+            }
+        }
+        memcpy(dst + i0, acc, (size_t)c * sizeof(float));
+    }
+}
+
 static inline void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src,
-                                  const int *fmt, const int *isz, int ns, ptrdiff_t n) {
+                                  const int *fmt, const int *isz, int ns, ptrdiff_t n,
+                                  int nt) {
+    int all32 = dfmt == FI_FLOAT32;
+    for (int k = 0; k < ns && all32; k++) all32 = fmt[k] == FI_FLOAT32;
+    if (all32) {
+#ifdef FASTISA_OPENMP
+        /* a large sum: contiguous pieces of whole chunks, one per thread (each element's
+         * additions are the same whoever does them) */
+        if (n >= (1 << 16) && nt != 1) {
+            int T = nt > 0 ? nt : omp_get_max_threads();
+            ptrdiff_t nch = (n + FI_NKI_SUM_CH - 1) / FI_NKI_SUM_CH;
+#pragma omp parallel for schedule(static) num_threads(T)
+            for (int t = 0; t < T; t++) {
+                ptrdiff_t lo = nch * t / T * FI_NKI_SUM_CH, hi = nch * (t + 1) / T * FI_NKI_SUM_CH;
+                if (hi > n) hi = n;
+                if (lo < hi) fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, lo, hi);
+            }
+            return;
+        }
+#else
+        (void)nt;
+#endif
+        fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, 0, n);
+        return;
+    }
     float acc[FI_NKI_SUM_CH], t[FI_NKI_SUM_CH];
     for (ptrdiff_t i0 = 0; i0 < n; i0 += FI_NKI_SUM_CH) {
         int c = n - i0 < FI_NKI_SUM_CH ? (int)(n - i0) : FI_NKI_SUM_CH;

@@ -103,11 +103,22 @@ static inline int fi_tile_is_float(int fmt) {
     return fmt == FI_FLOAT32 || fmt == FI_FLOAT16 || fmt == FI_BFLOAT16;
 }
 
+/* Bytes per stored element of every format code (explicit for all of them: a format a
+ * kernel does not handle must never be read with a guessed width).  Unknown codes give 0, so
+ * a stray one addresses only the base element; the Python layer refuses every format outside
+ * fastisa.pto._tile.KERNEL_FORMATS before a kernel runs. */
 static inline size_t fi_tile_itemsize(int fmt) {
     switch (fmt) {
-    case FI_UINT8: case FI_INT8: return 1;
-    case FI_UINT16: case FI_INT16: case FI_FLOAT16: case FI_BFLOAT16: return 2;
-    default: return 4;
+    case FI_UINT8: case FI_INT8: case FI_BOOL:
+    case FI_FLOAT8_E4M3: case FI_FLOAT8_E5M2: case FI_FLOAT8_E4M3FN: case FI_FLOAT8_E8M0FNU:
+    case FI_FLOAT4_E2M1FN:
+        return 1;
+    case FI_UINT16: case FI_INT16: case FI_FLOAT16: case FI_BFLOAT16: case FI_FLOAT4_E2M1FN_X4:
+        return 2;
+    case FI_UINT32: case FI_INT32: case FI_FLOAT32: case FI_TFLOAT32:
+    case FI_FLOAT8_E5M2_X4: case FI_FLOAT8_E4M3FN_X4:
+        return 4;
+    default: return 0;
     }
 }
 
@@ -509,6 +520,11 @@ static inline void fi_tile_unary_rows(int op, fi_tile_arg d, fi_tile_arg s, int 
         return;
     }
     if (op == FI_TOP_EXP && s.fmt == FI_FLOAT32 && d.fmt == FI_FLOAT32 && s.cs == 1 && d.cs == 1) {
+        if (s.rs == C && d.rs == C) {   /* rows back to back: one run (elementwise: same bits) */
+            fi_tile_exp_f32_row((float *)fi_tile_at(&d, r0, 0), (const float *)fi_tile_at(&s, r0, 0),
+                                0.0f, (int)((r1 - r0) * (ptrdiff_t)C));
+            return;
+        }
         for (r = r0; r < r1; r++)
             fi_tile_exp_f32_row((float *)fi_tile_at(&d, r, 0), (const float *)fi_tile_at(&s, r, 0),
                                 0.0f, C);

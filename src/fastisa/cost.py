@@ -21,14 +21,14 @@ import contextlib
 import contextvars
 import json
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Iterator
 
 from . import schedule as _sched
 from .schedule import Schedule
 
 __all__ = ["MIN_II", "Event", "Latency", "Profile", "profiling", "record", "active_profiles",
-           "barrier", "set_flag", "wait_flag", "transfer_ns"]
+           "barrier", "set_flag", "wait_flag", "transfer_ns", "idle_when", "record_idle"]
 
 #: Minimum instruction initiation interval in engine cycles (NKI the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst): "roughly 64").
 MIN_II = 64
@@ -42,27 +42,71 @@ class Event:
     start: int  # cycle at which the instruction starts on its engine's own track (legacy)
 
 
-@dataclass
 class Profile:
     """Per-engine cycle totals, the instruction list and the dependency-aware schedule of
-    one run (:attr:`schedule`, see :mod:`fastisa.schedule` for the model)."""
+    one run (:attr:`schedule`, see :mod:`fastisa.schedule` for the model).
 
-    events: list[Event] = field(default_factory=list)
-    _clock: dict[str, int] = field(default_factory=dict, repr=False)
-    schedule: Schedule = field(default_factory=Schedule)
+    Recording is lazy (issue 15): :meth:`add` and the synchronisation calls append one
+    compact tuple (the operands' byte ranges and the source line are taken when the
+    instruction runs); :attr:`events` and :attr:`schedule` are built from those, in
+    order, the first time they are read after new records -- the same events and the same
+    schedule as building them as instructions run."""
+
+    __slots__ = ("_events", "_clock", "_schedule", "_pending")
+
+    def __init__(self, events: list[Event] | None = None, schedule: Schedule | None = None):
+        self._events: list[Event] = [] if events is None else events
+        self._clock: dict[str, int] = {}
+        self._schedule = Schedule() if schedule is None else schedule
+        self._pending: list = []
+
+    def __repr__(self) -> str:
+        return f"Profile(events={self.events!r}, schedule={self.schedule!r})"
+
+    @property
+    def events(self) -> list[Event]:
+        """Every recorded instruction, in program order."""
+        if self._pending:
+            self._flush()
+        return self._events
+
+    @property
+    def schedule(self) -> Schedule:
+        """The dependency-aware schedule of every recorded instruction."""
+        if self._pending:
+            self._flush()
+        return self._schedule
 
     def add(self, engine: str, instruction: str, cycles: int, *, domain: str = "",
             dur_ns: float | None = None, reads=(), writes=(), source: str = "",
             busy_ns: float | None = None, shared: str | None = None,
             queue: str | None = None) -> None:
-        cycles = int(cycles)
-        start = self._clock.get(engine, 0)
-        self._clock[engine] = start + cycles
-        self.events.append(Event(engine, instruction, cycles, start))
-        if dur_ns is None:
-            dur_ns = cycles / _sched.clock_ghz(domain, engine)
-        self.schedule.add(domain, queue or engine, instruction, cycles, dur_ns, reads, writes,
-                          source, busy_ns, shared)
+        """Record one instruction (``reads`` / ``writes``: byte ranges as
+        :func:`fastisa.schedule._spans` gives them)."""
+        self._pending.append((engine, instruction, int(cycles), domain, dur_ns, reads, writes,
+                              source, busy_ns, shared, queue))
+
+    def _sync(self, *op) -> None:
+        """Queue a synchronisation (``("barrier", domain, engines)``, ``("set_flag", ...)``,
+        ``("wait_flag", ...)``) behind the instructions recorded so far."""
+        self._pending.append(op)
+
+    def _flush(self) -> None:
+        pending, self._pending = self._pending, []
+        sch, clock, events = self._schedule, self._clock, self._events
+        for ent in pending:
+            if len(ent) != 11:
+                getattr(sch, ent[0])(*ent[1:])
+                continue
+            engine, instruction, cycles, domain, dur_ns, reads, writes, source, busy, shared, \
+                queue = ent
+            start = clock.get(engine, 0)
+            clock[engine] = start + cycles
+            events.append(Event(engine, instruction, cycles, start))
+            if dur_ns is None:
+                dur_ns = cycles / _sched.clock_ghz(domain, engine)
+            sch.add(domain, queue or engine, instruction, cycles, dur_ns, reads, writes,
+                    source, busy, shared)
 
     def totals(self) -> dict[str, int]:
         """Total estimated cycles per engine."""
@@ -206,6 +250,28 @@ def active_profiles() -> tuple[Profile, ...]:
 RECORD_HOOKS: list = []
 
 
+def _python_idle() -> bool:  # pragma: no cover - a build without the extension
+    return False
+
+
+try:    # plan paths skip record() when it would do nothing (issue 15)
+    from ._kernels.span import idle_when as _idle_when, record_idle, set_record_env
+    set_record_env(RECORD_HOOKS, _ACTIVE)
+except ImportError:         # pragma: no cover
+    record_idle = _python_idle
+
+    def _idle_when(hook, context=None, pending=None):
+        pass
+
+
+def idle_when(hook, context=None, pending=None) -> None:
+    """Declare that record hook ``hook`` does nothing while the ContextVar ``context``
+    holds None and the thread-local ``pending.items`` is empty.  While no profile is
+    active and every hook is declared and idle, the instructions' plan paths skip
+    :func:`record` (:func:`record_idle`); a hook not declared is always called."""
+    _idle_when(hook, context, pending)
+
+
 def record(engine: str, instruction: str, cycles: int, *, reads=None, writes=None,
            nbytes: int | None = None, partitions: int | None = None, source: str | None = None,
            domain: str | None = None, shared: str | None = None,
@@ -240,9 +306,9 @@ def record(engine: str, instruction: str, cycles: int, *, reads=None, writes=Non
     dur = busy = None
     if nbytes is not None:
         dur, busy = transfer_ns(domain, engine, nbytes, partitions)
+    ent = (engine, instruction, int(cycles), domain, dur, rs, ws, source, busy, shared, queue)
     for p in profiles:
-        p.add(engine, instruction, cycles, domain=domain, dur_ns=dur, reads=rs, writes=ws,
-              source=source, busy_ns=busy, shared=shared, queue=queue)
+        p._pending.append(ent)
 
 
 def transfer_ns(domain: str, engine: str, nbytes: int,
@@ -268,19 +334,19 @@ def barrier(engines=None, *, domain: str) -> None:
     """Every named engine (by default all engines of ``domain`` used so far) waits for all
     of them to finish what they issued (TIK/PTO ``PIPE_ALL`` barriers, NKI barriers)."""
     for p in _ACTIVE.get():
-        p.schedule.barrier(domain, engines)
+        p._sync("barrier", domain, engines)
 
 
 def set_flag(src: str, dst: str, event_id, *, domain: str) -> None:
     """Pipe ``src`` signals pipe ``dst`` once all it issued so far has finished."""
     for p in _ACTIVE.get():
-        p.schedule.set_flag(domain, src, dst, event_id)
+        p._sync("set_flag", domain, src, dst, event_id)
 
 
 def wait_flag(src: str, dst: str, event_id, *, domain: str) -> None:
     """Pipe ``dst`` waits for the oldest pending ``set_flag`` from ``src``."""
     for p in _ACTIVE.get():
-        p.schedule.wait_flag(domain, src, dst, event_id)
+        p._sync("wait_flag", domain, src, dst, event_id)
 
 
 @contextlib.contextmanager

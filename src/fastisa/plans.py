@@ -16,7 +16,8 @@ Switches:
 
 * ``FASTISA_PLAN_CACHE=0`` in the environment turns every cache off for the process;
 * :func:`set_enabled` turns them on or off (and empties them);
-* ``with disabled(): ...`` runs a block on the full path only.
+* ``with disabled(): ...`` runs a block on the full path only; ``with enabled_as(True):``
+  runs one with the caches on even when the environment turned them off.
 
 Each cache holds at most :data:`MAX_ENTRIES` signatures and is emptied when it is full.
 """
@@ -26,7 +27,8 @@ from __future__ import annotations
 import contextlib
 import os
 
-__all__ = ["enabled", "set_enabled", "disabled", "clear", "register", "MAX_ENTRIES"]
+__all__ = ["enabled", "set_enabled", "disabled", "enabled_as", "clear", "register",
+           "MAX_ENTRIES"]
 
 #: One flag shared by every front-end (a list, so hot paths read ``ON[0]``).
 ON = [os.environ.get("FASTISA_PLAN_CACHE", "1").strip().lower() not in ("0", "false", "no",
@@ -59,14 +61,20 @@ def clear() -> None:
 
 
 @contextlib.contextmanager
-def disabled():
-    """Run the block with the plan caches off (the full path for every call)."""
+def enabled_as(flag: bool):
+    """Run the block with the plan caches on (``flag`` true) or off, whatever the
+    environment says; the caches keep their plans."""
     prev = ON[0]
-    ON[0] = False
+    ON[0] = bool(flag)
     try:
         yield
     finally:
         ON[0] = prev
+
+
+def disabled():
+    """Run the block with the plan caches off (the full path for every call)."""
+    return enabled_as(False)
 
 
 def store(cache: dict, key, plan) -> None:

@@ -42,6 +42,7 @@ ALIASES = {
     "nki.compiler": "fastisa.nki.compiler",
     "nki.tensor": "fastisa.nki.tensor",
     "nki.builtin": "fastisa.nki.builtin",
+    "nki.collectives": "fastisa.nki.collectives",
     # NKI Beta 1 (the SDK's own tests still import these)
     "neuronxcc.nki": "fastisa.nki.legacy",
     "neuronxcc.nki.isa": "fastisa.nki.legacy_isa",
@@ -59,6 +60,7 @@ ALIASES = {
     "nki_cpu_simulator.nki.language.dtypes": "fastisa.nki.dtype",
     "nki_cpu_simulator.nki.tensor": "fastisa.nki.tensor",
     "nki_cpu_simulator.nki.typing": "fastisa.nki.typing",
+    "nki_cpu_simulator.nki.collectives": "fastisa.nki.collectives",
     "tbe.tik": "fastisa.tik",
     "te.tik": "fastisa.tik",
     "te.platform": "fastisa.tik.platform",

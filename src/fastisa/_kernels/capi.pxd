@@ -123,6 +123,7 @@ cdef extern from "nki.h" nogil:
         Py_ssize_t acc_sp
         int acc_max
         int threads
+        const double *alpha_v
     ctypedef struct fi_nki_reduce_args:
         int P, F
         fi_nki_view inp "in"
@@ -143,7 +144,7 @@ cdef extern from "nki.h" nogil:
                        Py_ssize_t v_sf, int K, int M, int N, int nt, float *sbuf, float *vbuf,
                        int zero)
     void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src, const int *fmt,
-                        const int *isz, int ns, Py_ssize_t n)
+                        const int *isz, int ns, Py_ssize_t n, int nt)
 
 
 # ---- tile.h (PTO tile kernels) ---------------------------------------------
@@ -199,7 +200,8 @@ cdef extern from "move.h" nogil:
     void fi_move_strided(char *dst, const Py_ssize_t *ds, const char *src, const Py_ssize_t *ss,
                          const Py_ssize_t *shape, int itemsize)
     void fi_move_rows(char *dst, Py_ssize_t dsp, Py_ssize_t dsf, const char *src, Py_ssize_t ssp,
-                      Py_ssize_t ssf, const int32_t *map, int R, Py_ssize_t F, int itemsize)
+                      Py_ssize_t ssf, const int32_t *map, int R, Py_ssize_t F, int itemsize,
+                      int nt)
     void fi_move_predicated(char *dst, Py_ssize_t dsp, Py_ssize_t dsf, const char *src,
                             Py_ssize_t ssp, Py_ssize_t ssf, const char *pred, Py_ssize_t psp,
                             Py_ssize_t psf, int pwidth, int rev, int P, Py_ssize_t F, int itemsize)

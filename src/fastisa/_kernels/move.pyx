@@ -41,8 +41,10 @@ def strided(dst, src):
         fi_move_strided(dp, ds, sp, ss, shape, it)
 
 
-def rows(dst, src, const int32_t[::1] rowmap):
-    """Row r of dst (2-D) = row rowmap[r] of src (2-D, same free size); rowmap[r] < 0 skips."""
+def rows(dst, src, const int32_t[::1] rowmap, int threads=1):
+    """Row r of dst (2-D) = row rowmap[r] of src (2-D, same free size); rowmap[r] < 0 skips.
+    threads: OpenMP threads when at least 256 KiB move (0: OpenMP's default); dst and src
+    must not overlap (the caller copies src first)."""
     cdef cnp.ndarray d = <cnp.ndarray>dst
     cdef cnp.ndarray s = <cnp.ndarray>src
     cdef char *dp = <char *>cnp.PyArray_DATA(d)
@@ -53,7 +55,7 @@ def rows(dst, src, const int32_t[::1] rowmap):
     cdef Py_ssize_t F = d.shape[1]
     cdef int it = cnp.PyArray_ITEMSIZE(d)
     with nogil:
-        fi_move_rows(dp, dsp, dsf, sp, ssp, ssf, &rowmap[0], R, F, it)
+        fi_move_rows(dp, dsp, dsf, sp, ssp, ssf, &rowmap[0], R, F, it, threads)
 
 
 def predicated(dst, src, pred, int rev):

@@ -32,19 +32,21 @@ cdef inline void _view(object arr, const void **ptr, Py_ssize_t *sp, Py_ssize_t 
 def elementwise(dst, int dst_fmt, in0, int in0_fmt, in1, int in1_fmt, stages,
                 int raw=0, int bitvec=0, int act=0, int scalar_engine=0, double alpha=0.0,
                 lut=None, acc=None, int acc_max=0, int threads=0, lutp=None,
-                int intmode=0):
+                int intmode=0, alpha_vec=None):
     """Run one elementwise instruction; returns the count of inputs outside ScalarE's range.
 
     dst, in0, in1: 2-D arrays [P, F] (in1 may be None).  stages: two tuples
     ``(op, rev, tensor, fvec, uvec)`` where fvec is a float32 [P] (or [1]) array of
     per-partition operands and uvec a uint32 one (either may be None).  lutp: uint64 table
     indexed by in0's code (bits 0-31: the float32 result, 32-63: dst's code), or None.
-    acc: float32 [P] accumulator, or None.
+    acc: float32 [P] accumulator, or None; acc_max: its fold (0 sum, 1 maximum, 2 minimum,
+    3 abs_max, 4 abs_min).  alpha_vec: float64 [P] PReLU slopes (one per row), or None
+    (``alpha`` for every row).
     """
     cdef fi_nki_ew a
     cdef const void *p
     cdef Py_ssize_t sp, sf
-    cdef cnp.ndarray fv, uv, lt, ac, lf
+    cdef cnp.ndarray fv, uv, lt, ac, lf, av
     cdef int64_t r
     memset(&a, 0, sizeof(a))
     a.P = dst.shape[0]
@@ -100,6 +102,12 @@ def elementwise(dst, int dst_fmt, in0, int in0_fmt, in1, int in1_fmt, stages,
         a.acc_sp = 1
         a.acc_max = acc_max
     a.threads = threads
+    if alpha_vec is not None:
+        av = np.ascontiguousarray(alpha_vec, dtype=np.float64)
+        if av.shape[0] != a.P:
+            raise ValueError("elementwise: alpha_vec must hold one slope per row")
+        keep.append(av)
+        a.alpha_v = <const double *>cnp.PyArray_DATA(av)
     with nogil:
         r = fi_nki_elementwise(&a)
     return r
@@ -194,10 +202,11 @@ def uniform_u32(const unsigned int[::1] w):
     return -1 if diff else <long long>v
 
 
-def dma_sum(dst, int dfmt, srcs, fmts):
+def dma_sum(dst, int dfmt, srcs, fmts, int threads=1):
     """dst[i] = ((srcs[0][i] + srcs[1][i]) + ...) in float32, rounded once to format dfmt.
     dst and every source: C-contiguous arrays with the same element count (at most 16
-    sources; fmts their format codes)."""
+    sources; fmts their format codes).  threads: OpenMP threads for a large all-float32
+    sum (0: OpenMP's default); the bits do not depend on it."""
     cdef const void *sp[16]
     cdef int fm[16]
     cdef int isz[16]
@@ -219,7 +228,7 @@ def dma_sum(dst, int dfmt, srcs, fmts):
     cdef void *dp = cnp.PyArray_DATA(d)
     cdef int disz = cnp.PyArray_ITEMSIZE(d)
     with nogil:
-        fi_nki_dma_sum(dp, dfmt, disz, sp, fm, isz, ns, n)
+        fi_nki_dma_sum(dp, dfmt, disz, sp, fm, isz, ns, n, threads)
 
 
 def encode_f64(int fmt, const double[::1] x, out):
@@ -281,6 +290,7 @@ cdef class EwPlan:
     cdef fi_nki_ew a
     cdef Py_ssize_t dlo, dhi, s0lo, s0hi, s1lo, s1hi
     cdef bint same0, same1, has_in1, flat
+    cdef bint big               # >= 2^16 elements: the kernel splits rows over threads
     cdef int kind[2]            # 0: no operand, 1: scalar, 2: float32 [P, 1] tensor
     cdef Py_ssize_t vsp[2], vlo[2], vhi[2]
     cdef readonly object keep   # objects whose ids are part of the key
@@ -323,6 +333,7 @@ cdef class EwPlan:
         # a small tile whose rows are back to back in every operand, with scalar operands
         # only, is one row of P * F elements: elementwise, so the same bits, without the
         # per-row overhead (tiles of >= 2^16 elements keep their rows for the threads)
+        self.big = P * F >= (1 << 16)
         self.flat = (P * F < (1 << 16) and dst_st == (F, 1) and in0_st == (F, 1)
                      and (not self.has_in1 or in1_st == (F, 1))
                      and self.kind[0] != 2 and self.kind[1] != 2)
@@ -473,12 +484,42 @@ def set_plan_env(dict plans, list hooks, active, note, psum, f32vec, threads):
                                                               f32vec, threads)
 
 
+# ---- speed2 branch (issue 15): fastisa.cost.record_idle, inlined for the plan hit path ----
+from cpython.contextvars cimport get_value as _cv_get
+from fastisa import cost as _fi_cost
+from fastisa._kernels.span import idle_registry as _idle_registry
+
+cdef list _I_HOOKS = _fi_cost.RECORD_HOOKS
+cdef object _I_ACTIVE = _fi_cost._ACTIVE
+cdef dict _I_IDLE = _idle_registry()
+
+
+cdef inline bint _record_idle_c() except -1:
+    """fastisa._kernels.span.record_idle without a Python call."""
+    cdef tuple e
+    if _cv_get(_I_ACTIVE, ()):
+        return False
+    for h in _I_HOOKS:
+        o = _I_IDLE.get(h)
+        if o is None:
+            return False
+        e = <tuple>o
+        if e[0] is not None and _cv_get(e[0], None) is not None:
+            return False
+        if e[1] is not None and e[1].items:
+            return False
+    return True
+
+
+
 cdef object _finish(EwPlan p, tuple names, tuple ts):
     cdef int i
     if p.psum:
         for i in range(len(ts)):
             if ts[i].buffer is _PSUM:
                 _NOTE(names[i], ts[i])
+    elif _record_idle_c():
+        return True   # no profile, every record hook idle: cost.record would do nothing
     return p.rec      # the caller passes it to cost.record from the instruction's frame,
                       # where the record hooks and the profile look for the operands
 
@@ -493,7 +534,8 @@ def hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine):
     """tensor_scalar through its plan: None (no plan: take the full path, which stores the
     signature's plan), False (the signature has no plan, or this call needs the full path;
     nothing was written), or, when the plan ran, the (engine, instruction, cycles) the
-    caller passes to cost.record."""
+    caller passes to cost.record -- True instead when recording would do nothing
+    (fastisa.cost.record_idle)."""
     key = plan_key(("tensor_scalar", op0, reverse0, op1, reverse1, engine), dst, data,
                    operand0, operand1)
     p = _PLANS.get(key)
@@ -501,7 +543,7 @@ def hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine):
         return p
     cdef EwPlan ep = <EwPlan>p
     if ep._run(dst.data, data.data, None, _val(ep, 0, operand0), _val(ep, 1, operand1),
-               _THREADS()) is None:
+               _THREADS() if ep.big else 1) is None:
         return False
     return _finish(ep, ("dst", "data"), (dst, data))
 
@@ -513,7 +555,8 @@ def hit_tt(dst, data1, data2, op, engine):
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep._run(dst.data, data1.data, data2.data, None, None, _THREADS()) is None:
+    if ep._run(dst.data, data1.data, data2.data, None, None,
+               _THREADS() if ep.big else 1) is None:
         return False
     return _finish(ep, ("dst", "data1", "data2"), (dst, data1, data2))
 
@@ -525,6 +568,70 @@ def hit_tc(dst, src, engine):
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep._run(dst.data, src.data, None, None, None, _THREADS()) is None:
+    if ep._run(dst.data, src.data, None, None, None, _THREADS() if ep.big else 1) is None:
         return False
     return _finish(ep, ("dst", "src"), (dst, src))
+
+
+# ---- speed family (issue 15): nc_matmul's plan path -------------------------------------
+cdef inline unsigned int *_state_ptr(cnp.ndarray d, cnp.ndarray own, cnp.ndarray st,
+                                     Py_ssize_t *n):
+    """The uint32 words of ``st`` (an owner's state bytes) under the bytes of the
+    C-contiguous view d of own; NULL when d is not inside own or not 4-byte aligned."""
+    cdef Py_ssize_t off = <char *>cnp.PyArray_DATA(d) - <char *>cnp.PyArray_DATA(own)
+    cdef Py_ssize_t nb = cnp.PyArray_NBYTES(d)
+    cdef char *base = <char *>cnp.PyArray_DATA(st)
+    if (off < 0 or nb <= 0 or off + nb > cnp.PyArray_NBYTES(st) or off % 4 or nb % 4
+            or (<Py_ssize_t>base) % 4):
+        return NULL
+    n[0] = nb // 4
+    return <unsigned int *>(base + off)
+
+
+def psum_uniform(d, own, st):
+    """nc_matmul's PSUM state check on its plan path: the state word of every element of
+    the C-contiguous 4-byte view ``d`` of ``own`` (state bytes ``st``, uint8 of
+    own.nbytes) when they are all equal (the element's state in the low byte), else -1;
+    -2 when ``d`` is not a whole-word range of ``own``."""
+    cdef Py_ssize_t n, i
+    cdef unsigned int *w = _state_ptr(<cnp.ndarray>d, <cnp.ndarray>own, <cnp.ndarray>st, &n)
+    cdef unsigned int v, diff = 0
+    if w == NULL:
+        return -2
+    v = w[0]
+    with nogil:
+        for i in range(n):
+            diff |= w[i] ^ v
+    return -1 if diff else <long long>v
+
+
+def psum_mark(d, own, st, unsigned int value):
+    """Set the state word of every element of ``d`` (as :func:`psum_uniform`) to value."""
+    cdef Py_ssize_t n, i
+    cdef unsigned int *w = _state_ptr(<cnp.ndarray>d, <cnp.ndarray>own, <cnp.ndarray>st, &n)
+    if w == NULL:
+        raise ValueError("psum_mark: d is not a whole-word range of its owner")
+    with nogil:
+        for i in range(n):
+            w[i] = value
+
+
+def psum_replace(d, own, st, int old, unsigned int new):
+    """In the state bytes of the C-contiguous 4-byte view ``d`` (as :func:`psum_uniform`):
+    each element's state (the low byte of its word) becomes ``new`` where it is ``old``
+    (``old`` < 0: everywhere); the other bytes are kept.  False (nothing changed) when d
+    is not a whole-word range of own."""
+    cdef Py_ssize_t n, i
+    cdef unsigned int *w = _state_ptr(<cnp.ndarray>d, <cnp.ndarray>own, <cnp.ndarray>st, &n)
+    cdef unsigned int o = <unsigned int>old
+    if w == NULL:
+        return False
+    with nogil:
+        if old < 0:
+            for i in range(n):
+                w[i] = (w[i] & 0xFFFFFF00u) | new
+        else:
+            for i in range(n):
+                if (w[i] & 0xFFu) == o:
+                    w[i] = (w[i] & 0xFFFFFF00u) | new
+    return True

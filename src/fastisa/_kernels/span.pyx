@@ -60,3 +60,45 @@ def array_span(a, serial_of):
             f0 = off % rb
             return (space, p0, p0 + cnp.PyArray_DIMS(v)[0], f0, f0 + inner, rb)
     return (space, 0, 1, lo, hi, 0)
+
+
+# ---- speed2 branch (issue 15): is recording a cost a no-op right now? -------------------
+cdef list _HOOKS = []
+cdef object _ACTIVE = None
+cdef dict _IDLE = {}
+
+
+def set_record_env(list hooks, active):
+    """fastisa.cost's RECORD_HOOKS list and its ContextVar of active profiles."""
+    global _HOOKS, _ACTIVE
+    _HOOKS, _ACTIVE = hooks, active
+
+
+def idle_registry():
+    """The dict hook -> (context, pending) :func:`idle_when` fills (the compiled plan paths
+    read it directly)."""
+    return _IDLE
+
+
+def idle_when(hook, context=None, pending=None):
+    """Declare that ``hook`` does nothing while ``context.get()`` is None (a ContextVar)
+    and ``pending.items`` is empty (a thread-local holder)."""
+    _IDLE[hook] = (context, pending)
+
+
+def record_idle():
+    """True when fastisa.cost.record would do nothing: no profile is active and every
+    record hook is declared idle (:func:`idle_when`) and is idle now."""
+    cdef tuple e
+    if _ACTIVE is None or _ACTIVE.get():
+        return False
+    for h in _HOOKS:
+        o = _IDLE.get(h)
+        if o is None:
+            return False
+        e = <tuple>o
+        if e[0] is not None and e[0].get() is not None:
+            return False
+        if e[1] is not None and e[1].items:
+            return False
+    return True

@@ -249,7 +249,37 @@ cdef inline bint _clash(Py_ssize_t dp, Py_ssize_t dn, Py_ssize_t sp, Py_ssize_t 
     return not (same and sp == dp)
 
 
-cdef bint _tdone(TilePlan p, dst) except -1:
+# ---- speed2 branch (issue 15): fastisa.cost.record_idle, inlined for the plan hit path ----
+from cpython.contextvars cimport get_value as _cv_get
+from fastisa import cost as _fi_cost
+from fastisa._kernels.span import idle_registry as _idle_registry
+
+cdef list _I_HOOKS = _fi_cost.RECORD_HOOKS
+cdef object _I_ACTIVE = _fi_cost._ACTIVE
+cdef dict _I_IDLE = _idle_registry()
+
+
+cdef inline bint _record_idle_c() except -1:
+    """fastisa._kernels.span.record_idle without a Python call."""
+    cdef tuple e
+    if _cv_get(_I_ACTIVE, ()):
+        return False
+    for h in _I_HOOKS:
+        o = _I_IDLE.get(h)
+        if o is None:
+            return False
+        e = <tuple>o
+        if e[0] is not None and _cv_get(e[0], None) is not None:
+            return False
+        if e[1] is not None and e[1].items:
+            return False
+    return True
+
+
+
+cdef bint _tdone(TilePlan p, dst, bint idle) except -1:
+    if idle or _record_idle_c():
+        return True     # no profile, every record hook idle: cost.record would do nothing
     eng, instr, cyc = p.rec
     # cost.record from a Python frame shaped like the full path's _record: the record
     # hooks and the profile read the operands from the frames above it
@@ -257,10 +287,23 @@ cdef bint _tdone(TilePlan p, dst) except -1:
     return True
 
 
+def hit_idle(tuple head, dst, a, b=None, scalar=None):
+    """:func:`hit` for a caller whose frame is not the one the record hooks expect: runs
+    the plan only while cost recording would do nothing (fastisa.cost.record_idle), and
+    returns False otherwise (the caller then takes its usual path)."""
+    if not _record_idle_c():
+        return False
+    return _hit(head, dst, a, b, scalar, True)
+
+
 def hit(tuple head, dst, a, b=None, scalar=None):
     """Run the plan of ``head[0](dst, a[, b])`` (b None and ``scalar`` given for tile-scalar
     instructions), its cost record included.  False: no plan for the signature, or this
     call needs the full path (nothing was written)."""
+    return _hit(head, dst, a, b, scalar, False)
+
+
+cdef object _hit(tuple head, dst, a, b, scalar, bint idle):
     key = tile_key(head, dst, a, b)
     if key is None:
         return False
@@ -293,7 +336,7 @@ def hit(tuple head, dst, a, b=None, scalar=None):
         if p.R and p.C:
             with nogil:
                 fi_tile_unary(p.op, da, aa, p.R, p.C)
-        return _tdone(p, dst)
+        return _tdone(p, dst, idle)
     if p.nsrc == 2:
         ba.p = <void *>bp
         ba.fmt = p.sfmt[1]
@@ -320,4 +363,4 @@ def hit(tuple head, dst, a, b=None, scalar=None):
     if p.R and p.C:
         with nogil:
             fi_tile_binary(p.op, da, aa, 1 << 30, ba, 1 << 30, p.R, p.C)
-    return _tdone(p, dst)
+    return _tdone(p, dst, idle)

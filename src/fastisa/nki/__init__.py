@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import functools
 import math
+import weakref
 
 import numpy as np
 
@@ -38,6 +39,9 @@ from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import _capacity, _launch, language
+# outside a kernel instance (nki.simulate) the launch and capacity hooks do nothing
+_cost.idle_when(_launch._record_hook, context=language._MACHINE)
+_cost.idle_when(_capacity._record_hook, context=language._MACHINE)
 from .tensor import NkiTensor
 
 import typing as _typing
@@ -58,7 +62,15 @@ class Kernel:
     Calling a Kernel with numpy arrays simulates it (like ``nki.simulate(kernel)(...)``);
     calling it with NkiTensors (from inside another kernel) just runs the function.
     ``.profile`` holds the :class:`fastisa.cost.Profile` of the last simulated run.
+
+    A kernel is never a pytest test, even named ``test_*`` in a test module (the SDK's
+    ``nki/test/test_nki_nl_broadcast.py`` names its kernel ``test_nl_broadcast``): the
+    official ``nki.jit`` object is not a function, so pytest does not collect it, while
+    this one carries its function's ``__wrapped__`` (for ``inspect.signature``); hence
+    ``__test__ = False``.
     """
+
+    __test__ = False
 
     def __init__(self, func, grid=(1,), options=None, parent=None):
         self.func = func
@@ -181,37 +193,93 @@ def _unwrap(r, allow_onchip=False):
 
 
 class Simulated:
-    """What ``nki.simulate(kernel)`` returns: call it with numpy arrays."""
+    """What ``nki.simulate(kernel)`` returns: call it with numpy arrays.
 
-    def __init__(self, kernel, target=None):
+    With ``ranks=R`` (``nki.simulate(kernel, ranks=R)``) the call runs ``R`` ranks (logical
+    NeuronCores, each with its own copy of the inputs, its own HBM, SBUF and PSUM; with
+    ``[lnc]`` each rank runs ``lnc`` programs) that meet in :mod:`fastisa.nki.collectives`,
+    and returns the list of the ranks' results; :meth:`per_rank` gives each rank its own
+    inputs.
+    """
+
+    def __init__(self, kernel, target=None, ranks=None):
         if not isinstance(kernel, Kernel):
             if not callable(kernel):
                 raise TypeError(f"simulate: expected a kernel, got {type(kernel).__name__}")
             kernel = Kernel(kernel)
+        if ranks is not None and (isinstance(ranks, bool) or not isinstance(ranks, int)
+                                  or ranks < 1):
+            raise ConstraintError(f"simulate: ranks must be an int >= 1, got {ranks!r}")
         self.kernel = kernel
         self.target = target
+        self.ranks = ranks
         self.profile = None
 
     def __getitem__(self, grid) -> "Simulated":
-        return Simulated(self.kernel[grid], self.target)
+        return Simulated(self.kernel[grid], self.target, self.ranks)
 
     def __call__(self, *args, **kwargs):
+        if self.ranks is None:
+            return self._run([(args, kwargs)])[0]
+        return self._run([(args, kwargs)] * self.ranks)
+
+    def per_rank(self, inputs):
+        """Run one rank per element of ``inputs`` (a list of keyword dicts, or a callable
+        ``rank -> dict`` with ``ranks=`` given); returns the list of the ranks' results."""
+        if callable(inputs):
+            if self.ranks is None:
+                raise ConstraintError("simulate: per_rank(callable) needs ranks= "
+                                      "(nki.simulate(kernel, ranks=N))")
+            inputs = [inputs(r) for r in range(self.ranks)]
+        inputs = list(inputs)
+        if self.ranks is not None and len(inputs) != self.ranks:
+            raise ConstraintError(f"simulate: per_rank got {len(inputs)} input sets for "
+                                  f"ranks={self.ranks}")
+        if not inputs:
+            raise ConstraintError("simulate: per_rank needs at least one rank's inputs")
+        for i, kw in enumerate(inputs):
+            if not isinstance(kw, dict):
+                raise ConstraintError(f"simulate: per_rank inputs[{i}] must be a dict of "
+                                      f"keyword arguments, got {type(kw).__name__}")
+        return self._run([((), kw) for kw in inputs])
+
+    def _run(self, rank_inputs):
         global profile
         grid = self.kernel.grid
         nprog = math.prod(grid)
+        world = len(rank_inputs)
         buf = language.shared_hbm if nprog > 1 else language.hbm
-        names = _arg_names(self.kernel.func, len(args))
+        seen: set = set()
         writeback: list = []
-        targs = [_wrap(a, buf, n, writeback) for a, n in zip(args, names)]
-        tkw = {k: _wrap(v, buf, k, writeback) for k, v in kwargs.items()}
-        shared: list = []
-        result = None
+
+        def wrap(x, name):
+            if world > 1 and isinstance(x, np.ndarray):   # each rank its own memory
+                if id(x) in seen:
+                    x = x.copy()
+                seen.add(id(x))
+            return _wrap(x, buf, name, writeback)
+
+        wrapped = []
+        for args, kwargs in rank_inputs:
+            names = _arg_names(self.kernel.func, len(args))
+            wrapped.append(([wrap(a, n) for a, n in zip(args, names)],
+                            {k: wrap(v, k) for k, v in kwargs.items()}, names))
         pids = list(np.ndindex(*grid))
-        launch = _launch.Launch(nprog, pids) if nprog > 1 else None
+        total = world * nprog
+        labels = None
+        if world > 1:
+            labels = [f"rank {i // nprog}" + (f" core {pids[i % nprog][0] if len(grid) == 1 else pids[i % nprog]}"
+                                              if nprog > 1 else "") for i in range(total)]
+        launch = _launch.Launch(total, [pids[i % nprog] for i in range(total)], labels) \
+            if total > 1 else None
+        shared = [[] for _ in range(world)]
 
         def program(i):
-            with language._instance(self.target, pids[i], grid, shared) as m:
+            r, c = divmod(i, nprog)
+            targs, tkw, names = wrapped[r]
+            with language._instance(self.target, pids[c], grid, shared[r]) as m:
                 m.launch, m.launch_index = launch, i
+                m.rank, m.world = r, world
                 m.deferred_capacity = True      # SBUF/PSUM with liveness (fastisa.nki._capacity)
                 try:
                     res = self.kernel.func(*targs, **tkw)
@@ -223,19 +291,24 @@ class Simulated:
 
         with _cost.profiling() as p:
             if launch is None:
-                result = program(0)
+                results = [program(0)]
             else:                       # turn-taking threads (fastisa.nki._launch)
-                result = launch.run(program)[-1]
+                results = launch.run(program)
         for orig, data in writeback:
             orig[...] = data
         self.profile = p
         self.kernel.profile = p
         profile = p
-        # Beta 1 kernels (@nki.jit(mode=...), @nki.baremetal ...) may return on-chip tiles
-        out = _unwrap(result, allow_onchip="mode" in self.kernel.options)
-        if any(_is_torch(a) for a in list(args) + list(kwargs.values())):
-            out = _map_arrays(out, _to_torch)
-        return out
+        outs = []
+        for r, (args, kwargs) in enumerate(rank_inputs):
+            # a rank's result: its last program's (every program returns the same tensors)
+            result = results[(r + 1) * nprog - 1]
+            # Beta 1 kernels (@nki.jit(mode=...), @nki.baremetal ...) may return on-chip tiles
+            out = _unwrap(result, allow_onchip="mode" in self.kernel.options)
+            if any(_is_torch(a) for a in list(args) + list(kwargs.values())):
+                out = _map_arrays(out, _to_torch)
+            outs.append(out)
+        return outs
 
 
 def _map_arrays(r, f):
@@ -261,16 +334,30 @@ def _explain_sequence_arg(exc, args, kwargs, names):
                 f"array (np.asarray({name}, np.float32)) to get an HBM tensor") from exc
 
 
+_PARAMS = weakref.WeakKeyDictionary()     # kernel function -> its parameter names
+
+
 def _arg_names(func, n):
+    params = None
     try:
-        import inspect
-        params = list(inspect.signature(func).parameters)
-    except (TypeError, ValueError):
-        params = []
+        params = _PARAMS.get(func)
+    except TypeError:           # not weak-referenceable / hashable
+        pass
+    if params is None:
+        try:
+            import inspect
+            params = list(inspect.signature(func).parameters)
+        except (TypeError, ValueError):
+            params = []
+        try:
+            _PARAMS[func] = params
+        except TypeError:
+            pass
     return [params[i] if i < len(params) else f"arg{i}" for i in range(n)]
 
 
-def simulate(kernel: Kernel | Callable[..., object], *, target: str | None = None) -> Simulated:
+def simulate(kernel: Kernel | Callable[..., object], *, target: str | None = None,
+             ranks: int | None = None) -> Simulated:
     """``nki.simulate(kernel)(*numpy_arrays)``: run a kernel on fastisa, numpy in and out.
 
     ``kernel`` is a ``@nki.jit`` kernel, an SPMD launch ``kernel[n]`` or a plain function.
@@ -278,8 +365,12 @@ def simulate(kernel: Kernel | Callable[..., object], *, target: str | None = Non
     SBUF/PSUM capacity checks.  After the call, ``.profile`` (on the returned object, on
     the kernel and as ``fastisa.nki.profile``) is the run's :class:`fastisa.cost.Profile`:
     ``.totals()`` gives estimated cycles per engine, ``.summary()`` a table.
+    ``ranks=R`` runs ``R`` ranks for :mod:`fastisa.nki.collectives` (see :class:`Simulated`):
+    ``nki.simulate(k, ranks=4)[2](x=a)`` (every rank the same inputs, copied) or
+    ``nki.simulate(k, ranks=4)[2].per_rank(lambda r: {"x": shards[r]})``; both return the
+    list of the ranks' results.
     """
-    return Simulated(kernel, target)
+    return Simulated(kernel, target, ranks)
 
 
 #: nki-library's simulation harness calls ``nki.cpu_simulate(kernel)[lnc](**inputs)``.
@@ -287,6 +378,7 @@ cpu_simulate = simulate
 
 from . import isa  # noqa: E402
 from . import constants, typing, compiler, builtin  # noqa: E402,F401
+from . import collectives  # noqa: E402,F401
 from . import dtype  # noqa: E402,F401
 from .language import NKIObject  # noqa: E402,F401
 

@@ -14,8 +14,11 @@ fastisa runs it on the elementwise kernel of ``csrc/fastisa/nki.h`` (the two ALU
 then the activation, then the accumulator), with ``nki.isa.activation``'s numerics: the
 input and the ALU stages in float32 (one rounding each), the function in float64 (libm),
 rounded once to dst.dtype; the accumulator folds the float32-rounded results left to
-right (``add``: float32 sums; ``maximum``: IEEE 754-2019 maximum) into the Scalar engine's
-registers, which ``activation`` shares.
+right (``add``: float32 sums; ``maximum`` / ``minimum``: IEEE 754-2019; ``abs_max`` /
+``abs_min``: the signed operand of larger / smaller magnitude, as the SDK 2.33
+``nki.language.abs_max`` / ``abs_min`` docstrings define them) into the Scalar engine's
+registers, which ``activation`` shares.  A ``[P, 1]`` ``relu_param`` gives each partition
+its own PReLU slope.
 """
 
 from __future__ import annotations
@@ -37,6 +40,10 @@ if _typing.TYPE_CHECKING:
     from .._types import EnumLike, OpLike, Real
 
 __all__ = ["activate2"]
+
+#: reduce_op -> (the accumulator kernel's fold code, the identity ``reduce_cmd.reset`` loads).
+_FOLDS = {"add": (0, 0.0), "maximum": (1, -np.inf), "minimum": (2, np.inf),
+          "abs_max": (3, 0.0), "abs_min": (4, np.inf)}
 
 #: The six (op0, op1) combinations the docstring lists (None = nl.bypass).
 _COMBOS = (("multiply", "add"), ("multiply", "subtract"), ("multiply", None), ("add", None),
@@ -71,11 +78,17 @@ def activate2(dst: NkiTensor, op: OpLike, data: NkiTensor, imm0: NkiTensor | Rea
     op0, op1 : one of the combinations (multiply, add), (multiply, subtract),
         (multiply, bypass), (add, bypass), (subtract, bypass), (bypass, bypass);
         ``None`` or ``"bypass"`` stands for ``nl.bypass``.
-    relu_param : float32 scalar (a [P, 1] tensor raises NotImplementedError).
+    relu_param : float32 scalar or a [P, 1] tensor (one PReLU slope per partition, read as
+        float32); only ``nl.prelu`` uses it.
     reverse0, reverse1 : ``imm0 op0 val`` / ``imm1 op1 val``; each needs its op set.
-    reduce_op : None, ``nl.add`` or ``nl.maximum`` (``nl.minimum``, ``abs_max``, ``abs_min``
-        raise NotImplementedError).  reduce_cmd: ``idle`` (default), ``reset`` (registers
-        to the reduce_op identity: 0 / -inf), ``reduce``, ``reset_reduce``.
+    reduce_op : None, ``nl.add``, ``nl.maximum``, ``nl.minimum``, ``nl.abs_max`` or
+        ``nl.abs_min``: ``acc = reduce_op(acc, y)`` per element, left to right, y the
+        float32 result.  maximum / minimum are IEEE 754-2019 (NaN propagates, -0 < +0);
+        abs_max / abs_min follow the SDK 2.33 ``nki.language`` docstrings: the *signed*
+        operand of larger / smaller magnitude, ``acc if |acc| > |y| else y`` (a tie, or a
+        NaN in the comparison, gives y).  A NaN register ends as the canonical quiet NaN.
+        reduce_cmd: ``idle`` (default), ``reset`` (registers to the reduce_op identity:
+        0, -inf, +inf, 0, +inf), ``reduce``, ``reset_reduce``.
     reduce_res : optional [P, 1] tensor receiving the registers afterwards.
     engine : ``nisa.engine.scalar`` (default) or ``gpsimd`` (no accumulator).
 
@@ -121,20 +134,18 @@ def activate2(dst: NkiTensor, op: OpLike, data: NkiTensor, imm0: NkiTensor | Rea
     P = data.partitions
     f0 = None if n0 is None else _c._scalar_operand(instr, "imm0", imm0, P)[0]
     f1 = None if n1 is None else _c._scalar_operand(instr, "imm1", imm1, P)[0]
-    if isinstance(relu_param, NkiTensor):
-        raise NotImplementedError(f"{instr}: a [P, 1] relu_param tensor is not implemented by "
-                                  f"fastisa (the kernel takes one PReLU slope); pass a scalar")
-    if isinstance(relu_param, bool) or not isinstance(relu_param, (int, float, np.integer,
-                                                                   np.floating)):
-        raise ConstraintError(f"{instr}: relu_param must be a float32 scalar, got "
-                              f"{relu_param!r}")
-    alpha = float(np.float32(relu_param))
+    alpha, alpha_vec = 0.0, None
+    if isinstance(relu_param, NkiTensor):       # one slope per partition
+        alpha_vec = _c._scalar_operand(instr, "relu_param", relu_param, P)[0].astype(np.float64)
+    elif isinstance(relu_param, bool) or not isinstance(relu_param, (int, float, np.integer,
+                                                                     np.floating)):
+        raise ConstraintError(f"{instr}: relu_param must be a float32 scalar or a [P, 1] "
+                              f"tensor, got {relu_param!r}")
+    else:
+        alpha = float(np.float32(relu_param))
     red = _ops.coerce(reduce_op)
     rname = None if red is None else getattr(red, "name", None)
-    if rname in ("minimum", "abs_max", "abs_min"):
-        raise NotImplementedError(f"{instr}: reduce_op nl.{rname} is not implemented by "
-                                  f"fastisa (the accumulator kernel sums or takes the maximum)")
-    if red is not None and rname not in ("add", "maximum"):
+    if red is not None and rname not in _FOLDS:
         raise ConstraintError(f"{instr}: reduce_op must be nl.add, nl.maximum, nl.minimum, "
                               f"nl.abs_max or nl.abs_min, got {reduce_op!r}")
     cmd = _c._cmd_name(instr, reduce_cmd)
@@ -145,16 +156,16 @@ def activate2(dst: NkiTensor, op: OpLike, data: NkiTensor, imm0: NkiTensor | Rea
         raise ConstraintError(f"{instr}: the accumulator is only available on the Scalar "
                               f"engine, got engine gpsimd with reduce_cmd {cmd}")
     _c._check_reduce_res(instr, reduce_res, P)
-    is_max = rname == "maximum"
+    mode, identity = _FOLDS.get(rname, _FOLDS["add"])
     stages = (_c._NO_STAGE if n0 is None else _c._stage(o0, reverse0, False, f0),
               _c._NO_STAGE if n1 is None else _c._stage(o1, reverse1, False, f1))
     regs = _c._regs("scalar")
     if cmd in ("reset", "reset_reduce"):
-        regs[:P] = -np.inf if is_max else 0.0
+        regs[:P] = identity
     acc = np.array(regs[:P], copy=True) if cmd in ("reduce", "reset_reduce") else None
     oor = _c._run_ew(instr, dst, data, stages=stages, act=act,
-                     scalar_engine=(eng == "scalar"), alpha=alpha, acc=acc, acc_max=is_max,
-                     lut_ok=act.name != "prelu")
+                     scalar_engine=(eng == "scalar"), alpha=alpha, acc=acc, acc_max=mode,
+                     lut_ok=act.name != "prelu", alpha_vec=alpha_vec)
     if acc is not None:
         regs[:P] = acc
     if oor and act.name != "sin":

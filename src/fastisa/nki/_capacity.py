@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import gc
 import sys
+import functools
 import weakref
 
 from .. import cost as _cost
@@ -95,9 +96,41 @@ def track(m, own, nbytes: int, buffer: str, view=None) -> None:
     frees it; ``view``: the tensor's typed data, for the messages)."""
     live = m.__dict__.setdefault("_live", {})
     key = id(own)
-    live[key] = (weakref.ref(own), nbytes, buffer, _describe(view if view is not None
-                                                             else own, nbytes))
+    v = view if view is not None else own
+    # the description is formatted only when a message needs it (issue 15: every
+    # allocation of a simulated kernel comes here)
+    live[key] = (weakref.ref(own), nbytes, buffer, (tuple(v.shape), v.dtype))
     weakref.finalize(own, live.pop, key, None)
+
+
+def track_and_release(m, own, nbytes: int, buffer: str, view=None) -> None:
+    """:func:`track`, and ``m.release(buffer, nbytes)`` when Python frees ``own``: one
+    finalizer for both (each costs microseconds)."""
+    live = m.__dict__.setdefault("_live", {})
+    key = id(own)
+    v = view if view is not None else own
+    # the entry's weak reference carries the callback (a weakref.finalize costs several
+    # times more); it lives as long as the entry, which the callback removes
+    # (the callback holds the instance's counters, not the instance: no cycle keeps the
+    # instance, and its memory, alive after the run)
+    live[key] = (weakref.ref(own, functools.partial(_freed, m.used, m.lock, live, key, buffer,
+                                                    nbytes)),
+                 nbytes, buffer, (tuple(v.shape), v.dtype))
+
+
+def _freed(used, lock, live, key, buffer, nbytes, ref=None) -> None:
+    """``Machine.release`` of a tracked allocation Python freed; its entry goes too."""
+    ent = live.get(key)
+    if ent is not None and ent[0] is ref:
+        del live[key]
+    with lock:
+        used[buffer] -= nbytes
+
+
+def _text(desc, nbytes) -> str:
+    if isinstance(desc, str):
+        return desc
+    return f"{desc[0]} {desc[1]} ({nbytes} B/partition)"
 
 
 def reserve_or_collect(m, buffer: str, nbytes: int):
@@ -144,7 +177,7 @@ def _note_uses(m, tensors) -> None:
             if ent is None:
                 continue
             cp.confirmed += ent[1]
-            cp.names.append(ent[2])
+            cp.names.append(_text(ent[2], ent[1]))
             if cp.confirmed + cp.need > cp.cap:
                 cp.violated = True
 

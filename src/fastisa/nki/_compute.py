@@ -123,6 +123,24 @@ def _threads() -> int:
     return _DEFAULT_THREADS[0]
 
 
+_MM_THREADS = []           # nc_matmul's default, decided once
+
+
+def _mm_threads() -> int:
+    """Threads of nc_matmul's kernel: :data:`THREADS` (or ``FASTISA_THREADS``) when set,
+    else every CPU, chosen from the work size rather than the load: a matmul of >= 2^21
+    multiply-adds (one [128, 128] x [128, 512] tile is 2^23) hands its 64-column panels
+    out to the threads one at a time, so a thread the load holds back delays the others
+    by at most one panel (numpy's BLAS, the benchmark's reference, also uses every CPU).
+    Results never depend on it."""
+    if THREADS is not None:
+        return int(THREADS)
+    if not _MM_THREADS:
+        env = os.environ.get("FASTISA_THREADS", "").strip()
+        _MM_THREADS.append(int(env) if env.isdigit() else (os.cpu_count() or 1))
+    return _MM_THREADS[0]
+
+
 def set_num_threads(n) -> None:
     """Threads of the NKI compute kernels (see :data:`THREADS`): None = the default (decided
     again, once), 0 = OpenMP's default, n >= 1 = n threads.  Results never depend on it."""
@@ -132,6 +150,7 @@ def set_num_threads(n) -> None:
         raise ConstraintError(f"set_num_threads: n must be None or an integer >= 0, got {n!r}")
     THREADS = None if n is None else int(n)
     _DEFAULT_THREADS.clear()
+    _MM_THREADS.clear()
 
 #: -3.4028235e38, the most negative finite float32 (``nisa.fp32.min``).
 FP32_MIN = float(np.finfo(np.float32).min)
@@ -210,6 +229,10 @@ def _op(instr, param, op, *, kinds=None, activation=False):
     if activation and not op.is_activation:
         raise ConstraintError(f"{instr}: {param} must be an activation function (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "
                               f"Table 9), got {op!r}")
+    if not op.isa and not getattr(_LANGUAGE, "on", False):
+        raise ConstraintError(f"{instr}: {param} {op!r} is an nki.language function, not an "
+                              f"nki.isa operator (SDK 2.33's Table 8, nki/api/nki.api.shared.rst, "
+                              f"lists no such ALU op); call {op!r}(x, ...) on tiles instead")
     if not activation and not op.is_operator:
         raise ConstraintError(f"{instr}: {param} must be a math operator (the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) Table 8), "
                               f"got {op!r}")
@@ -326,13 +349,17 @@ def _stage(op, rev=False, tensor=False, fvec=None, uvec=None):
 _NO_STAGE = (0, 0, 0, None, None)
 
 
+#: Per thread: ``on`` while fastisa.nki.tiles runs an nki.language-only function
+#: (``nl.divide`` ...) on tensor_scalar / tensor_tensor (see fastisa.nki.ops.LANGUAGE_ONLY).
+_LANGUAGE = threading.local()
+
 #: Per thread: a list while fastisa.nki._plan records the kernel calls of one instruction.
 _PLAN_CAPTURE = threading.local()
 
 
 def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=False,
             bitvec=False, act=None, scalar_engine=False, alpha=0.0, acc=None, acc_max=False,
-            lut_ok=False, intmode=False):
+            lut_ok=False, intmode=False, alpha_vec=None):
     """Run the elementwise kernel on NkiTensors (any free rank).  Returns #out-of-range."""
     cap = getattr(_PLAN_CAPTURE, "calls", None)
     if cap is not None:     # fastisa.nki._plan is recording this call's plan
@@ -343,7 +370,7 @@ def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=Fal
     s1 = None if in1 is None else _unalias(_rows(in1), d)
     lutp = None
     act_code = 0 if act is None else act.act
-    if (act is not None and lut_ok and in0.dtype.itemsize <= 2 and in0.dtype.kind != "packed"
+    if (act is not None and lut_ok and alpha_vec is None and in0.dtype.itemsize <= 2 and in0.dtype.kind != "packed"
             and d.size >= (1 << 17) and stages[0][0] == 0 and stages[1][0] == 0
             and not acc_max and dst.dtype.kind != "packed"
             and not (scalar_engine and act.scalar_range != (-math.inf, math.inf, False))):
@@ -352,7 +379,8 @@ def _run_ew(instr, dst, in0, *, in1=None, stages=(_NO_STAGE, _NO_STAGE), raw=Fal
                         0 if in1 is None else in1.dtype.code, stages, raw=int(raw),
                         bitvec=int(bitvec), act=act_code, scalar_engine=int(scalar_engine),
                         alpha=float(alpha), acc=acc, acc_max=int(acc_max),
-                        threads=_threads(), lutp=lutp, intmode=int(intmode))
+                        threads=_threads(), lutp=lutp, intmode=int(intmode),
+                        alpha_vec=alpha_vec)
     if commit is not None:
         commit()
     return oor

@@ -20,6 +20,7 @@ import numpy as np
 from .. import cost as _cost
 from ..errors import AccessError, ConstraintError, OverlapError
 from . import _compute as _c
+from . import _isaplan as _pl
 from .enums import dge_mode as _dge_mode, oob_mode as _oob_mode
 from .tensor import NkiTensor, require_tensor
 
@@ -37,9 +38,20 @@ MIN_II = _cost.MIN_II
 TRANSPOSE_AXES = {2: (1, 0), 3: (2, 1, 0), 4: (3, 1, 2, 0)}
 
 
+_K = []
+
+
 def _k():
-    from fastisa._kernels import move
-    return move
+    if not _K:                      # imported once (the per-call import machinery is ~us)
+        from fastisa._kernels import move
+        _K.append(move)
+    return _K[0]
+
+
+_HEAD_T = ("dma_transpose",)
+_HEAD_C = ("dma_compute",)
+_may_share = np.may_share_memory
+_plan_key = _pl._plan_key
 
 
 def _enum_name(instr, param, value, enum_cls, default):
@@ -105,6 +117,20 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py``, ``dma_transpose``.
     """
     instr = "dma_transpose"
+    key = None
+    if _pl.ON[0]:          # a signature validated before: only the overlap depends on values
+        if axes is None and priority is None and dge_mode is None and oob_mode is None and \
+                dst.__class__ is NkiTensor and src.__class__ is NkiTensor:
+            key = _plan_key(_HEAD_T, dst, src)       # the common call: no options
+        else:
+            key = _pl.key(_HEAD_T, (dst, src), (axes, priority, dge_mode, oob_mode))
+        plan = _pl.CACHE.get(key)
+        if plan is not None:
+            d, s = dst.data, src.data
+            if not (_may_share(d, s) and np.shares_memory(d, s)):
+                _K[0].strided(d, s.transpose(plan[0]))
+                _cost.record("DMA", instr, plan[1])
+                return
     require_tensor(instr, "dst", dst)
     require_tensor(instr, "src", src)
     if dst.buffer.name != "sbuf":
@@ -181,6 +207,9 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     else:
         _k().strided(dst.data, src.data.transpose(perm))
     _cost.record("DMA", instr, max(MIN_II, dst.free_size))
+    if key is not None and not indirect and _pl.plannable(dst, src) and \
+            dst.data.__class__ is np.ndarray and src.data.__class__ is np.ndarray:
+        _pl.store(key, (perm, max(MIN_II, dst.free_size)))
 
 
 def dma_compute(dst: NkiTensor, srcs: Sequence[NkiTensor], reduce_op: OpLike,
@@ -211,6 +240,14 @@ def dma_compute(dst: NkiTensor, srcs: Sequence[NkiTensor], reduce_op: OpLike,
     ``nki/api/nki/isa/__init__.py``, ``dma_compute``.
     """
     instr = "dma_compute"
+    key = None
+    if _pl.ON[0] and srcs.__class__ in (list, tuple) and 0 < len(srcs) <= 16:
+        key = _pl.key(_HEAD_C, (dst, *srcs), (reduce_op, scales, unique_indices, oob_mode))
+        cycles = _pl.CACHE.get(key)
+        if cycles is not None:      # a validated signature: only the aliasing is per call
+            _dma_sum(dst, srcs)
+            _cost.record("DMA", instr, cycles)
+            return
     require_tensor(instr, "dst", dst)
     if not isinstance(srcs, (list, tuple)) or not srcs:
         raise ConstraintError(f"{instr}: srcs must be a non-empty list of tensors, got {srcs!r}")
@@ -242,10 +279,18 @@ def dma_compute(dst: NkiTensor, srcs: Sequence[NkiTensor], reduce_op: OpLike,
     if not isinstance(unique_indices, (bool, np.bool_)):
         raise ConstraintError(f"{instr}: unique_indices must be a bool, got {unique_indices!r}")
     _enum_name(instr, "oob_mode", oob_mode, _oob_mode, "error")
-    n = dst.size
-    # one pass of the dma_sum kernel (csrc/fastisa/nki.h): every source decoded to float32,
-    # added left to right, rounded once to dst.dtype.  Sources in C order; a source that
-    # shares memory with dst in another layout is copied first (dst may BE a source).
+    _dma_sum(dst, srcs)
+    cycles = max(MIN_II, (dst.size // max(dst.partitions, 1)) * len(srcs))
+    _cost.record("DMA", instr, cycles)
+    if key is not None and _pl.plannable(dst, *srcs):
+        _pl.store(key, cycles)
+
+
+def _dma_sum(dst, srcs):
+    """dma_compute's kernel call on validated operands: one pass of the dma_sum kernel
+    (csrc/fastisa/nki.h), every source decoded to float32, added left to right, rounded
+    once to dst.dtype.  Sources in C order; a source that shares memory with dst in another
+    layout is copied first (dst may BE a source)."""
     d = dst.data
     direct = d.flags.c_contiguous and d.flags.writeable
     out = d if direct else np.empty(dst.shape, dst.dtype.np_dtype)
@@ -257,10 +302,10 @@ def dma_compute(dst: NkiTensor, srcs: Sequence[NkiTensor], reduce_op: OpLike,
                 and a.dtype.itemsize == d.dtype.itemsize):
             a = a.copy()
         flats.append(a)
-    _c._kernels().dma_sum(out, dst.dtype.code, flats, [t.dtype.code for t in srcs])
+    _c._kernels().dma_sum(out, dst.dtype.code, flats, [t.dtype.code for t in srcs],
+                          _c._threads())
     if not direct:
         dst.data[...] = out
-    _cost.record("DMA", instr, max(MIN_II, (n // max(dst.partitions, 1)) * len(srcs)))
 
 
 def is_indirect(t) -> bool:
@@ -282,6 +327,12 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
     """
     mode = _enum_name(instr, "dge_mode", dge_mode, _dge_mode, "unknown")
     oob = _enum_name(instr, "oob_mode", oob_mode, _oob_mode, "error")
+    from .tensor import _MaskedView
+    if oob == "skip" and (isinstance(src, _MaskedView) or isinstance(dst, _MaskedView)):
+        _skip_legacy(instr, dst, src, mode)
+        return True
+    if oob == "skip" and any(_scalar_view(t) for t in (dst, src)):
+        return False                  # in bounds (dma_copy_scalar_skip ran first): a copy
     dspec = getattr(dst, "_spec", None)
     if dspec is not None and dspec[4] is not None:
         if mode == "hwdge":
@@ -291,8 +342,6 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
         return True
     spec = getattr(src, "_spec", None)
     indirect = spec is not None and spec[4] is not None
-    if oob == "skip" and not indirect and spec is not None and spec[3] is not None:
-        return _skip_scalar_oob(instr, dst, src)
     if oob == "skip" and not indirect:
         raise ConstraintError(f"{instr}: oob_mode skip is only valid when src uses indirect "
                               f"indexing (.ap(vector_offset=..., indirect_dim=...))")
@@ -324,22 +373,69 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
     return True
 
 
-def _skip_scalar_oob(instr, dst, src):
-    """``oob_mode.skip`` with a dynamic ``scalar_offset`` (``.ap(scalar_offset=t,
-    indirect_dim=d)``, nki-library's MoE weight loads with a padding expert index): when the
-    index read from ``t`` lies outside ``[0, base.shape[d])`` the copy is skipped (dst keeps
-    its contents); otherwise it runs as usual (an access leaving the base still raises).
-    Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py``, ``dma_copy`` (oob_mode: "skip:
-    silently skips any operations involving out-of-bounds indices")."""
-    base, _pairs, _offset, scalar_offset, _vo, dim = src._spec
-    v = np.asarray(scalar_offset.data).reshape(-1)
-    if v.size != 1:
-        raise AccessError(f"{instr}: scalar_offset must hold one value, got {v.size}")
-    idx = int(np.asarray(v[0], np.float64)) if scalar_offset.dtype.kind == "float" else int(v[0])
-    if 0 <= idx < base.shape[dim]:
-        return False                  # in bounds: the ordinary copy
-    _cost.record("DMA", instr, MIN_II, reads=[], writes=[])
-    return True
+def _scalar_view(t) -> bool:
+    """An ``.ap(scalar_offset=...)`` view without a vector_offset."""
+    return bool(getattr(t, "_scalar_dyn", False)) and t._spec[4] is None
+
+
+def dma_copy_scalar_skip(instr, dst, src, oob_mode) -> bool:
+    """``oob_mode.skip`` with a scalar-offset src or dst whose access leaves its tensor:
+    the copy is skipped (True; nothing read or written).  Runs before any access of the
+    views (which would raise AccessError)."""
+    if oob_mode is None or not any(_scalar_view(t) for t in (dst, src)):
+        return False
+    if _enum_name(instr, "oob_mode", oob_mode, _oob_mode, "error") != "skip":
+        return False
+    if dst.size != src.size:
+        raise ConstraintError(f"{instr}: dst and src must have the same number of elements, got "
+                              f"{dst.size} (shape {dst.shape}) and {src.size} (shape "
+                              f"{src.shape})")
+    if any(_scalar_view(t) and _scalar_oob(t) for t in (dst, src)):
+        _cost.record("DMA", instr, max(MIN_II, dst.free_size), reads=[], writes=[])
+        return True
+    return False
+
+
+def _scalar_oob(v) -> bool:
+    """Whether an ``.ap(scalar_offset=...)`` view (no vector_offset) reaches outside its base
+    tensor: with ``oob_mode.skip`` its single indirect index is then skipped -- the whole
+    DMA, nothing read or written (the docs' "skips any operations involving out-of-bounds
+    indices"; a scalar offset is one index of the indirect dim, so its access is skipped
+    whole, fastisa's reading)."""
+    base, pairs, offset, scalar_offset, _, _ = v._spec
+    if scalar_offset is not None:
+        offset += int(np.asarray(scalar_offset.data).reshape(-1)[0]) * v._scalar_scale
+    n_el = base.data.size * base.itemsize // v.dtype.itemsize
+    lo = offset + sum(min(0, s * (k - 1)) for s, k in pairs)
+    hi = offset + sum(max(0, s * (k - 1)) for s, k in pairs)
+    return lo < 0 or hi >= n_el
+
+
+def _skip_legacy(instr, dst, src, mode):
+    """``oob_mode.skip`` with a Beta 1 index expression reaching outside its tensor
+    (``in_tensor[idx_tile, iy]`` with ``idx_tile`` a tile of row indices, a
+    :class:`~fastisa.nki.tensor._MaskedView`): the elements whose index lies outside are
+    skipped (their dst elements keep their contents), the others are copied as by
+    ``oob_mode.error``.  Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py``,
+    ``dma_copy`` (oob_mode "skip: silently skips any operations involving out-of-bounds
+    indices")."""
+    from .tensor import _MaskedView
+    if dst.shape != src.shape:
+        raise ConstraintError(f"{instr}: with oob_mode skip dst must have src's shape "
+                              f"{src.shape}, got {dst.shape}")
+    m = np.ones(dst.shape, bool)
+    for t in (src, dst):
+        if isinstance(t, _MaskedView):
+            m &= t._valid
+    if isinstance(src, _MaskedView):
+        src = src.masked_read(m)
+    tmp = NkiTensor(np.empty(dst.shape, dst.dtype.np_dtype), dst.dtype, dst.buffer, dst.name)
+    from . import isa
+    isa.dma_copy(dst=tmp, src=src, dge_mode=mode)
+    if isinstance(dst, _MaskedView):
+        dst.masked_write(tmp.data, m)
+    else:
+        np.copyto(dst.data, tmp.data, where=m)
 
 
 def _indirect_keep(instr, src):

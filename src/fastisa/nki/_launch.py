@@ -27,9 +27,7 @@ tensor and pair of programs.
 
 from __future__ import annotations
 
-import contextvars
 import sys
-import threading
 import warnings
 import weakref
 
@@ -37,129 +35,38 @@ import numpy as np
 
 from .. import cost as _cost
 from .. import schedule as _sched
+from .._turns import Turns
 from ..errors import ConstraintError, UndefinedBehaviorWarning
 
 __all__ = ["Launch", "current"]
 
-_READY, _BLOCKED, _DONE = "ready", "blocked", "done"
 
+class Launch(Turns):
+    """Turn-taking scheduler (:class:`fastisa._turns.Turns`) and shared-HBM race detector of
+    one launch of ``n`` programs."""
 
-class Launch:
-    """Turn-taking scheduler and shared-HBM race detector of one launch of ``n`` programs."""
+    noun = "program"
 
-    def __init__(self, n: int, program_ids=None):
-        self.n = n
-        self.program_ids = list(program_ids) if program_ids is not None else \
+    def __init__(self, n: int, program_ids=None, labels=None):
+        program_ids = list(program_ids) if program_ids is not None else \
             [(i,) for i in range(n)]
-        self.cond = threading.Condition()
-        self.turn = 0
-        self.state = [_READY] * n
-        self.waiting = [None] * n          # (predicate, description) while blocked
-        self.deadlock = None               # the message, once no program could run
-        self.rendezvous = None             # fastisa.nki._multicore's meeting point
-        self.aborted = None                # set when the launcher was interrupted
+        super().__init__(n, [str(p[0]) if len(p) == 1 else str(p) for p in program_ids])
+        self.program_ids = program_ids
+        #: how errors and warnings name program i ("program 1", "rank 2 core 0")
+        self.labels = list(labels) if labels is not None else \
+            [f"program {p[0] if len(p) == 1 else p}" for p in program_ids]
+        self.rendezvous = {}               # rank -> fastisa.nki._multicore's meeting point
         # shared-HBM write-after-write detection
         self._writers: dict = {}           # id(owner) -> (weakref(owner), int16[nbytes])
         self._warned: set = set()
 
-    # ---- running ------------------------------------------------------------------------
-    def run(self, body):
-        """Run ``body(i)`` for every program index ``i`` (its own thread, turn-taking).
-        Returns the list of results; raises the first exception a program raised."""
-        results = [None] * self.n
-        errors: list = []                  # (order, index, exception)
-
-        def program(i):
-            with self.cond:
-                self.cond.wait_for(lambda: self.turn == i or self.aborted is not None)
-                if self.aborted is not None:
-                    self.state[i] = _DONE
-                    return
-            try:
-                results[i] = body(i)
-            except BaseException as exc:   # noqa: BLE001 - re-raised by the launcher
-                with self.cond:
-                    errors.append((len(errors), i, exc))
-            finally:
-                with self.cond:
-                    self.state[i] = _DONE
-                    self.waiting[i] = None
-                    self._pass_turn(i)
-
-        threads = []
-        for i in range(self.n):
-            ctx = contextvars.copy_context()
-            t = threading.Thread(target=ctx.run, args=(program, i),
-                                 name=f"fastisa-nki-program-{i}", daemon=True)
-            threads.append(t)
-        for t in threads:
-            t.start()
-        try:
-            for t in threads:
-                while t.is_alive():
-                    t.join(0.5)
-        except BaseException as exc:       # KeyboardInterrupt, a harness's time limit ...
-            with self.cond:                # the programs stop at their next instruction
-                self.aborted = f"the launch was interrupted ({type(exc).__name__})"
-                self.cond.notify_all()
-            for t in threads:
-                t.join(5.0)
-            raise
-        if errors:
-            errors.sort(key=lambda e: e[0])
-            raise errors[0][2]
-        return results
-
-    def _runnable(self, q) -> bool:
-        st = self.state[q]
-        if st == _READY:
-            return True
-        if st == _BLOCKED:
-            return bool(self.waiting[q][0]())
-        return False
-
-    def _pass_turn(self, me) -> None:
-        """(Lock held.)  Give the turn to the next program that can run; if none can and
-        some wait, that is a deadlock: every waiting program is woken to raise."""
-        for k in range(1, self.n + 1):
-            q = (me + k) % self.n
-            if q != me and self._runnable(q):
-                self.turn = q
-                self.cond.notify_all()
-                return
-        if any(s == _BLOCKED for s in self.state) and self.deadlock is None:
-            self.deadlock = self._describe()
-        self.cond.notify_all()
+    def label(self, i: int) -> str:
+        return self.labels[i]
 
     def _describe(self) -> str:
-        parts = []
-        for i in range(self.n):
-            pid = self.program_ids[i]
-            if self.state[i] == _BLOCKED:
-                parts.append(f"program {pid[0] if len(pid) == 1 else pid} waits in "
-                             f"{self.waiting[i][1]}")
-            elif self.state[i] == _DONE:
-                parts.append(f"program {pid[0] if len(pid) == 1 else pid} has ended")
+        parts = self._states()
         return ("the partner core never arrives (" + "; ".join(parts) + "): every program "
-                "of the launch must issue matching core_barrier / sendrecv calls")
-
-    def block(self, me: int, pred, what: str, instr: str) -> None:
-        """(Called with ``self.cond`` held.)  Wait until ``pred()``; meanwhile the other
-        programs run.  ConstraintError when no program can make ``pred`` true."""
-        while not pred():
-            if self.deadlock is not None:
-                raise ConstraintError(f"{instr}: {self.deadlock}")
-            self.state[me] = _BLOCKED
-            self.waiting[me] = (pred, what)
-            self._pass_turn(me)
-            self.cond.wait_for(lambda: self.turn == me or self.deadlock is not None
-                               or self.aborted is not None)
-            self.state[me] = _READY
-            self.waiting[me] = None
-            if self.aborted is not None:
-                raise ConstraintError(f"{instr}: {self.aborted}")
-            if self.deadlock is not None and not pred():
-                raise ConstraintError(f"{instr}: {self.deadlock}")
+                "of the launch must issue matching core_barrier / sendrecv / collective calls")
 
     # ---- shared-HBM races ---------------------------------------------------------------
     def synchronised(self) -> None:
@@ -198,15 +105,15 @@ class Launch:
                 if k in self._warned:
                     continue
                 self._warned.add(k)
-                a, b = self.program_ids[int(o) - 1], self.program_ids[me]
+                a, b = self.labels[int(o) - 1], self.labels[me]
                 what = f"{t.name!r}" if getattr(t, "name", "") else \
                     f"of shape {tuple(own.shape)} {getattr(t.dtype, 'name', t.dtype)}"
                 warnings.warn(
-                    f"nki launch: program {b} overwrote bytes of shared_hbm tensor {what} "
-                    f"that program {a} wrote with other values, with no core_barrier/sendrecv "
+                    f"nki launch: {b} overwrote bytes of shared_hbm tensor {what} "
+                    f"that {a} wrote with other values, with no core_barrier/sendrecv "
                     f"between them: a write-after-write race between cores (on hardware the "
                     f"result depends on their timing; fastisa runs the programs in order, so "
-                    f"program {b}'s bytes are kept)",
+                    f"{b}'s bytes are kept)",
                     UndefinedBehaviorWarning, stacklevel=4)
         st[...] = mine
         seen[...] = now

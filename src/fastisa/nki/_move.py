@@ -31,6 +31,7 @@ import numpy as np
 from .. import cost as _cost
 from ..errors import AccessError, ConstraintError
 from . import _compute as _c
+from . import _isaplan as _pl
 from .tensor import NkiTensor
 
 import typing as _typing
@@ -48,9 +49,18 @@ GPSIMD_START = 150
 QUADRANT = 32
 
 
+_K = []
+
+
 def _k():
-    from fastisa._kernels import move
-    return move
+    if not _K:                      # imported once (the per-call import machinery is ~us)
+        from fastisa._kernels import move
+        _K.append(move)
+    return _K[0]
+
+
+_HEAD_S = ("nc_stream_shuffle",)
+_threads = _c._threads     # OpenMP threads for large tiles (the compute kernels' setting)
 
 
 def start_partition(t: NkiTensor) -> int:
@@ -159,6 +169,29 @@ def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int
     ``nc_stream_shuffle``.
     """
     instr = "nc_stream_shuffle"
+    key = None
+    if _pl.ON[0]:      # a validated signature: the start partitions depend on values
+        # the mask by value: the full path reads each entry as int(m), so equal masks give
+        # equal outcomes
+        key = _pl.key(_HEAD_S, (dst, src))
+        if key is not None:
+            key = (key, tuple(shuffle_mask)) if shuffle_mask.__class__ in (list, tuple) \
+                else None
+        try:
+            plan = _pl.CACHE.get(key)
+        except TypeError:               # an unhashable entry: the full path reports it
+            plan = key = None
+        if plan is not None:
+            rowmap, allowed, shape, s_shape, cycles = plan
+            if start_partition(src) in allowed and start_partition(dst) in allowed:
+                d = dst.data.view()
+                d.shape = shape
+                s_rows = src.data.reshape(s_shape)
+                if np.may_share_memory(s_rows, d):
+                    s_rows = np.array(s_rows, copy=True)  # rows are read before any is written
+                _K[0].rows(d, s_rows, rowmap, _threads())
+                _cost.record("Vector", instr, cycles)
+                return
     _tensor_any(instr, "dst", dst)
     _tensor_any(instr, "src", src)
     _same_dtype(instr, "dst", dst, "src", src)
@@ -184,14 +217,18 @@ def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int
     s_rows = _c._rows(src)
     if np.may_share_memory(s_rows, d):
         s_rows = np.array(s_rows, copy=True)      # rows are read before any is written
-    _k().rows(d, s_rows, rowmap)
+    _k().rows(d, s_rows, rowmap, _threads())
     if commit is not None:
         commit()
     _cost.record("Vector", instr, max(MIN_II, dst.free_size))
+    if key is not None and commit is None and _pl.plannable(dst, src):
+        _pl.store(key, (rowmap, allowed, d.shape, s_rows.shape, max(MIN_II, dst.free_size)))
 
 
 # ---- tensor_copy_predicated ------------------------------------------------------------
-_PRED_DTYPES = ("uint8", "uint16", "uint32")
+#: bool_ is "boolean stored as uint8" (nki.api.shared.rst, data types): a uint8 predicate
+#: (a host numpy bool array passed to a kernel arrives as bool_, as in the SDK's own tests)
+_PRED_DTYPES = ("uint8", "uint16", "uint32", "bool_")
 
 
 def tensor_copy_predicated(dst: NkiTensor, src: NkiTensor | Real, predicate: NkiTensor,
@@ -206,8 +243,8 @@ def tensor_copy_predicated(dst: NkiTensor, src: NkiTensor | Real, predicate: Nki
     ----------
     dst : NkiTensor [P, ...] in SBUF / PSUM, any dtype.
     src : NkiTensor with dst's dtype, partitions and elements per partition, or a number.
-    predicate : NkiTensor uint8 / uint16 / uint32 with dst's partitions and elements per
-        partition; src and predicate not both in PSUM.
+    predicate : NkiTensor uint8 / uint16 / uint32 (or bool_, stored as uint8) with dst's
+        partitions and elements per partition; src and predicate not both in PSUM.
     reverse_pred : bool, copy where the predicate is 0 instead.
 
     Raises
@@ -222,7 +259,7 @@ def tensor_copy_predicated(dst: NkiTensor, src: NkiTensor | Real, predicate: Nki
     _tensor_any(instr, "dst", dst)
     _tensor_any(instr, "predicate", predicate)
     if predicate.dtype.name not in _PRED_DTYPES:
-        raise ConstraintError(f"{instr}: predicate dtype must be uint8, uint16 or uint32, got "
+        raise ConstraintError(f"{instr}: predicate dtype must be uint8, uint16, uint32 or bool_, got "
                               f"{predicate.dtype.name}")
     _c._same_shape(instr, "dst", dst, "predicate", predicate)
     if not isinstance(reverse_pred, (bool, np.bool_)):
@@ -450,8 +487,9 @@ def sequence_bounds(dst: NkiTensor, segment_ids: NkiTensor, name: str | None = N
     """Per element, the [start, end] of the segment it belongs to (GpSimd engine).
 
     ``segment_ids`` is [1, n]; the segment of element i is the maximal run of equal ids
-    containing i.  ``dst[0, 0, i]`` = the run's first index, ``dst[0, 1, i]`` = its last
-    index (inclusive); an element with id 0 (padding) gets start ``n`` and end ``-1``.
+    containing i.  ``dst[0, 0, i]`` = the run's first index, ``dst[0, 1, i]`` = one past its
+    last index (exclusive, as Python ranges); an element with id 0 (padding) gets start
+    ``n`` and end ``-1``.
     Values are written in dst.dtype (float32 exactly, as n < 2**24 is required).
 
     Parameters
@@ -464,8 +502,11 @@ def sequence_bounds(dst: NkiTensor, segment_ids: NkiTensor, name: str | None = N
     ConstraintError : a rule above is broken (including a negative id).
 
     Cost: GpSimd ``150 + n`` (fastisa's estimate).  Source: aws-neuron-sdk
-    ``nki/api/nki/isa/__init__.py``, ``sequence_bounds`` (its NumPy equivalent is not
-    in the public text; the "end" is read as inclusive).
+    ``nki/api/nki/isa/__init__.py``, ``sequence_bounds`` (the docstring does not say
+    whether the end is inclusive; the NumPy equivalent it cites, in the SDK's
+    ``nki/test/test_nki_isa_sequence_bounds.py``, and that test's example
+    ``[0, 1, 1, 2, 2, 2, 0, 3, 3] -> starts [9, 1, 1, 3, 3, 3, 9, 7, 7], ends [-1, 3, 3, 6,
+    6, 6, -1, 9, 9]`` make it exclusive; fastisa read it as inclusive before, off by one).
     """
     instr = "sequence_bounds"
     _tensor_any(instr, "dst", dst, ("sbuf",))
@@ -493,7 +534,7 @@ def sequence_bounds(dst: NkiTensor, segment_ids: NkiTensor, name: str | None = N
     change[1:] = ids[1:] != ids[:-1]
     run = np.cumsum(change) - 1
     starts = np.nonzero(change)[0]
-    ends = np.append(starts[1:] - 1, n - 1)
+    ends = np.append(starts[1:], n)          # one past the run's last index
     st = starts[run].astype(np.int64)
     en = ends[run].astype(np.int64)
     pad = ids == 0

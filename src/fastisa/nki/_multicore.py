@@ -87,11 +87,12 @@ def _group(instr):
         raise ConstraintError(f"{instr}: available only on NeuronCore-v3 or newer, got target "
                               f"trn1")
     launch = getattr(m, "launch", None)
-    if launch is not None:
+    if launch is not None:                   # the cores of one rank meet
+        rank = getattr(m, "rank", 0)
         with launch.cond:
-            if launch.rendezvous is None:
-                launch.rendezvous = _Rendezvous(n, launch)
-        return launch.rendezvous, int(m.program_id[0])
+            if rank not in launch.rendezvous:
+                launch.rendezvous[rank] = _Rendezvous(n, launch)
+        return launch.rendezvous[rank], int(m.program_id[0])
     key = id(m.shared)
     with _GROUPS_LOCK:
         g = _GROUPS.get(key)

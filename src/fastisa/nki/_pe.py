@@ -18,13 +18,14 @@ import numpy as np
 
 from .. import cost as _cost
 from .. import dtypes as _dt
+from .. import plans as _plans
 from ..errors import ConstraintError, UndefinedBehaviorWarning
 from . import _matmul   # nc_matmul's transpose and double_row modes (nki-isa family)
-from ._compute import (MIN_II, _computable, _kernels, _onchip, _rows, _run_ew, _target,
-                       _tensor, _threads)
+from ._compute import (MIN_II, _computable, _kernels, _mm_threads, _onchip, _rows, _run_ew,
+                       _target, _tensor)
 from .enums import engine_name
-from .tensor import (NkiTensor, PSUM_FRESH, PSUM_GROUP, PSUM_INIT, discard_pending,
-                     psum_state)
+from .tensor import (NkiTensor, PSUM_FRESH, PSUM_GROUP, PSUM_INIT, _PSUM_STATE, _owner,
+                     discard_pending, psum_state)
 
 import typing as _typing
 
@@ -130,6 +131,26 @@ def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
     ConstraintError.  Cost: ``max(min(64, M), N)`` Tensor cycles, x4 with float32 inputs.
     Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
+    key = None
+    if (_ON[0] and perf_mode is None and is_transpose is False
+            and (tile_position is None or type(tile_position) is tuple and not tile_position)
+            and (tile_size is None or type(tile_size) is tuple and not tile_size)):
+        try:        # the plan path (issue 15): see _mm_hit
+            key = _key(("nc_matmul", accumulate, is_stationary_onezero, is_moving_onezero),
+                       dst, stationary, moving)
+        except TypeError:       # an unhashable argument: never cached
+            key = None
+        if key is not None:
+            plan = _MM_PLANS.get(key)
+            if plan is not None:
+                key = None              # planned (or no plan possible): nothing to store
+                if plan is not False and _mm_hit(plan, dst, stationary, moving, accumulate):
+                    if _ACTIVE.get():   # the operands the full path's record infers
+                        _cost.record("Tensor", "nc_matmul", plan[0],
+                                     reads=[stationary, moving], writes=[dst], domain="nki")
+                    else:
+                        _cost.record("Tensor", "nc_matmul", plan[0])
+                    return
     instr = "nc_matmul"
     pm = _matmul.perf_mode_name(instr, perf_mode)
     if is_transpose and _matmul.transpose_mode(instr, dst, stationary, moving, _target()):
@@ -151,7 +172,7 @@ def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
         stationary, moving = folded
     # operands decoded to float32 inside the kernel call (csrc/fastisa/nki.h fi_nki_matmul)
     _kernels().matmul(out, _rows(stationary), stationary.dtype.code, _rows(moving),
-                      moving.dtype.code, _threads(), 1 if inplace == "zero" else 0)
+                      moving.dtype.code, _mm_threads(), 1 if inplace == "zero" else 0)
     if not inplace:
         _run_ew(instr, dst, NkiTensor(out, _dt.float32))
     if state is not None:
@@ -159,6 +180,76 @@ def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
     f32 = "float32" in (stationary.dtype.name, moving.dtype.name)
     cyc = max(min(64, M), N) * (4 if f32 else 1)
     _cost.record("Tensor", instr, cyc // 2 if pm == "double_row" else cyc)
+    if key is not None:
+        _plans.store(_MM_PLANS, key, _mm_plan(dst, stationary, moving, cyc, key))
+
+
+# ---- nc_matmul's per-signature plans (issue 15; see fastisa.plans) ------------------------
+# The key: the instruction, accumulate and the onezero flags (by identity), and for dst,
+# stationary and moving their format, buffer, storage rank, shape, strides and
+# writeability (fastisa._kernels.nki.plan_key).  A plan exists for the plain form only
+# (no perf_mode, transpose, tile_position or tile_size; dst a writable C-contiguous 2-D
+# float32 array, so the kernel accumulates in place; 2-D operand storage).  What depends
+# on values runs every call: the PSUM accumulation state of dst's elements (all in one
+# state, else the full path), the accumulate decision from it, and the full path whenever
+# that decision is undefined behaviour (its warning depends on the target).
+_MM_PLANS: dict = _plans.register({})
+_ON = _plans.ON
+_ACTIVE = _cost._ACTIVE
+_key = None
+
+
+def _init_key():
+    global _key
+    from .._kernels import nki as _k
+    _k.set_tensor_class(NkiTensor)
+    _key = _k.plan_key
+
+
+def _mm_plan(dst, stationary, moving, cyc, key):
+    d = dst.data
+    if not (type(d) is np.ndarray and d.ndim == 2 and d.dtype == np.float32
+            and dst.dtype.name == "float32" and d.flags.c_contiguous and d.flags.writeable
+            and d.size and np.little_endian):
+        return False
+    for t in (stationary, moving):
+        if type(t.data) is not np.ndarray or t.data.ndim != 2:
+            return False
+    return (cyc, stationary.dtype.code, moving.dtype.code,
+            (dst.dtype, dst.buffer, stationary.dtype, stationary.buffer, moving.dtype,
+             moving.buffer))        # the objects whose identities the key holds
+
+
+def _mm_hit(plan, dst, stationary, moving, accumulate):
+    """Run a planned nc_matmul; False (nothing changed) when the call needs the full path."""
+    d = dst.data
+    own = _owner(d)
+    ent = _PSUM_STATE.get(id(own))
+    if ent is None or ent[0]() is not own:
+        psum_state(dst)                 # first use of this PSUM memory: its state bytes
+        ent = _PSUM_STATE.get(id(own))
+        if ent is None or ent[0]() is not own:
+            return False
+    k = _kernels()
+    u = k.psum_uniform(d, own, ent[1])
+    if not 0 <= u <= 0xFF:
+        return False                    # elements in several states: the full path
+    if accumulate is None:
+        acc_all, undef = u == PSUM_GROUP or u == PSUM_INIT, u == PSUM_INIT
+    elif accumulate:
+        acc_all, undef = True, u == PSUM_INIT or u == PSUM_FRESH
+    else:
+        acc_all, undef = False, False
+    if undef:
+        return False                    # undefined on some targets (a warning): full path
+    k.matmul(d, stationary.data, plan[1], moving.data, plan[2], _mm_threads(),
+             0 if acc_all else 1)
+    if u != PSUM_GROUP:
+        k.psum_mark(d, own, ent[1], PSUM_GROUP)
+    return True
+
+
+_init_key()
 
 
 def _psum_start(instr, dst, accumulate, inplace=False):

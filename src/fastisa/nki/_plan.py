@@ -145,6 +145,8 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
             r = _k.hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine)
         except TypeError:               # an unhashable argument: never cached
             r = False
+        if r is True:                   # ran; recording would do nothing
+            return None
         if r is None:
             head = ("tensor_scalar", op0, reverse0, op1, reverse1, engine)
             key = _key(head, dst, data, operand0, operand1)
@@ -172,6 +174,8 @@ def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
             r = _k.hit_tt(dst, data1, data2, op, engine)
         except TypeError:
             r = False
+        if r is True:                   # ran; recording would do nothing
+            return None
         if r is None:
             head = ("tensor_tensor", op, engine)
             key = _key(head, dst, data1, data2)
@@ -198,6 +202,8 @@ def tensor_copy(dst, src, engine=None, name=None, dtype=None):
             r = _k.hit_tc(dst, src, engine)
         except TypeError:
             r = False
+        if r is True:                   # ran; recording would do nothing
+            return None
         if r is None:
             head = ("tensor_copy", engine)
             key = _key(head, dst, src)

@@ -160,7 +160,8 @@ def tensor_scalar_cumulative(dst: NkiTensor, src: NkiTensor, op0: OpLike, op1: O
         partition; dtypes bfloat16, float16, float32, float8 (e4m3, e5m2, e4m3fn), uint8,
         uint16, int8, int16 (not int32 / uint32: "ISA limitation").
     op0 : an arithmetic operator; op1 : add, subtract, multiply, maximum or minimum.
-    imm0 : float32 scalar or [P, 1] tensor; imm1 : the same, for ``load_reduce`` only.
+    imm0 : float32 scalar or [P, 1] tensor; imm1 : the same, read by ``load_reduce`` only
+        (accepted and ignored with the other commands, as the docs' pseudocode reads it).
     reduce_cmd : ``nisa.reduce_cmd`` reset_reduce (default), reduce or load_reduce.
 
     Raises
@@ -192,8 +193,10 @@ def tensor_scalar_cumulative(dst: NkiTensor, src: NkiTensor, op0: OpLike, op1: O
         imm, _ = _c._scalar_operand(instr, "imm0", imm0, P)
     cmd = "reset_reduce" if reduce_cmd is None else _c._cmd_name(instr, reduce_cmd)
     if cmd != "load_reduce" and imm1 is not None:
-        raise ConstraintError(f"{instr}: imm1 is only used with reduce_cmd load_reduce, got "
-                              f"reduce_cmd {cmd}")
+        # the docs' pseudocode reads imm1 only for load_reduce; with reset_reduce / reduce
+        # it is ignored (the SDK's own chained test passes it to both calls) -- still a
+        # valid operand
+        _c._scalar_operand(instr, "imm1", imm1, P)
     acc = _acc_start(instr, cmd, op1.name, imm1, "imm1", P)
     d, commit = _c._dst_rows(dst)
     _k().cumulative(d, dst.dtype.code, _in_rows(src, d), src.dtype.code, imm, op0.alu, op1.alu,

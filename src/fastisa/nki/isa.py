@@ -38,7 +38,7 @@ from ..errors import ConstraintError, OverlapError
 from ._cast import from_f32, require_unpacked, to_f32
 from .enums import (dge_mode, engine, engine_name, gpsimd_engine, oob_mode, reduce_cmd,
                     scalar_engine, tensor_engine, unknown_engine, vector_engine)
-from .tensor import NkiTensor, require_buffer, require_dtype, require_tensor
+from .tensor import NkiTensor, _MaskedView, require_buffer, require_dtype, require_tensor
 
 import typing as _typing
 
@@ -111,10 +111,9 @@ def dma_copy(dst: NkiTensor, src: NkiTensor, priority: Int | None = None,
         floats; integers RNE) then rounded once to dst.dtype (integers: RNE + saturation,
         NaN -> 0) -- the NKI docs, page NKI ISA API Common Fields (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.api.shared.rst) "Type Casting".  Packed x4 types cannot change dtype.
     oob_mode : ``error`` (default: an out-of-bounds access raises AccessError) or ``skip``
-        (with an indirect src: out-of-bounds indices are skipped, their dst positions
-        keep their contents; with a dynamic ``scalar_offset`` src: the whole copy is skipped
-        when that index is outside the base's ``indirect_dim``;
-        :func:`fastisa.nki._dma.dma_copy_modes`).
+        (with an indirect src or dst: out-of-bounds indices are skipped, their dst positions
+        keep their contents; a ``.ap(scalar_offset=...)`` src or dst whose access leaves its
+        tensor skips the whole copy; :func:`fastisa.nki._dma.dma_copy_modes`).
     dge_mode : none / swdge / hwdge / unknown (hwdge is refused for an indirect src).
     priority, engine : accepted.
 
@@ -128,9 +127,11 @@ def dma_copy(dst: NkiTensor, src: NkiTensor, priority: Int | None = None,
     Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "dma_copy"
+    if _dma_scalar_skip(instr, dst, src, oob_mode):
+        return
     require_tensor(instr, "src", src)
-    if not _is_indirect(dst):        # oob_mode / dge_mode / indirect: nki-isa's _dma module
-        require_tensor(instr, "dst", dst)
+    if not _is_indirect(dst) and not isinstance(dst, _MaskedView):
+        require_tensor(instr, "dst", dst)   # oob_mode / dge_mode / indirect: the _dma module
     if dst.size != src.size:
         raise ConstraintError(f"{instr}: dst and src must have the same number of elements, got "
                               f"{dst.size} (shape {dst.shape}) and {src.size} (shape {src.shape})")
@@ -536,6 +537,7 @@ from ._plan import tensor_copy, tensor_scalar, tensor_tensor  # noqa: F401,E402
 from .enums import dma_engine, matmul_perf_mode, nc_version  # noqa: F401,E402
 from ._dma import *  # noqa: F401,F403,E402
 from ._dma import dma_copy_modes as _dma_copy_modes, is_indirect as _is_indirect  # noqa: E402
+from ._dma import dma_copy_scalar_skip as _dma_scalar_skip  # noqa: E402
 from ._move import *  # noqa: F401,F403,E402
 from ._multicore import *  # noqa: F401,F403,E402
 from ._mx import *  # noqa: F401,F403,E402

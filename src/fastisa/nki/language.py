@@ -387,9 +387,10 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
                 f"{used} of {cap} are in use"), charge)
             _capacity.force_reserve(m, buffer.name, charge)
         own = data if data.base is None else data.base   # _filled's storage owner: views
-        weakref.finalize(own, m.release, buffer.name, charge)     # of it keep it in use
-        if getattr(m, "deferred_capacity", False):
-            _capacity.track(m, own, charge, buffer.name, data)
+        if getattr(m, "deferred_capacity", False):          # of it keep it in use
+            _capacity.track_and_release(m, own, charge, buffer.name, data)
+        else:
+            weakref.finalize(own, m.release, buffer.name, charge)
         if pdim:
             from .tensor import BLOCK_PDIM
             BLOCK_PDIM[data] = pdim
@@ -679,16 +680,26 @@ class NKIObject:
 from .ops import *  # noqa: F401,F403,E402
 from .tiles import (load, store, static_cast, full, ones, zeros_like, ones_like,  # noqa: E402,F401
                     full_like, empty_like, matmul, transpose, prod, mean, broadcast_to, where, arange, mgrid, rand, random_seed, shared_constant,
-                    shared_identity_matrix, negative, divide, logical_not)
+                    shared_identity_matrix, negative, divide, logical_not, gather_flattened)
 from .tiles import invert_tile as bitwise_not  # noqa: E402,F401
 
 
-_SHADOWING = ("sum", "max", "min", "all", "any")   # builtins this module's code still uses
+_SHADOWING = ("sum", "max", "min", "all", "any", "range")   # builtins this module still uses
+
+
+def _loop_range(*args: SupportsIndex, **kwargs: object) -> range:
+    """``nl.range(...)``: a loop iterator, as :func:`static_range`.  Not in the SDK 2.33
+    reference, whose loop iterators are "an alias for Python's range()" (``nki/api/nki/
+    language/__init__.py``, ``affine_range``); nki-library's kernels call it
+    (``nkilib/experimental/mxfp_subkernels/mxfp_load_utils.py``)."""
+    return _range("range", args, kwargs)
 
 
 def __getattr__(name):
-    """``nl.sum`` / ``nl.max`` / ``nl.min`` / ``nl.all`` / ``nl.any`` (kept out of the module
-    namespace so the builtins stay usable here)."""
+    """``nl.sum`` / ``nl.max`` / ``nl.min`` / ``nl.all`` / ``nl.any`` / ``nl.range`` (kept
+    out of the module namespace so the builtins stay usable here)."""
+    if name == "range":
+        return _loop_range
     if name in _SHADOWING:
         from . import tiles
         return getattr(tiles, name)

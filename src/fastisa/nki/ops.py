@@ -26,7 +26,9 @@ if _typing.TYPE_CHECKING:
     from .._types import Real
     from .tensor import NkiTensor
 
-__all__ = ["Op", "OPERATORS", "ACTIVATIONS",
+__all__ = ["Op", "OPERATORS", "ACTIVATIONS", "LANGUAGE_ONLY",
+           # nki.language-only math functions
+           "divide", "mod", "fmod", "floor", "ceil", "trunc",
            # bitvec
            "invert", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
            # arithmetic
@@ -71,16 +73,23 @@ class Op:
         up to libm's error), whatever the engine.
     out_of_range : str
         What fastisa does with ScalarE inputs outside ``scalar_range``.
+    isa : bool
+        False for the ``nki.language``-only functions (``divide``, ``mod``, ``fmod``,
+        ``floor``, ``ceil``, ``trunc``): SDK 2.33's Table 8 lists no such ALU operator, so
+        the ``nki.isa`` instructions reject them as ``op=``; the tile-level functions
+        compute them on the same elementwise kernel.
     alu, act : int
         Codes of the C kernels (``FI_ALU_*`` / ``FI_ACT_*`` in csrc/fastisa/nki.h).
     """
 
     __slots__ = ("name", "kind", "reducible", "engines", "scalar_range", "scalar_ulp",
-                 "gpsimd_ulp", "out_of_range", "alu", "act")
+                 "gpsimd_ulp", "out_of_range", "alu", "act", "isa")
 
     def __init__(self, name, kind=None, reducible=False, alu=0, act=0, engines=(),
-                 scalar_range=None, scalar_ulp=None, gpsimd_ulp=None, out_of_range=""):
+                 scalar_range=None, scalar_ulp=None, gpsimd_ulp=None, out_of_range="",
+                 isa=True):
         self.name = name
+        self.isa = isa
         self.kind = kind
         self.reducible = reducible
         self.alu = alu
@@ -124,6 +133,8 @@ class Op:
         """``nl.add(x, y)`` / ``nl.exp(x)`` on tiles: the tile-level ``nki.language`` form,
         lowered to one instruction by :mod:`fastisa.nki.tiles`."""
         from . import tiles
+        if not self.isa:
+            return tiles.language_only(self, *args, **kwargs)
         if self.name == "copy":
             return tiles.copy_tile(*args, **kwargs)
         if self.is_unary or self.kind is None:
@@ -222,6 +233,25 @@ sqrt = Op("sqrt", act=23, engines=("scalar", "gpsimd"), scalar_range=(2.0**-116,
           scalar_ulp=65536, gpsimd_ulp=0, out_of_range=_ACCURATE)
 sign = Op("sign", act=26, engines=("scalar",), scalar_range=_ALL, scalar_ulp=1)
 
+# ---- nki.language-only math functions (not nki.isa operators) ---------------------------
+# The tile-level nki.language functions of SDK 2.33 (``nki/api/nki/language/__init__.py``:
+# divide, mod, fmod, floor, ceil, trunc) and NKI Beta 1 (``neuronxcc.nki.language``), each
+# "similar to" its numpy function.  Table 8 lists no ALU operator for them, so they are no
+# ``op=`` of nki.isa instructions (isa=False); fastisa.nki.tiles computes them on the
+# elementwise kernel (alu codes FI_ALU_DIV ... of csrc/fastisa/nki.h), in float32 with one
+# rounding to the destination: x / y is IEEE float32 division (round to nearest even, as
+# the NKI CPU simulator's numpy float32 computes it), mod is numpy's float32 remainder (the
+# divisor's sign), fmod C's fmodf (the dividend's sign), floor/ceil/trunc are exact.
+divide = Op("divide", ARITHMETIC, False, alu=30, isa=False)
+mod = Op("mod", ARITHMETIC, False, alu=31, isa=False)
+fmod = Op("fmod", ARITHMETIC, False, alu=32, isa=False)
+floor = Op("floor", UNARY, False, alu=33, isa=False)
+ceil = Op("ceil", UNARY, False, alu=34, isa=False)
+trunc = Op("trunc", UNARY, False, alu=35, isa=False)
+
+#: nki.language-only functions: name -> Op.
+LANGUAGE_ONLY = {o.name: o for o in (divide, mod, fmod, floor, ceil, trunc)}
+
 #: Table 8 in order: name -> Op.
 OPERATORS = {o.name: o for o in (
     invert, bitwise_and, bitwise_or, bitwise_xor, left_shift, right_shift,
@@ -238,7 +268,7 @@ ACTIVATIONS = {o.name: o for o in (
 
 #: numpy ufunc / builtin names kernels pass as ``op=`` (legacy NKI accepted ``np.add``,
 #: ``np.square`` ...), and nki.language reduction functions passed as a reduce op.
-_NUMPY_NAMES = {"absolute": "abs", "fabs": "abs", "true_divide": "divide", "max": "maximum",
+_NUMPY_NAMES = {"remainder": "mod", "absolute": "abs", "fabs": "abs", "true_divide": "divide", "max": "maximum",
                 "min": "minimum", "sum": "add", "amax": "maximum", "amin": "minimum",
                 "prod": "multiply", "arctan": "arctan"}
 
@@ -254,4 +284,4 @@ def coerce(op):
                             or mod.startswith("fastisa.nki")):
         return op
     name = _NUMPY_NAMES.get(name, name)
-    return OPERATORS.get(name) or ACTIVATIONS.get(name) or op
+    return OPERATORS.get(name) or ACTIVATIONS.get(name) or LANGUAGE_ONLY.get(name) or op

@@ -151,6 +151,28 @@ class NkiTensor:
 
     # -- views ----------------------------------------------------------------------
     def __getitem__(self, key) -> "NkiTensor":
+        if self.__class__ is NkiTensor:  # the common form first (issue 15): in-range slices
+            # (and, in HBM, integers: on-chip integers keep the partition dim, and Beta 1
+            # block tensors have their own rule -- the general path does those)
+            onchip = self.buffer.on_chip
+            if not onchip or (self.data.ndim >= 2
+                              and not (BLOCK_PDIM._d and BLOCK_PDIM.get(self.data, 0))):
+                v = _plain_view(self.data, key, not onchip)
+                if v is not None:
+                    t = _new_tensor(NkiTensor)
+                    t.data, t.dtype, t.buffer, t.name = v, self.dtype, self.buffer, self.name
+                    return t
+        try:
+            return self._getitem(key)
+        except AccessError as e:
+            # an index outside the tensor: an error when the view is accessed, unless a
+            # mask= keeps the access inside (see _MaskedView)
+            v = _MaskedView.build(self, key, e)
+            if v is None:
+                raise
+            return v
+
+    def _getitem(self, key) -> "NkiTensor":
         key, gather, target = _index_arrays(key, self.data.shape, self.name)
         if gather is not None:
             v = _strided_view(self.data, gather)
@@ -177,7 +199,10 @@ class NkiTensor:
                 BLOCK_PDIM[v] = left
             return NkiTensor(v, self.dtype, self.buffer, self.name)
         onchip = self.buffer.on_chip and self.data.ndim >= 1
-        if onchip and key and isinstance(key[0], int):
+        if onchip and self.data.ndim >= 2:
+            key = _onchip_key(key, self.data.shape)
+        elif onchip and key \
+                and isinstance(key[0], (int, np.integer)):
             # SDK 2.33 NkiTensor.__getitem__: "On-chip tensors (SBUF, PSUM): integer indexing
             # on dim 0 produces a size-1 slice (partition dim is preserved, not removed)"
             i = key[0] % self.data.shape[0]
@@ -237,6 +262,18 @@ class NkiTensor:
     def __truediv__(self, o):
         from . import tiles
         return tiles.divide(self, o)
+
+    def __rtruediv__(self, o):
+        from . import tiles
+        return tiles.divide(o, self)
+
+    def __mod__(self, o):
+        from . import ops, tiles
+        return tiles.language_only(ops.mod, self, o)
+
+    def __rmod__(self, o):
+        from . import ops, tiles
+        return tiles.language_only(ops.mod, o, self)
 
     def _inplace(self, other, opname):
         from . import isa, ops, tiles
@@ -372,6 +409,7 @@ class NkiTensor:
                                           f"indirect_dim {indirect_dim} of tensor {self.name!r} "
                                           f"({nb} bytes) is not a whole number of elements")
                 scalar_scale = nb // fmt.itemsize
+        dyn = scalar_offset is not None
         if scalar_offset is not None and not isinstance(scalar_offset, NkiTensor):
             offset += ints(scalar_offset, "scalar_offset") * scalar_scale
             scalar_offset = None
@@ -387,8 +425,10 @@ class NkiTensor:
                 raise ConstraintError(f"ap: vector_offset must have {pairs[indirect_dim][1]} "
                                       f"elements (num of dimension {indirect_dim}), got "
                                       f"{vector_offset.size}")
-        return _APView(self, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
-                       scalar_scale)
+        v = _APView(self, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
+                    scalar_scale)
+        v._scalar_dyn = dyn
+        return v
 
     # -- conveniences ---------------------------------------------------------------
     def numpy(self) -> np.ndarray:
@@ -407,11 +447,12 @@ class _APView(NkiTensor):
     """An access-pattern view whose elements are resolved (and bounds-checked) on first
     access of ``.data``; see :meth:`NkiTensor.ap`."""
 
-    __slots__ = ("_data", "_spec", "_scalar_scale")
+    __slots__ = ("_data", "_spec", "_scalar_scale", "_scalar_dyn")
 
     def __init__(self, base, fmt, pairs, offset, scalar_offset, vector_offset, indirect_dim,
                  scalar_scale=1):
         self._data = None
+        self._scalar_dyn = False      # built with a scalar_offset (oob_mode.skip may apply)
         self._spec = (base, pairs, offset, scalar_offset, vector_offset, indirect_dim)
         self._scalar_scale = scalar_scale
         self.dtype = fmt
@@ -527,6 +568,155 @@ class _APView(NkiTensor):
         return v.view(fmt.np_dtype)
 
 
+class _MaskedView(NkiTensor):
+    """A legacy index expression that reaches outside its tensor (``t[256:384]`` of a
+    288-row tensor, ``t[i_p, i_f]`` with ``i_p < 128`` on a 64-row tensor).
+
+    NKI Beta 1 masks (nki.api.shared, "Masking": "a compile-time constant predicate that
+    controls whether/how this instruction is executed"; the tiling factor that does not
+    divide a dimension is its first use case) keep such an access inside the tensor: the
+    masked-off iterations are not executed.  So the bounds are checked when the view is
+    accessed, against the mask of the instruction that accesses it: ``nl.load``,
+    ``nl.store`` and Beta 1's ``nisa.dma_copy`` read / write the elements the mask
+    selects (:meth:`masked_read` / :meth:`masked_write`) and raise the indexing's
+    :class:`~fastisa.errors.AccessError` when a selected element is outside the tensor.
+    Any other use (``.data``: every instruction, a load without a mask) raises it too.
+    """
+
+    __slots__ = ("_base", "_idx", "_valid", "_err", "_shape")
+
+    def __init__(self, base, idx, valid, err, shape):
+        self._base = base
+        self._idx = idx
+        self._valid = valid
+        self._err = err
+        self._shape = tuple(shape)
+        self.dtype = base.dtype
+        self.buffer = base.buffer
+        self.name = base.name
+
+    @classmethod
+    def build(cls, base, key, err):
+        """The view for ``base[key]``, or None when ``key`` is not a form this covers
+        (integers, slices with positive steps and ``...`` only; or integers and index
+        arrays only)."""
+        if isinstance(base, (_MaskedView, _APView)):
+            return None
+        shape = base.data.shape
+        if type(key).__name__ == "_MGridResult":
+            key = tuple(key)
+        if not isinstance(key, tuple):
+            key = (key,)
+        flat = []
+        for k in key:
+            flat.extend(k) if type(k).__name__ == "_MGridResult" else flat.append(k)
+        if sum(1 for k in flat if k is Ellipsis) == 1:
+            i = flat.index(Ellipsis)
+            flat = flat[:i] + [slice(None)] * (len(shape) - len(flat) + 1) + flat[i + 1:]
+        if len(flat) != len(shape) or any(k is Ellipsis or k is None for k in flat):
+            return None
+        comps = []
+        if all(isinstance(k, (slice, int, np.integer)) and not isinstance(k, bool)
+               for k in flat):
+            nres = sum(isinstance(k, slice) for k in flat)
+            j = 0
+            target = []
+            for axis, k in enumerate(flat):
+                if isinstance(k, slice):
+                    step = 1 if k.step is None else int(k.step)
+                    start = 0 if k.start is None else int(k.start)
+                    stop = shape[axis] if k.stop is None else int(k.stop)
+                    if step <= 0 or start < 0 or stop < start:
+                        return None
+                    ar = np.arange(start, stop, step, dtype=np.int64)
+                    comps.append(ar.reshape((1,) * j + (ar.size,) + (1,) * (nres - j - 1)))
+                    target.append(ar.size)
+                    j += 1
+                else:
+                    if int(k) < 0:
+                        return None
+                    comps.append(np.array(int(k), np.int64))
+            target = tuple(target)
+        else:
+            for k in flat:
+                if isinstance(k, NkiTensor):
+                    k = np.asarray(k.data).astype(np.int64) if k.dtype.kind != "float" else \
+                        np.asarray(k.data, np.float32).astype(np.int64)
+                if isinstance(k, (int, np.integer)) and not isinstance(k, bool):
+                    k = np.array(int(k), np.int64)
+                if not isinstance(k, np.ndarray) or not np.issubdtype(k.dtype, np.integer):
+                    return None
+                comps.append(np.asarray(k, np.int64))
+            try:
+                target = np.broadcast_shapes(*[c.shape for c in comps])
+            except ValueError:
+                return None
+        if len(target) < 1:
+            return None
+        valid = np.ones(target, bool)
+        for c, n in zip(comps, shape):
+            valid &= np.broadcast_to((c >= 0) & (c < n), target)
+        return cls(base, tuple(comps), valid, err, target)
+
+    def _raise(self):
+        raise AccessError(str(self._err)) from None
+
+    @property
+    def data(self):
+        self._raise()
+
+    @data.setter
+    def data(self, value):
+        self._raise()
+
+    @property
+    def shape(self) -> tuple:
+        return self._shape
+
+    @property
+    def ndim(self) -> int:
+        return len(self._shape)
+
+    @property
+    def size(self) -> int:
+        return int(math.prod(self._shape))
+
+    @property
+    def partitions(self) -> int:
+        return self._shape[0]
+
+    @property
+    def free_size(self) -> int:
+        return int(math.prod(self._shape[1:]))
+
+    def _selected(self, mask):
+        m = np.broadcast_to(np.asarray(mask, bool), self._shape) if mask is not None else \
+            np.ones(self._shape, bool)
+        if (m & ~self._valid).any():
+            self._raise()
+        return m
+
+    def masked_read(self, mask) -> NkiTensor:
+        """A read-only copy of the view's elements where ``mask`` holds (elements outside
+        the mask hold the tensor's element at the nearest valid index, never read by a
+        masked instruction).  Raises the indexing's AccessError when ``mask`` selects an
+        element outside the tensor."""
+        self._selected(mask)
+        shp = self._base.data.shape
+        idx = tuple(np.broadcast_to(np.clip(c, 0, n - 1), self._shape) for c, n in zip(self._idx, shp))
+        v = self._base.data[idx]
+        v.flags.writeable = False
+        return NkiTensor(v, self.dtype, self.buffer, self.name)
+
+    def masked_write(self, values: np.ndarray, mask) -> None:
+        """Write ``values`` (the view's shape, its storage dtype) where ``mask`` holds.
+        Raises the indexing's AccessError when ``mask`` selects an element outside the
+        tensor (then nothing is written)."""
+        m = self._selected(mask)
+        idx = tuple(np.broadcast_to(c, self._shape)[m] for c in self._idx)
+        self._base.data[idx] = np.broadcast_to(values, self._shape)[m]
+
+
 def _partition_rows(a: np.ndarray):
     """``a`` as a [partitions, bytes] uint8 view when each partition's elements are
     contiguous (an ``address=``-placed tile); None otherwise."""
@@ -559,6 +749,47 @@ def _affine(a: np.ndarray):
         return None
     return int(flat[0]), int(d[0]), int(flat.size), var[0]
 
+
+_new_tensor = object.__new__
+
+
+def _plain_view(d, key, ints=True):
+    """``d[key]`` when ``key`` is an int, a slice or a tuple of them (ints and None as the
+    slices' fields, positive steps) whose every bound :func:`_normalize_key` accepts
+    unchanged; else None (the general path then checks, explains or raises AccessError).
+    ``ints=False`` (on-chip tensors) takes slices only.  The same view as the general path:
+    a tuple of ints gets ``...`` appended (a 0-d view, not a scalar)."""
+    if key.__class__ is not tuple:
+        key = (key,)
+    shape = d.shape
+    if len(key) > len(shape):
+        return None
+    all_ints = True
+    for ax, k in enumerate(key):
+        c = k.__class__
+        if c is slice:
+            all_ints = False
+            st = k.step
+            if st is not None and (st.__class__ is not int or st <= 0):
+                return None
+            a, b = k.start, k.stop
+            dim = shape[ax]
+            if a is None:
+                a = 0
+            elif a.__class__ is not int:
+                return None
+            if b is None:
+                b = dim
+            elif b.__class__ is not int:
+                return None
+            if not 0 <= a <= b <= dim:
+                return None
+        elif c is int and ints:
+            if not -shape[ax] <= k < shape[ax]:
+                return None
+        else:
+            return None
+    return d[key + (Ellipsis,)] if all_ints else d[key]
 
 def _index_arrays(key, shape, name):
     """Legacy NKI index expressions (``nl.arange`` / ``nl.mgrid`` arrays, tiles as indices).
@@ -667,6 +898,30 @@ def _strided_view(d: np.ndarray, arrs):
     first = d[tuple(slice(i, i + 1) for i in starts)]     # the element at the origin
     return np.lib.stride_tricks.as_strided(first, shape=tuple(target), strides=tuple(strides),
                                            writeable=d.flags.writeable)
+
+
+def _onchip_key(key, shape):
+    """SBUF / PSUM views stay at least 2-D (SDK 2.33 ``nki/get-started/nki-language-guide.rst``,
+    "The partition dimension is special" and the indexing rules): an integer index on the
+    partition dim keeps it at size 1; an integer on a free dim drops it unless the result
+    would be < 2-D, then the last integer-indexed free dim is kept at size 1
+    (``t[0, :]`` of a ``(128, 64)`` tile is ``(1, 64)``, ``t[:, 0]`` is ``(128, 1)``,
+    ``t[0, 0, 10]`` of a 3-D one ``(1, 1)``).  HBM tensors drop indexed dims as numpy does."""
+    if any(k is None for k in key):
+        return key
+    key = list(key) + [slice(None)] * (len(shape) - len(key))
+
+    def keep(i):
+        j = key[i] % shape[i]
+        key[i] = slice(j, j + 1, 1)
+
+    if isinstance(key[0], (int, np.integer)):
+        keep(0)
+    if sum(isinstance(k, slice) for k in key) < 2:
+        ints = [i for i in range(1, len(key)) if isinstance(key[i], (int, np.integer))]
+        if ints:
+            keep(ints[-1])
+    return tuple(key)
 
 
 def _normalize_key(key, shape, name):
@@ -921,13 +1176,33 @@ def apply_pending(engine=None, instruction=None, cycles=None) -> None:
     items = list(p)
     p.clear()
     for is_write, t in items:           # reads first: an in-place op ends up PSUM_INIT
-        if not is_write:
+        if not is_write and not _state_words_set(t, PSUM_GROUP, PSUM_DONE):
             st = psum_state(t)
             st[st == PSUM_GROUP] = PSUM_DONE
     for is_write, t in items:
-        if is_write:
+        if is_write and not _state_words_set(t, -1, PSUM_INIT):
             psum_state(t)[...] = PSUM_INIT
+
+
+def _state_words_set(t, old, new) -> bool:
+    """The C path of apply_pending (issue 15) for a C-contiguous 4-byte tensor whose state
+    bytes exist: each element's state ``old`` (< 0: any) becomes ``new``; False when it
+    does not apply (the caller then uses psum_state)."""
+    d = t.data
+    if not (_LITTLE and type(d) is np.ndarray and d.itemsize == 4 and d.flags.c_contiguous
+            and d.size):
+        return False
+    own = _owner(d)
+    ent = _PSUM_STATE.get(id(own))
+    if ent is None or ent[0]() is not own:
+        return False
+    from .._kernels import nki as _k
+    return _k.psum_replace(d, own, ent[1], old, new)
+
+
+_LITTLE = np.little_endian
 
 
 if apply_pending not in _cost.RECORD_HOOKS:
     _cost.RECORD_HOOKS.append(apply_pending)
+_cost.idle_when(apply_pending, pending=_PENDING)     # nothing to apply: nothing to do

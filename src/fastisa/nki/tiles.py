@@ -13,8 +13,12 @@ binary ``add(x, y)`` ...        ``tensor_tensor`` (two tiles) or ``tensor_scalar
                                 a ``[P, 1]`` column); other broadcasts are materialised first
 unary ``exp(x)`` ...            ``activation`` (ScalarE functions) or ``tensor_scalar`` (ALU
                                 unary ops: abs, square, relu, rsqrt, reciprocal)
+``divide/mod/fmod``,            the elementwise kernel of ``tensor_tensor`` / ``tensor_scalar``
+``floor/ceil/trunc``            with an nki.language-only operator (no nki.isa ``op=``; see
+                                :func:`language_only`)
 ``copy`` / ``static_cast``      ``tensor_copy``
-``sum/max/min/prod/mean``       ``tensor_reduce`` (mean: then ``tensor_scalar`` x 1/n)
+``sum/max/min/prod/mean``       ``tensor_reduce`` (mean: then ``tensor_scalar`` x 1/n); a
+                                ``mask=`` over the input leaves masked-off elements out
 ``matmul(x, y, transpose_x)``   ``nc_transpose`` (unless transpose_x) + ``nc_matmul``, PSUM fp32
 ``transpose(x)``                ``nc_transpose``
 ``full/zeros/ones``             ``memset``
@@ -37,7 +41,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..errors import ConstraintError
 from . import ops as _ops
-from .tensor import PMAX, PSUM, SBUF, SHARED_HBM, NkiTensor
+from .tensor import PMAX, PSUM, SBUF, SHARED_HBM, NkiTensor, _MaskedView
 
 import typing as _typing
 
@@ -54,7 +58,7 @@ __all__ = ["load", "store", "copy_tile", "static_cast", "full", "ones", "zeros_l
            "ones_like", "full_like", "empty_like", "matmul", "transpose", "sum", "max", "min",
            "prod", "mean", "all", "any", "broadcast_to", "where", "arange", "mgrid",
            "rand", "random_seed", "shared_constant", "shared_identity_matrix", "apply_binary",
-           "apply_unary", "negative", "divide", "invert_tile", "logical_not", "tensor"]
+           "apply_unary", "negative", "divide", "language_only", "gather_flattened", "invert_tile", "logical_not", "tensor"]
 
 
 def _isa():
@@ -146,6 +150,8 @@ def load(src: NkiTensor, mask: object = None, dtype: DTypeLike | None = None,
     if not isinstance(src, NkiTensor):
         raise ConstraintError(f"load: src must be a tensor, got {type(src).__name__}")
     fmt = src.dtype if dtype is None else _dt.lookup(dtype)
+    if isinstance(src, _MaskedView) and mask is not None:
+        src = src.masked_read(mask)     # outside the tensor only where the mask is false
     return _finish(lambda d: _isa().dma_copy(dst=d, src=src), src.shape, fmt, mask)
 
 
@@ -169,6 +175,17 @@ def store(dst: NkiTensor, value: NkiTensor | Real, mask: object = None, **kwargs
                               f"{type(value).__name__}")
     if value.shape != dst.shape and value.size != dst.size:
         value = _as_tile(value, dst.shape)
+    if isinstance(value, _MaskedView) and mask is not None:
+        value = value.masked_read(mask)
+    if isinstance(dst, _MaskedView) and mask is not None:
+        # an index reaching outside dst: written only where the mask is true, which must
+        # keep it inside (the indexing's AccessError otherwise, nothing written)
+        dst._selected(mask)
+        tmp = NkiTensor(np.empty(dst.shape, dst.dtype.np_dtype), dst.dtype, dst.buffer,
+                        dst.name)
+        _isa().dma_copy(dst=tmp, src=value)
+        dst.masked_write(tmp.data, mask)
+        return None
     if mask is None:
         _isa().dma_copy(dst=dst, src=value)
         return None
@@ -182,7 +199,10 @@ def store(dst: NkiTensor, value: NkiTensor | Real, mask: object = None, **kwargs
 def apply_binary(op: Op, x: NkiTensor | Real, y: NkiTensor | Real, dtype: DTypeLike | None = None,
                  mask: object = None, **kwargs: object) -> NkiTensor:
     """``nl.<op>(x, y)`` on tiles / scalars: ``tensor_tensor`` or ``tensor_scalar``."""
-    isa = _isa()
+    return _apply_binary(op, x, y, dtype, mask, _isa())
+
+
+def _apply_binary(op, x, y, dtype, mask, isa):
     x, y = _on_chip(x, "x"), _on_chip(y, "y")
     if _is_scalar(x) and _is_scalar(y):
         raise ConstraintError(f"{op.name}: at least one operand must be a tile")
@@ -206,7 +226,10 @@ def apply_binary(op: Op, x: NkiTensor | Real, y: NkiTensor | Real, dtype: DTypeL
 def apply_unary(op: Op, x: NkiTensor | Real, dtype: DTypeLike | None = None, mask: object = None,
                 **kwargs: object) -> NkiTensor:
     """``nl.<fn>(x)``: ``activation`` for ScalarE functions, ``tensor_scalar`` for ALU unary ops."""
-    isa = _isa()
+    return _apply_unary(op, x, dtype, mask, _isa())
+
+
+def _apply_unary(op, x, dtype, mask, isa):
     x = _on_chip(x, "x")
     if not isinstance(x, NkiTensor):
         raise ConstraintError(f"{op.name}: x must be a tile, got {type(x).__name__}")
@@ -224,23 +247,71 @@ def negative(x: NkiTensor | Real, dtype: DTypeLike | None = None, mask: object =
 
 def divide(x: NkiTensor | Real, y: NkiTensor | Real, dtype: DTypeLike | None = None,
            mask: object = None, **kwargs: object) -> NkiTensor:
-    """``nl.divide(x, y)`` (and ``tile / scalar``): SDK 2.33 lists no divide ALU operator
-    (nki.api.shared.rst, "Supported Math Operators": none; nki.language.rst marks divide
-    "not supported"), so fastisa divides only where the result is exact without one: by a
-    scalar power of two, as ``tensor_scalar`` multiply by its reciprocal (the same float32
-    bits as a division: both are the correctly rounded x * 2^-k).  Anything else raises
-    NotImplementedError rather than approximate a division by a reciprocal."""
-    if _is_scalar(y) and not isinstance(y, bool):
-        v = float(y)
-        m, e = math.frexp(v) if v not in (0.0,) and math.isfinite(v) else (0.0, 0)
-        if abs(m) == 0.5 and -126 <= e - 1 <= 127:
-            return apply_binary(_ops.multiply, x, math.ldexp(1.0 if v > 0 else -1.0, 1 - e),
-                                dtype=dtype, mask=mask)
-    raise NotImplementedError(
-        f"divide: SDK 2.33's NKI has no divide ALU operator; fastisa divides only by a scalar "
-        f"power of two (exact as a multiply), got divisor {y!r}" if _is_scalar(y) else
-        "divide: SDK 2.33's NKI has no divide ALU operator; fastisa divides only by a scalar "
-        "power of two (exact as a multiply), got a tile divisor")
+    """``nl.divide(x, y)`` (and ``tile / tile``, ``tile / scalar``): ``x / y`` element-wise,
+    IEEE float32 division (round to nearest even), the quotient rounded once to the
+    result dtype.  See :func:`language_only`."""
+    return language_only(_ops.divide, x, y, dtype=dtype, mask=mask, **kwargs)
+
+
+def language_only(op: Op, *args: NkiTensor | Real, dtype: DTypeLike | None = None,
+                  mask: object = None, **kwargs: object) -> NkiTensor:
+    """The ``nki.language`` math functions with no ``nki.isa`` operator behind them:
+    ``divide(x, y)``, ``mod(x, y)``, ``fmod(x, y)``, ``floor(x)``, ``ceil(x)``, ``trunc(x)``.
+
+    SDK 2.33 documents them as tile functions (``nki/api/nki/language/__init__.py``:
+    "Divide the inputs, element-wise. (Similar to numpy.divide)", "Floor of the input,
+    element-wise", ``mod`` "complementary to the floor_divide function", ``fmod`` "The
+    remainder has the same sign as the dividend x"; NKI Beta 1's ``neuronxcc.nki.language``
+    the same), while its ALU table (``nki/api/nki.api.shared.rst``, "Supported Math
+    Operators") lists no divide, remainder or rounding operator, and ``nki.language.rst``
+    leaves divide out of its index ("not supported").  The docs give no lowering, so
+    fastisa follows the official CPU simulator, which computes them with numpy on the
+    float32 values: each input converted to float32 (as every NKI arithmetic operator
+    does), then ``x / y`` IEEE float32 division (round to nearest even), ``mod`` numpy's
+    float32 remainder (``fmod`` moved to the divisor's sign; a zero remainder takes the
+    divisor's sign), ``fmod`` C ``fmodf`` (exact), ``floor``/``ceil``/``trunc`` exact, and
+    the result rounded once to the result dtype.  They run on the elementwise kernel of
+    ``tensor_tensor`` (two tiles) / ``tensor_scalar`` (a scalar or a ``[P, 1]`` column),
+    as the other tile functions do, with Vector-engine costs.
+
+    Result dtype when ``dtype=`` is not given: the inputs' dtype of highest precision, as
+    for the other arithmetic functions, except that ``divide`` of integers only gives
+    float32 (numpy's true division of integers is floating point, and kernels take
+    ``nl.floor(i / n)`` of integer tiles).
+
+    Parameters
+    ----------
+    x, y : tiles (SBUF / PSUM, or HBM tensors, loaded first) or scalars; ``y`` only for
+        the binary functions; at least one must be a tile.
+    dtype : result dtype (optional).
+    mask : optional predicate; the result is written only where it is true.
+
+    Raises ConstraintError for operands no tile function takes (two scalars, shapes that
+    do not broadcast, a packed dtype).
+    """
+    from . import _compute as _c
+    nargs = 1 if op.is_unary else 2
+    names = ("x",) if nargs == 1 else ("x", "y")
+    vals = list(args[:nargs])
+    if len(args) > nargs:
+        raise TypeError(f"{op.name}() takes {nargs} positional arguments but {len(args)} were "
+                        f"given")
+    for n in names[len(vals):]:
+        if n not in kwargs:
+            raise TypeError(f"{op.name}() missing required argument {n!r}")
+        vals.append(kwargs.pop(n))
+    if op.name == "divide" and dtype is None:
+        tiles = [v for v in vals if isinstance(v, NkiTensor)]
+        if tiles and _b.all(t.dtype.kind in ("int", "bool") for t in tiles):
+            dtype = "float32"
+    prev = getattr(_c._LANGUAGE, "on", False)
+    _c._LANGUAGE.on = True
+    try:
+        if nargs == 1:
+            return _apply_unary(op, vals[0], dtype, mask, _c)
+        return _apply_binary(op, vals[0], vals[1], dtype, mask, _c)
+    finally:
+        _c._LANGUAGE.on = prev
 
 
 def invert_tile(x: NkiTensor | Real, dtype: DTypeLike | None = None, mask: object = None,
@@ -430,9 +501,64 @@ def _norm_axes(x, axis):
     return tuple(a + x.ndim if a < 0 else a for a in axes)
 
 
+def _reduce_identity(op, fmt):
+    """The value of ``fmt`` that leaves every element unchanged under ``op`` (``x op e ==
+    x`` bit for bit): -0.0 for a float add (``+0 + -0 = +0``, ``-0 + -0 = -0``), 1 for
+    multiply and logical and, 0 for logical or, -inf / +inf for max / min (the format's
+    lowest / highest value when it has no infinity; no element is below / above it)."""
+    npd = np.dtype(fmt.np_dtype)
+    name = op.name
+    if name == "add":
+        v = -0.0 if fmt.kind == "float" else 0
+    elif name in ("multiply", "logical_and"):
+        v = 1
+    elif name == "logical_or":
+        v = 0
+    else:
+        big = name == "minimum"
+        if fmt.kind == "float":
+            v = np.array(np.inf if big else -np.inf, np.float32).astype(npd)
+            if np.isnan(v.astype(np.float32)):
+                import ml_dtypes
+                fi = ml_dtypes.finfo(npd)
+                v = fi.max if big else fi.min
+        else:
+            ii = np.iinfo(npd)
+            v = ii.max if big else ii.min
+    return np.array(v).astype(npd)
+
+
+def _input_mask(mask, shape):
+    """``mask`` as a boolean array over the reduction's input (its iteration space), or
+    None when it does not have the input's rank and broadcast to ``shape`` (then it is a
+    mask of the result)."""
+    m = np.asarray(mask, bool)
+    if m.ndim != len(shape):
+        return None
+    try:
+        return np.broadcast_to(m, tuple(shape))
+    except ValueError:
+        return None
+
+
 def _reduce(name, op, x, axis, dtype, keepdims, mask):
     x = _on_chip(x, "x")
     axes = _norm_axes(x, axis)
+    m = None if mask is None else _input_mask(mask, x.shape)
+    if m is not None:
+        # a mask over the input (NKI Beta 1: the predicate of the instruction's iteration
+        # space, nki.api.shared "Masking"): masked-off elements take no part in the
+        # reduction -- they are replaced by the op's identity, which changes no partial
+        # result -- and a result element none of whose inputs is active is not written
+        xm = _new_tile(x.shape, x.dtype)
+        xm.data[...] = np.where(m, x.data, _reduce_identity(op, x.dtype))
+        r = _reduce(name, op, xm, axis, dtype, keepdims, None)
+        written = m.any(axis=tuple(a for a in axes if a != 0), keepdims=True)
+        if 0 in axes:
+            written = written.any(axis=0, keepdims=True)
+        out = _new_tile(r.shape, r.dtype, r.buffer)
+        np.copyto(out.data, r.data, where=written.reshape(r.shape))
+        return out
     if 0 in axes:
         raise NotImplementedError(f"{name}: reducing the partition axis (axis 0) is not "
                                   f"implemented by fastisa (tensor_reduce reduces free axes)")
@@ -509,6 +635,36 @@ def mean(x: NkiTensor | Real, axis: Int | Sequence[Int] | None = None,
     n = math.prod(x.shape[a] for a in axes)
     s = _reduce("mean", _ops.add, x, axis, "float32", keepdims, None)
     return apply_binary(_ops.multiply, s, 1.0 / n, dtype=_result_fmt((x,), dtype), mask=mask)
+
+
+# ---- gather ----------------------------------------------------------------------------------
+def gather_flattened(data: NkiTensor, indices: NkiTensor, axis: Int = 0,
+                     dtype: DTypeLike | None = None, mask: object = None,
+                     **kwargs: object) -> NkiTensor:
+    """``nl.gather_flattened(data, indices)``: a new tile of ``indices``' shape with
+    ``out[p, j] = data[p, indices[p, j]]`` over data's flattened free dimensions, by
+    ``nc_n_gather`` (uint32 indices; SBUF); ``dtype=`` converts the result after (through
+    float32, ``tensor_copy``).
+
+    SDK 2.33 ``nki/api/nki/language/__init__.py`` and NKI Beta 1 ``gather_flattened``
+    ("all free dimensions are flattened and indexed as the same row").  The docs say out
+    of bounds indices "return garbage values"; fastisa raises AccessError instead (nothing
+    written), as nc_n_gather does.  ``axis`` is accepted; the gather is always over the
+    flattened free dimensions, as documented."""
+    data, indices = _on_chip(data, "data"), _on_chip(indices, "indices")
+    for pname, t in (("data", data), ("indices", indices)):
+        if not isinstance(t, NkiTensor):
+            raise ConstraintError(f"gather_flattened: {pname} must be a tile, got "
+                                  f"{type(t).__name__}")
+    if data.buffer is PSUM:
+        data = copy_tile(data)
+    if indices.buffer is PSUM:
+        indices = copy_tile(indices)
+    g = _finish(lambda d: _isa().nc_n_gather(d, data, indices), indices.shape, data.dtype,
+                mask)
+    if dtype is not None and _dt.lookup(dtype) is not data.dtype:
+        return copy_tile(g, dtype=dtype)
+    return g
 
 
 # ---- broadcast / select ---------------------------------------------------------------------

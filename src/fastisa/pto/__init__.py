@@ -46,6 +46,22 @@ from ._print import *  # noqa: F401,F403,E402
 
 from ._target import target  # noqa: E402
 
+# ---- branch ptolowp: fixpipe (TSTORE quantising / ReLU forms) ----
+from . import _conv, _cube_mx, _fixpipe, _tquant  # noqa: E402
+from ._conv import *  # noqa: F401,F403,E402
+from ._cube_mx import *  # noqa: F401,F403,E402
+from ._tquant import *  # noqa: F401,F403,E402
+from ._fixpipe import *  # noqa: F401,F403,E402
+# ---- ptocomm helper: ranks/cores, communication, pipes, TRANDOM ----
+from . import _comm, _cores, _pipes, _random  # noqa: E402
+from ._cores import *  # noqa: F401,F403,E402
+from ._pipes import *  # noqa: F401,F403,E402
+from ._random import *  # noqa: F401,F403,E402
+from ._comm import (AsyncEvent, AsyncSession, NotifyOp, ParallelGroup, ReduceOp,  # noqa: E402,F401
+                    Signal, Signal2D, TBROADCAST, TGET, TGET_ASYNC, TNOTIFY, TPUT, TPUT_ASYNC,
+                    TREDUCE, TTEST, TWAIT, WaitCmp)
+from . import comm  # noqa: E402,F401
+
 #: The C++ name of the TCVT rounding-mode enum is RoundMode; CastMode is an alias.
 CastMode = RoundMode
 
@@ -59,6 +75,11 @@ __all__ += (list(_arith.__all__) + list(_bitwise.__all__) + list(_convert.__all_
             + list(_reduce_ext.__all__)
             + list(_select.__all__) + list(_sort.__all__))
 __all__ += list(_print.__all__)  # PTO-AS helper (ptoas)
+__all__ += list(_fixpipe.__all__) + list(_cube_mx.__all__) + list(_tquant.__all__)  # ptolowp
+__all__ += list(_conv.__all__)  # branch ptolowp
+__all__ += (list(_cores.__all__) + list(_pipes.__all__) + list(_random.__all__)  # ptocomm
+            + [n for n in _comm.__all__ if n not in ("TGATHER", "TSCATTER", "AtomicType",
+                                                     "DmaEngine")])
 
 
 from .._public import make_dir as _make_dir  # noqa: E402

@@ -219,3 +219,52 @@ HANDLERS = {
     "tprint": _tprint,
     "tstore": _tstore_check, "tmov": _tmov_check,
 }
+
+
+# ---- ptocomm helper: pto.trandom ins(%k0, %k1, %c0..%c3 {rounds}) outs(%dst) ----
+def _trandom(P, name, outs, ins, a):
+    """TRandomOp (PTOAS include/PTO/IR/PTOOps.td): two key words, four counter words (any
+    signless integers, taken modulo 2**32), ``rounds`` (default 10)."""
+    if len(ins) != 6:
+        raise ValueError(f"pto.trandom: expected 6 scalar operands (key0, key1, counter0..3), "
+                         f"got {len(ins)}")
+    words = [int(v) & 0xFFFFFFFF for v in ins]
+    rounds = attr_int(a["rounds"]) if "rounds" in a else 10
+    P.TRANDOM(outs[0], words[:2], words[2:], rounds=rounds)
+
+
+HANDLERS["trandom"] = _trandom
+
+
+def _thistogram(P, name, outs, ins, a):
+    """THistogramOp: ``ins(%src, %idx) outs(%dst) {isMSB = true}`` -- the C++
+    ``THISTOGRAM<isMSB>``: for uint16 sources the high byte (isMSB) or the low byte
+    filtered by ``idx`` (pto-isa docs/isa/THISTOGRAM.md, HistByte BYTE_1 / BYTE_0)."""
+    src, idx = ins
+    msb = attr_int(a["isMSB"]) if "isMSB" in a else 1
+    if src.dtype.name != "uint16":
+        raise NotImplementedError("pto.thistogram: isMSB selects a byte of a uint16 source; "
+                                  f"a {src.dtype.name} source needs the byte index, which "
+                                  "PTOAS's form does not carry, so this program cannot run")
+    P.THISTOGRAM(outs[0], src, None if msb else idx, P.HistByte.BYTE_1 if msb else
+                 P.HistByte.BYTE_0)
+
+
+def _tpartarg(api):
+    def run(P, name, outs, ins, a):
+        dv, di = outs
+        s0v, s1v, s0i, s1i = ins
+        getattr(P, api)(dv, s0v, s1v, di, s0i, s1i)
+    return run
+
+
+def _tsubview(P, name, outs, ins, a):
+    src = ins[0]
+    r = int(ins[1]) if len(ins) > 1 else 0
+    c = int(ins[2]) if len(ins) > 2 else 0
+    P.TSUBVIEW(outs[0], src, r, c)
+
+
+UNSIMULATED.pop("thistogram", None)     # isMSB is mapped now (ptocomm)
+HANDLERS.update({"thistogram": _thistogram, "tpartargmax": _tpartarg("TPARTARGMAX"),
+                 "tpartargmin": _tpartarg("TPARTARGMIN"), "tsubview": _tsubview})

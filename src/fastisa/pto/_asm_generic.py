@@ -11,7 +11,9 @@ as on pto-isa's CPU simulator, so events, flags and fences do nothing.
 Cross-core pipes (``pto.tpush_to_aiv``/``tpush_to_aic``, ``tpop_from_*``, ``tfree_from_*``)
 are FIFO queues between the simulated cube (AIC) and vector (AIV) cores.  Functions run
 in the order the entry function calls them (PTOAS's mixed kernels call the cube part
-first); a pop with nothing pushed raises ConstraintError ("deadlock").  ``split = 1``
+first); a pop with nothing pushed raises ConstraintError ("deadlock").  The FIFO is
+:mod:`fastisa.pto._pipes` (the API's TPipe) and the cores take turns (:mod:`fastisa.pto._cores`),
+so runs are deterministic.  ``split = 1``
 (``2``) hands the upper (left) half of a pushed tile to vector subblock 0 and the other
 half to subblock 1; a vector function called while subblock 1 has data waiting runs once
 per subblock, with ``pto.get_subblock_idx`` giving 0 and 1.
@@ -312,49 +314,27 @@ def _func_call(run, op):
 
 
 def _start_core(run, f, args, sb):
-    import threading
+    """The entry calls kernel ``f``: it becomes a simulated core; the cores the entry
+    started run together (turn-taking, :mod:`fastisa.pto._cores`) before the entry's next
+    other operation (or its end)."""
     from ._asm_runner import _Runner
-    shared = run.shared
     inner = _Runner.__new__(_Runner)
     inner.__dict__.update(run.__dict__)
     inner.func = f
     inner.env = {n: v for (n, _t), v in zip(f.args, args)}
     inner.returned = []
     inner.subblock = sb
-    box = []
-
-    def work():
-        try:
-            inner.exec_ops(f.body)
-        except BaseException as exc:  # noqa: BLE001 - re-raised by the joining thread
-            box.append(exc)
-        finally:
-            with shared["cond"]:
-                shared["cores"] -= 1
-                shared["cond"].notify_all()
-
-    with shared["cond"]:
-        shared["cores"] += 1
-    t = threading.Thread(target=work, daemon=True)
-    shared.setdefault("threads", []).append((t, box))
-    t.start()
+    run.shared.setdefault("pending", []).append(inner)
 
 
 def join_cores(shared):
-    """Wait for the cores the entry started; re-raise the first error of one."""
-    threads = shared.pop("threads", None)
-    if not threads:
+    """Run the cores the entry started (cube first, then the vector subblocks), sharing the
+    module's pipe; re-raise the first error of one (a wait none can end: ConstraintError)."""
+    pending = shared.pop("pending", None)
+    if not pending:
         return
-    with shared["cond"]:
-        shared["cores"] -= 1          # the entry is done: it pushes nothing more
-        shared["cond"].notify_all()
-    for t, _box in threads:
-        t.join()
-    with shared["cond"]:
-        shared["cores"] += 1
-    for _t, box in threads:
-        if box:
-            raise box[0]
+    from ._asm_runner import run_core_group
+    run_core_group(shared, [(r, (lambda r=r: r.exec_ops(r.func.body))) for r in pending])
 
 
 def _kernel_kind(f):
@@ -612,51 +592,44 @@ def _none_results(run, op):
     _bind_results(run, op, [None] * len(op.result_names()))
 
 
+def module_pipe(shared):
+    """The module's cross-core pipe (one DIR_BOTH :class:`fastisa.pto._pipes.TPipe`: PTOAS
+    programs address the FIFO through ``pto.tpush_to_aiv`` & co, not a pipe value)."""
+    pipe = shared.get("pipe")
+    if pipe is None:
+        from ._pipes import Direction, TPipe
+        pipe = shared["pipe"] = TPipe(0, Direction.DIR_BOTH, 0, shared.get("slot_num", 8))
+    return pipe
+
+
+def _split_of(op):
+    from ._pipes import TileSplitAxis
+    v = _int_attr(op, "split", 0)
+    try:
+        return TileSplitAxis(v)
+    except ValueError:
+        raise ConstraintError(f"{op.name}: split must be 0 (none), 1 (up/down) or 2 "
+                              f"(left/right), got {v}") from None
+
+
 def _push(direction):
     def push(run, op):
-        ps = _percents(op)
-        tile = _value(run, ps[0])
-        split = _int_attr(op, "split", 0)
-        data = np.array(tile.valid, copy=True)
-        shared = run.shared
-        with shared["cond"]:
-            pipes = shared["pipes"]
-            if split == 0:
-                pipes.setdefault((direction, 0), []).append(data)
-            elif direction == "c2v":       # the cube's tile is split over the subblocks
-                for sb, h in enumerate(np.array_split(data, 2, axis=0 if split == 1 else 1)):
-                    pipes.setdefault((direction, sb), []).append(h)
-            else:                          # each subblock pushes its half
-                pipes.setdefault((direction, run.subblock), []).append((split, data))
-            shared["pushes"] = shared.get("pushes", 0) + 1
-            shared["cond"].notify_all()
+        from . import _pipes
+        tile = _value(run, _percents(op)[0])
+        _pipes.push(module_pipe(run.shared), tile.valid, direction, _split_of(op), op.name)
         return None
     return push
 
 
-def _take(run, direction, split):
-    """The data a pop receives, or None if it is not there yet (call with the lock held)."""
-    pipes = run.shared["pipes"]
-    if direction == "c2v":
-        q = pipes.get((direction, run.subblock if split else 0))
-        return q.pop(0) if q else None
-    if split == 0:
-        q = pipes.get((direction, 0))
-        if not q:
-            return None
-        item = q.pop(0)
-        return item[1] if isinstance(item, tuple) else item
-    q0, q1 = pipes.get((direction, 0)), pipes.get((direction, 1))
-    if not q0 or not q1:
-        return None
-    a, b = q0.pop(0)[1], q1.pop(0)[1]
-    return np.concatenate([a, b], axis=0 if split == 1 else 1)
-
-
 def _pop(direction):
     def pop(run, op):
-        data = _wait_data(run, op, direction, _int_attr(op, "split", 0))
+        from . import _pipes
+        data = _pipes.pop(module_pipe(run.shared), direction, _split_of(op), op.name)
         tile, ty = _tile_from_type(run, op)
+        if data is None:               # the inactive lane of a no-split pipe: zeros
+            tile.data[...] = 0
+            _bind_results(run, op, [tile])
+            return None
         vr, vc = data.shape
         if vr > tile.rows or vc > tile.cols:
             raise ConstraintError(f"{op.name}: popped {vr}x{vc} data does not fit the "
@@ -689,9 +662,13 @@ def _pipe_push(run, op):
 
 def _pipe_pop(run, op):
     """``pto.tpop(%tile, %pipe : T, !pto.pipe) {split}``: the popped data into ``%tile``."""
+    from . import _pipes
     direction = "v2c" if _pipe_direction(run) == "cube" else "c2v"
     tile = _value(run, _percents(op)[0])
-    data = _wait_data(run, op, direction, _int_attr(op, "split", 0))
+    data = _pipes.pop(module_pipe(run.shared), direction, _split_of(op), op.name)
+    if data is None:
+        tile.data[...] = 0
+        return
     if data.shape != (tile.valid_row, tile.valid_col):
         raise ConstraintError(f"{op.name}: popped {data.shape[0]}x{data.shape[1]} data but "
                               f"the tile's valid shape is {tile.valid_row}x{tile.valid_col}")
@@ -701,38 +678,6 @@ def _pipe_pop(run, op):
 def _pipe_handle(run, op):
     """``pto.initialize_l2g2l_pipe ... -> !pto.pipe``: a handle (the queues are shared)."""
     _bind_results(run, op, ["pipe"] * len(op.result_names()))
-
-
-def _wait_data(run, op, direction, split):
-    """The next data of the pipe, waiting for another core to push it; ``_Deadlock`` when
-    no core can."""
-    from ._asm_runner import _Deadlock
-    shared = run.shared
-    cond = shared["cond"]
-    with cond:
-        seen = shared.get("pushes", 0)
-        data = _take(run, direction, split)
-        stalled = 0
-        while data is None:
-            # every other core finished or blocked, and no push for a while: nothing
-            # can arrive (a blocked core may just have been woken by a push, hence
-            # the grace rounds)
-            if shared["cores"] - shared["blocked"] <= 1:
-                stalled = stalled + 1 if shared.get("pushes", 0) == seen else 0
-            else:
-                stalled = 0
-            seen = shared.get("pushes", 0)
-            if stalled > 4 or shared["cores"] == 1:
-                raise _Deadlock(f"{op.name}: nothing was pushed to this pipe "
-                                f"(subblock {run.subblock}) and no other core can push "
-                                f"(deadlock)")
-            shared["blocked"] += 1
-            try:
-                cond.wait(0.05)
-            finally:
-                shared["blocked"] -= 1
-            data = _take(run, direction, split)
-    return data
 
 
 def _load_scalar(run, op):
@@ -905,3 +850,14 @@ _OPS["pto.section.cube"] = _section
 _OPS["pto.section.vector"] = _section
 
 del OpaqueType, ScalarType, ViewType
+
+
+def _tfree(run, op):
+    """``pto.tfree_from_aic`` / ``tfree_from_aiv`` / ``pto.tfree``: TFREE on the module's
+    pipe (releases the slot on A5; a no-op on A2/A3, where the pop released it)."""
+    from . import _pipes
+    _pipes.TFREE(module_pipe(run.shared), _split_of(op))
+
+
+for _n in ("pto.tfree_from_aic", "pto.tfree_from_aiv", "pto.tfree"):
+    _OPS[_n] = _tfree

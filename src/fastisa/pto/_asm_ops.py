@@ -150,3 +150,21 @@ _ARITY_BY_NAME = {"trsqrt": (1, 2), "tcvt": (1, 2), "trem": (2, 3), "trems": (2,
 #: Per-instruction (min, max) output counts (default exactly 1).
 _OUTS_BY_NAME = {"tgather": (1, 2), "tmrgsort": (1, 2), "tinterleave": (2, 2),
                  "tdeinterleave": (2, 2)}
+
+# ---- ptocomm helper: API instructions PTO-AS lacked.  PTOAS forms (PTOOps.td): tgatherb
+# ins(src, offsets), tget_scale_addr ins(src), tgemv ins(lhs, rhs), tgemv.acc ins(acc_in, lhs,
+# rhs), tgemv.bias ins(a, b, bias), thistogram ins(src, idx) {isMSB}, tfillpad_expand /
+# tfillpad_inplace ins(src), tdequant ins(src, scale, offset), trandom ins(k0, k1, c0..c3).
+# fastisa's own spellings (no PTOAS op): tpartargmax / tpartargmin ins(%src0Val, %src1Val,
+# %src0Idx, %src1Idx) outs(%dstVal, %dstIdx); tsubview ins(%src, %row, %col : T, index,
+# index) outs(%dst) ----
+for _n in ("tgatherb", "tget_scale_addr", "tgemv", "tgemv.acc", "tgemv.bias", "thistogram",
+           "tfillpad_expand", "tfillpad_inplace", "tdequant", "trandom", "tpartargmax",
+           "tpartargmin", "tsubview"):
+    INSTRUCTIONS[_n] = "any"
+_ARITY_BY_NAME.update({"tgatherb": (2, 2), "tget_scale_addr": (1, 1), "tgemv": (2, 2),
+                       "tgemv.acc": (3, 3), "tgemv.bias": (3, 3), "thistogram": (2, 2),
+                       "tfillpad_expand": (1, 1), "tfillpad_inplace": (1, 1),
+                       "tdequant": (3, 3), "trandom": (6, 6), "tpartargmax": (4, 4),
+                       "tpartargmin": (4, 4), "tsubview": (1, 3)})
+_OUTS_BY_NAME.update({"tpartargmax": (2, 2), "tpartargmin": (2, 2)})

@@ -106,10 +106,6 @@ class _RandomBuffer:
         return self.rng.uniform(-1.0, 1.0, n).astype(np.float32).astype(dt)
 
 
-class _Deadlock(ConstraintError):
-    """A pipe pop with nothing pushed: the simulated cores cannot make progress."""
-
-
 def _dense_strides(shape):
     st = []
     acc = 1
@@ -264,7 +260,7 @@ class _Runner:
             sig = self.exec_ops(self.func.body)
         finally:
             _SOURCE.reset(token)
-            if "threads" in self.shared:
+            if self.shared.get("pending"):
                 join_cores(self.shared)
         out = {}
         for name, _ in self.func.args:
@@ -765,16 +761,40 @@ def run(text, inputs=None, *, func: str | None = None, random=None,
 
 
 def _new_shared(module):
-    import threading
     split = False
+    slot_num = None
     for f in module.funcs:
         for op in _walk_generic(f.body or ()):
             if "tpush" in op.name or "tpop" in op.name or "tfree" in op.name:
                 for k in range(len(op.toks) - 2):
                     if op.toks[k].text == "split" and op.toks[k + 2].text not in ("0",):
                         split = True
-    return {"pipes": {}, "block": 0, "depth": 0, "subblocks": 2 if split else 1,
-            "cond": threading.Condition(), "cores": 1, "blocked": 0}
+            if "initialize" in op.name and "pipe" in op.name:
+                for k in range(len(op.toks) - 2):
+                    if op.toks[k].text == "slot_num" and op.toks[k + 1].text == "=":
+                        try:
+                            slot_num = max(slot_num or 1, int(op.toks[k + 2].text))
+                        except ValueError:
+                            pass
+    return {"block": 0, "depth": 0, "subblocks": 2 if split else 1, "slot_num": slot_num or 8}
+
+
+def run_core_group(shared, jobs):
+    """Run ``jobs`` [(runner, fn)] as simulated cores taking turns (:mod:`fastisa.pto._cores`):
+    the cube runner as the cube core, vector runners as their subblock; returns the results."""
+    from . import _cores
+    nsub = shared["subblocks"]
+    order = sorted(range(len(jobs)), key=lambda k: (_kind(jobs[k][0].func) != "cube", k))
+    jobs = [jobs[k] for k in order]
+    roles, names = [], []
+    for r, _fn in jobs:
+        if _kind(r.func) == "vector":
+            roles.append((0, r.subblock, nsub))
+            names.append(f"AIV{r.subblock} (@{r.func.name})")
+        else:
+            roles.append((0, 0, nsub))
+            names.append(f"AIC (@{r.func.name})")
+    return _cores.run_cores([fn for _r, fn in jobs], roles, names)
 
 
 def _walk_generic(ops):
@@ -809,9 +829,8 @@ def _peer_kernels(module, entry):
 
 
 def _run_cores(module, entry, peers, inputs, P, random):
-    """Run ``entry`` and its peer kernels as concurrent simulated cores (threads; the
-    pipes are the only way they interact).  Vector kernels run once per subblock."""
-    import threading
+    """Run ``entry`` and its peer kernels as simulated cores taking turns (the pipe is the
+    only way they interact).  Vector kernels run once per subblock."""
     inputs = {k.lstrip("%"): v for k, v in dict(inputs or {}).items()}
     shared = _new_shared(module)
     runners = []
@@ -823,29 +842,7 @@ def _run_cores(module, entry, peers, inputs, P, random):
             r = _Runner(module, f, mine, P, random, shared)
             r.subblock = sb
             runners.append(r)
-    shared["cores"] = len(runners)
-    errors = [None] * len(runners)
-    results = [None] * len(runners)
-
-    def work(k):
-        try:
-            results[k] = runners[k].run()
-        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
-            errors[k] = exc
-        finally:
-            with shared["cond"]:
-                shared["cores"] -= 1
-                shared["cond"].notify_all()
-
-    threads = [threading.Thread(target=work, args=(k,), daemon=True)
-               for k in range(len(runners))]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    for e in errors:
-        if e is not None:
-            raise e
+    results = run_core_group(shared, [(r, r.run) for r in runners])
     out = {}
     for r in results:
         out.update(r or {})

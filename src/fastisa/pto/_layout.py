@@ -11,8 +11,12 @@ TConcat.hpp, TReshape.hpp, TFillPad.hpp where the docs are silent.
 * ``TCONCAT(dst, src0, src1)``: each of dst's valid rows is src0's valid columns followed by
   src1's (dst.validCol == src0.validCol + src1.validCol, equal valid rows, one dtype).
 * ``TRESHAPE(dst, src)``: the same bytes seen with dst's shape (equal byte sizes, both float
-  or both integer dtypes, both boxed or both unboxed).  fastisa copies the bytes (the CPU
-  simulator aliases the buffers).
+  or both integer dtypes, one tile location, both boxed or both unboxed).  dst is rebound to
+  src's storage: the two alias afterwards, as on A2/A3 (docs/isa/TRESHAPE.md, Notes:
+  ``TASSIGN_IMPL(dst, src.data())``) and in the current CPU simulator
+  (include/pto/cpu/TReshape.hpp under ``__CPU_SIM``: ``dst.data() = src.data()``; the docs'
+  note that the CPU simulation copies the bytes is older than that code, and the simulator's
+  own test, tests/cpu/st/testcase/treshape, checks the aliasing).
 * ``TFILLPAD(dst, src)``: the whole dst tile: src's element inside src's valid region, dst's
   pad value (``dst.pad``: Null/Zero 0, Max +inf / the integer maximum, Min -inf / the integer
   minimum) elsewhere; dst and src of one shape (TFILLPAD_EXPAND: dst at least src's shape;
@@ -26,6 +30,16 @@ TConcat.hpp, TReshape.hpp, TFillPad.hpp where the docs are silent.
   src1[r, 2c+1]``); ``TDEINTERLEAVE(dst1, dst0, src)``: ``dst0[r, c] = src[r, 2c]``,
   ``dst1[r, c] = src[r, 2c+1]`` for c < dst0.validCol.  All tiles row-major, one dtype.
 
+* ``TPACK(dst, src)`` (branch ptogold): ``dst[i, j] = (T_dst) src[i, j]`` over src's valid
+  region, the rest of dst kept.  docs/isa/tile/ops/layout-and-rearrangement/tpack.md says
+  only "pack or convert tile elements into a narrower destination representation" (semantics
+  instruction-specific); the CPU simulator of the checked-out pto-isa has no TPACK, and its
+  test (tests/cpu/st/testcase/tpack) checks a valid-region copy with type conversion
+  (int16 -> int32).  fastisa implements the conversions whose value is unambiguous: the same
+  dtype (bit copy), integer to a wider integer that holds every source value, float16/
+  bfloat16 -> float32 (exact) and float32 -> float16/bfloat16 (round to nearest even); other
+  pairs raise ConstraintError (the narrowing rule is undocumented).
+
 Quantising forms (TEXTRACT/TINSERT with a pre-quant scalar or an fp tile) raise
 NotImplementedError.  Every copy runs on the tile copy kernel (csrc/fastisa/tile.h).
 """
@@ -36,7 +50,9 @@ import numpy as np
 
 from ..errors import AccessError, constraint
 from . import _xcommon as X
+from . import _ops
 from ._ops import _operand, _run_binary, _run_unary, _tile
+from . import _lowp_formats as _lp
 from ._tile import _LOC_BUFFER, SLayout, Tile, _as_int, _pad_value, _pool
 
 from typing import TYPE_CHECKING
@@ -44,8 +60,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from .._types import Int
 
-__all__ = ["TSUBVIEW", "TEXTRACT", "TINSERT", "TCONCAT", "TRESHAPE", "TFILLPAD", "TFILLPAD_INPLACE",
-           "TFILLPAD_EXPAND", "TINTERLEAVE", "TDEINTERLEAVE"]
+__all__ = ["TSUBVIEW", "TEXTRACT", "TINSERT", "TEXTRACT_FP", "TINSERT_FP", "TCONCAT", "TRESHAPE",
+           "TFILLPAD", "TFILLPAD_INPLACE", "TFILLPAD_EXPAND", "TINTERLEAVE", "TDEINTERLEAVE", "TPACK"]
 
 
 def _at(t: Tile, r, c, dst=None):
@@ -93,41 +109,102 @@ def _run_binary_to(op, d, a, b, R, C):
     _k.binary(_OP[op], d[0], d[1], d[2], d[3], *a, _BIG, *b, _BIG, R, C)
 
 
+def _quant_move(instr, dst, src, indexRow, indexCol, relu, pre, sat, into) -> None:
+    """The pre-quant forms of TEXTRACT / TINSERT (branch ptolowp): the window moves through
+    the fixpipe conversion of :mod:`fastisa.pto._fixpipe` (``pre``: the 64-bit scalar word,
+    or a uint64 tile of words: for TEXTRACT word ``indexCol + j`` converts window column j,
+    i.e. one word per src column; for TINSERT word j converts src column j).  Docs: pto-isa
+    docs/isa/TEXTRACT.md, TINSERT.md (pairs); arithmetic: the CPU simulator."""
+    from . import _fixpipe as F
+    r0, c0 = _index(instr, "indexRow", indexRow), _index(instr, "indexCol", indexCol)
+    R, C = src.valid_shape if into else dst.valid_shape
+    big, small = (dst, src) if into else (src, dst)
+    if r0 + R > big.valid_row or c0 + C > big.valid_col:
+        raise constraint(instr, "indexRow/indexCol", f"the window {(R, C)} at ({r0}, {c0}) "
+                         f"must lie inside the valid region {big.valid_shape}", (r0, c0))
+    if isinstance(pre, Tile):
+        q = F.fp_words(instr, "preQuant", pre, 0 if into else c0, C).reshape(1, C)
+    else:
+        word = _as_int(pre, "preQuant", instr)
+        if not 0 <= word < 1 << 64:
+            raise constraint(instr, "preQuant", "must be a 64-bit unsigned word", word)
+        q = np.uint64(word)
+    window = src.valid if into else src.data[r0:r0 + R, c0:c0 + C]
+    out = F.convert(instr, window, src.format.name, dst.format.name, q, bool(relu), bool(sat))
+    out = out.view(dst.dtype) if out.dtype != dst.dtype else out
+    if into:
+        np.copyto(dst.data[r0:r0 + R, c0:c0 + C], out)
+    else:
+        np.copyto(dst.valid, out)
+    X.record(instr, dst, 1, R, C)
+
+
+def TEXTRACT_FP(dst: Tile, src: Tile, fp: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802,N803
+                relu: bool = False, saturateInf: bool = False) -> None:  # noqa: N803
+    """TEXTRACT with a uint64 tile of quantisation words (see :func:`TEXTRACT`)."""
+    for name, t in (("dst", dst), ("src", src), ("fp", fp)):
+        _tile("TEXTRACT_FP", name, t, lowp=True)
+    _quant_move("TEXTRACT_FP", dst, src, indexRow, indexCol, relu, fp, saturateInf, into=False)
+
+
+def TINSERT_FP(dst: Tile, src: Tile, fp: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802,N803
+               relu: bool = False, saturateInf: bool = False) -> None:  # noqa: N803
+    """TINSERT with a uint64 tile of quantisation words (see :func:`TINSERT`)."""
+    for name, t in (("dst", dst), ("src", src), ("fp", fp)):
+        _tile("TINSERT_FP", name, t, lowp=True)
+    _quant_move("TINSERT_FP", dst, src, indexRow, indexCol, relu, fp, saturateInf, into=True)
+
+
+def _lowp_relu(instr, dst, src, relu) -> bool:
+    """True (go on to the low-precision move) unless relu is asked of such a tile."""
+    if relu and (dst.format.name in _lp.LOWP or src.format.name in _lp.LOWP):
+        raise constraint(instr, "relu", "must be False for low-precision / 64-bit tiles", relu)
+    return True
+
+
 def TEXTRACT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802
-             relu: bool = False, preQuant: None = None) -> None:
+             relu: bool = False, preQuant: Int | Tile | None = None,  # noqa: N803
+             saturateInf: bool = False) -> None:  # noqa: N803
     """Copy the window of src at (indexRow, indexCol) into dst's valid region (module doc).
     Any tile locations; raises ConstraintError when the window leaves src's valid region."""
     instr = "TEXTRACT"
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    _tile(instr, "dst", dst, lowp=True)
+    _tile(instr, "src", src, lowp=True)
     if preQuant is not None:
-        raise NotImplementedError("TEXTRACT: the pre-quant (scalar or fp tile) forms are not "
-                                  "implemented in fastisa")
+        return _quant_move("TEXTRACT", dst, src, indexRow, indexCol, relu, preQuant,
+                           saturateInf, into=False)
     r0, c0 = _index(instr, "indexRow", indexRow), _index(instr, "indexCol", indexCol)
     R, C = dst.valid_shape
     if r0 + R > src.valid_row or c0 + C > src.valid_col:
         raise constraint(instr, "indexRow/indexCol", f"dst's valid region {(R, C)} at "
                          f"({r0}, {c0}) must lie inside src's valid region {src.valid_shape}",
                          (r0, c0))
+    if _lowp_relu(instr, dst, src, relu) and _ops._lowp_move(instr, dst, src, r0, c0):
+        X.record(instr, dst)
+        return
     _copy(_operand(dst), _at(src, r0, c0, dst), R, C, relu, dst)
     X.record(instr, dst)
 
 
 def TINSERT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802
-            relu: bool = False, preQuant: None = None) -> None:
+            relu: bool = False, preQuant: Int | Tile | None = None,  # noqa: N803
+            saturateInf: bool = False) -> None:  # noqa: N803
     """Copy src's valid region into dst at (indexRow, indexCol) (module doc)."""
     instr = "TINSERT"
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    _tile(instr, "dst", dst, lowp=True)
+    _tile(instr, "src", src, lowp=True)
     if preQuant is not None:
-        raise NotImplementedError("TINSERT: the pre-quant (scalar or fp tile) forms are not "
-                                  "implemented in fastisa")
+        return _quant_move("TINSERT", dst, src, indexRow, indexCol, relu, preQuant,
+                           saturateInf, into=True)
     r0, c0 = _index(instr, "indexRow", indexRow), _index(instr, "indexCol", indexCol)
     R, C = src.valid_shape
     if r0 + R > dst.valid_row or c0 + C > dst.valid_col:
         raise constraint(instr, "indexRow/indexCol", f"src's valid region {(R, C)} at "
                          f"({r0}, {c0}) must lie inside dst's valid region {dst.valid_shape}",
                          (r0, c0))
+    if _lowp_relu(instr, dst, src, relu) and _ops._lowp_move(instr, dst, src, r0, c0, into=True):
+        X.record(instr, dst, 1, R, C)
+        return
     src_op = _operand(src, dst)
     _copy(_at(dst, r0, c0), src_op, R, C, relu, dst)
     X.record(instr, dst, 1, R, C)
@@ -199,7 +276,10 @@ def _shift(op, t, r):
 
 
 def TRESHAPE(dst: Tile, src: Tile) -> None:  # noqa: N802
-    """dst's buffer = src's bytes (module doc)."""
+    """Rebind dst to src's storage, the same bytes seen with dst's dtype and shape (module
+    doc): dst and src alias afterwards.  dst, src: Tiles of one location and byte size, both
+    float or both integer, both boxed or both unboxed; ConstraintError otherwise (nothing
+    changes)."""
     instr = "TRESHAPE"
     _tile(instr, "dst", dst)
     _tile(instr, "src", src)
@@ -212,7 +292,11 @@ def TRESHAPE(dst: Tile, src: Tile) -> None:  # noqa: N802
     if (dst.slayout == SLayout.NoneBox) != (src.slayout == SLayout.NoneBox):
         raise constraint(instr, "dst.slayout", "must be boxed exactly when src is",
                          dst.slayout.name)
-    dst._buf.view(np.uint8)[:] = src._buf.view(np.uint8)
+    if dst.loc != src.loc:
+        raise constraint(instr, "dst.loc", f"must equal src's tile type {src.loc.name}",
+                         dst.loc.name)
+    dst._buf = src._buf.view(np.uint8).view(dst.dtype)
+    dst.addr = src.addr
     X.record(instr, dst, 1, dst.rows, dst.cols)
 
 
@@ -398,3 +482,39 @@ def TSUBVIEW(dst: Tile, src: Tile, rowIdx: Int = 0, colIdx: Int = 0) -> None:  #
                               f"(on-chip addresses) or give dst fewer rows")
         dst._buf = src._buf[off: off + n]
         dst.addr = None
+
+
+# ---- TPACK (branch ptogold) ---------------------------------------------------------------
+_PACK_FLOAT = {("float16", "float32"), ("bfloat16", "float32"), ("float32", "float16"),
+               ("float32", "bfloat16")}
+
+
+def TPACK(dst: Tile, src: Tile) -> None:  # noqa: N802
+    """``dst[i, j] = (T_dst) src[i, j]`` for (i, j) in src's valid region (module doc); the
+    rest of dst keeps its contents.  dst, src: row- or column-major tiles of one location
+    with dst at least src's valid shape; dtype pairs: equal, integer -> wider integer whose
+    range holds the source's, float16/bfloat16 <-> float32.  Raises ConstraintError
+    otherwise (nothing written).  Source: docs tpack.md (no semantics given) and the CPU-sim
+    test tests/cpu/st/testcase/tpack (module doc)."""
+    instr = "TPACK"
+    _tile(instr, "dst", dst)
+    _tile(instr, "src", src)
+    sn, dn = src.format.name, dst.format.name
+    ok = sn == dn or (sn, dn) in _PACK_FLOAT
+    if not ok and not src.format.is_float and not dst.format.is_float:
+        si, di = np.iinfo(src.dtype), np.iinfo(dst.dtype)
+        ok = di.min <= si.min and si.max <= di.max
+    if not ok:
+        raise constraint(instr, "dst.dtype", f"must be {sn}, a wider integer holding every "
+                         f"{sn} value, or float16/bfloat16 <-> float32 (the narrowing rule is "
+                         f"undocumented)", dn)
+    if dst.loc != src.loc:
+        raise constraint(instr, "dst.loc", f"must equal src's tile type {src.loc.name}",
+                         dst.loc.name)
+    R, C = src.valid_shape
+    if dst.rows < R or dst.cols < C:
+        raise constraint(instr, "dst shape", f"must hold src's valid shape {(R, C)}",
+                         dst.shape)
+    if R and C:
+        _run_unary("COPY", dst, _operand(src, dst), R, C)
+    X.record(instr, dst, 1, R, C)

@@ -74,8 +74,8 @@ def TGET_SCALE_ADDR(dst: Tile, src: Tile) -> None:  # noqa: N802
     ``rows * cols`` elements (ConstraintError otherwise).  dst's previous contents are not
     copied; nothing changes when a check fails."""
     instr = "TGET_SCALE_ADDR"
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    _tile(instr, "dst", dst, lowp=True)      # an address binding: any element format
+    _tile(instr, "src", src, lowp=True)
     from ..errors import AccessError
     from ._tile import _LOC_BUFFER, _pool
     if src.addr is not None:

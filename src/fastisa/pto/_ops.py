@@ -20,7 +20,7 @@ from .. import dtypes as _dt
 from .. import plans as _plans
 from .._kernels import tile as _k
 from ..errors import ConstraintError, OverlapError, constraint
-from ._tile import BLayout, Tile, TileType, _State
+from ._tile import KERNEL_FORMATS, BLayout, Tile, TileType, _State
 
 from typing import TYPE_CHECKING
 
@@ -131,9 +131,17 @@ def cube_cycles(m: int, k: int, n: int, itemsize: int) -> int:
 
 
 # ---- validation helpers -----------------------------------------------------------------
-def _tile(instr, name, t) -> Tile:
+def _tile(instr, name, t, lowp: bool = False) -> Tile:
+    """t must be a Tile; unless ``lowp``, of one of the C tile kernels' formats (the
+    low-precision and 64-bit formats reach only the instructions that opt in: branch
+    ptolowp's memory-safety rule, fastisa.pto._lowp_formats)."""
     if not isinstance(t, Tile):
         raise constraint(instr, name, "must be a Tile", type(t).__name__)
+    if not lowp and t.format.name not in KERNEL_FORMATS:
+        raise constraint(instr, f"{name}.dtype", f"must be one of {list(KERNEL_FORMATS)} "
+                         "(low-precision and 64-bit tiles are for TLOAD/TSTORE, TMOV, TTRANS, "
+                         "TEXTRACT, TINSERT, TCVT and the MX/quantising instructions)",
+                         t.format.name)
     return t
 
 
@@ -176,6 +184,11 @@ def _operand(t: Tile, dst: Tile | None = None, rs=None, cs=None):
     """(uint8 buffer, format code, row stride, col stride) of a tile, in elements.  A source
     that overlaps dst without being exactly dst's storage is copied first, so the result
     never depends on the order the kernel walks the tile."""
+    if t.format.name not in KERNEL_FORMATS:
+        # never let a format the C kernels do not know reach them (they would read it with
+        # the wrong element width); instructions validate first, this is the last guard
+        raise ConstraintError(f"fastisa.pto: a {t.format.name} tile cannot be passed to a C "
+                              f"tile kernel (formats {list(KERNEL_FORMATS)})")
     buf = t._buf
     rs = t._rs if rs is None else rs
     cs = t._cs if cs is None else cs
@@ -278,6 +291,28 @@ _k.set_plan_env(Tile, _PLANS, cost.RECORD_HOOKS, cost._ACTIVE, _scalar_array,
                 _dt.lookup("float32").code, _replay)
 
 
+# Plan heads of the public instructions (speed2 branch, issue 15): the same objects on every
+# call, since plan keys hold the head's objects by identity; with cost recording idle the
+# public function runs the plan itself (fastisa._kernels.tile.hit_idle), saving a frame.
+_F_BF16 = _F + ("bfloat16",)
+_H_TSQRT = ("TSQRT", "SQRT", _F_BF16, False)
+_H_TEXP = ("TEXP", "EXP", _F, True)
+_H_TLOG = ("TLOG", "LOG", _F, False)
+_H_TABS = ("TABS", "ABS", _SIGNED, False)
+_H_TNEG = ("TNEG", "NEG", _SIGNED, False)
+_H_TRELU = ("TRELU", "RELU", _SIGNED, False)
+_H_TADD = ("TADD", "ADD", _ALL)
+_H_TSUB = ("TSUB", "SUB", _ALL)
+_H_TMUL = ("TMUL", "MUL", _ALL)
+_H_TMAX = ("TMAX", "MAX", _ALL)
+_H_TMIN = ("TMIN", "MIN", _ALL)
+_H_TADDS = ("TADDS", "ADD", True, False)
+_H_TSUBS = ("TSUBS", "SUB", False, False)
+_H_TMULS = ("TMULS", "MUL", True, False)
+_H_TMAXS = ("TMAXS", "MAX", True, False)
+_H_TMINS = ("TMINS", "MIN", False, False)
+
+
 # ---- elementwise unary --------------------------------------------------------------------
 def _unary(instr, op, dst, src, allowed, row_major=False):
     if _PLAN_ON[0] and op not in _NO_PLAN_OPS and _k.hit((instr, op, allowed, row_major), dst,
@@ -346,6 +381,8 @@ def TRECIP(dst: Tile, src: Tile,  # noqa: N802
 def TEXP(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst = exp(src)`` over dst's valid region, computed in float64 and rounded once to
     the dtype (float32 or float16).  Vec, row-major, equal valid shapes."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TEXP, dst, src):   # no frame needed
+        return
     _unary("TEXP", "EXP", dst, src, _F, row_major=True)
 
 
@@ -371,6 +408,8 @@ def TLOG(dst: Tile, src: Tile) -> None:  # noqa: N802
                              "has no integer value)", int(v[v <= 0].flat[0]))
         _unary("TLOG", "LOG", dst, src, _LOG_INTS)
         return
+    if _PLAN_ON[0] and _k.hit_idle(_H_TLOG, dst, src):   # no frame needed
+        return
     _unary("TLOG", "LOG", dst, src, _F)
 
 
@@ -379,7 +418,9 @@ def TSQRT(dst: Tile, src: Tile) -> None:  # noqa: N802
     Vec tiles, and bfloat16 (the docs, docs/isa/TSQRT.md, list float/half as the NPU check;
     the CPU simulator's TSQRT, include/pto/cpu/TSqrt.hpp, also accepts bfloat16 and pto-isa's
     TSQRT test uses it)."""
-    _unary("TSQRT", "SQRT", dst, src, _F + ("bfloat16",))
+    if _PLAN_ON[0] and _k.hit_idle(_H_TSQRT, dst, src):   # no frame needed
+        return
+    _unary("TSQRT", "SQRT", dst, src, _F_BF16)
 
 
 def TRSQRT(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
@@ -395,16 +436,22 @@ def TRSQRT(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
 
 def TABS(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst = |src|`` (exact; integers wrap, so |INT_MIN| = INT_MIN)."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TABS, dst, src):   # no frame needed
+        return
     _unary("TABS", "ABS", dst, src, _SIGNED)
 
 
 def TNEG(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst = -src`` (exact; integers wrap)."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TNEG, dst, src):   # no frame needed
+        return
     _unary("TNEG", "NEG", dst, src, _SIGNED)
 
 
 def TRELU(dst: Tile, src: Tile) -> None:  # noqa: N802
     """``dst = src > 0 ? src : 0`` (so -0 and NaN give +0)."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TRELU, dst, src):   # no frame needed
+        return
     _unary("TRELU", "RELU", dst, src, _SIGNED)
 
 
@@ -436,16 +483,22 @@ def TADD(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 + src1`` over dst's valid region; Vec tiles, one dtype, equal valid shapes.
     Floats are correctly rounded in the dtype (float16/bfloat16 through float32, rounded
     once); integers wrap."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TADD, dst, src0, src1):   # no frame needed
+        return
     _binary("TADD", "ADD", dst, src0, src1)
 
 
 def TSUB(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 - src1`` (as TADD)."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TSUB, dst, src0, src1):   # no frame needed
+        return
     _binary("TSUB", "SUB", dst, src0, src1)
 
 
 def TMUL(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = src0 * src1`` (as TADD)."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TMUL, dst, src0, src1):   # no frame needed
+        return
     _binary("TMUL", "MUL", dst, src0, src1)
 
 
@@ -457,11 +510,15 @@ def TDIV(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
 
 def TMAX(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = std::max(src0, src1)`` = ``src0 < src1 ? src1 : src0``."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TMAX, dst, src0, src1):   # no frame needed
+        return
     _binary("TMAX", "MAX", dst, src0, src1)
 
 
 def TMIN(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
     """``dst = std::min(src0, src1)`` = ``src1 < src0 ? src1 : src0``."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TMIN, dst, src0, src1):   # no frame needed
+        return
     _binary("TMIN", "MIN", dst, src0, src1)
 
 
@@ -501,16 +558,22 @@ def _tile_scalar(instr, op, dst, src, scalar, row_major, reverse=False):
 def TADDS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = src + scalar``; the scalar is first converted to src's dtype (RNE).  Vec,
     row-major, equal valid shapes."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TADDS, dst, src, None, scalar):   # no frame needed
+        return
     _tile_scalar("TADDS", "ADD", dst, src, scalar, True)
 
 
 def TSUBS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = src - scalar`` (Vec; any layout)."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TSUBS, dst, src, None, scalar):   # no frame needed
+        return
     _tile_scalar("TSUBS", "SUB", dst, src, scalar, False)
 
 
 def TMULS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = src * scalar`` (Vec, row-major)."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TMULS, dst, src, None, scalar):   # no frame needed
+        return
     _tile_scalar("TMULS", "MUL", dst, src, scalar, True)
 
 
@@ -526,11 +589,15 @@ def TDIVS(dst: Tile, a: Tile | Real, b: Tile | Real) -> None:  # noqa: N802
 
 def TMAXS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = std::max(src, scalar)`` (Vec, row-major)."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TMAXS, dst, src, None, scalar):   # no frame needed
+        return
     _tile_scalar("TMAXS", "MAX", dst, src, scalar, True)
 
 
 def TMINS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
     """``dst = std::min(src, scalar)`` (Vec; any layout)."""
+    if _PLAN_ON[0] and _k.hit_idle(_H_TMINS, dst, src, None, scalar):   # no frame needed
+        return
     _tile_scalar("TMINS", "MIN", dst, src, scalar, False)
 
 
@@ -908,16 +975,22 @@ def TCVT(dst: Tile, src: Tile, mode: RoundMode | str = RoundMode.CAST_RINT,  # n
     away from that infinity (FLOOR for +, CEIL for -).  Integer targets saturate, NaN -> 0.
     Equal valid shapes.  Raises ConstraintError.  ``satMode`` (SaturationMode.ON/OFF): the
     CPU simulator's conversion instead (:mod:`fastisa.pto._convert`), for more dtype pairs.
+    The low-precision and 64-bit formats (fp8 E4M3/E5M2, hifloat8, int4, float4 E2M1/E1M2
+    x2, int64/uint64) convert along the pairs pto-isa docs/isa/TCVT.md lists, with the rules
+    of :mod:`fastisa.pto._cvt_lowp`.
     """
     instr = "TCVT"
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    _tile(instr, "dst", dst, lowp=True)
+    _tile(instr, "src", src, lowp=True)
     if isinstance(mode, str):
         mode = RoundMode.from_name(mode)
     try:
         mode = RoundMode(mode)
     except ValueError:
         raise constraint(instr, "mode", "must be a RoundMode", mode) from None
+    if dst.format.name not in KERNEL_FORMATS or src.format.name not in KERNEL_FORMATS:
+        from ._cvt_lowp import tcvt as _tcvt_lowp
+        return _tcvt_lowp(dst, src, mode, satMode)
     if satMode is not None:
         from ._convert import tcvt_sat
         return tcvt_sat(dst, src, mode, satMode)
@@ -1002,13 +1075,71 @@ def TMATMUL_BIAS(dst: Tile, a: Tile, b: Tile, bias: Tile) -> None:  # noqa: N802
     _matmul(instr, dst, a, b, init=bias, init_rs=0)
 
 
-def TMOV(dst: Tile, src: Tile) -> None:  # noqa: N802
+def _tmov_fixpipe(instr, dst, src, pre, relu, sat) -> None:
+    from . import _fixpipe as F
+    if src.loc != TileType.Acc:
+        raise constraint(instr, "src.loc", "must be TileType.Acc for the relu / quant forms",
+                         src.loc.name)
+    try:
+        relu = F.ReluPreMode(relu)
+    except ValueError:
+        raise constraint(instr, "reluMode", "must be ReluPreMode.NoRelu or NormalRelu",
+                         relu) from None
+    _same_valid(instr, dst, "src", src)
+    R, C = dst.valid_shape
+    if isinstance(pre, Tile):
+        q = F.fp_words(instr, "preQuant", pre, 0, C).reshape(1, C)
+    elif pre is not None:
+        if isinstance(pre, bool) or not isinstance(pre, (int, np.integer)) or \
+                not 0 <= int(pre) < 1 << 64:
+            raise constraint(instr, "preQuant", "must be a 64-bit unsigned word or a uint64 "
+                             "Tile", pre)
+        q = np.uint64(int(pre))
+    else:
+        q = None
+    out = F.convert(instr, src.valid, src.format.name, dst.format.name, q,
+                    relu == F.ReluPreMode.NormalRelu, bool(sat))
+    np.copyto(dst.valid, out.view(dst.dtype) if out.dtype != dst.dtype else out)
+    cost.record("MTE1", instr, vector_cycles(R, C, dst.dtype.itemsize, 1))
+
+
+def _lowp_move(instr, dst, src, r0=0, c0=0, into=False) -> bool:
+    """The element move of TMOV/TEXTRACT/TINSERT for the low-precision and 64-bit formats
+    (branch ptolowp): a bit copy in numpy, same dtype required.  False when both tiles have
+    kernel formats (the C path runs)."""
+    if dst.format.name in KERNEL_FORMATS and src.format.name in KERNEL_FORMATS:
+        return False
+    if src.format.name != dst.format.name:
+        raise constraint(instr, "dst.dtype", f"must equal src.dtype ({src.format.name}) for "
+                         "low-precision / 64-bit tiles (a bit copy)", dst.format.name)
+    if into:
+        R, C = src.valid_shape
+        np.copyto(dst.data[r0:r0 + R, c0:c0 + C], src.valid.copy())
+    else:
+        R, C = dst.valid_shape
+        np.copyto(dst.valid, src.data[r0:r0 + R, c0:c0 + C].copy())
+    cost.record("Vector" if dst.loc == TileType.Vec else "MTE1", instr,
+                vector_cycles(R, C, dst.dtype.itemsize, 1))
+    return True
+
+
+def TMOV(dst: Tile, src: Tile, preQuant=None, reluMode: int = 0,  # noqa: N802,N803
+         saturateInf: bool = False) -> None:  # noqa: N803
     """``dst[i, j] = src[i, j]`` over dst's valid region, between any tile locations and
     layouts (e.g. Mat -> Left/Right, Acc -> Vec).  Same dtype (bit copy), except from an
-    Acc float32 tile to float16/bfloat16 (rounded to nearest even).  Equal valid shapes."""
+    Acc float32 tile to float16/bfloat16 (rounded to nearest even).  Equal valid shapes.
+
+    The fixpipe forms from an Acc tile (pto-isa docs/isa/TMOV.md: relu, scalar-quant and
+    vector-quant forms): ``preQuant`` a 64-bit quantisation word or a uint64 tile of words
+    (one per column), ``reluMode`` ReluPreMode.NormalRelu, ``saturateInf``; the conversion of
+    :mod:`fastisa.pto._fixpipe` (TSTORE's)."""
     instr = "TMOV"
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    _tile(instr, "dst", dst, lowp=True)
+    _tile(instr, "src", src, lowp=True)
+    if preQuant is not None or reluMode:
+        return _tmov_fixpipe(instr, dst, src, preQuant, reluMode, saturateInf)
+    if _lowp_move(instr, dst, src):
+        return
     if src.format.name != dst.format.name:
         if not (src.loc == TileType.Acc and src.format.name == "float32"
                 and dst.format.name in ("float16", "bfloat16")):
@@ -1025,13 +1156,25 @@ def TTRANS(dst: Tile, src: Tile, tmp: Tile | None = None) -> None:  # noqa: N802
     """``dst[j, i] = src[i, j]``: dst's valid shape must be (src.valid_col, src.valid_row);
     same dtype.  ``tmp`` is accepted and unused."""
     instr = "TTRANS"
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    if type(dst).__name__ == "ConvTile" or type(src).__name__ == "ConvTile":
+        from ._conv import ttrans as _conv_ttrans
+        return _conv_ttrans(dst, src)
+    _tile(instr, "dst", dst, lowp=True)
+    _tile(instr, "src", src, lowp=True)
     _check_tmp(instr, tmp)
     _same_dtype(instr, dst, "src", src)
     if dst.valid_shape != (src.valid_col, src.valid_row):
         raise constraint(instr, "dst valid shape", f"must be src's transposed "
                          f"{(src.valid_col, src.valid_row)}", dst.valid_shape)
     R, C = dst.valid_shape
+    if dst.format.name not in KERNEL_FORMATS:
+        # one-byte / 64-bit element formats: the same element move in numpy (the x2 formats
+        # would need nibble moves across bytes: refused)
+        if dst.format.lanes != 1:
+            raise constraint(instr, "src.dtype", "must not be a packed x2 format (two fp4 "
+                             "codes per byte)", src.format.name)
+        np.copyto(dst.valid, src.valid.T.copy())
+        _record(instr, dst, "COPY")
+        return
     _run_unary("COPY", dst, _operand(src, dst, rs=src._cs, cs=src._rs), R, C)
     _record(instr, dst, "COPY")

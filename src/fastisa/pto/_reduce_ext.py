@@ -115,13 +115,12 @@ def TCOLARGMIN(*args: Tile) -> None:  # noqa: N802
 
 
 def _strip_tmp(args):
-    """(dst, src, tmp) -> (dst, src); (dstVal, dstIdx, src, tmp) -> (dstVal, dstIdx, src)."""
+    """(dst, src, tmp) -> (dst, src); (dstVal, dstIdx, src, tmp) -> (dstVal, dstIdx, src).
+    Three operands are always (dst, src, tmp): the C++ intrinsics
+    (include/pto/common/pto_instr.hpp) have only the (dst, src, tmp) and (dstVal, dstIdx,
+    src, tmp) forms, so an int32 src with an int32 tmp is no value form."""
     args = list(args)
-    if len(args) in (3, 4) and args[-1] is None:
-        return args[:-1]
-    if len(args) == 4 or (len(args) == 3 and isinstance(args[2], Tile)
-                          and args[2].format.name != args[1].format.name
-                          and args[0].format.name in ("int32", "uint32")):
+    if len(args) in (3, 4):
         args = args[:-1]
     return args
 

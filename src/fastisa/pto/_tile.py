@@ -14,6 +14,7 @@ import os
 import numpy as np
 
 from .. import cost, dtypes
+from . import _lowp_formats as _lp
 from ..errors import AccessError, AlignmentError, ConstraintError, constraint
 
 from typing import TYPE_CHECKING
@@ -24,9 +25,10 @@ if TYPE_CHECKING:
     from .._types import DTypeLike, Int, Real
 
 __all__ = [
-    "TileType", "BLayout", "SLayout", "PadValue", "Layout", "DYNAMIC", "Tile", "GlobalTensor",
+    "TileType", "BLayout", "SLayout", "PadValue", "PadCustom", "PadValueCustom",
+    "PadValueCustom16", "Layout", "DYNAMIC", "Tile", "GlobalTensor",
     "TLOAD", "TSTORE", "TASSIGN", "set_target", "get_target", "set_debug", "get_debug",
-    "BUFFER_BYTES", "PTO_DTYPE_NAMES", "MAX_TILE_BYTES",
+    "BUFFER_BYTES", "PTO_DTYPE_NAMES", "MAX_TILE_BYTES", "TSTORE_FP",
 ]
 
 #: A valid row/column count fixed at run time (``pto::DYNAMIC``, -1 in C++).
@@ -70,10 +72,93 @@ class PadValue(enum.IntEnum):
     Min = 3
 
 
+class PadCustom:
+    """A custom pad value (branch ptogold): pto-isa include/pto/common/constants.hpp
+    ``PadValueCustom(v)`` / ``PadValueCustom16(bits)``, a PadValue with bit 32 set and 32
+    bits of payload.  ``bits``: the payload (float32 bits for a float, the two's-complement
+    bits for an integer, raw 16 bits from PadValueCustom16).  TFILLPAD fills with it as the
+    CPU simulator decodes it (include/pto/cpu/TFillPad.hpp): a float32 tile reads the 32 bits
+    as float32, a 2-byte tile the low 16 bits as its own type, a 1-byte tile the low 8 bits
+    converted, a 4-byte integer tile the 32 bits; TLOAD pads with 0 (its getPadValue,
+    include/pto/cpu/TLoad.hpp, has no custom case)."""
+
+    __slots__ = ("bits",)
+
+    def __init__(self, bits: Int):
+        if isinstance(bits, bool) or not isinstance(bits, (int, np.integer)) \
+                or not 0 <= int(bits) <= 0xFFFFFFFF:
+            raise constraint("PadCustom", "bits", "must be an integer in [0, 2**32)", bits)
+        self.bits = int(bits)
+
+    @property
+    def name(self) -> str:
+        return f"Custom(0x{self.bits:08x})"
+
+    def __eq__(self, other):
+        return isinstance(other, PadCustom) and other.bits == self.bits
+
+    def __hash__(self):
+        return hash(("PadCustom", self.bits))
+
+    def __repr__(self):
+        return f"PadCustom(0x{self.bits:08x})"
+
+    def value_for(self, dtype) -> np.ndarray:
+        """The pad element for a tile of ``dtype`` (a 0-d array), the simulator's decoding."""
+        dt = np.dtype(dtype)
+        b = np.array(self.bits, np.uint32)
+        if dt.itemsize == 4:
+            return b.view(dt)[()]
+        if dt.itemsize == 2:
+            return np.array(self.bits & 0xFFFF, np.uint16).view(dt)[()]
+        if dt.itemsize == 1:
+            return np.array(self.bits & 0xFF, np.uint8).view(dt)[()]
+        raise constraint("PadCustom", "tile dtype", "must be 1, 2 or 4 bytes wide", dt.name)
+
+
+def PadValueCustom(value: Real) -> PadCustom:  # noqa: N802
+    """``PadValueCustom(v)`` (constants.hpp): a Python float gives its float32 bits, an
+    integer its 32-bit two's-complement bits (ConstraintError outside int32/uint32 range)."""
+    if isinstance(value, (float, np.floating)):
+        return PadCustom(int(np.array(value, np.float32).view(np.uint32)))
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) \
+            or not -2**31 <= int(value) < 2**32:
+        raise constraint("PadValueCustom", "value", "must be a float or a 32-bit integer", value)
+    return PadCustom(int(value) & 0xFFFFFFFF)
+
+
+def PadValueCustom16(bits16: Int) -> PadCustom:  # noqa: N802
+    """``PadValueCustom16(bits)`` (constants.hpp): raw float16/bfloat16 bits."""
+    if isinstance(bits16, bool) or not isinstance(bits16, (int, np.integer)) \
+            or not 0 <= int(bits16) <= 0xFFFF:
+        raise constraint("PadValueCustom16", "bits16", "must be an integer in [0, 65535]", bits16)
+    return PadCustom(int(bits16))
+
+
 class Layout(enum.IntEnum):
-    """GlobalTensor layout hint: ND (row-major) or DN (column-major)."""
+    """GlobalTensor layout: ND (row-major), DN (column-major) or NZ (fractal: dims 0-1 count
+    column blocks, dim 2 row blocks, dims 3-4 the 16 x C0 block; pto-isa
+    include/pto/common/pto_tile.hpp ``Layout::NZ``, docs/isa/TLOAD.md)."""
     ND = 0
     DN = 1
+    NZ = 2
+    # convolution layouts (branch ptolowp): GM tensors for ConvTile TLOAD/TSTORE
+    NCHW = 3
+    NC1HWC0 = 4
+    FRACTAL_Z = 5
+    GNCHW = 6
+    GNC1HWC0 = 7
+    NCDHW = 8
+    FRACTAL_Z_3D = 9
+    NDC1HWC0 = 16  #: shape (N, D, C1, H, W) with an implicit innermost C0 = 32 / sizeof(T)
+    # MX scale layouts of TMATMUL_MX's e8m0 scale tensors (branch ptolowp; TLOAD only).  The
+    # tensor's logical [rows, cols] is shape[3] x shape[4]; the array holds, in order:
+    MX_A_ZZ = 10   #: A scales [M, Kmx] padded to 16 x 2 blocks, blocks row-major (16 x 2 each)
+    MX_A_ND = 11   #: A scales row-major
+    MX_A_DN = 12   #: A scales as [Kmx/2][M][2] (pairs of K groups per row)
+    MX_B_NN = 13   #: B scales [Kmx, N] padded to 2 x 16 blocks, N blocks outer, each 16 x 2
+    MX_B_ND = 14   #: B scales as [Kmx/2][N][2]
+    MX_B_DN = 15   #: B scales column-major ([N][Kmx])
 
 
 #: Simulated on-chip buffer capacities in bytes per target (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/),
@@ -91,14 +176,20 @@ BUFFER_BYTES = {
 #: benchmarks use such tiles); this bound only turns absurd shapes into a ConstraintError.
 MAX_TILE_BYTES = 1 << 30
 
+_CONV_LAYOUTS = frozenset(range(3, 10)) | {16}
+
 _LOC_BUFFER = {TileType.Vec: "UB", TileType.Mat: "L1", TileType.Left: "L0A",
                TileType.Right: "L0B", TileType.Acc: "L0C", TileType.Bias: "BT",
                TileType.Scaling: "FB", TileType.ScaleLeft: "L0A", TileType.ScaleRight: "L0B",
                TileType.Ctrl: "UB"}
 
-#: Element formats a tile may hold.
-TILE_FORMATS = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8", "uint16",
-                "uint32")
+#: Element formats the C tile kernels handle (every vector instruction accepts only these).
+KERNEL_FORMATS = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8", "uint16",
+                  "uint32")
+#: Element formats a tile may hold: the kernel formats and (branch ptolowp, issue 13) the
+#: low-precision and 64-bit formats the PTO docs list (fastisa.pto._lowp_formats), which only
+#: data-movement and conversion instructions accept.
+TILE_FORMATS = KERNEL_FORMATS + _lp.LOWP
 
 _TARGETS = {"A2A3": "A2A3", "A2": "A2A3", "A3": "A2A3", "A2/A3": "A2A3", "A5": "A5"}
 
@@ -150,12 +241,19 @@ def _pool(name: str) -> np.ndarray:
 PTO_DTYPE_NAMES = {"f32": "float32", "f16": "float16", "bf16": "bfloat16", "i32": "int32",
                    "i16": "int16", "i8": "int8", "ui8": "uint8", "u8": "uint8",
                    "ui16": "uint16", "u16": "uint16", "ui32": "uint32", "u32": "uint32",
-                   "half": "float16", "float": "float32"}
+                   "half": "float16", "float": "float32",
+                   # branch ptolowp: the low-precision and 64-bit element types
+                   "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
+                   "f8E8M0FNU": "float8_e8m0fnu", "hif8": "hifloat8", "i64": "int64",
+                   "ui64": "uint64", "u64": "uint64", "i4": "int4"}
 
 
 def _fmt_of(dtype, where: str):
     if isinstance(dtype, str):
         dtype = PTO_DTYPE_NAMES.get(dtype, dtype)
+    lp = _lp.tile_format(dtype, where)
+    if lp is not None:
+        return lp
     try:
         fmt = dtypes.lookup(dtype)
     except ConstraintError:
@@ -184,7 +282,11 @@ class Tile:
     loc : TileType
         Where the tile lives (Vec = UB, Mat = L1, Left/Right/Acc = L0A/L0B/L0C, ...).
     dtype : format name, numpy/ml_dtypes dtype or :class:`fastisa.dtypes.Format`
-        One of float32, float16, bfloat16, int32, int16, int8, uint8, uint16, uint32.
+        One of float32, float16, bfloat16, int32, int16, int8, uint8, uint16, uint32 (the
+        vector instructions' formats), or one of the low-precision / 64-bit formats
+        float8_e4m3fn, float8_e5m2, float8_e8m0fnu, hifloat8, int4, float4_e2m1x2,
+        float4_e1m2x2, int64, uint64 (:mod:`fastisa.pto._lowp_formats`: storage, and which
+        instructions accept them; an x2 tile's cols count bytes of two codes).
     rows, cols : int
         Physical shape in elements.  Unboxed row-major tiles need ``cols * itemsize % 32
         == 0`` and column-major ones ``rows * itemsize % 32 == 0`` (32-byte rule); boxed
@@ -236,10 +338,14 @@ class Tile:
             self.slayout = SLayout(slayout)
         except ValueError:
             raise constraint(where, "slayout", "must be an SLayout", slayout) from None
-        try:
-            self.pad = PadValue(pad)
-        except ValueError:
-            raise constraint(where, "pad", "must be a PadValue (Null, Zero, Max, Min)", pad) from None
+        if isinstance(pad, PadCustom):
+            self.pad = pad
+        else:
+            try:
+                self.pad = PadValue(pad)
+            except ValueError:
+                raise constraint(where, "pad", "must be a PadValue (Null, Zero, Max, Min) or a "
+                                 "PadCustom", pad) from None
         fractal = _as_int(fractal, "fractal", where)
         if fractal not in (32, 512, 1024):
             raise constraint(where, "fractal", "must be 32, 512 or 1024 bytes", fractal)
@@ -377,6 +483,48 @@ class Tile:
         """Set every element of the physical buffer (a convenience, not an instruction)."""
         self._buf[...] = value
 
+    # ---- Tile::SetValue / Tile::GetValue (branch ptogold) ----------------------------------
+    def _scalar_offset(self, name: str, offset) -> int:
+        if self.loc != TileType.Vec:
+            raise constraint(name, "tile.loc", "must be TileType.Vec", self.loc.name)
+        if isinstance(offset, bool) or not isinstance(offset, (int, np.integer)):
+            raise constraint(name, "offset", "must be an integer", type(offset).__name__)
+        offset = int(offset)
+        if not 0 <= offset < self._buf.size:
+            raise AccessError(f"{name}: offset must be in [0, {self._buf.size}) (the tile's "
+                              f"{self.rows} x {self.cols} storage), got {offset}")
+        return offset
+
+    def SetValue(self, offset: Int, value: Real) -> None:  # noqa: N802
+        """``Tile::SetValue(offset, val)``: store ``value`` converted to the tile's dtype at
+        element ``offset`` of the tile's storage (storage order: the layout's, not the valid
+        region's), as include/pto/common/pto_tile.hpp ``*(data + offset) = val`` (C++'s
+        conversion: a float dtype rounds to nearest; an integer dtype takes an integer value
+        in its range).  Vec tiles only.  Raises ConstraintError (not Vec, a non-integer
+        offset, an integer dtype given a non-integral or out-of-range value) or AccessError
+        (offset outside the storage); nothing changes then."""
+        offset = self._scalar_offset("Tile.SetValue", offset)
+        dt = self._buf.dtype
+        if self.format.is_float:
+            v = np.asarray(float(value), np.float64).astype(dt)
+        else:
+            if isinstance(value, bool) or not float(value).is_integer():
+                raise constraint("Tile.SetValue", "value", f"must be an integer for a "
+                                 f"{self.format.name} tile", value)
+            info = np.iinfo(dt)
+            if not info.min <= int(value) <= info.max:
+                raise constraint("Tile.SetValue", "value", f"must be in [{info.min}, "
+                                 f"{info.max}] for a {self.format.name} tile", value)
+            v = np.asarray(int(value)).astype(dt)
+        self._buf[offset] = v
+
+    def GetValue(self, offset: Int):  # noqa: N802
+        """``Tile::GetValue(offset)``: element ``offset`` of the tile's storage as a numpy
+        scalar of the tile's dtype (pto_tile.hpp ``*(data + offset)``).  Vec tiles only;
+        raises as SetValue."""
+        offset = self._scalar_offset("Tile.GetValue", offset)
+        return self._buf[offset].copy()
+
     def __repr__(self) -> str:
         vr = "?" if self._dyn_row else ""
         vc = "?" if self._dyn_col else ""
@@ -392,15 +540,34 @@ class GlobalTensor:
     TSTORE).  ``shape`` and ``strides`` (in elements, up to 5 dims, left-padded to 5 with
     shape 1) default to the array's own.  Every addressed element must lie inside ``array``
     (AccessError otherwise).  ``layout`` is ND (row-major: rows are dims 0-3, columns dim 4)
-    or DN (column-major: rows are dim 3, columns dims 0,1,2,4).
+    or DN (column-major: rows are dim 3, columns dims 0,1,2,4), NZ (16 x C0 fractals: rows
+    dims 2-3, columns dims 0,1,4), an MX scale layout (TLOAD of TMATMUL_MX scales) or a
+    convolution layout (TLOAD/TSTORE with a ConvTile).  ``dtype`` names the element format
+    when ``array`` holds only its container (uint8 codes of hifloat8, int4, float4_*x2 or an
+    fp8 format); an en_dtypes ``hifloat8`` array is taken as its codes.
     """
 
     def __init__(self, array: np.ndarray, shape: Sequence[Int] | None = None,
-                 strides: Sequence[Int] | None = None, layout: Layout | int = Layout.ND) -> None:
+                 strides: Sequence[Int] | None = None, layout: Layout | int = Layout.ND,
+                 dtype: DTypeLike | None = None) -> None:
         if not isinstance(array, np.ndarray):
             raise constraint("GlobalTensor", "array", "must be a numpy array", type(array).__name__)
+        if dtype is not None:
+            # the element format when the array holds only its container (branch ptolowp):
+            # uint8 bytes of hifloat8 / int4 / float4_*x2 codes; the itemsize must match
+            fmt = _fmt_of(dtype, "GlobalTensor")
+            if array.dtype.itemsize != fmt.itemsize or array.dtype.kind not in "uif" and \
+                    array.dtype.name != fmt.np_dtype.name:
+                raise constraint("GlobalTensor", "array", f"must hold {fmt.name}'s container "
+                                 f"{fmt.np_dtype} ({fmt.itemsize} bytes per item)", array.dtype)
+            self.format = fmt
+            if array.dtype != fmt.np_dtype:
+                array = array.view(fmt.np_dtype)
+        else:
+            self.format = _fmt_of(array.dtype, "GlobalTensor")
+            if array.dtype != self.format.np_dtype:      # en_dtypes.hifloat8 -> its codes
+                array = array.view(self.format.np_dtype)
         self.array = array
-        self.format = _fmt_of(array.dtype, "GlobalTensor")
         isz = array.dtype.itemsize
         if shape is None:
             shape = array.shape
@@ -435,7 +602,22 @@ class GlobalTensor:
         try:
             self.layout = Layout(layout)
         except ValueError:
-            raise constraint("GlobalTensor", "layout", "must be Layout.ND or Layout.DN", layout) from None
+            raise constraint("GlobalTensor", "layout", "must be a Layout", layout) from None
+        if self.layout >= Layout.MX_A_ZZ and self.layout not in _CONV_LAYOUTS:
+            up = lambda x, m: -(-x // m) * m  # noqa: E731
+            R, C = self.shape[3], self.shape[4]
+            pad = {Layout.MX_A_ZZ: (16, 2), Layout.MX_A_DN: (1, 2), Layout.MX_B_NN: (2, 16),
+                   Layout.MX_B_ND: (2, 1)}.get(self.layout, (1, 1))
+            need = up(R, pad[0]) * up(C, pad[1])
+            if self.shape[:3] != (1, 1, 1) or array.size < need:
+                raise constraint("GlobalTensor", "shape", f"of an {self.layout.name} tensor must "
+                                 f"be (1, 1, 1, rows, cols) over an array of >= {need} elements "
+                                 "(the padded scale blocks)", self.shape)
+        if self.layout == Layout.NZ and 0 not in self.shape and (
+                self.shape[3] != 16 or self.shape[4] * isz != 32):
+            raise constraint("GlobalTensor", "shape", "of an NZ tensor must end in the 16 x C0 "
+                             f"fractal (dim 3 = 16, dim 4 = 32 / sizeof(T) = {32 // isz})",
+                             self.shape)
         # The whole array as one flat element sequence (no copy when contiguous).
         if not (array.flags.c_contiguous or array.flags.f_contiguous):
             raise constraint("GlobalTensor", "array", "must be contiguous (GM is flat memory)",
@@ -444,6 +626,8 @@ class GlobalTensor:
             hi = -1
         else:
             hi = sum((n - 1) * s for n, s in zip(self.shape, self.strides))
+        if self.layout == Layout.NDC1HWC0 and hi >= 0:
+            hi += 32 // isz - 1                 # the implicit innermost C0
         if hi >= array.size:
             raise AccessError(f"GlobalTensor: shape {self.shape} with strides {self.strides} "
                               f"reaches element {hi}, outside the array of {array.size} elements")
@@ -451,26 +635,78 @@ class GlobalTensor:
     def _view5(self) -> np.ndarray:
         flat = self.array.reshape(-1, order="A")
         isz = flat.dtype.itemsize
-        return np.lib.stride_tricks.as_strided(
+        dt = flat.dtype
+        if dt.kind == "V" or dt.name.startswith(("float8", "float4", "bfloat")):
+            # as_strided cannot rebuild ml_dtypes arrays from their array interface: stride
+            # an unsigned integer view of the same width and view the result back
+            flat = flat.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[isz])
+        v = np.lib.stride_tricks.as_strided(
             flat, shape=self.shape, strides=tuple(s * isz for s in self.strides),
             writeable=self.array.flags.writeable)
+        return v if v.dtype == dt else v.view(dt)
 
     def view2d(self) -> np.ndarray:
         """The tensor as ``[rows, cols]`` (ND: rows = dims 0-3; DN: rows = dim 3)."""
+        if self.layout in _CONV_LAYOUTS:
+            raise constraint("GlobalTensor", "layout", "is a convolution layout: TLOAD/TSTORE it "
+                             "with a ConvTile", self.layout.name)
+        if self.layout >= Layout.MX_A_ZZ:
+            return self._mx_view()
         v = self._view5()
         n = self.shape
         if self.layout == Layout.ND:
             return v.reshape(n[0] * n[1] * n[2] * n[3], n[4])
+        if self.layout == Layout.NZ:    # element (i2*n3 + i3, (i0*n1 + i1)*n4 + i4)
+            return v.transpose(2, 3, 0, 1, 4).reshape(n[2] * n[3], n[0] * n[1] * n[4])
         return v.transpose(3, 0, 1, 2, 4).reshape(n[3], n[0] * n[1] * n[2] * n[4])
+
+    def _mx_view(self) -> np.ndarray:
+        """The logical [rows, cols] of an MX scale layout (a copy; see Layout)."""
+        R, C = self.shape[3], self.shape[4]
+        a = self.array.reshape(-1, order="A")
+        up = lambda x, m: -(-x // m) * m  # noqa: E731
+        L = self.layout
+        if L == Layout.MX_A_ND:
+            return a[:R * C].reshape(R, C).copy()
+        if L == Layout.MX_B_DN:
+            return a[:R * C].reshape(C, R).T.copy()
+        if L == Layout.MX_A_ZZ:
+            Rp, Cp = up(R, 16), up(C, 2)
+            g = a[:Rp * Cp].reshape(Rp // 16, Cp // 2, 16, 2).transpose(0, 2, 1, 3)
+        elif L == Layout.MX_A_DN:
+            Rp, Cp = R, up(C, 2)
+            g = a[:Rp * Cp].reshape(Cp // 2, R, 2).transpose(1, 0, 2)
+        elif L == Layout.MX_B_NN:
+            Rp, Cp = up(R, 2), up(C, 16)
+            g = a[:Rp * Cp].reshape(Cp // 16, Rp // 2, 16, 2).transpose(1, 3, 0, 2)
+        else:                                   # MX_B_ND
+            Rp, Cp = up(R, 2), C
+            g = a[:Rp * Cp].reshape(Rp // 2, C, 2).transpose(0, 2, 1)
+        return g.reshape(Rp, Cp)[:R, :C].copy()
+
+    def _write2d(self, src2d: np.ndarray) -> None:
+        """Writes a [rows, cols] array through the 5-D view (the inverse of view2d)."""
+        v5 = self._view5()
+        n = self.shape
+        if self.layout == Layout.ND:
+            v5[...] = src2d.reshape(n)
+        elif self.layout == Layout.NZ:
+            v5[...] = src2d.reshape(n[2], n[3], n[0], n[1], n[4]).transpose(2, 3, 0, 1, 4)
+        else:
+            v5[...] = src2d.reshape(n[3], n[0], n[1], n[2], n[4]).transpose(1, 2, 3, 0, 4)
 
     @property
     def rows(self) -> int:
         n = self.shape
+        if self.layout == Layout.NZ:
+            return n[2] * n[3]
         return n[0] * n[1] * n[2] * n[3] if self.layout == Layout.ND else n[3]
 
     @property
     def cols(self) -> int:
         n = self.shape
+        if self.layout == Layout.NZ:
+            return n[0] * n[1] * n[4]
         return n[4] if self.layout == Layout.ND else n[0] * n[1] * n[2] * n[4]
 
     def __repr__(self) -> str:
@@ -484,10 +720,20 @@ def _check_tile(instr: str, name: str, t) -> Tile:
     return t
 
 
-def _pad_value(tile: Tile):
+def _pad_value(tile: Tile, load: bool = False):
     fmt = tile.format
+    if isinstance(tile.pad, PadCustom):        # TLOAD: 0; TFILLPAD: the decoded payload
+        return 0 if load else tile.pad.value_for(tile.dtype)
     if tile.pad in (PadValue.Null, PadValue.Zero):
         return 0
+    if fmt.name in _lp.LOWP and fmt.name not in ("int64", "uint64"):
+        # the code of +-inf (or +-max finite where the format has no inf), in every lane
+        code = int(_lp.encode(_lp.ALIASES.get(fmt.name, fmt.name),
+                              np.array([np.inf if tile.pad == PadValue.Max else -np.inf]),
+                              saturate=False)[0])
+        if fmt.lanes == 2:
+            code = code | code << 4
+        return np.array(code, np.uint8).view(tile.dtype)
     if fmt.is_float:
         return np.inf if tile.pad == PadValue.Max else -np.inf
     info = np.iinfo(tile.dtype)
@@ -505,9 +751,12 @@ def TLOAD(tile: Tile, gt: GlobalTensor) -> None:  # noqa: N802
     The whole tile capacity is first filled with the tile's pad value (Null/Zero: 0, Max:
     +inf or the integer maximum, Min: -inf or the integer minimum), as the reference CPU
     simulator does (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)), then the valid region is copied.  The tensor's
-    rows x cols (ND: dims 0-3 x dim 4; DN: dim 3 x dims 0,1,2,4) must equal the tile's valid
-    shape and its dtype the tile's.  Raises ConstraintError.
+    rows x cols (ND: dims 0-3 x dim 4; DN: dim 3 x dims 0,1,2,4; NZ: dims 2,3 x dims
+    0,1,4) must equal the tile's valid shape and its dtype the tile's.  Raises ConstraintError.
     """
+    if type(tile).__name__ == "ConvTile":
+        from ._conv import load
+        return load(tile, gt)
     _check_tile("TLOAD", "tile", tile)
     if not isinstance(gt, GlobalTensor):
         raise constraint("TLOAD", "src", "must be a GlobalTensor", type(gt).__name__)
@@ -518,15 +767,29 @@ def TLOAD(tile: Tile, gt: GlobalTensor) -> None:  # noqa: N802
         raise constraint("TLOAD", "src shape", f"(rows, cols) must equal the tile valid shape "
                          f"{tile.valid_shape}", (gt.rows, gt.cols))
     src = gt.view2d()          # every check (and the view) before the first write
-    tile._buf[...] = _pad_value(tile)
+    tile._buf[...] = _pad_value(tile, load=True)
     np.copyto(tile.valid, src)
     nbytes = tile.valid_row * tile.valid_col * tile.dtype.itemsize
     cost.record("MTE2", "TLOAD", _mte_cycles(nbytes), reads=[gt], writes=[tile], nbytes=nbytes)
 
 
-def TSTORE(gt: GlobalTensor, tile: Tile) -> None:  # noqa: N802
+def TSTORE(gt: GlobalTensor, tile: Tile, preQuantScalar: Int | None = None,  # noqa: N802,N803
+           reluPreMode: int = 0, saturateInf: bool = False) -> None:  # noqa: N803
     """``gt = tile[valid]``: store a tile's valid region to a GM tensor (MTE3); nothing else
-    of ``gt.array`` is written.  Shapes and dtypes as TLOAD.  Raises ConstraintError."""
+    of ``gt.array`` is written.  Shapes and dtypes as TLOAD.  Raises ConstraintError.
+
+    The fixpipe forms (pto-isa docs/isa/TSTORE.md; arithmetic: :mod:`fastisa.pto._fixpipe`):
+    a dtype change from an Acc tile (float32 -> float16/bfloat16), ``preQuantScalar`` (the
+    64-bit quantisation word, e.g. ``QuantWord.pack(scale, offset)``) for the quantising
+    pairs (float32/int32 -> int8/uint8/float16/bfloat16/int16/...), ``reluPreMode``
+    (ReluPreMode.NormalRelu: ReLU in the fixpipe) and ``saturateInf`` (the CTRL bit that
+    makes float16/bfloat16 results saturate inf and zero NaN)."""
+    if type(tile).__name__ == "ConvTile" and preQuantScalar is None and not reluPreMode:
+        from ._conv import store as _conv_store
+        return _conv_store(gt, tile)
+    if preQuantScalar is not None or reluPreMode or gt_needs_fixpipe(gt, tile):
+        from ._fixpipe import store
+        return store("TSTORE", gt, tile, preQuantScalar, None, reluPreMode, saturateInf)
     _check_tile("TSTORE", "tile", tile)
     if not isinstance(gt, GlobalTensor):
         raise constraint("TSTORE", "dst", "must be a GlobalTensor", type(gt).__name__)
@@ -538,20 +801,33 @@ def TSTORE(gt: GlobalTensor, tile: Tile) -> None:  # noqa: N802
                          f"{tile.valid_shape}", (gt.rows, gt.cols))
     if not gt.array.flags.writeable:
         raise constraint("TSTORE", "dst.array", "must be writeable", "read-only array")
+    if gt.layout >= Layout.MX_A_ZZ:
+        raise constraint("TSTORE", "dst.layout", "must not be an MX scale layout (TLOAD only)",
+                         gt.layout.name)
     view = gt.view2d()
     if not np.shares_memory(view, gt.array):
         # ND/DN reshape had to copy: write through the 5-D view instead.
-        v5 = gt._view5()
-        n = gt.shape
-        src = tile.valid
-        if gt.layout == Layout.ND:
-            v5[...] = src.reshape(n)
-        else:
-            v5[...] = src.reshape(n[3], n[0], n[1], n[2], n[4]).transpose(1, 2, 3, 0, 4)
+        gt._write2d(tile.valid)
     else:
         np.copyto(view, tile.valid)
     nbytes = tile.valid_row * tile.valid_col * tile.dtype.itemsize
     cost.record("MTE3", "TSTORE", _mte_cycles(nbytes), reads=[tile], writes=[gt], nbytes=nbytes)
+
+
+def gt_needs_fixpipe(gt, tile) -> bool:
+    """An Acc tile stored to a GM tensor of another dtype goes through the fixpipe."""
+    return (isinstance(gt, GlobalTensor) and isinstance(tile, Tile)
+            and tile.loc == TileType.Acc and gt.format.name != tile.format.name)
+
+
+def TSTORE_FP(gt: GlobalTensor, tile: Tile, fp: Tile, reluPreMode: int = 0,  # noqa: N802,N803
+              saturateInf: bool = False) -> None:  # noqa: N803
+    """TSTORE with a vector of quantisation words: ``fp`` is a uint64 tile holding one word
+    per column of the stored region (per row for a column-major tile); each word's scale is
+    cut to its 19-bit form (pto-isa docs/isa/TSTORE.md ``TSTORE_FP``; arithmetic and word
+    layout: :mod:`fastisa.pto._fixpipe`).  Raises ConstraintError."""
+    from ._fixpipe import store
+    return store("TSTORE_FP", gt, tile, None, fp, reluPreMode, saturateInf)
 
 
 def TASSIGN(tile: Tile, addr: Int) -> None:  # noqa: N802

@@ -1,0 +1,115 @@
+"""TQUANT, integer forms (INT8_SYM / INT8_ASYM) (branch ptolowp, issue 13).
+
+pto-isa docs/isa/TQUANT.md "Integer INT8" writes
+
+    q = round(x / scale) + offset,   q in [-128, 127]  (SYM, int8)  or  [0, 255]  (ASYM, uint8)
+
+while both implementations multiply by the tile passed as ``scale`` and add the offset
+*before* rounding: the A2/A3 kernel (include/pto/npu/a2a3/TQuant.hpp: TROWEXPANDMUL by
+``scale``, TROWEXPANDADD ``offset``, then float32 -> int32 -> float16 -> int8 with CAST_RINT
+and saturation) and the CPU simulator (include/pto/cpu/TQuant.hpp, whose variable is named
+``invScale``: ``nearbyint(x * scale + offset)``).
+
+fastisa follows the documented formula with this reading of its ambiguous ``scale``: **the
+``scale`` tile holds the reciprocal of the docs' scale** (as both implementations and the
+simulator's own naming say), so
+
+    q[r, c] = sat( rint(float32(x[r, c] * scale[r])) + offset[r] )
+
+rounding to nearest even (CAST_RINT, the kernel's mode) and then adding the offset, per row
+(``scale`` / ``offset``: float32 tiles with one value per row in column 0, a row past their
+valid rows uses the last one, as the simulator's GetParamValue).  For an integral offset
+this equals the implementations except where ``float32(x * scale) + offset`` itself rounds
+(the implementations round that float32 sum; the docs round before adding); for a
+non-integral offset the docs' ``round(..) + offset`` is not an integer and fastisa rounds
+it once more (to nearest even) before saturating.  NaN -> 0.  ``tmp`` (A2/A3 interface
+parity) is accepted, checked to be a float32 tile of src's size, and unused.
+
+The MX forms (MXFP8 / MXFP4 with shared exponents) are not implemented: the docs specify
+stochastic rounding for their final cast (``SPR.CTRL[50]=1``), which no deterministic
+simulation reproduces.
+"""
+
+from __future__ import annotations
+
+import enum
+
+import numpy as np
+
+from .. import cost
+from ..errors import constraint
+from ._ops import _tile, _vec, vector_cycles
+from ._tile import Tile
+
+__all__ = ["QuantType", "TQUANT"]
+
+
+class QuantType(enum.IntEnum):
+    """pto's ``QuantType`` (include/pto/common/type.hpp)."""
+    MXFP8 = 0
+    MXFP4_E2M1 = 1
+    INT8_SYM = 2
+    INT8_ASYM = 3
+
+
+def _per_row(instr, name, t, R):
+    _tile(instr, name, t)
+    if t.format.name != "float32":
+        raise constraint(instr, f"{name}.dtype", "must be float32", t.format.name)
+    if t.valid_row < 1 or t.valid_col < 1:
+        raise constraint(instr, f"{name} valid shape", "must hold at least one value",
+                         t.valid_shape)
+    rows = np.minimum(np.arange(R), t.valid_row - 1)
+    return t.data[rows, 0].astype(np.float32).reshape(R, 1)
+
+
+def TQUANT(dst: Tile, src: Tile, scale: Tile, offset: Tile | None = None,  # noqa: N802
+           tmp: Tile | None = None, quantType: QuantType | int | None = None) -> None:  # noqa: N803
+    """``dst = sat(rint(src * scale[row]) + offset[row])`` (module doc: the docs' formula with
+    ``scale`` read as the reciprocal).  ``quantType`` INT8_SYM (no offset, int8 dst) or
+    INT8_ASYM (offset, uint8 dst); by default ASYM when ``offset`` is given.  src: float32
+    Vec tile; dst: equal valid shape.  Raises ConstraintError; NotImplementedError for the
+    MX forms."""
+    instr = "TQUANT"
+    if quantType is None:
+        quantType = QuantType.INT8_SYM if offset is None else QuantType.INT8_ASYM
+    try:
+        qt = QuantType(quantType)
+    except ValueError:
+        raise constraint(instr, "quantType", "must be a QuantType", quantType) from None
+    if qt in (QuantType.MXFP8, QuantType.MXFP4_E2M1):
+        raise NotImplementedError("TQUANT: the MX forms are not implemented in fastisa (their "
+                                  "final cast uses stochastic rounding, docs/isa/TQUANT.md)")
+    for name, t in (("dst", dst), ("src", src)):
+        _tile(instr, name, t)
+        _vec(instr, name, t)
+    if src.format.name != "float32":
+        raise constraint(instr, "src.dtype", "must be float32", src.format.name)
+    want = "int8" if qt == QuantType.INT8_SYM else "uint8"
+    if dst.format.name != want:
+        raise constraint(instr, "dst.dtype", f"must be {want} for {qt.name}", dst.format.name)
+    if dst.valid_shape != src.valid_shape:
+        raise constraint(instr, "src valid shape", f"must equal dst's valid shape "
+                         f"{dst.valid_shape}", src.valid_shape)
+    if qt == QuantType.INT8_ASYM and offset is None:
+        raise constraint(instr, "offset", "is required for INT8_ASYM", None)
+    if qt == QuantType.INT8_SYM and offset is not None:
+        raise constraint(instr, "offset", "must be None for INT8_SYM", "a tile")
+    if tmp is not None:
+        _tile(instr, "tmp", tmp)
+        if tmp.format.name != "float32" or tmp.rows * tmp.cols < src.valid_row * src.valid_col:
+            raise constraint(instr, "tmp", "must be a float32 tile of at least src's valid size",
+                             repr(tmp))
+    R, C = dst.valid_shape
+    s = _per_row(instr, "scale", scale, R)
+    off = _per_row(instr, "offset", offset, R) if offset is not None else None
+    if not (R and C):
+        return
+    with np.errstate(all="ignore"):
+        q = np.rint(src.valid.astype(np.float32) * s)
+        if off is not None:
+            q = np.rint(q + off)
+    lo, hi = (-128.0, 127.0) if qt == QuantType.INT8_SYM else (0.0, 255.0)
+    q = np.where(np.isnan(q), 0.0, np.clip(q, lo, hi))
+    np.copyto(dst.valid, q.astype(dst.dtype))
+    cost.record("Vector", instr, vector_cycles(R, C, 4, 3))

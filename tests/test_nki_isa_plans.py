@@ -1,0 +1,288 @@
+"""nkibench: the per-signature plans of dma_transpose, dma_compute, nc_stream_shuffle,
+bn_stats and bn_aggr (fastisa.nki._isaplan), the plain-index fast path of NkiTensor
+indexing, and the blocked 16-bit transpose kernel.
+
+Every scenario runs twice from a fresh state, with the plan caches on and off
+(``fastisa.plans.disabled``), each call repeated so that the cached run stores a plan and
+then runs it; results (bytes), errors (type and message) and cost records must be the
+same.  The scenarios include what a plan must hand back to the full path: a dst that is a
+source, a source overlapping dst in another layout, a view with the planned form at a
+start partition the instruction rejects.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import reference as ref
+from fastisa import cost, plans
+from fastisa.errors import AccessError
+from fastisa.nki import _isaplan
+from fastisa.nki import isa as nisa
+from fastisa.nki import language as nl
+from fastisa.nki import tensor as _tensor
+from fastisa.nki.tensor import NkiTensor
+
+BF16 = ml_dtypes.bfloat16
+REPEAT = 3
+
+
+def T(a, fmt, buf=nl.sbuf):
+    return NkiTensor(np.ascontiguousarray(a), fmt, buf)
+
+
+def _outcome(fn):
+    try:
+        r = fn()
+        return ("ok", r)
+    except Exception as e:          # noqa: BLE001 -- compared, not swallowed
+        return ("error", type(e).__name__, str(e))
+
+
+def _check(scenario):
+    res = []
+    for on in (True, False):
+        plans.clear()
+        with cost.profiling() as prof:
+            if on:
+                r = [_outcome(s) for s in scenario() for _ in range(REPEAT)]
+                assert any(v is not None for v in _isaplan.CACHE.values())
+            else:
+                with plans.disabled():
+                    r = [_outcome(s) for s in scenario() for _ in range(REPEAT)]
+        res.append((r, [(e.engine, e.instruction, e.cycles) for e in prof.events]))
+    (a, ea), (b, eb) = res
+    assert len(a) == len(b)
+    for i, (x, y) in enumerate(zip(a, b)):
+        assert x == y, f"step {i}: cached {x!r} != full path {y!r}"
+    assert ea == eb
+
+
+def _bits(t):
+    """A digest of the tensor's bytes (compared between the two runs)."""
+    return hashlib.sha256(np.ascontiguousarray(t.data).view(np.uint8).tobytes()).hexdigest()
+
+
+def test_dma_transpose_plan_same_bits_and_errors():
+    def scenario():
+        rng = np.random.default_rng(0)
+        src = T(rng.integers(0, 65536, (128, 512)).astype(np.uint16).view(BF16), "bfloat16",
+                nl.hbm)
+        big = T(np.zeros((4, 128, 128), BF16), "bfloat16")
+        s3 = T(rng.integers(0, 65536, (4, 8, 24)).astype(np.uint16).view(BF16), "bfloat16")
+        d3 = T(np.zeros((24, 8, 4), BF16), "bfloat16")
+        own = T(np.zeros((128, 128), BF16), "bfloat16")
+
+        def tr(k):
+            nisa.dma_transpose(big[k], src[:, 128 * k:128 * (k + 1)])
+            return _bits(big)
+
+        def tr3():
+            nisa.dma_transpose(d3, s3, axes=(2, 1, 0))
+            return _bits(d3)
+
+        def overlap():                  # same form as a planned call, but dst is src
+            nisa.dma_transpose(own, own)
+
+        def bad_axes():
+            nisa.dma_transpose(d3, s3, axes=(0, 1, 2))
+        return [lambda k=k: tr(k) for k in range(4)] + [tr3, overlap, bad_axes]
+    _check(scenario)
+
+
+def test_stream_shuffle_plan_same_bits_and_start_partition():
+    mask = [(i * 7 + 3) % 32 for i in range(32)]
+    mask[5] = 255
+
+    def scenario():
+        rng = np.random.default_rng(1)
+        a = T(rng.standard_normal((128, 300)).astype(np.float32), "float32")
+        d = T(np.zeros((128, 300), np.float32), "float32")
+        big = T(rng.standard_normal((128, 64)).astype(np.float32), "float32")
+        dq = T(np.zeros((32, 64), np.float32), "float32")
+
+        def shuffle():
+            nisa.nc_stream_shuffle(d, a, mask)
+            return _bits(d)
+
+        def in_place():
+            nisa.nc_stream_shuffle(a, a, mask)
+            return _bits(a)
+
+        def quadrant(q):        # one form, start partitions 0, 32 (allowed) then 16 (not)
+            nisa.nc_stream_shuffle(dq, big[q:q + 32], mask)
+            return _bits(dq)
+        def other_masks(m):     # equal values of other types, a bad entry, an unhashable one
+            nisa.nc_stream_shuffle(d, a, m)
+            return _bits(d)
+        return [shuffle, in_place, lambda: quadrant(0), lambda: quadrant(32),
+                lambda: quadrant(16), lambda: other_masks([float(m) for m in mask]),
+                lambda: other_masks(tuple(np.int64(m) for m in mask)),
+                lambda: other_masks([True] + mask[1:]), lambda: other_masks([40] + mask[1:]),
+                lambda: other_masks([[0]] + mask[1:]), lambda: other_masks(mask[:31])]
+    _check(scenario)
+
+
+def test_dma_compute_plan_same_bits_with_aliasing():
+    def scenario():
+        rng = np.random.default_rng(2)
+        xs = [T(rng.standard_normal((64, 96)).astype(np.float32), "float32", nl.hbm)
+              for _ in range(3)]
+        d = T(np.zeros((64, 96), np.float32), "float32", nl.hbm)
+        flat = T(rng.standard_normal((96, 64)).astype(np.float32), "float32", nl.hbm)
+        mix = T(rng.standard_normal((64, 96)).astype(BF16), "bfloat16", nl.hbm)
+        db = T(np.zeros((64, 96), BF16), "bfloat16", nl.hbm)
+
+        def plain():
+            nisa.dma_compute(d, xs, nl.add)
+            return _bits(d)
+
+        def dst_is_source():
+            nisa.dma_compute(xs[1], xs, nl.add, scales=[1.0, 1.0, 1.0])
+            return _bits(xs[1])
+
+        def other_layout():     # a source over dst's memory in another layout: copied first
+            nisa.dma_compute(flat, [xs[0], NkiTensor(flat.data.T, "float32", nl.hbm), xs[2]],
+                             nl.add)
+            return _bits(flat)
+
+        def mixed():
+            nisa.dma_compute(db, [mix, xs[0], mix], nl.add)
+            return _bits(db)
+
+        def bad_scale():
+            nisa.dma_compute(d, xs, nl.add, scales=[1.0, 2.0, 1.0])
+        return [plain, dst_is_source, other_layout, mixed, bad_scale]
+    _check(scenario)
+
+
+def test_dma_compute_matches_oracle_on_the_plan_path():
+    rng = np.random.default_rng(3)
+    xs = [T(rng.standard_normal((128, 2048)).astype(np.float32), "float32", nl.hbm)
+          for _ in range(3)]
+    d = T(np.zeros((128, 2048), np.float32), "float32", nl.hbm)
+    for _ in range(2):
+        nisa.dma_compute(d, xs, nl.add)
+        w = ref.nki_isa_dma_compute([x.data for x in xs])
+        assert (d.data.reshape(-1).view(np.uint32) == np.asarray(w, np.float32).view(np.uint32)).all()
+
+
+def test_bn_stats_aggr_plan_same_bits():
+    def scenario():
+        rng = np.random.default_rng(4)
+        x = T(rng.standard_normal((128, 1024)).astype(np.float32), "float32")
+        xb = T(rng.standard_normal((128, 300)).astype(BF16), "bfloat16")
+        st = T(np.zeros((128, 12), np.float32), "float32")
+        sb = T(np.zeros((128, 6), BF16), "bfloat16")
+        mv = T(np.zeros((128, 2), np.float32), "float32")
+
+        def stats(k):
+            nisa.bn_stats(st[:, 6 * k:6 * k + 6], x[:, 512 * k:512 * (k + 1)])
+            return _bits(st)
+
+        def aggr():
+            nisa.bn_aggr(mv, st)
+            return _bits(mv)
+
+        def to_bf16():              # a bfloat16 dst: always the full path
+            nisa.bn_stats(sb, xb)
+            nisa.bn_aggr(mv, sb)
+            return _bits(sb) + _bits(mv)
+
+        def too_wide():
+            nisa.bn_stats(st[:, :6], x)
+        return [lambda: stats(0), lambda: stats(1), aggr, to_bf16, too_wide]
+    _check(scenario)
+
+
+# ---- NkiTensor: plain ints and slices -------------------------------------------------
+_KEYS = [0, -1, 3, (1, 2), (1, 2, 3), (), slice(None), (slice(0, 2, 1), 1), (slice(1, 1),),
+         (slice(None, None, 2), slice(1, 3)), (Ellipsis, 0), (None,), (0, slice(2, None)),
+         4, (0, 0, 0, 0), (slice(0, 5),), (slice(-1, None),), (slice(None, None, -1),),
+         (True,), (slice(0, 2, 0),), (np.int64(1), 2), (slice(1.0, 2),), (2, -4)]
+
+
+@pytest.mark.parametrize("onchip", [False, True], ids=["hbm", "sbuf"])
+@pytest.mark.parametrize("key", _KEYS, ids=repr)
+def test_plain_index_fast_path_is_the_general_path(key, onchip, monkeypatch):
+    t = NkiTensor(np.arange(4 * 3 * 4, dtype=np.float32).reshape(4, 3, 4), "float32",
+                  nl.sbuf if onchip else nl.hbm, name="x")
+
+    def view(tensor):
+        try:
+            v = tensor[key]
+        except AccessError as e:
+            return ("error", str(e))
+        return (type(v), v.dtype, v.buffer, v.name, v.data.shape, v.data.strides,
+                v.data.__array_interface__["data"][0], v.data.flags.writeable,
+                v.data.tobytes())
+    fast = view(t)
+    monkeypatch.setattr(_tensor, "_plain_view", lambda d, k, ints=True: None)
+    assert fast == view(t)
+
+
+# ---- the blocked 16-bit transpose ------------------------------------------------------
+@pytest.mark.parametrize("shape", [(128, 128), (7, 5), (9, 17), (16, 16), (33, 100),
+                                   (100, 33), (130, 129), (300, 72)])
+def test_blocked_16bit_transpose_every_tail(shape):
+    from fastisa._kernels import move
+    rng = np.random.default_rng(5)
+    big = rng.integers(0, 65536, (shape[0], shape[1] + 40)).astype(np.uint16)
+    x = big[:, 3:3 + shape[1]]                  # a strided source
+    y = np.full(shape[::-1], 0xABCD, np.uint16)
+    move.strided(y, x.T)
+    assert (y == x.T).all()
+    z = np.full((shape[1], shape[0] + 9), 0xABCD, np.uint16)   # a strided dst
+    move.strided(z[:, 4:4 + shape[0]], x.T)
+    assert (z[:, 4:4 + shape[0]] == x.T).all()
+    assert (z[:, :4] == 0xABCD).all() and (z[:, 4 + shape[0]:] == 0xABCD).all()
+
+
+# ---- threads: large dma_compute sums and stream shuffles split across OpenMP threads -----
+def _threaded_run(threads):
+    from fastisa.nki import _compute
+    _compute.set_num_threads(threads)
+    try:
+        rng = np.random.default_rng(6)
+        xs = [T(rng.standard_normal((128, 1031)).astype(np.float32), "float32", nl.hbm)
+              for _ in range(3)]
+        d = T(np.zeros((128, 1031), np.float32), "float32", nl.hbm)
+        nisa.dma_compute(d, xs, nl.add)
+        w = np.asarray(ref.nki_isa_dma_compute([x.data for x in xs]), np.float32)
+        assert (d.data.reshape(-1).view(np.uint32) == w.view(np.uint32)).all()
+        nisa.dma_compute(xs[2], xs, nl.add)                     # dst is a source
+        mask = [(i * 5 + 1) % 32 for i in range(32)]
+        mask[9] = 255
+        sh = T(np.full((128, 1031), 7.0, np.float32), "float32")
+        want = ref.nki_isa_stream_shuffle(sh.data, xs[2].data, mask)
+        nisa.nc_stream_shuffle(sh, T(xs[2].data, "float32"), mask)
+        assert (sh.data.view(np.uint32) == want.view(np.uint32)).all()
+        return _bits(d), _bits(xs[2]), _bits(sh)
+    finally:
+        _compute.set_num_threads(None)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_dma_compute_and_shuffle_bits_do_not_depend_on_threads(n):
+    assert _threaded_run(1) == _threaded_run(n)
+
+
+@pytest.mark.parametrize("ns", [1, 2, 5, 16])
+def test_dma_compute_plan_any_source_count(ns):
+    def scenario():
+        rng = np.random.default_rng(7)
+        xs = [T(rng.standard_normal((8, 33)).astype(np.float32), "float32", nl.hbm)
+              for _ in range(ns)]
+        d = T(np.zeros((8, 33), np.float32), "float32", nl.hbm)
+
+        def run():
+            nisa.dma_compute(d, xs, nl.add)
+            w = np.asarray(ref.nki_isa_dma_compute([x.data for x in xs]), np.float32)
+            assert (d.data.reshape(-1).view(np.uint32) == w.view(np.uint32)).all()
+            return _bits(d)
+        return [run]
+    _check(scenario)
