@@ -254,3 +254,83 @@ def test_capacity_counts_partition_quadrants(rng):
         with pytest.raises(AccessError, match=r"on 32 partitions \(51200 averaged"):
             nl.ndarray((32, 50 * 1024), nl.float32)
         del ts
+
+
+# qkv_cte's RMS-norm pattern: only the row sums of squares are wanted, so activation_reduce
+# writes its elementwise result through a zero-step access pattern onto one [P, 1] column
+# (``act.ap([[1, P], [0, H]])``).  Each column element is written H times; fastisa keeps the
+# last write in access order (with an UndefinedBehaviorWarning: the docs give no order)
+# instead of rejecting the destination.
+@nki.jit
+def _sum_of_squares(x):
+    P, H = x.shape
+    out = nl.ndarray((P, 2), nl.float32, buffer=nl.shared_hbm)
+    xs = nl.ndarray((P, H), nl.bfloat16, buffer=nl.sbuf)
+    nisa.dma_copy(dst=xs, src=x)
+    act = nl.ndarray((P, 1), nl.float32, buffer=nl.sbuf)
+    ssq = nl.ndarray((P, 1), nl.float32, buffer=nl.sbuf)
+    nisa.activation_reduce(dst=act.ap(pattern=[[1, P], [0, H]]), op=nl.square, data=xs,
+                           reduce_op=nl.add, reduce_res=ssq)
+    both = nl.ndarray((P, 2), nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(both[:, 0:1], ssq)
+    nisa.tensor_copy(both[:, 1:2], act)
+    nisa.dma_copy(dst=out, src=both)
+    return out
+
+
+def test_activation_reduce_into_a_zero_step_dst(rng):
+    from fastisa.errors import OverlapError, UndefinedBehaviorWarning
+    x = ref.nki_round(rng.standard_normal((128, 96)), "bfloat16").astype(ml_dtypes.bfloat16)
+    with pytest.warns(UndefinedBehaviorWarning, match="last write in access order"):
+        got = nki.simulate(_sum_of_squares)(x)
+    acc = np.zeros(128, np.float32)
+    y = ref.nki_activation("square", x, "bfloat16", "float32", acc=acc)
+    assert (_bits(got[:, 0]) == _bits(acc)).all()
+    assert (_bits(got[:, 1]) == _bits(y[:, -1])).all()          # the last element's square
+    t = nl.ndarray((128, 4), nl.float32)
+    with pytest.raises(OverlapError):                 # other self-overlaps stay an error
+        nisa.activation(dst=t.ap([[4, 128], [1, 3], [1, 2]]), op=nl.copy,
+                        data=nl.ndarray((128, 3, 2), nl.float32))
+
+
+# nki-library's MoE block loads: expert weights picked by a dynamic scalar_offset read from
+# SBUF (a padding block carries an out-of-range expert index), token rows gathered by a
+# vector_offset holding -1 for padding tokens, both with oob_mode.skip (dst keeps its
+# contents there).  fastisa rejected skip with a scalar offset, and inside nki.simulate
+# its cost record re-read the whole gather view (AccessError for the skipped -1 rows).
+_E, _H = 4, 64
+
+
+@nki.jit
+def _moe_loads(w, x, experts, tokens):
+    out = nl.ndarray((len(experts) + 1, 8, _H), nl.float32, buffer=nl.shared_hbm)
+    acc = nl.ndarray((8, len(experts) + 1, _H), nl.float32, buffer=nl.sbuf)
+    nisa.memset(acc, value=-5.0)
+    e_sb = nl.ndarray((1, len(experts)), nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=e_sb, src=experts.reshape((1, len(experts))))
+    for b in nl.static_range(len(experts)):
+        nisa.dma_copy(dst=acc[:, b, :],
+                      src=w.ap([[_H, 8], [1, _H]], offset=0, scalar_offset=e_sb[0:1, b:b + 1],
+                               indirect_dim=0),
+                      oob_mode=nisa.oob_mode.skip)
+    t_sb = nl.ndarray((8, 1), nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t_sb, src=tokens)
+    nisa.dma_copy(dst=acc[:, len(experts), :],
+                  src=x.ap([[_H, 8], [1, _H]], offset=0, vector_offset=t_sb, indirect_dim=0),
+                  oob_mode=nisa.oob_mode.skip)
+    for b in nl.static_range(len(experts) + 1):
+        nisa.dma_copy(dst=out[b], src=acc[:, b, :])
+    return out
+
+
+def test_oob_skip_with_scalar_and_vector_offsets(rng):
+    w = rng.standard_normal((_E, 8 * _H)).astype(np.float32)   # expert e: rows of 8 x H
+    x = rng.standard_normal((16, _H)).astype(np.float32)
+    experts = np.array([2, -1, _E, 0], np.int32)
+    tokens = np.array([3, -1, 15, 0, 16, 7, -1, 1], np.int32).reshape(8, 1)
+    got = nki.simulate(_moe_loads)(w, x, experts, tokens)
+    for b, e in enumerate(experts):
+        want = w[e].reshape(8, _H) if 0 <= e < _E else np.full((8, _H), -5.0, np.float32)
+        assert (got[b] == want).all()
+    for i, t in enumerate(tokens[:, 0]):
+        assert (got[-1, i] == (x[t] if 0 <= t < 16 else -5.0)).all()

@@ -177,7 +177,7 @@ def _kernels():
 
 
 # ---- validation helpers ------------------------------------------------------------------
-def _tensor(instr, param, x, note=True) -> NkiTensor:
+def _tensor(instr, param, x, note=True, allow_repeats=False) -> NkiTensor:
     if not isinstance(x, NkiTensor):
         raise ConstraintError(f"{instr}: {param} must be an NkiTensor, got {type(x).__name__}")
     if x.ndim < 2:
@@ -190,7 +190,7 @@ def _tensor(instr, param, x, note=True) -> NkiTensor:
         raise ConstraintError(f"{instr}: {param} partition dimension must be <= {PMAX}, got "
                               f"{x.partitions}")
     if param in DST_PARAMS:
-        require_dst(instr, param, x)
+        require_dst(instr, param, x, allow_repeats)
     if note and x.buffer is PSUM:
         note_access(param, x)
     return x
@@ -264,7 +264,16 @@ def _rows(t: NkiTensor) -> np.ndarray:
 
 
 def _dst_rows(t: NkiTensor):
-    """([P, F] view to write, or a temporary) and a function that commits the temporary."""
+    """([P, F] view to write, or a temporary) and a function that commits the temporary.
+    A dst repeating elements (zero steps) gets a temporary whose commit keeps, for each
+    element, the last write in access order."""
+    zero = tuple(d for d, (st, n) in enumerate(zip(t.data.strides, t.data.shape))
+                 if st == 0 and n > 1)
+    if zero:
+        tmp = np.empty((t.partitions, t.free_size), t.data.dtype)
+        last = tuple(-1 if d in zero else slice(None) for d in range(t.data.ndim))
+        first = tuple(0 if d in zero else slice(None) for d in range(t.data.ndim))
+        return tmp, lambda: t.data[first].__setitem__(Ellipsis, tmp.reshape(t.shape)[last])
     v = t.data.view()
     try:
         v.shape = (t.partitions, t.free_size)
@@ -726,7 +735,9 @@ def activation(dst: NkiTensor, op: OpLike, data: NkiTensor, bias: NkiTensor | Re
 
 
 def _activation(instr, dst, op, data, bias, scale, reduce_op, reduce_res, reduce_cmd, engine):
-    _tensor(instr, "dst", dst)
+    # a dst that repeats elements (``act.ap([[1, n], [0, H]])``: nki-library's qkv_cte
+    # keeps only reduce_res and points dst at one column) is written in access order
+    _tensor(instr, "dst", dst, allow_repeats=True)
     _tensor(instr, "data", data)
     _same_shape(instr, "dst", dst, "data", data)
     _computable(instr, "dst", dst)

@@ -366,9 +366,10 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
             require_unpacked(instr, "src", src.dtype)
             require_unpacked(instr, "dst", dst.dtype)
             dst.data[tuple(idx)] = from_f32(to_f32(vals, src.dtype), dst.dtype)
-    # (an indirect view may reach outside its tensor for skipped indices: its base is
-    # the operand, so the schedule does not resolve the view)
-    _cost.record("DMA", instr, max(MIN_II, dst.free_size), reads=[src._spec[0]], writes=[dst])
+    # explicit operands: inferring them from this frame would resolve the whole indirect
+    # view, out-of-bounds indices included (an AccessError after the skipping copy)
+    _cost.record("DMA", instr, max(MIN_II, dst.free_size),
+                 reads=[sub] if sub is not None else [], writes=[dst])
     return True
 
 

@@ -1025,7 +1025,18 @@ def _self_overlaps(a: np.ndarray) -> bool:
     return bool((np.diff(offs) < a.itemsize).any())
 
 
-def require_dst(instr: str, param: str, t: NkiTensor) -> None:
+def repeats_only(a: np.ndarray) -> bool:
+    """Is every self-overlap of the on-chip view ``a`` a zero step along a FREE dimension
+    (each partition repeating its own elements, ``ap([[1, n], [0, H]])``), the rest of it
+    disjoint?  (A zero partition step -- several lanes writing one partition -- is not.)"""
+    if a.ndim < 2 or (a.strides[0] == 0 and a.shape[0] > 1):
+        return False
+    zero = [d for d in range(1, a.ndim) if a.strides[d] == 0 and a.shape[d] > 1]
+    keep = tuple(0 if d in zero else slice(None) for d in range(a.ndim))
+    return bool(zero) and not _self_overlaps(a[keep])
+
+
+def require_dst(instr: str, param: str, t: NkiTensor, allow_repeats: bool = False) -> None:
     """A tensor an instruction writes: its storage must be writable (a tensor over
     ``np.frombuffer(bytes)`` or a broadcast view is not: ConstraintError), and no two of
     its elements may share memory (an access pattern such as ``ap([[0, 128], [1, n]])`` --
@@ -1036,6 +1047,15 @@ def require_dst(instr: str, param: str, t: NkiTensor) -> None:
         raise ConstraintError(f"{instr}: {param} must be writable, got tensor {t.name!r} over "
                               f"read-only memory")
     if _self_overlaps(d):
+        if allow_repeats and repeats_only(d):
+            import warnings
+            from ..errors import UndefinedBehaviorWarning
+            warnings.warn(f"{instr}: {param} repeats elements (a zero step in its access "
+                          f"pattern, strides {tuple(s // d.itemsize for s in d.strides)} "
+                          f"elements): each is written several times and fastisa keeps the "
+                          f"last write in access order (the docs give no order)",
+                          UndefinedBehaviorWarning, stacklevel=4)
+            return
         raise OverlapError(f"{instr}: {param} elements must not overlap each other, got "
                            f"tensor {t.name!r} of shape {t.shape} with strides "
                            f"{tuple(s // d.itemsize for s in d.strides)} elements, where "
