@@ -37,7 +37,7 @@ import numpy as np
 from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError
 from .tensor import PMAX, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, Buffer, NkiTensor
-from . import _capacity
+from . import _alloc, _capacity
 
 import typing as _typing
 
@@ -330,6 +330,8 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
         pdim = marked[0] if marked else 0
     shape = _check_shape(shape)
     fmt = _dt.lookup(dtype)
+    if isinstance(buffer, _alloc.Allocation):
+        return _allocated(shape, fmt, buffer, name, address, pdim)
     if buffer is None:
         buffer = SBUF
     if isinstance(buffer, str):
@@ -395,6 +397,22 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
             from .tensor import BLOCK_PDIM
             BLOCK_PDIM[data] = pdim
     return NkiTensor(data, fmt, buffer, name)
+
+
+def _allocated(shape, fmt, al, name, address, pdim) -> NkiTensor:
+    """A tensor placed by an explicit allocator (``buffer=ncc.sbuf.mod_alloc(...)`` etc.,
+    see :mod:`fastisa.nki._alloc`): its blocks alias wherever their addresses overlap."""
+    from .tensor import BLOCK_PDIM, PSUM_FRESH, psum_state
+    if address is not None:
+        raise ConstraintError(f"ndarray: address= cannot be combined with an explicit "
+                              f"allocator ({al.instr}), got address={address!r}")
+    data = _alloc.place(shape, fmt, al, name, pdim, _machine())
+    if pdim:
+        BLOCK_PDIM[data] = pdim
+    t = NkiTensor(data, fmt, al.buffer, name)
+    if al.buffer is PSUM:   # a new tensor: a new accumulation context (as in _placed)
+        psum_state(t)[...] = PSUM_FRESH
+    return t
 
 
 def _placed(shape, fmt, buffer, name, address, pdim, m) -> NkiTensor:

@@ -121,7 +121,11 @@ def _legacy(name, fn):
             r = _input_masked(name, fn, a, mask, shape, fmt, buf)
             if r is not None:
                 return r
-        return _tiles._finish(lambda d: fn(d, *args, **kwargs), shape, fmt, mask, buffer=buf)
+        r = _tiles._finish(lambda d: fn(d, *args, **kwargs), shape, fmt, mask, buffer=buf)
+        if name == "nc_matmul" and isinstance(r, NkiTensor):
+            from .tensor import MATMUL_TILE    # psum += this tile: the same matmul into psum
+            MATMUL_TILE[r.data] = (fn, args, kwargs, mask)
+        return r
     return call
 
 

@@ -31,6 +31,7 @@ import numpy as np
 from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError, OverlapError
+from . import _alloc
 
 __all__ = ["Buffer", "NkiTensor", "PMAX", "is_tensor", "require_tensor", "require_buffer",
            "require_dtype", "require_dst", "free_size", "DST_PARAMS"]
@@ -53,6 +54,24 @@ class Buffer:
 
     def __reduce__(self):  # buffers are singletons
         return (_buffer_by_name, (self.name,))
+
+    def alloc(self, func):
+        """``buffer=nl.sbuf.alloc(func)``: see ``nki.compiler.sbuf.alloc``."""
+        if not self.on_chip:
+            raise ConstraintError(f"{self.name}.alloc: explicit allocation is for nl.sbuf "
+                                  f"and nl.psum, got nl.{self.name}")
+        return _alloc.alloc(self, func)
+
+    def mod_alloc(self, *args, **kwargs):
+        """``buffer=nl.sbuf.mod_alloc(...)``: see ``nki.compiler.sbuf.mod_alloc``."""
+        if not self.on_chip:
+            raise ConstraintError(f"{self.name}.mod_alloc: explicit allocation is for "
+                                  f"nl.sbuf and nl.psum, got nl.{self.name}")
+        f = _alloc.sbuf_mod_alloc if self is SBUF else _alloc.psum_mod_alloc
+        try:
+            return f(self, *args, **kwargs)
+        except TypeError as e:
+            raise ConstraintError(f"{self.name}.mod_alloc: {e}") from None
 
 
 SBUF = Buffer("sbuf", True)
@@ -88,6 +107,9 @@ class _ArrayTags:
 
 
 BLOCK_PDIM = _ArrayTags()
+#: storage of the PSUM tiles Beta 1's tile-returning ``nisa.nc_matmul`` returns: ``psum +=
+#: nc_matmul(...)`` is the matmul accumulating into ``psum`` (see NkiTensor._inplace)
+MATMUL_TILE = _ArrayTags()
 
 
 class NkiTensor:
@@ -224,7 +246,13 @@ class NkiTensor:
         """``t[i_p, i_f] = tile`` (legacy NKI): store ``value`` into the view by ``dma_copy``
         (``tensor_copy`` semantics: converted through float32 when dtypes differ)."""
         from . import tiles
-        tiles.store(self[key], value)
+        dst = self[key]
+        if (isinstance(value, NkiTensor) and value.data.shape == dst.data.shape
+                and value.data.strides == dst.data.strides and value.dtype is dst.dtype
+                and value.data.__array_interface__["data"][0]
+                == dst.data.__array_interface__["data"][0]):
+            return      # ``t[i] += x`` stores t[i] back onto itself: nothing to copy
+        tiles.store(dst, value)
 
     # legacy tile arithmetic: ``a + b``, ``t * 2.0``, ``psum_tile += nisa.nc_matmul(...)``
     def _binop(self, other, opname, reverse=False):
@@ -278,6 +306,31 @@ class NkiTensor:
     def _inplace(self, other, opname):
         from . import isa, ops, tiles
         op = getattr(ops, opname)
+        mm = (MATMUL_TILE.get(other.data, 0) if opname == "add" and self.buffer is PSUM
+              and isinstance(other, NkiTensor) and other.shape == self.shape else 0)
+        if mm and (psum_state(self) == PSUM_INIT).any():
+            mm = 0     # onto a memset / copied tile (Beta 1's nl.zeros then +=): an add
+        if mm:
+            # Beta 1 ``psum[...] += nisa.nc_matmul(s, m)``: the matmul accumulating into
+            # psum (SDK 2.33 nc_matmul accumulate=None: the first write of an accumulation
+            # group overwrites -- the compiler's start flag -- later ones add), so it is
+            # rerun as nc_matmul(dst=psum) on the same operands, the current API's bits
+            fn, args, kwargs, mask = mm
+            if mask is None or (isinstance(mask, (bool, np.bool_)) and mask):
+                fn(self, *args, **kwargs)
+                return self
+            if isinstance(mask, (bool, np.bool_)):       # masked off: nothing is written
+                return self
+            # an element mask: elements never written since the tensor was declared take
+            # the (masked) product, others add it (the product's own sum over k rounded
+            # first, then added once: not the k-by-k rounding of nc_matmul(dst=psum))
+            state = psum_state(self)
+            fresh = state == PSUM_FRESH
+            if fresh.any():
+                self.data[fresh] = 0          # 0 + x == x in the add's rounding
+            isa.tensor_tensor(self, self, tiles.copy_tile(other), op)
+            psum_state(self)[...] = PSUM_GROUP
+            return self
         if isinstance(other, NkiTensor):
             if other.buffer is PSUM and self.buffer is PSUM:
                 other = tiles.copy_tile(other)
