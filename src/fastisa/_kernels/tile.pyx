@@ -160,33 +160,118 @@ cdef extern from "Python.h":
 cdef tuple _TILE_ATTRS = ("loc", "format", "blayout", "_vr", "_vc", "_rs", "_cs", "_buf")
 
 
-cdef int _put_tile(Py_ssize_t *w, int n, object t) except -2:
-    """Append a tile's signature words to w[n:]; -1 when t is a Tile missing one of them."""
+# ---- speed3 branch (issue 15): each Tile caches its signature part ------------------------
+# A Tile's part of a plan key depends on seven attributes (location, format identity,
+# layout, valid shape, strides).  The first key built for a tile reads them, interns the
+# seven words as a _Part (one per distinct form, numbered, never freed) and stores it in
+# the tile's __dict__ as ``_pk``; Tile.__setattr__ / __delattr__ drop ``_pk`` whenever one
+# of those attributes (or dtype) changes, so the next key reads them again.  A plan key is
+# then the head's identities and one word per operand.
+cdef str _PK = "_pk"
+cdef dict _PARTS = {}           # the seven words (bytes) -> their _Part
+cdef Py_ssize_t _PARTS_MAX = 1 << 16
+
+
+cdef class _Part:
+    """The interned signature part of a tile's form (see tile_part)."""
+    cdef readonly bytes words
+    cdef readonly Py_ssize_t serial
+
+    def __reduce__(self):
+        return (_part_of, (self.words,))
+
+
+def _part_of(bytes words):
+    """The _Part of ``words`` (unpickling and copies re-intern; None past the cap)."""
+    return _intern(words)
+
+
+cdef object _intern(bytes words):
+    o = _PARTS.get(words)
+    if o is not None:
+        return o
+    if len(_PARTS) >= _PARTS_MAX:
+        return None
+    cdef _Part p = _Part.__new__(_Part)
+    p.words = words
+    p.serial = len(_PARTS) + 1
+    _PARTS[words] = p
+    return p
+
+
+cdef Py_ssize_t _tile_word(object t) except -2:
+    """The key word of a Tile (odd: 2 * serial + 1 of its interned part), 0 when it misses
+    one of the seven attributes or the interning table is full (no plan)."""
     cdef PyObject *v
+    cdef Py_ssize_t ww[7]
     cdef int i
-    if type(t) is not _TILE_CLASS:
-        w[n] = 0
-        w[n + 1] = _oid(type(t))
-        return n + 2
     d = t.__dict__
-    w[n] = 1
+    v = PyDict_GetItemWithError(d, _PK)
+    if v is not NULL and type(<object>v) is _Part:
+        return 2 * (<_Part>v).serial + 1
     for i in range(7):
         v = PyDict_GetItemWithError(d, _TILE_ATTRS[i])
         if v is NULL:
-            return -1
+            return 0
         if i == 1:
-            w[n + 1 + i] = <Py_ssize_t>v
+            ww[i] = <Py_ssize_t>v
         else:
-            w[n + 1 + i] = <Py_ssize_t>(<object>v)
-    return n + 8
+            ww[i] = <Py_ssize_t>(<object>v)
+    p = _intern((<char *>ww)[:7 * sizeof(Py_ssize_t)])
+    if p is None:
+        return 0
+    d[_PK] = p
+    return 2 * (<_Part>p).serial + 1
+
+
+cdef extern from "Python.h":
+    int PyObject_GenericSetAttr(object o, object name, PyObject *value) except -1
+
+cdef frozenset _SIG_ATTRS = frozenset(("loc", "format", "dtype", "blayout", "_vr", "_vc",
+                                       "_rs", "_cs"))
+
+
+def tile_setattr(self, name, value):
+    """Tile.__setattr__: object.__setattr__, dropping the cached part when ``name`` is
+    one of the attributes it depends on (or dtype)."""
+    if name in _SIG_ATTRS:
+        self.__dict__.pop(_PK, None)
+    PyObject_GenericSetAttr(self, name, <PyObject *>value)
+
+
+def tile_delattr(self, name):
+    """Tile.__delattr__ (as tile_setattr)."""
+    if name in _SIG_ATTRS:
+        self.__dict__.pop(_PK, None)
+    PyObject_GenericSetAttr(self, name, NULL)
+
+
+def tile_part(t):
+    """The interned signature part of Tile ``t`` (its ``_pk``), or None (see tile_key)."""
+    if type(t) is not _TILE_CLASS or _tile_word(t) == 0:
+        return None
+    return t.__dict__.get(_PK)
+
+
+cdef inline int _put_tile(Py_ssize_t *w, int n, object t) except -2:
+    """Append an operand's signature word to w[n:] (a Tile's part, anything else's type,
+    an even address); -1 when a Tile has no part."""
+    if type(t) is not _TILE_CLASS:
+        w[n] = _oid(type(t))
+        return n + 1
+    w[n] = _tile_word(t)
+    if w[n] == 0:
+        return -1
+    return n + 1
 
 
 def tile_key(tuple head, a, b=None, c=None):
     """The signature of one call as bytes: the objects of ``head`` (the instruction name and
-    options, by identity), then per operand a Tile's location, format (identity), layout,
-    valid shape and strides (anything else: its type).  A plan holds the objects whose
-    identities the key uses."""
-    cdef Py_ssize_t w[48]
+    options, by identity), then per operand a Tile's interned signature part (location,
+    format identity, layout, valid shape, strides; cached on the tile until one of them
+    changes), anything else's type.  A plan holds the objects whose identities the key
+    uses; parts are never freed."""
+    cdef Py_ssize_t w[24]
     cdef int n = 0, i
     if len(head) > 16:
         raise TypeError("tile_key: head too long")

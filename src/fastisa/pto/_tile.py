@@ -14,6 +14,7 @@ import os
 import numpy as np
 
 from .. import cost, dtypes
+from .._kernels import tile as _ktile
 from . import _lowp_formats as _lp
 from ..errors import AccessError, AlignmentError, ConstraintError, constraint
 
@@ -311,6 +312,14 @@ class Tile:
     writes the tile.  A new tile's buffer is zero.  Raises ConstraintError (shape, dtype,
     valid region) or AlignmentError (32-byte rule).
     """
+
+    # speed3 branch (issue 15): the plan key's part of a tile is cached in its __dict__ as
+    # ``_pk`` (fastisa._kernels.tile.tile_part); setting or deleting any attribute the part
+    # depends on (loc, format, dtype, blayout, the valid shape, the strides) drops it, so
+    # the next instruction reads the tile's form again.  Both are object.__setattr__ /
+    # __delattr__ plus that check, in C.
+    __setattr__ = _ktile.tile_setattr
+    __delattr__ = _ktile.tile_delattr
 
     def __init__(self, loc: TileType | int, dtype: DTypeLike, rows: Int, cols: Int,
                  blayout: BLayout | int = BLayout.RowMajor, valid_row: Int | None = None,
