@@ -395,13 +395,14 @@ def test_tile_key_part_is_cached_and_dropped_on_change():
     t = Tile(TileType.Vec, "float32", 16, 16, valid_row=pto.DYNAMIC)
     u = Tile(TileType.Vec, "float32", 16, 16, valid_row=pto.DYNAMIC)
     p = k.tile_part(t)
-    assert p is not None and t.__dict__["_pk"] is p
+    assert p is not None and k.cached_part(t) is p
     assert k.tile_part(u) is p                      # one part per form
-    assert copy.deepcopy(t).__dict__["_pk"] is p
-    assert pickle.loads(pickle.dumps(t)).__dict__["_pk"] is p   # re-interned
+    for c in (copy.deepcopy(t), copy.copy(t), pickle.loads(pickle.dumps(t))):
+        assert k.cached_part(c) is None and k.tile_part(c) is p     # re-interned
+        assert (c.data == t.data).all() and c.valid_shape == t.valid_shape
     key = k.tile_key(("TADD",), t, u)
     t.set_valid_row(8)
-    assert "_pk" not in t.__dict__
+    assert k.cached_part(t) is None
     assert k.tile_part(t) is not p and k.tile_key(("TADD",), t, u) != key
     t.set_valid_row(16)
     assert k.tile_part(t) is p
@@ -409,11 +410,14 @@ def test_tile_key_part_is_cached_and_dropped_on_change():
                         ("_rs", 1), ("_cs", 16), ("loc", TileType.Mat), ("dtype", np.int32)):
         k.tile_part(t)
         setattr(t, name, value)
-        assert "_pk" not in t.__dict__, name
+        assert k.cached_part(t) is None, name
+    k.tile_part(t)
+    del t.dtype
+    assert k.cached_part(t) is None
     t.addr = 5                                       # not part of the form: kept
     k.tile_part(t)
     t.addr = None
-    assert "_pk" in t.__dict__
+    assert k.cached_part(t) is not None
 
 
 @pytest.mark.parametrize("n", [None, 1, 2])

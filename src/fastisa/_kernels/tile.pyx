@@ -125,6 +125,7 @@ def set_threads(int n):
 # every rule; the hit functions below run it.  What depends on values is checked on every
 # call: where the tiles are in memory (a source overlapping dst in another layout takes
 # the full path, which copies it) and the scalar (converted, range-checked).
+cimport cython
 cimport numpy as cnp
 import numpy as np
 from cpython.object cimport PyObject
@@ -163,11 +164,10 @@ cdef tuple _TILE_ATTRS = ("loc", "format", "blayout", "_vr", "_vc", "_rs", "_cs"
 # ---- speed3 branch (issue 15): each Tile caches its signature part ------------------------
 # A Tile's part of a plan key depends on seven attributes (location, format identity,
 # layout, valid shape, strides).  The first key built for a tile reads them, interns the
-# seven words as a _Part (one per distinct form, numbered, never freed) and stores it in
-# the tile's __dict__ as ``_pk``; Tile.__setattr__ / __delattr__ drop ``_pk`` whenever one
-# of those attributes (or dtype) changes, so the next key reads them again.  A plan key is
+# seven words as a _Part (one per distinct form, numbered, never freed) and stores it on
+# the tile (TileBase.pk, a C field); TileBase.__setattr__ / __delattr__ drop it whenever
+# one of those attributes (or dtype) changes, so the next key reads them again.  A plan key is
 # then the head's identities and one word per operand.
-cdef str _PK = "_pk"
 cdef dict _PARTS = {}           # the seven words (bytes) -> their _Part
 cdef Py_ssize_t _PARTS_MAX = 1 << 16
 
@@ -205,10 +205,10 @@ cdef Py_ssize_t _tile_word(object t) except -2:
     cdef PyObject *v
     cdef Py_ssize_t ww[7]
     cdef int i
+    cdef TileBase tb = <TileBase>t
+    if tb.pk is not None:
+        return 2 * (<_Part>tb.pk).serial + 1
     d = t.__dict__
-    v = PyDict_GetItemWithError(d, _PK)
-    if v is not NULL and type(<object>v) is _Part:
-        return 2 * (<_Part>v).serial + 1
     for i in range(7):
         v = PyDict_GetItemWithError(d, _TILE_ATTRS[i])
         if v is NULL:
@@ -220,7 +220,7 @@ cdef Py_ssize_t _tile_word(object t) except -2:
     p = _intern((<char *>ww)[:7 * sizeof(Py_ssize_t)])
     if p is None:
         return 0
-    d[_PK] = p
+    tb.pk = p
     return 2 * (<_Part>p).serial + 1
 
 
@@ -231,26 +231,45 @@ cdef frozenset _SIG_ATTRS = frozenset(("loc", "format", "dtype", "blayout", "_vr
                                        "_rs", "_cs"))
 
 
-def tile_setattr(self, name, value):
-    """Tile.__setattr__: object.__setattr__, dropping the cached part when ``name`` is
-    one of the attributes it depends on (or dtype)."""
-    if name in _SIG_ATTRS:
-        self.__dict__.pop(_PK, None)
-    PyObject_GenericSetAttr(self, name, <PyObject *>value)
+@cython.auto_pickle(False)
+cdef class TileBase:
+    """The base class of fastisa.pto.Tile: holds the tile's cached signature part (never
+    pickled or copied: a copy interns its own), and drops it whenever an attribute it
+    depends on (loc, format, dtype, blayout, the valid shape, the strides) is set or
+    deleted.  Other attribute writes are object's.  In C (a type slot)."""
+
+    cdef object pk
+
+    def __setattr__(self, name, value):
+        if name in _SIG_ATTRS:
+            self.pk = None
+        PyObject_GenericSetAttr(self, name, <PyObject *>value)
+
+    def __delattr__(self, name):
+        if name in _SIG_ATTRS:
+            self.pk = None
+        PyObject_GenericSetAttr(self, name, NULL)
+
+    def __reduce_ex__(self, protocol):
+        # copy / deepcopy / pickle: the instance's __dict__, the cached part left behind
+        return (_new_tile, (type(self),), self.__dict__.copy())
 
 
-def tile_delattr(self, name):
-    """Tile.__delattr__ (as tile_setattr)."""
-    if name in _SIG_ATTRS:
-        self.__dict__.pop(_PK, None)
-    PyObject_GenericSetAttr(self, name, NULL)
+def _new_tile(cls):
+    """An empty instance of a TileBase subclass (copies and unpickling fill __dict__)."""
+    return cls.__new__(cls)
 
 
 def tile_part(t):
-    """The interned signature part of Tile ``t`` (its ``_pk``), or None (see tile_key)."""
+    """The interned signature part of Tile ``t`` (cached on it), or None (see tile_key)."""
     if type(t) is not _TILE_CLASS or _tile_word(t) == 0:
         return None
-    return t.__dict__.get(_PK)
+    return (<TileBase>t).pk
+
+
+def cached_part(t):
+    """The part cached on TileBase ``t`` now (None: dropped or never computed)."""
+    return (<TileBase?>t).pk
 
 
 cdef inline int _put_tile(Py_ssize_t *w, int n, object t) except -2:

@@ -274,7 +274,11 @@ def _as_int(x, what: str, where: str) -> int:
     return int(x)
 
 
-class Tile:
+# speed3 branch (issue 15): the plan key's part of a tile is cached on it (TileBase.pk, see
+# fastisa._kernels.tile.tile_part); TileBase's __setattr__ / __delattr__ (in C) drop it
+# whenever an attribute it depends on (loc, format, dtype, blayout, the valid shape, the
+# strides) is set or deleted, so the next instruction reads the tile's form again.
+class Tile(_ktile.TileBase):
     """A tile: ``Tile<loc, dtype, rows, cols, blayout, valid_row, valid_col, slayout,
     fractal, pad>`` (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)).
 
@@ -312,14 +316,6 @@ class Tile:
     writes the tile.  A new tile's buffer is zero.  Raises ConstraintError (shape, dtype,
     valid region) or AlignmentError (32-byte rule).
     """
-
-    # speed3 branch (issue 15): the plan key's part of a tile is cached in its __dict__ as
-    # ``_pk`` (fastisa._kernels.tile.tile_part); setting or deleting any attribute the part
-    # depends on (loc, format, dtype, blayout, the valid shape, the strides) drops it, so
-    # the next instruction reads the tile's form again.  Both are object.__setattr__ /
-    # __delattr__ plus that check, in C.
-    __setattr__ = _ktile.tile_setattr
-    __delattr__ = _ktile.tile_delattr
 
     def __init__(self, loc: TileType | int, dtype: DTypeLike, rows: Int, cols: Int,
                  blayout: BLayout | int = BLayout.RowMajor, valid_row: Int | None = None,
