@@ -150,7 +150,7 @@ def cases():
 
     # transpose (2-byte, <= 128 columns per instruction)
     xb = T(x.astype(BF16), "bfloat16", nl.hbm)
-    tb = T(np.empty((16, 128, 128), BF16), "bfloat16")
+    tb = [T(np.empty((128, 128), BF16), "bfloat16") for _ in range(16)]   # 16 SBUF tiles
 
     def fi_tr():
         for k in range(16):
@@ -158,7 +158,7 @@ def cases():
 
     def np_tr():
         for k in range(16):
-            tb.data[k] = xb.data[:, 128 * k:128 * (k + 1)].T
+            tb[k].data[...] = xb.data[:, 128 * k:128 * (k + 1)].T
     out.append(("transpose", "dma_transpose x16", fi_tr, np_tr))
 
     # mx

@@ -1254,10 +1254,12 @@ def nki_alu(op, a, b=None):
         if op == "power":
             a, b = np.broadcast_arrays(a, b)
             return _nki_pow(a, b)
-        if op == "abs_max":
-            return nki_maximum(np.abs(a), np.abs(b))
-        if op == "abs_min":
-            return nki_minimum(np.abs(a), np.abs(b))
+        if op == "abs_max":     # SDK 2.33 nl.abs_max: x if |x| > |y| else y (signed)
+            a, b = np.broadcast_arrays(a, b)
+            return np.where(np.abs(a) > np.abs(b), a, b).astype(np.float32)
+        if op == "abs_min":     # SDK 2.33 nl.abs_min: x if |x| < |y| else y (signed)
+            a, b = np.broadcast_arrays(a, b)
+            return np.where(np.abs(a) < np.abs(b), a, b).astype(np.float32)
         if op == "abs":
             return np.abs(a)
         if op == "square":
@@ -2733,6 +2735,31 @@ def pto_fixpipe(acc, mode, relu=False, scalar=None, words=None):
             if relu:
                 y = y if y > 0 else np.float32(0)
             out[r, c] = np.array(y, np.float32).astype(out_dt)
+    return out
+def pto_fixpipe_b8(acc, word_per_col, vector, relu, dst_dtype):
+    """QF322B8_PRE (vector=False: the scale is the float in each word's low 32 bits) /
+    VQF322B8_PRE (the 19-bit s|e8|m10 field at bits 13..31): rint(x * scale + offset),
+    offset = bits 37..45, clamped to [-128, 127] if bit 46 else [0, 255], ReLU, then the
+    x86 float -> int32 -> int8/uint8 truncation; element by element."""
+    R, C = acc.shape
+    out = np.zeros((R, C), dst_dtype)
+    for c in range(C):
+        w = int(word_per_col[c])
+        if vector:
+            m1 = (w >> 13) & 0x7FFFF
+            e, m = (m1 >> 10) & 0xFF, m1 & 0x3FF
+            sc = 0.0 if e == 0 and m == 0 else (-1) ** (m1 >> 18) * (1 + m / 1024) * 2.0 ** (e - 127)
+        else:
+            sc = float(np.array([w & 0xFFFFFFFF], np.uint32).view(np.float32)[0])
+        off, sign = (w >> 37) & 0x1FF, (w >> 46) & 1
+        for r in range(R):
+            y = float(np.float32(np.float32(acc[r, c]) * np.float32(sc)))
+            y = float(np.rint(np.float32(np.float32(y) + np.float32(off))))
+            y = min(max(y, -128.0), 127.0) if sign else min(max(y, 0.0), 255.0)
+            if relu:
+                y = y if y > 0 else 0.0
+            out[r, c] = np.array(int(y) & 0xFF, np.uint8).view(np.int8) \
+                if np.dtype(dst_dtype) == np.int8 else int(y)
     return out
 # ---- end of ptocomm section ----
 

@@ -382,3 +382,30 @@ def test_oob_skip_on_a_scalar_offset_dst_skips_the_whole_block():
     with pytest.raises(AccessError):
         nisa.dma_copy(dst=t.ap(pattern=[[8, 1], [1, 8]], scalar_offset=2, indirect_dim=0),
                       src=nl.ndarray((1, 8), nl.int32, buffer=nl.sbuf))
+
+
+@nki.jit
+def _cache_update(cache, rows, idx):
+    """The KV-cache update pattern: rows scattered to cache rows idx (vector_offset), an
+    invalid index (2**31 - 1) skipped by oob_mode.skip; program 0 of an LNC2 launch."""
+    B, D = rows.shape
+    r = nl.ndarray((B, D), dtype=rows.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=r, src=rows)
+    ix = nl.ndarray((B, 1), dtype=nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=ix, src=idx)
+    if nl.program_id(0) == 0:
+        nisa.dma_copy(dst=cache.ap(pattern=[[1, B], [1, D]], offset=0, vector_offset=ix,
+                                   indirect_dim=0),
+                      src=r, oob_mode=nisa.oob_mode.skip)
+    return cache
+
+
+@pytest.mark.parametrize("lnc", [1, 2])
+def test_indirect_dst_with_skipped_index_in_a_launch(lnc):
+    cache = np.zeros((8, 4), np.float32)
+    rows = np.arange(1, 13, dtype=np.float32).reshape(3, 4)
+    idx = np.array([[5], [2**31 - 1], [1]], np.int32)
+    out = nki.simulate(_cache_update)[lnc](cache.copy(), rows, idx)
+    want = np.zeros((8, 4), np.float32)
+    want[5], want[1] = rows[0], rows[2]
+    assert np.array_equal(out, want)

@@ -769,3 +769,26 @@ def test_float32_to_bfloat16_copy_fused_path_bits():
         dst = empty((64, 300), "bfloat16")
         nisa.tensor_copy(dst, src)
         assert_bits(dst.data, ref.nki_round(x, "bfloat16"))
+
+
+# ---- abs_max / abs_min: the signed operand (SDK 2.33 nki.language docstrings) ----------
+@pytest.mark.parametrize("op", ["abs_max", "abs_min"])
+def test_abs_max_min_return_the_signed_operand(op):
+    """``abs_max(-5, 3)`` is -5, ``abs_min(-5, 3)`` is 3, a tie gives y (the docstrings'
+    examples); fastisa returned max(|x|, |y|) before, a silently wrong sign."""
+    x = np.array([[-5.0, 1.0, -0.0, 2.0, np.nan, 3.0]] * 4, np.float32)
+    y = np.array([[3.0, -1.0, 0.0, -7.0, 1.0, np.nan]] * 4, np.float32)
+    a = NkiTensor(x.copy(), "float32", nl.sbuf)
+    b = NkiTensor(y.copy(), "float32", nl.sbuf)
+    d = NkiTensor(np.zeros_like(x), "float32", nl.sbuf)
+    with nl.use_target("trn3"):
+        nisa.tensor_tensor(dst=d, data1=a, data2=b, op=getattr(nl, op))
+    want = ref.nki_alu(op, x, y)
+    row = d.data[0]
+    if op == "abs_max":
+        assert row[0] == -5.0 and np.signbit(row[1]) and row[3] == -7.0
+    else:
+        assert row[0] == 3.0 and np.signbit(row[1]) and row[3] == 2.0
+    assert not np.signbit(row[2])                   # -0 vs +0: a tie gives y = +0
+    assert row[4] == 1.0 and np.isnan(row[5])       # a NaN comparison gives y
+    assert (d.data.view(np.uint32) == np.asarray(want, np.float32).view(np.uint32)).all()

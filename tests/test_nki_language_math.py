@@ -275,3 +275,18 @@ def test_oob_skip_with_a_tile_of_row_indices():
             nl.store(out, t)
             return out
         nki.simulate(err)(a)
+
+
+def test_buffer_predicates_and_expand_dims():
+    t = nl.ndarray((4, 8), nl.float32)
+    h = nl.ndarray((4, 8), nl.float32, buffer=nl.shared_hbm)
+    assert nl.is_sbuf(nl.sbuf) and nl.is_on_chip(t) and not nl.is_psum(t) and not nl.is_hbm(t)
+    assert nl.is_psum(nl.psum) and nl.is_on_chip(nl.psum)
+    assert nl.is_hbm(h) and nl.is_hbm(nl.hbm) and nl.is_hbm(nl.private_hbm) and not nl.is_sbuf(h)
+    with pytest.raises(ConstraintError, match="buffer"):
+        nl.is_sbuf("sbuf")
+    e = nl.expand_dims(t, 1)
+    assert e.shape == (4, 1, 8) and np.shares_memory(e.data, t.data)
+    assert nl.expand_dims(t, -1).shape == (4, 8, 1)
+    with pytest.raises(ConstraintError, match="axis"):
+        nl.expand_dims(t, 3)

@@ -73,7 +73,7 @@ def test_tile_returning_shapes_of_beta1_instructions():
 
 
 @pytest.mark.parametrize("fmt", ["float32", "bfloat16", "int32"])
-def test_beta1_dma_transpose_any_dtype(fmt):
+def test_beta1_dma_transpose_returns_the_transposed_tile(fmt):
     a = (RNG.standard_normal((48, 96)) * 50).astype(ml_dtypes.bfloat16 if fmt == "bfloat16"
                                                      else fmt)
     t = lisa.dma_transpose(_tile(a, fmt))
@@ -155,3 +155,16 @@ def test_masked_dst_form_writes_only_where_the_mask_holds():
     ps = nl.ndarray((16, 8), nl.float32, buffer=nl.psum)
     with pytest.raises(NotImplementedError, match="PSUM"):
         lisa.tensor_copy(dst=ps, src=src, mask=i_p < 5)
+
+
+def test_masked_dst_form_keeps_what_the_instruction_keeps():
+    """tensor_copy_predicated(dst=, mask=): dst elements the predicate leaves alone keep
+    their values inside the mask too."""
+    src = _tile(np.full((8, 4), 7.0, np.float32))
+    dst = _tile(np.arange(32, dtype=np.float32).reshape(8, 4))
+    pred = _tile((np.arange(32).reshape(8, 4) % 2).astype(np.uint8))
+    i_p = nl.arange(8)[:, None]
+    lisa.tensor_copy_predicated(dst=dst, src=src, predicate=pred, mask=i_p < 4)
+    want = np.arange(32, dtype=np.float32).reshape(8, 4)
+    want[:4][(np.arange(16).reshape(4, 4) % 2) == 1] = 7.0
+    assert (dst.data == want).all()

@@ -42,3 +42,13 @@ def _column_sum(x):
 def test_column_of_a_tile_keeps_its_free_dim():
     x = np.arange(128 * 6, dtype=np.float32).reshape(128, 6)
     assert np.array_equal(nki.simulate(_column_sum)(x), x[:, :1] + x[:, 5:])
+
+
+def test_legacy_par_dim_blocks_index_the_block_dim():
+    """Beta 1 block tensors ``(n, par_dim(128), F)``: ``t[i]`` is block i, a (128, F) tile
+    (its own views then follow the >= 2-D rule)."""
+    t = nl.ndarray((4, nl.par_dim(128), 64), dtype=nl.float32, buffer=nl.sbuf)
+    t.data[...] = np.arange(4 * 128 * 64, dtype=np.float32).reshape(4, 128, 64)
+    b = t[2]
+    assert b.shape == (128, 64) and np.shares_memory(b.data, t.data)
+    assert b[0].shape == (1, 64) and b[0].data[0, 3] == t.data[2, 0, 3]

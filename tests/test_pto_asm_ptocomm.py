@@ -243,3 +243,147 @@ def test_mixed_program_deadlock_names_the_cores():
             .replace("    pto.tpush_to_aic(%t : " + TB("vec", "f32", 8, 16) + ") {split = 1}\n", ""))
     with pytest.raises(ConstraintError, match="deadlock.*AIC"):
         asm.run(text, {"x": np.zeros((16, 16), np.float32)}, func="cube")
+
+
+@pytest.mark.parametrize("form", ["relu", "relu_atomic", "prequant_relu", "prequant"])
+def test_tstore_acc_relu_and_prequant(form):
+    """pto.tstore of an Acc tile with reluPreMode and/or a preQuantScalar (the CPU
+    simulator's ConvertStoreValue, here QF322F16_PRE for float32 -> float16 global memory)."""
+    M = 16
+    rng = np.random.default_rng(11)
+    a = rng.integers(-3, 4, (M, M)).astype(np.float16)
+    b = rng.integers(-3, 4, (M, M)).astype(np.float16)
+    y0 = rng.integers(-3, 4, (M, M)).astype(np.float16)
+    MA, MB = TB("mat", "f16", M, M, bl="col_major", sl="row_major"), \
+        TB("mat", "f16", M, M, bl="col_major", sl="row_major")
+    LA, RB = TB("left", "f16", M, M, bl="col_major", sl="row_major"), \
+        TB("right", "f16", M, M, sl="col_major")
+    ACC = TB("acc", "f32", M, M, bl="col_major", sl="row_major", fr=1024)
+    G16 = f"!pto.partition_tensor_view<{M}x{M}xf16>"
+    word = int(np.array([0.5], np.float32).view(np.uint32)[0])
+    attrs = {"relu": "reluPreMode = #pto<relu_pre_mode normal_relu>",
+             "relu_atomic": "atomicType = #pto<atomic_type atomic_add>, reluPreMode = "
+                            "#pto<relu_pre_mode normal_relu>",
+             "prequant_relu": "reluPreMode = #pto<relu_pre_mode normal_relu>",
+             "prequant": ""}[form]
+    pre = form.startswith("prequant")
+    ins = f"%acc : {ACC}, %pre : i64" if pre else f"%acc : {ACC}"
+    views = ""
+    for n in ("a", "b", "y"):
+        views += (f"    %v_{n} = pto.make_tensor_view %{n}, shape = [%c16, %c16], strides = "
+                  f"[%c16, %c1] : !pto.tensor_view<?x?xf16>\n"
+                  f"    %p_{n} = pto.partition_view %v_{n}, offsets = [%c0, %c0], sizes = "
+                  f"[%c16, %c16] : !pto.tensor_view<?x?xf16> -> {G16}\n")
+    text = ("module {\n  func.func @k(%a: !pto.ptr<f16>, %b: !pto.ptr<f16>, %y: !pto.ptr<f16>) {\n"
+            "    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n"
+            f"    %c16 = arith.constant 16 : index\n    %pre = arith.constant {word} : i64\n" + views +
+            f"    %ma = pto.alloc_tile : {MA}\n    %mb = pto.alloc_tile : {MB}\n"
+            f"    %la = pto.alloc_tile : {LA}\n    %rb = pto.alloc_tile : {RB}\n"
+            f"    %acc = pto.alloc_tile : {ACC}\n"
+            f"    pto.tload ins(%p_a : {G16}) outs(%ma : {MA})\n"
+            f"    pto.tload ins(%p_b : {G16}) outs(%mb : {MB})\n"
+            f"    pto.tmov ins(%ma : {MA}) outs(%la : {LA})\n"
+            f"    pto.tmov ins(%mb : {MB}) outs(%rb : {RB})\n"
+            f"    pto.tmatmul ins(%la, %rb : {LA}, {RB}) outs(%acc : {ACC})\n"
+            f"    pto.tstore ins({ins}) outs(%p_y : {G16})" + (f" {{{attrs}}}" if attrs else "")
+            + "\n    return\n  }\n}\n")
+    try:
+        got = asm.run(text, {"a": a, "b": b, "y": y0})["y"].reshape(M, M)
+    except NotImplementedError as exc:
+        pytest.skip(str(exc))
+    acc = reference.pto_matmul(a, b, np.dtype(np.float32))
+    relu = "relu" in form
+    if pre:
+        want = reference.pto_fixpipe(np.asarray(acc, np.float32), "QF322F16_PRE", relu, 0.5)
+    else:
+        x = np.asarray(acc, np.float32)
+        want = np.where(x > 0, x, 0).astype(np.float16)
+    if form == "relu_atomic":
+        want = (y0 + want).astype(np.float16)
+    assert got.view(np.uint16).tobytes() == np.asarray(want, np.float16).view(np.uint16).tobytes()
+    if form == "prequant":                 # the scale (0.5) was applied, not dropped
+        assert np.abs(got.astype(np.float32)).max() * 2 == np.abs(np.asarray(acc)).max()
+
+
+def _acc_program(body_tail, out_dt="f32", out_loc="vec", extra_args=""):
+    """A 16x16 f16 matmul into an Acc tile %acc, then ``body_tail`` moving it to %o
+    (an ``out_loc`` tile of ``out_dt``) and, for vec outputs, storing %o to %y."""
+    M = 16
+    MA, MB = TB("mat", "f16", M, M, bl="col_major", sl="row_major"), \
+        TB("mat", "f16", M, M, bl="col_major", sl="row_major")
+    LA, RB = TB("left", "f16", M, M, bl="col_major", sl="row_major"), \
+        TB("right", "f16", M, M, sl="col_major")
+    ACC = TB("acc", "f32", M, M, bl="col_major", sl="row_major", fr=1024)
+    O = TB(out_loc, out_dt, M, M if out_dt != "i8" else 32, vc=M)
+    G16 = f"!pto.partition_tensor_view<{M}x{M}xf16>"
+    GO = f"!pto.partition_tensor_view<{M}x{M}x{out_dt}>"
+    views = ""
+    for n, d, g in (("a", "f16", G16), ("b", "f16", G16), ("y", out_dt, GO)):
+        views += (f"    %v_{n} = pto.make_tensor_view %{n}, shape = [%c16, %c16], strides = "
+                  f"[%c16, %c1] : !pto.tensor_view<?x?x{d}>\n"
+                  f"    %p_{n} = pto.partition_view %v_{n}, offsets = [%c0, %c0], sizes = "
+                  f"[%c16, %c16] : !pto.tensor_view<?x?x{d}> -> {g}\n")
+    text = (f"module {{\n  func.func @k(%a: !pto.ptr<f16>, %b: !pto.ptr<f16>, %y: !pto.ptr<{out_dt}>"
+            f"{extra_args}) {{\n"
+            "    %c0 = arith.constant 0 : index\n    %c1 = arith.constant 1 : index\n"
+            "    %c16 = arith.constant 16 : index\n" + views +
+            f"    %ma = pto.alloc_tile : {MA}\n    %mb = pto.alloc_tile : {MB}\n"
+            f"    %la = pto.alloc_tile : {LA}\n    %rb = pto.alloc_tile : {RB}\n"
+            f"    %acc = pto.alloc_tile : {ACC}\n    %o = pto.alloc_tile : {O}\n"
+            f"    pto.tload ins(%p_a : {G16}) outs(%ma : {MA})\n"
+            f"    pto.tload ins(%p_b : {G16}) outs(%mb : {MB})\n"
+            f"    pto.tmov ins(%ma : {MA}) outs(%la : {LA})\n"
+            f"    pto.tmov ins(%mb : {MB}) outs(%rb : {RB})\n"
+            f"    pto.tmatmul ins(%la, %rb : {LA}, {RB}) outs(%acc : {ACC})\n"
+            + body_tail.format(ACC=ACC, O=O) +
+            f"    pto.tstore ins(%o : {O}) outs(%p_y : {GO})\n    return\n  }}\n}}\n")
+    return text
+
+
+def _ab(seed=12):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-3, 4, (16, 16)).astype(np.float16)
+    b = rng.integers(-3, 4, (16, 16)).astype(np.float16)
+    return a, b, np.asarray(reference.pto_matmul(a, b, np.dtype(np.float32)), np.float32)
+
+
+def test_tmov_acc_relu_dps_and_generic_forms():
+    a, b, acc = _ab()
+    want = np.where(acc > 0, acc, 0).astype(np.float16)
+    for tail in ("    pto.tmov ins(%acc : {ACC}) outs(%o : {O}) "
+                 "{{reluPreMode = #pto<relu_pre_mode normal_relu>}}\n",
+                 "    \"pto.tmov\"(%acc, %o) <{{operandSegmentSizes = array<i32: 1, 1, 0, 0>, "
+                 "reluPreMode = #pto<relu_pre_mode normal_relu>}}> : ({ACC}, {O}) -> ()\n"):
+        text = _acc_program(tail, "f16")
+        got = asm.run(text, {"a": a, "b": b})["y"].reshape(16, 16)
+        assert got.view(np.uint16).tobytes() == want.view(np.uint16).tobytes()
+        assert (acc < 0).any()               # the relu had something to do
+
+
+@pytest.mark.parametrize("signed", [True, False])
+def test_tmov_acc_prequant_b8(signed):
+    a, b, acc = _ab(13)
+    scale = np.float32(3.0)
+    off = 5
+    word = int(scale.view(np.uint32)) | (off << 37) | (int(signed) << 46)
+    tail = ("    %pre = arith.constant " + str(word) + " : i64\n"
+            "    \"pto.tmov\"(%acc, %o, %pre) <{{operandSegmentSizes = array<i32: 1, 1, 0, 1>, "
+            "reluPreMode = #pto<relu_pre_mode normal_relu>}}> : ({ACC}, {O}, i64) -> ()\n")
+    text = _acc_program(tail, "i8")
+    got = asm.run(text, {"a": a, "b": b})["y"].reshape(16, 16)
+    want = reference.pto_fixpipe_b8(acc, [word] * 16, False, True, np.int8)
+    assert got.tobytes() == want.tobytes()
+    assert len(np.unique(got)) > 3
+
+
+def test_tmov_quant_forms_rejected_clearly():
+    a, b, _ = _ab()
+    tail = ("    %pre = arith.constant 7 : i64\n"
+            "    \"pto.tmov\"(%acc, %o, %pre) <{{operandSegmentSizes = array<i32: 1, 1, 0, 1>}}> "
+            ": ({ACC}, {O}, i64) -> ()\n")
+    with pytest.raises(NotImplementedError, match="quantising move of a float32 tile to int16"):
+        asm.run(_acc_program(tail, "i16"), {"a": a, "b": b})
+    tail = ("    \"pto.tmov\"(%acc, %o) <{{operandSegmentSizes = array<i32: 1, 1, 1, 0>}}> "
+            ": ({ACC}, {O}) -> ()\n")
+    with pytest.raises(ConstraintError, match="operandSegmentSizes"):
+        asm.run(_acc_program(tail, "f16"), {"a": a, "b": b})

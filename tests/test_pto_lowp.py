@@ -637,14 +637,16 @@ def test_tquant_int8_sym_and_asym():
 
 
 def test_tquant_docs_vs_simulator_reading():
-    """With an integral offset the docs' round(x*s) + offset and the simulator's
-    nearbyint(x*s + offset) agree; they differ for a half-integral offset."""
+    """The docs' rint(x*s) + offset and the simulator's nearbyint(x*s + offset) differ when
+    x*s is half-way and the offset is odd; they agree otherwise (integral offsets)."""
     x = np.full((1, 32), 0.25, np.float32)
     src = pto.Tile(V, "float32", 1, 32)
     src.data[:] = x
     u = pto.Tile(V, "uint8", 1, 32)
     pto.TQUANT(u, src, _col([2.0]), _col([3.0]))          # rint(0.5) + 3 = 3 (sim: rint(3.5)=4)
     assert (u.data == 3).all()
+    pto.TQUANT(u, src, _col([2.0]), _col([4.0]))          # rint(0.5) + 4 = 4 = rint(4.5): agree
+    assert (u.data == 4).all()
     pto.TQUANT(u, src, _col([4.0]), _col([3.0]))          # rint(1) + 3 = 4 = rint(4): agree
     assert (u.data == 4).all()
 
@@ -796,3 +798,23 @@ def test_tmov_fixpipe_forms():
     assert np.array_equal(r.data, np.maximum(f.data, 0))
     with pytest.raises(errors.ConstraintError, match="TMOV: src.loc must be TileType.Acc"):
         pto.TMOV(d, pto.Tile(V, "int32", 8, 16), 1)
+
+
+@pytest.mark.parametrize("fmt,big", [("float8_e4m3fn", 448.0), ("float8_e5m2", 57344.0),
+                                     ("hifloat8", 32768.0)])
+def test_tcvt_fp8_saturation_modes(fmt, big):
+    """satMode ON clamps to +-max finite (NaN -> 0); OFF is the form without satMode (inf or
+    NaN on overflow) -- the documented reading, module doc of fastisa.pto._cvt_lowp."""
+    x = np.array([[1e6, -1e6, np.inf, -np.inf, np.nan, 1.0, -0.0, big] * 4], np.float32)
+    s = pto.Tile(V, "float32", 1, 32)
+    s.data[:] = x
+    on, off, plain = (pto.Tile(V, fmt, 1, 32) for _ in range(3))
+    pto.TCVT(on, s, "RINT", satMode="ON")
+    pto.TCVT(off, s, "RINT", satMode="OFF")
+    pto.TCVT(plain, s, "RINT")
+    t = _table(fmt)
+    v_on = t[on.data.view(np.uint8)[0, :8]]
+    assert v_on[:4].tolist() == [big, -big, big, -big] and v_on[4] == 0 and v_on[5] == 1.0
+    assert off.data.tobytes() == plain.data.tobytes()
+    v_off = t[off.data.view(np.uint8)[0, :8]]
+    assert not np.isfinite(v_off[:5]).any()

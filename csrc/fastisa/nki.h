@@ -345,8 +345,10 @@ static inline float fi_nki_alu(int op, float a, float b) {
     case FI_ALU_LOR: return (a != 0.0f || b != 0.0f) ? 1.0f : 0.0f;
     case FI_ALU_LXOR: return ((a != 0.0f) != (b != 0.0f)) ? 1.0f : 0.0f;
     case FI_ALU_POW: return (float)pow((double)a, (double)b);
-    case FI_ALU_ABS_MAX: return fi_nki_max(fabsf(a), fabsf(b));
-    case FI_ALU_ABS_MIN: return fi_nki_min(fabsf(a), fabsf(b));
+    /* SDK 2.33 nki.language.abs_max / abs_min: the original signed operand of the larger /
+     * smaller magnitude, "x if |x| > |y| else y" (a tie or a NaN comparison gives y) */
+    case FI_ALU_ABS_MAX: return fabsf(a) > fabsf(b) ? a : b;
+    case FI_ALU_ABS_MIN: return fabsf(a) < fabsf(b) ? a : b;
     case FI_ALU_ABS: return fabsf(a);
     case FI_ALU_SQUARE: return a * a;
     case FI_ALU_RELU: return (a != a) ? a : (a > 0.0f ? a : 0.0f);

@@ -33,7 +33,8 @@ FLAGS = ["-std=c++20", "-O0", "-D__CPU_SIM", "-w"]   # -O0: a quarter less compi
 
 #: numpy dtype name -> the simulator's C++ element type
 CTYPE = {"float32": "float", "float16": "half", "int32": "int32_t", "uint32": "uint32_t",
-         "int16": "int16_t", "uint16": "uint16_t", "int8": "int8_t", "uint8": "uint8_t"}
+         "int16": "int16_t", "uint16": "uint16_t", "int8": "int8_t", "uint8": "uint8_t",
+         "float4_e2m1x2": "float4_e2m1x2_t", "float4_e1m2x2": "float4_e1m2x2_t"}
 
 
 class Unavailable(Exception):
@@ -156,7 +157,8 @@ def tile_t(dtype, rows, cols, vr=None, vc=None, loc="Vec", bl="RowMajor", sl=Non
     """The simulator's ``Tile<...>`` type spelling."""
     vr = rows if vr is None else vr
     vc = cols if vc is None else vc
-    s = (f"Tile<TileType::{loc}, {CTYPE[np.dtype(dtype).name]}, {rows}, {cols}, "
+    name = dtype if dtype in CTYPE else np.dtype(dtype).name
+    s = (f"Tile<TileType::{loc}, {CTYPE[name]}, {rows}, {cols}, "
          f"BLayout::{bl}, {vr}, {vc}")
     if sl:
         s += f", SLayout::{sl}"

@@ -1162,6 +1162,9 @@ def _ttrans_lowp(case_dir, args, kwargs, ns):
 DRIVERS["ttrans"] = _ttrans_lowp
 
 
+
+
+# ---- ptogold: tstore (a windowed 5-D GM tensor TLOADed and TSTOREd back) ----------------
 def _tstore(case_dir, args, kwargs, ns):
     """tstore_kernel.cpp: TLOAD a GM tensor (ND, DN or NZ, a window of a larger whole
     tensor) into a Vec tile and TSTORE it back into a zeroed tensor of the whole shape.  fp4

@@ -366,7 +366,9 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
             require_unpacked(instr, "src", src.dtype)
             require_unpacked(instr, "dst", dst.dtype)
             dst.data[tuple(idx)] = from_f32(to_f32(vals, src.dtype), dst.dtype)
-    _cost.record("DMA", instr, max(MIN_II, dst.free_size))
+    # (an indirect view may reach outside its tensor for skipped indices: its base is
+    # the operand, so the schedule does not resolve the view)
+    _cost.record("DMA", instr, max(MIN_II, dst.free_size), reads=[src._spec[0]], writes=[dst])
     return True
 
 
@@ -510,4 +512,4 @@ def _scatter(instr, dst, src, skip):
     okm = ~np.broadcast_to(bad_i.reshape([-1 if a == dim else 1 for a in range(len(pairs))]),
                            dst.shape)
     flat[idx[okm]] = vals[okm]
-    _cost.record("DMA", instr, max(MIN_II, dst.free_size))
+    _cost.record("DMA", instr, max(MIN_II, dst.free_size), reads=[src], writes=[base])

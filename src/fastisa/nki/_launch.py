@@ -137,6 +137,15 @@ def current():
     return getattr(m, "launch", None), getattr(m, "launch_index", 0)
 
 
+def _dynamic_view(v) -> bool:
+    """An ``.ap(vector_offset= / scalar_offset=)`` view: its elements depend on runtime
+    indices (and with ``oob_mode.skip`` may lie partly outside its tensor), so resolving it
+    here could fail after the write: not tracked for races."""
+    spec = getattr(v, "_spec", None)
+    return spec is not None and (spec[4] is not None or spec[3] is not None
+                                 or bool(getattr(v, "_scalar_dyn", False)))
+
+
 def _record_hook(engine, instruction, cycles) -> None:
     """After each instruction of a multi-program launch: the shared-HBM tensors it wrote
     (its ``dst``-like parameters, as the engine schedule infers them)."""
@@ -153,7 +162,8 @@ def _record_hook(engine, instruction, cycles) -> None:
         for k in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
             if k in _sched._WRITE_NAMES:
                 v = loc.get(k)
-                if isinstance(v, NkiTensor) and v.buffer.name == "shared_hbm":
+                if isinstance(v, NkiTensor) and v.buffer.name == "shared_hbm" \
+                        and not _dynamic_view(v):
                     launch.note_write(me, v)
         if not code.co_name.startswith("_"):
             break

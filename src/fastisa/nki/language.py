@@ -597,6 +597,53 @@ def spmd_dim(*dims: Int) -> int:
     return math.prod(int(d) for d in dims)
 
 
+# ---- buffer predicates, expand_dims (SDK 2.33 nki/api/nki/language/__init__.py) ---------------
+def _buffer_of(buffer) -> Buffer:
+    if isinstance(buffer, NkiTensor):
+        return buffer.buffer
+    if isinstance(buffer, Buffer):
+        return buffer
+    raise ConstraintError(f"buffer: must be a buffer (nl.sbuf, nl.psum, nl.hbm, "
+                          f"nl.shared_hbm) or a tensor, got {buffer!r}")
+
+
+def is_hbm(buffer: Buffer | NkiTensor) -> bool:
+    """``nl.is_hbm(buffer)``: "Check if buffer is any HBM type" (private or shared HBM);
+    a tensor stands for its buffer."""
+    return not _buffer_of(buffer).on_chip
+
+
+def is_on_chip(buffer: Buffer | NkiTensor) -> bool:
+    """``nl.is_on_chip(buffer)``: "Check if buffer is on-chip (SBUF or PSUM)"."""
+    return _buffer_of(buffer).on_chip
+
+
+def is_psum(buffer: Buffer | NkiTensor) -> bool:
+    """``nl.is_psum(buffer)``: "Check if buffer is PSUM"."""
+    return _buffer_of(buffer) is PSUM
+
+
+def is_sbuf(buffer: Buffer | NkiTensor) -> bool:
+    """``nl.is_sbuf(buffer)``: "Check if buffer is SBUF"."""
+    return _buffer_of(buffer) is SBUF
+
+
+def expand_dims(x: NkiTensor, axis: Int) -> NkiTensor:
+    """``nl.expand_dims(x, axis)``: "a tile with view of input data with the number of
+    dimensions increased" -- a new size-1 axis at ``axis`` (numpy's rule, negative axes
+    counted from the end of the result), a view sharing ``x``'s memory.
+
+    Raises ConstraintError: ``x`` not a tensor, ``axis`` outside ``[-ndim-1, ndim]``."""
+    if not isinstance(x, NkiTensor):
+        raise ConstraintError(f"expand_dims: x must be a tensor, got {type(x).__name__}")
+    n = x.ndim + 1
+    a = operator.index(axis)
+    if not -n <= a < n:
+        raise ConstraintError(f"expand_dims: axis must be in [{-n}, {n - 1}] for a rank-{x.ndim} "
+                              f"tile, got {a}")
+    return NkiTensor(np.expand_dims(x.data, a % n), x.dtype, x.buffer, x.name)
+
+
 # ---- NKIObject ------------------------------------------------------------------------------
 def _own_annotations(klass):
     """The names a class itself annotates (Python 3.14 evaluates them lazily)."""

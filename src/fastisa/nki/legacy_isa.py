@@ -209,7 +209,10 @@ def _masked_dst(fn, args, kwargs, mask):
         raise NotImplementedError("mask= with a dst= in PSUM is not implemented by fastisa's "
                                   "Beta 1 forms (the PSUM accumulation state of a masked "
                                   "write is not modelled)")
-    tmp = NkiTensor(np.empty(dst.shape, dst.dtype.np_dtype), dst.dtype, SBUF, dst.name)
+    # the temporary starts as dst's current contents: instructions that keep dst elements
+    # (tensor_copy_predicated where the predicate is false ...) see the real ones
+    cur = dst.masked_read(mask).data if isinstance(dst, _MaskedView) else dst.data
+    tmp = NkiTensor(np.array(cur, copy=True), dst.dtype, SBUF, dst.name)
     fn(*args, dst=tmp, **kwargs)
     if isinstance(dst, _MaskedView):
         dst.masked_write(tmp.data, mask)
@@ -241,39 +244,7 @@ def affine_select(pred, on_true_tile, on_false_value, dtype=None, mask=None, **k
     return _tiles.where(np.asarray(pred), on_true_tile, on_false_value, dtype=dtype, mask=mask)
 
 
-def dma_transpose(src, axes=None, mask=None, dtype=None, **kwargs):
-    """Beta 1 ``nisa.dma_transpose(src)``: a new SBUF tile holding ``src`` transposed
-    (``(1, 0)`` for 2-d, the current instruction's permutations for 3-d / 4-d).
-
-    A 2-byte dtype runs the current ``dma_transpose`` (its SDK 2.33 rules).  Beta 1's
-    ``dma_transpose`` (``neuronxcc.nki.isa``) states no dtype rule -- the SDK's own test
-    transposes float32 -- so other dtypes move their bit patterns by the same permutation
-    (no arithmetic), with the DMA cost of a copy.  ``dtype=`` converts afterwards
-    (``tensor_copy``)."""
-    from .. import cost as _cost
-    from ._dma import TRANSPOSE_AXES
-    if "dst" in kwargs:
-        return _isa.dma_transpose(src=src, axes=axes, **kwargs)
-    if not isinstance(src, NkiTensor):
-        raise TypeError(f"dma_transpose: src must be a tensor, got {type(src).__name__}")
-    perm = tuple(int(i) for i in axes) if axes is not None else \
-        TRANSPOSE_AXES.get(src.ndim, tuple(range(src.ndim))[::-1])
-    shape = tuple(src.shape[i] for i in perm)
-    if src.itemsize == 2:
-        out = _tiles._finish(lambda d: _isa.dma_transpose(d, src, axes=axes, **kwargs),
-                             shape, src.dtype, mask)
-    else:
-        def move(d):
-            d.data[...] = np.transpose(src.data, perm)
-            _cost.record("DMA", "dma_transpose", max(64, d.free_size))
-        out = _tiles._finish(move, shape, src.dtype, mask)
-    if dtype is not None and _dt.lookup(dtype) is not src.dtype:
-        return _tiles.copy_tile(out, dtype=dtype)
-    return out
-
-
-_SPECIAL = {"memset": memset, "iota": iota, "affine_select": affine_select,
-            "dma_transpose": dma_transpose}
+_SPECIAL = {"memset": memset, "iota": iota, "affine_select": affine_select}
 
 
 def __getattr__(name):

@@ -619,6 +619,8 @@ class _MaskedView(NkiTensor):
         if all(isinstance(k, (slice, int, np.integer)) and not isinstance(k, bool)
                for k in flat):
             nres = sum(isinstance(k, slice) for k in flat)
+            if base.buffer.on_chip and (not isinstance(flat[0], slice) or nres < 2):
+                return None     # on-chip integer indexing keeps dims (_onchip_key): not here
             j = 0
             target = []
             for axis, k in enumerate(flat):

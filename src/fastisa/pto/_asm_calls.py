@@ -132,11 +132,11 @@ def _tstore_check(P, name, outs, ins, a):
     if atomic not in (None, "atomic_none", "atomic_add"):
         raise _unsupported(name, "atomicType", a["atomicType"])
     relu = attr_word(a.get("reluPreMode"))
-    if relu not in (None, "no_relu"):
+    if relu not in (None, "no_relu", "normal_relu"):
         raise _unsupported(name, "reluPreMode", a["reluPreMode"])
-    if len(ins) > 1:
-        raise NotImplementedError(f"pto.{name}: the pre-quantisation scalar operand is not "
-                                  f"simulated by fastisa, so this program cannot run")
+    if relu == "normal_relu" or len(ins) > 1:
+        return _tstore_fixpipe(P, name, outs[0], ins, relu == "normal_relu",
+                               atomic == "atomic_add")
     if atomic == "atomic_add":
         return _tstore_atomic_add(P, name, outs[0], ins[0])
     return False        # the ordinary path runs it
@@ -164,17 +164,135 @@ def _tstore_atomic_add(P, name, pv, tile):
     return None
 
 
+#: GetScalarPreQuantMode (pto-isa include/pto/cpu/common.hpp): (tile dtype, GM dtype) ->
+#: the fixpipe mode a TSTORE with a preQuantScalar applies (the ones fastisa runs).
+_PRE_QUANT = {("int32", "float16"): "DEQF16", ("float32", "float16"): "QF322F16_PRE",
+              ("float32", "bfloat16"): "QF322BF16_PRE"}
+
+
+def _tstore_fixpipe(P, name, pv, ins, relu, atomic):
+    """``TSTORE<..., AtomicType, ReluPreMode>(dst, src[, preQuantScalar])`` of an Acc tile:
+    each element through the CPU simulator's ``ConvertStoreValue`` (include/pto/cpu/
+    TStore.hpp, common.hpp): with the scalar, the mode ``GetScalarPreQuantMode<tile, GM>``
+    gives (scale = the float in the word's low 32 bits), without it ReLU and the C++ cast;
+    then stored, or added in the GM dtype (``AtomicAdd``).  The conversion is the one the
+    API's TPUSH fixpipe uses (``fastisa.pto._pipes.fixpipe``)."""
+    from ..errors import ConstraintError
+    from ._pipes import QuantMode, fixpipe
+    tile = ins[0]
+    v = pv.global_tensor(P).view2d()
+    src = np.asarray(tile.valid)
+    if v.shape != src.shape:
+        raise ConstraintError(f"pto.{name}: the destination's (rows, cols) {v.shape} must "
+                              f"equal the tile's valid shape {src.shape}")
+    if tile.loc != P.TileType.Acc:
+        raise NotImplementedError(f"pto.{name}: reluPreMode / a pre-quantisation scalar on a "
+                                  f"{tile.loc.name} tile is not simulated by fastisa, so this "
+                                  f"program cannot run")
+    pair = (src.dtype.name, v.dtype.name)
+    if len(ins) > 1:
+        mode = _PRE_QUANT.get(pair)
+        if mode is None:
+            raise NotImplementedError(f"pto.{name}: the pre-quantisation of a {pair[0]} tile "
+                                      f"to {pair[1]} global memory is not simulated by fastisa, "
+                                      f"so this program cannot run")
+        word = int(ins[1]) & 0xFFFFFFFF
+        scale = float(np.array([word], np.uint32).view(np.float32)[0])
+        conv = fixpipe(f"pto.{name}", src, QuantMode[mode], relu, scale, None)
+    else:
+        if src.dtype.kind not in "fi" or v.dtype.kind not in "f" and v.dtype.name != "bfloat16" \
+                and v.dtype != src.dtype:
+            raise NotImplementedError(f"pto.{name}: reluPreMode from a {pair[0]} tile to "
+                                      f"{pair[1]} global memory is not simulated by fastisa, so "
+                                      f"this program cannot run")
+        x = np.where(src > 0, src, np.zeros((), src.dtype)) if relu else src
+        # the C++ static_cast: int32 -> float through float64 (exact) then one rounding
+        conv = x.astype(np.float64).astype(v.dtype) if src.dtype.kind == "i" and \
+            v.dtype.kind == "f" else x.astype(v.dtype)
+    conv = np.asarray(conv).astype(v.dtype)
+    with np.errstate(all="ignore"):
+        if atomic:
+            v[...] = (v + conv).astype(v.dtype)
+        else:
+            v[...] = conv
+    pv.tv.ptr.written = True
+    return None
+
+
 def _tmov_check(P, name, outs, ins, a):
     relu = attr_word(a.get("reluPreMode"))
-    if relu not in (None, "no_relu"):
+    if relu not in (None, "no_relu", "normal_relu"):
         raise _unsupported(name, "reluPreMode", a["reluPreMode"])
     # accToVecMode (single_mode_vec0/vec1, dual_mode_split_m/n) picks the vector core(s)
     # the accumulator goes to; pto-isa's CPU simulator ignores it (include/pto/cpu/TMov.hpp,
     # ``(void)mode``) and moves the whole tile, and so does fastisa.
     if len(ins) > 1:
-        raise NotImplementedError(f"pto.{name}: the fp / pre-quantisation operand is not "
-                                  f"simulated by fastisa, so this program cannot run")
+        return _tmov_quant(P, name, outs[0], ins, relu == "normal_relu")
+    if relu == "normal_relu":
+        return _tmov_relu(P, name, outs[0], ins[0])
     return False
+
+
+def _tmov_relu(P, name, dst, src):
+    """``TMOV<..., ReluPreMode::NormalRelu>`` from an Acc tile: ``x > 0 ? x : 0`` before the
+    move's conversion (the CPU simulator's ``ConvertStoreValue`` order), then TMOV."""
+    if src.loc != P.TileType.Acc:
+        raise NotImplementedError(f"pto.{name}: reluPreMode from a {src.loc.name} tile is not "
+                                  f"simulated by fastisa, so this program cannot run")
+    tmp = P.Tile(src.loc, src.dtype.name, src.rows, src.cols, blayout=src.blayout,
+                 valid_row=src.valid_row, valid_col=src.valid_col, slayout=src.slayout,
+                 fractal=src.fractal)
+    v = np.asarray(src.valid)
+    tmp.valid[...] = np.where(v > 0, v, np.zeros((), v.dtype))
+    P.TMOV(dst, tmp)
+    return None
+
+
+_PRE_QUANT_MOV = {("float32", "int8"): "QF322B8_PRE", ("float32", "uint8"): "QF322B8_PRE",
+                  ("float32", "float16"): "QF322F16_PRE", ("float32", "bfloat16"): "QF322BF16_PRE",
+                  ("int32", "float16"): "DEQF16"}
+
+
+def _tmov_quant(P, name, dst, ins, relu):
+    """``TMOV(dst, src, preQuantScalar)`` / ``TMOV(dst, src, fp)`` from an Acc tile: the
+    fixpipe conversion (CPU simulator include/pto/cpu/TMov.hpp through ``ConvertStoreValue``;
+    the mode from ``GetScalarPreQuantMode`` / ``GetVectorPreQuantMode``; an ``fp`` tile's
+    element ``fp[0, c]`` converted to a 64-bit integer is column c's quant word, as the
+    simulator reads it)."""
+    from ._pipes import QuantMode, fixpipe
+    src, q = ins[0], ins[1]
+    if src.loc != P.TileType.Acc:
+        raise NotImplementedError(f"pto.{name}: a quantising move from a {src.loc.name} tile "
+                                  f"is not simulated by fastisa, so this program cannot run")
+    pair = (src.dtype.name, dst.dtype.name)
+    x = np.asarray(src.valid)
+    if isinstance(q, P.Tile):
+        modes = {("float32", "int8"): "VQF322B8_PRE", ("float32", "uint8"): "VQF322B8_PRE",
+                 ("int32", "float16"): "VDEQF16"}
+        mode = modes.get(pair)
+        words = np.asarray(q.valid)[0].astype(np.float64)
+        words = np.where(np.isfinite(words) & (words >= 0), words, 0).astype(np.uint64)
+        scalar = None
+    else:
+        mode = _PRE_QUANT_MOV.get(pair)
+        words, scalar = None, int(q)
+    if mode is None:
+        raise NotImplementedError(f"pto.{name}: the quantising move of a {pair[0]} tile to "
+                                  f"{pair[1]} is not simulated by fastisa, so this program "
+                                  f"cannot run")
+    if (dst.valid_row, dst.valid_col) != x.shape:
+        from ..errors import ConstraintError
+        raise ConstraintError(f"pto.{name}: dst's valid shape {(dst.valid_row, dst.valid_col)} "
+                              f"must equal src's {x.shape}")
+    if mode.endswith("B8_PRE"):
+        conv = fixpipe(f"pto.{name}", x, QuantMode[mode], relu, scalar, words,
+                       b8_dtype=dst.dtype)
+    else:
+        s = None if scalar is None else float(
+            np.array([scalar & 0xFFFFFFFF], np.uint32).view(np.float32)[0])
+        conv = fixpipe(f"pto.{name}", x, QuantMode[mode], relu, s, words)
+    dst.valid[...] = np.asarray(conv).astype(dst.valid.dtype)
+    return None
 
 
 def _tprint(P, name, outs, ins, a):

@@ -861,3 +861,35 @@ def _tfree(run, op):
 
 for _n in ("pto.tfree_from_aic", "pto.tfree_from_aiv", "pto.tfree"):
     _OPS[_n] = _tfree
+
+
+def _generic_tmov(run, op):
+    """The generic spelling ``"pto.tmov"(%src, %dst[, %fp][, %pre]) <{operandSegmentSizes =
+    array<i32: 1, 1, F, Q>, reluPreMode = ..., accToVecMode = ...}>`` (TMovOp, PTOAS
+    PTOOps.td: src, dst, optional fp, optional preQuantScalar): the same call as
+    ``pto.tmov ins(...) outs(...)``."""
+    from . import _asm_calls
+    vals = [_value(run, t) for t in _percents(op, 1)]
+    segs = _attr(op, "operandSegmentSizes")
+    counts = [1, 1, 0, 0]
+    if segs and ":" in segs:
+        try:
+            counts = [int(x) for x in segs.split(":", 1)[1].strip(" >").split(",")]
+        except ValueError:
+            raise ConstraintError(f"{op.name}: cannot read operandSegmentSizes {segs}") from None
+    if len(counts) != 4 or counts[0] != 1 or counts[1] != 1 or sum(counts) != len(vals):
+        raise ConstraintError(f"{op.name}: operandSegmentSizes {counts} do not fit its "
+                              f"{len(vals)} operands (src, dst, fp?, preQuantScalar?)")
+    src, dst = vals[0], vals[1]
+    extra = vals[2:]
+    attrs = {}
+    for key in ("reluPreMode", "accToVecMode"):
+        v = _attr(op, key)
+        if v is not None:
+            attrs[key] = v
+    done = _asm_calls._tmov_check(run.P, "tmov", [dst], [src] + extra, attrs)
+    if done is False:
+        run.P.TMOV(dst, src)
+
+
+_OPS["pto.tmov"] = _generic_tmov

@@ -141,7 +141,8 @@ def _quant_move(instr, dst, src, indexRow, indexCol, relu, pre, sat, into) -> No
 
 def TEXTRACT_FP(dst: Tile, src: Tile, fp: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802,N803
                 relu: bool = False, saturateInf: bool = False) -> None:  # noqa: N803
-    """TEXTRACT with a uint64 tile of quantisation words (see :func:`TEXTRACT`)."""
+    """TEXTRACT with a tile of 64-bit quantisation words (uint64, or any dtype read as words:
+    :func:`fastisa.pto._fixpipe.fp_words`; see :func:`TEXTRACT`)."""
     for name, t in (("dst", dst), ("src", src), ("fp", fp)):
         _tile("TEXTRACT_FP", name, t, lowp=True)
     _quant_move("TEXTRACT_FP", dst, src, indexRow, indexCol, relu, fp, saturateInf, into=False)
@@ -149,7 +150,8 @@ def TEXTRACT_FP(dst: Tile, src: Tile, fp: Tile, indexRow: Int = 0, indexCol: Int
 
 def TINSERT_FP(dst: Tile, src: Tile, fp: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa: N802,N803
                relu: bool = False, saturateInf: bool = False) -> None:  # noqa: N803
-    """TINSERT with a uint64 tile of quantisation words (see :func:`TINSERT`)."""
+    """TINSERT with a tile of 64-bit quantisation words (uint64, or any dtype read as words:
+    :func:`fastisa.pto._fixpipe.fp_words`; see :func:`TINSERT`)."""
     for name, t in (("dst", dst), ("src", src), ("fp", fp)):
         _tile("TINSERT_FP", name, t, lowp=True)
     _quant_move("TINSERT_FP", dst, src, indexRow, indexCol, relu, fp, saturateInf, into=True)

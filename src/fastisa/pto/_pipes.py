@@ -274,6 +274,8 @@ class QuantMode(enum.IntEnum):
     VDEQF16 = 4
     QF322F16_PRE = 32
     QF322BF16_PRE = 34
+    QF322B8_PRE = 24
+    VQF322B8_PRE = 23
 
 
 _F16_MAX = np.float32(65504.0)
@@ -294,7 +296,36 @@ def _deq_scale(words: np.ndarray) -> np.ndarray:
     return np.where((exp == 0) & (man == 0), 0.0, val).astype(np.float32)
 
 
-def fixpipe(instr, data, quant, relu, quant_scalar, quant_vector):
+def _b8(instr, x, quant, relu, scalar_word, words, dst_dtype):
+    """QF322B8_PRE / VQF322B8_PRE: ``nearbyint(x * scale + offset)`` clamped to [-128, 127]
+    (the word's sign bit 46 set) or [0, 255], ReLU, then the C++ float -> int8/uint8 cast
+    (for uint8 ranges into int8, x86's conversion through int32 and truncation); scale and
+    offset (bits 37..45) from the 64-bit word: the low 32 bits as a float (scalar), or the
+    19-bit s|e8|m10 field (vector, per column)."""
+    C = x.shape[1]
+    if quant == QuantMode.VQF322B8_PRE:
+        if words is None:
+            raise ConstraintError(f"{instr}: VQF322B8_PRE needs quant_vector (one word per column)")
+        w = np.asarray(words, np.uint64).reshape(-1)[:C]
+        scale = _deq_scale(w)[None, :]
+    else:
+        w = np.full(C, int(scalar_word or 0) & 0xFFFFFFFFFFFFFFFF, np.uint64)
+        scale = np.array([int(w[0]) & 0xFFFFFFFF], np.uint32).view(np.float32)[0]
+    off = ((w >> np.uint64(37)) & np.uint64(0x1FF)).astype(np.float32)[None, :]
+    signed = ((w >> np.uint64(46)) & np.uint64(1)).astype(bool)[None, :]
+    with np.errstate(over="ignore", invalid="ignore"):
+        y = np.rint((x * scale).astype(np.float32) + off).astype(np.float32)
+        y = np.where(signed, np.clip(y, -128, 127), np.clip(y, 0, 255)).astype(np.float32)
+        if relu:
+            y = np.where(y > 0, y, np.float32(0))
+    dt = np.dtype(dst_dtype or np.int8)
+    if dt.name not in ("int8", "uint8"):
+        raise ConstraintError(f"{instr}: {quant.name} converts to int8/uint8, got {dt.name}")
+    return y.astype(np.int32).astype(np.uint8).view(np.int8).astype(dt) if dt.name == "int8" \
+        else y.astype(np.int32).astype(np.uint8)
+
+
+def fixpipe(instr, data, quant, relu, quant_scalar, quant_vector, b8_dtype=None):
     """The fixpipe conversion of an Acc tile on its way out (CPU simulator
     ``quantize_element`` / ``ConvertStoreValue``, include/pto/cpu/common.hpp: ``x * scale``
     in float32, the mode's clamp, then ReLU ``x > 0 ? x : 0``, then the C++ cast, round to
@@ -316,6 +347,8 @@ def fixpipe(instr, data, quant, relu, quant_scalar, quant_vector):
     if quant not in (QuantMode.DEQF16, QuantMode.VDEQF16) and data.dtype.name != "float32":
         raise ConstraintError(f"{instr}: {quant.name} converts float32, got {data.dtype.name}")
     x = data.astype(np.float32)
+    if quant in (QuantMode.QF322B8_PRE, QuantMode.VQF322B8_PRE):
+        return _b8(instr, x, quant, relu, quant_scalar, quant_vector, b8_dtype)
     if quant == QuantMode.VDEQF16:
         if quant_vector is None:
             raise ConstraintError(f"{instr}: VDEQF16 needs quant_vector (one 64-bit quant word "
@@ -327,7 +360,7 @@ def fixpipe(instr, data, quant, relu, quant_scalar, quant_vector):
         scale = _deq_scale(qv[:x.shape[1]].view(np.uint64) if qv.dtype.itemsize == 8
                            else qv[:x.shape[1]].astype(np.uint64))[None, :]
     else:
-        scale = np.float32(1.0 if quant_scalar is None or quant_scalar == 0 else quant_scalar)
+        scale = np.float32(1.0 if quant_scalar is None else quant_scalar)
     with np.errstate(over="ignore", invalid="ignore"):
         y = (x * scale).astype(np.float32)
         if quant in (QuantMode.DEQF16, QuantMode.VDEQF16, QuantMode.QF322F16_PRE):
@@ -369,7 +402,9 @@ def TPUSH(a, b, split: TileSplitAxis | int = TileSplitAxis.TILE_NO_SPLIT, *,  # 
         if tile.loc != TileType.Acc:
             raise ConstraintError(f"TPUSH: quant / relu are fixpipe options of an Acc tile, "
                                   f"got a {tile.loc.name} tile")
-        data = fixpipe("TPUSH", np.asarray(data), quant, relu, quant_scalar, quant_vector)
+        # an unset quant register (0) reads as 1.0 (CPU simulator InitializeQuantScalars)
+        data = fixpipe("TPUSH", np.asarray(data), quant, relu, quant_scalar or None,
+                       quant_vector)
     push(pipe, data, want, split)
 
 

@@ -18,11 +18,13 @@ simulator's own naming say), so
 
 rounding to nearest even (CAST_RINT, the kernel's mode) and then adding the offset, per row
 (``scale`` / ``offset``: float32 tiles with one value per row in column 0, a row past their
-valid rows uses the last one, as the simulator's GetParamValue).  For an integral offset
-this equals the implementations except where ``float32(x * scale) + offset`` itself rounds
-(the implementations round that float32 sum; the docs round before adding); for a
-non-integral offset the docs' ``round(..) + offset`` is not an integer and fastisa rounds
-it once more (to nearest even) before saturating.  NaN -> 0.  ``tmp`` (A2/A3 interface
+valid rows uses the last one, as the simulator's GetParamValue).  This differs from the
+implementations' ``nearbyint(x * scale + offset)`` where ``x * scale`` lies exactly half-way
+between integers and the offset is odd (ties go to the even neighbour before the offset is
+added here, after it there: 3.5 + 121 gives 125 here, 124 there; the C++ test's own
+INT8_ASYM pattern has 18 such elements of 128), and where ``float32(x * scale) + offset``
+itself rounds; for a non-integral offset the docs' ``round(..) + offset`` is not an integer
+and fastisa rounds it once more (to nearest even) before saturating.  NaN -> 0.  ``tmp`` (A2/A3 interface
 parity) is accepted, checked to be a float32 tile of src's size, and unused.
 
 The MX forms (MXFP8 / MXFP4 with shared exponents) are not implemented: the docs specify

@@ -29,10 +29,10 @@ inline void wr(const std::string& f, const T* p, size_t n)
     }
     std::fclose(fp);
 }
-// tile storage in / out (the whole Rows x Cols buffer)
+// tile storage in / out (the whole Rows x Cols buffer; x2 types hold two elements a unit)
 template <typename TileT>
-inline void load(const std::string& f, TileT& t) { rd(f, t.data(), TileT::Numel); }
+inline void load(const std::string& f, TileT& t) { rd(f, t.data(), TileT::GetSizeInUnits()); }
 template <typename TileT>
-inline void save(const std::string& f, TileT& t) { wr(f, t.data(), TileT::Numel); }
+inline void save(const std::string& f, TileT& t) { wr(f, t.data(), TileT::GetSizeInUnits()); }
 inline std::string nm(const char* stem, int k) { return std::string(stem) + std::to_string(k) + ".bin"; }
 } // namespace fio

@@ -19,7 +19,7 @@ void load(int k)
     TT t(VR, VC);
     TASSIGN(t, 0);
     fio::load(in(k, 1), t);
-    constexpr int n = S0 * S1 * S2 * S3 * S4;
+    constexpr int n = S0 * S1 * S2 * S3 * S4 / (IsTwinType<T>() ? 2 : 1);   // storage units
     std::vector<T> a(n);
     fio::rd(in(k, 0), a.data(), n);
     constexpr int st3 = L == Layout::DN ? 1 : S4;
