@@ -407,6 +407,13 @@ def hit(tuple head, dst, a, b=None, scalar=None):
     return _hit(head, dst, a, b, scalar, False)
 
 
+# speed3 branch: plan hits on tiles of fewer elements run their kernel holding the GIL
+# (the kernels are nogil C either way; releasing and taking the GIL back costs about as
+# much as a 16x16 add, and a tile this small never uses the kernels' threads)
+cdef enum:
+    _NOGIL_MIN = 4096
+
+
 cdef object _hit(tuple head, dst, a, b, scalar, bint idle):
     key = tile_key(head, dst, a, b)
     if key is None:
@@ -438,8 +445,11 @@ cdef object _hit(tuple head, dst, a, b, scalar, bint idle):
     aa.cs = p.scs[0]
     if p.nsrc == 1:
         if p.R and p.C:
-            with nogil:
+            if p.R * p.C < _NOGIL_MIN:      # a small tile: releasing the GIL costs more
                 fi_tile_unary(p.op, da, aa, p.R, p.C)
+            else:
+                with nogil:
+                    fi_tile_unary(p.op, da, aa, p.R, p.C)
         return _tdone(p, dst, idle)
     if p.nsrc == 2:
         ba.p = <void *>bp
@@ -465,6 +475,9 @@ cdef object _hit(tuple head, dst, a, b, scalar, bint idle):
         if p.rev:
             aa, ba = ba, aa
     if p.R and p.C:
-        with nogil:
+        if p.R * p.C < _NOGIL_MIN:
             fi_tile_binary(p.op, da, aa, 1 << 30, ba, 1 << 30, p.R, p.C)
+        else:
+            with nogil:
+                fi_tile_binary(p.op, da, aa, 1 << 30, ba, 1 << 30, p.R, p.C)
     return _tdone(p, dst, idle)
