@@ -25,7 +25,7 @@ so that a noisy neighbour slows both alike):
    computation (float32).  The results are checked against numpy (allclose; the
    instruction-level bits are the other tests' business).
 
-Run:  python bench/bench_dispatch.py [--quick]
+Run:  python bench/bench_dispatch.py [--quick | --instructions]
       pytest bench/bench_dispatch.py --benchmark-only   (pytest-benchmark, sections 1-3)
 """
 
@@ -416,6 +416,8 @@ def main(argv=None):
           f"{os.getloadavg()[0]:.1f}, {os.cpu_count()} CPUs")
     rows: dict = {}
     section_instructions(rows)
+    if "--instructions" in argv:        # table 1 only
+        return rows
     section_alloc(rows)
     section_topk(rows)
     section_kernels(rows, quick)

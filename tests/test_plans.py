@@ -325,6 +325,101 @@ def test_pto_plans_same_bits_errors_and_costs():
     _check(_pto_elementwise)
 
 
+# ---- speed3 branch: a Tile's cached key part follows its form ------------------------------
+def _pto_mutated():
+    """Tiles whose valid region, format/dtype and layout change between calls (the way
+    fastisa's own instructions retarget tiles: attribute writes)."""
+    from fastisa import dtypes as fdt
+    from fastisa import pto
+    from fastisa.pto import Tile, TileType
+
+    def tile(seed, **kw):
+        t = Tile(TileType.Vec, "float32", 16, 16, **kw)
+        t.data[...] = _specials((16, 16), np.float32, seed)
+        return t
+
+    a, b, d = tile(1), tile(2), tile(3)
+    dyn = tile(4, valid_row=pto.DYNAMIC, valid_col=pto.DYNAMIC)
+    steps = []
+
+    def rep(f):
+        steps.extend([f] * REPEAT)
+
+    def res(*ts):
+        return tuple(t.buffer.tobytes() for t in ts)
+
+    def retype(t, name):                # reinterpret the tile's bytes in another format
+        t.format = fdt.lookup(name)
+        t.dtype = t.format.np_dtype
+        t._buf = t._buf.view(t.dtype)
+
+    def transpose_layout(t):            # the same bytes, column-major
+        t.blayout = pto.BLayout.ColMajor
+        t._rs, t._cs = 1, t.rows
+
+    rep(lambda: (pto.TADD(d, a, b), res(d))[1])
+    rep(lambda: (pto.TADD(dyn, a, b), res(dyn))[1])
+    steps.append(lambda: dyn.set_valid_col(8))
+    rep(lambda: (pto.TADD(dyn, a, b), res(dyn))[1])              # error: valid shapes differ
+    steps.append(lambda: setattr(dyn, "_vr", 4))                # a direct write, too
+    rep(lambda: (pto.TEXP(dyn, dyn), res(dyn))[1])
+    steps.append(lambda: (dyn.set_valid_row(16), dyn.set_valid_col(16)))
+    rep(lambda: (pto.TEXP(dyn, a), res(dyn))[1])
+    steps.append(lambda: retype(b, "int32"))
+    rep(lambda: (pto.TADD(d, a, b), res(d))[1])                  # error: dtypes differ
+    steps.append(lambda: (retype(a, "int32"), retype(d, "int32")))
+    rep(lambda: (pto.TADD(d, a, b), res(d))[1])                  # int32 wraps
+    steps.append(lambda: (retype(a, "float32"), retype(b, "float32"), retype(d, "float32")))
+    rep(lambda: (pto.TADD(d, a, b), res(d))[1])
+    steps.append(lambda: transpose_layout(a))
+    rep(lambda: (pto.TADD(d, a, b), res(d))[1])                  # mixed layouts
+    rep(lambda: (pto.TEXP(d, a), res(d))[1])                     # error: column-major
+    steps.append(lambda: delattr(a, "_vc"))
+    rep(lambda: (pto.TADD(d, a, b), res(d))[1])                  # a broken tile: error
+    return steps
+
+
+def test_pto_plans_follow_tile_changes():
+    """Changing a tile's valid region, dtype or layout after a call gives that call a new
+    plan (or the full path's error): the same bits and errors as without plans."""
+    _check(_pto_mutated)
+
+
+def test_tile_key_part_is_cached_and_dropped_on_change():
+    from fastisa import dtypes as fdt
+    from fastisa import pto
+    from fastisa._kernels import tile as k
+    from fastisa.pto import Tile, TileType
+    import copy
+    import pickle
+    t = Tile(TileType.Vec, "float32", 16, 16, valid_row=pto.DYNAMIC)
+    u = Tile(TileType.Vec, "float32", 16, 16, valid_row=pto.DYNAMIC)
+    p = k.tile_part(t)
+    assert p is not None and k.cached_part(t) is p
+    assert k.tile_part(u) is p                      # one part per form
+    for c in (copy.deepcopy(t), copy.copy(t), pickle.loads(pickle.dumps(t))):
+        assert k.cached_part(c) is None and k.tile_part(c) is p     # re-interned
+        assert (c.data == t.data).all() and c.valid_shape == t.valid_shape
+    key = k.tile_key(("TADD",), t, u)
+    t.set_valid_row(8)
+    assert k.cached_part(t) is None
+    assert k.tile_part(t) is not p and k.tile_key(("TADD",), t, u) != key
+    t.set_valid_row(16)
+    assert k.tile_part(t) is p
+    for name, value in (("format", fdt.lookup("int32")), ("blayout", pto.BLayout.ColMajor),
+                        ("_rs", 1), ("_cs", 16), ("loc", TileType.Mat), ("dtype", np.int32)):
+        k.tile_part(t)
+        setattr(t, name, value)
+        assert k.cached_part(t) is None, name
+    k.tile_part(t)
+    del t.dtype
+    assert k.cached_part(t) is None
+    t.addr = 5                                       # not part of the form: kept
+    k.tile_part(t)
+    t.addr = None
+    assert k.cached_part(t) is not None
+
+
 @pytest.mark.parametrize("n", [None, 1, 2])
 def test_nki_thread_count_is_decided_once_and_settable(n):
     from fastisa.nki import _compute

@@ -394,8 +394,11 @@ cdef class EwPlan:
                 a.st[s].f = <const float *>pv
                 a.st[s].fsp = self.vsp[s]
         a.threads = threads
-        with nogil:
-            r = fi_nki_elementwise(&a)
+        if a.P * a.F < 4096:     # speed3: a small tile's plan keeps the GIL (releasing and
+            r = fi_nki_elementwise(&a)     # retaking it costs about as much as the work)
+        else:
+            with nogil:
+                r = fi_nki_elementwise(&a)
         return r
 
 
@@ -485,9 +488,9 @@ def set_plan_env(dict plans, list hooks, active, note, psum, f32vec, threads):
 
 
 # ---- speed2 branch (issue 15): fastisa.cost.record_idle, inlined for the plan hit path ----
-from cpython.contextvars cimport get_value as _cv_get
 from fastisa import cost as _fi_cost
 from fastisa._kernels.span import idle_registry as _idle_registry
+from fastisa._kernels.idle cimport record_idle as _record_idle
 
 cdef list _I_HOOKS = _fi_cost.RECORD_HOOKS
 cdef object _I_ACTIVE = _fi_cost._ACTIVE
@@ -495,20 +498,7 @@ cdef dict _I_IDLE = _idle_registry()
 
 
 cdef inline bint _record_idle_c() except -1:
-    """fastisa._kernels.span.record_idle without a Python call."""
-    cdef tuple e
-    if _cv_get(_I_ACTIVE, ()):
-        return False
-    for h in _I_HOOKS:
-        o = _I_IDLE.get(h)
-        if o is None:
-            return False
-        e = <tuple>o
-        if e[0] is not None and _cv_get(e[0], None) is not None:
-            return False
-        if e[1] is not None and e[1].items:
-            return False
-    return True
+    return _record_idle(_I_HOOKS, _I_ACTIVE, _I_IDLE)
 
 
 

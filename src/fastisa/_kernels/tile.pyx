@@ -125,6 +125,7 @@ def set_threads(int n):
 # every rule; the hit functions below run it.  What depends on values is checked on every
 # call: where the tiles are in memory (a source overlapping dst in another layout takes
 # the full path, which copies it) and the scalar (converted, range-checked).
+cimport cython
 cimport numpy as cnp
 import numpy as np
 from cpython.object cimport PyObject
@@ -160,33 +161,136 @@ cdef extern from "Python.h":
 cdef tuple _TILE_ATTRS = ("loc", "format", "blayout", "_vr", "_vc", "_rs", "_cs", "_buf")
 
 
-cdef int _put_tile(Py_ssize_t *w, int n, object t) except -2:
-    """Append a tile's signature words to w[n:]; -1 when t is a Tile missing one of them."""
+# ---- speed3 branch (issue 15): each Tile caches its signature part ------------------------
+# A Tile's part of a plan key depends on seven attributes (location, format identity,
+# layout, valid shape, strides).  The first key built for a tile reads them, interns the
+# seven words as a _Part (one per distinct form, numbered, never freed) and stores it on
+# the tile (TileBase.pk, a C field); TileBase.__setattr__ / __delattr__ drop it whenever
+# one of those attributes (or dtype) changes, so the next key reads them again.  A plan key is
+# then the head's identities and one word per operand.
+cdef dict _PARTS = {}           # the seven words (bytes) -> their _Part
+cdef Py_ssize_t _PARTS_MAX = 1 << 16
+
+
+cdef class _Part:
+    """The interned signature part of a tile's form (see tile_part)."""
+    cdef readonly bytes words
+    cdef readonly Py_ssize_t serial
+
+    def __reduce__(self):
+        return (_part_of, (self.words,))
+
+
+def _part_of(bytes words):
+    """The _Part of ``words`` (unpickling and copies re-intern; None past the cap)."""
+    return _intern(words)
+
+
+cdef object _intern(bytes words):
+    o = _PARTS.get(words)
+    if o is not None:
+        return o
+    if len(_PARTS) >= _PARTS_MAX:
+        return None
+    cdef _Part p = _Part.__new__(_Part)
+    p.words = words
+    p.serial = len(_PARTS) + 1
+    _PARTS[words] = p
+    return p
+
+
+cdef Py_ssize_t _tile_word(object t) except -2:
+    """The key word of a Tile (odd: 2 * serial + 1 of its interned part), 0 when it misses
+    one of the seven attributes or the interning table is full (no plan)."""
     cdef PyObject *v
+    cdef Py_ssize_t ww[7]
     cdef int i
-    if type(t) is not _TILE_CLASS:
-        w[n] = 0
-        w[n + 1] = _oid(type(t))
-        return n + 2
+    cdef TileBase tb = <TileBase>t
+    if tb.pk is not None:
+        return 2 * (<_Part>tb.pk).serial + 1
     d = t.__dict__
-    w[n] = 1
     for i in range(7):
         v = PyDict_GetItemWithError(d, _TILE_ATTRS[i])
         if v is NULL:
-            return -1
+            return 0
         if i == 1:
-            w[n + 1 + i] = <Py_ssize_t>v
+            ww[i] = <Py_ssize_t>v
         else:
-            w[n + 1 + i] = <Py_ssize_t>(<object>v)
-    return n + 8
+            ww[i] = <Py_ssize_t>(<object>v)
+    p = _intern((<char *>ww)[:7 * sizeof(Py_ssize_t)])
+    if p is None:
+        return 0
+    tb.pk = p
+    return 2 * (<_Part>p).serial + 1
+
+
+cdef extern from "Python.h":
+    int PyObject_GenericSetAttr(object o, object name, PyObject *value) except -1
+
+cdef frozenset _SIG_ATTRS = frozenset(("loc", "format", "dtype", "blayout", "_vr", "_vc",
+                                       "_rs", "_cs"))
+
+
+@cython.auto_pickle(False)
+cdef class TileBase:
+    """The base class of fastisa.pto.Tile: holds the tile's cached signature part (never
+    pickled or copied: a copy interns its own), and drops it whenever an attribute it
+    depends on (loc, format, dtype, blayout, the valid shape, the strides) is set or
+    deleted.  Other attribute writes are object's.  In C (a type slot)."""
+
+    cdef object pk
+
+    def __setattr__(self, name, value):
+        if name in _SIG_ATTRS:
+            self.pk = None
+        PyObject_GenericSetAttr(self, name, <PyObject *>value)
+
+    def __delattr__(self, name):
+        if name in _SIG_ATTRS:
+            self.pk = None
+        PyObject_GenericSetAttr(self, name, NULL)
+
+    def __reduce_ex__(self, protocol):
+        # copy / deepcopy / pickle: the instance's __dict__, the cached part left behind
+        return (_new_tile, (type(self),), self.__dict__.copy())
+
+
+def _new_tile(cls):
+    """An empty instance of a TileBase subclass (copies and unpickling fill __dict__)."""
+    return cls.__new__(cls)
+
+
+def tile_part(t):
+    """The interned signature part of Tile ``t`` (cached on it), or None (see tile_key)."""
+    if type(t) is not _TILE_CLASS or _tile_word(t) == 0:
+        return None
+    return (<TileBase>t).pk
+
+
+def cached_part(t):
+    """The part cached on TileBase ``t`` now (None: dropped or never computed)."""
+    return (<TileBase?>t).pk
+
+
+cdef inline int _put_tile(Py_ssize_t *w, int n, object t) except -2:
+    """Append an operand's signature word to w[n:] (a Tile's part, anything else's type,
+    an even address); -1 when a Tile has no part."""
+    if type(t) is not _TILE_CLASS:
+        w[n] = _oid(type(t))
+        return n + 1
+    w[n] = _tile_word(t)
+    if w[n] == 0:
+        return -1
+    return n + 1
 
 
 def tile_key(tuple head, a, b=None, c=None):
     """The signature of one call as bytes: the objects of ``head`` (the instruction name and
-    options, by identity), then per operand a Tile's location, format (identity), layout,
-    valid shape and strides (anything else: its type).  A plan holds the objects whose
-    identities the key uses."""
-    cdef Py_ssize_t w[48]
+    options, by identity), then per operand a Tile's interned signature part (location,
+    format identity, layout, valid shape, strides; cached on the tile until one of them
+    changes), anything else's type.  A plan holds the objects whose identities the key
+    uses; parts are never freed."""
+    cdef Py_ssize_t w[24]
     cdef int n = 0, i
     if len(head) > 16:
         raise TypeError("tile_key: head too long")
@@ -250,9 +354,9 @@ cdef inline bint _clash(Py_ssize_t dp, Py_ssize_t dn, Py_ssize_t sp, Py_ssize_t 
 
 
 # ---- speed2 branch (issue 15): fastisa.cost.record_idle, inlined for the plan hit path ----
-from cpython.contextvars cimport get_value as _cv_get
 from fastisa import cost as _fi_cost
 from fastisa._kernels.span import idle_registry as _idle_registry
+from fastisa._kernels.idle cimport record_idle as _record_idle
 
 cdef list _I_HOOKS = _fi_cost.RECORD_HOOKS
 cdef object _I_ACTIVE = _fi_cost._ACTIVE
@@ -260,20 +364,7 @@ cdef dict _I_IDLE = _idle_registry()
 
 
 cdef inline bint _record_idle_c() except -1:
-    """fastisa._kernels.span.record_idle without a Python call."""
-    cdef tuple e
-    if _cv_get(_I_ACTIVE, ()):
-        return False
-    for h in _I_HOOKS:
-        o = _I_IDLE.get(h)
-        if o is None:
-            return False
-        e = <tuple>o
-        if e[0] is not None and _cv_get(e[0], None) is not None:
-            return False
-        if e[1] is not None and e[1].items:
-            return False
-    return True
+    return _record_idle(_I_HOOKS, _I_ACTIVE, _I_IDLE)
 
 
 
@@ -301,6 +392,13 @@ def hit(tuple head, dst, a, b=None, scalar=None):
     instructions), its cost record included.  False: no plan for the signature, or this
     call needs the full path (nothing was written)."""
     return _hit(head, dst, a, b, scalar, False)
+
+
+# speed3 branch: plan hits on tiles of fewer elements run their kernel holding the GIL
+# (the kernels are nogil C either way; releasing and taking the GIL back costs about as
+# much as a 16x16 add, and a tile this small never uses the kernels' threads)
+cdef enum:
+    _NOGIL_MIN = 4096
 
 
 cdef object _hit(tuple head, dst, a, b, scalar, bint idle):
@@ -334,8 +432,11 @@ cdef object _hit(tuple head, dst, a, b, scalar, bint idle):
     aa.cs = p.scs[0]
     if p.nsrc == 1:
         if p.R and p.C:
-            with nogil:
+            if p.R * p.C < _NOGIL_MIN:      # a small tile: releasing the GIL costs more
                 fi_tile_unary(p.op, da, aa, p.R, p.C)
+            else:
+                with nogil:
+                    fi_tile_unary(p.op, da, aa, p.R, p.C)
         return _tdone(p, dst, idle)
     if p.nsrc == 2:
         ba.p = <void *>bp
@@ -361,6 +462,9 @@ cdef object _hit(tuple head, dst, a, b, scalar, bint idle):
         if p.rev:
             aa, ba = ba, aa
     if p.R and p.C:
-        with nogil:
+        if p.R * p.C < _NOGIL_MIN:
             fi_tile_binary(p.op, da, aa, 1 << 30, ba, 1 << 30, p.R, p.C)
+        else:
+            with nogil:
+                fi_tile_binary(p.op, da, aa, 1 << 30, ba, 1 << 30, p.R, p.C)
     return _tdone(p, dst, idle)

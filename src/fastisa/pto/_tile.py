@@ -14,6 +14,7 @@ import os
 import numpy as np
 
 from .. import cost, dtypes
+from .._kernels import tile as _ktile
 from . import _lowp_formats as _lp
 from ..errors import AccessError, AlignmentError, ConstraintError, constraint
 
@@ -273,7 +274,11 @@ def _as_int(x, what: str, where: str) -> int:
     return int(x)
 
 
-class Tile:
+# speed3 branch (issue 15): the plan key's part of a tile is cached on it (TileBase.pk, see
+# fastisa._kernels.tile.tile_part); TileBase's __setattr__ / __delattr__ (in C) drop it
+# whenever an attribute it depends on (loc, format, dtype, blayout, the valid shape, the
+# strides) is set or deleted, so the next instruction reads the tile's form again.
+class Tile(_ktile.TileBase):
     """A tile: ``Tile<loc, dtype, rows, cols, blayout, valid_row, valid_col, slayout,
     fractal, pad>`` (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)).
 
