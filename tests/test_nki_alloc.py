@@ -171,3 +171,22 @@ def test_beta1_psum_iadd_of_a_matmul_tile_overwrites_first():
         z += lisa.nc_matmul(lt, rt)
         one = ref.nki_matmul(a[-128:], b[-128:], np.zeros((M, N), np.float32))
         assert (z.data.view(np.uint32) == (one + one).view(np.uint32)).all()
+
+
+def test_beta1_psum_iadd_of_an_element_masked_matmul_tile_is_refused():
+    """``psum += nisa.nc_matmul(..., mask=<element mask>)``: fastisa has no exact form for
+    it (nc_matmul(dst=psum) takes no element mask), so it raises NotImplementedError and
+    leaves the PSUM tile as it was, instead of rounding differently."""
+    from fastisa.nki import legacy_isa as lisa
+    with nl.use_target("trn2"):
+        lt = nl.ndarray((128, 32), nl.float32)
+        lt.data[...] = 1.0
+        rt = nl.ndarray((128, 64), nl.float32)
+        rt.data[...] = 2.0
+        acc = nl.ndarray((32, 64), nl.float32, buffer=nl.psum)
+        acc += lisa.nc_matmul(lt, rt)                         # unmasked: the exact path
+        before = acc.data.copy()
+        i_f = nl.arange(64)[None, :]
+        with pytest.raises(NotImplementedError, match="element mask"):
+            acc += lisa.nc_matmul(lt, rt, mask=(i_f < 40))
+        assert (acc.data.view(np.uint32) == before.view(np.uint32)).all()

@@ -321,16 +321,13 @@ class NkiTensor:
                 return self
             if isinstance(mask, (bool, np.bool_)):       # masked off: nothing is written
                 return self
-            # an element mask: elements never written since the tensor was declared take
-            # the (masked) product, others add it (the product's own sum over k rounded
-            # first, then added once: not the k-by-k rounding of nc_matmul(dst=psum))
-            state = psum_state(self)
-            fresh = state == PSUM_FRESH
-            if fresh.any():
-                self.data[fresh] = 0          # 0 + x == x in the add's rounding
-            isa.tensor_tensor(self, self, tiles.copy_tile(other), op)
-            psum_state(self)[...] = PSUM_GROUP
-            return self
+            # an element mask: nc_matmul(dst=psum) has no element mask, and adding the
+            # masked product once would round differently from nc_matmul's documented
+            # k-by-k order, so this form is refused rather than approximated
+            raise NotImplementedError(
+                "psum += nisa.nc_matmul(..., mask=<element mask>): fastisa accumulates a "
+                "Beta 1 matmul tile into PSUM only unmasked or with a scalar mask (an element "
+                "mask would not give nc_matmul's k-by-k rounding)")
         if isinstance(other, NkiTensor):
             if other.buffer is PSUM and self.buffer is PSUM:
                 other = tiles.copy_tile(other)
