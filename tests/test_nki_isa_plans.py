@@ -289,3 +289,23 @@ def test_dma_compute_plan_any_source_count(ns):
             return _bits(d)
         return [run]
     _check(scenario)
+
+
+def test_nc_matmul_plan_with_a_strided_psum_view_takes_the_full_path():
+    """A planned nc_matmul whose next dst is a strided PSUM view (columns of a wider tile,
+    as nki-library's attention_tkg writes) runs the full path with the same bits; the plan
+    hit refused such a view with a ValueError from the kernel's contiguous-array check."""
+    rng = np.random.default_rng(3)
+    a = ref.nki_round(rng.standard_normal((128, 64)), "bfloat16").astype(np.float32)
+    b = ref.nki_round(rng.standard_normal((128, 32)), "bfloat16").astype(np.float32)
+    st, mv = T(a, "float32"), T(b, "float32")
+    with plans.enabled_as(True):
+        for _ in range(REPEAT):                       # a plan for a contiguous dst
+            d = nl.ndarray((64, 32), nl.float32, buffer=nl.psum)
+            nisa.nc_matmul(d, st, mv)
+        wide = nl.ndarray((64, 96), nl.float32, buffer=nl.psum)
+        for c in (0, 32, 64):
+            nisa.nc_matmul(wide[:, c:c + 32], st, mv)
+    want = ref.nki_matmul(a, b, np.zeros((64, 32), np.float32))
+    for c in (0, 32, 64):
+        assert (wide.data[:, c:c + 32].view(np.uint32) == want.view(np.uint32)).all()

@@ -223,6 +223,8 @@ def _mm_plan(dst, stationary, moving, cyc, key):
 def _mm_hit(plan, dst, stationary, moving, accumulate):
     """Run a planned nc_matmul; False (nothing changed) when the call needs the full path."""
     d = dst.data
+    if not d.flags.c_contiguous:
+        return False        # a view whose key matches a contiguous plan's: the full path
     own = _owner(d)
     ent = _PSUM_STATE.get(id(own))
     if ent is None or ent[0]() is not own:
