@@ -432,38 +432,73 @@ cdef inline Py_ssize_t _oid(object o):
     return <Py_ssize_t><PyObject *>o
 
 
+# nkiattn branch: the signature covers NkiTensor subclasses too.  It used to describe only
+# objects of exactly the NkiTensor class and any other object by its type alone, so every
+# access-pattern view (``t.ap(...)``, an NkiTensor subclass; nki-library's TensorView makes
+# every operand one) had the same key whatever its shape, strides, dtype or buffer: an
+# nc_matmul plan stored for a contiguous ``.ap`` dst was hit by a strided one, and one stored
+# for a bfloat16 ``.ap`` operand decoded a float16 one as bfloat16 (a silent wrong result).
+# The tag word also mixed rank and writeability (1 + 2 * ndim + 4 * writeable: rank 2
+# writeable == rank 4 read-only), and nothing bounded the words a high-rank operand wrote.
+cdef enum:
+    _KEY_WORDS = 128            # words of a key: head (<= 24) + 4 operands (rank <= 12 each)
+
+
 cdef int _put_sig(Py_ssize_t *w, int n, object t) except -1:
-    """Append one operand's signature to w[n:]; returns the new length (at most 16 words)."""
+    """Append one operand's signature to w[n:] and return the new length: for an NkiTensor
+    (or subclass: views) over a numpy array the tag ``1 | 4 * writeable | 8 * ndim``, its
+    format, buffer and class (by identity), then shape and strides; over anything else the
+    tag 2 and both types; for any other object the tag 3 and its type.  Tags have non-zero
+    low bits (the head's object addresses have none), so keys parse one way only.  Raises
+    TypeError (the caller takes the full path, no plan) when the key would not fit or a
+    view's elements cannot be resolved (the full path raises the view's own error)."""
     cdef cnp.ndarray a
     cdef int nd, i
-    if type(t) is _TENSOR_CLASS:
-        d = t.data
+    tp = type(t)
+    if tp is _TENSOR_CLASS or (_TENSOR_CLASS is not None and isinstance(t, _TENSOR_CLASS)):
+        if tp is _TENSOR_CLASS:
+            d = t.data
+        else:
+            try:
+                d = t.data              # an .ap view resolves (and bounds-checks) here
+            except Exception:
+                raise TypeError("plan_key: an operand view that does not resolve") from None
         if type(d) is np.ndarray:
             a = <cnp.ndarray>d
             nd = cnp.PyArray_NDIM(a)
-            w[n] = 1 + 2 * nd + 4 * <bint>(cnp.PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE)
+            if n + 4 + 2 * nd > _KEY_WORDS:
+                raise TypeError("plan_key: operand rank too high for a key")
+            w[n] = 1 | (4 * <bint>(cnp.PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE)) | (8 * nd)
             w[n + 1] = _oid(t.dtype)
             w[n + 2] = _oid(t.buffer)
-            n += 3
+            w[n + 3] = _oid(tp)
+            n += 4
             for i in range(nd):
                 w[n] = cnp.PyArray_DIMS(a)[i]
                 w[n + 1] = cnp.PyArray_STRIDES(a)[i]
                 n += 2
             return n
+        if n + 3 > _KEY_WORDS:
+            raise TypeError("plan_key: too many words for a key")
         w[n] = 2
         w[n + 1] = _oid(type(d))
-        return n + 2
+        w[n + 2] = _oid(tp)
+        return n + 3
+    if n + 2 > _KEY_WORDS:
+        raise TypeError("plan_key: too many words for a key")
     w[n] = 3
-    w[n + 1] = _oid(type(t))
+    w[n + 1] = _oid(tp)
     return n + 2
 
 
 def plan_key(tuple head, a, b, c=None, d=None):
     """The signature of one call as bytes: the identities of the objects in ``head`` (the
-    instruction name and its options), then per operand: an NkiTensor's format and buffer
-    (by identity), its storage's rank, writeability, shape and strides; anything else its
-    type.  Identities stay unique while a plan holds the objects (:attr:`EwPlan.keep`)."""
-    cdef Py_ssize_t w[96]
+    instruction name and its options), then per operand: an NkiTensor's (or an NkiTensor
+    view's) format, buffer and class (by identity), its storage's rank, writeability,
+    shape and strides; anything else its type.  Identities stay unique while a plan holds
+    the objects (:attr:`EwPlan.keep`).  Raises TypeError when no key can be built (the
+    callers then take the full path)."""
+    cdef Py_ssize_t w[_KEY_WORDS]
     cdef int n = 0, i, nh = len(head)
     if nh > 24:
         raise TypeError("plan_key: head too long")
