@@ -275,6 +275,54 @@ def test_psum_tiles_kept_alive_but_unused_fit():
     assert (nki.simulate(_psum_tiles_per_iteration)(x) == 3.0).all()
 
 
+# ---- nkifull: a freed tensor's id reused by a new allocation is not a later use -------------
+
+@nki.jit
+def _psum_bank_freed_then_id_reused(x):
+    """Seven PSUM banks used to the end, an eighth used once and freed, a ninth allocated
+    while the eighth was still referenced (an overflow checkpoint with it pending), then a
+    new SBUF tile that has the freed bank's ``id`` (CPython reuses a freed object's memory,
+    so ids repeat; which allocation gets it depends on the allocator, so the test gives the
+    checkpoint's entry the new tile's id, the state such a reuse leaves).  The bank was
+    dead, so 7 + 1 banks fit the 8 of trn2's PSUM (as moe_block_tkg's gate/up tiles do)."""
+    from fastisa.nki import language as _lang
+    from fastisa.nki.tensor import _owner
+    o = nl.ndarray((x.shape[0], x.shape[1]), nl.float32, buffer=nl.shared_hbm)
+    xs = nl.ndarray(x.shape, x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=xs, src=x)
+    keep = []
+    for _ in range(7):
+        p = nl.ndarray((x.shape[0], 512), nl.float32, buffer=nl.psum)
+        nisa.tensor_copy(dst=p[:, 0:x.shape[1]], src=xs)
+        keep.append(p)
+    a = nl.ndarray((x.shape[0], 512), nl.float32, buffer=nl.psum)
+    nisa.memset(a, 0.0)
+    dead = id(_owner(a.data))
+    c = nl.ndarray((x.shape[0], 512), nl.float32, buffer=nl.psum)   # over the 8 banks
+    del a, p
+    t = nl.ndarray((x.shape[0], 4), nl.float32, buffer=nl.sbuf)
+    new = id(_owner(t.data))
+    (cp,) = [cp for cp in _lang._MACHINE.get()._checkpoints if dead in cp.pending]
+    assert cp.pending[dead][0]() is None                 # the bank was freed
+    if new != dead:                                      # the id reuse, made certain
+        cp.pending[new] = cp.pending.pop(dead)
+        index = _lang._MACHINE.get()._cp_index
+        index.setdefault(new, []).extend(index.pop(dead))
+    nisa.memset(t, 1.0)          # the new tensor is used: not a use of the freed bank
+    acc = nl.ndarray(x.shape, nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=c[:, 0:x.shape[1]], src=xs)
+    nisa.tensor_copy(dst=acc, src=c[:, 0:x.shape[1]])
+    for q in keep:                           # the seven banks are used to the end
+        nisa.tensor_tensor(dst=acc, data1=acc, data2=q[:, 0:x.shape[1]], op=nl.add)
+    nisa.dma_copy(dst=o, src=acc)
+    return o
+
+
+def test_capacity_a_freed_tensors_id_on_a_new_tensor_is_not_a_use():
+    x = np.full((128, 16), 0.5, np.float32)
+    assert (nki.simulate(_psum_bank_freed_then_id_reused)(x) == 4.0).all()
+
+
 # ---- NKIObject dataclasses, shared_identity_matrix -------------------------------------------
 
 @dataclass

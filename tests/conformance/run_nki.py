@@ -120,6 +120,7 @@ def _env(extra=None):
     env["NKI_SIMULATOR"] = "1"
     env["FASTISA_NKI_CASE_TIMEOUT"] = str(CASE_TIMEOUT[0])
     env["FASTISA_NKI_MAX_CASES"] = str(MAX_CASES[0])
+    env["FASTISA_NKI_CLEAN_OUTPUT"] = "1"       # run_pytest's cwd is a temporary directory
     env.update(extra or {})
     return env
 

@@ -75,7 +75,18 @@ def overflow(m, buffer: str, message: str, need: int) -> None:
     for key, (ref, nbytes, buf, desc) in list(m.__dict__.get("_live", {}).items()):
         if ref() is not None and buf == buffer:
             live[key] = (ref, nbytes, desc)
-    cps.append(_Checkpoint(buffer, message, need, m.capacity(buffer), live))
+    cp = _Checkpoint(buffer, message, need, m.capacity(buffer), live)
+    cps.append(cp)
+    # the reverse index _note_uses reads: storage key -> the checkpoints (in creation
+    # order) that may hold it pending, so an instruction's operands touch only those,
+    # not every open checkpoint (up to MAX_CHECKPOINTS of them after every instruction)
+    index = m.__dict__.setdefault("_cp_index", {})
+    for key in live:
+        lst = index.get(key)
+        if lst is None:
+            index[key] = [cp]
+        else:
+            lst.append(cp)
 
 
 def _expire(cps) -> None:
@@ -166,15 +177,34 @@ def check(m) -> None:
 
 
 def _note_uses(m, tensors) -> None:
+    """The tensors were used by an instruction: each open checkpoint still waiting for one
+    of them counts its bytes (in checkpoint order, per tensor).  Only the checkpoints the
+    reverse index lists for a tensor's storage are looked at; an entry a checkpoint no
+    longer holds (expired with its tensor, or a dropped checkpoint) is skipped, exactly as
+    a pop from every checkpoint's pending table would find nothing there.  A pending entry
+    whose tensor Python has since freed is dropped unconfirmed: a new tensor can have the
+    freed one's ``id``, and its use is not a use of the freed tensor (counting it made
+    PSUM/SBUF overflows out of tensors that were dead, e.g. in nki-library's moe_block_tkg)."""
     cps = m.__dict__.get("_checkpoints")
     if not cps:
         return
+    index = m.__dict__.get("_cp_index")
+    if not index:
+        return
     from .tensor import _owner
     for t in tensors:
-        key = id(_owner(t.data))
-        for cp in cps:
+        own = _owner(t.data)
+        key = id(own)
+        lst = index.pop(key, None)
+        if lst is None:
+            continue
+        for cp in lst:
             ent = cp.pending.pop(key, None)
             if ent is None:
+                continue
+            if ent[0]() is not own:
+                # the pending tensor was freed (never used again: its bytes were free) and
+                # this is a new allocation Python gave the same id: not a later use of it
                 continue
             cp.confirmed += ent[1]
             cp.names.append(_text(ent[2], ent[1]))
