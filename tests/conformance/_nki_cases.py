@@ -15,6 +15,7 @@ with ``-p tests.conformance._nki_cases``): which cases run, and for how long.
 * **A time limit per case**, ``FASTISA_NKI_CASE_TIMEOUT`` seconds (default 0: none): a
   case still running then fails with ``TimeoutError: the case ran longer than N s``,
   and the run goes on with the next case (SIGALRM in the main thread).
+* **A garbage collection after each case** (see :func:`pytest_runtest_logfinish`).
 * **No artefacts kept** (``FASTISA_NKI_CLEAN_OUTPUT=1``, set by ``run_nki``, whose pytest runs
   in a temporary working directory): after each case, the per-test directories
   ``neuron_test_output/out-*`` nki-library's harness dumps every input and output tensor into
@@ -24,6 +25,7 @@ with ``-p tests.conformance._nki_cases``): which cases run, and for how long.
 
 from __future__ import annotations
 
+import gc
 import os
 import re
 import shutil
@@ -113,9 +115,15 @@ def pytest_runtest_call(item):
 
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_logfinish(nodeid, location):
-    """``FASTISA_NKI_CLEAN_OUTPUT=1``: remove the case's dumped tensors (see the module
-    docstring); only ``out-*`` directories under ``neuron_test_output`` of the working
-    directory, which run_nki makes a temporary one."""
+    """After each case: a garbage collection, and with ``FASTISA_NKI_CLEAN_OUTPUT=1`` the
+    removal of the case's dumped tensors (see the module docstring; only ``out-*``
+    directories under ``neuron_test_output`` of the working directory, which run_nki makes a
+    temporary one).  The collection: a failed case's exception chain (the harness re-raises
+    it as its own ``InferenceException ... from e``) holds the kernel's frames and their
+    arrays in reference cycles, which only the collector frees, and its thresholds count
+    objects, not bytes -- nki-library's moe_cte directory grew to 14 GB and was killed by
+    the OOM killer before this."""
+    gc.collect()
     if os.environ.get("FASTISA_NKI_CLEAN_OUTPUT") != "1":
         return
     base = Path.cwd() / "neuron_test_output"
