@@ -343,8 +343,11 @@ def dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
     spec = getattr(src, "_spec", None)
     indirect = spec is not None and spec[4] is not None
     if oob == "skip" and not indirect:
-        raise ConstraintError(f"{instr}: oob_mode skip is only valid when src uses indirect "
-                              f"indexing (.ap(vector_offset=..., indirect_dim=...))")
+        # no dynamic address or index: skip has nothing to skip, the copy is the ordinary
+        # one (static accesses are bounds-checked as always).  The docs scope skip to "a
+        # given dynamic address or index" and do not forbid it otherwise; nki-library's
+        # bwmm_shard_on_I passes oob_mode.skip to a static dst .ap() (skip_dma.skip_token)
+        return False
     if indirect and mode == "hwdge":
         raise ConstraintError(f"{instr}: an indirect src needs software DGE (dge_mode swdge or "
                               f"unknown), got hwdge")

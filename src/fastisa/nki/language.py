@@ -382,15 +382,19 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
     data = _filled(shape, fmt)
     if buffer.on_chip:
         used = _capacity.reserve_or_collect(m, buffer.name, charge)
-        if used is not None:     # an error now, or (in nki.simulate) when the program ends
-            _capacity.overflow(m, buffer.name, (
-                f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
-                f"{shape} {fmt.name} needs {per_part} bytes per partition{where}, "
-                f"{used} of {cap} are in use"), charge)
+        over = None
+        if used is not None:     # an error now, or (in nki.simulate) decided later
+            over = (f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor "
+                    f"{name!r} {shape} {fmt.name} needs {per_part} bytes per partition{where}, "
+                    f"{used} of {cap} are in use")
+            _capacity.overflow(m, buffer.name, over, charge)
             _capacity.force_reserve(m, buffer.name, charge)
         own = data if data.base is None else data.base   # _filled's storage owner: views
         if getattr(m, "deferred_capacity", False):          # of it keep it in use
-            _capacity.track_and_release(m, own, charge, buffer.name, data)
+            _capacity.track_and_release(m, own, charge, buffer.name, data,
+                                        fill=_FILL_BITS[fmt.name][1] if own is not data else None)
+            if over is not None:        # placed at its first write (fastisa.nki._capacity)
+                _capacity.defer(m, own, over)
         else:
             weakref.finalize(own, m.release, buffer.name, charge)
         if pdim:
