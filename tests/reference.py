@@ -2881,3 +2881,53 @@ def nki_masked_reduce(x, op, axes, mask):
             vals[i], written[i] = acc, True
     return vals, written
 # ---- end of nkisamp section ----
+
+
+# ======================================================================================
+# ptoisa2 (branch ptoisa2): TIMG2COL, TEXTRACT from a FRACTAL_Z ConvTile
+# ======================================================================================
+def ptoisa2_img2col(fmap, layout, rows, cols, posM, posK, pads, filt, stride, dil, pad_value):
+    """TIMG2COL per pto-isa include/pto/cpu/TImg2col.hpp, element by element.  fmap: the
+    ConvTile's elements, NC1HWC0 [N, C1, H, W, C0] or NDC1HWC0 [N, D, C1, H, W, C0];
+    pads (left, right, top, bottom); filt, stride, dil: (h, w).  Returns the rows x cols
+    window at (posM, posK) of the im2col matrix."""
+    x = fmap if layout == "NDC1HWC0" else fmap[:, None]
+    N, D, C1, H, W, C0 = x.shape
+    left, right, top, bottom = pads
+    fh, fw = filt
+    oh_n = (H + top + bottom - dil[0] * (fh - 1) - 1) // stride[0] + 1
+    ow_n = (W + left + right - dil[1] * (fw - 1) - 1) // stride[1] + 1
+    out = np.empty((rows, cols), fmap.dtype)
+    for i in range(rows):
+        m = posM + i
+        n = m // (D * oh_n * ow_n)
+        d = (m % (D * oh_n * ow_n)) // (oh_n * ow_n)
+        oh = (m % (oh_n * ow_n)) // ow_n
+        ow = m % ow_n
+        for j in range(cols):
+            k = posK + j
+            c1 = k // (C0 * fh * fw)
+            tap = (k % (C0 * fh * fw)) // C0
+            c0 = k % C0
+            h = oh * stride[0] + (tap // fw) * dil[0] - top
+            w = ow * stride[1] + (tap % fw) * dil[1] - left
+            if n < N and c1 < C1 and 0 <= h < H and 0 <= w < W:
+                out[i, j] = x[n, d, c1, h, w, c0]
+            else:
+                out[i, j] = pad_value
+    return out
+
+
+def ptoisa2_fractal_z_extract(weights, rows, cols, index_row, index_col):
+    """TEXTRACT from a FRACTAL_Z ConvTile [C1HW, N1, 16, C0] (include/pto/cpu/TExtract.hpp
+    TEXTRACT_CONVTILE_IMPL): element (k, n) of the K x N weight matrix is
+    weights[k // C0, n // 16, n % 16, k % C0]; returns the rows x cols window at
+    (index_row, index_col)."""
+    C0 = weights.shape[3]
+    out = np.empty((rows, cols), weights.dtype)
+    for i in range(rows):
+        for j in range(cols):
+            k, n = index_row + i, index_col + j
+            out[i, j] = weights[k // C0, n // 16, n % 16, k % C0]
+    return out
+# ---- end of ptoisa2 section ----

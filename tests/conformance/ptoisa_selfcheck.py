@@ -670,3 +670,74 @@ def _tquant(root, rng):
 
 
 SELF["tquant"] = _tquant
+
+
+# ---- ptoisa2: timg2col (TIMG2COL against the simulator) ----------------------------------
+#: (dtype, layout, ConvTile shape, (l, r, t, b), (fh, fw), (sh, sw), (dh, dw), pad value,
+#:  dst rows, cols, valid rows, valid cols, posM, posK): the C++ test's two cases first (its
+#:  shapes, pads, filters and offsets, random feature maps), then more: channel blocks C1 > 1,
+#:  batches N > 1, dilation, uneven strides, K beyond the channels (pad), NDC1HWC0, float16,
+#:  bfloat16 (pad value 0: under g++ < 14 the simulator's bfloat16_t is a _Float16
+#:  placeholder, include/pto/common/type.hpp, so only the bit copies and a zero pad agree).
+_IMG2COL = [("float32", "NC1HWC0", (1, 1, 3, 4, 8), (1, 0, 1, 0), (2, 2), (1, 1), (1, 1), -1.0,
+             16, 16, 4, 16, 1, 8),
+            ("int8", "NC1HWC0", (1, 1, 4, 4, 32), (0, 0, 0, 0), (2, 2), (2, 2), (1, 1), 0,
+             16, 32, 4, 32, 0, 32),
+            ("float32", "NC1HWC0", (2, 2, 5, 4, 8), (1, 2, 0, 1), (3, 2), (2, 1), (1, 2), 7.5,
+             32, 48, 27, 40, 3, 16),
+            ("float16", "NC1HWC0", (1, 2, 6, 5, 16), (2, 1, 1, 2), (2, 3), (1, 2), (2, 1), -2.0,
+             48, 64, 37, 64, 5, 80),
+            ("bfloat16", "NC1HWC0", (2, 1, 3, 3, 16), (1, 1, 1, 1), (3, 3), (1, 1), (1, 1), 0.0,
+             32, 160, 32, 144, 0, 0),
+            ("int8", "NC1HWC0", (1, 2, 3, 3, 32), (1, 1, 1, 1), (2, 2), (1, 1), (1, 1), -5,
+             16, 96, 16, 96, 2, 224),
+            ("float32", "NDC1HWC0", (2, 2, 1, 3, 3, 8), (1, 0, 0, 1), (2, 2), (1, 1), (1, 1), 3.0,
+             48, 32, 40, 32, 1, 0)]
+
+
+def _timg2col(root, rng):
+    CT = dict(C.CTYPE, bfloat16="bfloat16_t")
+    specs = []
+    L = pto.TileType.Left
+    for k, (dt, lay, shp, pads, flt, st, dil, pad, R, Cc, VR, VC, pm, pk) in enumerate(_IMG2COL):
+        f0, f1, o0 = f"in{k}_0.bin", f"in{k}_1.bin", f"out{k}_0.bin"
+        n = int(np.prod(shp))
+        if dt == "bfloat16":
+            a = rng.uniform(-8, 8, n).astype(ml_dtypes.bfloat16)
+            d0 = rng.uniform(-100, 100, R * Cc).astype(ml_dtypes.bfloat16)
+        else:
+            a = _rand(rng, dt, n, -100, 100)
+            d0 = _rand(rng, dt, R * Cc, -100, 100)
+        dims = ", ".join(map(str, shp))
+        call = (f"img2col<{CT[dt]}, Layout::{lay}, ConvTileShape<{dims}>, {n}, {R}, {Cc}, {VR}, "
+                f"{VC}>({k}, {', '.join(map(str, pads))}, {flt[0]}, {flt[1]}, {st[0]}, {st[1]}, "
+                f"{dil[0]}, {dil[1]}, {pad}, {pm}, {pk})")
+
+        def fn(inp, dt=dt, lay=lay, shp=shp, pads=pads, flt=flt, st=st, dil=dil, pad=pad, R=R,
+               Cc=Cc, VR=VR, VC=VC, pm=pm, pk=pk, f0=f0, f1=f1, o0=o0):
+            src = pto.ConvTile(pto.TileType.Mat, dt, shp, getattr(pto.Layout, lay))
+            src.buffer[:] = inp[f0]
+            src.SetPadListArray(pads)
+            src.SetFmapH(shp[-3])
+            src.SetFmapW(shp[-2])
+            src.SetFilterH(flt[0])
+            src.SetFilterW(flt[1])
+            src.SetStrideH(st[0])
+            src.SetStrideW(st[1])
+            src.SetDilationH(dil[0])
+            src.SetDilationW(dil[1])
+            src.SetPadValue(pad)
+            dst = pto.Tile(L, dt, R, Cc, blayout=CM, slayout=pto.SLayout.RowMajor,
+                           valid_row=VR, valid_col=VC)
+            dst.data[:] = inp[f1].reshape(R, Cc)
+            pto.SETFMATRIX(src)
+            pto.SET_IMG2COL_PADDING(src)
+            pto.SET_IMG2COL_RPT(src)
+            pto.TIMG2COL(dst, src, pm, pk)
+            return {o0: dst.data.copy()}
+        specs.append((f"{dt}_{lay}_{'x'.join(map(str, shp))}_pos{pm}_{pk}", call,
+                      {f0: a, f1: d0}, {o0: a.dtype}, fn))
+    return _cpp_cases(root, "timg2col", specs)
+
+
+SELF["timg2col"] = _timg2col

@@ -436,6 +436,10 @@ class Tile(_ktile.TileBase):
         isz = self.dtype.itemsize
         if self.fractal == 32:
             return (1, max(1, 32 // isz))
+        if self.fractal == 512 and self.slayout == SLayout.ColMajor:
+            # (branch ptoisa2) a column-major box is 32 bytes tall and 16 wide (pto_tile.hpp
+            # getInnerRow/getInnerCol: alignedSize / sizeof(T) x fixedColSize)
+            return (max(1, 32 // isz), 16)
         return (16, max(1, self.fractal // (16 * isz)))
 
     @property
