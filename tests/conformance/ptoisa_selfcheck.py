@@ -628,8 +628,10 @@ def _tquant(root, rng):
     the reciprocal), the simulator computes ``nearbyint(x * scale + offset)``: they differ
     where ``x * scale`` is exactly half-way and the offset odd (the test's own INT8_ASYM
     pattern: 18 of 128 elements; fastisa follows the docs, so that case fails here by
-    design).  The MX cases (MXFP8 / MXFP4, OCP and NV scale algorithms,
-    ZZ exponent reorder) are listed as not run: fastisa does not implement the MX forms."""
+    design).  The MX cases (MXFP8 / MXFP4, OCP and NV scale algorithms, ZZ exponent
+    reorder) are listed as not run: their data bytes are the simulator's nearest rounding,
+    the docs' final cast is stochastic (fastisa's MX forms follow the docs; their exact
+    stages are compared in tquant_dn), and the ZZ store is not implemented."""
     specs = []
     cases_def = [(4, 32, False, "pattern"), (4, 32, True, "pattern"), (8, 64, False, "random"),
                  (8, 64, True, "random")]
@@ -662,10 +664,14 @@ def _tquant(root, rng):
                       {fs: src.reshape(-1), fsc: sc, fo: off},
                       {fout: np.dtype(np.uint8 if asym else np.int8)}, fn))
     cases, secs = _cpp_cases(root, "tquant", specs)
-    for name in ("MXFP8 OCP / NV", "MXFP8 boundary patterns", "MXFP4_E2M1 OCP / NV",
-                 "MXFP8 ZZ exponent store"):
-        cases.append((name, None, "TQUANT MX forms (not implemented: stochastic final cast)",
-                      None))
+    # (ptoisa2) fastisa has the MX forms, but these C++ cases also check the data bytes
+    # against the simulator's round-to-nearest cast, where the docs (and fastisa) round
+    # stochastically; the ZZ exponent store (VecStoreMode::NZ) is not implemented
+    for name in ("MXFP8 OCP / NV", "MXFP8 boundary patterns", "MXFP4_E2M1 OCP / NV"):
+        cases.append((name, None, "TQUANT MX data bytes (docs: stochastic final cast; the "
+                      "test checks the simulator's nearest rounding)", None))
+    cases.append(("MXFP8 ZZ exponent store", None, "TQUANT VecStoreMode::NZ (not "
+                  "implemented)", None))
     return cases, secs
 
 
@@ -741,3 +747,74 @@ def _timg2col(root, rng):
 
 
 SELF["timg2col"] = _timg2col
+
+
+# ---- ptoisa2: tquant_dn (TQUANT MX, DN groups, against the simulator) --------------------
+def _mx_values(rng, kind, n):
+    """float values of our own for the MX cases: specials, fp16 subnormals, random exponents,
+    values near the e2m1 grid, or 32-element blocks of each."""
+    if kind == "special":
+        pool = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 65504.0, -65504.0, 6.0, -3.0,
+                         0.75, 1.0, -0.125, 2.0 ** -14, -(2.0 ** -20), 448.0, 1e-3])
+        return rng.choice(pool, n)
+    if kind == "subnormal":
+        return rng.integers(1, 1024, n) * 2.0 ** -24 * rng.choice([-1.0, 1.0], n)
+    if kind == "grid":
+        return rng.choice([0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0], n) * rng.choice(
+            [0.75, 1.0, 1.25, 2.0 ** -3], n) * rng.choice([-1.0, 1.0], n)
+    if kind == "exp":
+        return (1 + rng.random(n)) * 2.0 ** rng.integers(-24, 16, n) * rng.choice([-1.0, 1.0], n)
+    blocks = [_mx_values(rng, k, 32) for k in ("special", "subnormal", "grid", "exp")]
+    return np.resize(np.concatenate(blocks), n)
+
+
+#: (src dtype, rows, cols, grpAxis, MxQuantAlg name, value kind): the C++ test's MXFP4 DN
+#: cases (float16 sources; its bfloat16 ones compile only with PTO_CPU_SIM_ENABLE_BF16, a
+#: C++23 toolchain) with values of our own, then MXFP8 DN and an MXFP4 ND case.
+_TQUANT_MX = [("float16", 64, 32, 0, alg, kind) for alg in ("OcpMxFp4E2M1", "NvMxFp4E2M1")
+              for kind in ("special", "subnormal", "grid", "exp", "mixed")] + [
+    ("float16", 32, 1024, 0, "OcpMxFp4E2M1", "mixed"),
+    ("float32", 64, 64, 0, "OcpMxFp8E4M3", "mixed"),
+    ("float32", 64, 64, 0, "NvMxFp8E4M3", "exp"),
+    ("float16", 16, 64, 1, "OcpMxFp4E2M1", "mixed")]
+
+
+def _tquant_dn(root, rng):
+    """tests/cpu/st/testcase/tquant_dn checks the exponent, max and scaling tiles of TQUANT's
+    MXFP4 DN form (its check of the data bytes compares a value with itself): stages 1-2,
+    exact by docs/isa/TQUANT.md.  Those three tiles are compared here; the data tile is not
+    (the docs' stage 3 is stochastically rounded, fastisa models it with a seeded generator,
+    the simulator rounds to nearest)."""
+    specs = []
+    for k, (sdt, R, Cc, grp, alg, kind) in enumerate(_TQUANT_MX):
+        A, B = (R, Cc // 32) if grp == 1 else (R // 32, Cc)
+        MC = (A * B + 7) // 8 * 8
+        EC = (B + 31) // 32 * 32
+        fs, fe, fm, fsc = (f"in{k}_{i}.bin" for i in range(4))
+        oe, om, osc = (f"out{k}_{i}.bin" for i in range(3))
+        x = _mx_values(rng, kind, R * Cc).astype(sdt)
+        e0 = rng.integers(0, 256, A * EC, dtype=np.uint8)
+        m0 = rng.uniform(-9, 9, MC).astype(np.float32)
+        s0 = rng.uniform(-9, 9, MC).astype(np.float32)
+        call = f"quantmx<{C.CTYPE[sdt]}, {R}, {Cc}, {grp}, MxQuantAlg::{alg}>({k})"
+
+        def fn(inp, sdt=sdt, R=R, Cc=Cc, grp=grp, alg=alg, A=A, B=B, MC=MC, EC=EC, fs=fs, fe=fe,
+               fm=fm, fsc=fsc, oe=oe, om=om, osc=osc):
+            fp4 = "Fp4" in alg
+            with pto.target("A5"):
+                src = _tile(sdt, R, Cc, init=inp[fs])
+                dst = pto.Tile(V, "float4_e2m1x2" if fp4 else "int8", R, Cc // 2 if fp4 else Cc)
+                exp = _tile("uint8", A, EC, vr=A, vc=B, init=inp[fe])
+                mx = _tile("float32", 1, MC, init=inp[fm])
+                sc = _tile("float32", 1, MC, init=inp[fsc])
+                pto.TQUANT(dst, src, exp, mx, sc, mxAlg=getattr(pto.MxQuantAlg, alg),
+                           grpAxis=grp)
+            return {oe: exp.buffer.copy(), om: mx.buffer.copy(), osc: sc.buffer.copy()}
+        specs.append((f"{alg}_{'DN' if grp == 0 else 'ND'}_{sdt}_{R}x{Cc}_{kind}", call,
+                      {fs: x, fe: e0, fm: m0, fsc: s0},
+                      {oe: np.dtype(np.uint8), om: np.dtype(np.float32),
+                       osc: np.dtype(np.float32)}, fn))
+    return _cpp_cases(root, "tquant_mx", specs)
+
+
+SELF["tquant_dn"] = _tquant_dn
