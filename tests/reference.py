@@ -1611,7 +1611,10 @@ def _pto_fma_f32(a, b, c):
 def pto_matmul(a, b, dtype, init=None):
     """TMATMUL: float sources accumulate in float32 with one fma per k, sequentially from
     +0 (reference/pto.md 2.2); int8 sources exactly in int64, wrapped to int32.
-    TMATMUL_ACC / TMATMUL_BIAS: the chain starts from ``init`` (broadcast to [M, N])."""
+    TMATMUL_ACC / TMATMUL_BIAS: ``init + chain`` (broadcast to [M, N]), one float32 addition
+    after the chain (docs/isa/TMATMUL_ACC.md ``C0 + sum``, TMATMUL_BIAS.md ``sum + Bias``, as
+    include/pto/cpu/TMatmul.hpp computes them; branch ptoisa2: the chain used to start from
+    ``init``)."""
     a = np.asarray(a)
     b = np.asarray(b)
     M, K = a.shape
@@ -1620,11 +1623,12 @@ def pto_matmul(a, b, dtype, init=None):
         fa = a.astype(np.float32)
         fb = b.astype(np.float32)
         acc = np.zeros((M, N), dtype=np.float32)
-        if init is not None:
-            acc = np.broadcast_to(np.asarray(init, dtype=np.float32), (M, N)).copy()
         for k in range(K):
             acc = _pto_fma_f32(np.repeat(fa[:, k:k + 1], N, axis=1),
                                np.repeat(fb[k:k + 1, :], M, axis=0), acc)
+        if init is not None:
+            acc = (np.broadcast_to(np.asarray(init, dtype=np.float32), (M, N)) + acc
+                   ).astype(np.float32)
         return acc.astype(dtype)
     base = 0 if init is None else np.asarray(init).astype(np.int64)
     return (base + a.astype(np.int64) @ b.astype(np.int64)).astype(dtype)

@@ -818,3 +818,72 @@ def _tquant_dn(root, rng):
 
 
 SELF["tquant_dn"] = _tquant_dn
+
+
+# ---- ptoisa2: tmatmul_layout (TMATMUL with an explicit RowMajor Left tile; TGEMV) --------
+def _tmatmul_layout(root, rng):
+    """tests/cpu/st/testcase/tmatmul_layout: its first test (a Left tile declared BLayout
+    RowMajor + SLayout RowMajor through TMATMUL and TMATMUL_ACC) at its 16 x 16 float32 shape
+    and two more, against the simulator; its second test calls TGEMV / TGEMV_ACC /
+    TGEMV_BIAS on a Left tile of 16 valid rows, which docs/isa/TGEMV.md (``M = 1``) and
+    PTOAS's verifier ("expects lhs valid_shape[0] to be 1 for tgemv") exclude and fastisa
+    rejects (the simulator computes the full TMATMUL): not run; the same three forms on a
+    one-row Left tile (the docs' domain) are compared instead."""
+    T = pto.TileType
+    f4 = np.float32
+    specs = []
+
+    def vals(n):
+        return rng.integers(-8, 9, n).astype(f4) * f4(0.25) + rng.uniform(-1, 1, n).astype(f4)
+
+    for k, (M, K, N) in enumerate([(16, 16, 16), (32, 48, 16), (16, 32, 64)]):
+        ins = {f"in{k}_{i}.bin": vals(n) for i, n in enumerate([M * K, K * N, M * N, M * N])}
+        o0, o1 = f"out{k}_0.bin", f"out{k}_1.bin"
+
+        def fn(inp, k=k, M=M, K=K, N=N, o0=o0, o1=o1):
+            lhs = pto.Tile(T.Left, f4, M, K, blayout=RM, slayout=pto.SLayout.RowMajor)
+            rhs = pto.Tile(T.Right, f4, K, N, blayout=RM, slayout=pto.SLayout.ColMajor)
+            acc = [pto.Tile(T.Acc, f4, M, N, blayout=CM, slayout=pto.SLayout.RowMajor,
+                            fractal=1024) for _ in range(3)]
+            lhs.data[:] = inp[f"in{k}_0.bin"].reshape(M, K)
+            rhs.data[:] = inp[f"in{k}_1.bin"].reshape(K, N)
+            for t, f in zip(acc, ("in{}_2.bin", "in{}_3.bin", "in{}_3.bin")):
+                t.data[:] = inp[f.format(k)].reshape(M, N)
+            acc_in, dst, out = acc
+            pto.TMATMUL(dst, lhs, rhs)
+            pto.TMATMUL_ACC(out, acc_in, lhs, rhs)
+            return {o0: dst.data.copy(), o1: out.data.copy()}
+        specs.append((f"matmul_rowmajor_left_{M}x{K}x{N}", f"mm<{M}, {K}, {N}>({k})", ins,
+                      {o0: np.dtype(f4), o1: np.dtype(f4)}, fn))
+    for k, (K, N) in enumerate([(16, 16), (32, 48)], start=3):
+        ins = {f"in{k}_{i}.bin": vals(n)
+               for i, n in enumerate([16 * K, K * N, 16 * N, 16 * N, N])}
+        outs = [f"out{k}_{i}.bin" for i in range(3)]
+
+        def fn(inp, k=k, K=K, N=N, outs=outs):
+            lhs = pto.Tile(T.Left, f4, 16, K, blayout=CM, slayout=pto.SLayout.RowMajor,
+                           valid_row=1)
+            rhs = pto.Tile(T.Right, f4, K, N, blayout=RM, slayout=pto.SLayout.ColMajor)
+            acc = [pto.Tile(T.Acc, f4, 16, N, blayout=CM, slayout=pto.SLayout.RowMajor,
+                            fractal=1024, valid_row=1) for _ in range(4)]
+            bias = pto.Tile(T.Bias, f4, 1, N)
+            lhs.data[:] = inp[f"in{k}_0.bin"].reshape(16, K)
+            rhs.data[:] = inp[f"in{k}_1.bin"].reshape(K, N)
+            for t, i in zip(acc, (2, 3, 3, 3)):
+                t.data[:] = inp[f"in{k}_{i}.bin"].reshape(16, N)
+            bias.data[:] = inp[f"in{k}_4.bin"].reshape(1, N)
+            acc_in, g, g_acc, g_bias = acc
+            pto.TGEMV(g, lhs, rhs)
+            pto.TGEMV_ACC(g_acc, acc_in, lhs, rhs)
+            pto.TGEMV_BIAS(g_bias, lhs, rhs, bias)
+            return {o: t.data.copy() for o, t in zip(outs, (g, g_acc, g_bias))}
+        specs.append((f"gemv_one_row_left_{K}x{N}", f"gemv<{K}, {N}>({k})", ins,
+                      {o: np.dtype(f4) for o in outs}, fn))
+    cases, secs = _cpp_cases(root, "tmatmul_layout", specs)
+    cases.append(("CoversGemvAndBiasVariants (16-row Left)", None,
+                  "TGEMV on a 16-row Left tile (docs M = 1, PTOAS rejects; the simulator "
+                  "computes a full TMATMUL)", None))
+    return cases, secs
+
+
+SELF["tmatmul_layout"] = _tmatmul_layout
