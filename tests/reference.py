@@ -3029,4 +3029,15 @@ def ptoisa2_sr_neighbours(y, fmt):
         lo[i], hi[i] = j | sign, h | sign
         p[i] = 0.0 if h == j else (a - mags[j]) / (mags[h] - mags[j])
     return lo, hi, p
+def ptoisa2_zz(e):
+    """The ZZ exponent order (docs/isa/TQUANT.md: [16, 2] boxes): for each block of 16 rows,
+    for each pair of groups, the 16 x 2 box row by row."""
+    A, B = e.shape
+    out = []
+    for rb in range(A // 16):
+        for gb in range(B // 2):
+            for r in range(16):
+                for g in range(2):
+                    out.append(e[rb * 16 + r, gb * 2 + g])
+    return np.array(out, e.dtype)
 # ---- end of ptoisa2 section ----

@@ -203,8 +203,10 @@ def test_tquant_mx_errors_change_nothing():
         pto.TQUANT(dst, src, exp, mx, sc, mxAlg=pto.MxQuantAlg.Hif4)
     i8 = pto.Tile(V, "int8", 8, 32)
     f32 = pto.Tile(V, "float32", 8, 32)
-    with pytest.raises(E, match="exp/max/scaling must be None for INT8_SYM"):
+    with pytest.raises(E, match="exp/max/scaling/expZZ/storeMode must be unset for INT8_SYM"):
         pto.TQUANT(i8, f32, pto.Tile(V, "float32", 8, 8), exp=exp)
+    with pytest.raises(E, match="exp/max/scaling/expZZ/storeMode must be unset for INT8_SYM"):
+        pto.TQUANT(i8, f32, pto.Tile(V, "float32", 8, 8), storeMode=pto.VecStoreMode.NZ)
     with pytest.raises(E, match="scale is required for INT8_SYM"):
         pto.TQUANT(i8, f32)
     assert (dst.data == 3).all() and (i8.data == 0).all()
@@ -216,3 +218,56 @@ def test_x2_row_major_tile_needs_32_elements_a_row():
     assert pto.Tile(V, "float4_e2m1x2", 4, 16).cols == 16
     with pytest.raises(errors.AlignmentError):
         pto.Tile(V, "float4_e2m1x2", 4, 8)
+
+
+def test_tquant_mxfp8_zz_exponent_store():
+    """VecStoreMode.NZ: the exponents also in ZZ order ([16 x 2] boxes) in expZZ."""
+    rng = np.random.default_rng(6)
+    R, C = 32, 128
+    src = pto.Tile(V, "float32", R, C)
+    src.data[:] = _values(rng, "float32", R * C).reshape(R, C)
+    dst = pto.Tile(V, "float8_e4m3fn", R, C)
+    exp = pto.Tile(V, "uint8", R, 32, valid_col=4)
+    zz = pto.Tile(V, "float8_e8m0fnu", 4, 32)
+    zz.data.view(np.uint8)[:] = 0x11
+    mx, sc = pto.Tile(V, "float32", 1, 128), pto.Tile(V, "float32", 1, 128)
+    with pto.target("A5"):
+        pto.TQUANT(dst, src, exp, mx, sc, quantType=QT.MXFP8, storeMode=pto.VecStoreMode.NZ,
+                   expZZ=zz)
+    e, *_ = ref.ptoisa2_mx_quant(src.data, "MXFP8", "OCP", 1)
+    assert exp.data[:, :4].tobytes() == e.tobytes()
+    assert zz.buffer.view(np.uint8).tobytes() == ref.ptoisa2_zz(e).tobytes()
+
+
+def test_tquant_zz_store_errors():
+    E = errors.ConstraintError
+    NZ = pto.VecStoreMode.NZ
+
+    def run(qt=QT.MXFP8, R=32, C=128, grp=1, zz="uint8", zn=128, mode=NZ, give=True,
+            sdt="float32"):
+        src = pto.Tile(V, sdt, R, C)
+        fp4 = qt == QT.MXFP4_E2M1
+        dst = pto.Tile(V, "float4_e2m1x2" if fp4 else "int8", R, C // 2 if fp4 else C)
+        dst.data[:] = 9
+        A, B = (R, C // 32) if grp == 1 else (R // 32, C)
+        exp = pto.Tile(V, "uint8", max(A, 1), max(32, B), valid_col=B)
+        t = pto.Tile(V, zz, 1, zn) if give else None
+        mx, sc = pto.Tile(V, "float32", 1, 512), pto.Tile(V, "float32", 1, 512)
+        with pto.target("A5"):
+            try:
+                pto.TQUANT(dst, src, exp, mx, sc, quantType=qt, grpAxis=grp, storeMode=mode,
+                           expZZ=t)
+            finally:
+                assert (dst.data == 9).all()
+    cases = [(dict(qt=QT.MXFP4_E2M1, sdt="float16"), "NZ .* is for MXFP8 with ND groups"),
+             (dict(grp=0), "NZ .* is for MXFP8 with ND groups"),
+             (dict(give=False), "expZZ is required for storeMode NZ"),
+             (dict(zz="int8"), "expZZ.dtype must be uint8 or float8_e8m0fnu"),
+             (dict(R=24), r"exponent grid must have rows % 16 == 0"),
+             (dict(C=96), r"exponent grid must have rows % 16 == 0 and an even"),
+             (dict(zn=64), "expZZ size must hold the 128 exponents"),
+             (dict(mode=pto.VecStoreMode.ND), "expZZ must be None unless storeMode is NZ"),
+             (dict(mode=7), "storeMode must be a VecStoreMode")]
+    for kw, msg in cases:
+        with pytest.raises(E, match=msg):
+            run(**kw)

@@ -195,10 +195,10 @@ WHY_NOT.update({
                       "PTOAS rejects lhs valid_shape[0] != 1 (fastisa too); the simulator "
                       "computes a full TMATMUL",
     "ttrace": "tests the simulator's instruction-trace API (cpu_sim trace records, JSON dump), "
-              "not instruction results; one case traces the MXFP8 ZZ TQUANT form",
+              "not instruction results",
     "tisa_coverage": "3 of its 26 tests scan pto-isa's own sources and CMake lists (nothing "
                      "to simulate); others use TGEMV on a 16-row Left tile (docs: M = 1) and "
-                     "the MXFP8 ZZ TQUANT store (not implemented)",
+                     "TMATMUL_MX / TGEMV_MX on float32 tiles (docs: fp8 / fp4)",
 })
 
 #: Functions a generator module calls between cases that are not golden generators.

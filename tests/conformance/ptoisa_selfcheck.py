@@ -631,7 +631,7 @@ def _tquant(root, rng):
     design).  The MX cases (MXFP8 / MXFP4, OCP and NV scale algorithms, ZZ exponent
     reorder) are listed as not run: their data bytes are the simulator's nearest rounding,
     the docs' final cast is stochastic (fastisa's MX forms follow the docs; their exact
-    stages are compared in tquant_dn), and the ZZ store is not implemented."""
+    stages are compared in tquant_dn)."""
     specs = []
     cases_def = [(4, 32, False, "pattern"), (4, 32, True, "pattern"), (8, 64, False, "random"),
                  (8, 64, True, "random")]
@@ -664,14 +664,13 @@ def _tquant(root, rng):
                       {fs: src.reshape(-1), fsc: sc, fo: off},
                       {fout: np.dtype(np.uint8 if asym else np.int8)}, fn))
     cases, secs = _cpp_cases(root, "tquant", specs)
-    # (ptoisa2) fastisa has the MX forms, but these C++ cases also check the data bytes
-    # against the simulator's round-to-nearest cast, where the docs (and fastisa) round
-    # stochastically; the ZZ exponent store (VecStoreMode::NZ) is not implemented
-    for name in ("MXFP8 OCP / NV", "MXFP8 boundary patterns", "MXFP4_E2M1 OCP / NV"):
+    # (ptoisa2) fastisa has the MX forms and the ZZ exponent store, but these C++ cases also
+    # check the data bytes against the simulator's round-to-nearest cast, where the docs
+    # (and fastisa) round stochastically
+    for name in ("MXFP8 OCP / NV", "MXFP8 boundary patterns", "MXFP4_E2M1 OCP / NV",
+                 "MXFP8 ZZ exponent store"):
         cases.append((name, None, "TQUANT MX data bytes (docs: stochastic final cast; the "
                       "test checks the simulator's nearest rounding)", None))
-    cases.append(("MXFP8 ZZ exponent store", None, "TQUANT VecStoreMode::NZ (not "
-                  "implemented)", None))
     return cases, secs
 
 

@@ -42,9 +42,9 @@ from .. import cost
 from ..errors import constraint
 from ._ops import _tile, _vec, vector_cycles
 from ._tile import Tile
-from ._tquant_mx import MxQuantAlg, QuantScaleAlg, tquant_mx
+from ._tquant_mx import MxQuantAlg, QuantScaleAlg, VecStoreMode, tquant_mx
 
-__all__ = ["QuantType", "TQUANT", "QuantScaleAlg", "MxQuantAlg"]
+__all__ = ["QuantType", "TQUANT", "QuantScaleAlg", "MxQuantAlg", "VecStoreMode"]
 
 
 class QuantType(enum.IntEnum):
@@ -72,7 +72,9 @@ def TQUANT(dst: Tile, src: Tile, scale: Tile | None = None,  # noqa: N802
            exp: Tile | None = None, max: Tile | None = None,  # noqa: A002
            scaling: Tile | None = None, grpAxis: int = 1,  # noqa: N803
            scaleAlg: QuantScaleAlg | int = QuantScaleAlg.OCP,  # noqa: N803
-           mxAlg: MxQuantAlg | int | None = None, rng=None) -> None:  # noqa: N803
+           mxAlg: MxQuantAlg | int | None = None, rng=None,  # noqa: N803
+           storeMode: VecStoreMode | int = VecStoreMode.ND,  # noqa: N803
+           expZZ: Tile | None = None) -> None:  # noqa: N803
     """INT8: ``dst = sat(rint(src * scale[row]) + offset[row])`` (module doc: the docs' formula
     with ``scale`` read as the reciprocal).  ``quantType`` INT8_SYM (no offset, int8 dst) or
     INT8_ASYM (offset, uint8 dst); by default ASYM when ``offset`` is given.  src: float32
@@ -84,8 +86,9 @@ def TQUANT(dst: Tile, src: Tile, scale: Tile | None = None,  # noqa: N802
     the cast stochastically rounded (seeded by ``rng``).  ``quantType`` MXFP8 or MXFP4_E2M1,
     or ``mxAlg`` (the C++ grouped form's MxQuantAlg: format and scale algorithm); ``exp``,
     ``max``, ``scaling`` are the exponent and scratch tiles (also accepted positionally in the
-    C++ order ``TQUANT(dst, src, exp, max, scaling, quantType=...)``).  A5 only.  Raises
-    ConstraintError; NotImplementedError for MxQuantAlg.Hif4."""
+    C++ order ``TQUANT(dst, src, exp, max, scaling, quantType=...)``); ``storeMode``
+    VecStoreMode.NZ (MXFP8, ND) also writes the exponents in ZZ order ([16 x 2] boxes) to
+    ``expZZ``.  A5 only.  Raises ConstraintError; NotImplementedError for MxQuantAlg.Hif4."""
     instr = "TQUANT"
     if mxAlg is not None:
         try:
@@ -110,9 +113,11 @@ def TQUANT(dst: Tile, src: Tile, scale: Tile | None = None,  # noqa: N802
     if qt in (QuantType.MXFP8, QuantType.MXFP4_E2M1):
         return tquant_mx(dst, src, scale if exp is None else exp,
                          offset if max is None else max, tmp if scaling is None else scaling,
-                         qt.name, scaleAlg, grpAxis, rng)
-    if exp is not None or max is not None or scaling is not None:
-        raise constraint(instr, "exp/max/scaling", f"must be None for {qt.name}", "a tile")
+                         qt.name, scaleAlg, grpAxis, rng, storeMode, expZZ)
+    if exp is not None or max is not None or scaling is not None or expZZ is not None or \
+            storeMode != VecStoreMode.ND:
+        raise constraint(instr, "exp/max/scaling/expZZ/storeMode", f"must be unset for "
+                         f"{qt.name}", "a tile or mode")
     if scale is None:
         raise constraint(instr, "scale", f"is required for {qt.name}", None)
     for name, t in (("dst", dst), ("src", src)):

@@ -58,7 +58,7 @@ from . import _lowp_formats as L
 from ._ops import _tile, _vec, vector_cycles
 from ._tile import BLayout, Tile, _State
 
-__all__ = ["QuantScaleAlg", "MxQuantAlg"]
+__all__ = ["QuantScaleAlg", "MxQuantAlg", "VecStoreMode"]
 
 
 class QuantScaleAlg(enum.IntEnum):
@@ -74,6 +74,12 @@ class MxQuantAlg(enum.IntEnum):
     OcpMxFp4E2M1 = 2
     NvMxFp4E2M1 = 3
     Hif4 = 4
+
+
+class VecStoreMode(enum.IntEnum):
+    """TQUANT's exponent store mode (type.hpp): ND only, or also the ZZ-reordered copy."""
+    ND = 0
+    NZ = 1
 
 
 _F32 = np.float32
@@ -156,9 +162,25 @@ def _rng(instr, rng):
     raise constraint(instr, "rng", "must be a numpy Generator, a seed >= 0 or None", rng)
 
 
-def tquant_mx(dst, src, exp, max_, scaling, qt: str, alg, grp_axis, rng) -> None:
-    """The MX TQUANT (module doc); called by fastisa.pto.TQUANT."""
+def zz_order(e: np.ndarray) -> np.ndarray:
+    """The ZZ order of an [A, B] exponent grid: [16 x 2] boxes, box rows outer, then box
+    columns, each box row-major (docs/isa/TQUANT.md "ZZ (zigzag, [16,2] boxes)"; the CPU
+    simulator's ReorderExponentZZ)."""
+    A, B = e.shape
+    return e.reshape(A // 16, 16, B // 2, 2).transpose(0, 2, 1, 3).reshape(-1)
+
+
+def tquant_mx(dst, src, exp, max_, scaling, qt: str, alg, grp_axis, rng,
+              store_mode=VecStoreMode.ND, exp_zz=None) -> None:
+    """The MX TQUANT (module doc); called by fastisa.pto.TQUANT.  ``store_mode`` NZ (MXFP8,
+    ND groups) also writes the exponents in ZZ order to the first A*B elements of
+    ``exp_zz`` (rows a multiple of 16, an even number of groups a row: docs/isa/TQUANT.md
+    Constraints)."""
     instr = "TQUANT"
+    try:
+        store_mode = VecStoreMode(store_mode)
+    except ValueError:
+        raise constraint(instr, "storeMode", "must be a VecStoreMode", store_mode) from None
     try:
         alg = QuantScaleAlg(alg)
     except ValueError:
@@ -213,6 +235,25 @@ def tquant_mx(dst, src, exp, max_, scaling, qt: str, alg, grp_axis, rng) -> None
         if t.rows * t.cols < A * B:
             raise constraint(instr, f"{name} size", f"must hold the {A * B} group values",
                              t.rows * t.cols)
+    if store_mode == VecStoreMode.NZ:
+        if qt != "MXFP8" or grp_axis != 1:
+            raise constraint(instr, "storeMode", "NZ (the ZZ exponent store) is for MXFP8 with "
+                             "ND groups (grpAxis 1)", (qt, grp_axis))
+        if exp_zz is None:
+            raise constraint(instr, "expZZ", "is required for storeMode NZ", None)
+        _tile(instr, "expZZ", exp_zz, lowp=True)
+        _vec(instr, "expZZ", exp_zz)
+        if exp_zz.format.name not in ("uint8", "float8_e8m0fnu"):
+            raise constraint(instr, "expZZ.dtype", "must be uint8 or float8_e8m0fnu",
+                             exp_zz.format.name)
+        if A % 16 or B % 2:
+            raise constraint(instr, "exponent grid", "must have rows % 16 == 0 and an even "
+                             "number of groups a row for the ZZ store", (A, B))
+        if exp_zz.rows * exp_zz.cols < A * B:
+            raise constraint(instr, "expZZ size", f"must hold the {A * B} exponents",
+                             exp_zz.rows * exp_zz.cols)
+    elif exp_zz is not None:
+        raise constraint(instr, "expZZ", "must be None unless storeMode is NZ", "a tile")
     gen = _rng(instr, rng)
     if not (R and C):
         return
@@ -235,6 +276,8 @@ def tquant_mx(dst, src, exp, max_, scaling, qt: str, alg, grp_axis, rng) -> None
     else:
         dst.valid.view(np.uint8)[...] = codes
     exp.data[:A, :B].view(np.uint8)[...] = e
+    if exp_zz is not None:
+        exp_zz.buffer.view(np.uint8)[:A * B] = zz_order(e)
     max_.buffer[:A * B] = m.reshape(-1).astype(max_.dtype)
     scaling.buffer[:A * B] = s.reshape(-1).astype(scaling.dtype)
     cost.record("Vector", instr, vector_cycles(R, C, 4, 4))
