@@ -5,7 +5,8 @@
  *   fi_tile_binary    dst = op(a, b)                   (elementwise, tile/scalar, row/col expand)
  *   fi_tile_rowreduce dst[r] = fold_c op(src[r, c])
  *   fi_tile_colreduce dst[c] = fold_r op(src[r, c])
- *   fi_tile_matmul    dst = a @ b                      (float32 fma accumulation / int32)
+ *   fi_tile_matmul    dst = a @ b [+ init]             (float32 fma accumulation / int32;
+ *                                                       a float init is added after the chain)
  *   fi_tile_cvt       dst = round_mode(src)            (any format to any format)
  * The op is data (an enum switched outside the inner loops).  Every operand is a
  * pointer with element strides rs (between rows) and cs (between columns), so row-major,
@@ -981,23 +982,27 @@ static inline int fi_tile_matmul_fast(fi_tile_arg d, fi_tile_arg a, fi_tile_arg 
     float *A = (float *)malloc(((size_t)M * K + 1) * sizeof(float));
     float *B = (float *)malloc(((size_t)K * N + 1) * sizeof(float));
     float *C = (float *)malloc(((size_t)M * N + 1) * sizeof(float));
-    if (!A || !B || !C) { free(A); free(B); free(C); return 0; }
+    float *C0 = has_init ? (float *)malloc(((size_t)M * N + 1) * sizeof(float)) : NULL;
+    if (!A || !B || !C || (has_init && !C0)) { free(A); free(B); free(C); free(C0); return 0; }
     for (int i = 0; i < M; i++) fi_tile_load_f(a.fmt, fi_tile_at(&a, i, 0), a.cs, A + (ptrdiff_t)i * K, K);
     for (int k = 0; k < K; k++) fi_tile_load_f(b.fmt, fi_tile_at(&b, k, 0), b.cs, B + (ptrdiff_t)k * N, N);
     for (int i = 0; i < M; i++) {
-        if (has_init) fi_tile_load_f(c.fmt, fi_tile_at(&c, i, 0), c.cs, C + (ptrdiff_t)i * N, N);
-        else memset(C + (ptrdiff_t)i * N, 0, (size_t)N * sizeof(float));
+        /* the init (TMATMUL_ACC's C0, TMATMUL_BIAS's bias row) is read before any store */
+        if (has_init) fi_tile_load_f(c.fmt, fi_tile_at(&c, i, 0), c.cs, C0 + (ptrdiff_t)i * N, N);
+        memset(C + (ptrdiff_t)i * N, 0, (size_t)N * sizeof(float));
     }
     fi_tmm_ctx ctx = {A, B, C, K, N};
     fi_tile_run_rows(fi__tmm_job, &ctx, M, (int)((int64_t)K * N < (1 << 30) ? (int64_t)K * N : (1 << 30)));
+    if (has_init)       /* C0 + sum, one float32 addition after the chain (docs, simulator) */
+        for (size_t e = 0; e < (size_t)M * N; e++) C[e] = C0[e] + C[e];
     for (int i = 0; i < M; i++) fi_tile_store_f(d.fmt, fi_tile_at(&d, i, 0), d.cs, C + (ptrdiff_t)i * N, N);
-    free(A); free(B); free(C);
+    free(A); free(B); free(C); free(C0);
     return 1;
 }
 
 static inline void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, fi_tile_arg c,
                                   int has_init, int M, int K, int N) {
-    float acc[FI_TILE_CHUNK], bb[FI_TILE_CHUNK], av;
+    float acc[FI_TILE_CHUNK], bb[FI_TILE_CHUNK], ci[FI_TILE_CHUNK], av;
     int64_t iacc[FI_TILE_CHUNK], ibb[FI_TILE_CHUNK], iav;
     int i, k, j, j0, n;
     int isf = fi_tile_is_float(a.fmt);
@@ -1006,13 +1011,15 @@ static inline void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, f
         for (j0 = 0; j0 < N; j0 += FI_TILE_CHUNK) {
             n = N - j0 < FI_TILE_CHUNK ? N - j0 : FI_TILE_CHUNK;
             if (isf) {
-                if (has_init) fi_tile_load_f(c.fmt, fi_tile_at(&c, i, j0), c.cs, acc, n);
-                else for (j = 0; j < n; j++) acc[j] = 0.0f;
+                /* float: the fma chain from +0, then C0 + chain (one float32 addition) */
+                if (has_init) fi_tile_load_f(c.fmt, fi_tile_at(&c, i, j0), c.cs, ci, n);
+                for (j = 0; j < n; j++) acc[j] = 0.0f;
                 for (k = 0; k < K; k++) {
                     fi_tile_load_f(a.fmt, fi_tile_at(&a, i, k), 1, &av, 1);
                     fi_tile_load_f(b.fmt, fi_tile_at(&b, k, j0), b.cs, bb, n);
                     for (j = 0; j < n; j++) acc[j] = fmaf(av, bb[j], acc[j]);
                 }
+                if (has_init) for (j = 0; j < n; j++) acc[j] = ci[j] + acc[j];
                 fi_tile_store_f(d.fmt, fi_tile_at(&d, i, j0), d.cs, acc, n);
             } else {
                 if (has_init) fi_tile_load_i(c.fmt, fi_tile_at(&c, i, j0), c.cs, iacc, n);
