@@ -358,9 +358,12 @@ def _memref_alloc(run, op):
 
 
 def _subview(run, op):
-    """``memref.subview`` / ``pto.subview`` of a global view: a partition."""
+    """``memref.subview`` / ``pto.subview`` of a global view: a partition; ``pto.subview``
+    of a tile: :func:`_tile_subview`."""
     from ._asm_runner import _PartView, _TensorView
     src = _value(run, _percents(op)[0])
+    if op.name == "pto.subview" and isinstance(src, run.P.Tile):
+        return _tile_subview(run, op, src)
     offs = _bracket_list(op, "offsets")
     sizes = _bracket_list(op, "sizes")
     if offs is None:       # memref.subview %m[%a, %b] [sizes] [strides]
@@ -486,6 +489,99 @@ def _pointer_cast(run, op):
     _bind_results(run, op, [tile])
 
 
+def _root_bytes(arr):
+    """``(root, byte offset)``: the 1-D contiguous array ``arr``'s memory belongs to (an
+    on-chip pool, another tile's buffer or ``arr`` itself) and where ``arr`` starts in it."""
+    root = arr
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not (root.flags.c_contiguous and root.ndim == 1):
+        return arr, 0
+    off = arr.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return root, off
+
+
+def _tile_window(run, name, src, r, c, h, w, vr, vc, dynamic=False):
+    """A tile aliasing ``src``'s elements ``[r:r+h, c:c+w]`` with ``src``'s physical pitch
+    (PTOAS SubViewOp / SubsetOp: "Lowering keeps parent physical stride/base semantics";
+    pto-isa include/pto/cpu/TSubView.hpp rebinds the storage at ``r * RowStride + c *
+    ColStride``): an ``h x src.cols`` tile (row-major; ``src.rows x w`` column-major) whose
+    valid region is ``vr x vc`` (at most ``h x w``), starting at element ``(r, c)``.  Writes
+    through either tile are seen by the other.  The window's last physical row may run past
+    ``src``'s own storage (a column offset): it then reads the on-chip buffer after it when
+    ``src`` is bound to an address, and otherwise ``src`` is moved, once, into storage with
+    one spare row (column) so the window can alias it."""
+    P = run.P
+    if not isinstance(src, P.Tile):
+        raise ConstraintError(f"{name}: the source must be a tile, got {type(src).__name__}")
+    if min(r, c) < 0 or h <= 0 or w <= 0 or r + h > src.rows or c + w > src.cols:
+        raise AccessError(f"{name}: offsets ({r}, {c}) + sizes ({h}, {w}) leave the "
+                          f"{src.rows}x{src.cols} source tile")
+    row_major = src.blayout == P.BLayout.RowMajor
+    if row_major:
+        prow, pcol, n = h, src.cols, h * src.cols
+    else:
+        prow, pcol, n = src.rows, w, w * src.rows
+    start = r * src._rs + c * src._cs
+    isz = src.dtype.itemsize
+    root, boff = _root_bytes(src._buf)
+    if boff + (start + n) * isz > root.nbytes:
+        if root is not src._buf or src.addr is not None:
+            raise AccessError(f"{name}: the window at ({r}, {c}) of {h}x{w} runs past the "
+                              f"memory the source tile is bound to")
+        # a free-standing tile: give it one spare row (column) of storage, once
+        spare = src.cols if row_major else src.rows
+        home = np.zeros(src._buf.size + spare, dtype=src._buf.dtype)
+        home[:src._buf.size] = src._buf
+        src._buf = home[:src._buf.size]
+        root, boff = home, 0
+    vr, vc = min(vr, h), min(vc, w)
+    sub = P.Tile(src.loc, src.format, prow, pcol, blayout=src.blayout,
+                 valid_row=P.DYNAMIC if dynamic else vr, valid_col=P.DYNAMIC if dynamic else vc,
+                 slayout=src.slayout, fractal=src.fractal, pad=src.pad)
+    if dynamic:
+        sub.set_valid_row(vr)
+        sub.set_valid_col(vc)
+    b0 = boff + start * isz
+    sub._buf = root.view(np.uint8)[b0:b0 + n * isz].view(src._buf.dtype)   # alias
+    if src.addr is not None and (src.addr + start * isz) % 32 == 0:
+        sub.addr = src.addr + start * isz
+    return sub
+
+
+def _tile_subview(run, op, src):
+    """``%s = pto.subview %tile[%r, %c] sizes [h, w] [valid [%vr, %vc]] : T -> T2``
+    (PTOAS SubViewOp, include/PTO/IR/PTOOps.td: a view into the source tile, the result's
+    type has the logical ``sizes`` while lowering keeps the parent's physical strides; the
+    valid shape is the explicit ``valid`` operands clipped to ``sizes``, else the result
+    type's static valid shape, else ``sizes``).  See :func:`_tile_window`."""
+    toks = op.toks
+    k = next(i for i, t in enumerate(toks) if t.text == "[")
+    offs = []
+    k += 1
+    while toks[k].text != "]":
+        if toks[k].text != ",":
+            offs.append(toks[k])
+        k += 1
+    sizes = [int(t.text) for t in (_bracket_list(op, "sizes") or []) if t.kind == "int"]
+    if len(offs) != 2 or len(sizes) != 2:
+        raise ConstraintError(f"{op.name}: expected %tile[%row, %col] sizes [h, w]")
+    r, c = (_index_operand(run, t) for t in offs)
+    h, w = sizes
+    valid = _bracket_list(op, "valid")
+    ty = _result_type(op)
+    if valid:
+        vr, vc = (_index_operand(run, t) for t in valid)
+        if min(vr, vc) < 0:
+            raise ConstraintError(f"{op.name}: valid [{vr}, {vc}] must be >= 0")
+    elif isinstance(ty, TileBufType) and ty.v_row is not None and ty.v_col is not None:
+        vr, vc = ty.v_row, ty.v_col
+    else:
+        vr, vc = h, w
+    dynamic = isinstance(ty, TileBufType) and (ty.v_row is None or ty.v_col is None)
+    _bind_results(run, op, [_tile_window(run, op.name, src, r, c, h, w, vr, vc, dynamic)])
+
+
 def _subset(run, op):
     """``%s = pto.subset %t[%r, %c] sizes [h, w] : T`` (PTOAS SubsetOp: "a strided view
     into the source tile", strides inherited): an h x w tile whose elements are the
@@ -499,22 +595,8 @@ def _subset(run, op):
     sizes = [int(t.text) for t in (_bracket_list(op, "sizes") or []) if t.kind == "int"]
     if len(offs) != 2 or len(sizes) != 2:
         raise ConstraintError(f"{op.name}: expected %tile[%row, %col] sizes [h, w]")
-    P = run.P
-    if not isinstance(src, P.Tile) or src.blayout != P.BLayout.RowMajor \
-            or src.slayout != P.SLayout.NoneBox:
-        raise NotImplementedError(f"{op.name}: only views of row-major (ND) tiles run")
     (r, c), (h, w) = offs, sizes
-    if min(r, c) < 0 or h <= 0 or w <= 0 or r + h > src.rows or c + w > src.cols:
-        raise AccessError(f"{op.name}: offsets ({r}, {c}) + sizes ({h}, {w}) leave the "
-                          f"{src.rows}x{src.cols} source tile")
-    start = r * src.cols + c
-    if start + h * src.cols > src._buf.size:
-        raise NotImplementedError(f"{op.name}: a view reaching past the end of the source "
-                                  f"tile's buffer ({h} rows of pitch {src.cols} from ({r}, "
-                                  f"{c})) is not supported")
-    sub = P.Tile(src.loc, src.dtype.name, h, src.cols, blayout=src.blayout, valid_row=h,
-                 valid_col=w, slayout=src.slayout, pad=src.pad)
-    sub._buf = src._buf[start:start + h * src.cols]     # alias, as TASSIGN does
+    sub = _tile_window(run, op.name, src, r, c, h, w, h, w)
     _bind_results(run, op, [sub])
 
 
@@ -551,11 +633,9 @@ def _tile_from_type(run, op):
         ty = ty.tile_type()
     if not isinstance(ty, TileBufType):
         raise NotImplementedError(f"{op.name}: result type {ty} is not a tile type")
-    tile = run.make_tile(ty) if ty.v_row is not None and ty.v_col is not None else None
-    if tile is None:
-        tile = run.make_tile(TileBufType(ty.loc, ty.dtype, ty.rows, ty.cols, ty.rows, ty.cols,
-                                         ty.blayout, ty.slayout, ty.fractal, ty.pad))
-    return tile, ty
+    # a ``?`` valid dimension is DYNAMIC, starting at the full shape (pto.tpop sets it to
+    # the popped data's shape)
+    return run.make_tile(ty), ty
 
 
 def _declare_tile(run, op):

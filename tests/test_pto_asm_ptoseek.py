@@ -1,0 +1,187 @@
+"""PTO-AS: tile ``pto.subview`` and mixed AIC/AIV kernels whose cores share global memory
+(the forms the pypto-emitted Qwen3 / DeepSeek V4 decode samples of PTOAS use).
+
+Programs are our own; the dialect facts come from PTOAS include/PTO/IR/PTOOps.td
+(SubViewOp: "a view into the source tile ... lowering keeps parent physical stride/base
+semantics") and lib/PTO/IR/PTO.cpp (SubViewOp::parse / verify)."""
+
+import numpy as np
+import pytest
+
+from fastisa.errors import AccessError, FastisaError
+from fastisa.pto import asm
+
+
+def _tb(rows, cols, v_row=None, v_col=None, dtype="f32", layout="row_major"):
+    vr = "?" if v_row is None else v_row
+    vc = "?" if v_col is None else v_col
+    return (f"!pto.tile_buf<loc=vec, dtype={dtype}, rows={rows}, cols={cols}, v_row={vr}, "
+            f"v_col={vc}, blayout={layout}, slayout=none_box, fractal=512, pad=0>")
+
+
+def _subview_prog(r0, c0, h, w, *, src=(8, 128), addr=None, valid=None, then=""):
+    """Load an src-shaped f32 matrix from %a, take ``subview [r0, c0] sizes [h, w]`` and
+    store the view to %b (h x w); ``then`` runs before the store (ops on %s / %t)."""
+    R, C = src
+    T = _tb(R, C, R, C)
+    S = _tb(h, w, h if valid is None else "?", w if valid is None else "?")
+    alloc = (f"pto.alloc_tile addr = %caddr : {T}" if addr is not None
+             else f"pto.alloc_tile : {T}")
+    vtxt = "" if valid is None else f" valid [%cvr, %cvc]"
+    vconst = "" if valid is None else (f"    %cvr = arith.constant {valid[0]} : index\n"
+                                       f"    %cvc = arith.constant {valid[1]} : index\n")
+    vh, vw = (h, w) if valid is None else valid
+    return f"""module {{
+  func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cR = arith.constant {R} : index
+    %cC = arith.constant {C} : index
+    %cvh = arith.constant {vh} : index
+    %cvw = arith.constant {vw} : index
+    %cr0 = arith.constant {r0} : index
+    %cc0 = arith.constant {c0} : index
+    %caddr = arith.constant {addr or 0} : i64
+{vconst}    %va = pto.make_tensor_view %a, shape = [%cR, %cC], strides = [%cC, %c1] : !pto.tensor_view<?x?xf32>
+    %vb = pto.make_tensor_view %b, shape = [%cvh, %cvw], strides = [%cvw, %c1] : !pto.tensor_view<?x?xf32>
+    %pa = pto.partition_view %va, offsets = [%c0, %c0], sizes = [%cR, %cC] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<{R}x{C}xf32>
+    %pb = pto.partition_view %vb, offsets = [%c0, %c0], sizes = [%cvh, %cvw] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<{vh}x{vw}xf32>
+    %t = {alloc}
+    pto.tload ins(%pa : !pto.partition_tensor_view<{R}x{C}xf32>) outs(%t : {T})
+    %s = pto.subview %t[%cr0, %cc0] sizes [{h}, {w}]{vtxt} : {T} -> {S}
+{then}    pto.tstore ins(%s : {S}) outs(%pb : !pto.partition_tensor_view<{vh}x{vw}xf32>)
+    return
+  }}
+}}
+"""
+
+
+def _a(shape=(8, 128)):
+    return np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+
+
+@pytest.mark.parametrize("r0, c0, h, w", [
+    (0, 0, 8, 64), (0, 64, 8, 64), (3, 0, 1, 128), (7, 96, 1, 32), (2, 32, 4, 64),
+])
+@pytest.mark.parametrize("addr", [None, 4096])
+def test_tile_subview_reads_the_parent_window(r0, c0, h, w, addr):
+    a = _a()
+    out = asm.run(_subview_prog(r0, c0, h, w, addr=addr), {"a": a})["b"]
+    np.testing.assert_array_equal(out.reshape(h, w), a[r0:r0 + h, c0:c0 + w])
+
+
+def test_tile_subview_explicit_valid_operands():
+    a = _a()
+    out = asm.run(_subview_prog(1, 64, 4, 64, valid=(2, 16)), {"a": a})["b"]
+    np.testing.assert_array_equal(out.reshape(2, 16), a[1:3, 64:80])
+
+
+def test_tile_subview_aliases_the_parent():
+    """A write through the view lands in the parent: the view of columns 64..127 is
+    doubled in place, then the whole parent is stored."""
+    T = _tb(8, 128, 8, 128)
+    S = _tb(8, 64, 8, 64)
+    text = f"""module {{
+  func.func @k(%a: !pto.ptr<f32>, %b: !pto.ptr<f32>) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %va = pto.make_tensor_view %a, shape = [%c8, %c128], strides = [%c128, %c1] : !pto.tensor_view<?x?xf32>
+    %vb = pto.make_tensor_view %b, shape = [%c8, %c128], strides = [%c128, %c1] : !pto.tensor_view<?x?xf32>
+    %pa = pto.partition_view %va, offsets = [%c0, %c0], sizes = [%c8, %c128] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<8x128xf32>
+    %pb = pto.partition_view %vb, offsets = [%c0, %c0], sizes = [%c8, %c128] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<8x128xf32>
+    %t = pto.alloc_tile : {T}
+    pto.tload ins(%pa : !pto.partition_tensor_view<8x128xf32>) outs(%t : {T})
+    %s = pto.subview %t[%c0, %c64] sizes [8, 64] : {T} -> {S}
+    pto.tadd ins(%s, %s : {S}, {S}) outs(%s : {S})
+    pto.tstore ins(%t : {T}) outs(%pb : !pto.partition_tensor_view<8x128xf32>)
+    return
+  }}
+}}
+"""
+    a = _a()
+    want = a.copy()
+    want[:, 64:] *= 2
+    np.testing.assert_array_equal(asm.run(text, {"a": a})["b"].reshape(8, 128), want)
+
+
+def test_tile_subview_outside_the_parent_is_an_error():
+    with pytest.raises(AccessError, match="leave the 8x128 source tile") as ei:
+        asm.run(_subview_prog(4, 64, 8, 64), {"a": _a()})
+    assert ei.value.line > 0
+
+
+def test_tile_subview_of_the_last_bytes_of_the_on_chip_buffer():
+    """The window's last physical row would run past the end of UB (192 KiB on A2/A3):
+    an AccessError, not a short view."""
+    addr = 192 * 1024 - 8 * 128 * 4
+    with pytest.raises(FastisaError):
+        asm.run(_subview_prog(0, 64, 8, 64, addr=addr), {"a": _a()}, arch="a3")
+
+
+# ---- mixed kernels: the cores of one launch share global memory ---------------------------
+
+def _mixed(split_rows=4):
+    T = _tb(8, 8, 8, 8)
+    H = _tb(split_rows, 8)        # dynamic valid shape: set by the pop
+    PH = f"!pto.partition_tensor_view<{split_rows}x8xf32>"
+    TV = "!pto.tensor_view<?x?xf32>"
+    PV = "!pto.partition_tensor_view<8x8xf32>"
+    # two kernels nobody calls (as pypto emits them): PTOAS compiles them as the AIC and
+    # AIV sides of one kernel launch, given the same arguments
+    return f"""module {{
+  func.func @k_aic(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) attributes {{pto.kernel_kind = #pto.kernel_kind<cube>}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    pto.aic_initialize_pipe {{dir_mask = 1, slot_size = 1024}}
+    %vx = pto.make_tensor_view %x, shape = [%c8, %c8], strides = [%c8, %c1] : {TV}
+    %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c8, %c8] : {TV} -> {PV}
+    %t = pto.alloc_tile : {T}
+    pto.tload ins(%px : {PV}) outs(%t : {T})
+    pto.tpush_to_aiv(%t : {T}) {{split = 1}}
+    return
+  }}
+  func.func @k_aiv(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) attributes {{pto.kernel_kind = #pto.kernel_kind<vector>}} {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant {split_rows} : index
+    %c8 = arith.constant 8 : index
+    pto.aiv_initialize_pipe {{dir_mask = 1, slot_size = 1024}}
+    %sb = pto.get_subblock_idx
+    %sbi = arith.index_cast %sb : i64 to index
+    %row = arith.muli %sbi, %c4 : index
+    %vy = pto.make_tensor_view %y, shape = [%c8, %c8], strides = [%c8, %c1] : {TV}
+    %py = pto.partition_view %vy, offsets = [%row, %c0], sizes = [%c4, %c8] : {TV} -> {PH}
+    %h = pto.tpop_from_aic {{split = 1}} -> {H}
+    pto.tadd ins(%h, %h : {H}, {H}) outs(%h : {H})
+    pto.tstore ins(%h : {H}) outs(%py : {PH})
+    pto.tfree_from_aic {{split = 1}}
+    return
+  }}
+}}
+"""
+
+
+def test_mixed_kernel_subblocks_write_one_global_memory():
+    """Both vector subblocks store their half into the same %y: neither half is lost
+    (each core used to get its own copy of the pointer arguments, so only the last
+    subblock's rows came back)."""
+    x = np.arange(64, dtype=np.float32).reshape(8, 8)
+    out = asm.run(_mixed(), {"x": x, "y": np.full((8, 8), -1, np.float32)})["y"]
+    np.testing.assert_array_equal(out.reshape(8, 8), 2 * x)
+
+
+def test_mixed_kernel_output_only_pointer():
+    x = np.arange(64, dtype=np.float32).reshape(8, 8) / 4
+    out = asm.run(_mixed(), {"x": x})["y"]
+    np.testing.assert_array_equal(out.reshape(8, 8), 2 * x)
+
+
+def test_tpop_into_a_dynamic_valid_result_type():
+    """``tpop_from_aic -> tile_buf<..., v_row=?, v_col=?>`` takes the popped shape."""
+    x = np.ones((8, 8), np.float32)
+    out = asm.run(_mixed(), {"x": x})["y"]
+    assert out.size == 64 and (out == 2).all()
