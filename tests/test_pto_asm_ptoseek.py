@@ -185,3 +185,67 @@ def test_tpop_into_a_dynamic_valid_result_type():
     x = np.ones((8, 8), np.float32)
     out = asm.run(_mixed(), {"x": x})["y"]
     assert out.size == 64 and (out == 2).all()
+
+
+# ---- scratch operands of the 2026-07 PTOAS forms, and their verifier rules -------------
+
+def _one_op(op_text, tiles, arch="a3"):
+    decl = "".join(f"    %{n} = pto.alloc_tile : {t}\n" for n, t in tiles.items())
+    return (f'module attributes {{pto.target_arch = "{arch}"}} {{\n  func.func @k() {{\n'
+            f"    %ci = arith.constant 3 : i32\n    %cf = arith.constant 2.0 : f32\n"
+            f"{decl}    {op_text}\n    return\n  }}\n}}\n")
+
+
+F = _tb(4, 16, 4, 16)
+I = _tb(4, 16, 4, 16, dtype="i32")
+
+
+def _err(text, fragment):
+    from fastisa.errors import AsmSyntaxError
+    with pytest.raises(AsmSyntaxError, match=fragment) as ei:
+        asm.parse(text)
+    assert ei.value.line > 0
+
+
+def test_tpow_with_tmp_runs_as_without():
+    text = _one_op(f"pto.tpow ins(%a, %b, %t : {F}, {F}, {F}) outs(%d : {F})",
+                   {"a": F, "b": F, "t": F, "d": F})
+    asm.parse(text)
+    asm.run(text)
+
+
+@pytest.mark.parametrize("op, tiles, fragment", [
+    (f"pto.tpow ins(%a, %b : {F}, {F}) outs(%d : {F})", {"a": F, "b": F, "d": F},
+     "expects tmp when element type is floating-point"),
+    (f"pto.tpow ins(%a, %b, %t : {I}, {I}, {I}) outs(%d : {I})",
+     {"a": I, "b": I, "t": I, "d": I}, "does not accept tmp when element type is integer"),
+    (f"pto.tpows ins(%a, %ci, %t : {I}, i32, {I}) outs(%d : {I})",
+     {"a": I, "t": I, "d": I}, "does not accept tmp when element type is integer"),
+    (f"pto.tpow ins(%a, %b, %t : {F}, {F}, {_tb(4, 16, 4, 8)}) outs(%d : {F})",
+     {"a": F, "b": F, "t": _tb(4, 16, 4, 8), "d": F}, "same valid_shape"),
+    (f"pto.tpow ins(%a, %b, %t : {F}, {F}, {F}) outs(%d : {F}) "
+     f"{{precisionType = #pto<pow_precision high_precision>}}",
+     {"a": F, "b": F, "t": F, "d": F}, "A2/A3 does not support precisionType=high_precision"),
+    (f"pto.txors ins(%a, %ci, %t : {I}, i32, {_tb(4, 16, 4, 16, dtype='i16')}) outs(%d : {I})",
+     {"a": I, "t": _tb(4, 16, 4, 16, dtype="i16"), "d": I}, "same element type as src"),
+    (f"pto.tprelu ins(%a, %b, %t : {F}, {F}, {_tb(4, 32, 4, 2, dtype='ui8')}) outs(%d : {F})",
+     {"a": F, "b": F, "t": _tb(4, 32, 4, 2, dtype="ui8"), "d": F},
+     r"tmp shape\[0\] to be at least dst valid_shape\[0\] \+ 1 \(5\)"),
+    (f"pto.tprelu ins(%a, %b, %t : {F}, {F}, {_tb(8, 32, 8, 1, dtype='ui8')}) outs(%d : {F})",
+     {"a": F, "b": F, "t": _tb(8, 32, 8, 1, dtype="ui8"), "d": F},
+     r"tmp valid_shape\[1\] to be at least ceil\(dst valid_shape\[1\] / 8\) \(2\)"),
+])
+def test_tmp_operand_rules(op, tiles, fragment):
+    _err(_one_op(op, tiles), fragment)
+
+
+def test_txor_and_tprelu_take_a_tmp():
+    U8 = _tb(8, 32, 8, 2, dtype="ui8")
+    for op, tiles in [
+            (f"pto.txor ins(%a, %b, %t : {I}, {I}, {I}) outs(%d : {I})",
+             {"a": I, "b": I, "t": I, "d": I}),
+            (f"pto.txors ins(%a, %ci, %t : {I}, i32, {I}) outs(%d : {I})",
+             {"a": I, "t": I, "d": I}),
+            (f"pto.tprelu ins(%a, %b, %t : {F}, {F}, {U8}) outs(%d : {F})",
+             {"a": F, "b": F, "t": U8, "d": F})]:
+        asm.run(_one_op(op, tiles))

@@ -168,3 +168,10 @@ _ARITY_BY_NAME.update({"tgatherb": (2, 2), "tget_scale_addr": (1, 1), "tgemv": (
                        "tdequant": (3, 3), "trandom": (6, 6), "tpartargmax": (4, 4),
                        "tpartargmin": (4, 4), "tsubview": (1, 3)})
 _OUTS_BY_NAME.update({"tpartargmax": (2, 2), "tpartargmin": (2, 2)})
+
+# ---- ptoseek: the optional/required scratch operands of the 2026-07 PTOAS forms
+# (include/PTO/IR/PTOOps.td: TXorOp / TXorSOp / TPReluOp ins(src0, src1|scalar, tmp), TPowOp
+# / TPowSOp / TCIOp an Optional tmp).  The tmp tile is scratch: the APIs take it and the
+# result does not depend on it (pto-isa docs/isa/TXOR.md, TPRELU.md, TPOW.md, TCI.md) ----
+_ARITY_BY_NAME.update({"txor": (2, 3), "txors": (2, 3), "tprelu": (2, 3), "tpow": (2, 3),
+                       "tpows": (2, 3), "tci": (1, 2)})

@@ -141,6 +141,7 @@ def _verify_dps(op, arch, err):
     ins = [_tile(t) for t in op.in_types]
     outs = [_tile(t) for t in op.out_types]
     a5 = _is_a5(arch)
+    _verify_tmp_forms(op, ins, outs, a5, err)
     if name == "tinsert" and ins and outs and ins[0] and outs[0]:
         src, dst = ins[0], outs[0]
         if a5 and (src.loc, dst.loc) not in (("acc", "mat"), ("vec", "mat"), ("vec", "vec")):
@@ -170,6 +171,64 @@ def _verify_dps(op, arch, err):
         if not ok:
             raise err("'pto.tgather' op expects A2/A3 compare-form tgather src element type "
                       "to be f16/f32, or i32 when cmpMode=eq", op)
+
+
+# ---- ptoseek: the scratch-operand rules of the 2026-07 PTOAS (lib/PTO/IR/PTO.cpp
+# TPowOp::verify / TPowSOp::verify / verifyTPowTmpShape, TXorSOp::verify, TPReluOp's A2/A3
+# tmp contract) ----
+_INT_8_16_32 = ("i8", "i16", "i32", "si8", "si16", "si32", "ui8", "ui16", "ui32")
+_FP_POW = ("f16", "f32", "bf16")
+
+
+def _attr_text(op):
+    return " ".join(f"{k}={v}" for k, v in list(op.attrs) + [kv for o in op.ins
+                                                               for kv in o.attrs])
+
+
+def _verify_tmp_forms(op, ins, outs, a5, err):
+    name = op.name
+    q = f"'pto.{name}' op "
+    if name in ("tpow", "tpows") and ins and ins[0] is not None:
+        elem = ins[0].dtype
+        is_int, is_fp = elem in _INT_8_16_32, elem in _FP_POW
+        hp = "high_precision" in _attr_text(op)
+        if not a5 and hp:
+            raise err(q + "A2/A3 does not support precisionType=high_precision", op)
+        if a5 and hp and not is_fp:
+            raise err(q + f"expects A5 {name} element type to be f16/f32/bf16 when "
+                      f"precisionType=high_precision", op)
+        tmp = ins[2] if len(op.in_types) == 3 else None
+        has_tmp = len(op.in_types) == 3
+        if is_fp and not has_tmp:
+            raise err(q + "expects tmp when element type is floating-point (required by "
+                      f"the floating-point pow lowering)", op)
+        if is_int and has_tmp:
+            raise err(q + "does not accept tmp when element type is integer", op)
+        dst = outs[0] if outs else None
+        if tmp is not None and dst is not None:
+            if tmp.dtype != dst.dtype:
+                raise err(q + "expects tmp and dst to have the same element type", op)
+            if tmp.blayout != "row_major":
+                raise err(q + "expects tmp to use row-major layout", op)
+            if (tmp.v_row, tmp.v_col) != (dst.v_row, dst.v_col):
+                raise err(q + "expects tmp and dst to have the same valid_shape", op)
+    if name == "txors" and len(op.in_types) == 3 and ins[0] is not None \
+            and ins[2] is not None:
+        src, tmp = ins[0], ins[2]
+        if tmp.dtype != src.dtype:
+            raise err(q + "expects tmp to have the same element type as src and dst", op)
+        if tmp.blayout != "row_major":
+            raise err(q + "expects tmp to use row-major layout", op)
+    if name == "tprelu" and not a5 and len(op.in_types) == 3 and ins[2] is not None \
+            and outs and outs[0] is not None:
+        tmp, dst = ins[2], outs[0]
+        if dst.v_row is not None and tmp.rows < dst.v_row + 1:
+            raise err(q + f"expects A2/A3 tmp shape[0] to be at least dst valid_shape[0] + 1 "
+                      f"({dst.v_row + 1})", op)
+        if dst.v_col is not None and tmp.v_col is not None \
+                and tmp.v_col < -(-dst.v_col // 8):
+            raise err(q + f"expects A2/A3 tmp valid_shape[1] to be at least ceil(dst "
+                      f"valid_shape[1] / 8) ({-(-dst.v_col // 8)})", op)
 
 
 def _verify_reserved_buffers(module, level, err):
