@@ -249,3 +249,104 @@ def test_txor_and_tprelu_take_a_tmp():
             (f"pto.tprelu ins(%a, %b, %t : {F}, {F}, {U8}) outs(%d : {F})",
              {"a": F, "b": F, "t": U8, "d": F})]:
         asm.run(_one_op(op, tiles))
+
+
+# ---- the PTO dialect's own low-precision element types ---------------------------------
+
+def _lowp_copy(elem, arch="a5"):
+    T = (f"!pto.tile_buf<loc=vec, dtype={elem}, rows=4, cols=32, v_row=4, v_col=32, "
+         f"blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+    return f"""module attributes {{pto.target_arch = "{arch}"}} {{
+  func.func @k(%a: !pto.ptr<{elem}>, %b: !pto.ptr<{elem}>) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c32 = arith.constant 32 : index
+    %va = pto.make_tensor_view %a, shape = [%c4, %c32], strides = [%c32, %c1] : !pto.tensor_view<4x32x{elem}>
+    %vb = pto.make_tensor_view %b, shape = [%c4, %c32], strides = [%c32, %c1] : !pto.tensor_view<4x32x{elem}>
+    %pa = pto.partition_view %va, offsets = [%c0, %c0], sizes = [%c4, %c32] : !pto.tensor_view<4x32x{elem}> -> !pto.partition_tensor_view<4x32x{elem}>
+    %pb = pto.partition_view %vb, offsets = [%c0, %c0], sizes = [%c4, %c32] : !pto.tensor_view<4x32x{elem}> -> !pto.partition_tensor_view<4x32x{elem}>
+    %t = pto.alloc_tile : {T}
+    pto.tload ins(%pa : !pto.partition_tensor_view<4x32x{elem}>) outs(%t : {T})
+    pto.tstore ins(%t : {T}) outs(%pb : !pto.partition_tensor_view<4x32x{elem}>)
+    return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("elem", ["!pto.hif8", "!pto.f8E8M0", "!pto.f4E2M1x2", "!pto.f4E1M2x2"])
+def test_pto_dialect_element_types_move_their_bytes(elem):
+    import ml_dtypes
+    codes = np.arange(128, dtype=np.uint8).reshape(4, 32) * 2 + 1
+    a = codes.view(ml_dtypes.float8_e8m0fnu) if elem == "!pto.f8E8M0" else codes
+    out = asm.run(_lowp_copy(elem), {"a": a})["b"]
+    np.testing.assert_array_equal(np.asarray(out).view(np.uint8).reshape(4, 32), codes)
+
+
+@pytest.mark.parametrize("elem", ["!pto.hif8", "f8E4M3FN", "!pto.f4E2M1x2"])
+def test_a2a3_rejects_low_precision_tload(elem):
+    _err(_lowp_copy(elem, arch="a3"), "expects A2/A3 tload low-precision element types "
+                                      "to be unsupported")
+
+
+# ---- multi-buffer tiles ---------------------------------------------------------------
+
+def _multi(alloc="pto.alloc_multi_tile", count=2, attrs=""):
+    M = f"!pto.multi_tile_buf<vec, 8x8xf32, count={count}>"
+    T = "!pto.tile_buf<vec, 8x8xf32>"
+    TV = "!pto.tensor_view<16x8xf32>"
+    PV = "!pto.partition_tensor_view<8x8xf32>"
+    return f"""module {{
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %base = arith.constant 4096 : i64
+    %vx = pto.make_tensor_view %x, shape = [%c16, %c8], strides = [%c8, %c1] : {TV}
+    %vy = pto.make_tensor_view %y, shape = [%c16, %c8], strides = [%c8, %c1] : {TV}
+    %mb = {alloc}{attrs} : {M}
+    scf.for %i = %c0 to %c2 step %c1 {{
+      %row = arith.muli %i, %c8 : index
+      %s = pto.multi_tile_get %mb[%i] : {M} -> {T}
+      %px = pto.partition_view %vx, offsets = [%row, %c0], sizes = [%c8, %c8] : {TV} -> {PV}
+      pto.tload ins(%px : {PV}) outs(%s : {T})
+    }}
+    scf.for %i = %c0 to %c2 step %c1 {{
+      %row = arith.muli %i, %c8 : index
+      %s = pto.multi_tile_get %mb[%i] : {M} -> {T}
+      %py = pto.partition_view %vy, offsets = [%row, %c0], sizes = [%c8, %c8] : {TV} -> {PV}
+      pto.tstore ins(%s : {T}) outs(%py : {PV})
+    }}
+    return
+  }}
+}}
+"""
+
+
+@pytest.mark.parametrize("attrs, level", [("", None), (" addr = %base", "level3")])
+def test_multi_tile_slots_keep_their_data(attrs, level):
+    """Slot k is the same tile at every get: both slots loaded first, stored after."""
+    x = np.arange(128, dtype=np.float32).reshape(16, 8)
+    text = _multi(attrs=attrs)
+    m = asm.parse(text, level=level)
+    np.testing.assert_array_equal(asm.run(m, {"x": x})["y"].reshape(16, 8), x)
+
+
+def test_multi_tile_slot_out_of_range():
+    text = _multi().replace("%s = pto.multi_tile_get %mb[%i]", "%s = pto.multi_tile_get %mb[%c2]", 1)
+    with pytest.raises(AccessError, match="slot 2 is outside"):
+        asm.run(text, {"x": np.zeros((16, 8), np.float32)})
+
+
+@pytest.mark.parametrize("count, attrs, level, fragment", [
+    (1, "", None, "count must be >= 2"),
+    (2, "", "level3", "requires a base 'addr' operand"),
+    (2, " addr = %base", "level2", "unexpected 'addr' operand"),
+])
+def test_multi_tile_verifier_rules(count, attrs, level, fragment):
+    from fastisa.errors import AsmSyntaxError
+    with pytest.raises(AsmSyntaxError, match=fragment):
+        asm.parse(_multi(count=count, attrs=attrs), level=level)

@@ -973,3 +973,84 @@ def _generic_tmov(run, op):
 
 
 _OPS["pto.tmov"] = _generic_tmov
+
+
+# ---- ptoseek: multi-buffer tiles (PTOAS include/PTO/IR/PTOOps.td AllocMultiTileOp /
+# MultiTileGetOp) ------------------------------------------------------------------------
+
+def _multi_tile_type(op, ty):
+    """The slot tile type and count of ``!pto.multi_tile_buf<loc, RxCxT, ..., count=N>``
+    (the inner tile in the compact ``!pto.tile_buf`` spelling plus ``count``)."""
+    import re
+    text = getattr(ty, "text", "")
+    m = re.fullmatch(r"!pto\.multi_tile_buf<(.*)>", text.replace("\n", " ").strip())
+    if not m:
+        raise ConstraintError(f"{op.name}: expected a !pto.multi_tile_buf<...> type, got "
+                              f"{text or ty}")
+    body = m.group(1)
+    cm = re.search(r",\s*count\s*=\s*(\d+)", body)
+    if not cm:
+        raise ConstraintError(f"{op.name}: {text} has no count = N")
+    inner = (body[:cm.start()] + body[cm.end():]).strip()
+    from ._asm_lexer import tokenize
+    from ._asm_parser import _Parser
+    p = _Parser.__new__(_Parser)
+    p.text, p.lines, p.i = "", [], 0
+    p.toks = tokenize("!pto.tile_buf<" + inner + ">")
+    return p.type_(), int(cm.group(1))
+
+
+def _alloc_multi_tile(run, op):
+    """``%m = pto.alloc_multi_tile [addr = %a] [valid_row = %r valid_col = %c] :
+    !pto.multi_tile_buf<S, count=N>``: N slot tiles of type S; with ``addr`` slot k is at
+    ``addr + k * slotBytes`` (slotBytes = rows * cols * element size), as the op's
+    description says for ``--pto-level=level3``; the valid operands set every slot's
+    dynamic valid shape."""
+    tt, n = _multi_tile_type(op, _result_type(op))
+    if n <= 0:
+        raise ConstraintError(f"{op.name}: count must be > 0, got {n}")
+    addr = _attr(op, "addr")
+    vr, vc = _attr(op, "valid_row"), _attr(op, "valid_col")
+    tiles = []
+    for k in range(n):
+        tile = run.make_tile(tt)
+        if addr is not None:
+            run.P.TASSIGN(tile, int(_value(run, _tok_named(op, "addr"))) + k * tile.nbytes)
+        if vr is not None and tt.v_row is None:
+            tile.set_valid_row(int(_value(run, _tok_named(op, "valid_row"))))
+        if vc is not None and tt.v_col is None:
+            tile.set_valid_col(int(_value(run, _tok_named(op, "valid_col"))))
+        tiles.append(tile)
+    _bind_results(run, op, [_MultiTile(tiles)])
+
+
+class _MultiTile(list):
+    """The slots of a ``pto.alloc_multi_tile`` (a list of tiles)."""
+
+
+def _tok_named(op, key):
+    toks = op.toks
+    for k in range(len(toks) - 2):
+        if toks[k].text == key and toks[k + 1].text == "=":
+            return toks[k + 2]
+    raise ConstraintError(f"{op.name}: expected {key} = %value")
+
+
+def _multi_tile_get(run, op):
+    """``%t = pto.multi_tile_get %m[%slot] : !pto.multi_tile_buf<...> -> T``: slot
+    ``%slot`` (in ``[0, count)``, AccessError otherwise) -- the same tile every time, so
+    data written through one get is read through the next."""
+    ps = _percents(op)
+    src = _value(run, ps[0])
+    if not isinstance(src, _MultiTile):
+        raise ConstraintError(f"{op.name}: %{ps[0].text[1:]} is not a pto.alloc_multi_tile")
+    k = int(_value(run, ps[1])) if len(ps) > 1 and ps[1].kind == "percent" else None
+    if k is None:
+        lits = [t for t in op.toks if t.kind == "int"]
+        k = int(lits[0].text) if lits else 0
+    if not 0 <= k < len(src):
+        raise AccessError(f"{op.name}: slot {k} is outside [0, {len(src)})")
+    _bind_results(run, op, [src[k]])
+
+
+_OPS.update({"pto.alloc_multi_tile": _alloc_multi_tile, "pto.multi_tile_get": _multi_tile_get})

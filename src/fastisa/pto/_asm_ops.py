@@ -175,3 +175,4 @@ _OUTS_BY_NAME.update({"tpartargmax": (2, 2), "tpartargmin": (2, 2)})
 # result does not depend on it (pto-isa docs/isa/TXOR.md, TPRELU.md, TPOW.md, TCI.md) ----
 _ARITY_BY_NAME.update({"txor": (2, 3), "txors": (2, 3), "tprelu": (2, 3), "tpow": (2, 3),
                        "tpows": (2, 3), "tci": (1, 2)})
+PTOAS_OPS = PTOAS_OPS | {"multi_tile_get"}       # ptoseek: PTOOps.td MultiTileGetOp

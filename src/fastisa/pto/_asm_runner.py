@@ -130,8 +130,15 @@ class _PartView:
         tv = self.tv
         buf = tv.ptr.buf
         start = tv.base + sum(o * s for o, s in zip(self.offsets, tv.strides))
+        fmt = ELEMENT_TYPES.get(tv.ptr.elem)
+        # a format held in a plain byte container (hifloat8, fp4 x2) names itself
+        kw = {"dtype": fmt} if fmt in _BYTE_CONTAINER_FORMATS else {}
         return P.GlobalTensor(buf[start:], shape=tuple(self.sizes), strides=tuple(tv.strides),
-                              layout=P.Layout.DN if tv.layout == "dn" else P.Layout.ND)
+                              layout=P.Layout.DN if tv.layout == "dn" else P.Layout.ND, **kw)
+
+
+#: element formats whose numpy container is uint8 (fastisa.pto._lowp_formats)
+_BYTE_CONTAINER_FORMATS = frozenset({"hifloat8", "float4_e2m1x2", "float4_e1m2x2", "int4"})
 
 
 class _Runner:

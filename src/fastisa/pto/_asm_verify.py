@@ -68,6 +68,8 @@ def verify(module, lines, arch=None, level=None):
                     pipe_inits.append(op)
                 if short == "tput_async":
                     _verify_tput_async(op, err)
+                if short == "alloc_multi_tile":
+                    _verify_alloc_multi_tile(op, level, err)
     _verify_reserved_buffers(module, level, err)
     splits = {s for _op, s in pipe_users}
     if pipe_inits and len(splits) > 1:
@@ -185,9 +187,27 @@ def _attr_text(op):
                                                                for kv in o.attrs])
 
 
+def _is_lowp(elem):
+    """PTOAS's isPTOLowPrecisionType: the fp8 / hifloat8 / fp4 element types."""
+    return isinstance(elem, str) and (elem.startswith(("f8", "f4", "!pto.")))
+
+
+def _elem_of(ty):
+    return getattr(ty, "elem", None) or getattr(ty, "dtype", None)
+
+
 def _verify_tmp_forms(op, ins, outs, a5, err):
     name = op.name
     q = f"'pto.{name}' op "
+    if not a5 and name in ("tload", "tprefetch", "tcvt", "tstore"):
+        # lib/PTO/IR/PTO.cpp TLoadOp / TPrefetchOp / TCvtOp / TStoreOp verifyA2A3
+        elems = [_elem_of(t) for t in list(op.in_types) + list(op.out_types)]
+        if name == "tstore":
+            elems = [_elem_of(t) for t in op.out_types]
+        if any(_is_lowp(e) for e in elems):
+            what = "vec/mat tstore low-precision dst" if name == "tstore" else (
+                f"{name} low-precision")
+            raise err(q + f"expects A2/A3 {what} element types to be unsupported", op)
     if name in ("tpow", "tpows") and ins and ins[0] is not None:
         elem = ins[0].dtype
         is_int, is_fp = elem in _INT_8_16_32, elem in _FP_POW
@@ -229,6 +249,23 @@ def _verify_tmp_forms(op, ins, outs, a5, err):
                 and tmp.v_col < -(-dst.v_col // 8):
             raise err(q + f"expects A2/A3 tmp valid_shape[1] to be at least ceil(dst "
                       f"valid_shape[1] / 8) ({-(-dst.v_col // 8)})", op)
+
+
+def _verify_alloc_multi_tile(op, level, err):
+    """PTOAS AllocMultiTileOp::verify and the level checks of PTOViewToMemref: count >= 2;
+    ``addr`` only, and then always, at ``--pto-level=level3``."""
+    import re
+    text = " ".join(t.text for t in op.toks)
+    m = re.search(r"count\s*=\s*(\d+)", text)
+    if m and int(m.group(1)) < 2:
+        raise err("multi_tile_buf count must be >= 2", op)
+    has_addr = any(t.text == "addr" for t in op.toks)
+    if level == "level3" and not has_addr:
+        raise err("pto.alloc_multi_tile requires a base 'addr' operand when "
+                  "--pto-level=level3", op)
+    if has_addr and level is not None and level != "level3":
+        raise err("unexpected 'addr' operand on pto.alloc_multi_tile: only supported when "
+                  "--pto-level=level3", op)
 
 
 def _verify_reserved_buffers(module, level, err):
