@@ -350,3 +350,136 @@ def test_multi_tile_verifier_rules(count, attrs, level, fragment):
     from fastisa.errors import AsmSyntaxError
     with pytest.raises(AsmSyntaxError, match=fragment):
         asm.parse(_multi(count=count, attrs=attrs), level=level)
+
+
+# ---- textract / tinsert location pairs (PTOAS TExtractOp / TInsertOp verifiers) ---------
+
+def _tt(loc, dtype="f16", bl="row_major", sl="none_box", r=16, c=16, fr=512):
+    return (f"!pto.tile_buf<loc={loc}, dtype={dtype}, rows={r}, cols={c}, v_row={r}, "
+            f"v_col={c}, blayout={bl}, slayout={sl}, fractal={fr}, pad=0>")
+
+
+def _move(op, src, dst, arch):
+    return (f'module attributes {{pto.target_arch = "{arch}"}} {{\n  func.func @k() {{\n'
+            f"    %c0 = arith.constant 0 : index\n"
+            f"    %s = pto.alloc_tile : {src}\n    %d = pto.alloc_tile : {dst}\n"
+            f"    pto.{op} ins(%s, %c0, %c0 : {src}, index, index) outs(%d : {dst})\n"
+            f"    return\n  }}\n}}\n")
+
+
+@pytest.mark.parametrize("op, src, dst, arch, fragment", [
+    ("textract", _tt("vec"), _tt("left", bl="col_major", sl="row_major"), "a5",
+     "supported src/dst loc pair"),
+    ("textract", _tt("vec"), _tt("vec", dtype="f32"), "a5", "same element type"),
+    ("textract", _tt("mat", bl="row_major", sl="row_major"),
+     _tt("right", bl="row_major", sl="col_major"), "a5", "supported mat blayout/slayout"),
+    ("textract", _tt("mat", bl="col_major", sl="row_major"), _tt("left"), "a5",
+     "left dst to use col_major blayout and row_major slayout"),
+    ("textract", _tt("vec"), _tt("left"), "a3", "src to use loc=mat, loc=acc, or loc=vec"),
+    ("tinsert", _tt("vec", dtype="f32"), _tt("acc", dtype="f32", bl="col_major",
+                                              sl="row_major", fr=1024), "a5",
+     "acc->mat, acc->vec, vec->mat, or vec->vec"),
+    ("tinsert", _tt("vec", dtype="f32"), _tt("vec", dtype="f16"), "a3",
+     "vec->vec tinsert src/dst to have same supported dtype"),
+    ("tinsert", _tt("acc", dtype="f32", bl="col_major", sl="row_major", fr=1024),
+     _tt("mat", dtype="f32", bl="col_major", sl="row_major"), "a3",
+     "src=f32, dst=f16/bf16"),
+])
+def test_textract_tinsert_verifier(op, src, dst, arch, fragment):
+    _err(_move(op, src, dst, arch), fragment)
+
+
+@pytest.mark.parametrize("arch", ["a3", "a5"])
+def test_tinsert_vec_to_vec_runs(arch):
+    asm.run(_move("tinsert", _tt("vec"), _tt("vec"), arch))
+
+
+def test_textract_relu_is_applied():
+    """``reluPreMode = normal_relu`` on an Acc -> Mat textract clamps negatives (it used to
+    be dropped)."""
+    A = _tt("acc", dtype="f32", bl="col_major", sl="row_major", fr=1024)
+    M = _tt("mat", dtype="f16", bl="col_major", sl="row_major")
+    V = _tt("vec", dtype="f32", bl="col_major", sl="row_major")
+    base = _move("textract", A, M, "a3")
+    relu = base.replace("outs(%d : " + M + ")",
+                        "outs(%d : " + M + ") {reluPreMode = #pto<relu_pre_mode normal_relu>}")
+    from fastisa.pto import _asm_runner as R
+    import fastisa.pto as P
+    got = {}
+    for tag, text in (("plain", base), ("relu", relu)):
+        m = asm.parse(text)
+        r = R._Runner(m, R._entry(m), {}, P)
+        vals = (np.arange(256, dtype=np.float32).reshape(16, 16) - 128) / 4
+        orig = r.make_tile
+
+        def make(ty, orig=orig):
+            t = orig(ty)
+            if ty.loc == "acc":
+                t.valid[...] = vals
+            return t
+        r.make_tile = make
+        r.run()
+        got[tag] = np.asarray(r.env["d"].valid, np.float32)
+    np.testing.assert_array_equal(got["plain"], (np.arange(256).reshape(16, 16) - 128) / 4)
+    np.testing.assert_array_equal(got["relu"], np.maximum(got["plain"], 0))
+    del V
+
+
+# ---- scalar casts, valid-shape queries, local arrays, inferred partition types ---------
+
+def test_unrealized_cast_local_arrays_and_get_validshape():
+    T = _tb(8, 16, None, None)
+    text = f"""module {{
+  func.func @k(%y: !pto.ptr<i32>) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c3 = arith.constant 3 : index
+    %c5 = arith.constant 5 : index
+    %c8 = arith.constant 8 : index
+    %m1 = arith.constant -1 : i16
+    %t = pto.alloc_tile valid_row = %c3 valid_col = %c5 : {T}
+    %vr, %vc = pto.get_validshape %t : {T}
+    %u = builtin.unrealized_conversion_cast %m1 : i16 to ui16
+    %a = pto.declare_local_array -> !pto.local_array<4xi32>
+    %u32 = arith.index_cast %vr : index to i32
+    %w32 = arith.index_cast %vc : index to i32
+    pto.local_array_set %a[%c0], %u32 : !pto.local_array<4xi32>, i32
+    pto.local_array_set %a[%c1], %w32 : !pto.local_array<4xi32>, i32
+    %g = pto.local_array_get %a[%c1] : !pto.local_array<4xi32> -> i32
+    %uu = arith.extui %u : ui16 to i32
+    pto.store_scalar %u32, %y[%c0] : !pto.ptr<i32>, i32
+    pto.store_scalar %g, %y[%c1] : !pto.ptr<i32>, i32
+    pto.store_scalar %uu, %y[%c2] : !pto.ptr<i32>, i32
+    return
+  }}
+}}
+"""
+    out = asm.run(text, {"y": np.zeros(4, np.int32)})["y"]
+    np.testing.assert_array_equal(out, [3, 5, 65535, 0])
+
+
+def test_partition_view_without_result_type_round_trips():
+    TV = "!pto.tensor_view<?x?xf32>"
+    T = _tb(4, 8, 4, 8)
+    text = f"""module {{
+  func.func @k(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c4 = arith.constant 4 : index
+    %c8 = arith.constant 8 : index
+    %vx = pto.make_tensor_view %x, shape = [%c4, %c8], strides = [%c8, %c1] : {TV}
+    %vy = pto.make_tensor_view %y, shape = [%c4, %c8], strides = [%c8, %c1] : {TV}
+    %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c4, %c8] : {TV}
+    %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c4, %c8] : {TV}
+    %t = pto.alloc_tile : {T}
+    pto.tload ins(%px : !pto.partition_tensor_view<4x8xf32>) outs(%t : {T})
+    pto.tstore ins(%t : {T}) outs(%py : !pto.partition_tensor_view<4x8xf32>)
+    return
+  }}
+}}
+"""
+    x = np.arange(32, dtype=np.float32).reshape(4, 8)
+    np.testing.assert_array_equal(asm.run(text, {"x": x})["y"].reshape(4, 8), x)
+    f = asm.format(asm.parse(text))
+    assert asm.format(asm.parse(f)) == f

@@ -58,6 +58,9 @@ class ViewType:
     kind: str            # "tensor_view" or "partition_tensor_view"
     shape: tuple
     elem: str
+    #: the type was not written (a pto.partition_view without ``-> type``): the parser
+    #: inferred it with dynamic dimensions, and it stands for any written shape
+    inferred: bool = field(default=False, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

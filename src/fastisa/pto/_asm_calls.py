@@ -386,3 +386,26 @@ def _tsubview(P, name, outs, ins, a):
 UNSIMULATED.pop("thistogram", None)     # isMSB is mapped now (ptocomm)
 HANDLERS.update({"thistogram": _thistogram, "tpartargmax": _tpartarg("TPARTARGMAX"),
                  "tpartargmin": _tpartarg("TPARTARGMIN"), "tsubview": _tsubview})
+
+
+# ---- ptoseek: textract / tinsert with their fixpipe options (PTOAS TExtractOp / TInsertOp:
+# ins(src, row, col[, preQuantScalar]) {reluPreMode}, textract_fp / tinsert_fp ins(src, fp,
+# row, col) {reluPreMode}); reluPreMode used to be dropped on the ordinary path ----
+def _extract_insert(P, name, outs, ins, a):
+    relu = attr_word(a.get("reluPreMode"))
+    if relu not in (None, "no_relu", "normal_relu"):
+        raise _unsupported(name, "reluPreMode", a["reluPreMode"])
+    fn = getattr(P, name.upper())
+    if name.endswith("_fp"):
+        fn(outs[0], ins[0], ins[1], int(ins[2]), int(ins[3]), relu=relu == "normal_relu")
+        return None
+    kw = {"relu": relu == "normal_relu"}
+    if len(ins) > 3:
+        q = ins[3]
+        kw["preQuant"] = q if isinstance(q, P.Tile) else int(q)
+    fn(outs[0], ins[0], int(ins[1]), int(ins[2]), **kw)
+    return None
+
+
+HANDLERS.update({"textract": _extract_insert, "tinsert": _extract_insert,
+                 "textract_fp": _extract_insert, "tinsert_fp": _extract_insert})

@@ -1054,3 +1054,87 @@ def _multi_tile_get(run, op):
 
 
 _OPS.update({"pto.alloc_multi_tile": _alloc_multi_tile, "pto.multi_tile_get": _multi_tile_get})
+
+
+# ---- ptoseek: casts, valid-shape queries and local arrays of the 2026-07 PTOAS ----------
+
+def _unrealized_cast(run, op):
+    """``%y = builtin.unrealized_conversion_cast %x : T1 to T2`` (MLIR builtin): between
+    integer types the bit pattern is kept and read as T2 (``i16 -> ui16`` of -1 is 65535);
+    any other value (a tile ...) passes through unchanged."""
+    from ._asm_runner import _INT_BITS, _wrap
+    ps = _percents(op)
+    v = _value(run, ps[0])
+    toks = op.toks
+    k = next((i for i, t in enumerate(toks) if t.text == "to"), None)
+    dst = toks[k + 1].text if k is not None and k + 1 < len(toks) else None
+    if dst in _INT_BITS and isinstance(v, (int, np.integer)):
+        v = _wrap(int(v), dst)
+    _bind_results(run, op, [v])
+
+
+def _get_validshape(run, op):
+    """``%r, %c = pto.get_validshape %tile : T`` (PTOOps.td GetValidShapeOp): the tile's
+    current valid rows and columns."""
+    tile = _value(run, _percents(op)[0])
+    if not isinstance(tile, run.P.Tile):
+        raise ConstraintError(f"{op.name}: expected a tile")
+    _bind_results(run, op, [tile.valid_row, tile.valid_col])
+
+
+def _local_array_type(op):
+    import re
+    from ._asm_ast import _np_dtype
+    text = " ".join(t.text for t in op.toks)
+    m = re.search(r"!pto\.local_array\s*<\s*((?:\d+\s*x\s*)+)\s*(\w+)\s*>", text)
+    if m is None:
+        m2 = re.search(r"!pto\.local_array<([0-9x]+)x(\w+)>", text.replace(" ", ""))
+        if m2 is None:
+            raise ConstraintError(f"{op.name}: expected a !pto.local_array<NxT> type")
+        dims, elem = m2.group(1), m2.group(2)
+    else:
+        dims, elem = m.group(1).replace(" ", "").rstrip("x"), m.group(2)
+    return tuple(int(d) for d in dims.split("x") if d), _np_dtype(elem), elem
+
+
+def _declare_local_array(run, op):
+    """``%a = pto.declare_local_array -> !pto.local_array<D1x...xT>`` (PTOTypeDefs.td: a
+    statically sized scalar array on the core's stack): zeros."""
+    shape, dt, _elem = _local_array_type(op)
+    _bind_results(run, op, [np.zeros(shape, dt)])
+
+
+def _local_index(run, op, arr):
+    toks = op.toks
+    k = next(i for i, t in enumerate(toks) if t.text == "[")
+    idx = []
+    k += 1
+    while toks[k].text != "]":
+        if toks[k].text != ",":
+            idx.append(_index_operand(run, toks[k]))
+        k += 1
+    if len(idx) != arr.ndim or any(not 0 <= i < n for i, n in zip(idx, arr.shape)):
+        raise AccessError(f"{op.name}: index {idx} is outside the local array of shape "
+                          f"{arr.shape}")
+    return tuple(idx)
+
+
+def _local_array_set(run, op):
+    """``pto.local_array_set %a[%i...], %v : !pto.local_array<...>, T``."""
+    ps = _percents(op)
+    arr = _value(run, ps[0])
+    idx = _local_index(run, op, arr)
+    arr[idx] = _value(run, ps[len(idx) + 1])
+
+
+def _local_array_get(run, op):
+    """``%v = pto.local_array_get %a[%i...] : !pto.local_array<...> -> T``."""
+    arr = _value(run, _percents(op)[0])
+    v = arr[_local_index(run, op, arr)]
+    _bind_results(run, op, [int(v) if arr.dtype.kind in "iub" else v])
+
+
+_OPS.update({"builtin.unrealized_conversion_cast": _unrealized_cast,
+             "pto.get_validshape": _get_validshape,
+             "pto.declare_local_array": _declare_local_array,
+             "pto.local_array_set": _local_array_set, "pto.local_array_get": _local_array_get})

@@ -176,3 +176,9 @@ _OUTS_BY_NAME.update({"tpartargmax": (2, 2), "tpartargmin": (2, 2)})
 _ARITY_BY_NAME.update({"txor": (2, 3), "txors": (2, 3), "tprelu": (2, 3), "tpow": (2, 3),
                        "tpows": (2, 3), "tci": (1, 2)})
 PTOAS_OPS = PTOAS_OPS | {"multi_tile_get"}       # ptoseek: PTOOps.td MultiTileGetOp
+# ptoseek: PTOOps.td GetValidShapeOp, DeclareLocalArrayOp / LocalArraySetOp / GetOp; MLIR's
+# builtin.unrealized_conversion_cast
+PTOAS_OPS = PTOAS_OPS | {"get_validshape", "declare_local_array", "local_array_set",
+                         "local_array_get"}
+KNOWN_OPS = KNOWN_OPS | {"builtin.unrealized_conversion_cast"}
+_ARITY_BY_NAME.update({"textract": (3, 4)})     # ptoseek: TExtractOp's Optional preQuantScalar

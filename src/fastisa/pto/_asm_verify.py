@@ -145,20 +145,9 @@ def _verify_dps(op, arch, err):
     a5 = _is_a5(arch)
     _verify_tmp_forms(op, ins, outs, a5, err)
     if name == "tinsert" and ins and outs and ins[0] and outs[0]:
-        src, dst = ins[0], outs[0]
-        if a5 and (src.loc, dst.loc) not in (("acc", "mat"), ("vec", "mat"), ("vec", "vec")):
-            raise err("'pto.tinsert' op expects A5 tinsert to use a supported src/dst loc "
-                      "pair: acc->mat, vec->mat, or vec->vec", op)
-        if not a5 and not (src.dtype == "f32" and dst.dtype in ("f16", "bf16")):
-            raise err("'pto.tinsert' op expects A2/A3 tinsert element types to be src=f32, "
-                      "dst=f16/bf16", op)
-    if name == "textract" and a5 and ins and outs and ins[0] and outs[0]:
-        src, dst = ins[0], outs[0]
-        if src.loc == "vec" and dst.loc == "vec":
-            for t in (src, dst):
-                if (t.blayout, t.slayout) != ("row_major", "none_box"):
-                    raise err("'pto.textract' op expects A5 vec->vec textract src/dst to use "
-                              "ND layout (blayout=row_major, slayout=none_box)", op)
+        _verify_tinsert(op, ins[0], outs[0], a5, err)
+    if name == "textract" and ins and outs and ins[0] and outs[0]:
+        _verify_textract(op, ins[0], outs[0], a5, err)
     if name == "tsel" and not a5:
         tiles = [t for t in ins[1:3] + outs[:1] if t is not None]
         if any(t.dtype not in ("i16", "i32", "f16", "f32") for t in tiles):
@@ -266,6 +255,96 @@ def _verify_alloc_multi_tile(op, level, err):
     if has_addr and level is not None and level != "level3":
         raise err("unexpected 'addr' operand on pto.alloc_multi_tile: only supported when "
                   "--pto-level=level3", op)
+
+
+def _verify_tinsert(op, src, dst, a5, err):
+    """PTOAS TInsertOp::verify (lib/PTO/IR/PTO.cpp of the 2026-07 PTOAS; the 2026-04 one
+    allowed fewer pairs, and rejects every program the newer one rejects): A2/A3
+    acc->mat (f32 -> f16/bf16 without a pre-quantisation scalar) or vec->vec of one dtype;
+    A5 acc->mat, acc->vec, vec->mat or vec->vec (one dtype, matching ND/NZ layouts)."""
+    q = "'pto.tinsert' op "
+    nd = lambda t: (t.blayout, t.slayout) == ("row_major", "none_box")   # noqa: E731
+    nz = lambda t: (t.blayout, t.slayout) == ("col_major", "row_major")  # noqa: E731
+    has_pre = len(op.in_types) > 3
+    if not a5:
+        if (src.loc, dst.loc) == ("vec", "vec"):
+            if src.dtype != dst.dtype or src.dtype not in ("i8", "f16", "bf16", "f32"):
+                raise err(q + "expects A2/A3 vec->vec tinsert src/dst to have same supported "
+                          "dtype (i8/f16/bf16/f32)", op)
+            return
+        if (src.loc, dst.loc) != ("acc", "mat"):
+            raise err(q + "expects A2/A3 tinsert to use acc->mat or vec->vec", op)
+        if not has_pre and not (src.dtype == "f32" and dst.dtype in ("f16", "bf16")):
+            raise err(q + "expects A2/A3 tinsert element types to be src=f32, dst=f16/bf16",
+                      op)
+        return
+    pair = (src.loc, dst.loc)
+    if pair not in (("acc", "mat"), ("acc", "vec"), ("vec", "mat"), ("vec", "vec")):
+        raise err(q + "expects A5 tinsert to use a supported src/dst loc pair: acc->mat, "
+                  "acc->vec, vec->mat, or vec->vec", op)
+    if pair == ("vec", "vec"):
+        if not ((nd(src) and nd(dst)) or (nz(src) and nz(dst))):
+            raise err(q + "expects A5 vec->vec tinsert src/dst layouts to match: both "
+                      "ND(row_major/none_box) or both NZ(col_major/row_major)", op)
+        if src.dtype != dst.dtype:
+            raise err(q + "expects A5 vec->vec tinsert src/dst to have same supported dtype "
+                      "(fp8/f16/bf16/f32/i8/i32)", op)
+
+
+def _verify_textract(op, src, dst, a5, err):
+    """PTOAS TExtractOp::verify (lib/PTO/IR/PTO.cpp): the element types, the src/dst
+    location pairs and the layouts each pair needs, per target."""
+    q = "'pto.textract' op "
+    rm, cm, nb = "row_major", "col_major", "none_box"
+    sl, dl = (src.blayout, src.slayout), (dst.blayout, dst.slayout)
+    has_pre = len(op.in_types) > 3
+    if src.loc != "acc" and src.dtype != dst.dtype:
+        raise err(q + "expects src and dst to have the same element type", op)
+    if a5:
+        ok = ((src.loc == "mat" and dst.loc in ("left", "right", "scaling"))
+              or (src.loc == "vec" and dst.loc in ("mat", "vec"))
+              or (src.loc == "acc" and dst.loc in ("mat", "vec")))
+        if not ok:
+            raise err(q + "expects A5 textract to use a supported src/dst loc pair", op)
+        if src.loc == "mat":
+            good = (sl == (rm, cm) or (src.blayout != rm and src.slayout == rm)
+                    or (dst.loc == "left" and src.blayout == rm))
+            if not good:
+                raise err(q + "expects A5 textract src to use a supported mat "
+                          "blayout/slayout combination", op)
+            if dst.loc == "left" and dl != (cm, rm):
+                raise err(q + "expects A5 left dst to use col_major blayout and row_major "
+                          "slayout", op)
+            if dst.loc == "right" and dl != (rm, cm):
+                raise err(q + "expects A5 right dst to use row_major blayout and col_major "
+                          "slayout", op)
+        elif src.loc == "vec" and dst.loc == "vec":
+            if sl != (rm, nb) or dl != (rm, nb):
+                raise err(q + "expects A5 vec->vec textract src/dst to use ND layout "
+                          "(blayout=row_major, slayout=none_box)", op)
+        elif src.loc == "acc":
+            if sl != (cm, rm):
+                raise err(q + "expects A5 acc-source textract src to use blayout=col_major "
+                          "and slayout=row_major", op)
+            if dst.loc == "mat" and dl != (cm, rm):
+                raise err(q + "expects A5 acc-source textract dst to use blayout=col_major "
+                          "and slayout=row_major", op)
+            if dst.loc == "vec" and dl != (rm, nb):
+                raise err(q + "expects A5 acc->vec textract dst to use ND layout "
+                          "(blayout=row_major, slayout=none_box)", op)
+        return
+    if src.loc == "vec" and dst.loc == "vec":
+        return
+    if src.loc == "acc":
+        if dst.loc != "mat":
+            raise err(q + "expects A2/A3 acc-source textract dst to use loc=mat", op)
+        return
+    if src.loc != "mat":
+        raise err(q + "expects A2/A3 textract src to use loc=mat, loc=acc, or loc=vec", op)
+    if dst.loc not in ("left", "right"):
+        raise err(q + "expects A2/A3 textract dst to use loc=left, loc=right, loc=mat, or "
+                  "loc=vec", op)
+    del has_pre
 
 
 def _verify_reserved_buffers(module, level, err):
