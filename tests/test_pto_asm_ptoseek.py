@@ -483,3 +483,83 @@ def test_partition_view_without_result_type_round_trips():
     np.testing.assert_array_equal(asm.run(text, {"x": x})["y"].reshape(4, 8), x)
     f = asm.format(asm.parse(text))
     assert asm.format(asm.parse(f)) == f
+
+
+# ---- thistogram byte, pipe slots, high-precision tmp, tstore/tprint rules ---------------
+
+S16 = "!pto.tile_buf<loc=vec, dtype=ui16, rows=2, cols=64, v_row=2, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>"
+IX = "!pto.tile_buf<loc=vec, dtype=ui8, rows=2, cols=32, v_row=2, v_col=1, blayout=row_major, slayout=none_box, fractal=512, pad=0>"
+HD = "!pto.tile_buf<loc=vec, dtype=ui32, rows=2, cols=256, v_row=2, v_col=256, blayout=row_major, slayout=none_box, fractal=512, pad=0>"
+
+
+def _hist(attr, arch="a5"):
+    return _one_op(f"pto.thistogram ins(%s, %i : {S16}, {IX}) outs(%d : {HD}){attr}",
+                   {"s": S16, "i": IX, "d": HD}, arch)
+
+
+@pytest.mark.parametrize("attr, arch, fragment", [
+    (" {byte = 4 : i32}", "a5", r"byte to be in range \[0, 3\]"),
+    (" {byte = 2 : i32}", "a5", "0 or 1 when src element type is ui16"),
+    (" {byte = 1 : i32, isMSB = false}", "a5", "conflicting 'byte' and legacy 'isMSB'"),
+    ("", "a3", "only supported on A5"),
+])
+def test_thistogram_rules(attr, arch, fragment):
+    _err(_hist(attr, arch), fragment)
+
+
+@pytest.mark.parametrize("attr, byte", [("", 1), (" {byte = 0 : i32}", 0),
+                                        (" {isMSB = false}", 0), (" {byte = 1 : i32}", 1)])
+def test_thistogram_byte_attribute_selects_the_byte(attr, byte):
+    """``byte = 0`` counts the low byte among elements whose high byte matches idx (it used
+    to run as byte 1)."""
+    import fastisa.pto as P
+    from fastisa.pto import _asm_runner as R
+    rng = np.random.default_rng(5)
+    src = rng.integers(0, 1 << 16, (2, 64)).astype(np.uint16)
+    src[:, :20] = (src[:, :20] & 0xFF) | 0x3700
+    m = asm.parse(_hist(attr))
+    r = R._Runner(m, R._entry(m), {}, P)
+    orig = r.make_tile
+
+    def make(ty, orig=orig):
+        t = orig(ty)
+        if ty.dtype == "ui16":
+            t.valid[...] = src
+        elif ty.dtype == "ui8":
+            t.valid[...] = 0x37
+        return t
+    r.make_tile = make
+    r.run()
+    got = np.asarray(r.env["d"].valid)
+    want = np.zeros((2, 256), np.uint32)
+    for i in range(2):
+        if byte == 1:
+            vals = src[i] >> 8
+        else:
+            vals = (src[i] & 0xFF)[(src[i] >> 8) == 0x37]
+        want[i] = np.bincount(vals, minlength=256)
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("attrs, arch, fragment", [
+    ("{dir_mask = 1, slot_size = 1024, slot_num = 0}", "a3", "'slot_num' to be greater than 0"),
+    ("{dir_mask = 1, slot_size = 1024, local_slot_num = 1}", "a5",
+     "only supported for a2/a3 frontend"),
+    ("{dir_mask = 2, slot_size = 1024, slot_num = 2, local_slot_num = 3}", "a3",
+     r"less than or equal to slot_num \(2\) for dir_mask = 2"),
+    ("{dir_mask = 3, slot_size = 1024, local_slot_num = 5}", "a3",
+     r"less than or equal to slot_num \(4\) for dir_mask = 3"),
+])
+def test_pipe_slot_rules(attrs, arch, fragment):
+    _err(_one_op(f"pto.aic_initialize_pipe {attrs}", {}, arch), fragment)
+
+
+@pytest.mark.parametrize("op, tiles, arch, fragment", [
+    (f"pto.trsqrt ins(%a : {F}) outs(%d : {F}) "
+     f"{{precisionType = #pto<rsqrt_precision high_precision>}}", {"a": F, "d": F}, "a5",
+     "expects tmp when precisionType is high_precision"),
+    (f"pto.tprint ins(%a : {F}) {{printFormat = #pto<print_format width8_precision2>}}",
+     {"a": F}, "a3", "printFormat only when tmp is present"),
+])
+def test_precision_and_print_tmp_rules(op, tiles, arch, fragment):
+    _err(_one_op(op, tiles, arch), fragment)

@@ -409,3 +409,19 @@ def _extract_insert(P, name, outs, ins, a):
 
 HANDLERS.update({"textract": _extract_insert, "tinsert": _extract_insert,
                  "textract_fp": _extract_insert, "tinsert_fp": _extract_insert})
+
+
+# ---- ptoseek: thistogram's ``byte`` attribute (2026-07 PTOAS THistogramOp: byte in [0, 3],
+# default 1; the legacy isMSB = true/false means byte 1/0); the isMSB-only handler above
+# ignored ``byte``, so byte = 0 ran as byte 1 ----
+def _thistogram_byte(P, name, outs, ins, a):
+    src, idx = ins
+    byte = attr_int(a["byte"]) if "byte" in a else (
+        attr_int(a["isMSB"]) if "isMSB" in a else 1)
+    k = P.HistByte(byte)
+    needs_idx = (src.dtype.name == "uint16" and byte == 0) or (
+        src.dtype.name == "uint32" and byte < 3)
+    P.THISTOGRAM(outs[0], src, idx if needs_idx else None, k)
+
+
+HANDLERS["thistogram"] = _thistogram_byte

@@ -66,6 +66,7 @@ def verify(module, lines, arch=None, level=None):
                     pipe_users.append((op, _split(op)))
                 if short in ("aic_initialize_pipe", "aiv_initialize_pipe"):
                     pipe_inits.append(op)
+                    _verify_pipe_slots(op, arch, err)
                 if short == "tput_async":
                     _verify_tput_async(op, err)
                 if short == "alloc_multi_tile":
@@ -185,9 +186,53 @@ def _elem_of(ty):
     return getattr(ty, "elem", None) or getattr(ty, "dtype", None)
 
 
+def _attr_of(op, key):
+    for k, v in list(op.attrs) + [kv for o in op.ins for kv in o.attrs]:
+        if k == key:
+            return v
+    return None
+
+
+def _int_of(text):
+    try:
+        return int(str(text).split(":")[0].strip(), 0)
+    except ValueError:
+        return None
+
+
 def _verify_tmp_forms(op, ins, outs, a5, err):
     name = op.name
     q = f"'pto.{name}' op "
+    if name == "thistogram":
+        # THistogramOp::verify
+        byte_t, msb_t = _attr_of(op, "byte"), _attr_of(op, "isMSB")
+        byte = _int_of(byte_t) if byte_t is not None else 1
+        if msb_t is not None:
+            legacy = 1 if msb_t.strip() == "true" else 0
+            if byte_t is not None and byte != legacy:
+                raise err(q + "does not allow conflicting 'byte' and legacy 'isMSB' "
+                          "attributes", op)
+            byte = legacy
+        if byte is not None and not 0 <= byte <= 3:
+            raise err(q + "expects byte to be in range [0, 3]", op)
+        if not a5:
+            raise err(q + "thistogram is only supported on A5", op)
+        if ins and ins[0] is not None and ins[0].dtype in ("ui16", "u16", "i16") \
+                and byte not in (0, 1):
+            raise err(q + "expects byte to be 0 or 1 when src element type is ui16", op)
+    if name in ("trsqrt", "trowexpanddiv") and "high_precision" in _attr_text(op):
+        need = 2 if name == "trsqrt" else 3
+        if len(op.in_types) < need:
+            raise err(q + "expects tmp when precisionType is high_precision", op)
+    if name == "tstore" and a5 and ins and ins[0] is not None \
+            and ins[0].loc not in ("vec", "acc"):
+        raise err(q + "expects A5 tstore src to use loc=vec or loc=acc", op)
+    if name == "tprint":
+        has_tmp = len(op.in_types) > 1
+        if _attr_of(op, "printFormat") is not None and not has_tmp:
+            raise err(q + "expects printFormat only when tmp is present", op)
+        if has_tmp and (not ins or ins[0] is None):
+            raise err(q + "expects tmp only when src is a tile_buf", op)
     if not a5 and name in ("tload", "tprefetch", "tcvt", "tstore"):
         # lib/PTO/IR/PTO.cpp TLoadOp / TPrefetchOp / TCvtOp / TStoreOp verifyA2A3
         elems = [_elem_of(t) for t in list(op.in_types) + list(op.out_types)]
@@ -238,6 +283,29 @@ def _verify_tmp_forms(op, ins, outs, a5, err):
                 and tmp.v_col < -(-dst.v_col // 8):
             raise err(q + f"expects A2/A3 tmp valid_shape[1] to be at least ceil(dst "
                       f"valid_shape[1] / 8) ({-(-dst.v_col // 8)})", op)
+
+
+def _verify_pipe_slots(op, arch, err):
+    """PTOAS's frontend pipe-init verifier (lib/PTO/IR/PTO.cpp): ``slot_num`` > 0 (default
+    4 for dir_mask = 3, else 8); ``local_slot_num`` only on A2/A3, in [1, slot_num]."""
+    q = f"'{op.name}' op "
+    dir_mask = _int_of(_attr_value(op, "dir_mask") or "0")
+    sn = _attr_value(op, "slot_num")
+    slot_num = _int_of(sn) if sn is not None else (4 if dir_mask == 3 else 8)
+    if slot_num is not None and slot_num <= 0:
+        raise err(q + "expects 'slot_num' to be greater than 0", op)
+    ln = _attr_value(op, "local_slot_num")
+    if ln is None:
+        return
+    if _is_a5(arch):
+        raise err(q + "'local_slot_num' is only supported for a2/a3 frontend pipe lowering",
+                  op)
+    local = _int_of(ln)
+    if local is not None and local <= 0:
+        raise err(q + "expects 'local_slot_num' to be greater than 0", op)
+    if local is not None and slot_num is not None and local > slot_num:
+        raise err(q + f"expects 'local_slot_num' to be less than or equal to slot_num "
+                  f"({slot_num}) for dir_mask = {dir_mask}", op)
 
 
 def _verify_alloc_multi_tile(op, level, err):
