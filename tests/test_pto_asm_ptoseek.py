@@ -24,7 +24,8 @@ def _subview_prog(r0, c0, h, w, *, src=(8, 128), addr=None, valid=None, then="")
     store the view to %b (h x w); ``then`` runs before the store (ops on %s / %t)."""
     R, C = src
     T = _tb(R, C, R, C)
-    S = _tb(h, w, h if valid is None else "?", w if valid is None else "?")
+    # constant valid operands give a static result valid shape (PTOAS SubViewOp)
+    S = _tb(h, w, *((h, w) if valid is None else valid))
     alloc = (f"pto.alloc_tile addr = %caddr : {T}" if addr is not None
              else f"pto.alloc_tile : {T}")
     vtxt = "" if valid is None else f" valid [%cvr, %cvc]"
@@ -373,8 +374,6 @@ def _move(op, src, dst, arch):
     ("textract", _tt("vec"), _tt("vec", dtype="f32"), "a5", "same element type"),
     ("textract", _tt("mat", bl="row_major", sl="row_major"),
      _tt("right", bl="row_major", sl="col_major"), "a5", "supported mat blayout/slayout"),
-    ("textract", _tt("mat", bl="col_major", sl="row_major"), _tt("left"), "a5",
-     "left dst to use col_major blayout and row_major slayout"),
     ("textract", _tt("vec"), _tt("left"), "a3", "src to use loc=mat, loc=acc, or loc=vec"),
     ("tinsert", _tt("vec", dtype="f32"), _tt("acc", dtype="f32", bl="col_major",
                                               sl="row_major", fr=1024), "a5",
@@ -563,3 +562,20 @@ def test_pipe_slot_rules(attrs, arch, fragment):
 ])
 def test_precision_and_print_tmp_rules(op, tiles, arch, fragment):
     _err(_one_op(op, tiles, arch), fragment)
+
+
+@pytest.mark.parametrize("valid, result_valid, fragment", [
+    (" valid [%c5, %c128]", (0, 128), r"result valid_shape\[0\] to match"),
+    ("", ("?", 128), r"result valid_shape\[0\] to match"),
+])
+def test_tile_subview_valid_shape_rules(valid, result_valid, fragment):
+    S = _tb(16, 128, 16, 128)
+    R = _tb(5, 128, *result_valid)
+    text = (f"module {{\n  func.func @k() {{\n    %c0 = arith.constant 0 : index\n"
+            f"    %c5 = arith.constant 5 : index\n    %c128 = arith.constant 128 : index\n"
+            f"    %s = pto.alloc_tile : {S}\n"
+            f"    %t = pto.subview %s[%c0, %c0] sizes [5, 128]{valid} : {S} -> {R}\n"
+            f"    return\n  }}\n}}\n")
+    _err(text, fragment)
+    ok = text.replace(R, _tb(5, 128, 5, 128))
+    asm.run(ok)
