@@ -579,3 +579,56 @@ def test_tile_subview_valid_shape_rules(valid, result_valid, fragment):
     _err(text, fragment)
     ok = text.replace(R, _tb(5, 128, 5, 128))
     asm.run(ok)
+
+
+def test_get_tensor_view_dim_and_stride():
+    TV = "!pto.tensor_view<?x?xi32>"
+    text = f"""module {{
+  func.func @k(%x: !pto.ptr<i32>, %y: !pto.ptr<i32>) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c2 = arith.constant 2 : index
+    %c6 = arith.constant 6 : index
+    %c9 = arith.constant 9 : index
+    %v = pto.make_tensor_view %x, shape = [%c6, %c9], strides = [%c9, %c1] : {TV}
+    %r = pto.get_tensor_view_dim %v, %c0 : {TV}, index -> index
+    %c = pto.get_tensor_view_dim %v, %c1 : {TV}, index -> index
+    %s = pto.get_tensor_view_stride %v, %c0 : {TV}, index -> index
+    %ri = arith.index_cast %r : index to i32
+    %ci = arith.index_cast %c : index to i32
+    %si = arith.index_cast %s : index to i32
+    pto.store_scalar %ri, %y[%c0] : !pto.ptr<i32>, i32
+    pto.store_scalar %ci, %y[%c1] : !pto.ptr<i32>, i32
+    pto.store_scalar %si, %y[%c2] : !pto.ptr<i32>, i32
+    return
+  }}
+}}
+"""
+    out = asm.run(text, {"x": np.zeros(54, np.int32), "y": np.zeros(3, np.int32)})["y"]
+    np.testing.assert_array_equal(out, [6, 9, 9])
+
+
+def test_tscatter_mask_pattern_form_matches_the_api():
+    import fastisa.pto as P
+    from fastisa.pto import _asm_runner as R
+    Ts = "!pto.tile_buf<loc=vec, dtype=f16, rows=1, cols=64, v_row=1, v_col=64, blayout=row_major, slayout=none_box, fractal=512, pad=0>"
+    Td = "!pto.tile_buf<loc=vec, dtype=f16, rows=1, cols=32, v_row=1, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>"
+    text = _one_op(f"pto.tscatter ins(%s, {{maskPattern = #pto.mask_pattern<P0101>}} : {Ts}) "
+                   f"outs(%d : {Td})", {"s": Ts, "d": Td}, "a3")
+    m = asm.parse(text)
+    r = R._Runner(m, R._entry(m), {}, P)
+    vals = np.arange(64, dtype=np.float16)
+    orig = r.make_tile
+
+    def make(ty, orig=orig):
+        t = orig(ty)
+        if ty.cols == 64:
+            t.valid[...] = vals
+        return t
+    r.make_tile = make
+    r.run()
+    src = P.Tile(P.TileType.Vec, "float16", 1, 64)
+    src.valid[...] = vals
+    dst = P.Tile(P.TileType.Vec, "float16", 1, 32)
+    P.TSCATTER(dst, src, maskPattern="P0101")
+    assert np.asarray(r.env["d"].data).tobytes() == np.asarray(dst.data).tobytes()

@@ -425,3 +425,19 @@ def _thistogram_byte(P, name, outs, ins, a):
 
 
 HANDLERS["thistogram"] = _thistogram_byte
+
+
+# ---- ptoseek: tscatter's mask-pattern form (PTOAS TScatterOp: ins(src {maskPattern})
+# outs(dst), the indexes operand Optional) ----
+def _tscatter(P, name, outs, ins, a):
+    mask = attr_word(a.get("maskPattern"))
+    if mask is not None:
+        if len(ins) != 1:
+            raise ValueError("pto.tscatter: the maskPattern form takes one input (src), got "
+                             f"{len(ins)}")
+        P.TSCATTER(outs[0], ins[0], maskPattern=mask)
+        return None
+    return False
+
+
+HANDLERS["tscatter"] = _tscatter

@@ -1138,3 +1138,27 @@ _OPS.update({"builtin.unrealized_conversion_cast": _unrealized_cast,
              "pto.get_validshape": _get_validshape,
              "pto.declare_local_array": _declare_local_array,
              "pto.local_array_set": _local_array_set, "pto.local_array_get": _local_array_get})
+
+
+def _tensor_view_dim(run, op):
+    """``%n = pto.get_tensor_view_dim %tv, %k : !pto.tensor_view<...>, index -> index``
+    (PTOOps.td GetTensorViewDimOp; ``get_tensor_view_stride`` alike): dimension k's size
+    (stride) of the view, as the program made it."""
+    from ._asm_runner import _PartView, _TensorView
+    ps = _percents(op)
+    v = _value(run, ps[0])
+    k = int(_value(run, ps[1]))
+    if isinstance(v, _PartView):
+        shape, strides = v.sizes, v.tv.strides
+    elif isinstance(v, _TensorView):
+        shape, strides = v.shape, v.strides
+    else:
+        raise NotImplementedError(f"{op.name} of a {type(v).__name__} is not supported")
+    if not 0 <= k < len(shape):
+        raise AccessError(f"{op.name}: dimension {k} is outside the view's rank {len(shape)}")
+    vals = strides if op.name.endswith("stride") else shape
+    _bind_results(run, op, [int(vals[k])])
+
+
+_OPS.update({"pto.get_tensor_view_dim": _tensor_view_dim,
+             "pto.get_tensor_view_stride": _tensor_view_dim})

@@ -182,3 +182,5 @@ PTOAS_OPS = PTOAS_OPS | {"get_validshape", "declare_local_array", "local_array_s
                          "local_array_get"}
 KNOWN_OPS = KNOWN_OPS | {"builtin.unrealized_conversion_cast"}
 _ARITY_BY_NAME.update({"textract": (3, 4)})     # ptoseek: TExtractOp's Optional preQuantScalar
+PTOAS_OPS = PTOAS_OPS | {"get_tensor_view_stride"}        # ptoseek
+_ARITY_BY_NAME.update({"tscatter": (1, 2)})     # ptoseek: the maskPattern form
