@@ -262,6 +262,18 @@ static inline void fi_move_rows(char *dst, ptrdiff_t dsp, ptrdiff_t dsf, const c
 #else
     (void)nt;
 #endif
+    if (dsf == itemsize && ssf == itemsize && dsp == F * itemsize && ssp == dsp) {
+        /* rows back to back on both sides: a run of dst rows whose source rows are
+         * consecutive too is one memcpy (a quadrant rotation is two runs, not 32 rows) */
+        for (int r = 0; r < R;) {
+            if (map[r] < 0) { r++; continue; }
+            int e = r + 1;
+            while (e < R && map[e] == map[e - 1] + 1) e++;
+            memcpy(dst + r * dsp, src + (ptrdiff_t)map[r] * ssp, (size_t)(e - r) * (size_t)dsp);
+            r = e;
+        }
+        return;
+    }
     for (int r = 0; r < R; r++) {
         if (map[r] < 0) continue;
         fi_move_line(dst + r * dsp, dsf, src + (ptrdiff_t)map[r] * ssp, ssf, F, itemsize);
