@@ -340,12 +340,15 @@ def _check_compiled(scenario, kinds):
             if on:
                 have = {type(v) for v in _isaplan.CACHE.values()}
                 assert set(kinds) <= have, (kinds, have)
-        res.append((r, [(e.engine, e.instruction, e.cycles) for e in prof.events]))
-    (a, ea), (b, eb) = res
+        res.append((r, [(e.engine, e.instruction, e.cycles) for e in prof.events],
+                    [(s.engine, s.instruction, s.start_ns, s.end_ns, s.source, s.pred, s.why,
+                      s.deps) for s in prof.schedule.slots]))
+    (a, ea, sa), (b, eb, sb) = res
     assert len(a) == len(b)
     for i, (x, y) in enumerate(zip(a, b)):
         assert x == y, f"step {i}: cached {x!r} != full path {y!r}"
     assert ea == eb
+    assert sa == sb             # the same schedule: operands, dependencies, sources
 
 
 def _u16(rng, shape):
