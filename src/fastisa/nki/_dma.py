@@ -1,11 +1,12 @@
 """NKI DMA instructions beyond ``dma_copy`` (SDK 2.33), re-exported by ``nki.isa``.
 
-``dma_transpose`` (a permuted bit copy on ``fi_move_strided`` of ``csrc/fastisa/move.h``,
-tiled 32 x 32 for cache locality; an indirect ``.ap(vector_offset=..., indirect_dim=...)``
+``dma_transpose`` (a permuted bit copy on ``fi_move_strided`` of ``csrc/fastisa/move.h``:
+16-bit elements in SIMD passes that store whole dst rows, others tiled 32 x 32; an indirect ``.ap(vector_offset=..., indirect_dim=...)``
 source is the gather-transpose, with ``oob_mode.skip`` dropping out-of-bounds indices) and
 ``dma_compute`` (a float32 sum of up to 16 sources in one pass of ``fi_nki_dma_sum``,
 ``csrc/fastisa/nki.h``); ``dma_copy``'s indirect gather / scatter forms are here too
-(``dma_copy_modes``).
+(``dma_copy_modes``).  A signature validated before runs its plan through the compiled
+hit paths ``fastisa._kernels.nki.hit_transpose`` / ``hit_dma_sum`` (speed14).
 
 Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py`` (``dma_transpose``,
 ``dma_compute``).  No cycle formula is published for either; fastisa records DMA
