@@ -286,6 +286,12 @@ def _filled(shape, fmt) -> np.ndarray:
 
 
 def _check_shape(shape) -> tuple:
+    if type(shape) is tuple and shape:      # speed15 branch: the common form, no generators
+        for s in shape:
+            if type(s) is not int or s <= 0:
+                break
+        else:
+            return shape
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:
