@@ -1382,15 +1382,34 @@ static __attribute__((unused)) void fi_nki_mm_panel_muladd(float *out, const flo
     }
 }
 
+/* rows x n bfloat16 elements (row stride sp elements, contiguous within a row) to float32
+ * (row stride op): each value's bits << 16, as fi_nki_decode, 16 a step (AVX-512F; callers
+ * are inside the fi_nki_have_fma512() branch). */
+static __attribute__((target("avx512f"), unused)) void fi_nki_bf16_rows512(
+        const uint16_t *src, ptrdiff_t sp, int rows, int n, float *out, ptrdiff_t op) {
+    for (int k = 0; k < rows; k++) {
+        const uint16_t *r = src + (ptrdiff_t)k * sp;
+        float *o = out + (ptrdiff_t)k * op;
+        int i = 0;
+        for (; i + 16 <= n; i += 16)
+            _mm512_storeu_si512((void *)(o + i), _mm512_slli_epi32(
+                _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(r + i))), 16));
+        for (; i < n; i++) o[i] = fi_bits_f32((uint32_t)r[i] << 16);
+    }
+}
+
 static inline void fi_nki_mm_panel(float *out, const float *s, int sok, int smin, int smax,
                                    const void *v, int vfmt, int visz, ptrdiff_t v_sp,
                                    ptrdiff_t v_sf, int K, int M, int N, int p, int zero,
                                    float *vbuf) {
     int n0 = p * 64, vmin, vmax;
     float *pan = vbuf + (ptrdiff_t)p * K * 64;
-    for (int k = 0; k < K; k++)
-        fi_nki_decode(vfmt, (const char *)v + ((ptrdiff_t)k * v_sp + (ptrdiff_t)n0 * v_sf) * visz,
-                      v_sf, 64, pan + (ptrdiff_t)k * 64);
+    if (vfmt == FI_BFLOAT16 && v_sf == 1)
+        fi_nki_bf16_rows512((const uint16_t *)v + n0, v_sp, K, 64, pan, 64);
+    else
+        for (int k = 0; k < K; k++)
+            fi_nki_decode(vfmt, (const char *)v + ((ptrdiff_t)k * v_sp + (ptrdiff_t)n0 * v_sf) * visz,
+                          v_sf, 64, pan + (ptrdiff_t)k * 64);
     if (sok && fi_nki_exp_range(pan, (ptrdiff_t)K * 64, &vmin, &vmax) &&
         (smax == 0 || vmax == 0 || (smax + vmax <= 380 && smin + vmin >= 125)))
         fi_nki_mm_fma512_cols(out, s, NULL, K, M, N, 0, M, NULL, zero, n0, n0 + 64, vbuf);
@@ -1417,9 +1436,12 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
          * holds K * N floats), saving the row-major copy and the per-panel copy; the same
          * values, so the same bits.  Not exact products: decoded row-major again below. */
         int smin, smax, vmin, vmax;
-        for (int k = 0; k < K; k++)
-            fi_nki_decode(sfmt, (const char *)s + (ptrdiff_t)k * s_sp * sisz, s_sf, M,
-                          sbuf + (ptrdiff_t)k * M);
+        if (sfmt == FI_BFLOAT16 && s_sf == 1)
+            fi_nki_bf16_rows512((const uint16_t *)s, s_sp, K, M, sbuf, M);
+        else
+            for (int k = 0; k < K; k++)
+                fi_nki_decode(sfmt, (const char *)s + (ptrdiff_t)k * s_sp * sisz, s_sf, M,
+                              sbuf + (ptrdiff_t)k * M);
         {   /* speed15 branch: panels decoded, checked and computed one by one, by the
              * thread that computes them (fi_nki_mm_panel), when the panels are split over
              * threads or there is one thread; else (a few panels over several threads:

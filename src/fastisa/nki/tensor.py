@@ -1197,13 +1197,25 @@ def _owner(a: np.ndarray) -> np.ndarray:
         return a
 
 
+def _zeros_u8(n: int) -> np.ndarray:
+    """``np.zeros(n, np.uint8)``; from fastisa._kernels.pool when large (speed15 branch: a
+    kernel's PSUM tiles, allocated per loop iteration, otherwise fault in fresh zero pages
+    for their state bytes each time)."""
+    if n < 65536:
+        return np.zeros(n, np.uint8)
+    from .._kernels import pool
+    z = pool.empty(n, np.uint8)
+    z.fill(0)
+    return z
+
+
 def psum_state(t: "NkiTensor") -> np.ndarray:
     """A writable uint8 view, shaped like ``t``, of the state bytes of ``t``'s elements."""
     own = _owner(t.data)
     key = id(own)
     ent = _PSUM_STATE.get(key)
     if ent is None or ent[0]() is not own:
-        ent = (_weakref.ref(own), np.zeros(max(own.nbytes, 1), np.uint8))
+        ent = (_weakref.ref(own), _zeros_u8(max(own.nbytes, 1)))
         _PSUM_STATE[key] = ent
         _weakref.finalize(own, _PSUM_STATE.pop, key, None)
     arr = ent[1]
