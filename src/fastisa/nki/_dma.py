@@ -125,8 +125,8 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     if _pl.ON[0]:          # a signature validated before: only the overlap depends on values
         if axes is None and priority is None and dge_mode is None and oob_mode is None:
             try:
-                r = _hit_t(dst, src)                     # the common call: no options (compiled)
-            except TypeError:      # no key (a view that does not resolve): the full path
+                r = _hit_t(dst, src)                 # the common call: no options (compiled)
+            except TypeError:           # no key (a view that does not resolve): full path
                 r = False
             if r is True:
                 return
@@ -134,10 +134,7 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
                 _cost.record(*r)
                 return
             if r is None and dst.__class__ is NkiTensor and src.__class__ is NkiTensor:
-                try:
-                    key = _plan_key(_HEAD_T, dst, src)
-                except TypeError:           # no key: the full path decides
-                    key = None
+                key = _plan_key(_HEAD_T, dst, src)
         else:
             key = _pl.key(_HEAD_T, (dst, src), (axes, priority, dge_mode, oob_mode))
             plan = _pl.CACHE.get(key)
@@ -262,8 +259,8 @@ def dma_compute(dst: NkiTensor, srcs: Sequence[NkiTensor], reduce_op: OpLike,
     if _pl.ON[0] and srcs.__class__ in (list, tuple) and 0 < len(srcs) <= 16:
         if len(srcs) <= 3 and scales is None and unique_indices is True and oob_mode is None:
             try:
-                r = _hit_c(dst, srcs, reduce_op)         # the common call (compiled)
-            except TypeError:      # no key (a view that does not resolve): the full path
+                r = _hit_c(dst, srcs, reduce_op)     # the common call (compiled)
+            except TypeError:           # no key (a view that does not resolve): full path
                 r = False
             if r is True:
                 return
