@@ -146,6 +146,96 @@ def test_spmd_grid_without_sync_disjoint_rows_no_warning():
     assert out[:, 0].tolist() == [0, 0, 1, 1, 2, 2, 3, 3] and races == []
 
 
+# ---- races through indirect (vector_offset) writes: a scatter is tracked too ------------------
+# The pattern of a sharded MoE backward kernel: each core zero-fills its half of a [T * E, 1]
+# gradient, then scatters per-token values to rows token * E + expert (indirect DMA through
+# ``.ap(vector_offset=)``) for tokens in both halves.  Without a barrier between the two,
+# core 1's zero-fill may land on core 0's scattered rows (fastisa runs core 0 up to its first
+# barrier first): the race must be warned, as it is for a static view.
+
+_T, _E, _P = 16, 4, 8
+
+
+@nki.jit
+def _zero_halves_then_scatter(tok, val, barrier_after_init):
+    out = nl.ndarray((_T * _E, 1), nl.float32, buffer=nl.shared_hbm)
+    r = nl.program_id(0)
+    h = _T * _E // 2
+    z = nl.ndarray((h, 1), nl.float32, buffer=nl.sbuf)
+    nisa.memset(z, 0.0)
+    nisa.dma_copy(dst=out[r * h:(r + 1) * h, :], src=z)
+    if barrier_after_init:
+        nisa.core_barrier(out, (0, 1))
+    t = nl.ndarray((_P, 1), nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=tok[r * _P:(r + 1) * _P, :])
+    idx = nl.ndarray((_P, 1), nl.int32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=idx, data=t, op0=nl.multiply, operand0=_E)   # token * E
+    nisa.tensor_scalar(dst=idx, data=idx, op0=nl.add, operand0=r)        # + expert (= core)
+    v = nl.ndarray((_P, 1), nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=v, src=val[r * _P:(r + 1) * _P, :])
+    nisa.dma_copy(dst=out.ap(pattern=[[1, _P], [1, 1]], offset=0, vector_offset=idx,
+                             indirect_dim=0), src=v)
+    nisa.core_barrier(out, (0, 1))
+    return out
+
+
+def _scatter_inputs():
+    rng = np.random.default_rng(3)
+    tok = np.concatenate([rng.permutation(_T)[:_P], rng.permutation(_T)[:_P]]) \
+        .astype(np.int32).reshape(-1, 1)
+    val = (rng.standard_normal((2 * _P, 1)) + 3.0).astype(np.float32)     # never 0
+    want = np.zeros((_T * _E, 1), np.float32)
+    for r in range(2):
+        want[tok[r * _P:(r + 1) * _P, 0] * _E + r, 0] = val[r * _P:(r + 1) * _P, 0]
+    return tok, val, want
+
+
+def test_scatter_after_synchronised_init_is_exact_and_quiet():
+    tok, val, want = _scatter_inputs()
+    out, races = _no_race_warnings(
+        lambda: nki.simulate(_zero_halves_then_scatter)[2](tok, val, True))
+    assert (out.view(np.uint32) == want.view(np.uint32)).all() and races == []
+
+
+def test_scatter_overwritten_by_the_other_cores_init_is_warned():
+    tok, val, want = _scatter_inputs()
+    assert (tok[:_P, 0] >= _T // 2).any()      # core 0 scatters into core 1's half
+    with pytest.warns(UndefinedBehaviorWarning, match=r"program 1 overwrote bytes of "
+                      r"shared_hbm tensor .* that program 0 wrote"):
+        out = nki.simulate(_zero_halves_then_scatter)[2](tok, val, False)
+    # program order: core 0 (init, scatter) ran up to its barrier, then core 1 zero-filled
+    # rows [h, 2h), wiping core 0's rows there, then scattered its own
+    h = _T * _E // 2
+    exp = want.copy()
+    lost = tok[:_P, 0] * _E + 0
+    exp[lost[lost >= h], 0] = 0.0
+    assert (out.view(np.uint32) == exp.view(np.uint32)).all()
+
+
+@nki.jit
+def _scatter_disjoint(tok, val):
+    out = nl.ndarray((_T * _E, 1), nl.float32, buffer=nl.shared_hbm)
+    r = nl.program_id(0)
+    t = nl.ndarray((_P, 1), nl.int32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=t, src=tok[r * _P:(r + 1) * _P, :])
+    idx = nl.ndarray((_P, 1), nl.int32, buffer=nl.sbuf)
+    nisa.tensor_scalar(dst=idx, data=t, op0=nl.multiply, operand0=_E)
+    nisa.tensor_scalar(dst=idx, data=idx, op0=nl.add, operand0=r)
+    v = nl.ndarray((_P, 1), nl.float32, buffer=nl.sbuf)
+    nisa.dma_copy(dst=v, src=val[r * _P:(r + 1) * _P, :])
+    nisa.dma_copy(dst=out.ap(pattern=[[1, _P], [1, 1]], offset=0, vector_offset=idx,
+                             indirect_dim=0), src=v)
+    return out
+
+
+def test_scatters_of_two_cores_to_disjoint_rows_are_quiet():
+    tok, val, want = _scatter_inputs()
+    out, races = _no_race_warnings(lambda: nki.simulate(_scatter_disjoint)[2](tok, val))
+    written = want != 0
+    assert (out[written].view(np.uint32) == want[written].view(np.uint32)).all()
+    assert races == []
+
+
 # ---- a partner that never arrives: an error at once, not a hang ------------------------------
 
 @nki.jit

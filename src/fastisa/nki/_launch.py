@@ -95,6 +95,34 @@ class Launch(Turns):
                                                    strides=tuple(w * s for s in d.strides) + (w,))
         st, seen = view(ent[1]), view(ent[2])
         now = _bytes_of(d)
+        self._check(me, t, own, key, st, seen, now)
+
+    def note_write_elements(self, me: int, t, base, elems: np.ndarray) -> None:
+        """Program ``me`` wrote elements ``elems`` (flat indices into ``base``'s
+        C-contiguous data, elements of ``t.dtype``) of shared-HBM tensor ``base`` through
+        the dynamic (``vector_offset`` / ``scalar_offset``) view ``t``: the same race check
+        as :meth:`note_write`, on the bytes those elements cover."""
+        from .tensor import _owner
+        d = base.data
+        own = _owner(d)
+        key = id(own)
+        ent = self._writers.get(key)
+        if ent is None or ent[0]() is not own:
+            n = max(own.nbytes, 1)
+            ent = (weakref.ref(own), np.zeros(n, np.int16), np.zeros(n, np.uint8))
+            self._writers[key] = ent
+        off = d.__array_interface__["data"][0] - own.__array_interface__["data"][0]
+        it = t.dtype.itemsize
+        rel = (elems.reshape(-1).astype(np.int64)[:, None] * it
+               + np.arange(it, dtype=np.int64)).reshape(-1)    # bytes of base (contiguous)
+        b = off + rel                                          # bytes of the owner
+        now = d.reshape(-1).view(np.uint8)[rel]
+        st, seen = ent[1][b], ent[2][b]
+        self._check(me, t, own, key, st, seen, now)
+        ent[1][b] = st
+        ent[2][b] = seen
+
+    def _check(self, me, t, own, key, st, seen, now) -> None:
         mine = me + 1
         # a race that changes bytes: written by another program since the last sync, and
         # now different (both writing the same bytes is benign)
@@ -114,7 +142,7 @@ class Launch(Turns):
                     f"between them: a write-after-write race between cores (on hardware the "
                     f"result depends on their timing; fastisa runs the programs in order, so "
                     f"{b}'s bytes are kept)",
-                    UndefinedBehaviorWarning, stacklevel=4)
+                    UndefinedBehaviorWarning, stacklevel=5)
         st[...] = mine
         seen[...] = now
 
@@ -139,8 +167,8 @@ def current():
 
 def _dynamic_view(v) -> bool:
     """An ``.ap(vector_offset= / scalar_offset=)`` view: its elements depend on runtime
-    indices (and with ``oob_mode.skip`` may lie partly outside its tensor), so resolving it
-    here could fail after the write: not tracked for races."""
+    indices (and with ``oob_mode.skip`` may lie partly outside its tensor): tracked for
+    races through the element indices it reaches (:meth:`Launch.note_write_elements`)."""
     spec = getattr(v, "_spec", None)
     return spec is not None and (spec[4] is not None or spec[3] is not None
                                  or bool(getattr(v, "_scalar_dyn", False)))
@@ -162,9 +190,13 @@ def _record_hook(engine, instruction, cycles) -> None:
         for k in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]:
             if k in _sched._WRITE_NAMES:
                 v = loc.get(k)
-                if isinstance(v, NkiTensor) and v.buffer.name == "shared_hbm" \
-                        and not _dynamic_view(v):
-                    launch.note_write(me, v)
+                if isinstance(v, NkiTensor) and v.buffer.name == "shared_hbm":
+                    if not _dynamic_view(v):
+                        launch.note_write(me, v)
+                    else:
+                        got = v._written_elements()
+                        if got is not None:
+                            launch.note_write_elements(me, v, *got)
         if not code.co_name.startswith("_"):
             break
         f = f.f_back

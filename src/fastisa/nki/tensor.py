@@ -582,6 +582,37 @@ class _APView(NkiTensor):
         g.flags.writeable = False
         return g
 
+    def _written_elements(self):
+        """(base, flat element indices) this view reaches, for the shared-HBM race check of
+        a multi-program launch, or None when they cannot be computed (a base that is not
+        C-contiguous, a malformed offset).  Indices outside the base (``oob_mode.skip``)
+        are dropped by the caller."""
+        base, pairs, offset, scalar_offset, vector_offset, indirect_dim = self._spec
+        try:
+            if not base.data.flags.c_contiguous:
+                return None
+            if scalar_offset is not None:
+                v = np.asarray(scalar_offset.data).reshape(-1)
+                if v.size != 1:
+                    return None
+                idx0 = int(np.asarray(v[0], np.float64)) if scalar_offset.dtype.kind == \
+                    "float" else int(v[0])
+                offset += idx0 * self._scalar_scale
+            idx = np.full([1] * len(pairs), offset, np.int64)
+            vo = None if vector_offset is None else \
+                np.asarray(vector_offset.data).reshape(-1).astype(np.int64) * self._scalar_scale
+            for d, (st, n) in enumerate(pairs):
+                shp = [1] * len(pairs)
+                shp[d] = n
+                step = vo if (vo is not None and d == indirect_dim) else \
+                    np.arange(n, dtype=np.int64) * st
+                idx = idx + step.reshape(shp)
+            n_el = base.data.nbytes // self.dtype.itemsize
+            idx = idx.reshape(-1)
+            return base, idx[(idx >= 0) & (idx < n_el)]
+        except (AccessError, ValueError, TypeError, OverflowError):
+            return None
+
     def _resolve_rows(self, base, pairs, offset, vector_offset, fmt):
         """An on-chip tensor whose partitions are rows of a larger memory (``address=``
         placement): element ``k`` of the tensor is byte ``(k % F) * size`` of partition
