@@ -227,7 +227,7 @@ def test_topk_thread_count_does_not_change_results(k, sorted_):
     n = 65535
     bits = _random_bits(rng, (128, 4096), "ties" if k == 1024 else "normal")
     outs = []
-    for threads in (1, 2, 3, 8):
+    for threads in (1, 2, 3, 8, 0, 0):    # 0: the automatic count (load now and on average)
         v = np.full((128, k), 0x5555, np.uint16)
         i = np.full((128, k), 9, np.uint32)
         status = ksel.topk_bf16(bits, n, sorted_, v, i, threads)
