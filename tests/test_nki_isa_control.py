@@ -400,7 +400,34 @@ def test_multicore_errors():
     with pytest.raises(ConstraintError, match="gpsimd_dma"):
         nisa.sendrecv(empty((2, 300), "float32"), empty((2, 300), "float32"), 1, 1, 0,
                       dma_engine=nisa.dma_engine.gpsimd_dma)
-    with pytest.raises(ConstraintError, match="shared_hbm"):
-        nisa.core_barrier(s, (0, 1))
+    with pytest.raises(ConstraintError, match="shared_hbm"):      # nkifull: private HBM
+        nisa.core_barrier(empty((2, 2), "float32", nl.hbm), (0, 1))
     with pytest.raises(ConstraintError, match=r"\(0, 1\)"):
         nisa.core_barrier(empty((1, 1), "float32", nl.shared_hbm), (0, 2))
+
+
+# ---- nkifull: core_barrier on an on-chip tensor (nki-library bwmm_shard_on_I) -------------
+
+def test_core_barrier_on_an_sbuf_counter_synchronises():
+    """Each core writes its half of a shared tensor, bumps its own SBUF block counter and
+    synchronises on the counter (as moe_cte's dynamic block loop does); after the barrier
+    each core reads the other's half."""
+    def body(rank):
+        shared = nl.ndarray((2, 4), "int32", buffer=nl.shared_hbm)
+        counter = empty((1, 1), "int32")
+        nisa.memset(counter, 0)
+        seen = []
+        for step in range(3):
+            shared.data[rank] = 10 * step + rank
+            nisa.tensor_scalar(dst=counter, data=counter, op0=nl.add, operand0=1)
+            nisa.core_barrier(counter, (0, 1))
+            seen.append(shared.data[1 - rank].copy())
+            nisa.core_barrier(counter, (0, 1))        # both read before the next write
+        return seen, int(counter.data[0, 0])
+
+    res, err = run_lnc2(body)
+    assert err == [None, None]
+    for rank in (0, 1):
+        seen, n = res[rank]
+        assert n == 3
+        assert [int(v[0]) for v in seen] == [10 * s + 1 - rank for s in range(3)]

@@ -275,6 +275,84 @@ def test_psum_tiles_kept_alive_but_unused_fit():
     assert (nki.simulate(_psum_tiles_per_iteration)(x) == 3.0).all()
 
 
+# ---- nkifull: a freed tensor's id reused by a new allocation is not a later use -------------
+
+@nki.jit
+def _psum_bank_freed_then_id_reused(x):
+    """Seven PSUM banks used to the end, an eighth used once and freed, a ninth allocated
+    and first written while the eighth was still referenced (an overflow checkpoint with it
+    pending), then a new SBUF tile that has the freed bank's ``id`` (CPython reuses a freed object's memory,
+    so ids repeat; which allocation gets it depends on the allocator, so the test gives the
+    checkpoint's entry the new tile's id, the state such a reuse leaves).  The bank was
+    dead, so 7 + 1 banks fit the 8 of trn2's PSUM (as moe_block_tkg's gate/up tiles do)."""
+    from fastisa.nki import language as _lang
+    from fastisa.nki.tensor import _owner
+    o = nl.ndarray((x.shape[0], x.shape[1]), nl.float32, buffer=nl.shared_hbm)
+    xs = nl.ndarray(x.shape, x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=xs, src=x)
+    keep = []
+    for _ in range(7):
+        p = nl.ndarray((x.shape[0], 512), nl.float32, buffer=nl.psum)
+        nisa.tensor_copy(dst=p[:, 0:x.shape[1]], src=xs)
+        keep.append(p)
+    a = nl.ndarray((x.shape[0], 512), nl.float32, buffer=nl.psum)
+    nisa.memset(a, 0.0)
+    dead = id(_owner(a.data))
+    c = nl.ndarray((x.shape[0], 512), nl.float32, buffer=nl.psum)   # over the 8 banks
+    nisa.tensor_copy(dst=c[:, 0:x.shape[1]], src=xs)   # c's first write: a still held
+    del a, p
+    t = nl.ndarray((x.shape[0], 4), nl.float32, buffer=nl.sbuf)
+    new = id(_owner(t.data))
+    (cp,) = [cp for cp in _lang._MACHINE.get()._checkpoints if dead in cp.pending]
+    assert cp.pending[dead][0]() is None                 # the bank was freed
+    if new != dead:                                      # the id reuse, made certain
+        cp.pending[new] = cp.pending.pop(dead)
+        index = _lang._MACHINE.get()._cp_index
+        index.setdefault(new, []).extend(index.pop(dead))
+    nisa.memset(t, 1.0)          # the new tensor is used: not a use of the freed bank
+    acc = nl.ndarray(x.shape, nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=acc, src=c[:, 0:x.shape[1]])
+    for q in keep:                           # the seven banks are used to the end
+        nisa.tensor_tensor(dst=acc, data1=acc, data2=q[:, 0:x.shape[1]], op=nl.add)
+    nisa.dma_copy(dst=o, src=acc)
+    return o
+
+
+def test_capacity_a_freed_tensors_id_on_a_new_tensor_is_not_a_use():
+    x = np.full((128, 16), 0.5, np.float32)
+    assert (nki.simulate(_psum_bank_freed_then_id_reused)(x) == 4.0).all()
+
+
+def _psum_list_up_front(x, together):
+    """Twelve [128, 512] float32 PSUM tiles (24 KiB, PSUM has 16) allocated up front in a
+    list, as nki-library's moe_cte bwmm_shard_on_I does; filled and read out four at a time
+    (fits: the compiler places a tile at its first write) or all filled before any is read
+    (does not fit)."""
+    o = nl.ndarray((x.shape[0], x.shape[1]), nl.float32, buffer=nl.shared_hbm)
+    xs = nl.ndarray(x.shape, x.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=xs, src=x)
+    tiles = [nl.ndarray((x.shape[0], 512), nl.float32, buffer=nl.psum) for _ in range(12)]
+    acc = nl.ndarray(x.shape, nl.float32, buffer=nl.sbuf)
+    nisa.memset(acc, 0.0)
+    groups = [range(12)] if together else [range(g, g + 4) for g in range(0, 12, 4)]
+    for g in groups:
+        for i in g:
+            nisa.tensor_copy(dst=tiles[i][:, 0:x.shape[1]], src=xs)
+        for i in g:
+            nisa.tensor_tensor(dst=acc, data1=acc, data2=tiles[i][:, 0:x.shape[1]], op=nl.add)
+    nisa.dma_copy(dst=o, src=acc)
+    return o
+
+
+def test_capacity_live_range_starts_at_the_first_write():
+    x = np.full((128, 16), 0.25, np.float32)
+    got = nki.simulate(nki.jit(lambda x: _psum_list_up_front(x, False)))(x)
+    assert (got == 3.0).all()
+    with pytest.raises(AccessError, match=r"psum capacity exceeded on trn2: .* needs 2048 bytes "
+                       r"per partition.*first written by tensor_copy.*do not fit"):
+        nki.simulate(nki.jit(lambda x: _psum_list_up_front(x, True)))(x)
+
+
 # ---- NKIObject dataclasses, shared_identity_matrix -------------------------------------------
 
 @dataclass

@@ -168,3 +168,36 @@ def test_masked_dst_form_keeps_what_the_instruction_keeps():
     want = np.arange(32, dtype=np.float32).reshape(8, 4)
     want[:4][(np.arange(16).reshape(4, 4) % 2) == 1] = 7.0
     assert (dst.data == want).all()
+
+
+# ---- nkifull: the Beta 1 simulator's exception for an out-of-bounds access ---------------
+
+def _oob_gather(a):
+    """Rows 0, 3, 6, ... of ``a`` gathered by an index tile (a Beta 1 tile-returning form):
+    past a's 16 rows for half of the indices."""
+    out = nl.ndarray((8, 4), a.dtype, buffer=nl.shared_hbm)
+    idx = lisa.iota(3 * nl.arange(8)[:, None], dtype=np.int32)
+    ix, iy = nl.mgrid[0:8, 0:4]
+    t = lisa.memset(shape=(8, 4), value=-1, dtype=a.dtype)
+    lisa.dma_copy(src=a[idx, iy], dst=t[ix, iy], oob_mode=nisa.oob_mode.error)
+    nl.store(out, value=t)
+    return out
+
+
+def test_legacy_out_of_bounds_raises_the_builtin_index_error():
+    from fastisa.errors import AccessError
+    from fastisa.nki import legacy
+    a = RNG.standard_normal((16, 4)).astype(np.float32)
+    for run in (lambda: legacy.jit(mode="simulation")(_oob_gather)(a),
+                lambda: legacy.simulate_kernel(legacy.jit(_oob_gather), a),
+                lambda: legacy.baremetal(_oob_gather)(a)):
+        with pytest.raises(IndexError) as info:
+            run()
+        assert type(info.value) is IndexError                  # not a subclass
+        assert isinstance(info.value.__cause__, AccessError)   # fastisa's error kept
+        assert str(info.value) == str(info.value.__cause__)
+    with pytest.raises(AccessError):                           # the current API keeps it
+        nki.simulate(nki.jit(_oob_gather))(a)
+    ok = RNG.standard_normal((32, 4)).astype(np.float32)       # in bounds: rows 0, 3, .. 21
+    got = legacy.jit(mode="simulation")(_oob_gather)(ok)
+    assert (got.view(np.uint32) == ok[0:24:3].view(np.uint32)).all()

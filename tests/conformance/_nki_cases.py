@@ -15,13 +15,22 @@ with ``-p tests.conformance._nki_cases``): which cases run, and for how long.
 * **A time limit per case**, ``FASTISA_NKI_CASE_TIMEOUT`` seconds (default 0: none): a
   case still running then fails with ``TimeoutError: the case ran longer than N s``,
   and the run goes on with the next case (SIGALRM in the main thread).
+* **A garbage collection after each case** (see :func:`pytest_runtest_logfinish`).
+* **No artefacts kept** (``FASTISA_NKI_CLEAN_OUTPUT=1``, set by ``run_nki``, whose pytest runs
+  in a temporary working directory): after each case, the per-test directories
+  ``neuron_test_output/out-*`` nki-library's harness dumps every input and output tensor into
+  are removed (one moe_block_tkg case writes 1.6 GB there; the whole small run would fill
+  the disk before the directory's run ends and its temporary directory goes).
 """
 
 from __future__ import annotations
 
+import gc
 import os
 import re
+import shutil
 import signal
+from pathlib import Path
 
 import pytest
 
@@ -102,3 +111,24 @@ def pytest_runtest_call(item):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logfinish(nodeid, location):
+    """After each case: a garbage collection, and with ``FASTISA_NKI_CLEAN_OUTPUT=1`` the
+    removal of the case's dumped tensors (see the module docstring; only ``out-*``
+    directories under ``neuron_test_output`` of the working directory, which run_nki makes a
+    temporary one).  The collection: a failed case's exception chain (the harness re-raises
+    it as its own ``InferenceException ... from e``) holds the kernel's frames and their
+    arrays in reference cycles, which only the collector frees, and its thresholds count
+    objects, not bytes -- nki-library's moe_cte directory grew to 14 GB and was killed by
+    the OOM killer before this."""
+    gc.collect()
+    if os.environ.get("FASTISA_NKI_CLEAN_OUTPUT") != "1":
+        return
+    base = Path.cwd() / "neuron_test_output"
+    if not base.is_dir():
+        return
+    for d in base.glob("out-*"):
+        if d.is_dir() and not d.is_symlink():
+            shutil.rmtree(d, ignore_errors=True)

@@ -117,9 +117,14 @@ def _env(extra=None):
     env["PYTHONPATH"] = os.pathsep.join([str(ROOT)] + [p for p in env.get("PYTHONPATH", "")
                                                        .split(os.pathsep) if p])
     env.setdefault("OMP_NUM_THREADS", "1")
+    # one core per harness job (--jobs runs several): nc_matmul's kernel would otherwise use
+    # every CPU for a [128, 128] x [128, 128] tile, and on a loaded machine waits for them
+    # (a moe_block_tkg case: 44.6 s of matmul wall time with 2 threads, 11.7 s with 1)
+    env.setdefault("FASTISA_THREADS", "1")
     env["NKI_SIMULATOR"] = "1"
     env["FASTISA_NKI_CASE_TIMEOUT"] = str(CASE_TIMEOUT[0])
     env["FASTISA_NKI_MAX_CASES"] = str(MAX_CASES[0])
+    env["FASTISA_NKI_CLEAN_OUTPUT"] = "1"       # run_pytest's cwd is a temporary directory
     env.update(extra or {})
     return env
 

@@ -109,6 +109,11 @@ def core_barrier(data: NkiTensor, cores: Sequence[Int], engine: EnumLike | None 
     Parameters
     ----------
     data : NkiTensor in shared HBM (``nl.shared_hbm``): the data the cores synchronise on.
+        The SDK 2.33 docstring says it must be in shared HBM; nki-library's own
+        ``bwmm_shard_on_I`` (moe_cte, dynamic block loop) passes an SBUF tensor (its block
+        counter), so an on-chip tensor is accepted too: the barrier's effect, both cores
+        waiting for each other, does not depend on where ``data`` is.  Private HBM (one
+        core's own memory) stays an error.
     cores : ``(0, 1)`` (the only supported value).
     engine : the engine that waits (default GpSimd); accepted for the cost record.
 
@@ -122,8 +127,9 @@ def core_barrier(data: NkiTensor, cores: Sequence[Int], engine: EnumLike | None 
     instr = "core_barrier"
     if not isinstance(data, NkiTensor):
         raise ConstraintError(f"{instr}: data must be an NkiTensor, got {type(data).__name__}")
-    if data.buffer.name != "shared_hbm":
-        raise ConstraintError(f"{instr}: data must be in shared_hbm, got {data.buffer.name}")
+    if data.buffer.name not in ("shared_hbm", "sbuf", "psum"):
+        raise ConstraintError(f"{instr}: data must be in shared_hbm (or on chip), got "
+                              f"{data.buffer.name}")
     try:
         cs = tuple(int(c) for c in cores)
     except (TypeError, ValueError):

@@ -38,6 +38,7 @@ from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError
 from .tensor import PMAX, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, Buffer, NkiTensor
 from . import _alloc, _capacity
+from .._kernels import pool as _pool   # speed15 branch: recycled tensor storage
 
 import typing as _typing
 
@@ -273,12 +274,24 @@ def _filled(shape, fmt) -> np.ndarray:
         one = np.full(1, _fill_value(fmt), fmt.np_dtype)
         bits = _FILL_BITS[fmt.name] = (one.view(f"u{one.itemsize}").dtype,
                                        int(one.view(f"u{one.itemsize}")[0]))
-    raw = np.empty(shape, bits[0])      # (np.empty of an ml_dtypes dtype zero-fills first)
-    raw.fill(bits[1])
+    # speed15 branch: the storage of a large tensor comes from fastisa._kernels.pool (the
+    # memory of freed tensors of the same byte size, already paged in; every byte is
+    # overwritten by the fill below)
+    n = bits[0].itemsize
+    for d in shape:
+        n *= d
+    raw = (_pool.empty if n >= 65536 else np.empty)(shape, bits[0])
+    raw.fill(bits[1])                   # (np.empty of an ml_dtypes dtype zero-fills first)
     return raw.view(fmt.np_dtype)
 
 
 def _check_shape(shape) -> tuple:
+    if type(shape) is tuple and shape:      # speed15 branch: the common form, no generators
+        for s in shape:
+            if type(s) is not int or s <= 0:
+                break
+        else:
+            return shape
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:
@@ -382,15 +395,19 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
     data = _filled(shape, fmt)
     if buffer.on_chip:
         used = _capacity.reserve_or_collect(m, buffer.name, charge)
-        if used is not None:     # an error now, or (in nki.simulate) when the program ends
-            _capacity.overflow(m, buffer.name, (
-                f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor {name!r} "
-                f"{shape} {fmt.name} needs {per_part} bytes per partition{where}, "
-                f"{used} of {cap} are in use"), charge)
+        over = None
+        if used is not None:     # an error now, or (in nki.simulate) decided later
+            over = (f"ndarray: {buffer.name} capacity exceeded on {m.target.name}: tensor "
+                    f"{name!r} {shape} {fmt.name} needs {per_part} bytes per partition{where}, "
+                    f"{used} of {cap} are in use")
+            _capacity.overflow(m, buffer.name, over, charge)
             _capacity.force_reserve(m, buffer.name, charge)
         own = data if data.base is None else data.base   # _filled's storage owner: views
         if getattr(m, "deferred_capacity", False):          # of it keep it in use
-            _capacity.track_and_release(m, own, charge, buffer.name, data)
+            _capacity.track_and_release(m, own, charge, buffer.name, data,
+                                        fill=_FILL_BITS[fmt.name][1] if own is not data else None)
+            if over is not None:        # placed at its first write (fastisa.nki._capacity)
+                _capacity.defer(m, own, over)
         else:
             weakref.finalize(own, m.release, buffer.name, charge)
         if pdim:
