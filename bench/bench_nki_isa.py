@@ -19,8 +19,11 @@ mx         quantize_mx (bf16 -> e4m3fn)   group amax / exponent / divide / ml_dt
 random     rng (uint32)                   per-lane XORWOW, vectorised over the 128 lanes
 =========  ============================  ====================================================
 
-Each case is timed in alternating rounds (fastisa, numpy, fastisa, ...) and each side's
-best round is reported (the machine may be shared: the least disturbed round of each).
+Each case is timed in 60 alternating rounds of about 2 ms (fastisa, numpy, fastisa, ...)
+and each side's best round is reported (the machine may be shared: the least disturbed
+round of each; rounds shorter than the scheduler's time slice, so that at a load average
+of 10 on 2 cores some rounds of each side still run undisturbed -- 9 rounds of 50 ms gave
+1.5x and 4.4x for one case in consecutive runs there).
 fastisa's OpenMP kernels use the idle CPUs at the first instruction (``FASTISA_THREADS=n``
 sets it); numpy is single-threaded.
 
@@ -42,16 +45,17 @@ from fastisa.nki.tensor import NkiTensor
 
 P, F = 128, 2048
 BF16 = ml_dtypes.bfloat16
-ROUNDS = 9
+ROUNDS = 60
+ROUND_S = 0.002
 
 
 def _inner(fn):
-    """Calls per timed round: about 50 ms of work."""
+    """Calls per timed round: about ROUND_S of work (at least one call)."""
     fn()
     t0 = time.perf_counter()
     fn()
     dt = time.perf_counter() - t0
-    return max(1, int(0.05 / max(dt, 1e-7)))
+    return max(1, int(ROUND_S / max(dt, 1e-7)))
 
 
 def timeit_pair(fa, fb, rounds=ROUNDS):
@@ -202,7 +206,8 @@ def cases():
 
 def main():
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"nki-isa families at [{P}, {F}] float32 (best of {ROUNDS} alternating rounds; "
+    print(f"nki-isa families at [{P}, {F}] float32 (best of {ROUNDS} alternating rounds of "
+          f"~{ROUND_S * 1e3:.0f} ms; "
           f"fastisa vs numpy, same semantics; load average {load:.2f}, "
           f"fastisa threads {_threads()})")
     print(f"{'family':<10} {'instruction':<26} {'fastisa us':>11} {'numpy us':>11} {'ratio':>7}")

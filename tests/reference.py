@@ -9,6 +9,7 @@ formats, TIK, NKI, PTO.
 
 from __future__ import annotations
 
+import bisect
 import math
 
 import ml_dtypes
@@ -1610,7 +1611,10 @@ def _pto_fma_f32(a, b, c):
 def pto_matmul(a, b, dtype, init=None):
     """TMATMUL: float sources accumulate in float32 with one fma per k, sequentially from
     +0 (reference/pto.md 2.2); int8 sources exactly in int64, wrapped to int32.
-    TMATMUL_ACC / TMATMUL_BIAS: the chain starts from ``init`` (broadcast to [M, N])."""
+    TMATMUL_ACC / TMATMUL_BIAS: ``init + chain`` (broadcast to [M, N]), one float32 addition
+    after the chain (docs/isa/TMATMUL_ACC.md ``C0 + sum``, TMATMUL_BIAS.md ``sum + Bias``, as
+    include/pto/cpu/TMatmul.hpp computes them; branch ptoisa2: the chain used to start from
+    ``init``)."""
     a = np.asarray(a)
     b = np.asarray(b)
     M, K = a.shape
@@ -1619,11 +1623,12 @@ def pto_matmul(a, b, dtype, init=None):
         fa = a.astype(np.float32)
         fb = b.astype(np.float32)
         acc = np.zeros((M, N), dtype=np.float32)
-        if init is not None:
-            acc = np.broadcast_to(np.asarray(init, dtype=np.float32), (M, N)).copy()
         for k in range(K):
             acc = _pto_fma_f32(np.repeat(fa[:, k:k + 1], N, axis=1),
                                np.repeat(fb[k:k + 1, :], M, axis=0), acc)
+        if init is not None:
+            acc = (np.broadcast_to(np.asarray(init, dtype=np.float32), (M, N)) + acc
+                   ).astype(np.float32)
         return acc.astype(dtype)
     base = 0 if init is None else np.asarray(init).astype(np.int64)
     return (base + a.astype(np.int64) @ b.astype(np.int64)).astype(dtype)
@@ -2881,3 +2886,158 @@ def nki_masked_reduce(x, op, axes, mask):
             vals[i], written[i] = acc, True
     return vals, written
 # ---- end of nkisamp section ----
+
+
+# ======================================================================================
+# ptoisa2 (branch ptoisa2): TIMG2COL, TEXTRACT from a FRACTAL_Z ConvTile
+# ======================================================================================
+def ptoisa2_img2col(fmap, layout, rows, cols, posM, posK, pads, filt, stride, dil, pad_value):
+    """TIMG2COL per pto-isa include/pto/cpu/TImg2col.hpp, element by element.  fmap: the
+    ConvTile's elements, NC1HWC0 [N, C1, H, W, C0] or NDC1HWC0 [N, D, C1, H, W, C0];
+    pads (left, right, top, bottom); filt, stride, dil: (h, w).  Returns the rows x cols
+    window at (posM, posK) of the im2col matrix."""
+    x = fmap if layout == "NDC1HWC0" else fmap[:, None]
+    N, D, C1, H, W, C0 = x.shape
+    left, right, top, bottom = pads
+    fh, fw = filt
+    oh_n = (H + top + bottom - dil[0] * (fh - 1) - 1) // stride[0] + 1
+    ow_n = (W + left + right - dil[1] * (fw - 1) - 1) // stride[1] + 1
+    out = np.empty((rows, cols), fmap.dtype)
+    for i in range(rows):
+        m = posM + i
+        n = m // (D * oh_n * ow_n)
+        d = (m % (D * oh_n * ow_n)) // (oh_n * ow_n)
+        oh = (m % (oh_n * ow_n)) // ow_n
+        ow = m % ow_n
+        for j in range(cols):
+            k = posK + j
+            c1 = k // (C0 * fh * fw)
+            tap = (k % (C0 * fh * fw)) // C0
+            c0 = k % C0
+            h = oh * stride[0] + (tap // fw) * dil[0] - top
+            w = ow * stride[1] + (tap % fw) * dil[1] - left
+            if n < N and c1 < C1 and 0 <= h < H and 0 <= w < W:
+                out[i, j] = x[n, d, c1, h, w, c0]
+            else:
+                out[i, j] = pad_value
+    return out
+
+
+def ptoisa2_fractal_z_extract(weights, rows, cols, index_row, index_col):
+    """TEXTRACT from a FRACTAL_Z ConvTile [C1HW, N1, 16, C0] (include/pto/cpu/TExtract.hpp
+    TEXTRACT_CONVTILE_IMPL): element (k, n) of the K x N weight matrix is
+    weights[k // C0, n // 16, n % 16, k % C0]; returns the rows x cols window at
+    (index_row, index_col)."""
+    C0 = weights.shape[3]
+    out = np.empty((rows, cols), weights.dtype)
+    for i in range(rows):
+        for j in range(cols):
+            k, n = index_row + i, index_col + j
+            out[i, j] = weights[k // C0, n // 16, n % 16, k % C0]
+    return out
+def _f32_bits(v):
+    return int(np.array(v, np.float32).view(np.uint32))
+
+
+def _bits_f32(b):
+    return float(np.array(b & 0xFFFFFFFF, np.uint32).view(np.float32))
+
+
+def ptoisa2_mx_group(vals, qt, alg):
+    """TQUANT MX stages 1-2 for one group of 32 float32 values (pto-isa docs/isa/TQUANT.md
+    "MX formats"; where silent include/pto/cpu/TQuant.hpp): (max, e8m0, scaling), one element
+    at a time.  qt "MXFP8" / "MXFP4_E2M1", alg "OCP" / "NV"."""
+    vals = [float(np.float32(v)) for v in vals]
+    if qt == "MXFP4_E2M1" and alg == "OCP":
+        m = _bits_f32(max((_f32_bits(v) >> 16) & 0x7FFF for v in vals) << 16)
+    else:
+        if qt == "MXFP4_E2M1" and any(v != v for v in vals):
+            m = float("nan")
+        else:
+            m = 0.0
+            for v in vals:
+                if abs(v) > m:                     # NaN never compares greater
+                    m = abs(v)
+    m = float(np.float32(m))
+    if alg == "OCP":
+        off = 8 if qt == "MXFP8" else 2
+        b = _f32_bits(m)
+        E, man = (b >> 23) & 0xFF, b & 0x7FFFFF
+        e = 0xFF if (E == 0xFF and man) else (0 if E <= off else E - off)
+    elif m == 0.0:
+        e = 0
+    else:
+        mul = np.float32(1.0) / np.float32(448.0 if qt == "MXFP8" else 6.0)
+        with np.errstate(all="ignore"):
+            d = np.float32(np.float32(m) * mul)
+        b = _f32_bits(d)
+        E, man = (b >> 23) & 0xFF, b & 0x7FFFFF
+        if E == 0xFF:
+            e = 0xFE if man == 0 else 0xFF
+        else:
+            up = man > 0 and E != 0xFE and not (E == 0 and man <= 0x400000)
+            e = E + int(up)
+    if e == 0xFF:
+        s = m
+    elif alg == "NV" and e == 0xFE:
+        s = 2.0 ** -127
+    else:
+        s = _bits_f32((254 - e) << 23) or 2.0 ** -127
+    return m, e, float(np.float32(s))
+
+
+def ptoisa2_mx_quant(x, qt, alg, grp_axis):
+    """TQUANT MX stages 1-2 over a float32 [R, C] array (groups of 32 along grp_axis 1 = ND
+    or 0 = DN): the exponent grid [A, B] (uint8), the max and scaling grids (float32) and the
+    per-element scaling [R, C]."""
+    R, C = x.shape
+    A, B = (R, C // 32) if grp_axis == 1 else (R // 32, C)
+    ex = np.zeros((A, B), np.uint8)
+    mx = np.zeros((A, B), np.float32)
+    sc = np.zeros((A, B), np.float32)
+    per = np.zeros((R, C), np.float32)
+    for a in range(A):
+        for b in range(B):
+            if grp_axis == 1:
+                idx = (a, slice(32 * b, 32 * b + 32))
+            else:
+                idx = (slice(32 * a, 32 * a + 32), b)
+            mx[a, b], ex[a, b], sc[a, b] = ptoisa2_mx_group(x[idx], qt, alg)
+            per[idx] = sc[a, b]
+    return ex, mx, sc, per
+
+
+def ptoisa2_sr_neighbours(y, fmt):
+    """Stage 3's two candidates for each value y (after clipping to +-Vmax): the codes of the
+    neighbouring representable magnitudes lo <= |y| <= hi of ``fmt`` ("float8_e4m3fn" or
+    "float4_e2m1") with the sign of y, and the probability of hi, (|y| - lo) / (hi - lo)."""
+    if fmt == "float8_e4m3fn":
+        mags = [float(v) for v in np.arange(0x7F, dtype=np.uint8).view(ml_dtypes.float8_e4m3fn)
+                .astype(np.float64)]
+        vmax, sbit = 448.0, 0x80
+    else:
+        mags, vmax, sbit = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0], 6.0, 0x8
+    y = np.asarray(y, np.float64)
+    lo = np.zeros(y.shape, np.uint8)
+    hi = np.zeros(y.shape, np.uint8)
+    p = np.zeros(y.shape)
+    for i, v in np.ndenumerate(y):
+        a = min(abs(v), vmax)
+        j = bisect.bisect_right(mags, a) - 1           # the largest magnitude <= a
+        h = j if mags[j] == a else j + 1
+        sign = sbit if np.signbit(v) else 0
+        lo[i], hi[i] = j | sign, h | sign
+        p[i] = 0.0 if h == j else (a - mags[j]) / (mags[h] - mags[j])
+    return lo, hi, p
+def ptoisa2_zz(e):
+    """The ZZ exponent order (docs/isa/TQUANT.md: [16, 2] boxes): for each block of 16 rows,
+    for each pair of groups, the 16 x 2 box row by row."""
+    A, B = e.shape
+    out = []
+    for rb in range(A // 16):
+        for gb in range(B // 2):
+            for r in range(16):
+                for g in range(2):
+                    out.append(e[rb * 16 + r, gb * 2 + g])
+    return np.array(out, e.dtype)
+# ---- end of ptoisa2 section ----

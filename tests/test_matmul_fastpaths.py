@@ -256,3 +256,44 @@ def test_nc_matmul_panels_and_threads_keep_the_oracle_bits(N, threads, rng, monk
     assert_bits(acc.data, ref.nki_matmul(s32, m32, start))
     nisa.nc_matmul(dst=acc, stationary=s, moving=m, accumulate=False)
     assert_bits(acc.data, ref.nki_matmul(s32, m32, np.zeros((128, N), np.float32)))
+
+
+# ---- speed15 branch: each 64-column panel decoded, checked and computed on its own -------
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("accumulate", [True, False])
+def test_nc_matmul_panels_choose_fma_or_multiply_add_each(threads, accumulate, rng,
+                                                          monkeypatch):
+    """Moving panels whose products are not all exact (a value of 2^-75 in panel 1 makes
+    products below float32's 2^-149 grid, a huge one in panel 4 products beyond 2^128, a
+    NaN in panel 6) take the multiply-then-add loop while the other panels take the FMA
+    kernel: every panel keeps the oracle's bits, for 1-3 threads, and a NaN / inexact
+    stationary operand sends every panel to the multiply-then-add loop."""
+    from fastisa.nki import _compute
+    monkeypatch.setattr(_compute, "THREADS", threads)
+    s = T(_bf(rng, (128, 128)), "bfloat16")
+    m = T(_bf(rng, (128, 512)), "bfloat16")
+    a = np.float32((1 + 2.0 ** -7) * 2.0 ** -75)      # as in the 1 x 1 test above:
+    s.data[:, 9] = 0                                   # out[9, 67] = c + a * a only, where
+    m.data[:, 64 + 3] = 0                              # an fma would give c
+    s.data[5, 9] = m.data[5, 64 + 3] = BF(a)
+    m.data[7, 256 + 1] = BF(2.0 ** 120)
+    s.data[7, 2] = BF(2.0 ** 20)
+    m.data[9, 384 + 5] = BF(np.nan)
+    for s_nan in (False, True):
+        if s_nan:
+            s.data[11, 100] = BF(np.nan)
+        acc = _psum((128, 512))
+        start = rng.standard_normal((128, 512)).astype(np.float32)
+        start[9, 64 + 3] = np.float32(2.0 ** -125 + 2.0 ** -148)
+        acc.data[...] = start
+        with nl.use_target("trn3"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            nisa.nc_matmul(dst=acc, stationary=s, moving=m, accumulate=accumulate)
+        s32 = ref.nki_to_f32(s.data, "bfloat16")
+        m32 = ref.nki_to_f32(m.data, "bfloat16")
+        with np.errstate(all="ignore"):
+            want = ref.nki_matmul(s32, m32, start if accumulate else
+                                  np.zeros((128, 512), np.float32))
+        if accumulate and not s_nan:
+            assert want[9, 67] == np.float32(2.0 ** -125 + 2.0 ** -147)
+        assert_bits(acc.data, want, nan_either=np.isnan(want))

@@ -309,3 +309,197 @@ def test_nc_matmul_plan_with_a_strided_psum_view_takes_the_full_path():
     want = ref.nki_matmul(a, b, np.zeros((64, 32), np.float32))
     for c in (0, 32, 64):
         assert (wide.data[:, c:c + 32].view(np.uint32) == want.view(np.uint32)).all()
+
+
+# ---- speed14 branch (issue 14): the compiled plan hit paths ---------------------------
+# fastisa._kernels.nki.hit_transpose / hit_shuffle / hit_dma_sum run the plans of
+# dma_transpose, nc_stream_shuffle and dma_compute; these scenarios compare them with the
+# full path (bits, errors, warnings, cost records) on forms that must hand calls back.
+import warnings as _warnings
+
+from fastisa._kernels import move as _kmove
+from fastisa._kernels import nki as _knki
+from fastisa.nki import _move
+
+
+def _outcome_w(fn):
+    """_outcome plus the texts of the warnings the call raised."""
+    with _warnings.catch_warnings(record=True) as w:
+        _warnings.simplefilter("always")
+        r = _outcome(fn)
+    return r, sorted({str(x.message) for x in w})
+
+
+def _check_compiled(scenario, kinds):
+    """_check with warnings, and the compiled plans of ``kinds`` stored by the cached run."""
+    res = []
+    for on in (True, False):
+        plans.clear()
+        with cost.profiling() as prof, plans.enabled_as(on):
+            r = [_outcome_w(s) for s in scenario() for _ in range(REPEAT)]
+            if on:
+                have = {type(v) for v in _isaplan.CACHE.values()}
+                assert set(kinds) <= have, (kinds, have)
+        res.append((r, [(e.engine, e.instruction, e.cycles) for e in prof.events],
+                    [(s.engine, s.instruction, s.start_ns, s.end_ns, s.source, s.pred, s.why,
+                      s.deps) for s in prof.schedule.slots]))
+    (a, ea, sa), (b, eb, sb) = res
+    assert len(a) == len(b)
+    for i, (x, y) in enumerate(zip(a, b)):
+        assert x == y, f"step {i}: cached {x!r} != full path {y!r}"
+    assert ea == eb
+    assert sa == sb             # the same schedule: operands, dependencies, sources
+
+
+def _u16(rng, shape):
+    return rng.integers(0, 65536, shape).astype(np.uint16).view(BF16)
+
+
+def test_compiled_transpose_plan_same_bits_errors_and_costs():
+    def scenario():
+        rng = np.random.default_rng(11)
+        src = T(_u16(rng, (128, 700)), "bfloat16", nl.hbm)
+        d = T(np.zeros((100, 128), BF16), "bfloat16")
+        f32 = T(rng.standard_normal((40, 72)).astype(np.float32), "float32", nl.hbm)
+        d32 = T(np.zeros((72, 40), np.float32), "float32")
+        s4 = T(_u16(rng, (2, 3, 4, 5)), "bfloat16")
+        d4 = T(np.zeros((5, 3, 4, 2), BF16), "bfloat16")
+        buf = T(np.zeros((128, 256), BF16), "bfloat16")     # interleaved views of one buffer
+        ev, od = buf[:, 0::2], buf[:, 1::2]
+        od.data[...] = _u16(rng, (128, 128))
+
+        def tr(c):          # one form at several source offsets (a 100-wide tile: tails)
+            nisa.dma_transpose(d, src[:, c:c + 100])
+            return _bits(d)
+
+        def tr32():         # 4-byte elements: the tiled non-SIMD path
+            nisa.dma_transpose(d32, f32)
+            return _bits(d32)
+
+        def tr4():
+            nisa.dma_transpose(d4, s4)
+            return _bits(d4)
+
+        def interleaved():  # byte ranges meet, elements do not: the full path transposes
+            nisa.dma_transpose(ev, od)
+            return _bits(buf)
+
+        def options():      # the options path runs the same compiled plan
+            nisa.dma_transpose(d32, f32, axes=(1, 0), priority=1, dge_mode="none")
+            return _bits(d32)
+
+        def same_form_overlap():        # the form of `d <- src tile`, dst inside src
+            nisa.dma_transpose(T(np.zeros((128, 128), BF16), "bfloat16"),
+                               T(np.zeros((128, 128), BF16), "bfloat16"))
+            own = T(np.zeros((128, 128), BF16), "bfloat16")
+            nisa.dma_transpose(own, own)
+
+        def bad_shape():
+            nisa.dma_transpose(d, src[:, :99])
+        return [lambda: tr(0), lambda: tr(37), lambda: tr(600), tr32, tr4, interleaved,
+                options, same_form_overlap, bad_shape]
+    _check_compiled(scenario, [_knki.TransposePlan])
+
+
+def test_compiled_shuffle_plan_same_bits_errors_and_costs():
+    mask = [(i * 11 + 2) % 32 for i in range(32)]
+    mask[0] = mask[17] = 255
+
+    def scenario():
+        rng = np.random.default_rng(12)
+        a3 = T(_u16(rng, (128, 4, 75)), "bfloat16")      # 2-byte, 3-d: rows of 300
+        d3 = T(np.zeros((128, 4, 75), BF16), "bfloat16")
+        half = T(rng.standard_normal((128, 64)).astype(np.float32), "float32")
+        dh = T(np.full((128, 64), 3.0, np.float32), "float32")
+        wide = T(rng.standard_normal((128, 2048)).astype(np.float32), "float32")
+        dw = T(np.zeros((128, 2048), np.float32), "float32")
+
+        def sh3():
+            nisa.nc_stream_shuffle(d3, a3, mask)
+            return _bits(d3)
+
+        def halves(p):      # 64 active partitions: start 0 or 64 allowed, 32 is not
+            nisa.nc_stream_shuffle(dh[p:p + 64], half[64 - p:128 - p], mask)
+            return _bits(dh)
+
+        def big():          # >= 256 KiB: the threaded row copy
+            nisa.nc_stream_shuffle(dw, wide, mask)
+            return _bits(dw)
+
+        def in_place():     # the form of `dw <- wide`, dst is src: src copied first
+            nisa.nc_stream_shuffle(wide, wide, mask)
+            return _bits(wide)
+
+        def mismatch():
+            nisa.nc_stream_shuffle(dh, half[:, :32], mask)
+        return [sh3, lambda: halves(0), lambda: halves(64), lambda: halves(32), big,
+                in_place, mismatch]
+    _check_compiled(scenario, [_knki.ShufflePlan])
+
+
+def test_compiled_dma_sum_plan_same_bits_errors_and_costs():
+    def scenario():
+        rng = np.random.default_rng(13)
+        xs = [T(rng.standard_normal((64, 130)).astype(np.float32), "float32", nl.hbm)
+              for _ in range(3)]
+        d = T(np.zeros((64, 130), np.float32), "float32", nl.hbm)
+        db = T(np.zeros((64, 130), BF16), "bfloat16", nl.hbm)
+        xb = T(rng.standard_normal((64, 130)).astype(BF16), "bfloat16", nl.hbm)
+        wide = T(rng.standard_normal((64, 260)).astype(np.float32), "float32", nl.hbm)
+        flat = T(rng.standard_normal((130, 64)).astype(np.float32), "float32", nl.hbm)
+
+        def n(k):
+            nisa.dma_compute(d, xs[:k], nl.add)
+            return _bits(d)
+
+        def dst_is_source(i):           # no options: the plan runs in place
+            nisa.dma_compute(xs[i], xs, nl.add)
+            return _bits(xs[i])
+
+        def to_bf16():                  # the decode / encode kernel path
+            nisa.dma_compute(db, [xb, xs[0], xb], nl.add)
+            return _bits(db)
+
+        def strided():                  # a strided source: the Python plan copies it
+            nisa.dma_compute(d, [xs[0], wide[:, 0::2], xs[2]], nl.add)
+            return _bits(d)
+
+        def other_layout():             # the form of `flat <- 3 sources`, one over flat
+            nisa.dma_compute(flat, [xs[0], xs[1], xs[2].reshape((130, 64))], nl.add)
+            nisa.dma_compute(flat, [xs[0], NkiTensor(flat.data.T, "float32", nl.hbm), xs[2]],
+                             nl.add)
+            return _bits(flat)
+
+        def bad_op():
+            nisa.dma_compute(d, xs, nl.multiply)
+        return [lambda: n(1), lambda: n(2), lambda: n(3), lambda: dst_is_source(0),
+                lambda: dst_is_source(2), to_bf16, strided, other_layout, bad_op]
+    _check_compiled(scenario, [_knki.DmaSumPlan])
+
+
+def test_compiled_start_partition_matches_python():
+    x = T(np.zeros((128, 64), np.float32), "float32")
+    views = [x, x[32:64], x[64:], x[5:9], x[:, 3:], x[96:, 1::2], x[0:0],
+             T(np.zeros((4, 128, 8), np.float32), "float32")[2],
+             NkiTensor(np.zeros((128, 64), np.float32).T, "float32", nl.sbuf)]
+    for v in views:
+        assert _knki.start_partition_of(v.data) == _move.start_partition(v)
+
+
+@pytest.mark.parametrize("cap", [0, 1, 2], ids=["best", "sse2", "avx2"])
+@pytest.mark.parametrize("shape", [(128, 128), (8, 16), (8, 32), (9, 47), (63, 33),
+                                   (40, 100), (130, 129), (16, 80)])
+def test_16bit_transpose_every_simd_path(shape, cap):
+    """The AVX-512 (8 x 32), AVX2 (8 x 16) and SSE2 (8 x 8) passes of the 16-bit transpose
+    and their column / row tails give the same bits as numpy (the CPU permitting)."""
+    rng = np.random.default_rng(14)
+    big = rng.integers(0, 65536, (shape[0], shape[1] + 40)).astype(np.uint16)
+    x = big[:, 5:5 + shape[1]]
+    old = _kmove.set_simd_cap(cap)
+    try:
+        z = np.full((shape[1], shape[0] + 7), 0xABCD, np.uint16)
+        _kmove.strided(z[:, 2:2 + shape[0]], x.T)
+    finally:
+        _kmove.set_simd_cap(old)
+    assert (z[:, 2:2 + shape[0]] == x.T).all()
+    assert (z[:, :2] == 0xABCD).all() and (z[:, 2 + shape[0]:] == 0xABCD).all()

@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from fastisa import cost, plans
+from fastisa.errors import ConstraintError
 from fastisa.nki import isa as nisa
 from fastisa.nki import language as nl
 from fastisa.nki.tensor import NkiTensor
@@ -564,6 +565,91 @@ def test_plans_inside_simulate_call_the_launch_and_capacity_hooks():
     assert np.all(np.asarray(r) == 2.5)
     assert seen == [False] * 3
 
+
+# ---- nkiattn branch: plan keys of access-pattern views ----------------------------------
+# fastisa._kernels.nki.plan_key described only objects of exactly the NkiTensor class;
+# an ``.ap`` view (an NkiTensor subclass, how nki-library's TensorView passes every
+# operand) was keyed by its class alone, so views of any shape, strides, dtype or buffer
+# shared one key: nc_matmul's plan for a bfloat16 view decoded a float16 view of the same
+# bytes as bfloat16 (silently), and a plan for a contiguous dst view was hit by a strided
+# one (the ValueError nki-library's attention_block_tkg met).
+
+def _ap_operands():
+    rng = np.random.default_rng(11)
+    bits = rng.integers(0x3000, 0x4000, size=(64, 32)).astype(np.uint16)   # finite both ways
+    sb = _t(bits.view(BF16).copy(), "bfloat16")
+    mv = _t(rng.standard_normal((64, 16)).astype(BF16), "bfloat16")
+    return bits, sb, mv
+
+
+def test_plan_key_tells_access_pattern_views_apart():
+    from fastisa._kernels import nki as k
+    _, sb, mv = _ap_operands()
+    ps = _t(np.zeros((32, 64), np.float32), "float32", nl.psum)
+    head = ("nc_matmul",)
+    base = k.plan_key(head, ps.ap([[64, 32], [1, 16]]), sb.ap([[32, 64], [1, 32]]), mv)
+    # the same view built again: the same key (so views still get plans)
+    assert k.plan_key(head, ps.ap([[64, 32], [1, 16]], offset=16),
+                      sb.ap([[32, 64], [1, 32]]), mv) == base
+    others = [
+        (ps.ap([[64, 32], [2, 16]]), sb.ap([[32, 64], [1, 32]]), mv),            # dst strides
+        (ps.ap([[64, 32], [1, 8]]), sb.ap([[32, 64], [1, 32]]), mv),             # dst shape
+        (ps.ap([[64, 32], [1, 16]]), sb.ap([[32, 64], [1, 32]], dtype=nl.float16), mv),
+        (ps.ap([[64, 32], [1, 16]]), sb.ap([[32, 32], [1, 32]]), mv),            # operand shape
+        (_t(np.zeros((32, 16), np.float32), "float32", nl.sbuf).ap([[16, 32], [1, 16]]),
+         sb.ap([[32, 64], [1, 32]]), mv),                                        # dst buffer
+        (ps[:, 0:16], sb.ap([[32, 64], [1, 32]]), mv),      # an NkiTensor, not a view
+    ]
+    keys = {k.plan_key(head, *o) for o in others}
+    assert base not in keys and len(keys) == len(others)
+
+
+def test_nc_matmul_plan_is_not_hit_by_a_view_of_another_dtype_or_layout():
+    """A plan stored for bfloat16 ``.ap`` operands and a contiguous ``.ap`` dst, then a
+    float16 view of the same bytes and a strided dst view: bit-exact against the oracle
+    (before the fix the float16 bytes were decoded as bfloat16)."""
+    import reference as ref
+    bits, sb, mv = _ap_operands()
+    pat = [[32, 64], [1, 32]]
+    want_bf = ref.nki_matmul(bits.view(BF16).astype(np.float32), mv.data.astype(np.float32),
+                             np.zeros((32, 16), np.float32))
+    want_f16 = ref.nki_matmul(bits.view(np.float16).astype(np.float32),
+                              mv.data.astype(np.float32), np.zeros((32, 16), np.float32))
+    assert not np.array_equal(want_bf, want_f16)
+    plans.clear()
+    with plans.enabled_as(True):
+        for _ in range(REPEAT):                         # plans for bf16 views
+            d = nl.ndarray((32, 16), nl.float32, buffer=nl.psum)
+            nisa.nc_matmul(d.ap([[16, 32], [1, 16]]), sb.ap(pat), mv)
+            assert (d.data.view(np.uint32) == want_bf.view(np.uint32)).all()
+        d = nl.ndarray((32, 16), nl.float32, buffer=nl.psum)
+        nisa.nc_matmul(d.ap([[16, 32], [1, 16]]), sb.ap(pat, dtype=nl.float16), mv)
+        assert (d.data.view(np.uint32) == want_f16.view(np.uint32)).all()
+        wide = nl.ndarray((32, 48), nl.float32, buffer=nl.psum)
+        for c in (0, 16, 32):                           # strided dst views, same shape
+            nisa.nc_matmul(wide.ap([[48, 32], [1, 16]], offset=c), sb.ap(pat), mv)
+            assert (wide.data[:, c:c + 16].view(np.uint32) == want_bf.view(np.uint32)).all()
+    from fastisa.nki import _pe
+    assert any(v is not False for v in _pe._MM_PLANS.values())     # views are planned
+    plans.clear()
+
+
+def test_plan_key_refuses_operands_too_large_for_a_key():
+    """High-rank operands get no key (TypeError, which the callers turn into the full path)
+    instead of writes past the key's words; the instructions still run."""
+    from fastisa._kernels import nki as k
+    shp = (2,) * 14
+    a = _t(np.arange(2 ** 14, dtype=np.float32).reshape(shp), "float32")
+    b = _t(np.zeros(shp, np.float32), "float32")
+    with pytest.raises(TypeError):
+        k.plan_key(("tensor_copy",), a, b, a, b)
+    small = _t(np.arange(8, dtype=np.float32).reshape(2, 4), "float32")
+    k.plan_key(("tensor_copy",), small, small, small, small)       # a key fits
+    big = (2,) * 16
+    x = _t(np.zeros(big, np.float32), "float32")
+    for on in (True, False):          # the rank error, not a crash, with the caches on or off
+        with plans.enabled_as(on), pytest.raises(ConstraintError, match="rank <= 5"):
+            nisa.tensor_tensor(x, x, x, nl.add)
 
 # ---- nkifull: .ap() views of different formats never share an nc_matmul plan -------------
 

@@ -132,7 +132,8 @@ def test_thistogram_is_msb(msb):
                    f"    pto.thistogram ins(%t_s, %ix : {S}, {X}) outs(%t_d : {D}){attr}",
                    ).replace("    %c0 = arith.constant 0 : index",
                              "    %c0 = arith.constant 0 : index\n    %c18 = arith.constant 18 : i32")
-    got = asm.run(text, {"s": src})["out"].reshape(8, 256)
+    # PTOAS accepts thistogram on A5 only (THistogramOp::verify)
+    got = asm.run(text, {"s": src}, arch="a5")["out"].reshape(8, 256)
     d = vec("uint32", 8, 256)
     it = P.Tile(P.TileType.Vec, "uint8", 8, 32, valid_col=1)
     it.data[...] = idx

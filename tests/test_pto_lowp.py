@@ -664,8 +664,8 @@ def test_tquant_errors():
         pto.TQUANT(d, pto.Tile(V, "float16", 2, 32), _col([1.0]))
     with pytest.raises(errors.ConstraintError, match="TQUANT: scale.dtype must be float32"):
         pto.TQUANT(d, src, pto.Tile(V, "int32", 2, 8))
-    with pytest.raises(NotImplementedError, match="MX forms"):
-        pto.TQUANT(d, src, _col([1.0]), quantType=pto.QuantType.MXFP8)
+    with pytest.raises(errors.ConstraintError, match="TQUANT: target must be A5 for MXFP8"):
+        pto.TQUANT(d, src, _col([1.0]), quantType=pto.QuantType.MXFP8)   # (ptoisa2: MX forms)
     assert (d.data == 5).all()
 
 

@@ -1359,6 +1359,65 @@ static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v,
 #endif
 }
 
+#ifdef FI_NKI_MM_FMA512
+/* speed15 branch: one 64-column panel p of out += s.T @ v, decoded and checked on its own
+ * (s already decoded to float32 [K, M], with its exponent range smin/smax, sok = 0 when s
+ * holds Inf/NaN/subnormals): v's columns [64p, 64p + 64) are decoded into vbuf's panel p
+ * ([N / 64][K][64]), and the panel takes the FMA kernel when every product of s with this
+ * panel is exact (the condition above, on this panel's range), else the multiply-then-add
+ * loop below.  Both give each element start + p_0 + ... + p_{K-1} in k order, so deciding
+ * per panel never changes a bit; it lets each thread decode the panels it computes. */
+static __attribute__((unused)) void fi_nki_mm_panel_muladd(float *out, const float *s,
+        const float *pan, int K, int M, int N, int n0, int zero) {
+    for (int m = 0; m < M; m++) {
+        float acc[64];
+        float *o = out + (ptrdiff_t)m * N + n0;
+        for (int j = 0; j < 64; j++) acc[j] = zero ? 0.0f : o[j];
+        for (int k = 0; k < K; k++) {
+            float a = s[(ptrdiff_t)k * M + m];
+            const float *pr = pan + (ptrdiff_t)k * 64;
+            for (int j = 0; j < 64; j++) acc[j] += a * pr[j];   /* no contraction */
+        }
+        memcpy(o, acc, sizeof acc);
+    }
+}
+
+/* rows x n bfloat16 elements (row stride sp elements, contiguous within a row) to float32
+ * (row stride op): each value's bits << 16, as fi_nki_decode, 16 a step (AVX-512F; callers
+ * are inside the fi_nki_have_fma512() branch). */
+static __attribute__((target("avx512f"), unused)) void fi_nki_bf16_rows512(
+        const uint16_t *src, ptrdiff_t sp, int rows, int n, float *out, ptrdiff_t op) {
+    for (int k = 0; k < rows; k++) {
+        const uint16_t *r = src + (ptrdiff_t)k * sp;
+        float *o = out + (ptrdiff_t)k * op;
+        int i = 0;
+        for (; i + 16 <= n; i += 16)
+            _mm512_storeu_si512((void *)(o + i), _mm512_slli_epi32(
+                _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(r + i))), 16));
+        for (; i < n; i++) o[i] = fi_bits_f32((uint32_t)r[i] << 16);
+    }
+}
+
+static inline void fi_nki_mm_panel(float *out, const float *s, int sok, int smin, int smax,
+                                   const void *v, int vfmt, int visz, ptrdiff_t v_sp,
+                                   ptrdiff_t v_sf, int K, int M, int N, int p, int zero,
+                                   float *vbuf) {
+    int n0 = p * 64, vmin, vmax;
+    float *pan = vbuf + (ptrdiff_t)p * K * 64;
+    if (vfmt == FI_BFLOAT16 && v_sf == 1)
+        fi_nki_bf16_rows512((const uint16_t *)v + n0, v_sp, K, 64, pan, 64);
+    else
+        for (int k = 0; k < K; k++)
+            fi_nki_decode(vfmt, (const char *)v + ((ptrdiff_t)k * v_sp + (ptrdiff_t)n0 * v_sf) * visz,
+                          v_sf, 64, pan + (ptrdiff_t)k * 64);
+    if (sok && fi_nki_exp_range(pan, (ptrdiff_t)K * 64, &vmin, &vmax) &&
+        (smax == 0 || vmax == 0 || (smax + vmax <= 380 && smin + vmin >= 125)))
+        fi_nki_mm_fma512_cols(out, s, NULL, K, M, N, 0, M, NULL, zero, n0, n0 + 64, vbuf);
+    else
+        fi_nki_mm_panel_muladd(out, s, pan, K, M, N, n0, zero);
+}
+#endif
+
 /* nc_matmul's entry: out[M, N] (float32, C-contiguous; the starting values) += s.T @ v with
  * s [K, M] and v [K, N] given in their storage formats (any element strides), decoded here
  * to float32 rows (exact: fi_nki_decode) in sbuf [K*M] / vbuf [K*N] -- or read in place when
@@ -1377,9 +1436,41 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
          * holds K * N floats), saving the row-major copy and the per-panel copy; the same
          * values, so the same bits.  Not exact products: decoded row-major again below. */
         int smin, smax, vmin, vmax;
-        for (int k = 0; k < K; k++)
-            fi_nki_decode(sfmt, (const char *)s + (ptrdiff_t)k * s_sp * sisz, s_sf, M,
-                          sbuf + (ptrdiff_t)k * M);
+        if (sfmt == FI_BFLOAT16 && s_sf == 1)
+            fi_nki_bf16_rows512((const uint16_t *)s, s_sp, K, M, sbuf, M);
+        else
+            for (int k = 0; k < K; k++)
+                fi_nki_decode(sfmt, (const char *)s + (ptrdiff_t)k * s_sp * sisz, s_sf, M,
+                              sbuf + (ptrdiff_t)k * M);
+        {   /* speed15 branch: panels decoded, checked and computed one by one, by the
+             * thread that computes them (fi_nki_mm_panel), when the panels are split over
+             * threads or there is one thread; else (a few panels over several threads:
+             * row blocks) the whole of v is decoded and checked first, as before */
+            int npan = N / 64, T = 1;
+#ifdef FASTISA_OPENMP
+            if (nt != 1 && M > 4 && (double)K * M * N >= (double)(1 << 21)) {
+                T = nt > 0 ? nt : omp_get_max_threads();
+                if (T > (M + 3) / 4) T = (M + 3) / 4;
+                if (T > 64) T = 64;
+            }
+#endif
+            if (T == 1 || npan >= 2 * T) {
+                int sok = fi_nki_exp_range(sbuf, (ptrdiff_t)K * M, &smin, &smax);
+#ifdef FASTISA_OPENMP
+                if (T > 1) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
+                    for (int p = 0; p < npan; p++)
+                        fi_nki_mm_panel(out, sbuf, sok, smin, smax, v, vfmt, visz, v_sp, v_sf,
+                                        K, M, N, p, zero, vbuf);
+                    return;
+                }
+#endif
+                for (int p = 0; p < npan; p++)
+                    fi_nki_mm_panel(out, sbuf, sok, smin, smax, v, vfmt, visz, v_sp, v_sf, K,
+                                    M, N, p, zero, vbuf);
+                return;
+            }
+        }
         for (int k = 0; k < K; k++)
             for (int n0 = 0; n0 < N; n0 += 64)
                 fi_nki_decode(vfmt, (const char *)v + ((ptrdiff_t)k * v_sp + (ptrdiff_t)n0 * v_sf) * visz,

@@ -495,6 +495,57 @@ static inline void *fi__topk_thread(void *arg)
 }
 #endif
 
+#ifdef FI_SELECT_THREADS
+#if defined(__linux__)
+#include <fcntl.h>
+#include <time.h>
+#include <unistd.h>
+/* The 1-minute load average (*la1) and the tasks runnable on the machine right now, this
+ * one included (the first number of the fourth field, "R/T"), from /proc/loadavg; 0 when it
+ * cannot be read.  Read at most every 50 ms (CLOCK_MONOTONIC_COARSE), the last values
+ * reused in between: one read costs a few microseconds, a vocab-scale top-k about a
+ * hundred. */
+static inline int fi__load_now(int *la1, int *run) {
+    static long long last_ms = -1000;
+    static int last_la = -1, last_run = -1;
+    struct timespec ts;
+    long long now;
+#ifdef CLOCK_MONOTONIC_COARSE
+    if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0) return 0;
+#else
+    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
+#endif
+    now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    if (now - __atomic_load_n(&last_ms, __ATOMIC_RELAXED) >= 50) {
+        int la = -1, r = -1, fd = open("/proc/loadavg", O_RDONLY);
+        if (fd >= 0) {
+            char b[128];
+            ssize_t n = read(fd, b, sizeof b - 1);
+            close(fd);
+            if (n > 0) {
+                int field = 0;
+                b[n] = 0;
+                la = (int)strtol(b, NULL, 10);          /* the integer part */
+                for (char *c = b; *c; c++)
+                    if (*c == ' ' && ++field == 3) {
+                        r = (int)strtol(c + 1, NULL, 10);
+                        break;
+                    }
+            }
+        }
+        __atomic_store_n(&last_la, la, __ATOMIC_RELAXED);
+        __atomic_store_n(&last_run, r, __ATOMIC_RELAXED);
+        __atomic_store_n(&last_ms, now, __ATOMIC_RELAXED);
+    }
+    *la1 = __atomic_load_n(&last_la, __ATOMIC_RELAXED);
+    *run = __atomic_load_n(&last_run, __ATOMIC_RELAXED);
+    return *la1 >= 0 && *run > 0;
+}
+#else
+static inline int fi__load_now(int *la1, int *run) { *la1 = *run = -1; return 0; }
+#endif
+#endif
+
 /* nki.isa.topk on bf16 bits: `groups` 16-partition groups, partition stride ps (elements,
  * rows contiguous), n active elements per snake, k results per group (1 <= k <= n), written
  * in snake layout to val (bf16 bits) / idx (uint32) with partition strides vps/ips and
@@ -502,8 +553,12 @@ static inline void *fi__topk_thread(void *arg)
  *
  * Threads: the groups are handed out from a shared counter to the calling thread and up
  * to threads-1 detached POSIX threads (threads <= 0: OpenMP's default, i.e.
- * OMP_NUM_THREADS or the core count, lowered to the cores the 1-minute load average leaves
- * idle; one thread without FASTISA_OPENMP).  The caller
+ * OMP_NUM_THREADS or the core count, lowered to the cores left idle both by the 1-minute
+ * load average and by the tasks runnable right now (fi__runnable_now): a worker started
+ * on a machine whose cores are all taken waits for the scheduler, and a group it has
+ * taken before being preempted keeps the caller waiting for a time slice, several
+ * milliseconds, where the whole call takes a tenth of one; one thread without
+ * FASTISA_OPENMP).  The caller
  * only waits for groups a worker has actually taken, never for a worker the OS has not
  * scheduled yet, so an oversubscribed machine costs nothing beyond the serial time (an
  * OpenMP team's barrier would spin or wait for every thread).  Each group is computed by
@@ -522,10 +577,17 @@ static inline int fi_topk_bf16(const uint16_t *src, ptrdiff_t ps, int groups, in
 #ifdef FI_SELECT_THREADS
     if (threads <= 0) {
         threads = omp_get_max_threads();
-#if (defined(__linux__) && defined(_DEFAULT_SOURCE)) || defined(__APPLE__)
+#if defined(__linux__)
         /* automatic choice only: on a machine already busier than its cores a second
-         * thread mostly waits for the scheduler, so use only the cores left idle
-         * (counting this process as one runnable task). */
+         * thread mostly waits for the scheduler, so use only the cores left idle both on
+         * average (the 1-minute load) and right now (runnable tasks, this one counted) */
+        int la1, run;
+        if (fi__load_now(&la1, &run)) {
+            int idle = omp_get_num_procs() + 1 - (la1 > run ? la1 : run);
+            if (idle < threads)
+                threads = idle < 1 ? 1 : idle;
+        }
+#elif defined(__APPLE__)
         double la[1];
         if (getloadavg(la, 1) == 1) {
             int idle = omp_get_num_procs() + 1 - (int)la[0];

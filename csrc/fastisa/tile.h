@@ -5,7 +5,8 @@
  *   fi_tile_binary    dst = op(a, b)                   (elementwise, tile/scalar, row/col expand)
  *   fi_tile_rowreduce dst[r] = fold_c op(src[r, c])
  *   fi_tile_colreduce dst[c] = fold_r op(src[r, c])
- *   fi_tile_matmul    dst = a @ b                      (float32 fma accumulation / int32)
+ *   fi_tile_matmul    dst = a @ b [+ init]             (float32 fma accumulation / int32;
+ *                                                       a float init is added after the chain)
  *   fi_tile_cvt       dst = round_mode(src)            (any format to any format)
  * The op is data (an enum switched outside the inner loops).  Every operand is a
  * pointer with element strides rs (between rows) and cs (between columns), so row-major,
@@ -369,7 +370,9 @@ static inline float fi_tile_exp_to_f32(double x) {
 
 /* fi_tile_exp_f32_row: q[i] = (float)exp((double)(p[i] - m)) for i < n (p, q contiguous
  * float32; m = 0 gives TEXP, since p - 0 is p for every p), the same bits as
- * fi_tile_exp_to_f32 element by element.  The same table exp, arranged as three loops over
+ * fi_tile_exp_to_f32 element by element.  It runs fi_tile_exp_f32_row_avx512 (below) on
+ * CPUs with AVX-512F and fi_tile_exp_f32_row_c elsewhere.
+ * fi_tile_exp_f32_row_c: the same table exp, arranged as three loops over
  * chunks of 256 that the compiler vectorises (argument reduction, table scaling, polynomial
  * and midpoint check); a chunk holding any element the fast formula cannot settle (a value
  * within 2^-39 of a float32 rounding midpoint, x outside [-87, 88], NaN) is redone element by
@@ -381,7 +384,7 @@ static inline float fi_tile_exp_to_f32(double x) {
 #else
 #define FI_TILE_CLONES __attribute__((unused))
 #endif
-FI_TILE_CLONES static void fi_tile_exp_f32_row(float *q, const float *p, float m, int n) {
+FI_TILE_CLONES static void fi_tile_exp_f32_row_c(float *q, const float *p, float m, int n) {
     double rb[256], tv[256], xb[256];
     uint64_t kb[256];
     int c0, i, nn, bad;
@@ -421,6 +424,120 @@ FI_TILE_CLONES static void fi_tile_exp_f32_row(float *q, const float *p, float m
         if (bad)
             for (i = 0; i < nn; i++) q[c0 + i] = fi_tile_exp_to_f32(xb[i]);   /* q may be p */
     }
+}
+
+/* The same q[i] = (float)exp((double)(p[i] - m)) with AVX-512F intrinsics, for CPUs that
+ * have it (checked at run time), 16 elements per step.  A different approximation, the same
+ * bits: y = 2^(k/16) * (1 + r + r^2/2 + r^3/6 + r^4/24 + r^5/120), k = round(16 x / ln2),
+ * r = x - k ln2/16 (ln2/16 split so k * hi is exact; |r| <= ln2/32 + 2^-40), evaluated
+ * with fused multiply-adds.  Its relative error is below 2^-42.6: truncation
+ * |r|^6/720 * e^|r| < 2^-42.64 (|r| <= 0.021662), plus the table entries (correctly rounded,
+ * 2^-53) and about three roundings of the evaluation (2^-53 each), so |y - exp(x)| is under
+ * 2^10.4 units of y's last place.  The element is settled from y when y's 29 bits below
+ * float32 precision are at least 0x1FFF units from the rounding midpoint 0x10000000
+ * (the test ((bits + 0x1FFF) & 0x1FFFC000) != 0x10000000): the exact exp(x) and libm's exp
+ * (error below 1 unit) then lie on y's side of that midpoint, so (float)y is (float)libm
+ * exp(x), as in fi_tile_exp_to_f32 (the same argument with a tighter bound; the results
+ * depend on no approximation).  Otherwise, and for x outside [-87, 88] or NaN (an ordered
+ * compare on the float32 x), the element is computed by fi_tile_exp_to_f32 (libm's exp
+ * where that one cannot settle it).  The FMAs are explicit intrinsics, unaffected by
+ * -ffp-contract=off; they change y's low bits, never a result.  Every float32 input was
+ * checked against (float)exp((double)x) when this was written (all 2^32 codes, m = 0);
+ * tests/test_pto.py compares this path with fi_tile_exp_f32_row_c on the same inputs. */
+#if defined(__GNUC__) && defined(__x86_64__) && !defined(FASTISA_NO_SIMD)
+#include <immintrin.h>
+#define FI_TILE_EXP_AVX512 1
+/* 1: the AVX-512F exp when the CPU has it (the default); 0: always the portable code (the
+ * driver's tests switch it to compare both). */
+static int fi_tile_exp_simd = 1;
+
+#define FI_TILE_EXP8(x, yf, ok) do { \
+        __m512d kd_ = _mm512_fmadd_pd(x, c16, sh); \
+        __m512i kb_ = _mm512_castpd_si512(kd_); \
+        __m512d r_, t_, pl_, y_; \
+        kd_ = _mm512_sub_pd(kd_, sh); \
+        r_ = _mm512_fnmadd_pd(kd_, lo, _mm512_fnmadd_pd(kd_, hi, x)); \
+        t_ = _mm512_permutex2var_pd(t0, kb_, t1);        /* 2^((k mod 16) / 16) */ \
+        /* + (k >> 4) << 52 on the exponent: kb's low 16 bits are k's */ \
+        t_ = _mm512_castsi512_pd(_mm512_add_epi64(_mm512_castpd_si512(t_), \
+                 _mm512_and_si512(_mm512_slli_epi64(kb_, 48), emask))); \
+        pl_ = _mm512_fmadd_pd(r_, c5, c4); \
+        pl_ = _mm512_fmadd_pd(r_, pl_, c3); \
+        pl_ = _mm512_fmadd_pd(r_, pl_, c2); \
+        pl_ = _mm512_fmadd_pd(_mm512_mul_pd(r_, r_), pl_, r_); \
+        y_ = _mm512_fmadd_pd(t_, pl_, t_); \
+        ok = _mm512_cmpneq_epi64_mask(_mm512_and_si512( \
+                 _mm512_add_epi64(_mm512_castpd_si512(y_), wadd), wmask), wmid); \
+        yf = _mm512_cvtpd_ps(y_); \
+    } while (0)
+
+__attribute__((target("avx512f"), unused)) static void fi_tile_exp_f32_row_avx512(
+        float *q, const float *p, float m, int n) {
+    const __m512d c16 = _mm512_set1_pd(0x1.71547652b82fep+4), sh = _mm512_set1_pd(0x1.8p52);
+    const __m512d hi = _mm512_set1_pd(0x1.62e42fef00000p-5);
+    const __m512d lo = _mm512_set1_pd(0x1.473de6af278edp-38);
+    const __m512i every4 = _mm512_set_epi64(28, 24, 20, 16, 12, 8, 4, 0);
+    const __m512d t0 = _mm512_i64gather_pd(every4, fi_tile_exp2_64, 8);       /* 2^(j/16) */
+    const __m512d t1 = _mm512_i64gather_pd(every4, fi_tile_exp2_64 + 32, 8);
+    const __m512d c2 = _mm512_set1_pd(0.5), c3 = _mm512_set1_pd(1.0 / 6);
+    const __m512d c4 = _mm512_set1_pd(1.0 / 24), c5 = _mm512_set1_pd(1.0 / 120);
+    const __m512 lo87 = _mm512_set1_ps(-87.0f), hi88 = _mm512_set1_ps(88.0f);
+    const __m512 mv = _mm512_set1_ps(m);
+    const __m512i emask = _mm512_set1_epi64((long long)0xFFF0000000000000ull);
+    const __m512i wadd = _mm512_set1_epi64(0x1FFF), wmask = _mm512_set1_epi64(0x1FFFC000);
+    const __m512i wmid = _mm512_set1_epi64(0x10000000);
+    int i, j;
+    for (i = 0; i < n; i += 16) {
+        __mmask16 lm = n - i >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - i)) - 1u);
+        __m512 xf = _mm512_sub_ps(_mm512_maskz_loadu_ps(lm, p + i), mv);
+        __mmask16 ok = _mm512_cmp_ps_mask(xf, lo87, _CMP_GE_OQ) &
+                       _mm512_cmp_ps_mask(xf, hi88, _CMP_LE_OQ);
+        __m512d xa = _mm512_cvtps_pd(_mm512_castps512_ps256(xf));
+        __m512d xb = _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(xf), 1)));
+        __m256 ya, yb;
+        __mmask8 oka, okb;
+        __m512 yf;
+        FI_TILE_EXP8(xa, ya, oka);
+        FI_TILE_EXP8(xb, yb, okb);
+        yf = _mm512_castpd_ps(_mm512_insertf64x4(_mm512_castps_pd(_mm512_castps256_ps512(ya)),
+                                                 _mm256_castps_pd(yb), 1));
+        ok &= (__mmask16)((unsigned)oka | ((unsigned)okb << 8));
+        if ((__mmask16)(ok & lm) != lm) {       /* about one element in 30000, or a special */
+            float xs[16], ys[16];
+            _mm512_storeu_ps(xs, xf);
+            _mm512_storeu_ps(ys, yf);
+            for (j = 0; j < 16; j++)
+                if (((lm >> j) & 1) && !((ok >> j) & 1)) ys[j] = fi_tile_exp_to_f32((double)xs[j]);
+            yf = _mm512_loadu_ps(ys);
+        }
+        _mm512_mask_storeu_ps(q + i, lm, yf);  /* after the load: q may be p */
+    }
+}
+#undef FI_TILE_EXP8
+#endif
+
+/* Sets whether fi_tile_exp_f32_row may use the AVX-512F code (1, the default) or always runs
+ * the portable one (0); returns the previous setting, 0 where there is no AVX-512F code
+ * (not GCC/clang on x86-64, FASTISA_NO_SIMD) or the CPU lacks it. */
+static inline int fi_tile_set_exp_simd(int on) {
+#ifdef FI_TILE_EXP_AVX512
+    int old = fi_tile_exp_simd && __builtin_cpu_supports("avx512f");
+    fi_tile_exp_simd = on != 0;
+    return old;
+#else
+    (void)on;
+    return 0;
+#endif
+}
+
+__attribute__((unused)) static void fi_tile_exp_f32_row(float *q, const float *p, float m, int n) {
+#ifdef FI_TILE_EXP_AVX512
+    if (fi_tile_exp_simd && __builtin_cpu_supports("avx512f")) {
+        fi_tile_exp_f32_row_avx512(q, p, m, n);
+        return;
+    }
+#endif
+    fi_tile_exp_f32_row_c(q, p, m, n);
 }
 
 /* exp over every float16 code, rounded once to float16 (fi_f64_to_f16 of fi_tile_exp_d):
@@ -981,23 +1098,27 @@ static inline int fi_tile_matmul_fast(fi_tile_arg d, fi_tile_arg a, fi_tile_arg 
     float *A = (float *)malloc(((size_t)M * K + 1) * sizeof(float));
     float *B = (float *)malloc(((size_t)K * N + 1) * sizeof(float));
     float *C = (float *)malloc(((size_t)M * N + 1) * sizeof(float));
-    if (!A || !B || !C) { free(A); free(B); free(C); return 0; }
+    float *C0 = has_init ? (float *)malloc(((size_t)M * N + 1) * sizeof(float)) : NULL;
+    if (!A || !B || !C || (has_init && !C0)) { free(A); free(B); free(C); free(C0); return 0; }
     for (int i = 0; i < M; i++) fi_tile_load_f(a.fmt, fi_tile_at(&a, i, 0), a.cs, A + (ptrdiff_t)i * K, K);
     for (int k = 0; k < K; k++) fi_tile_load_f(b.fmt, fi_tile_at(&b, k, 0), b.cs, B + (ptrdiff_t)k * N, N);
     for (int i = 0; i < M; i++) {
-        if (has_init) fi_tile_load_f(c.fmt, fi_tile_at(&c, i, 0), c.cs, C + (ptrdiff_t)i * N, N);
-        else memset(C + (ptrdiff_t)i * N, 0, (size_t)N * sizeof(float));
+        /* the init (TMATMUL_ACC's C0, TMATMUL_BIAS's bias row) is read before any store */
+        if (has_init) fi_tile_load_f(c.fmt, fi_tile_at(&c, i, 0), c.cs, C0 + (ptrdiff_t)i * N, N);
+        memset(C + (ptrdiff_t)i * N, 0, (size_t)N * sizeof(float));
     }
     fi_tmm_ctx ctx = {A, B, C, K, N};
     fi_tile_run_rows(fi__tmm_job, &ctx, M, (int)((int64_t)K * N < (1 << 30) ? (int64_t)K * N : (1 << 30)));
+    if (has_init)       /* C0 + sum, one float32 addition after the chain (docs, simulator) */
+        for (size_t e = 0; e < (size_t)M * N; e++) C[e] = C0[e] + C[e];
     for (int i = 0; i < M; i++) fi_tile_store_f(d.fmt, fi_tile_at(&d, i, 0), d.cs, C + (ptrdiff_t)i * N, N);
-    free(A); free(B); free(C);
+    free(A); free(B); free(C); free(C0);
     return 1;
 }
 
 static inline void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, fi_tile_arg c,
                                   int has_init, int M, int K, int N) {
-    float acc[FI_TILE_CHUNK], bb[FI_TILE_CHUNK], av;
+    float acc[FI_TILE_CHUNK], bb[FI_TILE_CHUNK], ci[FI_TILE_CHUNK], av;
     int64_t iacc[FI_TILE_CHUNK], ibb[FI_TILE_CHUNK], iav;
     int i, k, j, j0, n;
     int isf = fi_tile_is_float(a.fmt);
@@ -1006,13 +1127,15 @@ static inline void fi_tile_matmul(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, f
         for (j0 = 0; j0 < N; j0 += FI_TILE_CHUNK) {
             n = N - j0 < FI_TILE_CHUNK ? N - j0 : FI_TILE_CHUNK;
             if (isf) {
-                if (has_init) fi_tile_load_f(c.fmt, fi_tile_at(&c, i, j0), c.cs, acc, n);
-                else for (j = 0; j < n; j++) acc[j] = 0.0f;
+                /* float: the fma chain from +0, then C0 + chain (one float32 addition) */
+                if (has_init) fi_tile_load_f(c.fmt, fi_tile_at(&c, i, j0), c.cs, ci, n);
+                for (j = 0; j < n; j++) acc[j] = 0.0f;
                 for (k = 0; k < K; k++) {
                     fi_tile_load_f(a.fmt, fi_tile_at(&a, i, k), 1, &av, 1);
                     fi_tile_load_f(b.fmt, fi_tile_at(&b, k, j0), b.cs, bb, n);
                     for (j = 0; j < n; j++) acc[j] = fmaf(av, bb[j], acc[j]);
                 }
+                if (has_init) for (j = 0; j < n; j++) acc[j] = ci[j] + acc[j];
                 fi_tile_store_f(d.fmt, fi_tile_at(&d, i, j0), d.cs, acc, n);
             } else {
                 if (has_init) fi_tile_load_i(c.fmt, fi_tile_at(&c, i, j0), c.cs, iacc, n);

@@ -189,6 +189,17 @@ WHY_NOT = {
     "textract": "TEXTRACT not implemented", "tinsert": "TINSERT not implemented",
     "tconcat": "TCONCAT not implemented", "tfillpad": "TFILLPAD not implemented",
 }
+# ptoisa2: the directories that stay without a driver, and why
+WHY_NOT.update({
+    "tmatmul_layout": "its TGEMV case uses a 16-row Left tile: docs/isa/TGEMV.md has M = 1 and "
+                      "PTOAS rejects lhs valid_shape[0] != 1 (fastisa too); the simulator "
+                      "computes a full TMATMUL",
+    "ttrace": "tests the simulator's instruction-trace API (cpu_sim trace records, JSON dump), "
+              "not instruction results",
+    "tisa_coverage": "3 of its 26 tests scan pto-isa's own sources and CMake lists (nothing "
+                     "to simulate); others use TGEMV on a 16-row Left tile (docs: M = 1) and "
+                     "TMATMUL_MX / TGEMV_MX on float32 tiles (docs: fp8 / fp4)",
+})
 
 #: Functions a generator module calls between cases that are not golden generators.
 SKIP_FUNCS = {"generate_case_name", "gen_case_name", "substring"}
@@ -1482,6 +1493,38 @@ def _tloadconv(case_dir, args, kwargs, ns):
 
 
 DRIVERS["tloadconv"] = _tloadconv
+
+
+# ---- ptoisa2: textract_conv (TEXTRACT from a FRACTAL_Z ConvTile into a Right tile) -------
+def _textract_conv(case_dir, args, kwargs, ns):
+    """textract_conv/main.cpp: TLOAD the weights into a Vec tile [1, C1HW*N1*16*C0], see its
+    bytes as a FRACTAL_Z ConvTile [C1HW, N1, 16, C0] (``srcTile.data() = src0Tile.data()``),
+    TEXTRACT a dst_row x dst_col window at (idx_row, idx_col) into a Right tile (BLayout
+    RowMajor, SLayout ColMajor) and TSTORE the Vec tile aliasing the Right tile's storage.
+    fastisa keeps boxed tiles' values unboxed, so the driver writes dst's values in the
+    ZN fractal order (16 x C0 fractals row by row, each column-major) that aliasing tile
+    holds on the simulator."""
+    T = pto.TileType
+    p = args[0]
+    dt = _dtype(p)
+    c0 = 32 // dt.itemsize
+    c1hw = p.shape_0 * p.shape_1 * p.shape_2
+    n1 = -(-p.shape_3 // 16)
+    n = c1hw * n1 * 16 * c0
+    x = _read(case_dir, "input.bin", dt)
+    vec = pto.Tile(V, dt, 1, n)
+    pto.TASSIGN(vec, 0)
+    pto.TLOAD(vec, pto.GlobalTensor(x, (1, 1, 1, 1, n)))
+    conv = pto.ConvTile(T.Mat, dt, (c1hw, n1, 16, c0), pto.Layout.FRACTAL_Z, buffer=vec)
+    R, Cc = p.dst_row, p.dst_col
+    dst = pto.Tile(T.Right, dt, R, Cc, blayout=pto.BLayout.RowMajor,
+                   slayout=pto.SLayout.ColMajor)
+    pto.TEXTRACT(dst, conv, p.idx_row, p.idx_col)
+    boxed = dst.data.reshape(R // c0, c0, Cc // 16, 16).transpose(0, 2, 3, 1)
+    return np.ascontiguousarray(boxed).reshape(-1), _read(case_dir, "golden.bin", dt), 1e-3
+
+
+DRIVERS["textract_conv"] = _textract_conv
 
 
 # ---- ptocomm branch: communication, signals, pipes, TRANDOM, TPRINT ---------------------

@@ -250,3 +250,8 @@ cdef extern from "transpose.h" nogil:
                          int dst_hi, int src_hi)
     void fi_tik_transpose16(uint8_t *ub, int64_t dst_off, int64_t src_off, int64_t nrep,
                             int64_t dst_rep, int64_t src_rep)
+
+
+# ---- speed15 branch: tile.h's exp code choice ------------------------------------------
+cdef extern from "tile.h" nogil:
+    int fi_tile_set_exp_simd(int on)

@@ -15,6 +15,19 @@ from fastisa._kernels.capi cimport (fi_move_strided, fi_move_rows, fi_move_predi
 
 cnp.import_array()
 
+cdef extern from "move.h":
+    int fi_move_simd_cap
+
+
+def set_simd_cap(int cap):
+    """Testing only: the widest SIMD path of this module's 16-bit transpose (0: the CPU's
+    best, 1: SSE2, 2: AVX2 at most); returns the previous value.  Bits never depend on
+    it."""
+    global fi_move_simd_cap
+    cdef int old = fi_move_simd_cap
+    fi_move_simd_cap = cap
+    return old
+
 
 def strided(dst, src):
     """dst[...] = src[...] (same shape, rank <= 5, same itemsize), element bit patterns."""

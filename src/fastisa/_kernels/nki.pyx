@@ -432,38 +432,73 @@ cdef inline Py_ssize_t _oid(object o):
     return <Py_ssize_t><PyObject *>o
 
 
+# nkiattn branch: the signature covers NkiTensor subclasses too.  It used to describe only
+# objects of exactly the NkiTensor class and any other object by its type alone, so every
+# access-pattern view (``t.ap(...)``, an NkiTensor subclass; nki-library's TensorView makes
+# every operand one) had the same key whatever its shape, strides, dtype or buffer: an
+# nc_matmul plan stored for a contiguous ``.ap`` dst was hit by a strided one, and one stored
+# for a bfloat16 ``.ap`` operand decoded a float16 one as bfloat16 (a silent wrong result).
+# The tag word also mixed rank and writeability (1 + 2 * ndim + 4 * writeable: rank 2
+# writeable == rank 4 read-only), and nothing bounded the words a high-rank operand wrote.
+cdef enum:
+    _KEY_WORDS = 128            # words of a key: head (<= 24) + 4 operands (rank <= 12 each)
+
+
 cdef int _put_sig(Py_ssize_t *w, int n, object t) except -1:
-    """Append one operand's signature to w[n:]; returns the new length (at most 16 words)."""
+    """Append one operand's signature to w[n:] and return the new length: for an NkiTensor
+    (or subclass: views) over a numpy array the tag ``1 | 4 * writeable | 8 * ndim``, its
+    format, buffer and class (by identity), then shape and strides; over anything else the
+    tag 2 and both types; for any other object the tag 3 and its type.  Tags have non-zero
+    low bits (the head's object addresses have none), so keys parse one way only.  Raises
+    TypeError (the caller takes the full path, no plan) when the key would not fit or a
+    view's elements cannot be resolved (the full path raises the view's own error)."""
     cdef cnp.ndarray a
     cdef int nd, i
-    if type(t) is _TENSOR_CLASS:
-        d = t.data
+    tp = type(t)
+    if tp is _TENSOR_CLASS or (_TENSOR_CLASS is not None and isinstance(t, _TENSOR_CLASS)):
+        if tp is _TENSOR_CLASS:
+            d = t.data
+        else:
+            try:
+                d = t.data              # an .ap view resolves (and bounds-checks) here
+            except Exception:
+                raise TypeError("plan_key: an operand view that does not resolve") from None
         if type(d) is np.ndarray:
             a = <cnp.ndarray>d
             nd = cnp.PyArray_NDIM(a)
-            w[n] = 1 + 2 * nd + 4 * <bint>(cnp.PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE)
+            if n + 4 + 2 * nd > _KEY_WORDS:
+                raise TypeError("plan_key: operand rank too high for a key")
+            w[n] = 1 | (4 * <bint>(cnp.PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE)) | (8 * nd)
             w[n + 1] = _oid(t.dtype)
             w[n + 2] = _oid(t.buffer)
-            n += 3
+            w[n + 3] = _oid(tp)
+            n += 4
             for i in range(nd):
                 w[n] = cnp.PyArray_DIMS(a)[i]
                 w[n + 1] = cnp.PyArray_STRIDES(a)[i]
                 n += 2
             return n
+        if n + 3 > _KEY_WORDS:
+            raise TypeError("plan_key: too many words for a key")
         w[n] = 2
         w[n + 1] = _oid(type(d))
-        return n + 2
+        w[n + 2] = _oid(tp)
+        return n + 3
+    if n + 2 > _KEY_WORDS:
+        raise TypeError("plan_key: too many words for a key")
     w[n] = 3
-    w[n + 1] = _oid(type(t))
+    w[n + 1] = _oid(tp)
     return n + 2
 
 
 def plan_key(tuple head, a, b, c=None, d=None):
     """The signature of one call as bytes: the identities of the objects in ``head`` (the
-    instruction name and its options), then per operand: an NkiTensor's format and buffer
-    (by identity), its storage's rank, writeability, shape and strides; anything else its
-    type.  Identities stay unique while a plan holds the objects (:attr:`EwPlan.keep`)."""
-    cdef Py_ssize_t w[96]
+    instruction name and its options), then per operand: an NkiTensor's (or an NkiTensor
+    view's) format, buffer and class (by identity), its storage's rank, writeability,
+    shape and strides; anything else its type.  Identities stay unique while a plan holds
+    the objects (:attr:`EwPlan.keep`).  Raises TypeError when no key can be built (the
+    callers then take the full path)."""
+    cdef Py_ssize_t w[_KEY_WORDS]
     cdef int n = 0, i, nh = len(head)
     if nh > 24:
         raise TypeError("plan_key: head too long")
@@ -625,3 +660,290 @@ def psum_replace(d, own, st, int old, unsigned int new):
                 if (w[i] & 0xFFu) == o:
                     w[i] = (w[i] & 0xFFFFFF00u) | new
     return True
+
+
+# ---- speed14 branch (issue 14): plan hit paths of dma_transpose, nc_stream_shuffle and ---
+# dma_compute (fastisa.nki._dma / _move; cache fastisa.nki._isaplan.CACHE).  Each plan holds
+# what the full path derived from the call's signature (kernel strides and shapes, the
+# byte extents of the operands relative to their first element, the cost); running it
+# fills in the data pointers, checks what depends on where the operands are in memory
+# (an overlap, the start partitions) and hands a call that fails such a check back to the
+# full path, which raises or copies exactly as it always does.
+from fastisa._kernels.capi cimport fi_move_strided, fi_move_rows
+from libc.stdint cimport int32_t
+
+cdef dict _ISA_PLANS = None
+cdef object _T_HEAD = None, _S_HEAD = None, _C_NAME = None, _ISA_THREADS = None
+
+
+def set_isa_plan_env(dict plans, tuple head_t, tuple head_s, tuple head_c, threads):
+    """fastisa.nki._isaplan.CACHE, the key heads of dma_transpose, nc_stream_shuffle and
+    dma_compute (the same objects the full paths use, so the keys agree) and the
+    thread-count function of the NKI kernels (fastisa.nki._compute._threads)."""
+    global _ISA_PLANS, _T_HEAD, _S_HEAD, _C_NAME, _ISA_THREADS
+    _ISA_PLANS, _T_HEAD, _S_HEAD, _C_NAME = plans, head_t, head_s, head_c[0]
+    _ISA_THREADS = threads
+
+
+cdef inline void _nd_extent(cnp.ndarray a, Py_ssize_t *lo, Py_ssize_t *hi):
+    """Byte offsets [lo, hi) of every element of a, relative to its first element."""
+    cdef int i
+    cdef Py_ssize_t n, st
+    lo[0] = 0
+    hi[0] = cnp.PyArray_ITEMSIZE(a)
+    for i in range(cnp.PyArray_NDIM(a)):
+        n = cnp.PyArray_DIMS(a)[i]
+        st = cnp.PyArray_STRIDES(a)[i]
+        if n > 1:
+            if st < 0:
+                lo[0] += (n - 1) * st
+            else:
+                hi[0] += (n - 1) * st
+
+
+cdef inline object _ran(object rec):
+    """What a hit returns once its kernel ran: True when cost.record would do nothing."""
+    if _record_idle_c():
+        return True
+    return rec
+
+
+cdef class TransposePlan:
+    """dma_transpose of one signature: ``dst[...] = src.transpose(perm)`` by
+    fi_move_strided with the permuted source strides (rank <= 4, so <= 5 axes)."""
+    cdef Py_ssize_t ds[5]
+    cdef Py_ssize_t ss[5]
+    cdef Py_ssize_t shape[5]
+    cdef int itemsize
+    cdef bint big
+    cdef Py_ssize_t dlo, dhi, slo, shi
+    cdef readonly object perm, rec
+
+    def __init__(self, dst, src, tuple perm, tuple rec):
+        """dst, src: the numpy storage of a validated call (src not yet transposed)."""
+        cdef cnp.ndarray d = <cnp.ndarray>dst
+        cdef cnp.ndarray s = <cnp.ndarray>src
+        cdef int nd = cnp.PyArray_NDIM(d), k, off = 5 - nd
+        if nd > 5 or cnp.PyArray_NDIM(s) != nd or len(perm) != nd:
+            raise ValueError("TransposePlan: rank mismatch")
+        for k in range(5):
+            self.ds[k] = 0
+            self.ss[k] = 0
+            self.shape[k] = 1
+        for k in range(nd):
+            self.shape[off + k] = cnp.PyArray_DIMS(d)[k]
+            self.ds[off + k] = cnp.PyArray_STRIDES(d)[k]
+            self.ss[off + k] = cnp.PyArray_STRIDES(s)[<int>perm[k]]
+            if cnp.PyArray_DIMS(s)[<int>perm[k]] != cnp.PyArray_DIMS(d)[k]:
+                raise ValueError("TransposePlan: shape mismatch")
+        self.itemsize = cnp.PyArray_ITEMSIZE(d)
+        self.big = cnp.PyArray_SIZE(d) >= 4096
+        _nd_extent(d, &self.dlo, &self.dhi)
+        _nd_extent(s, &self.slo, &self.shi)
+        self.perm = perm
+        self.rec = rec
+
+    cdef bint _run(self, object dst, object src):
+        cdef Py_ssize_t pd = _addr(dst), ps = _addr(src)
+        if not _apart(pd, self.dlo, self.dhi, ps, self.slo, self.shi):
+            return False             # the full path checks the overlap exactly
+        if self.big:
+            with nogil:
+                fi_move_strided(<char *>pd, self.ds, <const char *>ps, self.ss, self.shape,
+                                self.itemsize)
+        else:
+            fi_move_strided(<char *>pd, self.ds, <const char *>ps, self.ss, self.shape,
+                            self.itemsize)
+        return True
+
+    def run(self, dst, src):
+        """Run on the numpy storage of dst and src; False (nothing written) when their
+        byte ranges meet (the full path decides)."""
+        return self._run(dst, src)
+
+
+def hit_transpose(dst, src):
+    """dma_transpose without options through its plan: None (no plan: the full path,
+    which stores one), False (this call needs the full path; nothing was written), or,
+    when the plan ran, the (engine, instruction, cycles) the caller passes to cost.record
+    -- True instead when recording would do nothing (fastisa.cost.record_idle)."""
+    p = _ISA_PLANS.get(plan_key(_T_HEAD, dst, src))
+    if p is None or type(p) is not TransposePlan:
+        return None
+    if not (<TransposePlan>p)._run(dst.data, src.data):
+        return False
+    return _ran((<TransposePlan>p).rec)
+
+
+cdef inline Py_ssize_t _start_partition(object arr):
+    """fastisa.nki._move.start_partition of a tensor whose storage is ``arr``."""
+    cdef cnp.ndarray v = <cnp.ndarray>arr
+    cdef cnp.ndarray root = v
+    cdef object b
+    cdef Py_ssize_t off, pstride
+    while True:
+        b = (<object>root).base
+        if type(b) is np.ndarray or isinstance(b, np.ndarray):
+            root = <cnp.ndarray>b
+        else:
+            break
+    if root is v or cnp.PyArray_NDIM(v) == 0:
+        return 0
+    off = <Py_ssize_t>cnp.PyArray_DATA(v) - <Py_ssize_t>cnp.PyArray_DATA(root)
+    if cnp.PyArray_NDIM(root) > 1 and cnp.PyArray_IS_C_CONTIGUOUS(root):
+        pstride = cnp.PyArray_STRIDES(root)[0]
+    else:
+        pstride = cnp.PyArray_STRIDES(v)[0]
+    if off <= 0 or pstride <= 0:
+        return 0
+    return off // pstride
+
+
+def start_partition_of(arr):
+    """The compiled fastisa.nki._move.start_partition (of a tensor's numpy storage)."""
+    return _start_partition(arr)
+
+
+cdef class ShufflePlan:
+    """nc_stream_shuffle of one signature and mask: row r of dst ([R, F] view) = row
+    rowmap[r] of src ([Rs, F] view); rowmap[r] < 0 leaves row r."""
+    cdef cnp.ndarray rowmap
+    cdef tuple allowed
+    cdef int R, itemsize
+    cdef Py_ssize_t F, dsp, dsf, ssp, ssf
+    cdef Py_ssize_t dlo, dhi, slo, shi
+    cdef bint big
+    cdef readonly object rec
+
+    def __init__(self, rowmap, tuple allowed, d_rows, s_rows, dst, src, tuple rec):
+        """d_rows / s_rows: the [R, F] / [Rs, F] views the full path ran on, views of the
+        storage ``dst`` / ``src`` (numpy arrays) of the tensors."""
+        cdef cnp.ndarray d = <cnp.ndarray>d_rows
+        cdef cnp.ndarray s = <cnp.ndarray>s_rows
+        self.rowmap = np.ascontiguousarray(rowmap, dtype=np.int32)
+        self.allowed = allowed
+        self.R = cnp.PyArray_DIMS(d)[0]
+        self.F = cnp.PyArray_DIMS(d)[1]
+        self.dsp, self.dsf = cnp.PyArray_STRIDES(d)[0], cnp.PyArray_STRIDES(d)[1]
+        self.ssp, self.ssf = cnp.PyArray_STRIDES(s)[0], cnp.PyArray_STRIDES(s)[1]
+        self.itemsize = cnp.PyArray_ITEMSIZE(d)
+        if (cnp.PyArray_DATA(d) != cnp.PyArray_DATA(<cnp.ndarray>dst)
+                or cnp.PyArray_DATA(s) != cnp.PyArray_DATA(<cnp.ndarray>src)
+                or self.rowmap.shape[0] != self.R):
+            raise ValueError("ShufflePlan: the row views must start at their storage")
+        _nd_extent(<cnp.ndarray>dst, &self.dlo, &self.dhi)
+        _nd_extent(<cnp.ndarray>src, &self.slo, &self.shi)
+        self.big = self.R * self.F * self.itemsize >= (1 << 18)
+        self.rec = rec
+
+    cdef bint _run(self, object dst, object src):
+        cdef Py_ssize_t pd = _addr(dst), ps = _addr(src)
+        cdef int nt = 1
+        if _start_partition(src) not in self.allowed or \
+                _start_partition(dst) not in self.allowed:
+            return False             # the full path raises the start-partition error
+        if not _apart(pd, self.dlo, self.dhi, ps, self.slo, self.shi):
+            return False             # the full path copies src first
+        if self.big:
+            nt = _ISA_THREADS()
+        cdef const int32_t *m = <const int32_t *>cnp.PyArray_DATA(self.rowmap)
+        with nogil:
+            fi_move_rows(<char *>pd, self.dsp, self.dsf, <const char *>ps, self.ssp, self.ssf,
+                         m, self.R, self.F, self.itemsize, nt)
+        return True
+
+
+def hit_shuffle(dst, src, shuffle_mask):
+    """nc_stream_shuffle through its plan (returns as :func:`hit_transpose`); the key
+    holds the mask by value."""
+    cdef object m
+    if type(shuffle_mask) is list or type(shuffle_mask) is tuple:
+        m = tuple(shuffle_mask)
+    else:
+        return None
+    p = _ISA_PLANS.get((plan_key(_S_HEAD, dst, src), m))    # TypeError: unhashable entry
+    if p is None or type(p) is not ShufflePlan:
+        return None
+    if not (<ShufflePlan>p)._run(dst.data, src.data):
+        return False
+    return _ran((<ShufflePlan>p).rec)
+
+
+def shuffle_key(dst, src, tuple mask):
+    """The key :func:`hit_shuffle` looks up (the full path stores its plan under it)."""
+    return (plan_key(_S_HEAD, dst, src), mask)
+
+
+cdef class DmaSumPlan:
+    """dma_compute (add) of one signature with 1 to 3 C-contiguous sources and a
+    C-contiguous writeable dst: one fi_nki_dma_sum call."""
+    cdef int ns, dfmt, disz
+    cdef int fm[3]
+    cdef int isz[3]
+    cdef bint same[3]
+    cdef Py_ssize_t n, dlo, dhi
+    cdef Py_ssize_t slo[3]
+    cdef Py_ssize_t shi[3]
+    cdef readonly object rec, keep
+
+    def __init__(self, dst, int dfmt, srcs, fmts, tuple rec, keep):
+        cdef cnp.ndarray d = <cnp.ndarray>dst
+        cdef cnp.ndarray a
+        cdef int i
+        self.ns = len(srcs)
+        if not 1 <= self.ns <= 3 or len(fmts) != self.ns:
+            raise ValueError("DmaSumPlan: 1 to 3 sources, one format each")
+        if not (cnp.PyArray_IS_C_CONTIGUOUS(d) and cnp.PyArray_ISWRITEABLE(d)):
+            raise ValueError("DmaSumPlan: dst must be a writeable C-contiguous array")
+        self.n = cnp.PyArray_SIZE(d)
+        self.dfmt = dfmt
+        self.disz = cnp.PyArray_ITEMSIZE(d)
+        self.dlo, self.dhi = 0, self.n * self.disz
+        for i in range(self.ns):
+            a = <cnp.ndarray>srcs[i]
+            if not cnp.PyArray_IS_C_CONTIGUOUS(a) or cnp.PyArray_SIZE(a) != self.n:
+                raise ValueError("DmaSumPlan: C-contiguous sources of dst's size")
+            self.fm[i] = fmts[i]
+            self.isz[i] = cnp.PyArray_ITEMSIZE(a)
+            self.same[i] = self.isz[i] == self.disz
+            self.slo[i], self.shi[i] = 0, self.n * self.isz[i]
+        self.rec = rec
+        self.keep = keep
+
+    cdef bint _run(self, object dst, object srcs):
+        cdef const void *sp[3]
+        cdef Py_ssize_t pd = _addr(dst), ps
+        cdef int i, nt
+        for i in range(self.ns):
+            ps = _addr(srcs[i].data)
+            if not (self.same[i] and ps == pd) and not _apart(pd, self.dlo, self.dhi, ps,
+                                                              self.slo[i], self.shi[i]):
+                return False         # a source overlapping dst in another layout: copied
+            sp[i] = <const void *>ps
+        nt = _ISA_THREADS() if self.n >= (1 << 16) else 1
+        with nogil:
+            fi_nki_dma_sum(<void *>pd, self.dfmt, self.disz, sp, self.fm, self.isz, self.ns,
+                           self.n, nt)
+        return True
+
+
+def dma_sum_key(dst, srcs, reduce_op):
+    """The key :func:`hit_dma_sum` looks up for dma_compute(dst, srcs, reduce_op) with 1
+    to 3 sources and no other option."""
+    cdef int n = len(srcs)
+    if n == 1:
+        return plan_key((_C_NAME, reduce_op), dst, srcs[0])
+    if n == 2:
+        return plan_key((_C_NAME, reduce_op), dst, srcs[0], srcs[1])
+    return plan_key((_C_NAME, reduce_op), dst, srcs[0], srcs[1], srcs[2])
+
+
+def hit_dma_sum(dst, srcs, reduce_op):
+    """dma_compute with 1 to 3 sources and no other option through its plan (returns as
+    :func:`hit_transpose`)."""
+    p = _ISA_PLANS.get(dma_sum_key(dst, srcs, reduce_op))
+    if p is None or type(p) is not DmaSumPlan:
+        return None
+    if not (<DmaSumPlan>p)._run(dst.data, srcs):
+        return False
+    return _ran((<DmaSumPlan>p).rec)

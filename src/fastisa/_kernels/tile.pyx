@@ -119,6 +119,17 @@ def set_threads(int n):
     fi_tile_set_threads(n)
 
 
+# speed15 branch: the float32 exp's code choice
+from fastisa._kernels.capi cimport fi_tile_set_exp_simd
+
+
+def set_exp_simd(bint on):
+    """Let the float32 exp (TEXP, EXPDIF) use its AVX-512F code on CPUs that have it (True,
+    the default) or always run the portable code (False); the two give the same bits (for
+    tests comparing them).  Returns whether the AVX-512F code was in use before."""
+    return bool(fi_tile_set_exp_simd(on))
+
+
 # ---- speed family (issue 15): per-signature plans of the elementwise tile instructions --
 # fastisa.pto._ops stores, per signature (the instruction and, per tile, its type, location,
 # format, layout, valid shape and strides), a TilePlan after the full path has checked

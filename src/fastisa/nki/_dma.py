@@ -1,11 +1,12 @@
 """NKI DMA instructions beyond ``dma_copy`` (SDK 2.33), re-exported by ``nki.isa``.
 
-``dma_transpose`` (a permuted bit copy on ``fi_move_strided`` of ``csrc/fastisa/move.h``,
-tiled 32 x 32 for cache locality; an indirect ``.ap(vector_offset=..., indirect_dim=...)``
+``dma_transpose`` (a permuted bit copy on ``fi_move_strided`` of ``csrc/fastisa/move.h``:
+16-bit elements in SIMD passes that store whole dst rows, others tiled 32 x 32; an indirect ``.ap(vector_offset=..., indirect_dim=...)``
 source is the gather-transpose, with ``oob_mode.skip`` dropping out-of-bounds indices) and
 ``dma_compute`` (a float32 sum of up to 16 sources in one pass of ``fi_nki_dma_sum``,
 ``csrc/fastisa/nki.h``); ``dma_copy``'s indirect gather / scatter forms are here too
-(``dma_copy_modes``).
+(``dma_copy_modes``).  A signature validated before runs its plan through the compiled
+hit paths ``fastisa._kernels.nki.hit_transpose`` / ``hit_dma_sum`` (speed14).
 
 Source: aws-neuron-sdk ``nki/api/nki/isa/__init__.py`` (``dma_transpose``,
 ``dma_compute``).  No cycle formula is published for either; fastisa records DMA
@@ -48,10 +49,13 @@ def _k():
     return _K[0]
 
 
-_HEAD_T = ("dma_transpose",)
-_HEAD_C = ("dma_compute",)
+_HEAD_T = _pl.HEAD_T
+_HEAD_C = _pl.HEAD_C
 _may_share = np.may_share_memory
 _plan_key = _pl._plan_key
+_knki = _pl._knki
+_hit_t = _knki.hit_transpose            # speed14: the compiled plan hit paths
+_hit_c = _knki.hit_dma_sum
 
 
 def _enum_name(instr, param, value, enum_cls, default):
@@ -119,18 +123,23 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     instr = "dma_transpose"
     key = None
     if _pl.ON[0]:          # a signature validated before: only the overlap depends on values
-        if axes is None and priority is None and dge_mode is None and oob_mode is None and \
-                dst.__class__ is NkiTensor and src.__class__ is NkiTensor:
-            key = _plan_key(_HEAD_T, dst, src)       # the common call: no options
+        if axes is None and priority is None and dge_mode is None and oob_mode is None:
+            r = _hit_t(dst, src)                     # the common call: no options (compiled)
+            if r is True:
+                return
+            if r is not None and r is not False:
+                _cost.record(*r)
+                return
+            if r is None and dst.__class__ is NkiTensor and src.__class__ is NkiTensor:
+                key = _plan_key(_HEAD_T, dst, src)
         else:
             key = _pl.key(_HEAD_T, (dst, src), (axes, priority, dge_mode, oob_mode))
-        plan = _pl.CACHE.get(key)
-        if plan is not None:
-            d, s = dst.data, src.data
-            if not (_may_share(d, s) and np.shares_memory(d, s)):
-                _K[0].strided(d, s.transpose(plan[0]))
-                _cost.record("DMA", instr, plan[1])
-                return
+            plan = _pl.CACHE.get(key)
+            if plan is not None:
+                if plan.run(dst.data, src.data):
+                    _cost.record(*plan.rec)
+                    return
+                key = None                  # the full path decides; the plan stays
     require_tensor(instr, "dst", dst)
     require_tensor(instr, "src", src)
     if dst.buffer.name != "sbuf":
@@ -208,8 +217,10 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
         _k().strided(dst.data, src.data.transpose(perm))
     _cost.record("DMA", instr, max(MIN_II, dst.free_size))
     if key is not None and not indirect and _pl.plannable(dst, src) and \
-            dst.data.__class__ is np.ndarray and src.data.__class__ is np.ndarray:
-        _pl.store(key, (perm, max(MIN_II, dst.free_size)))
+            dst.data.__class__ is np.ndarray and src.data.__class__ is np.ndarray and \
+            dst.data.size:
+        _pl.store(key, _knki.TransposePlan(dst.data, src.data, perm,
+                                           ("DMA", instr, max(MIN_II, dst.free_size))))
 
 
 def dma_compute(dst: NkiTensor, srcs: Sequence[NkiTensor], reduce_op: OpLike,
@@ -241,13 +252,29 @@ def dma_compute(dst: NkiTensor, srcs: Sequence[NkiTensor], reduce_op: OpLike,
     """
     instr = "dma_compute"
     key = None
+    fast = None
     if _pl.ON[0] and srcs.__class__ in (list, tuple) and 0 < len(srcs) <= 16:
-        key = _pl.key(_HEAD_C, (dst, *srcs), (reduce_op, scales, unique_indices, oob_mode))
-        cycles = _pl.CACHE.get(key)
-        if cycles is not None:      # a validated signature: only the aliasing is per call
-            _dma_sum(dst, srcs)
-            _cost.record("DMA", instr, cycles)
-            return
+        if len(srcs) <= 3 and scales is None and unique_indices is True and oob_mode is None:
+            r = _hit_c(dst, srcs, reduce_op)         # the common call (compiled)
+            if r is True:
+                return
+            if r is not None and r is not False:
+                _cost.record(*r)
+                return
+            if r is None and _pl.key(_HEAD_C, (dst, *srcs)) is not None:
+                fast = _knki.dma_sum_key(dst, srcs, reduce_op)
+                plan = _pl.CACHE.get(fast)
+                if plan is not None:        # a validated signature the compiled plan does
+                    _dma_sum(dst, srcs)     # not take (a strided operand): copies here
+                    _cost.record("DMA", instr, plan[0])
+                    return
+        else:
+            key = _pl.key(_HEAD_C, (dst, *srcs), (reduce_op, scales, unique_indices, oob_mode))
+            cycles = _pl.CACHE.get(key)
+            if cycles is not None:  # a validated signature: only the aliasing is per call
+                _dma_sum(dst, srcs)
+                _cost.record("DMA", instr, cycles)
+                return
     require_tensor(instr, "dst", dst)
     if not isinstance(srcs, (list, tuple)) or not srcs:
         raise ConstraintError(f"{instr}: srcs must be a non-empty list of tensors, got {srcs!r}")
@@ -284,6 +311,15 @@ def dma_compute(dst: NkiTensor, srcs: Sequence[NkiTensor], reduce_op: OpLike,
     _cost.record("DMA", instr, cycles)
     if key is not None and _pl.plannable(dst, *srcs):
         _pl.store(key, cycles)
+    elif fast is not None and _pl.plannable(dst, *srcs):
+        d = dst.data
+        if d.flags.c_contiguous and d.flags.writeable and d.size and \
+                all(t.data.flags.c_contiguous for t in srcs):
+            _pl.store(fast, _knki.DmaSumPlan(d, dst.dtype.code, [t.data for t in srcs],
+                                             [t.dtype.code for t in srcs],
+                                             ("DMA", instr, cycles), reduce_op))
+        else:                   # (the plan holds reduce_op: its identity is in the key)
+            _pl.store(fast, (cycles, reduce_op))
 
 
 def _dma_sum(dst, srcs):

@@ -24,6 +24,7 @@ import numpy as np
 from .. import plans as _plans
 from .._kernels import nki as _knki
 from . import ops as _ops
+from ._compute import _threads
 from .tensor import PSUM, NkiTensor
 
 __all__ = ["CACHE", "ON", "key", "plannable"]
@@ -31,6 +32,15 @@ __all__ = ["CACHE", "ON", "key", "plannable"]
 CACHE: dict = _plans.register({})
 ON = _plans.ON
 _plan_key = _knki.plan_key
+_knki.set_tensor_class(NkiTensor)
+
+# speed14 branch (issue 14): the key heads of the instructions whose plan hit paths are
+# compiled (fastisa._kernels.nki.hit_transpose / hit_shuffle / hit_dma_sum), handed to
+# them once so that both paths build the same keys.
+HEAD_T = ("dma_transpose",)
+HEAD_S = ("nc_stream_shuffle",)
+HEAD_C = ("dma_compute",)
+_knki.set_isa_plan_env(CACHE, HEAD_T, HEAD_S, HEAD_C, _threads)
 _ND = np.ndarray
 _ATOMS = (int, bool, str, float, type(None))
 

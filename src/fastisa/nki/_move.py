@@ -59,7 +59,9 @@ def _k():
     return _K[0]
 
 
-_HEAD_S = ("nc_stream_shuffle",)
+_HEAD_S = _pl.HEAD_S
+_knki = _pl._knki
+_hit_s = _knki.hit_shuffle          # speed14: the compiled plan hit path
 _threads = _c._threads     # OpenMP threads for large tiles (the compute kernels' setting)
 
 
@@ -173,25 +175,18 @@ def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int
     if _pl.ON[0]:      # a validated signature: the start partitions depend on values
         # the mask by value: the full path reads each entry as int(m), so equal masks give
         # equal outcomes
-        key = _pl.key(_HEAD_S, (dst, src))
-        if key is not None:
-            key = (key, tuple(shuffle_mask)) if shuffle_mask.__class__ in (list, tuple) \
-                else None
         try:
-            plan = _pl.CACHE.get(key)
+            r = _hit_s(dst, src, shuffle_mask)          # compiled (speed14)
         except TypeError:               # an unhashable entry: the full path reports it
-            plan = key = None
-        if plan is not None:
-            rowmap, allowed, shape, s_shape, cycles = plan
-            if start_partition(src) in allowed and start_partition(dst) in allowed:
-                d = dst.data.view()
-                d.shape = shape
-                s_rows = src.data.reshape(s_shape)
-                if np.may_share_memory(s_rows, d):
-                    s_rows = np.array(s_rows, copy=True)  # rows are read before any is written
-                _K[0].rows(d, s_rows, rowmap, _threads())
-                _cost.record("Vector", instr, cycles)
-                return
+            r = False
+        if r is True:
+            return
+        if r is not None and r is not False:
+            _cost.record(*r)
+            return
+        if r is None and shuffle_mask.__class__ in (list, tuple) and \
+                _pl.key(_HEAD_S, (dst, src)) is not None:
+            key = _knki.shuffle_key(dst, src, tuple(shuffle_mask))
     _tensor_any(instr, "dst", dst)
     _tensor_any(instr, "src", src)
     _same_dtype(instr, "dst", dst, "src", src)
@@ -221,8 +216,14 @@ def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int
     if commit is not None:
         commit()
     _cost.record("Vector", instr, max(MIN_II, dst.free_size))
-    if key is not None and commit is None and _pl.plannable(dst, src):
-        _pl.store(key, (rowmap, allowed, d.shape, s_rows.shape, max(MIN_II, dst.free_size)))
+    if key is not None and commit is None and _pl.plannable(dst, src) and d.size:
+        try:                            # (the plan runs on the rows viewed in place)
+            plan = _knki.ShufflePlan(rowmap, allowed, d, s_rows, dst.data, src.data,
+                                     ("Vector", instr, max(MIN_II, dst.free_size)))
+        except ValueError:              # a copied row view (not at its storage's start)
+            plan = None
+        if plan is not None:
+            _pl.store(key, plan)
 
 
 # ---- tensor_copy_predicated ------------------------------------------------------------

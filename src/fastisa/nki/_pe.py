@@ -192,8 +192,9 @@ def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
 
 # ---- nc_matmul's per-signature plans (issue 15; see fastisa.plans) ------------------------
 # The key: the instruction, accumulate and the onezero flags (by identity), and for dst,
-# stationary and moving their format, buffer, storage rank, shape, strides and
-# writeability (fastisa._kernels.nki.plan_key).  A plan exists for the plain form only
+# stationary and moving their class, format, buffer, storage rank, shape, strides and
+# writeability (fastisa._kernels.nki.plan_key; ``.ap`` views included, keyed by their
+# resolved storage).  A plan exists for the plain form only
 # (no perf_mode, transpose, tile_position or tile_size; dst a writable C-contiguous 2-D
 # float32 array, so the kernel accumulates in place; 2-D operand storage).  What depends
 # on values runs every call: the PSUM accumulation state of dst's elements (all in one
@@ -232,7 +233,7 @@ def _mm_hit(plan, dst, stationary, moving, accumulate):
     """Run a planned nc_matmul; False (nothing changed) when the call needs the full path."""
     d = dst.data
     if not d.flags.c_contiguous:
-        return False        # a view whose key matches a contiguous plan's: the full path
+        return False        # defensive (the key holds the strides): the full path
     own = _owner(d)
     ent = _PSUM_STATE.get(id(own))
     if ent is None or ent[0]() is not own:

@@ -38,6 +38,7 @@ from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError
 from .tensor import PMAX, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, Buffer, NkiTensor
 from . import _alloc, _capacity
+from .._kernels import pool as _pool   # speed15 branch: recycled tensor storage
 
 import typing as _typing
 
@@ -273,12 +274,24 @@ def _filled(shape, fmt) -> np.ndarray:
         one = np.full(1, _fill_value(fmt), fmt.np_dtype)
         bits = _FILL_BITS[fmt.name] = (one.view(f"u{one.itemsize}").dtype,
                                        int(one.view(f"u{one.itemsize}")[0]))
-    raw = np.empty(shape, bits[0])      # (np.empty of an ml_dtypes dtype zero-fills first)
-    raw.fill(bits[1])
+    # speed15 branch: the storage of a large tensor comes from fastisa._kernels.pool (the
+    # memory of freed tensors of the same byte size, already paged in; every byte is
+    # overwritten by the fill below)
+    n = bits[0].itemsize
+    for d in shape:
+        n *= d
+    raw = (_pool.empty if n >= 65536 else np.empty)(shape, bits[0])
+    raw.fill(bits[1])                   # (np.empty of an ml_dtypes dtype zero-fills first)
     return raw.view(fmt.np_dtype)
 
 
 def _check_shape(shape) -> tuple:
+    if type(shape) is tuple and shape:      # speed15 branch: the common form, no generators
+        for s in shape:
+            if type(s) is not int or s <= 0:
+                break
+        else:
+            return shape
     if isinstance(shape, (int, np.integer)):
         shape = (shape,)
     try:

@@ -809,7 +809,8 @@ def _plain_view(d, key, ints=True):
     """``d[key]`` when ``key`` is an int, a slice or a tuple of them (ints and None as the
     slices' fields, positive steps) whose every bound :func:`_normalize_key` accepts
     unchanged; else None (the general path then checks, explains or raises AccessError).
-    ``ints=False`` (on-chip tensors) takes slices only.  The same view as the general path:
+    ``ints=False`` (on-chip tensors) takes slices on the partition dim and integers on free
+    dims only while the view keeps at least two sliced dims.  The same view as the general path:
     a tuple of ints gets ``...`` appended (a 0-d view, not a scalar)."""
     if key.__class__ is not tuple:
         key = (key,)
@@ -836,10 +837,19 @@ def _plain_view(d, key, ints=True):
                 return None
             if not 0 <= a <= b <= dim:
                 return None
-        elif c is int and ints:
+        elif c is int and (ints or ax):
             if not -shape[ax] <= k < shape[ax]:
                 return None
         else:
+            return None
+    if not ints:
+        # speed15 branch: on chip, integers on free dims drop them as in numpy while the
+        # view keeps >= 2 sliced dims (the tutorial's a[0:128, kt, m0:m1]); otherwise
+        # _onchip_key's size-1 rule applies (the general path)
+        nsl = len(shape) - len(key)
+        for k in key:
+            nsl += k.__class__ is slice
+        if nsl < 2:
             return None
     return d[key + (Ellipsis,)] if all_ints else d[key]
 
@@ -1187,13 +1197,25 @@ def _owner(a: np.ndarray) -> np.ndarray:
         return a
 
 
+def _zeros_u8(n: int) -> np.ndarray:
+    """``np.zeros(n, np.uint8)``; from fastisa._kernels.pool when large (speed15 branch: a
+    kernel's PSUM tiles, allocated per loop iteration, otherwise fault in fresh zero pages
+    for their state bytes each time)."""
+    if n < 65536:
+        return np.zeros(n, np.uint8)
+    from .._kernels import pool
+    z = pool.empty(n, np.uint8)
+    z.fill(0)
+    return z
+
+
 def psum_state(t: "NkiTensor") -> np.ndarray:
     """A writable uint8 view, shaped like ``t``, of the state bytes of ``t``'s elements."""
     own = _owner(t.data)
     key = id(own)
     ent = _PSUM_STATE.get(key)
     if ent is None or ent[0]() is not own:
-        ent = (_weakref.ref(own), np.zeros(max(own.nbytes, 1), np.uint8))
+        ent = (_weakref.ref(own), _zeros_u8(max(own.nbytes, 1)))
         _PSUM_STATE[key] = ent
         _weakref.finalize(own, _PSUM_STATE.pop, key, None)
     arr = ent[1]

@@ -61,6 +61,9 @@ from ._comm import (AsyncEvent, AsyncSession, NotifyOp, ParallelGroup, ReduceOp,
                     Signal, Signal2D, TBROADCAST, TGET, TGET_ASYNC, TNOTIFY, TPUT, TPUT_ASYNC,
                     TREDUCE, TTEST, TWAIT, WaitCmp)
 from . import comm  # noqa: E402,F401
+# ---- branch ptoisa2: TIMG2COL and its configuration, TEXTRACT from a ConvTile ----
+from . import _img2col  # noqa: E402
+from ._img2col import *  # noqa: F401,F403,E402
 
 #: The C++ name of the TCVT rounding-mode enum is RoundMode; CastMode is an alias.
 CastMode = RoundMode
@@ -80,6 +83,7 @@ __all__ += list(_conv.__all__)  # branch ptolowp
 __all__ += (list(_cores.__all__) + list(_pipes.__all__) + list(_random.__all__)  # ptocomm
             + [n for n in _comm.__all__ if n not in ("TGATHER", "TSCATTER", "AtomicType",
                                                      "DmaEngine")])
+__all__ += list(_img2col.__all__)  # branch ptoisa2
 
 
 from .._public import make_dir as _make_dir  # noqa: E402

@@ -18,6 +18,11 @@ ELEMENT_TYPES = {
     # MLIR's low-precision float types, by their MLIR meaning
     "f8E4M3": "float8_e4m3", "f8E4M3FN": "float8_e4m3fn", "f8E5M2": "float8_e5m2",
     "f8E8M0FNU": "float8_e8m0fnu", "f4E2M1FN": "float4_e2m1fn",
+    # ptoseek: the PTO dialect's own A5 element types (PTOAS include/PTO/IR/PTOTypeDefs.td:
+    # !pto.hif8 = hifloat8_t, !pto.f8E8M0 = float8_e8m0_t, !pto.f4E2M1x2 / !pto.f4E1M2x2 = two
+    # packed fp4 codes per byte), held in fastisa.pto's low-precision formats
+    "!pto.hif8": "hifloat8", "!pto.f8E8M0": "float8_e8m0fnu",
+    "!pto.f4E2M1x2": "float4_e2m1x2", "!pto.f4E1M2x2": "float4_e1m2x2",
 }
 #: scalar types allowed for arith.constant and scalar arguments (index and i64 are integers).
 SCALAR_TYPES = set(ELEMENT_TYPES) | {"index", "i64", "i1", "ui64", "si64", "u64", "f64"}
@@ -53,6 +58,9 @@ class ViewType:
     kind: str            # "tensor_view" or "partition_tensor_view"
     shape: tuple
     elem: str
+    #: the type was not written (a pto.partition_view without ``-> type``): the parser
+    #: inferred it with dynamic dimensions, and it stands for any written shape
+    inferred: bool = field(default=False, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -383,6 +391,10 @@ def _np_dtype(elem: str):
         return np.dtype(np.float64)
     if ELEMENT_TYPES.get(elem) in ("int64", "uint64"):
         return np.dtype(ELEMENT_TYPES[elem])
+    from . import _lowp_formats
+    lp = _lowp_formats.lookup(ELEMENT_TYPES[elem])
+    if lp is not None:                  # hifloat8 / fp4 x2: their one-byte containers
+        return lp.np_dtype
     from .. import dtypes
     return dtypes.lookup(ELEMENT_TYPES[elem]).np_dtype
 

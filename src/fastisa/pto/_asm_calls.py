@@ -386,3 +386,58 @@ def _tsubview(P, name, outs, ins, a):
 UNSIMULATED.pop("thistogram", None)     # isMSB is mapped now (ptocomm)
 HANDLERS.update({"thistogram": _thistogram, "tpartargmax": _tpartarg("TPARTARGMAX"),
                  "tpartargmin": _tpartarg("TPARTARGMIN"), "tsubview": _tsubview})
+
+
+# ---- ptoseek: textract / tinsert with their fixpipe options (PTOAS TExtractOp / TInsertOp:
+# ins(src, row, col[, preQuantScalar]) {reluPreMode}, textract_fp / tinsert_fp ins(src, fp,
+# row, col) {reluPreMode}); reluPreMode used to be dropped on the ordinary path ----
+def _extract_insert(P, name, outs, ins, a):
+    relu = attr_word(a.get("reluPreMode"))
+    if relu not in (None, "no_relu", "normal_relu"):
+        raise _unsupported(name, "reluPreMode", a["reluPreMode"])
+    fn = getattr(P, name.upper())
+    if name.endswith("_fp"):
+        fn(outs[0], ins[0], ins[1], int(ins[2]), int(ins[3]), relu=relu == "normal_relu")
+        return None
+    kw = {"relu": relu == "normal_relu"}
+    if len(ins) > 3:
+        q = ins[3]
+        kw["preQuant"] = q if isinstance(q, P.Tile) else int(q)
+    fn(outs[0], ins[0], int(ins[1]), int(ins[2]), **kw)
+    return None
+
+
+HANDLERS.update({"textract": _extract_insert, "tinsert": _extract_insert,
+                 "textract_fp": _extract_insert, "tinsert_fp": _extract_insert})
+
+
+# ---- ptoseek: thistogram's ``byte`` attribute (2026-07 PTOAS THistogramOp: byte in [0, 3],
+# default 1; the legacy isMSB = true/false means byte 1/0); the isMSB-only handler above
+# ignored ``byte``, so byte = 0 ran as byte 1 ----
+def _thistogram_byte(P, name, outs, ins, a):
+    src, idx = ins
+    byte = attr_int(a["byte"]) if "byte" in a else (
+        attr_int(a["isMSB"]) if "isMSB" in a else 1)
+    k = P.HistByte(byte)
+    needs_idx = (src.dtype.name == "uint16" and byte == 0) or (
+        src.dtype.name == "uint32" and byte < 3)
+    P.THISTOGRAM(outs[0], src, idx if needs_idx else None, k)
+
+
+HANDLERS["thistogram"] = _thistogram_byte
+
+
+# ---- ptoseek: tscatter's mask-pattern form (PTOAS TScatterOp: ins(src {maskPattern})
+# outs(dst), the indexes operand Optional) ----
+def _tscatter(P, name, outs, ins, a):
+    mask = attr_word(a.get("maskPattern"))
+    if mask is not None:
+        if len(ins) != 1:
+            raise ValueError("pto.tscatter: the maskPattern form takes one input (src), got "
+                             f"{len(ins)}")
+        P.TSCATTER(outs[0], ins[0], maskPattern=mask)
+        return None
+    return False
+
+
+HANDLERS["tscatter"] = _tscatter

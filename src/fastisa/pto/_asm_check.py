@@ -200,6 +200,9 @@ def _compatible(have, want) -> bool:
     tile whose dynamic valid extents are written statically: accepted like PTOAS does."""
     if isinstance(have, (OpaqueType, MemRefType)) or isinstance(want, (OpaqueType, MemRefType)):
         return True
+    if isinstance(have, ViewType) and isinstance(want, ViewType) and have.inferred:
+        return (have.kind, have.elem, len(have.shape)) == (want.kind, want.elem,
+                                                          len(want.shape))
     if isinstance(have, TileBufType) and isinstance(want, TileBufType):
         return (have.loc, have.dtype, have.rows, have.cols) == (want.loc, want.dtype,
                                                                want.rows, want.cols) and (

@@ -358,9 +358,12 @@ def _memref_alloc(run, op):
 
 
 def _subview(run, op):
-    """``memref.subview`` / ``pto.subview`` of a global view: a partition."""
+    """``memref.subview`` / ``pto.subview`` of a global view: a partition; ``pto.subview``
+    of a tile: :func:`_tile_subview`."""
     from ._asm_runner import _PartView, _TensorView
     src = _value(run, _percents(op)[0])
+    if op.name == "pto.subview" and isinstance(src, run.P.Tile):
+        return _tile_subview(run, op, src)
     offs = _bracket_list(op, "offsets")
     sizes = _bracket_list(op, "sizes")
     if offs is None:       # memref.subview %m[%a, %b] [sizes] [strides]
@@ -486,6 +489,99 @@ def _pointer_cast(run, op):
     _bind_results(run, op, [tile])
 
 
+def _root_bytes(arr):
+    """``(root, byte offset)``: the 1-D contiguous array ``arr``'s memory belongs to (an
+    on-chip pool, another tile's buffer or ``arr`` itself) and where ``arr`` starts in it."""
+    root = arr
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not (root.flags.c_contiguous and root.ndim == 1):
+        return arr, 0
+    off = arr.__array_interface__["data"][0] - root.__array_interface__["data"][0]
+    return root, off
+
+
+def _tile_window(run, name, src, r, c, h, w, vr, vc, dynamic=False):
+    """A tile aliasing ``src``'s elements ``[r:r+h, c:c+w]`` with ``src``'s physical pitch
+    (PTOAS SubViewOp / SubsetOp: "Lowering keeps parent physical stride/base semantics";
+    pto-isa include/pto/cpu/TSubView.hpp rebinds the storage at ``r * RowStride + c *
+    ColStride``): an ``h x src.cols`` tile (row-major; ``src.rows x w`` column-major) whose
+    valid region is ``vr x vc`` (at most ``h x w``), starting at element ``(r, c)``.  Writes
+    through either tile are seen by the other.  The window's last physical row may run past
+    ``src``'s own storage (a column offset): it then reads the on-chip buffer after it when
+    ``src`` is bound to an address, and otherwise ``src`` is moved, once, into storage with
+    one spare row (column) so the window can alias it."""
+    P = run.P
+    if not isinstance(src, P.Tile):
+        raise ConstraintError(f"{name}: the source must be a tile, got {type(src).__name__}")
+    if min(r, c) < 0 or h <= 0 or w <= 0 or r + h > src.rows or c + w > src.cols:
+        raise AccessError(f"{name}: offsets ({r}, {c}) + sizes ({h}, {w}) leave the "
+                          f"{src.rows}x{src.cols} source tile")
+    row_major = src.blayout == P.BLayout.RowMajor
+    if row_major:
+        prow, pcol, n = h, src.cols, h * src.cols
+    else:
+        prow, pcol, n = src.rows, w, w * src.rows
+    start = r * src._rs + c * src._cs
+    isz = src.dtype.itemsize
+    root, boff = _root_bytes(src._buf)
+    if boff + (start + n) * isz > root.nbytes:
+        if root is not src._buf or src.addr is not None:
+            raise AccessError(f"{name}: the window at ({r}, {c}) of {h}x{w} runs past the "
+                              f"memory the source tile is bound to")
+        # a free-standing tile: give it one spare row (column) of storage, once
+        spare = src.cols if row_major else src.rows
+        home = np.zeros(src._buf.size + spare, dtype=src._buf.dtype)
+        home[:src._buf.size] = src._buf
+        src._buf = home[:src._buf.size]
+        root, boff = home, 0
+    vr, vc = min(vr, h), min(vc, w)
+    sub = P.Tile(src.loc, src.format, prow, pcol, blayout=src.blayout,
+                 valid_row=P.DYNAMIC if dynamic else vr, valid_col=P.DYNAMIC if dynamic else vc,
+                 slayout=src.slayout, fractal=src.fractal, pad=src.pad)
+    if dynamic:
+        sub.set_valid_row(vr)
+        sub.set_valid_col(vc)
+    b0 = boff + start * isz
+    sub._buf = root.view(np.uint8)[b0:b0 + n * isz].view(src._buf.dtype)   # alias
+    if src.addr is not None and (src.addr + start * isz) % 32 == 0:
+        sub.addr = src.addr + start * isz
+    return sub
+
+
+def _tile_subview(run, op, src):
+    """``%s = pto.subview %tile[%r, %c] sizes [h, w] [valid [%vr, %vc]] : T -> T2``
+    (PTOAS SubViewOp, include/PTO/IR/PTOOps.td: a view into the source tile, the result's
+    type has the logical ``sizes`` while lowering keeps the parent's physical strides; the
+    valid shape is the explicit ``valid`` operands clipped to ``sizes``, else the result
+    type's static valid shape, else ``sizes``).  See :func:`_tile_window`."""
+    toks = op.toks
+    k = next(i for i, t in enumerate(toks) if t.text == "[")
+    offs = []
+    k += 1
+    while toks[k].text != "]":
+        if toks[k].text != ",":
+            offs.append(toks[k])
+        k += 1
+    sizes = [int(t.text) for t in (_bracket_list(op, "sizes") or []) if t.kind == "int"]
+    if len(offs) != 2 or len(sizes) != 2:
+        raise ConstraintError(f"{op.name}: expected %tile[%row, %col] sizes [h, w]")
+    r, c = (_index_operand(run, t) for t in offs)
+    h, w = sizes
+    valid = _bracket_list(op, "valid")
+    ty = _result_type(op)
+    if valid:
+        vr, vc = (_index_operand(run, t) for t in valid)
+        if min(vr, vc) < 0:
+            raise ConstraintError(f"{op.name}: valid [{vr}, {vc}] must be >= 0")
+    elif isinstance(ty, TileBufType) and ty.v_row is not None and ty.v_col is not None:
+        vr, vc = ty.v_row, ty.v_col
+    else:
+        vr, vc = h, w
+    dynamic = isinstance(ty, TileBufType) and (ty.v_row is None or ty.v_col is None)
+    _bind_results(run, op, [_tile_window(run, op.name, src, r, c, h, w, vr, vc, dynamic)])
+
+
 def _subset(run, op):
     """``%s = pto.subset %t[%r, %c] sizes [h, w] : T`` (PTOAS SubsetOp: "a strided view
     into the source tile", strides inherited): an h x w tile whose elements are the
@@ -499,22 +595,8 @@ def _subset(run, op):
     sizes = [int(t.text) for t in (_bracket_list(op, "sizes") or []) if t.kind == "int"]
     if len(offs) != 2 or len(sizes) != 2:
         raise ConstraintError(f"{op.name}: expected %tile[%row, %col] sizes [h, w]")
-    P = run.P
-    if not isinstance(src, P.Tile) or src.blayout != P.BLayout.RowMajor \
-            or src.slayout != P.SLayout.NoneBox:
-        raise NotImplementedError(f"{op.name}: only views of row-major (ND) tiles run")
     (r, c), (h, w) = offs, sizes
-    if min(r, c) < 0 or h <= 0 or w <= 0 or r + h > src.rows or c + w > src.cols:
-        raise AccessError(f"{op.name}: offsets ({r}, {c}) + sizes ({h}, {w}) leave the "
-                          f"{src.rows}x{src.cols} source tile")
-    start = r * src.cols + c
-    if start + h * src.cols > src._buf.size:
-        raise NotImplementedError(f"{op.name}: a view reaching past the end of the source "
-                                  f"tile's buffer ({h} rows of pitch {src.cols} from ({r}, "
-                                  f"{c})) is not supported")
-    sub = P.Tile(src.loc, src.dtype.name, h, src.cols, blayout=src.blayout, valid_row=h,
-                 valid_col=w, slayout=src.slayout, pad=src.pad)
-    sub._buf = src._buf[start:start + h * src.cols]     # alias, as TASSIGN does
+    sub = _tile_window(run, op.name, src, r, c, h, w, h, w)
     _bind_results(run, op, [sub])
 
 
@@ -551,11 +633,9 @@ def _tile_from_type(run, op):
         ty = ty.tile_type()
     if not isinstance(ty, TileBufType):
         raise NotImplementedError(f"{op.name}: result type {ty} is not a tile type")
-    tile = run.make_tile(ty) if ty.v_row is not None and ty.v_col is not None else None
-    if tile is None:
-        tile = run.make_tile(TileBufType(ty.loc, ty.dtype, ty.rows, ty.cols, ty.rows, ty.cols,
-                                         ty.blayout, ty.slayout, ty.fractal, ty.pad))
-    return tile, ty
+    # a ``?`` valid dimension is DYNAMIC, starting at the full shape (pto.tpop sets it to
+    # the popped data's shape)
+    return run.make_tile(ty), ty
 
 
 def _declare_tile(run, op):
@@ -893,3 +973,192 @@ def _generic_tmov(run, op):
 
 
 _OPS["pto.tmov"] = _generic_tmov
+
+
+# ---- ptoseek: multi-buffer tiles (PTOAS include/PTO/IR/PTOOps.td AllocMultiTileOp /
+# MultiTileGetOp) ------------------------------------------------------------------------
+
+def _multi_tile_type(op, ty):
+    """The slot tile type and count of ``!pto.multi_tile_buf<loc, RxCxT, ..., count=N>``
+    (the inner tile in the compact ``!pto.tile_buf`` spelling plus ``count``)."""
+    import re
+    text = getattr(ty, "text", "")
+    m = re.fullmatch(r"!pto\.multi_tile_buf<(.*)>", text.replace("\n", " ").strip())
+    if not m:
+        raise ConstraintError(f"{op.name}: expected a !pto.multi_tile_buf<...> type, got "
+                              f"{text or ty}")
+    body = m.group(1)
+    cm = re.search(r",\s*count\s*=\s*(\d+)", body)
+    if not cm:
+        raise ConstraintError(f"{op.name}: {text} has no count = N")
+    inner = (body[:cm.start()] + body[cm.end():]).strip()
+    from ._asm_lexer import tokenize
+    from ._asm_parser import _Parser
+    p = _Parser.__new__(_Parser)
+    p.text, p.lines, p.i = "", [], 0
+    p.toks = tokenize("!pto.tile_buf<" + inner + ">")
+    return p.type_(), int(cm.group(1))
+
+
+def _alloc_multi_tile(run, op):
+    """``%m = pto.alloc_multi_tile [addr = %a] [valid_row = %r valid_col = %c] :
+    !pto.multi_tile_buf<S, count=N>``: N slot tiles of type S; with ``addr`` slot k is at
+    ``addr + k * slotBytes`` (slotBytes = rows * cols * element size), as the op's
+    description says for ``--pto-level=level3``; the valid operands set every slot's
+    dynamic valid shape."""
+    tt, n = _multi_tile_type(op, _result_type(op))
+    if n <= 0:
+        raise ConstraintError(f"{op.name}: count must be > 0, got {n}")
+    addr = _attr(op, "addr")
+    vr, vc = _attr(op, "valid_row"), _attr(op, "valid_col")
+    tiles = []
+    for k in range(n):
+        tile = run.make_tile(tt)
+        if addr is not None:
+            run.P.TASSIGN(tile, int(_value(run, _tok_named(op, "addr"))) + k * tile.nbytes)
+        if vr is not None and tt.v_row is None:
+            tile.set_valid_row(int(_value(run, _tok_named(op, "valid_row"))))
+        if vc is not None and tt.v_col is None:
+            tile.set_valid_col(int(_value(run, _tok_named(op, "valid_col"))))
+        tiles.append(tile)
+    _bind_results(run, op, [_MultiTile(tiles)])
+
+
+class _MultiTile(list):
+    """The slots of a ``pto.alloc_multi_tile`` (a list of tiles)."""
+
+
+def _tok_named(op, key):
+    toks = op.toks
+    for k in range(len(toks) - 2):
+        if toks[k].text == key and toks[k + 1].text == "=":
+            return toks[k + 2]
+    raise ConstraintError(f"{op.name}: expected {key} = %value")
+
+
+def _multi_tile_get(run, op):
+    """``%t = pto.multi_tile_get %m[%slot] : !pto.multi_tile_buf<...> -> T``: slot
+    ``%slot`` (in ``[0, count)``, AccessError otherwise) -- the same tile every time, so
+    data written through one get is read through the next."""
+    ps = _percents(op)
+    src = _value(run, ps[0])
+    if not isinstance(src, _MultiTile):
+        raise ConstraintError(f"{op.name}: %{ps[0].text[1:]} is not a pto.alloc_multi_tile")
+    k = int(_value(run, ps[1])) if len(ps) > 1 and ps[1].kind == "percent" else None
+    if k is None:
+        lits = [t for t in op.toks if t.kind == "int"]
+        k = int(lits[0].text) if lits else 0
+    if not 0 <= k < len(src):
+        raise AccessError(f"{op.name}: slot {k} is outside [0, {len(src)})")
+    _bind_results(run, op, [src[k]])
+
+
+_OPS.update({"pto.alloc_multi_tile": _alloc_multi_tile, "pto.multi_tile_get": _multi_tile_get})
+
+
+# ---- ptoseek: casts, valid-shape queries and local arrays of the 2026-07 PTOAS ----------
+
+def _unrealized_cast(run, op):
+    """``%y = builtin.unrealized_conversion_cast %x : T1 to T2`` (MLIR builtin): between
+    integer types the bit pattern is kept and read as T2 (``i16 -> ui16`` of -1 is 65535);
+    any other value (a tile ...) passes through unchanged."""
+    from ._asm_runner import _INT_BITS, _wrap
+    ps = _percents(op)
+    v = _value(run, ps[0])
+    toks = op.toks
+    k = next((i for i, t in enumerate(toks) if t.text == "to"), None)
+    dst = toks[k + 1].text if k is not None and k + 1 < len(toks) else None
+    if dst in _INT_BITS and isinstance(v, (int, np.integer)):
+        v = _wrap(int(v), dst)
+    _bind_results(run, op, [v])
+
+
+def _get_validshape(run, op):
+    """``%r, %c = pto.get_validshape %tile : T`` (PTOOps.td GetValidShapeOp): the tile's
+    current valid rows and columns."""
+    tile = _value(run, _percents(op)[0])
+    if not isinstance(tile, run.P.Tile):
+        raise ConstraintError(f"{op.name}: expected a tile")
+    _bind_results(run, op, [tile.valid_row, tile.valid_col])
+
+
+def _local_array_type(op):
+    import re
+    from ._asm_ast import _np_dtype
+    text = " ".join(t.text for t in op.toks)
+    m = re.search(r"!pto\.local_array\s*<\s*((?:\d+\s*x\s*)+)\s*(\w+)\s*>", text)
+    if m is None:
+        m2 = re.search(r"!pto\.local_array<([0-9x]+)x(\w+)>", text.replace(" ", ""))
+        if m2 is None:
+            raise ConstraintError(f"{op.name}: expected a !pto.local_array<NxT> type")
+        dims, elem = m2.group(1), m2.group(2)
+    else:
+        dims, elem = m.group(1).replace(" ", "").rstrip("x"), m.group(2)
+    return tuple(int(d) for d in dims.split("x") if d), _np_dtype(elem), elem
+
+
+def _declare_local_array(run, op):
+    """``%a = pto.declare_local_array -> !pto.local_array<D1x...xT>`` (PTOTypeDefs.td: a
+    statically sized scalar array on the core's stack): zeros."""
+    shape, dt, _elem = _local_array_type(op)
+    _bind_results(run, op, [np.zeros(shape, dt)])
+
+
+def _local_index(run, op, arr):
+    toks = op.toks
+    k = next(i for i, t in enumerate(toks) if t.text == "[")
+    idx = []
+    k += 1
+    while toks[k].text != "]":
+        if toks[k].text != ",":
+            idx.append(_index_operand(run, toks[k]))
+        k += 1
+    if len(idx) != arr.ndim or any(not 0 <= i < n for i, n in zip(idx, arr.shape)):
+        raise AccessError(f"{op.name}: index {idx} is outside the local array of shape "
+                          f"{arr.shape}")
+    return tuple(idx)
+
+
+def _local_array_set(run, op):
+    """``pto.local_array_set %a[%i...], %v : !pto.local_array<...>, T``."""
+    ps = _percents(op)
+    arr = _value(run, ps[0])
+    idx = _local_index(run, op, arr)
+    arr[idx] = _value(run, ps[len(idx) + 1])
+
+
+def _local_array_get(run, op):
+    """``%v = pto.local_array_get %a[%i...] : !pto.local_array<...> -> T``."""
+    arr = _value(run, _percents(op)[0])
+    v = arr[_local_index(run, op, arr)]
+    _bind_results(run, op, [int(v) if arr.dtype.kind in "iub" else v])
+
+
+_OPS.update({"builtin.unrealized_conversion_cast": _unrealized_cast,
+             "pto.get_validshape": _get_validshape,
+             "pto.declare_local_array": _declare_local_array,
+             "pto.local_array_set": _local_array_set, "pto.local_array_get": _local_array_get})
+
+
+def _tensor_view_dim(run, op):
+    """``%n = pto.get_tensor_view_dim %tv, %k : !pto.tensor_view<...>, index -> index``
+    (PTOOps.td GetTensorViewDimOp; ``get_tensor_view_stride`` alike): dimension k's size
+    (stride) of the view, as the program made it."""
+    from ._asm_runner import _PartView, _TensorView
+    ps = _percents(op)
+    v = _value(run, ps[0])
+    k = int(_value(run, ps[1]))
+    if isinstance(v, _PartView):
+        shape, strides = v.sizes, v.tv.strides
+    elif isinstance(v, _TensorView):
+        shape, strides = v.shape, v.strides
+    else:
+        raise NotImplementedError(f"{op.name} of a {type(v).__name__} is not supported")
+    if not 0 <= k < len(shape):
+        raise AccessError(f"{op.name}: dimension {k} is outside the view's rank {len(shape)}")
+    vals = strides if op.name.endswith("stride") else shape
+    _bind_results(run, op, [int(vals[k])])
+
+
+_OPS.update({"pto.get_tensor_view_dim": _tensor_view_dim,
+             "pto.get_tensor_view_stride": _tensor_view_dim})

@@ -168,3 +168,19 @@ _ARITY_BY_NAME.update({"tgatherb": (2, 2), "tget_scale_addr": (1, 1), "tgemv": (
                        "tdequant": (3, 3), "trandom": (6, 6), "tpartargmax": (4, 4),
                        "tpartargmin": (4, 4), "tsubview": (1, 3)})
 _OUTS_BY_NAME.update({"tpartargmax": (2, 2), "tpartargmin": (2, 2)})
+
+# ---- ptoseek: the optional/required scratch operands of the 2026-07 PTOAS forms
+# (include/PTO/IR/PTOOps.td: TXorOp / TXorSOp / TPReluOp ins(src0, src1|scalar, tmp), TPowOp
+# / TPowSOp / TCIOp an Optional tmp).  The tmp tile is scratch: the APIs take it and the
+# result does not depend on it (pto-isa docs/isa/TXOR.md, TPRELU.md, TPOW.md, TCI.md) ----
+_ARITY_BY_NAME.update({"txor": (2, 3), "txors": (2, 3), "tprelu": (2, 3), "tpow": (2, 3),
+                       "tpows": (2, 3), "tci": (1, 2)})
+PTOAS_OPS = PTOAS_OPS | {"multi_tile_get"}       # ptoseek: PTOOps.td MultiTileGetOp
+# ptoseek: PTOOps.td GetValidShapeOp, DeclareLocalArrayOp / LocalArraySetOp / GetOp; MLIR's
+# builtin.unrealized_conversion_cast
+PTOAS_OPS = PTOAS_OPS | {"get_validshape", "declare_local_array", "local_array_set",
+                         "local_array_get"}
+KNOWN_OPS = KNOWN_OPS | {"builtin.unrealized_conversion_cast"}
+_ARITY_BY_NAME.update({"textract": (3, 4)})     # ptoseek: TExtractOp's Optional preQuantScalar
+PTOAS_OPS = PTOAS_OPS | {"get_tensor_view_stride"}        # ptoseek
+_ARITY_BY_NAME.update({"tscatter": (1, 2)})     # ptoseek: the maskPattern form

@@ -226,6 +226,14 @@ class _OpParser:
         if not isinstance(sty, ViewType) or sty.kind != "tensor_view":
             raise self.error("pto.partition_view's source must be a !pto.tensor_view<...>", st)
         sty = _rank_form(sty, len(offsets))
+        tt = self.tok
+        if not self.at("->"):
+            # the result type may be left out (PTOAS PartitionViewOp's parser infers it, see
+            # its test/lit/pto/issue31_partition_view_parser_compat.pto): the sizes are known
+            # when the op runs
+            ty = ViewType("partition_tensor_view", (None,) * len(sty.shape), sty.elem,
+                          inferred=True)
+            return PartitionViewOp(r, src, offsets, sizes, sty, ty, start.line, start.col)
         self.expect("->")
         tt = self.tok
         ty = self.type_()

@@ -13,7 +13,7 @@ from ._asm_lexer import _join
 class _TypeParser:
     def elem_type(self, tok=None) -> str:
         t = tok or self.tok
-        if t.kind != "ident" or t.text not in ELEMENT_TYPES:
+        if t.kind not in ("ident", "bang") or t.text not in ELEMENT_TYPES:
             raise self.error(f"expected an element type ({', '.join(sorted(ELEMENT_TYPES))}), "
                              f"got {self._desc(t)}", t)
         if tok is None:
@@ -109,6 +109,12 @@ class _TypeParser:
         elif t.kind == "ident":        # rank-0 view: just the element type
             self.next()
             dims, elem = [], t.text
+        elif t.kind == "dims" and self.peek().text == "x" and self.peek(2).kind == "bang":
+            # 16x16x!pto.hif8: a PTO dialect element type after the dimensions
+            self.next()
+            self.next()
+            dims, elem = t.text.split("x"), self.tok.text
+            self.next()
         else:
             raise self.error(f"expected a shape like 16x128xf32, got {self._desc(t)}")
         shape = []

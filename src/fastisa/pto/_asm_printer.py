@@ -106,7 +106,8 @@ def format_op(op) -> str:
     if isinstance(op, PartitionViewOp):
         return (f"%{op.result} = pto.partition_view %{op.source.name}, offsets = "
                 f"[{_vals(op.offsets)}], sizes = [{_vals(op.sizes)}] : "
-                f"{format_type(op.source_type)} -> {format_type(op.type)}")
+                f"{format_type(op.source_type)}"
+                + ("" if op.type.inferred else f" -> {format_type(op.type)}"))
     if isinstance(op, AllocTileOp):
         s = f"%{op.result} = pto.alloc_tile"
         for k in ("addr", "valid_row", "valid_col"):

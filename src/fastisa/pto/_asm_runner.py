@@ -130,8 +130,15 @@ class _PartView:
         tv = self.tv
         buf = tv.ptr.buf
         start = tv.base + sum(o * s for o, s in zip(self.offsets, tv.strides))
+        fmt = ELEMENT_TYPES.get(tv.ptr.elem)
+        # a format held in a plain byte container (hifloat8, fp4 x2) names itself
+        kw = {"dtype": fmt} if fmt in _BYTE_CONTAINER_FORMATS else {}
         return P.GlobalTensor(buf[start:], shape=tuple(self.sizes), strides=tuple(tv.strides),
-                              layout=P.Layout.DN if tv.layout == "dn" else P.Layout.ND)
+                              layout=P.Layout.DN if tv.layout == "dn" else P.Layout.ND, **kw)
+
+
+#: element formats whose numpy container is uint8 (fastisa.pto._lowp_formats)
+_BYTE_CONTAINER_FORMATS = frozenset({"hifloat8", "float4_e2m1x2", "float4_e1m2x2", "int4"})
 
 
 class _Runner:
@@ -751,13 +758,19 @@ def run(text, inputs=None, *, func: str | None = None, random=None,
         restore = _current_target(P)
         P.set_target(_target_name(P, arch))
     try:
-        peers = _peer_kernels(module, f)
-        if not peers:
-            return _Runner(module, f, inputs, P, random).run()
-        return _run_cores(module, f, peers, inputs, P, random)
+        return _run_module(module, f, inputs, P, random)[0]
     finally:
         if restore is not None:
             P.set_target(restore)
+
+
+def _run_module(module, f, inputs, P, random=None):
+    """Run ``f`` (and its peer kernels); ``(outputs, {argument name: _Pointer})``."""
+    peers = _peer_kernels(module, f)
+    if not peers:
+        r = _Runner(module, f, inputs, P, random)
+        return r.run(), r.pointers
+    return _run_cores(module, f, peers, inputs, P, random)
 
 
 def _new_shared(module):
@@ -834,6 +847,7 @@ def _run_cores(module, entry, peers, inputs, P, random):
     inputs = {k.lstrip("%"): v for k, v in dict(inputs or {}).items()}
     shared = _new_shared(module)
     runners = []
+    first = None
     for f in [entry] + peers:
         names = {n for n, _ in f.args}
         mine = {k: v for k, v in inputs.items() if k in names}
@@ -841,12 +855,37 @@ def _run_cores(module, entry, peers, inputs, P, random):
         for sb in range(reps):
             r = _Runner(module, f, mine, P, random, shared)
             r.subblock = sb
+            if first is None:
+                first = r
+            else:
+                _share_global_memory(first, r)
             runners.append(r)
     results = run_core_group(shared, [(r, r.run) for r in runners])
     out = {}
     for r in results:
         out.update(r or {})
-    return out
+    return out, first.pointers
+
+
+def _share_global_memory(first, r):
+    """Make runner ``r``'s pointer arguments the same global memory as ``first``'s: every
+    core of one kernel launch gets the same kernel arguments, so the k-th pointer argument
+    of a peer kernel is the entry's k-th (by position when the two signatures have the
+    same pointer types there, else by name).  Without this each core would write its own
+    copy and the outputs of all but one core would be lost."""
+    fa, ra = first.func.args, r.func.args
+    positional = len(fa) == len(ra)
+    for k, (name, ty) in enumerate(ra):
+        if name not in r.pointers:
+            continue
+        src = None
+        if positional and isinstance(fa[k][1], PtrType) and fa[k][1] == ty:
+            src = first.pointers.get(fa[k][0])
+        if src is None and isinstance(ty, PtrType):
+            got = first.pointers.get(name)
+            src = got if got is not None and got.elem == ty.elem else None
+        if src is not None:
+            r.pointers[name] = r.env[name] = src
 
 
 def _entry(module):

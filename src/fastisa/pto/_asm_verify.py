@@ -13,8 +13,10 @@ module's ``pto.target_arch`` attribute, else PTOAS's default ``a3``; ``level`` i
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..errors import AsmSyntaxError
-from ._asm_ast import (AllocTileOp, DpsOp, ForOp, GenericOp, MemRefType, TAssignOp,
+from ._asm_ast import (AllocTileOp, ConstantOp, DpsOp, ForOp, GenericOp, MemRefType, TAssignOp,
                        TileBufType)
 
 _FLOATS_16_32 = ("f16", "f32")
@@ -49,6 +51,7 @@ def verify(module, lines, arch=None, level=None):
             raise err(f"'func.func' op @{f.name}: PTO entry functions must return void", f)
         if f.body is None:
             continue
+        consts = {op.result: op.value for op in _walk(f.body) if isinstance(op, ConstantOp)}
         for op in _walk(f.body):
             if isinstance(op, TAssignOp) and level is not None and level != "level3":
                 raise err("pto.tassign is only supported when --pto-level=level3.", op)
@@ -66,8 +69,13 @@ def verify(module, lines, arch=None, level=None):
                     pipe_users.append((op, _split(op)))
                 if short in ("aic_initialize_pipe", "aiv_initialize_pipe"):
                     pipe_inits.append(op)
+                    _verify_pipe_slots(op, arch, err)
                 if short == "tput_async":
                     _verify_tput_async(op, err)
+                if short == "alloc_multi_tile":
+                    _verify_alloc_multi_tile(op, level, err)
+                if short == "subview":
+                    _verify_tile_subview(op, consts, err)
     _verify_reserved_buffers(module, level, err)
     splits = {s for _op, s in pipe_users}
     if pipe_inits and len(splits) > 1:
@@ -141,21 +149,11 @@ def _verify_dps(op, arch, err):
     ins = [_tile(t) for t in op.in_types]
     outs = [_tile(t) for t in op.out_types]
     a5 = _is_a5(arch)
+    _verify_tmp_forms(op, ins, outs, a5, err)
     if name == "tinsert" and ins and outs and ins[0] and outs[0]:
-        src, dst = ins[0], outs[0]
-        if a5 and (src.loc, dst.loc) not in (("acc", "mat"), ("vec", "mat"), ("vec", "vec")):
-            raise err("'pto.tinsert' op expects A5 tinsert to use a supported src/dst loc "
-                      "pair: acc->mat, vec->mat, or vec->vec", op)
-        if not a5 and not (src.dtype == "f32" and dst.dtype in ("f16", "bf16")):
-            raise err("'pto.tinsert' op expects A2/A3 tinsert element types to be src=f32, "
-                      "dst=f16/bf16", op)
-    if name == "textract" and a5 and ins and outs and ins[0] and outs[0]:
-        src, dst = ins[0], outs[0]
-        if src.loc == "vec" and dst.loc == "vec":
-            for t in (src, dst):
-                if (t.blayout, t.slayout) != ("row_major", "none_box"):
-                    raise err("'pto.textract' op expects A5 vec->vec textract src/dst to use "
-                              "ND layout (blayout=row_major, slayout=none_box)", op)
+        _verify_tinsert(op, ins[0], outs[0], a5, err)
+    if name == "textract" and ins and outs and ins[0] and outs[0]:
+        _verify_textract(op, ins[0], outs[0], a5, err)
     if name == "tsel" and not a5:
         tiles = [t for t in ins[1:3] + outs[:1] if t is not None]
         if any(t.dtype not in ("i16", "i32", "f16", "f32") for t in tiles):
@@ -170,6 +168,286 @@ def _verify_dps(op, arch, err):
         if not ok:
             raise err("'pto.tgather' op expects A2/A3 compare-form tgather src element type "
                       "to be f16/f32, or i32 when cmpMode=eq", op)
+
+
+# ---- ptoseek: the scratch-operand rules of the 2026-07 PTOAS (lib/PTO/IR/PTO.cpp
+# TPowOp::verify / TPowSOp::verify / verifyTPowTmpShape, TXorSOp::verify, TPReluOp's A2/A3
+# tmp contract) ----
+_INT_8_16_32 = ("i8", "i16", "i32", "si8", "si16", "si32", "ui8", "ui16", "ui32")
+_FP_POW = ("f16", "f32", "bf16")
+
+
+def _attr_text(op):
+    return " ".join(f"{k}={v}" for k, v in list(op.attrs) + [kv for o in op.ins
+                                                               for kv in o.attrs])
+
+
+def _is_lowp(elem):
+    """PTOAS's isPTOLowPrecisionType: the fp8 / hifloat8 / fp4 element types."""
+    return isinstance(elem, str) and (elem.startswith(("f8", "f4", "!pto.")))
+
+
+def _elem_of(ty):
+    return getattr(ty, "elem", None) or getattr(ty, "dtype", None)
+
+
+def _attr_of(op, key):
+    for k, v in list(op.attrs) + [kv for o in op.ins for kv in o.attrs]:
+        if k == key:
+            return v
+    return None
+
+
+def _int_of(text):
+    try:
+        return int(str(text).split(":")[0].strip(), 0)
+    except ValueError:
+        return None
+
+
+def _verify_tmp_forms(op, ins, outs, a5, err):
+    name = op.name
+    q = f"'pto.{name}' op "
+    if name == "thistogram":
+        # THistogramOp::verify
+        byte_t, msb_t = _attr_of(op, "byte"), _attr_of(op, "isMSB")
+        byte = _int_of(byte_t) if byte_t is not None else 1
+        if msb_t is not None:
+            legacy = 1 if msb_t.strip() == "true" else 0
+            if byte_t is not None and byte != legacy:
+                raise err(q + "does not allow conflicting 'byte' and legacy 'isMSB' "
+                          "attributes", op)
+            byte = legacy
+        if byte is not None and not 0 <= byte <= 3:
+            raise err(q + "expects byte to be in range [0, 3]", op)
+        if not a5:
+            raise err(q + "thistogram is only supported on A5", op)
+        if ins and ins[0] is not None and ins[0].dtype in ("ui16", "u16", "i16") \
+                and byte not in (0, 1):
+            raise err(q + "expects byte to be 0 or 1 when src element type is ui16", op)
+    if name in ("trsqrt", "trowexpanddiv") and "high_precision" in _attr_text(op):
+        need = 2 if name == "trsqrt" else 3
+        if len(op.in_types) < need:
+            raise err(q + "expects tmp when precisionType is high_precision", op)
+    if name == "tstore" and a5 and ins and ins[0] is not None \
+            and ins[0].loc not in ("vec", "acc"):
+        raise err(q + "expects A5 tstore src to use loc=vec or loc=acc", op)
+    if name == "tprint":
+        has_tmp = len(op.in_types) > 1
+        if _attr_of(op, "printFormat") is not None and not has_tmp:
+            raise err(q + "expects printFormat only when tmp is present", op)
+        if has_tmp and (not ins or ins[0] is None):
+            raise err(q + "expects tmp only when src is a tile_buf", op)
+    if not a5 and name in ("tload", "tprefetch", "tcvt", "tstore"):
+        # lib/PTO/IR/PTO.cpp TLoadOp / TPrefetchOp / TCvtOp / TStoreOp verifyA2A3
+        elems = [_elem_of(t) for t in list(op.in_types) + list(op.out_types)]
+        if name == "tstore":
+            elems = [_elem_of(t) for t in op.out_types]
+        if any(_is_lowp(e) for e in elems):
+            what = "vec/mat tstore low-precision dst" if name == "tstore" else (
+                f"{name} low-precision")
+            raise err(q + f"expects A2/A3 {what} element types to be unsupported", op)
+    if name in ("tpow", "tpows") and ins and ins[0] is not None:
+        elem = ins[0].dtype
+        is_int, is_fp = elem in _INT_8_16_32, elem in _FP_POW
+        hp = "high_precision" in _attr_text(op)
+        if not a5 and hp:
+            raise err(q + "A2/A3 does not support precisionType=high_precision", op)
+        if a5 and hp and not is_fp:
+            raise err(q + f"expects A5 {name} element type to be f16/f32/bf16 when "
+                      f"precisionType=high_precision", op)
+        tmp = ins[2] if len(op.in_types) == 3 else None
+        has_tmp = len(op.in_types) == 3
+        if is_fp and not has_tmp:
+            raise err(q + "expects tmp when element type is floating-point (required by "
+                      f"the floating-point pow lowering)", op)
+        if is_int and has_tmp:
+            raise err(q + "does not accept tmp when element type is integer", op)
+        dst = outs[0] if outs else None
+        if tmp is not None and dst is not None:
+            if tmp.dtype != dst.dtype:
+                raise err(q + "expects tmp and dst to have the same element type", op)
+            if tmp.blayout != "row_major":
+                raise err(q + "expects tmp to use row-major layout", op)
+            if (tmp.v_row, tmp.v_col) != (dst.v_row, dst.v_col):
+                raise err(q + "expects tmp and dst to have the same valid_shape", op)
+    if name == "txors" and len(op.in_types) == 3 and ins[0] is not None \
+            and ins[2] is not None:
+        src, tmp = ins[0], ins[2]
+        if tmp.dtype != src.dtype:
+            raise err(q + "expects tmp to have the same element type as src and dst", op)
+        if tmp.blayout != "row_major":
+            raise err(q + "expects tmp to use row-major layout", op)
+    if name == "tprelu" and not a5 and len(op.in_types) == 3 and ins[2] is not None \
+            and outs and outs[0] is not None:
+        tmp, dst = ins[2], outs[0]
+        if dst.v_row is not None and tmp.rows < dst.v_row + 1:
+            raise err(q + f"expects A2/A3 tmp shape[0] to be at least dst valid_shape[0] + 1 "
+                      f"({dst.v_row + 1})", op)
+        if dst.v_col is not None and tmp.v_col is not None \
+                and tmp.v_col < -(-dst.v_col // 8):
+            raise err(q + f"expects A2/A3 tmp valid_shape[1] to be at least ceil(dst "
+                      f"valid_shape[1] / 8) ({-(-dst.v_col // 8)})", op)
+
+
+def _verify_pipe_slots(op, arch, err):
+    """PTOAS's frontend pipe-init verifier (lib/PTO/IR/PTO.cpp): ``slot_num`` > 0 (default
+    4 for dir_mask = 3, else 8); ``local_slot_num`` only on A2/A3, in [1, slot_num]."""
+    q = f"'{op.name}' op "
+    dir_mask = _int_of(_attr_value(op, "dir_mask") or "0")
+    sn = _attr_value(op, "slot_num")
+    slot_num = _int_of(sn) if sn is not None else (4 if dir_mask == 3 else 8)
+    if slot_num is not None and slot_num <= 0:
+        raise err(q + "expects 'slot_num' to be greater than 0", op)
+    ln = _attr_value(op, "local_slot_num")
+    if ln is None:
+        return
+    if _is_a5(arch):
+        raise err(q + "'local_slot_num' is only supported for a2/a3 frontend pipe lowering",
+                  op)
+    local = _int_of(ln)
+    if local is not None and local <= 0:
+        raise err(q + "expects 'local_slot_num' to be greater than 0", op)
+    if local is not None and slot_num is not None and local > slot_num:
+        raise err(q + f"expects 'local_slot_num' to be less than or equal to slot_num "
+                  f"({slot_num}) for dir_mask = {dir_mask}", op)
+
+
+def _verify_tile_subview(op, consts, err):
+    """PTOAS SubViewOp::verify for a tile source: sizes > 0; explicit ``valid [%r, %c]``
+    give the result's valid dims (a constant clipped to the size; a runtime value: ``?``);
+    without them the result may declare any static valid dim in [0, size] but not ``?``."""
+    from ._asm_generic import _bracket_list, _result_type, _types
+    src = _types(op, ":")
+    src = src[0] if src else None
+    dst = _result_type(op)
+    if not isinstance(src, TileBufType) or not isinstance(dst, TileBufType) or dst is src:
+        return
+    q = "'pto.subview' op "
+    sizes = [t for t in (_bracket_list(op, "sizes") or []) if t.kind == "int"]
+    if len(sizes) != 2:
+        return
+    h, w = (int(t.text) for t in sizes)
+    if h <= 0 or w <= 0:
+        raise err(q + "subview sizes must be positive", op)
+    if (dst.rows, dst.cols) != (h, w):
+        raise err(q + "expects result shape to match subview sizes", op)
+    valid = _bracket_list(op, "valid")
+    for k, (size, declared) in enumerate(((h, dst.v_row), (w, dst.v_col))):
+        if valid:
+            t = valid[k]
+            c = consts.get(t.text[1:]) if t.kind == "percent" else int(t.text, 0)
+            want = min(int(c), size) if isinstance(c, (int, np.integer)) else None
+            if declared != want:
+                raise err(q + f"expects result valid_shape[{k}] to match inferred/explicit "
+                          f"valid_{'row' if k == 0 else 'col'}", op)
+        elif declared is None or not 0 <= declared <= size:
+            raise err(q + f"expects result valid_shape[{k}] to match inferred/explicit "
+                      f"valid_{'row' if k == 0 else 'col'}", op)
+
+
+def _verify_alloc_multi_tile(op, level, err):
+    """PTOAS AllocMultiTileOp::verify and the level checks of PTOViewToMemref: count >= 2;
+    ``addr`` only, and then always, at ``--pto-level=level3``."""
+    import re
+    text = " ".join(t.text for t in op.toks)
+    m = re.search(r"count\s*=\s*(\d+)", text)
+    if m and int(m.group(1)) < 2:
+        raise err("multi_tile_buf count must be >= 2", op)
+    has_addr = any(t.text == "addr" for t in op.toks)
+    if level == "level3" and not has_addr:
+        raise err("pto.alloc_multi_tile requires a base 'addr' operand when "
+                  "--pto-level=level3", op)
+    if has_addr and level is not None and level != "level3":
+        raise err("unexpected 'addr' operand on pto.alloc_multi_tile: only supported when "
+                  "--pto-level=level3", op)
+
+
+def _verify_tinsert(op, src, dst, a5, err):
+    """PTOAS TInsertOp::verify (lib/PTO/IR/PTO.cpp of the 2026-07 PTOAS; the 2026-04 one
+    allowed fewer pairs, and rejects every program the newer one rejects): A2/A3
+    acc->mat (f32 -> f16/bf16 without a pre-quantisation scalar) or vec->vec of one dtype;
+    A5 acc->mat, acc->vec, vec->mat or vec->vec (one dtype, matching ND/NZ layouts)."""
+    q = "'pto.tinsert' op "
+    nd = lambda t: (t.blayout, t.slayout) == ("row_major", "none_box")   # noqa: E731
+    nz = lambda t: (t.blayout, t.slayout) == ("col_major", "row_major")  # noqa: E731
+    has_pre = len(op.in_types) > 3
+    if not a5:
+        if (src.loc, dst.loc) == ("vec", "vec"):
+            if src.dtype != dst.dtype or src.dtype not in ("i8", "f16", "bf16", "f32"):
+                raise err(q + "expects A2/A3 vec->vec tinsert src/dst to have same supported "
+                          "dtype (i8/f16/bf16/f32)", op)
+            return
+        if (src.loc, dst.loc) != ("acc", "mat"):
+            raise err(q + "expects A2/A3 tinsert to use acc->mat or vec->vec", op)
+        if not has_pre and not (src.dtype == "f32" and dst.dtype in ("f16", "bf16")):
+            raise err(q + "expects A2/A3 tinsert element types to be src=f32, dst=f16/bf16",
+                      op)
+        return
+    pair = (src.loc, dst.loc)
+    if pair not in (("acc", "mat"), ("acc", "vec"), ("vec", "mat"), ("vec", "vec")):
+        raise err(q + "expects A5 tinsert to use a supported src/dst loc pair: acc->mat, "
+                  "acc->vec, vec->mat, or vec->vec", op)
+    if pair == ("vec", "vec"):
+        if not ((nd(src) and nd(dst)) or (nz(src) and nz(dst))):
+            raise err(q + "expects A5 vec->vec tinsert src/dst layouts to match: both "
+                      "ND(row_major/none_box) or both NZ(col_major/row_major)", op)
+        if src.dtype != dst.dtype:
+            raise err(q + "expects A5 vec->vec tinsert src/dst to have same supported dtype "
+                      "(fp8/f16/bf16/f32/i8/i32)", op)
+
+
+def _verify_textract(op, src, dst, a5, err):
+    """PTOAS TExtractOp::verify (lib/PTO/IR/PTO.cpp): the element types, the src/dst
+    location pairs and the layouts each pair needs, per target."""
+    q = "'pto.textract' op "
+    rm, cm, nb = "row_major", "col_major", "none_box"
+    sl, dl = (src.blayout, src.slayout), (dst.blayout, dst.slayout)
+    has_pre = len(op.in_types) > 3
+    if src.loc != "acc" and src.dtype != dst.dtype:
+        raise err(q + "expects src and dst to have the same element type", op)
+    if a5:
+        ok = ((src.loc == "mat" and dst.loc in ("left", "right", "scaling"))
+              or (src.loc == "vec" and dst.loc in ("mat", "vec"))
+              or (src.loc == "acc" and dst.loc in ("mat", "vec")))
+        if not ok:
+            raise err(q + "expects A5 textract to use a supported src/dst loc pair", op)
+        if src.loc == "mat":
+            good = (sl == (rm, cm) or (src.blayout != rm and src.slayout == rm)
+                    or (dst.loc == "left" and src.blayout == rm))
+            if not good:
+                raise err(q + "expects A5 textract src to use a supported mat "
+                          "blayout/slayout combination", op)
+            # PTOAS's verifier also asks A5 left dst for col_major/row_major and right dst
+            # for row_major/col_major, but its own pypto samples (Qwen3DecodeA5: left
+            # row_major/row_major) compile, so fastisa does not enforce those two
+        elif src.loc == "vec" and dst.loc == "vec":
+            if sl != (rm, nb) or dl != (rm, nb):
+                raise err(q + "expects A5 vec->vec textract src/dst to use ND layout "
+                          "(blayout=row_major, slayout=none_box)", op)
+        elif src.loc == "acc":
+            if sl != (cm, rm):
+                raise err(q + "expects A5 acc-source textract src to use blayout=col_major "
+                          "and slayout=row_major", op)
+            if dst.loc == "mat" and dl != (cm, rm):
+                raise err(q + "expects A5 acc-source textract dst to use blayout=col_major "
+                          "and slayout=row_major", op)
+            if dst.loc == "vec" and dl != (rm, nb):
+                raise err(q + "expects A5 acc->vec textract dst to use ND layout "
+                          "(blayout=row_major, slayout=none_box)", op)
+        return
+    if src.loc == "vec" and dst.loc == "vec":
+        return
+    if src.loc == "acc":
+        if dst.loc != "mat":
+            raise err(q + "expects A2/A3 acc-source textract dst to use loc=mat", op)
+        return
+    if src.loc != "mat":
+        raise err(q + "expects A2/A3 textract src to use loc=mat, loc=acc, or loc=vec", op)
+    if dst.loc not in ("left", "right"):
+        raise err(q + "expects A2/A3 textract dst to use loc=left, loc=right, loc=mat, or "
+                  "loc=vec", op)
+    del has_pre
 
 
 def _verify_reserved_buffers(module, level, err):

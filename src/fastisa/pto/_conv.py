@@ -24,6 +24,11 @@ NCDHW [N,C,D,H,W]   FRACTAL_Z_3D [D*C1*H*W,N1,N0,C0]  x[n, c, d, h, w] at (d, c1
 ==================  =======================  =========================================
 
 (FRACTAL_Z_3D's first axis runs D outermost, as the simulator's golden data does.)
+
+Branch ptoisa2 adds the image-to-column path (module ``_img2col``): the ConvTile's IMG2COL
+configuration fields (``SetFmapH``, ``SetPadListArray``, ... as in the C++ ConvTile),
+``TIMG2COL``, ``SETFMATRIX``, ``SET_IMG2COL_PADDING``, ``SET_IMG2COL_RPT``, and TEXTRACT from a
+FRACTAL_Z ConvTile into a Right tile.
 """
 
 from __future__ import annotations
@@ -82,6 +87,15 @@ class ConvTile:
                 raise constraint(where, "buffer", f"must hold {self.nbytes} bytes",
                                  buffer.nbytes)
             self._buf = buffer.buffer.view(np.uint8)[: self.nbytes].view(self.dtype)
+        # branch ptoisa2: the IMG2COL configuration (include/pto/common/pto_tile.hpp ConvTile's
+        # fields and defaults; setters in _img2col)
+        self._i2c = {"FmapH": 0, "FmapW": 0, "FilterH": 1, "FilterW": 1, "DilationH": 1,
+                     "DilationW": 1, "StrideH": 1, "StrideW": 1, "ChannelSize": 0,
+                     "RepeatStride": 0, "RepeatTime": 1, "RepeatMode": 0, "DstStride": 0,
+                     "DstMposition": 0}
+        self._pad_list = [0, 0, 0, 0]
+        self._pad_value = np.zeros((), self.dtype)
+        self._transpose = False
 
     @property
     def buffer(self) -> np.ndarray:

@@ -2,8 +2,9 @@
 docs/isa/TGEMV.md).  The docs define them as TMATMUL / TMATMUL_ACC / TMATMUL_BIAS with
 ``M = 1``: ``C[0, j] = sum_k A[0, k] * B[k, j]`` (``+ Cin[0, j]``, ``+ bias[0, j]``), K and
 N taken from bMatrix's valid shape and each in [1, 4095].  The arithmetic is TMATMUL's (the
-fma chain per k of fastisa.pto.TMATMUL); the dtype triples are TMATMUL's A2/A3 set, the
-docs' TGEMV list.
+fma chain per k of fastisa.pto.TMATMUL, then one addition of Cin or the bias, as
+TMATMUL_ACC / TMATMUL_BIAS); the dtype triples are TMATMUL's A2/A3 set, the docs' TGEMV
+list.
 """
 
 from __future__ import annotations

@@ -168,8 +168,16 @@ def TEXTRACT(dst: Tile, src: Tile, indexRow: Int = 0, indexCol: Int = 0,  # noqa
              relu: bool = False, preQuant: Int | Tile | None = None,  # noqa: N803
              saturateInf: bool = False) -> None:  # noqa: N803
     """Copy the window of src at (indexRow, indexCol) into dst's valid region (module doc).
-    Any tile locations; raises ConstraintError when the window leaves src's valid region."""
+    Any tile locations; raises ConstraintError when the window leaves src's valid region.
+    src may be a FRACTAL_Z ConvTile with dst a Right tile (fastisa.pto._img2col, branch
+    ptoisa2)."""
     instr = "TEXTRACT"
+    if type(src).__name__ == "ConvTile":     # branch ptoisa2: FRACTAL_Z -> Right (_img2col)
+        if relu or preQuant is not None or saturateInf:
+            raise constraint(instr, "relu/preQuant/saturateInf", "must be unset for a ConvTile "
+                             "src", (relu, preQuant, saturateInf))
+        from ._img2col import textract as _conv_textract
+        return _conv_textract(dst, src, indexRow, indexCol)
     _tile(instr, "dst", dst, lowp=True)
     _tile(instr, "src", src, lowp=True)
     if preQuant is not None:

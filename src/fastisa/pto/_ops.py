@@ -1050,8 +1050,10 @@ def TMATMUL(dst: Tile, a: Tile, b: Tile) -> None:  # noqa: N802
 
 
 def TMATMUL_ACC(dst: Tile, acc: Tile, a: Tile, b: Tile) -> None:  # noqa: N802
-    """``dst[i, j] = acc[i, j] + sum_k a[i, k] * b[k, j]``: as TMATMUL, the fma chain starting
-    from ``acc`` (an Acc tile with dst's dtype and valid shape; it may be dst itself)."""
+    """``dst[i, j] = acc[i, j] + sum_k a[i, k] * b[k, j]`` (docs/isa/TMATMUL_ACC.md): the sum
+    as TMATMUL's fma chain from +0, then one float32 addition of ``acc`` (an Acc tile with
+    dst's dtype and valid shape; it may be dst itself), the order of the formula and of
+    include/pto/cpu/TMatmul.hpp (int32: exact, wrapping)."""
     instr = "TMATMUL_ACC"
     _tile(instr, "acc", acc)
     if acc.loc != TileType.Acc:
@@ -1062,8 +1064,9 @@ def TMATMUL_ACC(dst: Tile, acc: Tile, a: Tile, b: Tile) -> None:  # noqa: N802
 
 
 def TMATMUL_BIAS(dst: Tile, a: Tile, b: Tile, bias: Tile) -> None:  # noqa: N802
-    """``dst[i, j] = bias[0, j] + sum_k a[i, k] * b[k, j]``: as TMATMUL, the fma chain starting
-    from the bias row (a Bias tile of dst's dtype with valid shape [1, N])."""
+    """``dst[i, j] = sum_k a[i, k] * b[k, j] + bias[0, j]`` (docs/isa/TMATMUL_BIAS.md): TMATMUL's
+    fma chain from +0, then one float32 addition of the bias row (a Bias tile of dst's dtype
+    with valid shape [1, N]), as include/pto/cpu/TMatmul.hpp computes it."""
     instr = "TMATMUL_BIAS"
     _tile(instr, "bias", bias)
     if bias.loc != TileType.Bias:

@@ -356,8 +356,12 @@ class Tile(_ktile.TileBase):
             raise constraint(where, "fractal", "must be 32, 512 or 1024 bytes", fractal)
         self.fractal = fractal
         isz = self.dtype.itemsize
+        # (branch ptoisa2) pto_tile.hpp checks ``Cols * sizeof(DType) % 32`` with Cols in
+        # elements and sizeof(float4_e2m1x2_t) == 1: an x2 row-major tile needs 32 elements
+        # (16 bytes) a row
+        ecols = cols * self.format.lanes if self.format.lanes == 2 else cols
         if self.slayout == SLayout.NoneBox:
-            if self.blayout == BLayout.RowMajor and (cols * isz) % 32:
+            if self.blayout == BLayout.RowMajor and (ecols * isz) % 32:
                 raise AlignmentError(
                     f"{where}: a row-major tile needs cols * sizeof(T) % 32 == 0 (32-byte rows), "
                     f"got cols={cols} x {isz} bytes = {cols * isz}")
@@ -436,6 +440,10 @@ class Tile(_ktile.TileBase):
         isz = self.dtype.itemsize
         if self.fractal == 32:
             return (1, max(1, 32 // isz))
+        if self.fractal == 512 and self.slayout == SLayout.ColMajor:
+            # (branch ptoisa2) a column-major box is 32 bytes tall and 16 wide (pto_tile.hpp
+            # getInnerRow/getInnerCol: alignedSize / sizeof(T) x fixedColSize)
+            return (max(1, 32 // isz), 16)
         return (16, max(1, self.fractal // (16 * isz)))
 
     @property

@@ -27,9 +27,9 @@ itself rounds; for a non-integral offset the docs' ``round(..) + offset`` is not
 and fastisa rounds it once more (to nearest even) before saturating.  NaN -> 0.  ``tmp`` (A2/A3 interface
 parity) is accepted, checked to be a float32 tile of src's size, and unused.
 
-The MX forms (MXFP8 / MXFP4 with shared exponents) are not implemented: the docs specify
-stochastic rounding for their final cast (``SPR.CTRL[50]=1``), which no deterministic
-simulation reproduces.
+The MX forms (MXFP8 / MXFP4 with shared exponents; branch ptoisa2) are in
+:mod:`fastisa.pto._tquant_mx`: exact shared exponents and scalings, and the documented
+stochastic rounding of the final cast (``SPR.CTRL[50]=1``) modelled with a seeded generator.
 """
 
 from __future__ import annotations
@@ -42,8 +42,9 @@ from .. import cost
 from ..errors import constraint
 from ._ops import _tile, _vec, vector_cycles
 from ._tile import Tile
+from ._tquant_mx import MxQuantAlg, QuantScaleAlg, VecStoreMode, tquant_mx
 
-__all__ = ["QuantType", "TQUANT"]
+__all__ = ["QuantType", "TQUANT", "QuantScaleAlg", "MxQuantAlg", "VecStoreMode"]
 
 
 class QuantType(enum.IntEnum):
@@ -65,14 +66,44 @@ def _per_row(instr, name, t, R):
     return t.data[rows, 0].astype(np.float32).reshape(R, 1)
 
 
-def TQUANT(dst: Tile, src: Tile, scale: Tile, offset: Tile | None = None,  # noqa: N802
-           tmp: Tile | None = None, quantType: QuantType | int | None = None) -> None:  # noqa: N803
-    """``dst = sat(rint(src * scale[row]) + offset[row])`` (module doc: the docs' formula with
-    ``scale`` read as the reciprocal).  ``quantType`` INT8_SYM (no offset, int8 dst) or
+def TQUANT(dst: Tile, src: Tile, scale: Tile | None = None,  # noqa: N802
+           offset: Tile | None = None, tmp: Tile | None = None,
+           quantType: QuantType | int | None = None, *,  # noqa: N803
+           exp: Tile | None = None, max: Tile | None = None,  # noqa: A002
+           scaling: Tile | None = None, grpAxis: int = 1,  # noqa: N803
+           scaleAlg: QuantScaleAlg | int = QuantScaleAlg.OCP,  # noqa: N803
+           mxAlg: MxQuantAlg | int | None = None, rng=None,  # noqa: N803
+           storeMode: VecStoreMode | int = VecStoreMode.ND,  # noqa: N803
+           expZZ: Tile | None = None) -> None:  # noqa: N803
+    """INT8: ``dst = sat(rint(src * scale[row]) + offset[row])`` (module doc: the docs' formula
+    with ``scale`` read as the reciprocal).  ``quantType`` INT8_SYM (no offset, int8 dst) or
     INT8_ASYM (offset, uint8 dst); by default ASYM when ``offset`` is given.  src: float32
-    Vec tile; dst: equal valid shape.  Raises ConstraintError; NotImplementedError for the
-    MX forms."""
+    Vec tile; dst: equal valid shape.
+
+    MX (branch ptoisa2; docs/isa/TQUANT.md "MX formats", fastisa.pto._tquant_mx): ``q =
+    cast(clip(x * 2^(127 - s_g), -Vmax, Vmax))`` per group g of 32 along ``grpAxis`` (1 ND,
+    0 DN) with ``s_g`` the E8M0 shared exponent of the group max (OCP or NV ``scaleAlg``) and
+    the cast stochastically rounded (seeded by ``rng``).  ``quantType`` MXFP8 or MXFP4_E2M1,
+    or ``mxAlg`` (the C++ grouped form's MxQuantAlg: format and scale algorithm); ``exp``,
+    ``max``, ``scaling`` are the exponent and scratch tiles (also accepted positionally in the
+    C++ order ``TQUANT(dst, src, exp, max, scaling, quantType=...)``); ``storeMode``
+    VecStoreMode.NZ (MXFP8, ND) also writes the exponents in ZZ order ([16 x 2] boxes) to
+    ``expZZ``.  A5 only.  Raises ConstraintError; NotImplementedError for MxQuantAlg.Hif4."""
     instr = "TQUANT"
+    if mxAlg is not None:
+        try:
+            ma = MxQuantAlg(mxAlg)
+        except ValueError:
+            raise constraint(instr, "mxAlg", "must be a MxQuantAlg", mxAlg) from None
+        if ma == MxQuantAlg.Hif4:
+            raise NotImplementedError("TQUANT: MxQuantAlg.Hif4 (HiFloat4) is not implemented "
+                                      "in fastisa")
+        if quantType is not None:
+            raise constraint(instr, "quantType", "must be None when mxAlg is given", quantType)
+        quantType = QuantType.MXFP8 if ma in (MxQuantAlg.OcpMxFp8E4M3,
+                                              MxQuantAlg.NvMxFp8E4M3) else QuantType.MXFP4_E2M1
+        scaleAlg = QuantScaleAlg.OCP if ma in (MxQuantAlg.OcpMxFp8E4M3,
+                                               MxQuantAlg.OcpMxFp4E2M1) else QuantScaleAlg.NV
     if quantType is None:
         quantType = QuantType.INT8_SYM if offset is None else QuantType.INT8_ASYM
     try:
@@ -80,8 +111,15 @@ def TQUANT(dst: Tile, src: Tile, scale: Tile, offset: Tile | None = None,  # noq
     except ValueError:
         raise constraint(instr, "quantType", "must be a QuantType", quantType) from None
     if qt in (QuantType.MXFP8, QuantType.MXFP4_E2M1):
-        raise NotImplementedError("TQUANT: the MX forms are not implemented in fastisa (their "
-                                  "final cast uses stochastic rounding, docs/isa/TQUANT.md)")
+        return tquant_mx(dst, src, scale if exp is None else exp,
+                         offset if max is None else max, tmp if scaling is None else scaling,
+                         qt.name, scaleAlg, grpAxis, rng, storeMode, expZZ)
+    if exp is not None or max is not None or scaling is not None or expZZ is not None or \
+            storeMode != VecStoreMode.ND:
+        raise constraint(instr, "exp/max/scaling/expZZ/storeMode", f"must be unset for "
+                         f"{qt.name}", "a tile or mode")
+    if scale is None:
+        raise constraint(instr, "scale", f"is required for {qt.name}", None)
     for name, t in (("dst", dst), ("src", src)):
         _tile(instr, name, t)
         _vec(instr, name, t)
