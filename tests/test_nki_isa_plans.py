@@ -472,8 +472,15 @@ def test_compiled_dma_sum_plan_same_bits_errors_and_costs():
 
         def bad_op():
             nisa.dma_compute(d, xs, nl.multiply)
+
+        def views():                    # .ap views: keyed by their elements, or no key
+            ok = xs[0].ap([[130, 64], [1, 130]])
+            nisa.dma_compute(d, [ok, xs[1]], nl.add)
+            r = _bits(d)
+            nisa.dma_compute(d, [xs[0].ap([[130, 64], [1, 130]], offset=10), xs[1]], nl.add)
+            return r
         return [lambda: n(1), lambda: n(2), lambda: n(3), lambda: dst_is_source(0),
-                lambda: dst_is_source(2), to_bf16, strided, other_layout, bad_op]
+                lambda: dst_is_source(2), to_bf16, strided, other_layout, bad_op, views]
     _check_compiled(scenario, [_knki.DmaSumPlan])
 
 

@@ -124,7 +124,10 @@ def dma_transpose(dst: NkiTensor, src: NkiTensor, axes: Sequence[Int] | None = N
     key = None
     if _pl.ON[0]:          # a signature validated before: only the overlap depends on values
         if axes is None and priority is None and dge_mode is None and oob_mode is None:
-            r = _hit_t(dst, src)                     # the common call: no options (compiled)
+            try:
+                r = _hit_t(dst, src)                 # the common call: no options (compiled)
+            except TypeError:           # no key (a view that does not resolve): full path
+                r = False
             if r is True:
                 return
             if r is not None and r is not False:
@@ -255,7 +258,10 @@ def dma_compute(dst: NkiTensor, srcs: Sequence[NkiTensor], reduce_op: OpLike,
     fast = None
     if _pl.ON[0] and srcs.__class__ in (list, tuple) and 0 < len(srcs) <= 16:
         if len(srcs) <= 3 and scales is None and unique_indices is True and oob_mode is None:
-            r = _hit_c(dst, srcs, reduce_op)         # the common call (compiled)
+            try:
+                r = _hit_c(dst, srcs, reduce_op)     # the common call (compiled)
+            except TypeError:           # no key (a view that does not resolve): full path
+                r = False
             if r is True:
                 return
             if r is not None and r is not False:

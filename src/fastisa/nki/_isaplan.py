@@ -63,13 +63,16 @@ def key(head: tuple, tensors, opts=()):
         if t.__class__ is not NkiTensor or t.data.__class__ is not _ND:
             return None
     n = len(tensors)
-    if n == 2:
-        k = _plan_key(head, tensors[0], tensors[1])
-    elif n <= 4:
-        k = _plan_key(head, *tensors) if n > 1 else _plan_key(head, tensors[0], None)
-    else:
-        k = (n, *[_plan_key(head if i == 0 else (), *tensors[i:i + 4], *(None,) * (
-            4 - len(tensors[i:i + 4]))) for i in range(0, n, 4)])
+    try:                    # TypeError: no key (a view that does not resolve, rank too high)
+        if n == 2:
+            k = _plan_key(head, tensors[0], tensors[1])
+        elif n <= 4:
+            k = _plan_key(head, *tensors) if n > 1 else _plan_key(head, tensors[0], None)
+        else:
+            k = (n, *[_plan_key(head if i == 0 else (), *tensors[i:i + 4], *(None,) * (
+                4 - len(tensors[i:i + 4]))) for i in range(0, n, 4)])
+    except TypeError:
+        return None
     for v in opts:
         if v is not None:
             try:
