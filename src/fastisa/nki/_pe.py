@@ -132,13 +132,7 @@ def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
     Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     key = None
-    # exact NkiTensors only: plan_key describes another class (an .ap() view, _APView; a
-    # masked view) by its type alone, so two such calls of different formats or shapes had
-    # one key, and a plan made for float8 operands decoded bf16 ones (nki-library
-    # attention_block_tkg: NaN outputs after an fp8 case in the same process)
     if (_ON[0] and perf_mode is None and is_transpose is False
-            and dst.__class__ is NkiTensor and stationary.__class__ is NkiTensor
-            and moving.__class__ is NkiTensor
             and (tile_position is None or type(tile_position) is tuple and not tile_position)
             and (tile_size is None or type(tile_size) is tuple and not tile_size)):
         try:        # the plan path (issue 15): see _mm_hit
@@ -214,8 +208,6 @@ def _init_key():
 
 
 def _mm_plan(dst, stationary, moving, cyc, key):
-    if any(t.__class__ is not NkiTensor for t in (dst, stationary, moving)):
-        return False            # keyed by type alone (see nc_matmul): never planned
     d = dst.data
     if not (type(d) is np.ndarray and d.ndim == 2 and d.dtype == np.float32
             and dst.dtype.name == "float32" and d.flags.c_contiguous and d.flags.writeable
