@@ -227,7 +227,7 @@ def test_topk_thread_count_does_not_change_results(k, sorted_):
     n = 65535
     bits = _random_bits(rng, (128, 4096), "ties" if k == 1024 else "normal")
     outs = []
-    for threads in (1, 2, 3, 8):
+    for threads in (1, 2, 3, 8, 0, 0):    # 0: the automatic count (load now and on average)
         v = np.full((128, k), 0x5555, np.uint16)
         i = np.full((128, k), 9, np.uint32)
         status = ksel.topk_bf16(bits, n, sorted_, v, i, threads)
@@ -472,3 +472,24 @@ def test_topk_threads_setting_does_not_change_results(monkeypatch):
         outs.append(_run_topk(bits, 11111, 333, False))
     for v, i in outs[1:]:
         assert np.array_equal(v, outs[0][0]) and np.array_equal(i, outs[0][1])
+
+
+# ---- speed15 branch: topk names its operands to the cost record ---------------------------
+def test_topk_record_names_the_operands_the_frame_inference_gave():
+    """topk passes its operands to cost.record instead of letting the record read its frame:
+    the profile's pending entry holds the same byte spans, in the same order, as the
+    inference from its parameters (fastisa.schedule.infer_operands)."""
+    from fastisa import schedule
+    from fastisa.nki import isa as nisa
+    from fastisa.nki import language as nl
+    src = nl.ndarray((16, 64), nl.bfloat16, buffer=nl.sbuf)
+    src.data[...] = np.arange(16 * 64).reshape(16, 64).astype(np.float32).astype(
+        ml_dtypes.bfloat16)
+    val = nl.ndarray((16, 8), nl.bfloat16, buffer=nl.sbuf)
+    idx = nl.ndarray((16, 8), nl.uint32, buffer=nl.sbuf)
+    with cost.profiling() as prof:
+        nisa.topk(val_dst=val, idx_dst=idx, src=src, n=1000, sorted=True)
+    ent = prof._pending[-1]
+    want = [schedule.span_of(t) for t in (val, idx, src)]
+    assert ent[1] == "topk" and ent[5] == want and ent[6] == []
+    assert len(prof.events) == 1 and prof.events[0].engine == "GpSimd"

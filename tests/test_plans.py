@@ -650,3 +650,28 @@ def test_plan_key_refuses_operands_too_large_for_a_key():
     for on in (True, False):          # the rank error, not a crash, with the caches on or off
         with plans.enabled_as(on), pytest.raises(ConstraintError, match="rank <= 5"):
             nisa.tensor_tensor(x, x, x, nl.add)
+
+# ---- nkifull: .ap() views of different formats never share an nc_matmul plan -------------
+
+def test_nki_matmul_ap_views_of_different_formats_are_not_one_plan():
+    """nc_matmul's plan key describes an ``.ap()`` view (a NkiTensor subclass) by its type
+    alone; such operands take the full path, so an fp8 call's plan is never used for bf16
+    operands of the same shape (nki-library attention_block_tkg returned NaN after an fp8
+    case had run in the same process)."""
+    import reference as ref
+    rng = np.random.default_rng(5)
+    with plans.enabled_as(True):
+        plans.clear()
+        outs = []
+        for fmt in ("float8_e4m3", "bfloat16", "float8_e4m3", "bfloat16"):
+            npd = getattr(ml_dtypes, fmt)
+            a = rng.integers(-4, 5, (128, 256)).astype(npd)
+            b = rng.integers(-4, 5, (128, 256)).astype(npd)
+            st = NkiTensor(a, fmt).ap([[256, 128], [1, 64]])     # [128, 64] views
+            mv = NkiTensor(b, fmt).ap([[256, 128], [1, 8]])      # [128, 8]
+            dst = NkiTensor(np.zeros((64, 8), np.float32), "float32", nl.psum)
+            nisa.nc_matmul(dst, st, mv)
+            want = ref.nki_matmul(a[:, :64], b[:, :8], np.zeros((64, 8), np.float32))
+            outs.append((dst.data.view(np.uint32), want.view(np.uint32)))
+        for got, want in outs:
+            assert (got == want).all()

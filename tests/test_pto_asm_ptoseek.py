@@ -632,3 +632,40 @@ def test_tscatter_mask_pattern_form_matches_the_api():
     dst = P.Tile(P.TileType.Vec, "float16", 1, 32)
     P.TSCATTER(dst, src, maskPattern="P0101")
     assert np.asarray(r.env["d"].data).tobytes() == np.asarray(dst.data).tobytes()
+
+
+def test_comm_point_to_point_ops():
+    """``pto.comm.tput`` copies src to dst through the staging tile (atomic_add adds),
+    ``tnotify`` sets the signal, ``twait``/``ttest`` compare it; the attribute dict may sit
+    on the line after the operands."""
+    Tb = "!pto.tile_buf<loc=vec, dtype=f32, rows=1, cols=32, v_row=1, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>"
+    PV = "!pto.partition_tensor_view<1x32xf32>"
+    TV = "!pto.tensor_view<1x32xf32>"
+    text = f"""module {{
+  func.func @k(%d: !pto.ptr<f32>, %s: !pto.ptr<f32>, %g: !pto.ptr<i32>) {{
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %c7 = arith.constant 7 : i32
+    %vd = pto.make_tensor_view %d, shape = [%c1, %c32], strides = [%c32, %c1] : {TV}
+    %vs = pto.make_tensor_view %s, shape = [%c1, %c32], strides = [%c32, %c1] : {TV}
+    %vg = pto.make_tensor_view %g, shape = [%c1], strides = [%c1] : !pto.tensor_view<1xi32>
+    %pd = pto.partition_view %vd, offsets = [%c0, %c0], sizes = [%c1, %c32] : {TV} -> {PV}
+    %ps = pto.partition_view %vs, offsets = [%c0, %c0], sizes = [%c1, %c32] : {TV} -> {PV}
+    %pg = pto.partition_view %vg, offsets = [%c0], sizes = [%c1] : !pto.tensor_view<1xi32> -> !pto.partition_tensor_view<1xi32>
+    %ping = pto.alloc_tile : {Tb}
+    pto.comm.tput(%pd, %ps, buf(%ping) : {PV}, {PV}, {Tb})
+        {{atomicType = #pto<atomic_type atomic_none>}}
+    pto.comm.tput(%pd, %ps, buf(%ping) : {PV}, {PV}, {Tb}) {{atomicType = #pto<atomic_type atomic_add>}}
+    pto.comm.tnotify(%pg, %c7 : !pto.partition_tensor_view<1xi32>, i32) {{notifyOp = #pto<notify_op set>}}
+    pto.comm.twait(%pg, %c7 : !pto.partition_tensor_view<1xi32>, i32) {{cmp = #pto<wait_cmp ge>}}
+    %t = pto.comm.ttest(%pg, %c7 : !pto.partition_tensor_view<1xi32>, i32) {{cmp = #pto<wait_cmp eq>}} -> i1
+    return
+  }}
+}}
+"""
+    s = np.arange(32, dtype=np.float32).reshape(1, 32)
+    out = asm.run(text, {"s": s, "d": np.zeros((1, 32), np.float32),
+                         "g": np.zeros(1, np.int32)})
+    np.testing.assert_array_equal(out["d"].reshape(1, 32), 2 * s)
+    assert int(out["g"][0]) == 7

@@ -216,7 +216,7 @@ def test_x2_row_major_tile_needs_32_elements_a_row():
     """pto_tile.hpp counts an x2 tile's Cols in elements, sizeof(float4_e2m1x2_t) == 1:
     a 16-byte row of 32 fp4 values is aligned, an 8-byte one is not."""
     assert pto.Tile(V, "float4_e2m1x2", 4, 16).cols == 16
-    with pytest.raises(errors.AlignmentError):
+    with pytest.raises(errors.AlignmentError, match="x2 tile needs a multiple of 32 elements"):
         pto.Tile(V, "float4_e2m1x2", 4, 8)
 
 

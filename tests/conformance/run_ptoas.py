@@ -16,9 +16,11 @@ rejected), and then
 * checks that every rejected program raises a :mod:`fastisa.errors` exception carrying a
   line and column, from :func:`~fastisa.pto.asm.parse` or while running;
 * for the pypto model samples that ship a golden builder (``*_golden.py`` next to the
-  ``.pto``: Qwen3 decode, DeepSeek), runs the builder's inputs through fastisa and compares
-  with the builder's expected outputs under PTOAS's own criterion (the tolerance the
-  builder's ``compare`` uses), see :func:`golden_cases`.
+  ``.pto``: Qwen3 decode A3/A5, DeepSeek V4 decode A3/A5), runs the builder's inputs through
+  fastisa and compares with the builder's expected outputs under PTOAS's own criterion (the
+  tolerance the board test's ``compare.py`` uses), see :func:`golden_cases` and
+  :func:`run_golden`.  Samples without lit lines get the per-directory ``--pto-arch`` /
+  ``--pto-level`` of the checkout's ``test/samples/runop.sh`` (:func:`runop_defaults`).
 
 Tile level: programs using the VPTO micro-instruction level (``pto.v*`` ops, ``!pto.vreg``,
 ``pto.vecscope``, or an op the checkout documents only as a micro instruction,
@@ -26,7 +28,8 @@ Tile level: programs using the VPTO micro-instruction level (``pto.v*`` ops, ``!
 
 Environment variables (each optional; the harness is skipped when none is set or exists):
 
-``FASTISA_PTOAS``      checkout of hw-native-sys/PTOAS (current)
+``FASTISA_PTOAS``      checkout of hw-native-sys/PTOAS (current; or a fork of it, e.g. the
+                       2026-07 wang-chonghao/PTOAS with the DeepSeek V4 / Qwen3 A3 samples)
 ``FASTISA_PTOAS_OLD``  checkout of zhangstevenunity/PTOAS (older dialect)
 ``FASTISA_PTO_DSL``    checkout of huawei-csl/pto-dsl
 ``FASTISA_PTO_ISA``    checkout of hw-native-sys/pto-isa

@@ -370,7 +370,10 @@ def topk(val_dst: NkiTensor, idx_dst: NkiTensor, src: NkiTensor, n: Int, sorted:
         warnings.warn(f"{instr}: src holds NaN among the first n = {n} snake elements; NaN "
                       f"input is undefined behaviour (the NKI docs, page nki.isa.topk (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.isa.rst)): mask or replace it",
                       RuntimeWarning, stacklevel=2)
-    _cost.record("GpSimd", instr, 4 * n + k)
+    # speed15 branch: the operands the record would infer from this frame (its tensor
+    # parameters in order, none named as written: fastisa.schedule._WRITE_NAMES), given
+    # directly -- the same events, without reading the frame's locals
+    _cost.record("GpSimd", instr, 4 * n + k, reads=[val_dst, idx_dst, src], writes=[])
 
 
 def _vector_operand(instr, param, t, lo=None, hi=None, rank=None):

@@ -31,6 +31,7 @@ import numpy as np
 from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError, OverlapError
+from .._kernels import pool as _pool   # speed15 branch: recycled storage
 from . import _alloc
 
 __all__ = ["Buffer", "NkiTensor", "PMAX", "is_tensor", "require_tensor", "require_buffer",
@@ -1234,8 +1235,7 @@ def _zeros_u8(n: int) -> np.ndarray:
     for their state bytes each time)."""
     if n < 65536:
         return np.zeros(n, np.uint8)
-    from .._kernels import pool
-    z = pool.empty(n, np.uint8)
+    z = _pool.empty(n, np.uint8)
     z.fill(0)
     return z
 

@@ -1162,3 +1162,77 @@ def _tensor_view_dim(run, op):
 
 _OPS.update({"pto.get_tensor_view_dim": _tensor_view_dim,
              "pto.get_tensor_view_stride": _tensor_view_dim})
+
+
+# ---- ptoseek: the point-to-point pto.comm ops of the 2026-07 PTOAS (PTOOps.td CommTPutOp
+# / CommTGetOp / CommTNotifyOp / CommTWaitOp / CommTTestOp), on fastisa.pto.comm (pto-isa
+# docs/isa/comm/*.md; ranks share one address space, as on the CPU simulator) ----
+
+def _comm_word(op, key):
+    v = _attr(op, key)
+    if v is None:
+        return None
+    w = v.replace(">", " ").replace("<", " ").split()
+    return w[-1].lower() if w else None
+
+
+def _comm_views(run, op, n):
+    from ._asm_runner import _PartView
+    ps = _percents(op)
+    vals = [_value(run, t) for t in ps]
+    views = vals[:n]
+    if not all(isinstance(v, _PartView) for v in views):
+        raise ConstraintError(f"{op.name}: the first {n} operand(s) must be partition views")
+    return views, vals[n:]
+
+
+def _comm_put_get(run, op):
+    """``pto.comm.tput(%dst, %src, buf(%ping[, %pong]) : ...) {atomicType}`` /
+    ``pto.comm.tget(...)``: TPUT / TGET through the staging tile(s)."""
+    from . import comm as C
+    (dst, src), bufs = _comm_views(run, op, 2)
+    tiles = [b for b in bufs if isinstance(b, run.P.Tile)]
+    if not tiles:
+        raise ConstraintError(f"{op.name}: expected buf(%ping[, %pong]) staging tile(s)")
+    args = (dst.global_tensor(run.P), src.global_tensor(run.P), tiles[0],
+            tiles[1] if len(tiles) > 1 else None)
+    if op.name.endswith("tput"):
+        atomic = _comm_word(op, "atomicType") or "atomic_none"
+        table = {"atomic_none": C.AtomicType.AtomicNone, "atomic_add": C.AtomicType.AtomicAdd}
+        if atomic not in table:
+            raise NotImplementedError(f"{op.name}: atomicType {atomic} is not simulated")
+        C.TPUT(*args, atomic=table[atomic])
+    else:
+        C.TGET(*args)
+    dst.tv.ptr.written = True
+
+
+def _comm_signal(run, op):
+    """``pto.comm.tnotify(%sig, %v) {notifyOp}``, ``pto.comm.twait(%sig, %v) {cmp}``, ``%b =
+    pto.comm.ttest(%sig, %v) {cmp} -> i1``."""
+    from . import comm as C
+    (sig,), rest = _comm_views(run, op, 1)
+    if not rest:
+        raise ConstraintError(f"{op.name}: expected a signal view and a value")
+    value = int(rest[0])
+    g = sig.global_tensor(run.P)
+    if op.name.endswith("tnotify"):
+        w = _comm_word(op, "notifyOp") or "set"
+        table = {"set": C.NotifyOp.Set, "atomic_add": C.NotifyOp.AtomicAdd}
+        if w not in table:
+            raise NotImplementedError(f"{op.name}: notifyOp {w} is not simulated")
+        C.TNOTIFY(g, value, table[w])
+        sig.tv.ptr.written = True
+        return
+    w = (_comm_word(op, "cmp") or "eq").upper()
+    if w not in C.WaitCmp.__members__:
+        raise NotImplementedError(f"{op.name}: cmp {w} is not simulated")
+    if op.name.endswith("twait"):
+        C.TWAIT(g, value, C.WaitCmp[w])
+    else:
+        _bind_results(run, op, [int(bool(C.TTEST(g, value, C.WaitCmp[w])))])
+
+
+_OPS.update({"pto.comm.tput": _comm_put_get, "pto.comm.tget": _comm_put_get,
+             "pto.comm.tnotify": _comm_signal, "pto.comm.twait": _comm_signal,
+             "pto.comm.ttest": _comm_signal})

@@ -184,3 +184,4 @@ KNOWN_OPS = KNOWN_OPS | {"builtin.unrealized_conversion_cast"}
 _ARITY_BY_NAME.update({"textract": (3, 4)})     # ptoseek: TExtractOp's Optional preQuantScalar
 PTOAS_OPS = PTOAS_OPS | {"get_tensor_view_stride"}        # ptoseek
 _ARITY_BY_NAME.update({"tscatter": (1, 2)})     # ptoseek: the maskPattern form
+KNOWN_OPS = KNOWN_OPS | {"pto.comm.tput", "pto.comm.tget", "pto.comm.tnotify", "pto.comm.twait", "pto.comm.ttest"}   # ptoseek

@@ -398,8 +398,14 @@ class _Parser(_TypeParser, _OpParser):
                     raise self.error(f"unbalanced brackets in {name}", nt)
                 break
             if depth == 0:
+                # an attribute dict on the line after the operands, ``{key = ...}``, is
+                # still this op's (PTOAS prints long ops that way)
+                attr_dict_next = (t.text == "{" and t.kind == "punct" and prev.text == ")"
+                                  and self.peek().line == t.line
+                                  and self.peek(2).text == "=")
                 if t.line != prev.line and not (t.text in self._CONT_NEXT and t.text != "}"
-                                                or prev.text in self._CONT_PREV):
+                                                or prev.text in self._CONT_PREV
+                                                or attr_dict_next):
                     break
                 if t.text == "}" and t.kind == "punct":
                     break

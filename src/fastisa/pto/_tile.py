@@ -362,6 +362,10 @@ class Tile(_ktile.TileBase):
         ecols = cols * self.format.lanes if self.format.lanes == 2 else cols
         if self.slayout == SLayout.NoneBox:
             if self.blayout == BLayout.RowMajor and (ecols * isz) % 32:
+                if ecols != cols:
+                    raise AlignmentError(
+                        f"{where}: a row-major x2 tile needs a multiple of 32 elements (16 "
+                        f"bytes) a row, got cols={cols} bytes = {ecols} elements")
                 raise AlignmentError(
                     f"{where}: a row-major tile needs cols * sizeof(T) % 32 == 0 (32-byte rows), "
                     f"got cols={cols} x {isz} bytes = {cols * isz}")
