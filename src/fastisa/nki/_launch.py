@@ -74,9 +74,9 @@ class Launch(Turns):
         ordered before later ones."""
         self._writers.clear()
 
-    def note_write(self, me: int, t) -> None:
-        """Program ``me`` wrote shared-HBM tensor ``t``: warn when it overwrote bytes another
-        program wrote since the last synchronisation."""
+    def _entry(self, t):
+        """t's storage, its owner, the owner's key, the owner's (ref, programs, seen) byte
+        record (made on first use) and t's byte offset in the owner."""
         from .tensor import _owner
         d = t.data
         own = _owner(d)
@@ -87,6 +87,12 @@ class Launch(Turns):
             ent = (weakref.ref(own), np.zeros(n, np.int16), np.zeros(n, np.uint8))
             self._writers[key] = ent
         off = d.__array_interface__["data"][0] - own.__array_interface__["data"][0]
+        return d, own, key, ent, off
+
+    def note_write(self, me: int, t) -> None:
+        """Program ``me`` wrote shared-HBM tensor ``t``: warn when it overwrote bytes another
+        program wrote since the last synchronisation."""
+        d, own, key, ent, off = self._entry(t)
         shape = d.shape + (d.itemsize,)
 
         def view(arr):                     # one entry per byte of the owner, shaped like d
@@ -102,16 +108,7 @@ class Launch(Turns):
         C-contiguous data, elements of ``t.dtype``) of shared-HBM tensor ``base`` through
         the dynamic (``vector_offset`` / ``scalar_offset``) view ``t``: the same race check
         as :meth:`note_write`, on the bytes those elements cover."""
-        from .tensor import _owner
-        d = base.data
-        own = _owner(d)
-        key = id(own)
-        ent = self._writers.get(key)
-        if ent is None or ent[0]() is not own:
-            n = max(own.nbytes, 1)
-            ent = (weakref.ref(own), np.zeros(n, np.int16), np.zeros(n, np.uint8))
-            self._writers[key] = ent
-        off = d.__array_interface__["data"][0] - own.__array_interface__["data"][0]
+        d, own, key, ent, off = self._entry(base)
         it = t.dtype.itemsize
         rel = (elems.reshape(-1).astype(np.int64)[:, None] * it
                + np.arange(it, dtype=np.int64)).reshape(-1)    # bytes of base (contiguous)
