@@ -549,20 +549,25 @@ def _tile_window(run, name, src, r, c, h, w, vr, vc, dynamic=False):
     return sub
 
 
+def _first_bracket(op):
+    """The operand tokens of ``op``'s first ``[a, b, ...]`` list (commas dropped)."""
+    toks = op.toks
+    k = next(i for i, t in enumerate(toks) if t.text == "[") + 1
+    out = []
+    while toks[k].text != "]":
+        if toks[k].text != ",":
+            out.append(toks[k])
+        k += 1
+    return out
+
+
 def _tile_subview(run, op, src):
     """``%s = pto.subview %tile[%r, %c] sizes [h, w] [valid [%vr, %vc]] : T -> T2``
     (PTOAS SubViewOp, include/PTO/IR/PTOOps.td: a view into the source tile, the result's
     type has the logical ``sizes`` while lowering keeps the parent's physical strides; the
     valid shape is the explicit ``valid`` operands clipped to ``sizes``, else the result
     type's static valid shape, else ``sizes``).  See :func:`_tile_window`."""
-    toks = op.toks
-    k = next(i for i, t in enumerate(toks) if t.text == "[")
-    offs = []
-    k += 1
-    while toks[k].text != "]":
-        if toks[k].text != ",":
-            offs.append(toks[k])
-        k += 1
+    offs = _first_bracket(op)
     sizes = [int(t.text) for t in (_bracket_list(op, "sizes") or []) if t.kind == "int"]
     if len(offs) != 2 or len(sizes) != 2:
         raise ConstraintError(f"{op.name}: expected %tile[%row, %col] sizes [h, w]")
@@ -1105,14 +1110,7 @@ def _declare_local_array(run, op):
 
 
 def _local_index(run, op, arr):
-    toks = op.toks
-    k = next(i for i, t in enumerate(toks) if t.text == "[")
-    idx = []
-    k += 1
-    while toks[k].text != "]":
-        if toks[k].text != ",":
-            idx.append(_index_operand(run, toks[k]))
-        k += 1
+    idx = [_index_operand(run, t) for t in _first_bracket(op)]
     if len(idx) != arr.ndim or any(not 0 <= i < n for i, n in zip(idx, arr.shape)):
         raise AccessError(f"{op.name}: index {idx} is outside the local array of shape "
                           f"{arr.shape}")
