@@ -12,6 +12,10 @@ with ``-p tests.conformance._nki_cases``): which cases run, and for how long.
 * **A sample per test module** (``FASTISA_NKI_MAX_CASES=N``, ``run_nki --max-cases``):
   at most N of each module's runnable cases, evenly spaced; the others are skipped as
   "not sampled".
+* **A shard of them** (``FASTISA_NKI_SHARD=K/N``, ``run_nki --shard K/N``): of each test
+  module's runnable cases (after the sample), only every N-th, starting at the K-th
+  (0-based); the others are skipped as "not in this shard".  N runs with K = 0 .. N-1
+  together run every case once, so a slow directory can use several cores.
 * **A time limit per case**, ``FASTISA_NKI_CASE_TIMEOUT`` seconds (default 0: none): a
   case still running then fails with ``TimeoutError: the case ran longer than N s``,
   and the run goes on with the next case (SIGALRM in the main thread).
@@ -49,6 +53,7 @@ def large_dims(case_id: str) -> list:
 def pytest_collection_modifyitems(session, config, items):
     _small_only(items)
     _sample(items)
+    _shard(items)
 
 
 def _skipped(item) -> bool:
@@ -76,6 +81,33 @@ def _sample(items):
                 item.add_marker(pytest.mark.skip(
                     reason=f"not sampled: the harness runs {n} of this module's {len(its)} "
                            f"small cases (--max-cases 0 runs all)"))
+
+
+def shard_spec(text: str):
+    """``"K/N"`` -> ``(K, N)``; ``""`` -> ``None``.  Raises ValueError unless 0 <= K < N."""
+    if not text:
+        return None
+    m = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+    if not m or not int(m.group(1)) < int(m.group(2)):
+        raise ValueError(f"shard must be K/N with 0 <= K < N, got {text!r}")
+    return int(m.group(1)), int(m.group(2))
+
+
+def _shard(items):
+    spec = shard_spec(os.environ.get("FASTISA_NKI_SHARD", ""))
+    if spec is None:
+        return
+    k, n = spec
+    by_mod: dict = {}
+    for item in items:
+        if not _skipped(item):
+            by_mod.setdefault(str(item.fspath), []).append(item)
+    for its in by_mod.values():
+        for i, item in enumerate(its):
+            if i % n != k:
+                item.add_marker(pytest.mark.skip(
+                    reason=f"not in this shard: the harness runs shard {k}/{n} (every {n}-th "
+                           f"runnable case of this module)"))
 
 
 def _small_only(items):

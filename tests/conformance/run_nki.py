@@ -51,6 +51,7 @@ MAX_CASES = [0]
 JOBS = [1]
 DIRS = [""]
 TRN3 = [False]
+SHARD = [""]
 
 COLLECTIONS = {
     "sdk-test": ("FASTISA_NKI_SDK", "nki/test"),
@@ -124,6 +125,7 @@ def _env(extra=None):
     env["NKI_SIMULATOR"] = "1"
     env["FASTISA_NKI_CASE_TIMEOUT"] = str(CASE_TIMEOUT[0])
     env["FASTISA_NKI_MAX_CASES"] = str(MAX_CASES[0])
+    env["FASTISA_NKI_SHARD"] = SHARD[0]
     env["FASTISA_NKI_CLEAN_OUTPUT"] = "1"       # run_pytest's cwd is a temporary directory
     env.update(extra or {})
     return env
@@ -421,6 +423,10 @@ def main(argv=None) -> int:
                     help="nki-library: also run the tests it marks trn3-only "
                          "(platforms(exclude=[TRN1, TRN2]); deselected on its default trn2 "
                          "target) on trn3, in a second pass per directory")
+    ap.add_argument("--shard", default="",
+                    help="K/N: run only every N-th runnable case of each test module, from the "
+                         "K-th (0-based); N runs, K = 0 .. N-1, together run each case once. "
+                         "The others are reported as skipped (not in this shard)")
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--json", default="", help="also write the cases to this JSON file")
     a = ap.parse_args(argv)
@@ -430,6 +436,12 @@ def main(argv=None) -> int:
     JOBS[0] = max(1, a.jobs)
     DIRS[0] = a.dirs
     TRN3[0] = a.trn3
+    from tests.conformance._nki_cases import shard_spec
+    try:
+        shard_spec(a.shard)
+    except ValueError as e:
+        ap.error(str(e))
+    SHARD[0] = a.shard
     names = [n for n in (a.only.split(",") if a.only else COLLECTIONS) if n]
     all_cases = []
     summary = []
@@ -445,7 +457,8 @@ def main(argv=None) -> int:
         p = sum(c.matched for c in cases)
         s = sum(c.skipped for c in cases)
         big = sum(c.skipped and c.error.startswith("large shape") for c in cases)
-        smp = sum(c.skipped and c.error.startswith("not sampled") for c in cases)
+        smp = sum(c.skipped and c.error.startswith(("not sampled", "not in this shard"))
+                  for c in cases)
         summary.append(f"{name}: {p} of {len(cases) - s} cases matched ({s - big - smp} "
                        f"skipped by the collection's harness, {big} large shapes and {smp} "
                        f"not sampled skipped by this harness), {time.time() - t0:.0f} s")
