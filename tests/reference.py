@@ -3041,3 +3041,67 @@ def ptoisa2_zz(e):
                     out.append(e[rb * 16 + r, gb * 2 + g])
     return np.array(out, e.dtype)
 # ---- end of ptoisa2 section ----
+
+
+# ---- ptomg: MGATHER's row/elem forms, the GM -> L1 (Mat) form, oob modes ----
+def ptomg_remap(idx, cap, oob):
+    """(indices, miss) after an MGATHER oob policy (pto-isa docs/isa/MGATHER.md
+    "Out-of-Bounds Behaviour"): clamp / wrap remap, zero marks the lanes that read 0."""
+    i = np.asarray(idx, np.int64)
+    if oob == "clamp":
+        i = np.clip(i, 0, cap - 1)
+    elif oob == "wrap":
+        i = np.mod(i, cap)
+    miss = (i < 0) | (i >= cap)
+    return np.where(miss, 0, i), miss
+
+
+def ptomg_mgather_row(table2d, rows_idx, oob, ncols):
+    """dst[r, j] = table[idx[r], j] (j < ncols); zero-oob rows are 0."""
+    i, miss = ptomg_remap(rows_idx, table2d.shape[0], oob)
+    out = table2d[i, :ncols].copy()
+    out[miss] = 0
+    return out
+
+
+def ptomg_mgather_elem(flat, idx2d, oob, cap):
+    """dst[r, c] = table.flat[idx[r, c]]; zero-oob lanes are 0."""
+    i, miss = ptomg_remap(idx2d, cap, oob)
+    return np.where(miss, np.zeros((), flat.dtype), flat[i])
+
+
+def ptomg_nz_order(whole, c0):
+    """A [rows, cols] matrix in NZ fractal order: element (r, c) at
+    (c // c0) * rows * c0 + r * c0 + c % c0 (MGATHER.md, GM -> L1 Elem algorithm)."""
+    rows, cols = whole.shape
+    out = np.empty(rows * cols, whole.dtype)
+    for r in range(rows):
+        for c in range(cols):
+            out[(c // c0) * rows * c0 + r * c0 + c % c0] = whole[r, c]
+    return out
+# ---- end of ptomg section ----
+
+
+# ---- ptomg (2): the collective pto.comm ops on one address space ----
+def ptomg_collective(kind, big, members, root=0, op="sum"):
+    """(big', members') after pto.comm.<kind> (pto-isa docs/isa/comm/TBROADCAST.md,
+    TREDUCE.md, TGATHER.md, TSCATTER.md) for 2-D [H, W] members and a [N*H, W] (gather /
+    scatter) or [H, W] (broadcast src / reduce dst) big tensor."""
+    big = big.copy()
+    members = [m.copy() for m in members]
+    h = members[0].shape[0]
+    if kind == "tbroadcast":
+        members = [big[:h].copy() for _ in members]
+    elif kind == "tgather":
+        for r, m in enumerate(members):
+            big[r * h:(r + 1) * h] = m
+    elif kind == "tscatter":
+        members = [big[r * h:(r + 1) * h].copy() for r in range(len(members))]
+    else:
+        acc = members[root].copy()
+        for r, m in enumerate(members):
+            if r != root:
+                acc = {"sum": acc + m, "max": np.maximum(acc, m), "min": np.minimum(acc, m)}[op]
+        big[...] = acc
+    return big, members
+# ---- end of ptomg (2) section ----

@@ -779,7 +779,7 @@ def test_mgather_and_mscatter_through_global_views():
   %ti = pto.alloc_tile : {I}
   %t = pto.alloc_tile : {T}
   pto.tload ins(%pi : {GI}) outs(%ti : {I})
-  pto.mgather ins(%px, %ti : {G}, {I}) outs(%t : {T})
+  pto.mgather ins(%px, %ti : {G}, {I}) outs(%t : {T}) {{coalesce = #pto<coalesce elem>}}
   pto.tneg ins(%t : {T}) outs(%t : {T})
   pto.mscatter ins(%t, %ti : {T}, {I}) outs(%py : {G})
   return

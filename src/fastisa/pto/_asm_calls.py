@@ -308,8 +308,6 @@ def _tprint(P, name, outs, ins, a):
 #: NotImplementedError instead of being ignored.
 UNSIMULATED = {
     "tcolsum": {"isBinary": ("false",)},
-    "mgather": {"gatherOob": ("undefined",)},
-    "mscatter": {"scatterAtomicOp": ("none",), "scatterOob": ("undefined",)},
     "thistogram": {"isMSB": ("true",)},
     "tload": {"pad_mode": ("null", "padnull", "pad_null"), "init_out_buffer": ("false",)},
 }
@@ -352,6 +350,63 @@ def _trandom(P, name, outs, ins, a):
 
 
 HANDLERS["trandom"] = _trandom
+
+
+# ---- ptomg: pto.mgather / pto.mscatter with their coalesce / oob / atomic attributes ----
+def _gm_operand(P, v):
+    from ._asm_runner import _PartView
+    return v.global_tensor(P) if isinstance(v, _PartView) else v
+
+
+def _coalesce(a, data, idx):
+    """PTOAS's coalesce attribute; absent, the form the verifier infers (MGatherOp /
+    MScatterOp verify, lib/PTO/IR/PTO.cpp): an index tile matching the data tile's valid
+    shape is elem, a [valid_row, 1] one is row."""
+    w = attr_word(a.get("coalesce"))
+    if w is not None:
+        return w.lower()
+    if isinstance(idx, P_Tile()) and idx.valid_shape != data.valid_shape:
+        return "row"
+    return "elem"
+
+
+def P_Tile():
+    from ._tile import Tile
+    return Tile
+
+
+def _mgather(P, name, outs, ins, a):
+    """MGatherOp ``ins(%mem, %idx[, %scratch]) outs(%dst) {coalesce, gatherOob}``
+    (PTOAS include/PTO/IR/PTOOps.td): MGATHER(dst, mem, idx, coalesce, oob, scratch)."""
+    from ._asm_runner import _PartView
+    dst = outs[0]
+    mem, idx = _gm_operand(P, ins[0]), _gm_operand(P, ins[1])
+    scratch = _gm_operand(P, ins[2]) if len(ins) > 2 else None
+    oob = (attr_word(a.get("gatherOob")) or "undefined").lower()
+    P.MGATHER(dst, mem, idx, coalesce=_coalesce(a, dst, idx), oob=oob, scratch=scratch)
+    if len(ins) > 2 and isinstance(ins[2], _PartView):
+        ins[2].tv.ptr.written = True
+
+
+def _mscatter(P, name, outs, ins, a):
+    """MScatterOp ``ins(%src, %idx) outs(%mem) {coalesce, scatterAtomicOp, scatterOob,
+    scatterConflict}``: MSCATTER(mem, src, idx, coalesce, atomic, oob).  scatterConflict
+    (default / last) changes nothing here: elements are written in row-major order, so the
+    last write wins, as the CPU simulator's sequential loop does (include/pto/cpu/
+    MScatter.hpp)."""
+    from ._asm_runner import _PartView
+    mem = outs[0]
+    src, idx = ins
+    atomic = (attr_word(a.get("scatterAtomicOp")) or "none").lower()
+    oob = (attr_word(a.get("scatterOob")) or "undefined").lower()
+    P.MSCATTER(_gm_operand(P, mem), src, idx, coalesce=_coalesce(a, src, idx),
+               atomic=atomic, oob=oob)
+    if isinstance(mem, _PartView):
+        mem.tv.ptr.written = True
+
+
+HANDLERS["mgather"] = _mgather
+HANDLERS["mscatter"] = _mscatter
 
 
 def _thistogram(P, name, outs, ins, a):

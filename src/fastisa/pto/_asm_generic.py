@@ -1234,3 +1234,90 @@ def _comm_signal(run, op):
 _OPS.update({"pto.comm.tput": _comm_put_get, "pto.comm.tget": _comm_put_get,
              "pto.comm.tnotify": _comm_signal, "pto.comm.twait": _comm_signal,
              "pto.comm.ttest": _comm_signal})
+
+
+# ---- ptomg: the collective pto.comm ops of the 2026-07 PTOAS (PTOOps.td CommTBroadcastOp /
+# CommTReduceOp / CommTGatherOp / CommTScatterOp), on fastisa.pto.comm's TBROADCAST / TREDUCE
+# / TGATHER / TSCATTER (pto-isa docs/isa/comm/*.md).  The calling core is the root; the
+# group's views are the ranks' buffers in one address space, as on the CPU simulator. ----
+
+def _comm_collective(run, op):
+    """``pto.comm.tbroadcast(%src, recv(%ping[, %pong]), group(%g0, ...)) {root}``,
+    ``pto.comm.tgather(%dst, recv(...), group(...)) {root}``, ``pto.comm.tscatter(%src,
+    recv(...), group(...)) {root}``, ``pto.comm.treduce(%dst, %acc, recv(...), group(...))
+    {reduceOp, root}``."""
+    from . import comm as C
+    from ._asm_runner import _PartView
+    P = run.P
+    vals = [_value(run, t) for t in _percents(op)]
+    views = [v for v in vals if isinstance(v, _PartView)]
+    tiles = [v for v in vals if isinstance(v, P.Tile)]
+    if len(views) + len(tiles) != len(vals) or len(views) < 2 or not tiles:
+        raise ConstraintError(f"{op.name}: expected a view, staging tile(s) in recv(...) and "
+                              f"the group's views in group(...)")
+    root_text = _attr(op, "root")
+    root = int(root_text.split(":")[0].strip()) if root_text is not None else 0
+    first, members = views[0], views[1:]
+    if not 0 <= root < len(members):
+        raise ConstraintError(f"{op.name}: root must be in [0, {len(members)}) (the group's "
+                              f"size), got {root}")
+    group = C.ParallelGroup([m.global_tensor(P) for m in members], root_idx=root)
+    big = first.global_tensor(P)
+    kind = op.name.rsplit(".", 1)[-1]
+    if kind == "treduce":
+        if len(tiles) not in (2, 3):
+            raise ConstraintError(f"{op.name}: expected an acc tile and recv(%ping[, %pong])")
+        w = _comm_word(op, "reduceOp") or "sum"
+        ops = {"sum": C.ReduceOp.Sum, "max": C.ReduceOp.Max, "min": C.ReduceOp.Min}
+        if w not in ops:
+            raise NotImplementedError(f"{op.name}: reduceOp {w} is not simulated")
+        C.TREDUCE(group, big, *tiles, ops[w])
+        first.tv.ptr.written = True
+        return
+    if len(tiles) > 2:
+        raise ConstraintError(f"{op.name}: expected recv(%ping[, %pong]), got {len(tiles)} "
+                              f"tiles")
+    pong = tiles[1] if len(tiles) > 1 else None
+    fn = {"tbroadcast": C.TBROADCAST, "tgather": C.TGATHER, "tscatter": C.TSCATTER}[kind]
+    fn(group, big, tiles[0], pong)
+    for v in (members if kind in ("tbroadcast", "tscatter") else [first]):
+        v.tv.ptr.written = True
+
+
+_OPS.update({f"pto.comm.{k}": _comm_collective
+             for k in ("tbroadcast", "treduce", "tgather", "tscatter")})
+
+
+# ---- ptomg: the pto.comm.* spellings of the async-copy ops (PTOOps.td
+# CommBuildAsyncSessionOp, CommTPutAsyncOp, CommTGetAsyncOp, CommWaitAsyncEventOp,
+# CommTestAsyncEventOp) and TPREFETCH_ASYNC's context ops ----
+
+def _prefetch_ctx(run, op):
+    """``%ctx = pto.make_prefetch_async_context(%workspace)``."""
+    _bind_results(run, op, [run.P.PrefetchAsyncContext()])
+
+
+def _prefetch_async(run, op):
+    """``%ev = pto.tprefetch_async(%src, %ctx)``: TPREFETCH_ASYNC (a cache hint)."""
+    from ._asm_runner import _PartView
+    ps = _percents(op, 1)
+    src = _value(run, ps[0]) if ps else None
+    ctx = _value(run, ps[1]) if len(ps) > 1 else None
+    if not isinstance(src, _PartView):
+        raise ConstraintError(f"{op.name}: src must be a global-memory view")
+    ev = run.P.TPREFETCH_ASYNC(src.global_tensor(run.P), ctx)
+    _bind_results(run, op, [ev] * len(op.result_names()))
+
+
+def _prefetch_session(run, op):
+    """``%s = pto.get_prefetch_async_session %ctx``."""
+    ctx = _value(run, _percents(op)[0])
+    _bind_results(run, op, [ctx.GetSession() if ctx is not None else None])
+
+
+_OPS.update({"pto.comm.build_async_session": _none_results,
+             "pto.comm.tput_async": _async_copy, "pto.comm.tget_async": _async_copy,
+             "pto.comm.wait_async_event": _async_done, "pto.comm.test_async_event": _async_done,
+             "pto.make_prefetch_async_context": _prefetch_ctx,
+             "pto.tprefetch_async": _prefetch_async,
+             "pto.get_prefetch_async_session": _prefetch_session})

@@ -185,3 +185,9 @@ _ARITY_BY_NAME.update({"textract": (3, 4)})     # ptoseek: TExtractOp's Optional
 PTOAS_OPS = PTOAS_OPS | {"get_tensor_view_stride"}        # ptoseek
 _ARITY_BY_NAME.update({"tscatter": (1, 2)})     # ptoseek: the maskPattern form
 KNOWN_OPS = KNOWN_OPS | {"pto.comm.tput", "pto.comm.tget", "pto.comm.tnotify", "pto.comm.twait", "pto.comm.ttest"}   # ptoseek
+KNOWN_OPS = KNOWN_OPS | {"pto.comm.tbroadcast", "pto.comm.treduce", "pto.comm.tgather",
+                         "pto.comm.tscatter", "pto.comm.build_async_session",
+                         "pto.comm.tput_async", "pto.comm.tget_async",
+                         "pto.comm.wait_async_event", "pto.comm.test_async_event",
+                         "pto.make_prefetch_async_context", "pto.tprefetch_async",
+                         "pto.get_prefetch_async_session"}   # ptomg

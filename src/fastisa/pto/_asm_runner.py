@@ -99,8 +99,10 @@ class _RandomBuffer:
     def values(self, n):
         dt = self.np_dtype
         if dt.kind in "iu":
-            lo = 0 if dt.kind == "u" else -8
-            return self.rng.integers(lo, 8, n).astype(dt)
+            # [0, 8), signed types too (branch ptomg): integer buffers carry indices,
+            # offsets and counts (MGATHER / MSCATTER / TSCATTER index tiles, whose
+            # "undefined" out-of-range policy makes a negative index an error)
+            return self.rng.integers(0, 8, n).astype(dt)
         if dt.kind == "b":
             return self.rng.integers(0, 2, n).astype(dt)
         return self.rng.uniform(-1.0, 1.0, n).astype(np.float32).astype(dt)
@@ -742,7 +744,7 @@ def run(text, inputs=None, *, func: str | None = None, random=None,
     the ``pto.entry`` function, else the first function nothing calls).  ``arch``:
     ``"a3"``/``"a5"`` (PTOAS's ``--pto-arch``) when the module does not say.  ``random``: a ``numpy.random.Generator``; pointer arguments missing from
     ``inputs`` then start as random values of their element type (finite, in [-1, 1) for
-    floats, small integers for integer types) instead of zeros -- for fuzzing and the
+    floats, integers in [0, 8), so they can serve as indices) instead of zeros -- for fuzzing and the
     conformance harness.  Returns ``{name: ndarray}``.
 
     Raises AsmSyntaxError for syntax/type errors; ConstraintError, AccessError,

@@ -70,7 +70,8 @@ def verify(module, lines, arch=None, level=None):
                 if short in ("aic_initialize_pipe", "aiv_initialize_pipe"):
                     pipe_inits.append(op)
                     _verify_pipe_slots(op, arch, err)
-                if short == "tput_async":
+                if short in ("tput_async", "comm.tput_async", "comm.tget_async",
+                             "tprefetch_async"):
                     _verify_tput_async(op, err)
                 if short == "alloc_multi_tile":
                     _verify_alloc_multi_tile(op, level, err)
@@ -122,7 +123,8 @@ def _verify_tpop(op, err):
 
 
 def _verify_tput_async(op, err):
-    """The destination (first operand) must be a flat 1-D static GM memref."""
+    """The destination (first operand) must be a flat 1-D static GM memref (tprefetch_async:
+    its source, branch ptomg)."""
     from ._asm_lexer import Token
     from ._asm_parser import _Parser
     toks = list(op.toks)
@@ -139,7 +141,8 @@ def _verify_tput_async(op, err):
     for ty in tys:
         if isinstance(ty, MemRefType) and (ty.space in (None, "gm")) and (
                 len([d for d in ty.shape if d != 1]) > 1 or None in ty.shape):
-            raise err("'pto.tput_async' op expects dst to be a static flat contiguous "
+            what = "src" if op.name.endswith("tprefetch_async") else "dst"
+            raise err(f"'{op.name}' op expects {what} to be a static flat contiguous "
                       "logical 1D GM memref", op)
         break
 
@@ -154,6 +157,8 @@ def _verify_dps(op, arch, err):
         _verify_tinsert(op, ins[0], outs[0], a5, err)
     if name == "textract" and ins and outs and ins[0] and outs[0]:
         _verify_textract(op, ins[0], outs[0], a5, err)
+    if name in ("mgather", "mscatter"):
+        _verify_mgather_mscatter(op, ins, outs, err)
     if name == "tsel" and not a5:
         tiles = [t for t in ins[1:3] + outs[:1] if t is not None]
         if any(t.dtype not in ("i16", "i32", "f16", "f32") for t in tiles):
@@ -168,6 +173,51 @@ def _verify_dps(op, arch, err):
         if not ok:
             raise err("'pto.tgather' op expects A2/A3 compare-form tgather src element type "
                       "to be f16/f32, or i32 when cmpMode=eq", op)
+
+
+# ---- ptomg: MGatherOp / MScatterOp (lib/PTO/IR/PTO.cpp MGatherOp::verify,
+# MScatterOp::verify, verifyMGatherMScatterTileShape) ----
+def _verify_mgather_mscatter(op, ins, outs, err):
+    q = f"'pto.{op.name}' op "
+    coalesce = _attr_of(op, "coalesce")
+    if op.name == "mgather":
+        if coalesce is None:
+            raise err(q + "requires attribute 'coalesce'", op)
+        data, idx, dname = (outs[0] if outs else None), (ins[1] if len(ins) > 1 else None), "dst"
+        if data is not None and data.loc == "mat":
+            return                      # the GM -> L1 form: idx is a GM tensor
+    else:
+        if coalesce is None and any(_attr_of(op, k) is not None for k in (
+                "scatterAtomicOp", "scatterOob", "scatterConflict")):
+            raise err(q + "expects coalesce when scatterAtomicOp/scatterOob/scatterConflict "
+                      "is specified", op)
+        data, idx, dname = (ins[0] if ins else None), (ins[1] if len(ins) > 1 else None), "src"
+    if data is None or idx is None:
+        return
+    word = None if coalesce is None else coalesce.split()[-1].strip(">").split("<")[-1]
+
+    def compat(a, b):
+        return a is None or b is None or a == b
+
+    def unit(a):
+        return a is None or a in (0, 1)
+
+    dr, dc, ir, ic = data.v_row, data.v_col, idx.v_row, idx.v_col
+    rm, cm = idx.blayout == "row_major", idx.blayout == "col_major"
+    row_1xr = rm and unit(ir) and compat(ic, dr)
+    row_rx1 = cm and compat(ir, dr) and unit(ic)
+    base_row = rm and compat(ir, dr) and unit(ic)
+    elem = compat(ir, dr) and compat(ic, dc)
+    if word is None:
+        if not (base_row or elem):
+            raise err(q + f"expects idx valid_shape to be [{dname}.valid_row, 0|1] or match "
+                      f"{dname} valid_shape when coalesce is omitted", op)
+    elif word == "row" and not (row_1xr or row_rx1):
+        raise err(q + f"expects row-coalesce idx valid_shape to be [0|1, {dname}.valid_row] "
+                  f"or [{dname}.valid_row, 0|1]", op)
+    elif word == "elem" and not elem:
+        raise err(q + f"expects elem-coalesce idx valid_shape to match {dname} valid_shape",
+                  op)
 
 
 # ---- ptoseek: the scratch-operand rules of the 2026-07 PTOAS (lib/PTO/IR/PTO.cpp

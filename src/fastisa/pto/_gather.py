@@ -48,7 +48,9 @@ from .._kernels import tilex as _kx
 from ..errors import AccessError, constraint
 from . import _xcommon as X
 from ._ops import _dtype_in, _operand
-from ._tile import GlobalTensor, Tile
+from ._tile import KERNEL_FORMATS, BLayout, GlobalTensor, SLayout, Tile, TileType, _fmt_of
+
+_UINT8 = _fmt_of("uint8", "MGATHER").code
 
 from typing import TYPE_CHECKING
 
@@ -273,13 +275,66 @@ def _gm_offsets(instr, gm, idx, coalesce, oob, ncols, skip_word):
     return off
 
 
-def MGATHER(dst: Tile, gm: GlobalTensor, indexes: Tile, coalesce: EnumLike = "elem",  # noqa: N802
-            oob: EnumLike = "undefined") -> None:
+def _bits_operand(instr, name, t, dst=None):
+    """_operand of t, a 1-byte low-precision tile (hifloat8, float8 e4m3/e5m2) read as its
+    uint8 bit patterns: gather and scatter copy elements, they never compute on them (an
+    atomic scatter is refused for those formats before this is reached)."""
+    if t.format.name in KERNEL_FORMATS:
+        return _operand(t, dst)
+    if t.dtype.itemsize != 1 or t.format.name.startswith(("float4", "fp4", "int4")):
+        raise constraint(instr, f"{name}.dtype", f"must be one of {list(KERNEL_FORMATS)} or a "
+                         "1-byte low-precision format (hifloat8, float8_e4m3, float8_e5m2)",
+                         t.format.name)
+    buf = t._buf.view(np.uint8)
+    if dst is not None and np.may_share_memory(buf, dst._buf) and buf is not dst._buf:
+        buf = buf.copy()
+    return buf, _UINT8, t._rs, t._cs
+
+
+def _row_index_values(instr, indexes, R):
+    """The R row indices of a coalesce=row MGATHER/MSCATTER, int64 [R, 1]: from an index
+    tile of valid shape [1, R] (row 0; PTOAS's row-major form) or [R, 1] (column 0; the
+    column-major form), or from a GlobalTensor's first R elements (the GM -> L1 form)."""
+    if isinstance(indexes, GlobalTensor):
+        v = indexes._view5().reshape(-1)
+        if v.size < R:
+            raise constraint(instr, "indexes", f"must hold {R} row indices", indexes.shape)
+        return v[:R].astype(np.int64).reshape(R, 1)
+    vr, vc = indexes.valid_shape
+    if R > 1 and vr == 1 and vc >= R:
+        return indexes.data[0, :R].astype(np.int64).reshape(R, 1)
+    idx = indexes.data[:R, :1]
+    if idx.shape[0] < R:
+        raise constraint(instr, "indexes", f"must hold {R} row indices ([1, {R}] or "
+                         f"[{R}, 1])", indexes.valid_shape)
+    return idx.astype(np.int64)
+
+
+def MGATHER(dst: Tile, gm: GlobalTensor, indexes: Tile | GlobalTensor,  # noqa: N802
+            coalesce: EnumLike = "elem", oob: EnumLike = "undefined",
+            scratch: GlobalTensor | None = None) -> None:
     """Gather from global memory into dst's valid region (module doc).  dst: a Vec tile with
-    gm's element size; gm: a GlobalTensor; indexes: an integer tile (elem: covering dst's
-    valid region; row: one index per row in column 0)."""
+    gm's element size (the 9 kernel formats or a 1-byte low-precision format), or a Mat tile
+    in NZ form (the GM -> L1 form, below); gm: a GlobalTensor; indexes: an int32/uint32/
+    int16/uint16 Vec tile (elem: covering dst's valid region; row: [1, R] or [R, 1]).
+
+    GM -> L1 (dst a Mat tile, blayout col-major, slayout row-major, fractal 512, rows % 16
+    == 0, cols * sizeof(T) % 32 == 0; pto-isa docs/isa/MGATHER.md "GM -> L1 Gather"):
+    indexes is a GlobalTensor of int32/uint32 (row: its first R elements; elem: its
+    [rows, cols] view covering dst's valid region).  row: dst[r, :] = gm[idx[r], :] over the
+    valid region (oob="zero" first zeroes the whole tile, as the L1 pre-zero does); elem:
+    ``scratch`` (a GlobalTensor of dst's dtype with >= rows * cols elements, written) gets
+    the whole tile in NZ order, ``(c // C0) * rows * C0 + r * C0 + c % C0`` with
+    ``C0 = 32 / sizeof(T)``, zero outside the valid region and for zero-oob lanes, and that
+    buffer is copied into the whole of dst."""
     instr = "MGATHER"
-    X.tiles(instr, dst=dst)
+    if isinstance(dst, Tile) and dst.loc == TileType.Mat:
+        return _mgather_l1(instr, dst, gm, indexes, coalesce, oob, scratch)
+    X._tile(instr, "dst", dst, lowp=True)
+    X._vec(instr, "dst", dst)
+    if scratch is not None:
+        raise constraint(instr, "scratch", "is only for a Mat (GM -> L1) destination",
+                         type(scratch).__name__)
     if not isinstance(gm, GlobalTensor):
         raise constraint(instr, "src", "must be a GlobalTensor", type(gm).__name__)
     if gm.array.dtype.itemsize != dst.dtype.itemsize:
@@ -291,17 +346,90 @@ def MGATHER(dst: Tile, gm: GlobalTensor, indexes: Tile, coalesce: EnumLike = "el
     if not isinstance(indexes, Tile):
         raise constraint(instr, "indexes", "must be a Tile", type(indexes).__name__)
     _dtype_in(instr, "indexes", indexes, ("int32", "uint32", "int16", "uint16"))
-    idx = indexes.data[:R, : (C if co == "elem" else 1)]
-    if idx.shape[0] < R or (co == "elem" and idx.shape[1] < C):
-        raise constraint(instr, "indexes", f"must cover {R} x {C if co == 'elem' else 1}",
-                         indexes.shape)
+    d_op = _bits_operand(instr, "dst", dst)
     flat = np.ascontiguousarray(gm.array.reshape(-1, order="A"))
     if co == "elem":
-        _elem_gather(instr, dst, gm, flat, indexes, mode, R, C)
+        idx = indexes.data[:R, :C]
+        if idx.shape[0] < R or idx.shape[1] < C:
+            raise constraint(instr, "indexes", f"must cover {R} x {C}", indexes.shape)
+        _elem_gather(instr, d_op, gm, flat, indexes, dst, mode, R, C)
         X.record(instr, dst)
         return
-    off = _gm_offsets(instr, gm, idx.astype(np.int64), co, mode, C, "zero")
-    _run_gather(dst, flat, off, R, C)
+    off = _gm_offsets(instr, gm, _row_index_values(instr, indexes, R), co, mode, C, "zero")
+    if R and C:
+        _kx.gather(*d_op, flat.view(np.uint8).reshape(-1),
+                   np.ascontiguousarray(off, dtype=np.int64).reshape(-1), R, C)
+    X.record(instr, dst)
+
+
+def _mgather_l1(instr, dst, gm, indexes, coalesce, oob, scratch):
+    """MGATHER's GM -> L1 form (MGATHER's docstring)."""
+    X._tile(instr, "dst", dst, lowp=True)
+    isz = dst.dtype.itemsize
+    if dst.blayout != BLayout.ColMajor or dst.slayout != SLayout.RowMajor or \
+            dst.fractal != 512:
+        raise constraint(instr, "dst", "a Mat destination must be NZ (blayout ColMajor, "
+                         "slayout RowMajor, fractal 512)",
+                         (dst.blayout.name, dst.slayout.name, dst.fractal))
+    c0 = 32 // isz
+    if dst.cols % c0 or dst.rows % 16:
+        raise constraint(instr, "dst.shape", f"of a Mat destination must have rows % 16 == 0 "
+                         f"and cols % {c0} == 0 (C0 = 32 / sizeof(T))", dst.shape)
+    if not isinstance(gm, GlobalTensor):
+        raise constraint(instr, "src", "must be a GlobalTensor", type(gm).__name__)
+    if gm.array.dtype.itemsize != isz:
+        raise constraint(instr, "dst.dtype", "must have the global tensor's element size",
+                         dst.format.name)
+    if not isinstance(indexes, GlobalTensor):
+        raise constraint(instr, "indexes", "must be a GlobalTensor for a Mat (GM -> L1) "
+                         "destination", type(indexes).__name__)
+    if indexes.array.dtype not in (np.dtype(np.int32), np.dtype(np.uint32)):
+        raise constraint(instr, "indexes.dtype", "must be int32 or uint32",
+                         str(indexes.array.dtype))
+    co = _enum_name(instr, "coalesce", coalesce, ("elem", "row"))
+    mode = _enum_name(instr, "oob", oob, _GOOB)
+    R, C = dst.valid_shape
+    rows, cols = dst.shape
+    flat = np.ascontiguousarray(gm.array.reshape(-1, order="A"))
+    d_op = _bits_operand(instr, "dst", dst)
+    if co == "row":
+        if scratch is not None:
+            raise constraint(instr, "scratch", "must be omitted with coalesce='row'", "given")
+        if isz > 4:
+            raise constraint(instr, "dst.dtype", "must be at most 4 bytes wide for a row "
+                             "gather into L1", dst.format.name)
+        off = _gm_offsets(instr, gm, _row_index_values(instr, indexes, R), "row", mode, C,
+                          "zero")
+        if mode == "zero":
+            dst._buf.view(np.uint8)[...] = 0
+        if R and C:
+            _kx.gather(*d_op, flat.view(np.uint8).reshape(-1),
+                       np.ascontiguousarray(off, dtype=np.int64).reshape(-1), R, C)
+        X.record(instr, dst)
+        return
+    if not isinstance(scratch, GlobalTensor):
+        raise constraint(instr, "scratch", "must be a GlobalTensor for coalesce='elem' into a "
+                         "Mat tile", type(scratch).__name__)
+    if scratch.array.dtype != gm.array.dtype:
+        raise constraint(instr, "scratch.dtype", f"must be dst's dtype ({gm.array.dtype})",
+                         str(scratch.array.dtype))
+    sflat = scratch.array.reshape(-1, order="A")
+    if int(np.prod(scratch.shape)) < rows * cols or sflat.size < rows * cols:
+        raise constraint(instr, "scratch", f"must hold rows * cols = {rows * cols} elements",
+                         scratch.shape)
+    if not scratch.array.flags.writeable:
+        raise AccessError(f"{instr}: the scratch tensor's array is read-only")
+    iv = indexes.view2d()
+    if iv.shape[0] < R or iv.shape[1] < C:
+        raise constraint(instr, "indexes", f"must cover {R} x {C}", indexes.shape)
+    off = _gm_offsets(instr, gm, iv[:R, :C].astype(np.int64), "elem", mode, C, "zero")
+    ubits = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[isz]
+    whole = np.zeros((rows, cols), ubits)
+    src_bits = flat.view(ubits)
+    whole[:R, :C] = np.where(off >= 0, src_bits[np.maximum(off, 0)], 0)
+    staged = whole.reshape(rows, cols // c0, c0).transpose(1, 0, 2).reshape(-1)
+    sflat.view(ubits)[:rows * cols] = staged
+    dst.data.view(ubits)[...] = whole if dst.data.dtype.itemsize == isz else whole
     X.record(instr, dst)
 
 
@@ -313,7 +441,7 @@ def _cap_error(instr, gm, bad, cap, word):
                        f"(oob={word!r} or clamp/wrap handle it)")
 
 
-def _elem_gather(instr, dst, gm, flat, indexes, mode, R, C):
+def _elem_gather(instr, d_op, gm, flat, indexes, dst, mode, R, C):
     """MGATHER coalesce=elem with the index mapping (oob) done in the C kernel."""
     cap = int(np.prod(gm.shape))
     if cap == 0:
@@ -321,7 +449,7 @@ def _elem_gather(instr, dst, gm, flat, indexes, mode, R, C):
     if not (R and C):
         return
     check = mode == "undefined" or cap > flat.size
-    bad = _kx.gather_idx(*_operand(dst), flat.view(np.uint8), *_operand(indexes, dst),
+    bad = _kx.gather_idx(*d_op, flat.view(np.uint8), *_operand(indexes, dst),
                          _kx.INDEX_MODES[mode], cap, 0, 1, 1, flat.size, R, C, check)
     if bad is not None:
         raise _cap_error(instr, gm, bad, cap, "zero")
@@ -333,7 +461,8 @@ def MSCATTER(gm: GlobalTensor, src: Tile, indexes: Tile, coalesce: EnumLike = "e
     (written); src: a Vec tile of gm's dtype; indexes: an integer tile.  Elements are written
     in row-major order of src's valid region (a later write to the same address wins)."""
     instr = "MSCATTER"
-    X.tiles(instr, src=src)
+    X._tile(instr, "src", src, lowp=True)
+    X._vec(instr, "src", src)
     if not isinstance(gm, GlobalTensor):
         raise constraint(instr, "dst", "must be a GlobalTensor", type(gm).__name__)
     if gm.array.dtype != src.dtype:
@@ -342,6 +471,9 @@ def MSCATTER(gm: GlobalTensor, src: Tile, indexes: Tile, coalesce: EnumLike = "e
     co = _enum_name(instr, "coalesce", coalesce, ("elem", "row"))
     at = _enum_name(instr, "atomic", atomic, ("none", "add", "max", "min"))
     mode = _enum_name(instr, "oob", oob, _SOOB)
+    if at != "none" and src.format.name not in KERNEL_FORMATS:
+        raise constraint(instr, "atomic", f"must be 'none' for a {src.format.name} src",
+                         at)
     if mode == "skip":
         mode_g = "zero"
     else:
@@ -362,8 +494,9 @@ def MSCATTER(gm: GlobalTensor, src: Tile, indexes: Tile, coalesce: EnumLike = "e
             raise AccessError(f"{instr}: the global tensor's array is read-only")
         flat = gm.array.reshape(-1, order="A")
         if R and C:
-            bad = _kx.scatter_idx(_kx.SCATTER_OPS[at], src.format.code, flat.view(np.uint8),
-                                  *_operand(indexes), *_operand(src),
+            s_op = _bits_operand(instr, "src", src)
+            bad = _kx.scatter_idx(_kx.SCATTER_OPS[at], s_op[1], flat.view(np.uint8),
+                                  *_operand(indexes), *s_op,
                                   _kx.INDEX_MODES[mode], cap, flat.size, R, C)
             if bad is not None:
                 raise _cap_error(instr, gm, bad, cap, "skip")
@@ -374,8 +507,8 @@ def MSCATTER(gm: GlobalTensor, src: Tile, indexes: Tile, coalesce: EnumLike = "e
         raise AccessError(f"{instr}: the global tensor's array is read-only")
     flat = gm.array.reshape(-1, order="A")
     if R and C:
-        s = _operand(src)
-        _kx.scatter(_kx.SCATTER_OPS[at], src.format.code, flat.view(np.uint8),
+        s = _bits_operand(instr, "src", src)
+        _kx.scatter(_kx.SCATTER_OPS[at], s[1], flat.view(np.uint8),
                     np.ascontiguousarray(off, np.int64).reshape(-1), *s, R, C)
     X.record(instr, src)
 

@@ -24,7 +24,7 @@ from ..errors import constraint
 from ._ops import _tile
 from ._tile import GlobalTensor, Tile
 
-__all__ = ["TPREFETCH", "TGET_SCALE_ADDR"]
+__all__ = ["TPREFETCH", "TGET_SCALE_ADDR", "PrefetchAsyncContext", "TPREFETCH_ASYNC"]
 
 #: include/pto/npu/a5/utils.hpp
 SHIFT_MX_ADDR = 4
@@ -93,3 +93,32 @@ def TGET_SCALE_ADDR(dst: Tile, src: Tile) -> None:  # noqa: N802
     dst._buf = src._buf.view(np.uint8)[: dst.nbytes].view(dst.dtype)
     dst.addr = None
 
+
+
+# ---- ptomg: TPREFETCH_ASYNC (pto-isa docs/isa/TPREFETCH_ASYNC.md) ----
+class PrefetchAsyncContext:
+    """``pto::PrefetchAsyncContext``: the SDMA workspace of TPREFETCH_ASYNC and the async
+    session it owns (or reuses: ``session``); :meth:`GetSession` returns it."""
+
+    def __init__(self, workspace=None, session=None) -> None:
+        from ._comm import AsyncSession
+        self.workspace = workspace
+        self.session = AsyncSession() if session is None else session
+
+    def GetSession(self):  # noqa: N802
+        return self.session
+
+
+def TPREFETCH_ASYNC(src: GlobalTensor, ctx: PrefetchAsyncContext):  # noqa: N802
+    """Prefetch ``src`` from GM into the L2 cache (docs/isa/TPREFETCH_ASYNC.md: "keeps data
+    in L2 cache only, consuming no UB space"; a cache hint for later TLOADs).  fastisa has no
+    cache: nothing is read or written, and the returned ``AsyncEvent`` is already complete,
+    like the async copies.  src: a GlobalTensor; ctx: a PrefetchAsyncContext.  Raises
+    ConstraintError for another operand type."""
+    from ._comm import AsyncEvent, DmaEngine
+    instr = "TPREFETCH_ASYNC"
+    if not isinstance(src, GlobalTensor):
+        raise constraint(instr, "src", "must be a GlobalTensor", type(src).__name__)
+    if not isinstance(ctx, PrefetchAsyncContext):
+        raise constraint(instr, "ctx", "must be a PrefetchAsyncContext", type(ctx).__name__)
+    return AsyncEvent(DmaEngine.SDMA)

@@ -1,0 +1,381 @@
+"""Branch ptomg: MGATHER's [1, R] row-index form, the GM -> L1 (Mat destination) form with
+its GM index and scratch, 1-byte low-precision payloads of MGATHER / MSCATTER, and the
+PTO-AS side: pto.mgather / pto.mscatter attributes (coalesce, gatherOob, scatterOob,
+scatterAtomicOp) and PTOAS's verifier rules for them (lib/PTO/IR/PTO.cpp MGatherOp::verify,
+MScatterOp::verify, verifyMGatherMScatterTileShape).  Bit-exact against tests/reference.py."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import reference as ref
+from fastisa import pto
+from fastisa.errors import AccessError, AsmSyntaxError, ConstraintError
+from fastisa.pto import asm
+from pto_helpers import CM, RM, assert_bits, rand, tile
+
+MAT = pto.TileType.Mat
+
+
+def _nz_tile(dtype, rows, cols, vr=None, vc=None, rng=None):
+    return tile(dtype, rows, cols, CM, vr, vc, rng, loc=MAT, slayout=pto.SLayout.RowMajor,
+                fractal=512)
+
+
+@pytest.mark.parametrize("oob", ("undefined", "clamp", "wrap", "zero"))
+@pytest.mark.parametrize("form", ("1xR", "Rx1"))
+def test_mgather_row_index_forms(form, oob):
+    rng = np.random.default_rng(1)
+    R, C, T = 6, 16, 20
+    g = rand("float32", (T, C), rng)
+    gm = pto.GlobalTensor(g, shape=(1, 1, 1, T, C))
+    dst = tile("float32", 8, 16, RM, R, C, rng)
+    before = dst.data.copy()
+    raw = rng.integers(0, T, R)
+    if oob != "undefined":
+        raw[0], raw[3] = T + 2, -3
+    if form == "1xR":
+        idx = tile("int32", 1, 8, RM, 1, R)
+        idx.data[0, :R] = raw
+    else:
+        idx = tile("int32", 8, 8, CM, R, 1)
+        idx.data[:R, 0] = raw
+    pto.MGATHER(dst, gm, idx, coalesce="row", oob=oob)
+    want = before.copy()
+    want[:R, :C] = ref.ptomg_mgather_row(g, raw, oob, C)
+    assert_bits(dst.data, want, f"MGATHER row {form} {oob}")
+
+
+def test_mgather_row_index_too_short():
+    gm = pto.GlobalTensor(np.zeros((4, 8), np.float32), shape=(1, 1, 1, 4, 8))
+    dst = tile("float32", 8, 8, RM)
+    idx = tile("int32", 4, 8, RM, 4, 1)
+    with pytest.raises(ConstraintError, match="MGATHER: indexes must hold 8 row indices"):
+        pto.MGATHER(dst, gm, idx, coalesce="row")
+
+
+@pytest.mark.parametrize("oob", ("undefined", "clamp", "zero"))
+@pytest.mark.parametrize("dtype", ("float16", "float32", "int8"))
+def test_mgather_l1_row(dtype, oob):
+    rng = np.random.default_rng(2)
+    rows, cols = 32, 64 if dtype == "int8" else 32
+    R, C, T = 20, cols, 40
+    g = rand(dtype, (T, C), rng)
+    gm = pto.GlobalTensor(g, shape=(1, 1, 1, T, C))
+    raw = rng.integers(0, T, R).astype(np.int32)
+    if oob != "undefined":
+        raw[1], raw[5] = T, -1
+    gi = pto.GlobalTensor(raw, shape=(1, 1, 1, 1, R))
+    dst = _nz_tile(dtype, rows, cols, R, C, rng)
+    before = dst.data.copy()
+    pto.MGATHER(dst, gm, gi, coalesce="row", oob=oob)
+    want = np.zeros_like(before) if oob == "zero" else before.copy()   # zero: L1 pre-zero
+    want[:R, :C] = ref.ptomg_mgather_row(g, raw, oob, C)
+    assert_bits(dst.data, want, f"MGATHER L1 row {dtype} {oob}")
+
+
+@pytest.mark.parametrize("oob", ("undefined", "wrap", "zero"))
+@pytest.mark.parametrize("dtype", ("float16", "bfloat16", "float32", "uint8"))
+def test_mgather_l1_elem_scratch(dtype, oob):
+    rng = np.random.default_rng(3)
+    isz = np.dtype(ml_dtypes.bfloat16 if dtype == "bfloat16" else dtype).itemsize
+    rows, cols, R, C, cap = 32, 64 // isz, 19, 64 // isz - 3, 300
+    flat = rand(dtype, (cap,), rng)
+    gm = pto.GlobalTensor(flat)
+    raw = rng.integers(0, cap, (R, C)).astype(np.int32)
+    if oob != "undefined":
+        raw[0, 0], raw[2, 3] = cap + 7, -5
+    gi = pto.GlobalTensor(raw, shape=(1, 1, 1, R, C))
+    sc_arr = rand(dtype, (rows * cols + 5,), rng)
+    tail = sc_arr[rows * cols:].copy()
+    scratch = pto.GlobalTensor(sc_arr, shape=(1, 1, 1, 1, rows * cols))
+    dst = _nz_tile(dtype, rows, cols, R, C, rng)
+    pto.MGATHER(dst, gm, gi, coalesce="elem", oob=oob, scratch=scratch)
+    whole = np.zeros((rows, cols), flat.dtype)
+    whole[:R, :C] = ref.ptomg_mgather_elem(flat, raw, oob, cap)
+    assert_bits(dst.data, whole, f"MGATHER L1 elem dst {dtype} {oob}")
+    assert_bits(sc_arr[:rows * cols], ref.ptomg_nz_order(whole, 32 // isz), "scratch")
+    assert_bits(sc_arr[rows * cols:], tail, "scratch beyond rows * cols untouched")
+
+
+def test_mgather_l1_errors_change_nothing():
+    rng = np.random.default_rng(4)
+    gm = pto.GlobalTensor(rand("float16", (64, 32), rng), shape=(1, 1, 1, 64, 32))
+    gi = pto.GlobalTensor(np.arange(32, dtype=np.int32), shape=(1, 1, 1, 1, 32))
+    sc = pto.GlobalTensor(np.zeros(32 * 32, np.float16))
+    dst = _nz_tile("float16", 32, 32, rng=rng)
+    before = dst.data.copy()
+    cases = [
+        (dict(indexes=tile("int32", 1, 32, RM)), "indexes must be a GlobalTensor"),
+        (dict(scratch=sc), "scratch must be omitted with coalesce='row'"),
+        (dict(coalesce="elem"), "scratch must be a GlobalTensor"),
+        (dict(indexes=pto.GlobalTensor(np.zeros(32, np.int16))), "indexes.dtype must be int32"),
+        (dict(coalesce="elem", scratch=pto.GlobalTensor(np.zeros(100, np.float16)),
+              indexes=pto.GlobalTensor(np.zeros((32, 32), np.int32))),
+         "scratch must hold rows \\* cols = 1024"),
+    ]
+    for kw, msg in cases:
+        args = dict(indexes=gi, coalesce="row", scratch=None) | kw
+        with pytest.raises(ConstraintError, match="MGATHER: " + msg):
+            pto.MGATHER(dst, gm, args["indexes"], coalesce=args["coalesce"],
+                        scratch=args["scratch"])
+    with pytest.raises(ConstraintError, match="must be NZ"):
+        pto.MGATHER(tile("float16", 32, 32, RM, loc=MAT), gm, gi, coalesce="row")
+    bad = pto.GlobalTensor(np.full(32, 64, np.int32), shape=(1, 1, 1, 1, 32))
+    with pytest.raises(AccessError, match="MGATHER: index 64 is outside"):
+        pto.MGATHER(dst, gm, bad, coalesce="row")
+    with pytest.raises(ConstraintError, match="scratch is only for a Mat"):
+        pto.MGATHER(tile("float16", 32, 32, RM), gm, tile("int32", 1, 32, RM), "row",
+                    scratch=sc)
+    assert_bits(dst.data, before, "nothing written")
+
+
+@pytest.mark.parametrize("fmt", ("hifloat8", "float8_e4m3", "float8_e5m2"))
+def test_mgather_mscatter_1byte_lowp(fmt):
+    """1-byte low-precision payloads are copied as bit patterns (every one of the 256)."""
+    rng = np.random.default_rng(5)
+    codes = np.arange(256, dtype=np.uint8)
+    dst = pto.Tile(pto.TileType.Vec, fmt, 8, 32)
+    npdt = dst.data.dtype
+    flat = codes.view(npdt).copy()
+    idx = tile("int32", 8, 32, RM)
+    idx.data[...] = rng.permutation(256).reshape(8, 32)
+    pto.MGATHER(dst, pto.GlobalTensor(flat), idx, coalesce="elem")
+    assert np.array_equal(dst.data.view(np.uint8), codes[idx.data])
+    out = np.zeros(256, npdt)
+    pto.MSCATTER(pto.GlobalTensor(out), dst, idx, coalesce="elem")
+    assert np.array_equal(out.view(np.uint8), codes)
+    with pytest.raises(ConstraintError, match="MSCATTER: atomic must be 'none'"):
+        pto.MSCATTER(pto.GlobalTensor(out), dst, idx, coalesce="elem", atomic="add")
+
+
+# ---- PTO-AS ----
+_HEAD = """module attributes {pto.target_arch = "a5"} {
+  func.func @k(%src: !pto.ptr<f32>, %ix: !pto.ptr<i32>, %out: !pto.ptr<f32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c8 = arith.constant 8 : index
+    %c16 = arith.constant 16 : index
+    %c64 = arith.constant 64 : index
+    %tv = pto.make_tensor_view %src, shape = [%c64, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+    %pv = pto.partition_view %tv, offsets = [%c0, %c0], sizes = [%c64, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<64x16xf32>
+    %iv = pto.make_tensor_view %ix, shape = [%c1, %c8], strides = [%c8, %c1] : !pto.tensor_view<?x?xi32>
+    %ip = pto.partition_view %iv, offsets = [%c0, %c0], sizes = [%c1, %c8] : !pto.tensor_view<?x?xi32> -> !pto.partition_tensor_view<1x8xi32>
+    %ov = pto.make_tensor_view %out, shape = [%c8, %c16], strides = [%c16, %c1] : !pto.tensor_view<?x?xf32>
+    %op = pto.partition_view %ov, offsets = [%c0, %c0], sizes = [%c8, %c16] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<8x16xf32>
+    %it = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=i32, rows=1, cols=8, v_row=1, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    %d = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=8, cols=16, v_row=8, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    pto.tload ins(%ip : !pto.partition_tensor_view<1x8xi32>) outs(%it : !pto.tile_buf<loc=vec, dtype=i32, rows=1, cols=8, v_row=1, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>)
+"""
+_GATHER = """    pto.mgather ins(%pv, %it : !pto.partition_tensor_view<64x16xf32>, !pto.tile_buf<loc=vec, dtype=i32, rows=1, cols=8, v_row=1, v_col=8, blayout=row_major, slayout=none_box, fractal=512, pad=0>) outs(%d : !pto.tile_buf<loc=vec, dtype=f32, rows=8, cols=16, v_row=8, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>) ATTRS
+"""
+_TAIL = """    pto.tstore ins(%d : !pto.tile_buf<loc=vec, dtype=f32, rows=8, cols=16, v_row=8, v_col=16, blayout=row_major, slayout=none_box, fractal=512, pad=0>) outs(%op : !pto.partition_tensor_view<8x16xf32>)
+    return
+  }
+}
+"""
+
+
+def _prog(attrs):
+    return _HEAD + _GATHER.replace("ATTRS", attrs) + _TAIL
+
+
+@pytest.mark.parametrize("oob", ("undefined", "clamp", "wrap", "zero"))
+def test_asm_mgather_row_oob(oob):
+    rng = np.random.default_rng(6)
+    table = rand("float32", (64, 16), rng)
+    ix = rng.integers(0, 64, (1, 8)).astype(np.int32)
+    if oob != "undefined":
+        ix[0, 2], ix[0, 6] = 70, -9
+    attrs = "coalesce = #pto<coalesce row>" + (
+        "" if oob == "undefined" else f", gatherOob = #pto<gather_oob {oob}>")
+    got = asm.run(_prog("{" + attrs + "}"), {"src": table, "ix": ix,
+                                             "out": np.zeros((8, 16), np.float32)})
+    assert_bits(got["out"], ref.ptomg_mgather_row(table, ix[0], oob, 16), oob)
+
+
+def test_asm_mgather_oob_undefined_out_of_range():
+    ix = np.full((1, 8), 64, np.int32)
+    with pytest.raises(AccessError, match="pto.mgather.*MGATHER: index 64 is outside"):
+        asm.run(_prog("{coalesce = #pto<coalesce row>}"),
+                {"src": np.zeros((64, 16), np.float32), "ix": ix,
+                 "out": np.zeros((8, 16), np.float32)})
+
+
+@pytest.mark.parametrize("attrs, msg", [
+    ("{gatherOob = #pto<gather_oob zero>}", "'pto.mgather' op requires attribute 'coalesce'"),
+    ("", "'pto.mgather' op requires attribute 'coalesce'"),
+    ("{coalesce = #pto<coalesce elem>}",
+     "expects elem-coalesce idx valid_shape to match dst valid_shape"),
+])
+def test_asm_mgather_verifier(attrs, msg):
+    with pytest.raises(AsmSyntaxError, match=msg) as e:
+        asm.parse(_prog(attrs))
+    assert e.value.line == _prog(attrs).splitlines().index(
+        _GATHER.replace("ATTRS", attrs).rstrip("\n")) + 1
+
+
+_SC = """module {
+  func.func @k(%out: !pto.ptr<f32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c256 = arith.constant 256 : index
+    %ov = pto.make_tensor_view %out, shape = [%c256], strides = [%c1] : !pto.tensor_view<?xf32>
+    %op = pto.partition_view %ov, offsets = [%c0], sizes = [%c256] : !pto.tensor_view<?xf32> -> !pto.partition_tensor_view<256xf32>
+    %s = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f32, rows=8, cols=32, v_row=8, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    %i = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=i32, rows=8, cols=32, v_row=IR, v_col=IC, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    pto.mscatter ins(%s, %i : !pto.tile_buf<loc=vec, dtype=f32, rows=8, cols=32, v_row=8, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>, !pto.tile_buf<loc=vec, dtype=i32, rows=8, cols=32, v_row=IR, v_col=IC, blayout=row_major, slayout=none_box, fractal=512, pad=0>) outs(%op : !pto.partition_tensor_view<256xf32>) ATTRS
+    return
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("ir, ic, attrs, msg", [
+    (8, 1, "{scatterOob = #pto<scatter_oob skip>}", "expects coalesce when scatterAtomicOp/"
+     "scatterOob/scatterConflict is specified"),
+    (8, 1, "{scatterAtomicOp = #pto<scatter_atomic_op add>}", "expects coalesce when"),
+    (4, 32, "", "expects idx valid_shape to be \\[src.valid_row, 0\\|1\\] or match src"),
+    (8, 32, "{coalesce = #pto<coalesce row>}", "expects row-coalesce idx valid_shape"),
+])
+def test_asm_mscatter_verifier(ir, ic, attrs, msg):
+    text = _SC.replace("IR", str(ir)).replace("IC", str(ic)).replace("ATTRS", attrs)
+    with pytest.raises(AsmSyntaxError, match="'pto.mscatter' op " + msg):
+        asm.parse(text)
+
+
+@pytest.mark.parametrize("attrs, atomic, oob", [
+    ("{coalesce = #pto<coalesce elem>, scatterOob = #pto<scatter_oob skip>}", "none", "skip"),
+    ("{coalesce = #pto<coalesce elem>, scatterAtomicOp = #pto<scatter_atomic_op add>, "
+     "scatterConflict = #pto<scatter_conflict last>}", "add", "undefined"),
+])
+def test_asm_mscatter_attrs(attrs, atomic, oob):
+    text = _SC.replace("IR", "8").replace("IC", "32").replace("ATTRS", attrs)
+    mod = asm.parse(text)
+    base = np.arange(256, dtype=np.float32)
+    got = asm.run(mod, {"out": base.copy()})["out"]
+    # src and idx tiles start as zeros: every element scatters 0.0 to index 0
+    want = base.copy()
+    want[0] = 0.0 if atomic == "none" else base[0]
+    assert_bits(got.reshape(-1), want, attrs)
+
+
+# ---- pto.comm collectives and the async spellings ----
+_COLL_TY = "!pto.partition_tensor_view<HxWxf32>"
+_COLL = """module {
+  func.func @k(%big: !pto.ptr<f32>, %m0: !pto.ptr<f32>, %m1: !pto.ptr<f32>, %m2: !pto.ptr<f32>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %cH = arith.constant H : index
+    %cW = arith.constant W : index
+    %cB = arith.constant B : index
+    %tb = pto.make_tensor_view %big, shape = [%cB, %cW], strides = [%cW, %c1] : !pto.tensor_view<?x?xf32>
+    %pb = pto.partition_view %tb, offsets = [%c0, %c0], sizes = [%cB, %cW] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<BxWxf32>
+    %t0 = pto.make_tensor_view %m0, shape = [%cH, %cW], strides = [%cW, %c1] : !pto.tensor_view<?x?xf32>
+    %p0 = pto.partition_view %t0, offsets = [%c0, %c0], sizes = [%cH, %cW] : !pto.tensor_view<?x?xf32> -> TY
+    %t1 = pto.make_tensor_view %m1, shape = [%cH, %cW], strides = [%cW, %c1] : !pto.tensor_view<?x?xf32>
+    %p1 = pto.partition_view %t1, offsets = [%c0, %c0], sizes = [%cH, %cW] : !pto.tensor_view<?x?xf32> -> TY
+    %t2 = pto.make_tensor_view %m2, shape = [%cH, %cW], strides = [%cW, %c1] : !pto.tensor_view<?x?xf32>
+    %p2 = pto.partition_view %t2, offsets = [%c0, %c0], sizes = [%cH, %cW] : !pto.tensor_view<?x?xf32> -> TY
+    %a = pto.alloc_tile : !pto.tile_buf<vec, 2x16xf32>
+    %p = pto.alloc_tile : !pto.tile_buf<vec, 2x16xf32>
+    %q = pto.alloc_tile : !pto.tile_buf<vec, 2x16xf32>
+    OP
+    return
+  }
+}
+"""
+_TILE = "!pto.tile_buf<vec, 2x16xf32>"
+
+
+def _coll_text(kind, pong, root, red="sum"):
+    H, W = 4, 32
+    B = 3 * H if kind in ("tgather", "tscatter") else H
+    recv = "recv(%p, %q)" if pong else "recv(%p)"
+    ntile = 2 if pong else 1
+    head = "%pb, %a, " if kind == "treduce" else "%pb, "
+    tys = ", ".join([f"!pto.partition_tensor_view<{B}xWxf32>"]
+                    + [_TILE] * (ntile + (kind == "treduce")) + ["TY"] * 3)
+    attrs = f"reduceOp = #pto<reduce_op {red}>, root = {root} : i32" if kind == "treduce" \
+        else f"root = {root} : i32"
+    op = (f"pto.comm.{kind}({head}{recv}, group(%p0, %p1, %p2) : {tys}) {{{attrs}}}")
+    text = _COLL.replace("OP", op).replace("TY", _COLL_TY)
+    return (text.replace("BxW", f"{B}x{W}").replace("HxW", f"{H}x{W}")
+            .replace("%cH = arith.constant H", f"%cH = arith.constant {H}")
+            .replace("%cW = arith.constant W", f"%cW = arith.constant {W}")
+            .replace("%cB = arith.constant B", f"%cB = arith.constant {B}")
+            .replace("xWxf32", f"x{W}xf32")), H, W, B
+
+
+@pytest.mark.parametrize("pong", (False, True))
+@pytest.mark.parametrize("kind, root, red", [
+    ("tbroadcast", 1, None), ("tgather", 0, None), ("tscatter", 2, None),
+    ("treduce", 1, "sum"), ("treduce", 0, "max"), ("treduce", 2, "min")])
+def test_asm_comm_collectives(kind, root, red, pong):
+    text, H, W, B = _coll_text(kind, pong, root, red or "sum")
+    rng = np.random.default_rng(7)
+    big = rand("float32", (B, W), rng)
+    ms = [rand("float32", (H, W), rng) for _ in range(3)]
+    ins = {"big": big.copy(), "m0": ms[0].copy(), "m1": ms[1].copy(), "m2": ms[2].copy()}
+    got = asm.run(text, ins)
+    # the written views come back; the others must still hold their inputs
+    written = {"tbroadcast": {"m0", "m1", "m2"}, "tscatter": {"m0", "m1", "m2"}}.get(
+        kind, {"big"})
+    assert set(got) == written
+    got = {k: got.get(k, v) for k, v in ins.items()}
+    wb, wm = ref.ptomg_collective(kind, big, ms, root, red or "sum")
+    assert_bits(got["big"].reshape(B, W), wb, kind + " big")
+    for r in range(3):
+        assert_bits(got[f"m{r}"].reshape(H, W), wm[r], f"{kind} member {r}")
+
+
+def test_asm_comm_collective_errors():
+    text, *_ = _coll_text("tbroadcast", False, 3)
+    with pytest.raises(ConstraintError, match="root must be in \\[0, 3\\)"):
+        asm.run(text, {"big": np.zeros(128, np.float32)})
+    text, *_ = _coll_text("tgather", False, 0)
+    small = text.replace("%cB = arith.constant 12", "%cB = arith.constant 8").replace(
+        "12x32xf32", "8x32xf32")
+    with pytest.raises(ConstraintError, match="TGATHER: dst must have at least 3 x 4 = 12"):
+        asm.run(small, {})
+
+
+_ASYNC = """module {
+  func.func @k(%dst: memref<128xf32, #pto.address_space<gm>>, %src: memref<SHAPExf32, #pto.address_space<gm>>, %ws: !pto.ptr<i8>) {
+    %scratch = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=i8, rows=1, cols=256, v_row=1, v_col=256, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    %ctx = pto.make_prefetch_async_context(%ws : !pto.ptr<i8>) -> !pto.prefetch_async_context
+    %pe = pto.tprefetch_async(%src, %ctx : memref<SHAPExf32, #pto.address_space<gm>>, !pto.prefetch_async_context) -> !pto.async_event
+    %s = pto.get_prefetch_async_session %ctx : !pto.prefetch_async_context -> !pto.async_session
+    %ok = pto.comm.wait_async_event(%pe, %s : !pto.async_event, !pto.async_session) -> i1
+    %put = pto.comm.tput_async(%dst, %src, %s : memref<128xf32, #pto.address_space<gm>>, memref<SHAPExf32, #pto.address_space<gm>>, !pto.async_session) -> !pto.async_event
+    %done = pto.comm.test_async_event(%put, %s : !pto.async_event, !pto.async_session) -> i1
+    return
+  }
+}
+"""
+
+
+def test_asm_tprefetch_async_and_comm_async_copy():
+    src = np.arange(128, dtype=np.float32) * 0.5
+    got = asm.run(_ASYNC.replace("SHAPE", "128"), {"src": src.copy(),
+                                                 "dst": np.zeros(128, np.float32)})
+    assert_bits(got["dst"], src, "tput_async after a prefetch")
+    assert "src" not in got          # the prefetch writes nothing
+    with pytest.raises(AsmSyntaxError, match="'pto.tprefetch_async' op expects src to be a "
+                       "static flat contiguous logical 1D GM memref"):
+        asm.parse(_ASYNC.replace("SHAPE", "4x32"))
+
+
+def test_tprefetch_async_api():
+    g = pto.GlobalTensor(np.ones(64, np.float16))
+    ctx = pto.PrefetchAsyncContext()
+    ev = pto.TPREFETCH_ASYNC(g, ctx)
+    assert ev.wait(ctx.GetSession()) and ev.test()
+    assert np.array_equal(g.array, np.ones(64, np.float16))
+    with pytest.raises(ConstraintError, match="TPREFETCH_ASYNC: src must be a GlobalTensor"):
+        pto.TPREFETCH_ASYNC(np.ones(4), ctx)
+    with pytest.raises(ConstraintError, match="TPREFETCH_ASYNC: ctx must be a "
+                       "PrefetchAsyncContext"):
+        pto.TPREFETCH_ASYNC(g, None)
