@@ -362,17 +362,13 @@ def _coalesce(a, data, idx):
     """PTOAS's coalesce attribute; absent, the form the verifier infers (MGatherOp /
     MScatterOp verify, lib/PTO/IR/PTO.cpp): an index tile matching the data tile's valid
     shape is elem, a [valid_row, 1] one is row."""
+    from ._tile import Tile
     w = attr_word(a.get("coalesce"))
     if w is not None:
         return w.lower()
-    if isinstance(idx, P_Tile()) and idx.valid_shape != data.valid_shape:
+    if isinstance(idx, Tile) and idx.valid_shape != data.valid_shape:
         return "row"
     return "elem"
-
-
-def P_Tile():
-    from ._tile import Tile
-    return Tile
 
 
 def _mgather(P, name, outs, ins, a):
@@ -405,6 +401,23 @@ def _mscatter(P, name, outs, ins, a):
         mem.tv.ptr.written = True
 
 
+def _tquant_mx(P, name, outs, ins, a):
+    """TQuantMxOp ``ins(%src) outs(%dst, %exp, %max, %scaling[, %exp_zz]) {quant_type,
+    quantScaleAlg, storeMode}`` (PTOAS include/PTO/IR/PTOOps.td): the MX form of TQUANT
+    (fastisa.pto.TQUANT, pto-isa docs/isa/TQUANT.md)."""
+    qt = (attr_word(a.get("quant_type")) or "").upper()
+    if qt not in ("MXFP8", "MXFP4_E2M1"):
+        raise ValueError(f"pto.tquant.mx: quant_type must be MXFP8 or MXFP4_E2M1, got "
+                         f"{a.get('quant_type')}")
+    alg = (attr_word(a.get("quantScaleAlg")) or "ocp").upper()
+    mode = (attr_word(a.get("storeMode")) or "nd").upper()
+    dst, exp, mx, scaling = outs[:4]
+    zz = outs[4] if len(outs) > 4 else None
+    P.TQUANT(dst, ins[0], quantType=P.QuantType[qt], exp=exp, max=mx, scaling=scaling,
+             scaleAlg=P.QuantScaleAlg[alg], storeMode=P.VecStoreMode[mode], expZZ=zz)
+
+
+HANDLERS["tquant.mx"] = _tquant_mx
 HANDLERS["mgather"] = _mgather
 HANDLERS["mscatter"] = _mscatter
 

@@ -700,16 +700,65 @@ def _split_of(op):
 def _push(direction):
     def push(run, op):
         from . import _pipes
+        from ._asm_runner import _TensorView
         tile = _value(run, _percents(op)[0])
-        _pipes.push(module_pipe(run.shared), tile.valid, direction, _split_of(op), op.name)
+        if isinstance(tile, _TensorView):       # ptomg: a GM slot from pto.talloc_to_*
+            data = _gm_slot_data(run, tile)
+        else:
+            data = tile.valid
+        _pipes.push(module_pipe(run.shared), data, direction, _split_of(op), op.name)
         return None
     return push
+
+
+# ---- ptomg: the global-tensor pipe entries (PTOOps.td TAllocToAivOp / TAllocToAicOp and
+# the tensor_view forms of tpush_to_* / tpop_from_* / tfree_from_*): pto.talloc_to_aiv
+# returns a GM slot as a tensor_view, the producer writes it (tstore), tpush_to_aiv hands
+# it over, and tpop_from_aic returns a tensor_view of the slot's data for the consumer's
+# tload.  fastisa passes the slot's data through the module's pipe (the same FIFO, split
+# and slot rules as the tile entries); the slot storage is the simulation's own, so the
+# gm_slot_tensor argument of *_initialize_pipe is not written. ----
+
+def _gm_slot_view(run, ty, data=None, name="gm slot"):
+    from ._asm_ast import ViewType
+    from ._asm_runner import _Pointer, _TensorView, _dense_strides, _np_dtype
+    if not isinstance(ty, ViewType) or ty.kind != "tensor_view" or None in ty.shape:
+        raise ConstraintError(f"{name}: the result must be a static !pto.tensor_view, got "
+                              f"{ty}")
+    npdt = _np_dtype(ty.elem)
+    n = int(np.prod(ty.shape)) if ty.shape else 1
+    arr = np.zeros(n, npdt)
+    if data is not None:
+        if data.size != n:
+            got = "x".join(str(d) for d in data.shape)
+            raise ConstraintError(f"{name}: popped {got} data but the result view holds "
+                                  f"{tuple(ty.shape)}")
+        arr[...] = np.asarray(data).reshape(-1).astype(npdt)
+    ptr = _Pointer(name, ty.elem, npdt, arr)
+    return _TensorView(ptr, list(ty.shape), list(_dense_strides(ty.shape)), "nd")
+
+
+def _gm_slot_data(run, tv):
+    from ._asm_runner import _PartView
+    return _PartView(tv, [0] * len(tv.shape), list(tv.shape)).global_tensor(run.P).view2d()
+
+
+def _talloc(run, op):
+    """``%entry = pto.talloc_to_aiv {id, split} -> !pto.tensor_view<...>``: a free GM slot."""
+    _bind_results(run, op, [_gm_slot_view(run, _result_type(op), name=op.name)])
 
 
 def _pop(direction):
     def pop(run, op):
         from . import _pipes
         data = _pipes.pop(module_pipe(run.shared), direction, _split_of(op), op.name)
+        from ._asm_ast import ViewType
+        if isinstance(_result_type(op), ViewType):      # ptomg: a GM slot entry
+            if data is None:
+                data = np.zeros(_result_type(op).shape, np.float64)
+            _bind_results(run, op, [_gm_slot_view(run, _result_type(op), np.asarray(data),
+                                                  op.name)])
+            return None
         tile, ty = _tile_from_type(run, op)
         if data is None:               # the inactive lane of a no-split pipe: zeros
             tile.data[...] = 0
@@ -1321,3 +1370,6 @@ _OPS.update({"pto.comm.build_async_session": _none_results,
              "pto.make_prefetch_async_context": _prefetch_ctx,
              "pto.tprefetch_async": _prefetch_async,
              "pto.get_prefetch_async_session": _prefetch_session})
+
+
+_OPS.update({"pto.talloc_to_aiv": _talloc, "pto.talloc_to_aic": _talloc})   # ptomg

@@ -191,3 +191,9 @@ KNOWN_OPS = KNOWN_OPS | {"pto.comm.tbroadcast", "pto.comm.treduce", "pto.comm.tg
                          "pto.comm.wait_async_event", "pto.comm.test_async_event",
                          "pto.make_prefetch_async_context", "pto.tprefetch_async",
                          "pto.get_prefetch_async_session"}   # ptomg
+# ptomg: PTOOps.td TQuantMxOp ins(src) outs(dst, exp, max, scaling[, exp_zz])
+INSTRUCTIONS["tquant.mx"] = "any"
+PTOAS_OPS = PTOAS_OPS | {"tquant.mx"}
+_ARITY_BY_NAME.update({"tquant.mx": (1, 1)})
+_OUTS_BY_NAME.update({"tquant.mx": (4, 5)})
+PTOAS_OPS = PTOAS_OPS | {"talloc_to_aiv", "talloc_to_aic"}     # ptomg: TAllocToAiv/AicOp

@@ -406,7 +406,7 @@ class _Runner:
 
     def make_tile(self, ty: TileBufType):
         P = self.P
-        return P.Tile(_LOC[ty.loc](P), ELEMENT_TYPES[ty.dtype], ty.rows, ty.cols,
+        return P.Tile(_tile_loc(P, ty), ELEMENT_TYPES[ty.dtype], ty.rows, ty.cols,
                       blayout=_BLAYOUT[ty.blayout](P),
                       valid_row=P.DYNAMIC if ty.v_row is None else ty.v_row,
                       valid_col=P.DYNAMIC if ty.v_col is None else ty.v_col,
@@ -493,6 +493,22 @@ def _annotate(exc, op, source_line):
 _LOC = {k: (lambda P, n=n: getattr(P.TileType, n)) for k, n in
         (("vec", "Vec"), ("mat", "Mat"), ("left", "Left"), ("right", "Right"), ("acc", "Acc"),
          ("bias", "Bias"), ("scaling", "Scaling"))}
+
+
+def _tile_loc(P, ty):
+    """The TileType of a tile_buf's loc.  ``loc=scaling`` is PTOAS's one scaling address
+    space: an f8E8M0 tile there is the MX scale operand, ScaleLeft when row-major with
+    row-major boxes and ScaleRight when column-major with column-major boxes, anything else
+    the fixpipe's Scaling buffer (PTOAS lib/PTO/Transforms/PTOToEmitC.cpp scalingRoleToken;
+    branch ptomg)."""
+    if ty.loc == "scaling" and ELEMENT_TYPES.get(ty.dtype) == "float8_e8m0fnu":
+        if ty.blayout == "row_major" and ty.slayout == "row_major":
+            return P.TileType.ScaleLeft
+        if ty.blayout == "col_major" and ty.slayout == "col_major":
+            return P.TileType.ScaleRight
+    return _LOC[ty.loc](P)
+
+
 _BLAYOUT = {"row_major": lambda P: P.BLayout.RowMajor, "col_major": lambda P: P.BLayout.ColMajor}
 _SLAYOUT = {"none_box": lambda P: P.SLayout.NoneBox, "row_major": lambda P: P.SLayout.RowMajor,
             "col_major": lambda P: P.SLayout.ColMajor}

@@ -125,6 +125,10 @@ def TGATHER(dst: Tile, src: Tile, indices: Tile | MaskPattern | str | None = Non
     same element size; indices: an int32/uint32/int16/uint16 Vec tile covering dst's valid
     region.  Raises ConstraintError on a bad operand."""
     instr = "TGATHER"
+    if _lowp_pair(instr, dst, src):
+        # a 1-byte low-precision pair (fp8, hifloat8): the gather moves bit patterns, so run
+        # it on uint8 views of the same storage (branch ptomg)
+        return TGATHER(_byte_view(dst), _byte_view(src), indices, tmp, maskPattern, axis)
     X.tiles(instr, dst=dst, src=src)
     _same_size(instr, dst, src)
     if isinstance(indices, (MaskPattern, str)) and maskPattern is None:
@@ -172,6 +176,29 @@ def TGATHER(dst: Tile, src: Tile, indices: Tile | MaskPattern | str | None = Non
     rr, cc = np.meshgrid(rows, np.arange(C), indexing="ij")
     _run_gather(dst, src._buf, _storage(src, rr, cc), len(rows), C)
     X.record(instr, dst, 1, SR, SC)
+
+
+def _lowp_pair(instr, dst, src):
+    """dst and src are Vec tiles, at least one of a 1-byte low-precision format and both
+    1 byte wide (anything else goes the ordinary way and gets its usual error)."""
+    if not (isinstance(dst, Tile) and isinstance(src, Tile)):
+        return False
+    if dst.format.name in KERNEL_FORMATS and src.format.name in KERNEL_FORMATS:
+        return False
+    X._vec(instr, "dst", dst)
+    X._vec(instr, "src", src)
+    return all(t.dtype.itemsize == 1 and not t.format.name.startswith(("float4", "int4"))
+               and getattr(t.format, "lanes", 1) == 1 for t in (dst, src))
+
+
+def _byte_view(t):
+    """The same tile (storage, shape, valid region, layout) read as uint8."""
+    v = Tile.__new__(Tile)
+    vars(v).update(vars(t))
+    v.format = _fmt_of("uint8", "TGATHER")
+    v.dtype = np.dtype(np.uint8)
+    v._buf = t._buf.view(np.uint8)
+    return v
 
 
 def _as_flat(t, buf, like):

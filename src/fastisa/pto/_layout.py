@@ -53,7 +53,7 @@ from . import _xcommon as X
 from . import _ops
 from ._ops import _operand, _run_binary, _run_unary, _tile
 from . import _lowp_formats as _lp
-from ._tile import _LOC_BUFFER, SLayout, Tile, _as_int, _pad_value, _pool
+from ._tile import KERNEL_FORMATS, _LOC_BUFFER, SLayout, Tile, _as_int, _pad_value, _pool
 
 from typing import TYPE_CHECKING
 
@@ -311,9 +311,11 @@ def TRESHAPE(dst: Tile, src: Tile) -> None:  # noqa: N802
 
 
 def _fillpad(instr, dst, src, rule):
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    _tile(instr, "dst", dst, lowp=True)
+    _tile(instr, "src", src, lowp=True)
     X._ops._same_dtype(instr, dst, "src", src)
+    if dst.format.name not in KERNEL_FORMATS:
+        return _fillpad_bits(instr, dst, src, rule)
     if rule == "same" and dst.shape != src.shape:
         raise constraint(instr, "dst shape", f"must equal src's shape {src.shape}", dst.shape)
     if rule == "expand" and (dst.rows < src.rows or dst.cols < src.cols):
@@ -330,6 +332,32 @@ def _fillpad(instr, dst, src, rule):
     pad = X.scalar(instr, "pad", _pad_value(dst), dst.format)[1]
     _run_unary("COPY", _Whole(dst), pad, dst.rows, dst.cols)
     _run_unary_to(_operand(dst), keep, R, C)
+    X.record(instr, dst, 1, dst.rows, dst.cols)
+
+
+def _fillpad_bits(instr, dst, src, rule):
+    """TFILLPAD of a 1-byte low-precision tile (fp8, hifloat8, fp4 x2 containers): a bit
+    copy, the pad the code TLOAD pads with (docs/isa/TFILLPAD.md: "element size must be 1, 2,
+    or 4 bytes"; branch ptomg)."""
+    isz = dst.dtype.itemsize
+    if isz not in (1, 2, 4):
+        raise constraint(instr, "dst.dtype", "must have a 1, 2 or 4-byte element",
+                         dst.format.name)
+    if rule == "same" and dst.shape != src.shape:
+        raise constraint(instr, "dst shape", f"must equal src's shape {src.shape}", dst.shape)
+    if rule == "expand" and (dst.rows < src.rows or dst.cols < src.cols):
+        raise constraint(instr, "dst shape", f"must be at least src's shape {src.shape}",
+                         dst.shape)
+    if dst.valid_row == 0 or dst.valid_col == 0:
+        return
+    u = {1: np.uint8, 2: np.uint16, 4: np.uint32}[isz]
+    R, C = min(src.valid_row, dst.rows), min(src.valid_col, dst.cols)
+    keep = src.data.view(u)[:R, :C].copy()
+    pv = _pad_value(dst)
+    pad = pv if isinstance(pv, np.ndarray) else np.asarray(pv).astype(dst.dtype)
+    d = dst.data.view(u)
+    d[...] = np.asarray(pad, dst.dtype).reshape(1).view(u)[0]
+    d[:R, :C] = keep
     X.record(instr, dst, 1, dst.rows, dst.cols)
 
 

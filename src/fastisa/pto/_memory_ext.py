@@ -33,12 +33,13 @@ SHIFT_MX_ADDR = 4
 def TPREFETCH(dst: Tile, src: Tile | GlobalTensor) -> None:  # noqa: N802
     """``dst[r, c] = src.flat[r * dst.cols + c]`` over dst's valid region (module doc).
 
-    dst: a Tile; src: a GlobalTensor of dst's dtype whose (rows, cols) equal dst's valid shape,
+    dst: a Tile (any element format, low-precision ones included: the copy moves bit
+    patterns); src: a GlobalTensor of dst's dtype whose (rows, cols) equal dst's valid shape,
     or a Tile of dst's dtype holding at least ``(validRow - 1) * dst.cols + validCol``
     elements.  Elements of dst outside its valid region keep their contents.  Raises
     ConstraintError on a bad operand (nothing written)."""
     instr = "TPREFETCH"
-    _tile(instr, "dst", dst)
+    _tile(instr, "dst", dst, lowp=True)    # a copy: low-precision tiles too (branch ptomg)
     R, C = dst.valid_shape
     if isinstance(src, GlobalTensor):
         if src.format.name != dst.format.name:

@@ -378,7 +378,8 @@ class Tile(_ktile.TileBase):
             if cols % ic:
                 raise AlignmentError(f"{where}: a boxed tile needs cols % InnerCols ({ic}) == 0, "
                                      f"got cols={cols}")
-            if self.loc != TileType.Vec and rows != 1 and rows % ir:
+            # pto_tile.hpp exempts Vec tiles, one-row tiles and the MX scale box (fractal 32)
+            if self.loc != TileType.Vec and self.fractal != 32 and rows != 1 and rows % ir:
                 raise AlignmentError(f"{where}: a boxed tile needs rows % InnerRows ({ir}) == 0, "
                                      f"got rows={rows}")
         self._dyn_row = valid_row is not None and _as_int(valid_row, "valid_row", where) == DYNAMIC
@@ -443,7 +444,10 @@ class Tile(_ktile.TileBase):
             return (1, 1)
         isz = self.dtype.itemsize
         if self.fractal == 32:
-            return (1, max(1, 32 // isz))
+            # (branch ptomg) the MX scale box, pto_tile.hpp getInnerRow/getInnerCol with
+            # fractalMxSize: 16 x 2 (fixedMxRowSize x fixedMxColSize) for a row-major box,
+            # 2 x 16 for a column-major one
+            return (16, 2) if self.slayout == SLayout.RowMajor else (2, 16)
         if self.fractal == 512 and self.slayout == SLayout.ColMajor:
             # (branch ptoisa2) a column-major box is 32 bytes tall and 16 wide (pto_tile.hpp
             # getInnerRow/getInnerCol: alignedSize / sizeof(T) x fixedColSize)
