@@ -641,6 +641,78 @@ def test_asm_gm_slot_pipe():
                        "!pto.tensor_view<16x16xf32>",
                        "%e = pto.tpop_from_aic {id = 0, split = 0} -> "
                        "!pto.tensor_view<8x16xf32>")
-    with pytest.raises(ConstraintError, match="popped 16x16 data but the result view holds "
-                       "\\(8, 16\\)"):
-        asm.run(bad, {"x": x})
+    with pytest.raises(AsmSyntaxError, match="'pto.tpop_from_aic' op expects pipe entry "
+                       "dimension 0 to match gm_slot_tensor dimension 16"):
+        asm.parse(bad)
+
+
+_TB16 = ("!pto.tile_buf<loc=vec, dtype=f32, rows=16, cols=16, v_row=16, v_col=16, "
+         "blayout=row_major, slayout=none_box, fractal=512, pad=0>")
+_INTERNAL = """module {
+  func.func @mix(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %gs: !pto.tensor_view<16x16xf32>) attributes {pto.entry} {
+    func.call @cube(%x, %gs) : (!pto.ptr<f32>, !pto.tensor_view<16x16xf32>) -> ()
+    func.call @vec(%y, %gs) : (!pto.ptr<f32>, !pto.tensor_view<16x16xf32>) -> ()
+    return
+  }
+  func.func private @cube(%x: !pto.ptr<f32>, %gs: !pto.tensor_view<16x16xf32>) attributes {pto.kernel_kind = #pto.kernel_kind<cube>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %pipe = "pto.initialize_l2g2l_pipe"(%gs) <{dir_mask = 1 : i8, slot_size = 1024 : i32, slot_num = 8 : i32, flag_base = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0>}> : (!pto.tensor_view<16x16xf32>) -> !pto.pipe
+    %vx = pto.make_tensor_view %x, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<16x16xf32>
+    %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<16x16xf32> -> !pto.partition_tensor_view<16x16xf32>
+    %t = pto.alloc_tile : TB
+    pto.tload ins(%px : !pto.partition_tensor_view<16x16xf32>) outs(%t : TB)
+    %e = pto.declare_global -> !pto.tensor_view<ENTRYxf32>
+    pto.talloc(%e, %pipe : !pto.tensor_view<ENTRYxf32>, !pto.pipe) {split = 0}
+    %pe = pto.partition_view %e, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<16x16xf32> -> !pto.partition_tensor_view<16x16xf32>
+    pto.tstore ins(%t : TB) outs(%pe : !pto.partition_tensor_view<16x16xf32>)
+    pto.tpush(%e, %pipe : !pto.tensor_view<16x16xf32>, !pto.pipe) {split = 0}
+    return
+  }
+  func.func private @vec(%y: !pto.ptr<f32>, %gs: !pto.tensor_view<16x16xf32>) attributes {pto.kernel_kind = #pto.kernel_kind<vector>} {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c16 = arith.constant 16 : index
+    %pipe = "pto.initialize_l2g2l_pipe"(%gs) <{dir_mask = 1 : i8, slot_size = 1024 : i32, slot_num = 8 : i32, flag_base = 0 : i32, operandSegmentSizes = array<i32: 1, 0, 0>}> : (!pto.tensor_view<16x16xf32>) -> !pto.pipe
+    %vy = pto.make_tensor_view %y, shape = [%c16, %c16], strides = [%c16, %c1] : !pto.tensor_view<16x16xf32>
+    %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c16, %c16] : !pto.tensor_view<16x16xf32> -> !pto.partition_tensor_view<16x16xf32>
+    %t = pto.alloc_tile : TB
+    pto.tpop(%t, %pipe : TB, !pto.pipe) {split = 0}
+    pto.tstore ins(%t : TB) outs(%py : !pto.partition_tensor_view<16x16xf32>)
+    return
+  }
+}
+""".replace("TB", _TB16)
+
+
+def test_asm_declare_global_talloc_tpush():
+    """pto.declare_global + pto.talloc bind a GM slot descriptor, pto.tpush hands it over;
+    the consumer's tpop into a tile sees the stored data."""
+    text = _INTERNAL.replace("ENTRY", "16x16")
+    _roundtrip(text)
+    x = np.arange(256, dtype=np.float32).reshape(16, 16) * 0.25
+    got = asm.run(text, {"x": x, "y": np.zeros((16, 16), np.float32)})
+    assert_bits(got["y"].reshape(16, 16), x, "declare_global slot")
+
+
+def test_asm_gm_pipe_entry_verifier():
+    gmpipe = _GMPIPE.replace("    %e = pto.tpop_from_aic", "    %c2f = arith.constant 2.0 : "
+                             "f32\n    %e = pto.tpop_from_aic")
+    bad = _INTERNAL.replace("ENTRY", "16x32")
+    with pytest.raises(AsmSyntaxError, match="'pto.talloc' op expects pipe entry dimension 1 "
+                       "to match initialize_l2g2l_pipe gm_addr dimension 16"):
+        asm.parse(bad)
+    front = gmpipe.replace("%e = pto.talloc_to_aiv {id = 0, split = 0} -> "
+                            "!pto.tensor_view<16x16xf32>",
+                            "%e = pto.talloc_to_aiv {id = 0, split = 0} -> "
+                            "!pto.tensor_view<16x8xf32>")
+    with pytest.raises(AsmSyntaxError, match="'pto.talloc_to_aiv' op expects pipe entry "
+                       "dimension 1 to match gm_slot_tensor dimension 16"):
+        asm.parse(front)
+    elem = gmpipe.replace("%e = pto.talloc_to_aiv {id = 0, split = 0} -> "
+                           "!pto.tensor_view<16x16xf32>",
+                           "%e = pto.talloc_to_aiv {id = 0, split = 0} -> "
+                           "!pto.tensor_view<16x16xf16>")
+    with pytest.raises(AsmSyntaxError, match="element type to match gm_slot_tensor"):
+        asm.parse(elem)

@@ -1372,4 +1372,21 @@ _OPS.update({"pto.comm.build_async_session": _none_results,
              "pto.get_prefetch_async_session": _prefetch_session})
 
 
-_OPS.update({"pto.talloc_to_aiv": _talloc, "pto.talloc_to_aic": _talloc})   # ptomg
+def _declare_global(run, op):
+    """``%e = pto.declare_global -> !pto.tensor_view<...>`` (PTOOps.td DeclareGlobalOp: a
+    GlobalTensor descriptor whose address is assigned later, by pto.talloc): a slot view."""
+    _bind_results(run, op, [_gm_slot_view(run, _result_type(op), name=op.name)])
+
+
+def _talloc_bind(run, op):
+    """``pto.talloc(%entry, %pipe) {split}`` (TAllocOp): binds the declared descriptor to the
+    next producer slot -- the descriptor already has its own slot storage here."""
+    from ._asm_runner import _TensorView
+    ps = _percents(op)
+    if not ps or not isinstance(_value(run, ps[0]), _TensorView):
+        raise ConstraintError(f"{op.name}: expected a tensor_view entry from "
+                              f"pto.declare_global")
+
+
+_OPS.update({"pto.talloc_to_aiv": _talloc, "pto.talloc_to_aic": _talloc,   # ptomg
+             "pto.declare_global": _declare_global, "pto.talloc": _talloc_bind})

@@ -196,4 +196,5 @@ INSTRUCTIONS["tquant.mx"] = "any"
 PTOAS_OPS = PTOAS_OPS | {"tquant.mx"}
 _ARITY_BY_NAME.update({"tquant.mx": (1, 1)})
 _OUTS_BY_NAME.update({"tquant.mx": (4, 5)})
-PTOAS_OPS = PTOAS_OPS | {"talloc_to_aiv", "talloc_to_aic"}     # ptomg: TAllocToAiv/AicOp
+PTOAS_OPS = PTOAS_OPS | {"talloc_to_aiv", "talloc_to_aic",    # ptomg: TAllocToAiv/AicOp,
+                         "declare_global", "talloc"}          # DeclareGlobalOp, TAllocOp

@@ -77,6 +77,7 @@ def verify(module, lines, arch=None, level=None):
                     _verify_alloc_multi_tile(op, level, err)
                 if short == "subview":
                     _verify_tile_subview(op, consts, err)
+        _verify_gm_pipe_entries(f, err)
     _verify_reserved_buffers(module, level, err)
     splits = {s for _op, s in pipe_users}
     if pipe_inits and len(splits) > 1:
@@ -173,6 +174,62 @@ def _verify_dps(op, arch, err):
         if not ok:
             raise err("'pto.tgather' op expects A2/A3 compare-form tgather src element type "
                       "to be f16/f32, or i32 when cmpMode=eq", op)
+
+
+# ---- ptomg: the !pto.tensor_view pipe entries (lib/PTO/IR/PTO.cpp
+# verifyFrontendTensorEntryMatchesInit and TAllocOp's check against initialize_l2g2l_pipe) ----
+def _tensor_view_of(op):
+    """(dims, elem) of the first !pto.tensor_view<...> in op's text (None dims: ``?``)."""
+    import re
+    m = re.search(r"!pto\.tensor_view<([^>]*)>", " ".join(t.text for t in op.toks)
+                  .replace(" ", ""))
+    if m is None:
+        return None
+    parts = m.group(1).split("x")
+    dims = tuple(None if d == "?" else int(d) for d in parts[:-1] if d == "?" or d.isdigit())
+    return dims, parts[-1]
+
+
+def _verify_gm_pipe_entries(f, err):
+    from ._asm_generic import _percents
+    inits, l2g2l = {}, {}
+    for op in _walk(f.body):
+        if not isinstance(op, GenericOp):
+            continue
+        short = op.name[4:] if op.name.startswith("pto.") else op.name
+        if short in ("aic_initialize_pipe", "aiv_initialize_pipe"):
+            tv = _tensor_view_of(op)
+            if tv is not None:
+                inits[_int_of(_attr_value(op, "id") or "0") or 0] = tv
+        elif short == "initialize_l2g2l_pipe" and op.results:
+            tv = _tensor_view_of(op)
+            if tv is not None:
+                l2g2l[op.results[0][0]] = tv
+    for op in _walk(f.body):
+        if not isinstance(op, GenericOp):
+            continue
+        short = op.name[4:] if op.name.startswith("pto.") else op.name
+        slot, what = None, None
+        if short in ("talloc_to_aiv", "talloc_to_aic", "tpush_to_aiv", "tpush_to_aic",
+                     "tpop_from_aic", "tpop_from_aiv", "tfree_from_aic", "tfree_from_aiv"):
+            slot = inits.get(_int_of(_attr_value(op, "id") or "0") or 0)
+            what = "gm_slot_tensor"
+        elif short == "talloc":
+            ps = _percents(op)
+            slot = l2g2l.get(ps[1].text[1:]) if len(ps) > 1 else None
+            what = "initialize_l2g2l_pipe gm_addr"
+        entry = _tensor_view_of(op) if slot is not None else None
+        if entry is None:
+            continue
+        (sd, se), (ed, ee) = slot, entry
+        q = f"'{op.name}' op expects pipe entry "
+        if se != ee:
+            raise err(q + f"element type to match {what} element type", op)
+        if len(sd) != len(ed):
+            raise err(q + f"rank to match {what} rank", op)
+        for k, (a, b) in enumerate(zip(ed, sd)):
+            if a is not None and b is not None and a != b:
+                raise err(q + f"dimension {k} to match {what} dimension {b}", op)
 
 
 # ---- ptomg: MGatherOp / MScatterOp (lib/PTO/IR/PTO.cpp MGatherOp::verify,
