@@ -716,3 +716,39 @@ def test_asm_gm_pipe_entry_verifier():
                            "!pto.tensor_view<16x16xf16>")
     with pytest.raises(AsmSyntaxError, match="element type to match gm_slot_tensor"):
         asm.parse(elem)
+
+
+@pytest.mark.parametrize("qt, sdt", [("MXFP8", "float32"), ("MXFP4_E2M1", "bfloat16")])
+def test_tquant_mx_one_row_exp_and_padded_dst(qt, sdt):
+    """A one-row exp tile holding the A x B exponents gets them flat in the grid's row-major
+    order (the A5 implementation's consecutive UB bytes); a dst padded to 32-byte rows is
+    written in its valid region only.  Both equal the grid-shaped, unpadded call."""
+    rng = np.random.default_rng(12)
+    V = pto.TileType.Vec
+    x = (rng.standard_normal((16, 64)) * 10.0 ** rng.integers(-2, 3, (16, 64))).astype(np.float32)
+    src = pto.Tile(V, sdt, 16, 64)
+    src.data[...] = x.astype(src.dtype)
+    ddt = "int8" if qt == "MXFP8" else "float4_e2m1x2"
+    lanes = 1 if qt == "MXFP8" else 2
+    grid_d = pto.Tile(V, ddt, 16, 64 // lanes)
+    grid_e = pto.Tile(V, "uint8", 16, 32, valid_col=2)
+    flat_d = pto.Tile(V, ddt, 16, 64 if lanes == 2 else 64, valid_col=64 // lanes)
+    flat_d.data.view(np.uint8)[...] = 0xAB
+    flat_e = pto.Tile(V, "uint8", 1, 64, valid_col=32)
+    flat_e.data[...] = 0xCD
+    mk = lambda: (pto.Tile(V, "float32", 1, 32), pto.Tile(V, "float32", 1, 32))  # noqa: E731
+    with pto.target("A5"):
+        pto.TQUANT(grid_d, src, quantType=pto.QuantType[qt], exp=grid_e, max=mk()[0],
+                   scaling=mk()[1], rng=5)
+        pto.TQUANT(flat_d, src, quantType=pto.QuantType[qt], exp=flat_e, max=mk()[0],
+                   scaling=mk()[1], rng=5)
+    assert np.array_equal(flat_e.data[0, :32], grid_e.valid.reshape(-1))
+    assert (flat_e.data[0, 32:] == 0xCD).all()
+    assert np.array_equal(flat_d.valid.view(np.uint8), grid_d.valid.view(np.uint8))
+    if lanes == 2:
+        assert (flat_d.data.view(np.uint8)[:, 32:] == 0xAB).all()
+    short = pto.Tile(V, "uint8", 1, 32, valid_col=31)
+    with pto.target("A5"), pytest.raises(ConstraintError, match="exp valid shape must hold "
+                                         "the 16 x 2 exponent grid \\(or 32 exponents"):
+        pto.TQUANT(grid_d, src, quantType=pto.QuantType[qt], exp=short, max=mk()[0],
+                   scaling=mk()[1])

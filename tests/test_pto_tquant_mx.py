@@ -172,7 +172,7 @@ def test_tquant_mx_errors_change_nothing():
         (dict(ddt="int8", dcols=64), fp4, None, r"dst.dtype must be one of \['float4_e2m1x2'\]"),
         (dict(ddt="uint8", dcols=64), dict(quantType=QT.MXFP8, grpAxis=0), None,
          r"dst.dtype must be one of \['int8', 'float8_e4m3fn'\]"),
-        (dict(dcols=16), fp4, None, "dst shape must equal src's shape"),
+        (dict(dcols=16), fp4, None, "dst valid shape must equal src's valid shape"),
         (dict(bl=pto.BLayout.ColMajor), fp4, None, "src.blayout must be RowMajor"),
         (dict(vr=48), fp4, None, r"must cover the grouped axis \(rows\) fully"),
         (dict(), dict(quantType=QT.MXFP4_E2M1, grpAxis=2), None, "grpAxis must be 0"),

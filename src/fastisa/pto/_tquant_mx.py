@@ -23,7 +23,9 @@ Where the docs are silent fastisa follows the CPU simulator (include/pto/cpu/TQu
   with bits ``(254 - s) << 23`` (2^-127 where that is 0);
 * the max and scaling tiles are written flat: group ``(a, b)`` of the A x B exponent grid
   (ND: A = rows, B = cols / 32; DN: A = rows / 32, B = cols) at storage element ``a*B + b``,
-  converted to the tiles' float dtype; ``exp[a, b]`` is the exponent;
+  converted to the tiles' float dtype; ``exp[a, b]`` is the exponent (an exp tile of one
+  row holding A * B exponents: ``exp[0, a*B + b]``, the flat order the A5 implementation
+  stores, include/pto/npu/a5/TQuant.hpp);
 * the product ``x * alpha`` is float32 (a bfloat16 source's product rounds to bfloat16
   first, for MXFP4); MXFP4 writes code 7 (+6) for a NaN element or a NaN group scaling and
   +-6 for +-inf.
@@ -210,11 +212,12 @@ def tquant_mx(dst, src, exp, max_, scaling, qt: str, alg, grp_axis, rng,
             raise constraint(instr, f"{name}.blayout", "must be RowMajor", t.blayout.name)
     lanes = dst.format.lanes
     R, C = src.valid_shape
-    if (dst.rows, dst.cols * lanes) != (src.rows, src.cols) or \
-            (dst.valid_row, dst.valid_col * lanes) != (R, C):
-        raise constraint(instr, "dst shape", f"must equal src's shape {src.shape} and valid "
-                         f"shape {src.valid_shape} (in elements)",
-                         (dst.shape, dst.valid_shape))
+    # (branch ptomg) only the valid shapes must agree: dst is written through its own layout
+    # (the CPU simulator's GetTileElementOffset<TileDataOut>), so a dst padded to 32-byte rows
+    # (an fp4 x2 dst of 16 x 32 bytes for a 16 x 32 src, as PTOAS programs declare) is fine
+    if (dst.valid_row, dst.valid_col * lanes) != (R, C):
+        raise constraint(instr, "dst valid shape", f"must equal src's valid shape "
+                         f"{src.valid_shape} (in elements)", dst.valid_shape)
     full = C == src.cols if grp_axis == 1 else R == src.rows
     ext = C if grp_axis == 1 else R
     if not full or ext % 32:
@@ -225,9 +228,14 @@ def tquant_mx(dst, src, exp, max_, scaling, qt: str, alg, grp_axis, rng,
     A, B = (R, C // 32) if grp_axis == 1 else (R // 32, C)
     if exp.format.name not in ("uint8", "float8_e8m0fnu"):
         raise constraint(instr, "exp.dtype", "must be uint8 or float8_e8m0fnu", exp.format.name)
-    if exp.valid_row < A or exp.valid_col < B:
-        raise constraint(instr, "exp valid shape", f"must hold the {A} x {B} exponent grid",
-                         exp.valid_shape)
+    # (branch ptomg) a one-row exp tile holding A * B exponents gets them flat, in the grid's
+    # row-major order: the A5 implementation stores the shared exponents at consecutive UB
+    # bytes (include/pto/npu/a5/TQuant.hpp, vsts to expPtr), which PTOAS's TquantMx sample
+    # relies on; the CPU simulator's 2-D exp[a, b] would run past a one-row tile
+    flat_exp = A > 1 and exp.valid_row == 1 and exp.valid_col >= A * B
+    if not flat_exp and (exp.valid_row < A or exp.valid_col < B):
+        raise constraint(instr, "exp valid shape", f"must hold the {A} x {B} exponent grid "
+                         f"(or {A * B} exponents in one row)", exp.valid_shape)
     for name, t in (("max", max_), ("scaling", scaling)):
         if t.format.name not in ("float32", "float16", "bfloat16"):
             raise constraint(instr, f"{name}.dtype", "must be float32, float16 or bfloat16",
@@ -275,7 +283,10 @@ def tquant_mx(dst, src, exp, max_, scaling, qt: str, alg, grp_axis, rng,
         dst.valid.view(np.uint8)[...] = L.pack_codes(fmt, codes)
     else:
         dst.valid.view(np.uint8)[...] = codes
-    exp.data[:A, :B].view(np.uint8)[...] = e
+    if flat_exp:
+        exp.data[0, :A * B].view(np.uint8)[...] = np.asarray(e).reshape(-1)
+    else:
+        exp.data[:A, :B].view(np.uint8)[...] = e
     if exp_zz is not None:
         exp_zz.buffer.view(np.uint8)[:A * B] = zz_order(e)
     max_.buffer[:A * B] = m.reshape(-1).astype(max_.dtype)
