@@ -469,8 +469,8 @@ def test_asm_tmatmul_mx_scaling_space():
     assert_bits(got.reshape(16, 16), np.asarray(want, np.float32), "tmatmul.mx")
     # a scaling-space tile of another dtype stays the fixpipe's Scaling buffer
     f16 = _MXT["SA"].replace("!pto.f8E8M0", "f16").replace("cols=2,", "cols=16,")
-    with pytest.raises(ConstraintError, match="a_scale.loc must be TileType.ScaleLeft, got "
-                       "'Scaling'"):
+    with pytest.raises(ConstraintError, match="a_scale.loc must be TileType.ScaleLeft \\(an MX "
+                       "scale tile is float8_e8m0fnu.*got 'Scaling'"):
         asm.run(_mx_text(SA=f16), {"a": ca.view(e4), "b": cb.view(e5), "sb": sb.view(e8)})
 
 

@@ -45,7 +45,14 @@ def _mx(instr, dst, a, a_scale, b, b_scale, init=None):
                          ("b_scale", b_scale, TileType.ScaleRight)):
         _tile(instr, name, t, lowp=True)
         if t.loc != loc:
-            raise constraint(instr, f"{name}.loc", f"must be TileType.{loc.name}", t.loc.name)
+            hint = ""
+            if t.loc == TileType.Scaling and name.endswith("scale"):
+                # (branch ptomg) PTOAS lowers a loc=scaling tile to ScaleLeft/ScaleRight
+                # only when it is f8E8M0 with matching layouts (PTOToEmitC scalingRoleToken)
+                hint = (" (an MX scale tile is float8_e8m0fnu: ScaleLeft row-major with "
+                        "row-major boxes, ScaleRight column-major with column-major boxes)")
+            raise constraint(instr, f"{name}.loc", f"must be TileType.{loc.name}{hint}",
+                             t.loc.name)
     an, bn = a.format.name, b.format.name
     if an not in _DATA or bn not in _DATA or (an in _FP8) != (bn in _FP8):
         raise constraint(instr, "(a.dtype, b.dtype)", "must be two fp8 (float8_e4m3fn / "
