@@ -3079,6 +3079,19 @@ def ptomg_nz_order(whole, c0):
         for c in range(cols):
             out[(c // c0) * rows * c0 + r * c0 + c % c0] = whole[r, c]
     return out
+def ptomg_mscatter_row(table2d, src, rows_idx, oob):
+    """table[idx[r], :C] = src[r, :C] in row order (a later row wins); skip-oob rows are
+    dropped, clamp / wrap remap (MSCATTER.md)."""
+    out = table2d.copy()
+    cap = table2d.shape[0]
+    for r, i in enumerate(np.asarray(rows_idx, np.int64)):
+        if oob == "clamp":
+            i = min(max(i, 0), cap - 1)
+        elif oob == "wrap":
+            i = i % cap
+        if 0 <= i < cap:
+            out[i, :src.shape[1]] = src[r]
+    return out
 # ---- end of ptomg section ----
 
 

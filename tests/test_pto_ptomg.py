@@ -752,3 +752,25 @@ def test_tquant_mx_one_row_exp_and_padded_dst(qt, sdt):
                                          "the 16 x 2 exponent grid \\(or 32 exponents"):
         pto.TQUANT(grid_d, src, quantType=pto.QuantType[qt], exp=short, max=mk()[0],
                    scaling=mk()[1])
+
+
+@pytest.mark.parametrize("oob", ("undefined", "skip", "clamp", "wrap"))
+@pytest.mark.parametrize("form", ("1xR", "Rx1"))
+def test_mscatter_row_index_forms(form, oob):
+    rng = np.random.default_rng(13)
+    R, C, T = 6, 16, 10
+    g = rand("float32", (T, C), rng)
+    src = tile("float32", 8, 16, RM, R, C, rng)
+    raw = rng.permutation(T)[:R]
+    if oob != "undefined":
+        raw[1], raw[4] = T + 1, -2
+    if form == "1xR":
+        idx = tile("int32", 1, 8, RM, 1, R)
+        idx.data[0, :R] = raw
+    else:
+        idx = tile("int32", 8, 8, CM, R, 1)
+        idx.data[:R, 0] = raw
+    out = g.copy()
+    pto.MSCATTER(pto.GlobalTensor(out, shape=(1, 1, 1, T, C)), src, idx, coalesce="row",
+                 oob=oob)
+    assert_bits(out, ref.ptomg_mscatter_row(g, src.valid, raw, oob), f"{form} {oob}")

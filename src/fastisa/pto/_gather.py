@@ -485,7 +485,8 @@ def _elem_gather(instr, d_op, gm, flat, indexes, dst, mode, R, C):
 def MSCATTER(gm: GlobalTensor, src: Tile, indexes: Tile, coalesce: EnumLike = "elem",  # noqa: N802
              atomic: EnumLike = "none", oob: EnumLike = "undefined") -> None:
     """Scatter src's valid region into global memory (module doc).  gm: a GlobalTensor
-    (written); src: a Vec tile of gm's dtype; indexes: an integer tile.  Elements are written
+    (written); src: a Vec tile of gm's dtype; indexes: an integer tile (elem: covering src's
+    valid region; row: [1, R] or [R, 1], as MGATHER).  Elements are written
     in row-major order of src's valid region (a later write to the same address wins)."""
     instr = "MSCATTER"
     X._tile(instr, "src", src, lowp=True)
@@ -509,10 +510,12 @@ def MSCATTER(gm: GlobalTensor, src: Tile, indexes: Tile, coalesce: EnumLike = "e
         raise constraint(instr, "indexes", "must be a Tile", type(indexes).__name__)
     _dtype_in(instr, "indexes", indexes, ("int32", "uint32", "int16", "uint16"))
     R, C = src.valid_shape
-    idx = indexes.data[:R, : (C if co == "elem" else 1)]
-    if idx.shape[0] < R or (co == "elem" and idx.shape[1] < C):
-        raise constraint(instr, "indexes", f"must cover {R} x {C if co == 'elem' else 1}",
-                         indexes.shape)
+    if co == "elem":
+        idx = indexes.data[:R, :C]
+        if idx.shape[0] < R or idx.shape[1] < C:
+            raise constraint(instr, "indexes", f"must cover {R} x {C}", indexes.shape)
+    else:                     # [1, R] or [R, 1], as MGATHER (branch ptomg)
+        idx = _row_index_values(instr, indexes, R)
     if co == "elem":
         cap = int(np.prod(gm.shape))
         if cap == 0:
