@@ -774,3 +774,69 @@ def test_mscatter_row_index_forms(form, oob):
     pto.MSCATTER(pto.GlobalTensor(out, shape=(1, 1, 1, T, C)), src, idx, coalesce="row",
                  oob=oob)
     assert_bits(out, ref.ptomg_mscatter_row(g, src.valid, raw, oob), f"{form} {oob}")
+
+
+_L1 = """module {
+  func.func @k(%mem: memref<1x1x1x64x32xf16, #pto.address_space<gm>>, %idx: IDXT, %sc: memref<1x1x1x32x32xf16, #pto.address_space<gm>>, %out: !pto.ptr<f16>) {
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %c32 = arith.constant 32 : index
+    %dst = pto.alloc_tile : DST
+    pto.mgather ins(%mem, %idx SCR: memref<1x1x1x64x32xf16, #pto.address_space<gm>>, IDXT SCRT) outs(%dst : DST) {coalesce = #pto<coalesce CO>}
+    %b = pto.alloc_tile : !pto.tile_buf<loc=vec, dtype=f16, rows=32, cols=32, v_row=32, v_col=32, blayout=row_major, slayout=none_box, fractal=512, pad=0>
+    return
+  }
+}
+"""
+_NZ = ("!pto.tile_buf<loc=mat, dtype=f16, rows=32, cols=32, v_row=32, v_col=32, "
+       "blayout=col_major, slayout=row_major, fractal=512, pad=0>")
+
+
+def _l1_text(co="row", scratch=False, idx="memref<1x1x1x1x32xi32, #pto.address_space<gm>>",
+             dst=_NZ):
+    scr, scrt = (", %sc", ", memref<1x1x1x32x32xf16, #pto.address_space<gm>>") if scratch \
+        else ("", "")
+    if co == "elem" and idx.startswith("memref<1x1x1x1x32"):
+        idx = "memref<1x1x1x32x32xi32, #pto.address_space<gm>>"
+    return (_L1.replace("IDXT", idx).replace("DST", dst).replace("SCRT", scrt)
+            .replace("SCR", scr).replace("CO", co))
+
+
+def test_asm_mgather_l1_runs_and_writes_scratch():
+    rng = np.random.default_rng(14)
+    table = rand("float16", (64, 32), rng)
+    ix = rng.integers(0, 64 * 32, (32, 32)).astype(np.int32)
+    sc = np.zeros(32 * 32, np.float16)
+    text = _l1_text("elem", scratch=True)
+    _roundtrip(text)
+    got = asm.run(text, {"mem": table.reshape(1, 1, 1, 64, 32), "idx": ix.reshape(1, 1, 1, 32, 32),
+                         "sc": sc.reshape(1, 1, 1, 32, 32)})
+    whole = ref.ptomg_mgather_elem(table.reshape(-1), ix, "undefined", 64 * 32)
+    assert_bits(got["sc"].reshape(-1), ref.ptomg_nz_order(whole, 16), "scratch in NZ order")
+    rows = rng.integers(0, 64, (1, 32)).astype(np.int32)
+    asm.run(_l1_text("row"), {"mem": table.reshape(1, 1, 1, 64, 32),
+                              "idx": rows.reshape(1, 1, 1, 1, 32)})
+
+
+@pytest.mark.parametrize("kw, msg", [
+    (dict(idx="!pto.tile_buf<loc=vec, dtype=i32, rows=1, cols=32, v_row=1, v_col=32, "
+              "blayout=row_major, slayout=none_box, fractal=512, pad=0>"),
+     "expects GM->L1 mgather idx to be a GM tensor"),
+    (dict(co="elem"), "expects GM->L1 mgather with coalesce=elem to provide a GM scratch"),
+    (dict(scratch=True), "expects GM->L1 mgather with coalesce=row to omit the scratch"),
+    (dict(dst=_NZ.replace("blayout=col_major", "blayout=row_major")),
+     "expects GM->L1 mgather dst \\(loc=mat\\) to use blayout=col_major and slayout=row_major"),
+])
+def test_asm_mgather_l1_verifier(kw, msg):
+    with pytest.raises(AsmSyntaxError, match="'pto.mgather' op " + msg):
+        asm.parse(_l1_text(**kw))
+
+
+def test_asm_mgather_vec_scratch_rejected():
+    text = _prog("{coalesce = #pto<coalesce row>}").replace(
+        "pto.mgather ins(%pv, %it : !pto.partition_tensor_view<64x16xf32>, ",
+        "pto.mgather ins(%pv, %it, %op : !pto.partition_tensor_view<64x16xf32>, ").replace(
+        "fractal=512, pad=0>) outs(%d", "fractal=512, pad=0>, "
+        "!pto.partition_tensor_view<8x16xf32>) outs(%d")
+    with pytest.raises(AsmSyntaxError, match="expects scratch operand only on GM->L1"):
+        asm.parse(text)

@@ -241,8 +241,27 @@ def _verify_mgather_mscatter(op, ins, outs, err):
         if coalesce is None:
             raise err(q + "requires attribute 'coalesce'", op)
         data, idx, dname = (outs[0] if outs else None), (ins[1] if len(ins) > 1 else None), "dst"
-        if data is not None and data.loc == "mat":
-            return                      # the GM -> L1 form: idx is a GM tensor
+        word = coalesce.split()[-1].strip(">").split("<")[-1]
+        if data is not None and data.loc == "mat":     # the GM -> L1 form (verifyMGatherGm2L1)
+            raw = op.in_types[1] if len(op.in_types) > 1 else None
+            if isinstance(raw, TileBufType) or (isinstance(raw, MemRefType) and
+                                                raw.space not in (None, "gm")):
+                raise err(q + "expects GM->L1 mgather idx to be a GM tensor (memref / "
+                          "partition_tensor_view), not a tile_buf", op)
+            if data.blayout != "col_major" or data.slayout != "row_major":
+                raise err(q + "expects GM->L1 mgather dst (loc=mat) to use "
+                          "blayout=col_major and slayout=row_major (NZ)", op)
+            if data.fractal != 512:
+                raise err(q + "expects GM->L1 mgather dst fractal size to be 512", op)
+            if word == "elem" and len(op.in_types) < 3:
+                raise err(q + "expects GM->L1 mgather with coalesce=elem to provide a GM "
+                          "scratch operand", op)
+            if word == "row" and len(op.in_types) > 2:
+                raise err(q + "expects GM->L1 mgather with coalesce=row to omit the scratch "
+                          "operand", op)
+            return
+        if len(op.in_types) > 2:
+            raise err(q + "expects scratch operand only on GM->L1 (loc=mat) mgather", op)
     else:
         if coalesce is None and any(_attr_of(op, k) is not None for k in (
                 "scatterAtomicOp", "scatterOob", "scatterConflict")):
