@@ -422,10 +422,40 @@ cdef tuple _extent(int P, int F, tuple st, Py_ssize_t item):
 cdef object _TENSOR_CLASS = None
 
 
+# speed15b branch (issue 15): the byte offsets of NkiTensor's ``data`` / ``dtype`` /
+# ``buffer`` slots (its __slots__ member descriptors), so the key of an operand of exactly
+# that class reads them without three attribute lookups; -1 when the class has no such slot.
+cdef Py_ssize_t _OFF_DATA = -1, _OFF_DTYPE = -1, _OFF_BUFFER = -1
+
+cdef extern from "Python.h":
+    """
+    #include "structmember.h"
+    static Py_ssize_t fi_member_offset(PyObject *cls, const char *name) {
+        PyObject *d = PyDict_GetItemString(((PyTypeObject *)cls)->tp_dict, name);
+        if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type) return -1;
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & READONLY)) return -1;
+        return m->offset;
+    }
+    static inline PyObject *fi_slot(PyObject *o, Py_ssize_t off) {
+        return *(PyObject **)((char *)o + off);        /* borrowed; NULL when unset */
+    }
+    """
+    Py_ssize_t fi_member_offset(object cls, const char *name)
+    PyObject *fi_slot(object o, Py_ssize_t off)
+
+cdef object _NDARRAY = np.ndarray
+
+
 def set_tensor_class(cls):
     """The NkiTensor class :func:`plan_key` describes by signature (others by type)."""
-    global _TENSOR_CLASS
+    global _TENSOR_CLASS, _OFF_DATA, _OFF_DTYPE, _OFF_BUFFER
     _TENSOR_CLASS = cls
+    _OFF_DATA = fi_member_offset(cls, b"data")
+    _OFF_DTYPE = fi_member_offset(cls, b"dtype")
+    _OFF_BUFFER = fi_member_offset(cls, b"buffer")
+    if _OFF_DATA < 0 or _OFF_DTYPE < 0 or _OFF_BUFFER < 0:
+        _OFF_DATA = _OFF_DTYPE = _OFF_BUFFER = -1
 
 
 cdef inline Py_ssize_t _oid(object o):
@@ -454,7 +484,31 @@ cdef int _put_sig(Py_ssize_t *w, int n, object t) except -1:
     view's elements cannot be resolved (the full path raises the view's own error)."""
     cdef cnp.ndarray a
     cdef int nd, i
+    cdef PyObject *pd
+    cdef PyObject *pt
+    cdef PyObject *pb
     tp = type(t)
+    if tp is _TENSOR_CLASS and _OFF_DATA >= 0:
+        # speed15b: the slots read in place (the same values t.data / t.dtype / t.buffer give)
+        pd = fi_slot(t, _OFF_DATA)
+        pt = fi_slot(t, _OFF_DTYPE)
+        pb = fi_slot(t, _OFF_BUFFER)
+        if pd != NULL and pt != NULL and pb != NULL and \
+                type(<object>pd) is _NDARRAY:
+            a = <cnp.ndarray><object>pd
+            nd = cnp.PyArray_NDIM(a)
+            if n + 4 + 2 * nd > _KEY_WORDS:
+                raise TypeError("plan_key: operand rank too high for a key")
+            w[n] = 1 | (4 * <bint>(cnp.PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE)) | (8 * nd)
+            w[n + 1] = <Py_ssize_t>pt
+            w[n + 2] = <Py_ssize_t>pb
+            w[n + 3] = _oid(tp)
+            n += 4
+            for i in range(nd):
+                w[n] = cnp.PyArray_DIMS(a)[i]
+                w[n + 1] = cnp.PyArray_STRIDES(a)[i]
+                n += 2
+            return n
     if tp is _TENSOR_CLASS or (_TENSOR_CLASS is not None and isinstance(t, _TENSOR_CLASS)):
         if tp is _TENSOR_CLASS:
             d = t.data
@@ -555,19 +609,110 @@ cdef inline object _val(EwPlan p, int s, object v):
     return v
 
 
+# ---- speed15b branch (issue 15): the hit paths' lookup without a bytes key -------------------
+# A direct-mapped memo of recent signatures in front of the plan dict: the key words are
+# hashed in C and compared word for word with the memo entry's; the entry keeps the dict's
+# own key (bytes, its hash cached) and its value, and counts as a hit only while the dict
+# still maps that key to that very value (so plans.clear(), a full cache emptied by
+# plans.store, or any other change of the dict is seen on the next call).  The entry holds
+# the plan, whose ``keep`` holds the objects the key's identities name, so those cannot be
+# reused by other objects while the entry exists.  A miss builds the bytes key as before.
+cdef enum:
+    _MEMO_SLOTS = 256
+    _MEMO_WORDS = 64
+
+cdef struct _MemoEntry:
+    int n
+    PyObject *key             # owned: the dict's key (bytes)
+    PyObject *val             # owned: the value it mapped to (a plan, or False)
+    Py_ssize_t w[_MEMO_WORDS]
+
+cdef _MemoEntry _MEMO[_MEMO_SLOTS]
+
+from cpython.ref cimport Py_XINCREF, Py_XDECREF
+from cpython.dict cimport PyDict_GetItem
+from libc.string cimport memcmp, memcpy
+
+
+cdef inline size_t _hash_words(const Py_ssize_t *w, int n) noexcept nogil:
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ <uint64_t>n
+    cdef int i
+    for i in range(n):
+        h = (h ^ <uint64_t>w[i]) * 0xFF51AFD7ED558CCDULL
+        h ^= h >> 29
+    return <size_t>(h % _MEMO_SLOTS)
+
+
+cdef object _lookup(Py_ssize_t *w, int n):
+    """The value _PLANS holds for the key of words w[:n], or None."""
+    cdef _MemoEntry *e
+    cdef PyObject *cur
+    cdef size_t slot = 0
+    if n <= _MEMO_WORDS:
+        slot = _hash_words(w, n)
+        e = &_MEMO[slot]
+        if e.n == n and e.key != NULL and memcmp(e.w, w, n * sizeof(Py_ssize_t)) == 0:
+            cur = PyDict_GetItem(_PLANS, <object>e.key)
+            if cur != NULL and cur == e.val:
+                return <object>cur
+    key = (<char *>w)[:n * sizeof(Py_ssize_t)]
+    p = _PLANS.get(key)
+    if p is not None and n <= _MEMO_WORDS:
+        e = &_MEMO[slot]
+        Py_XDECREF(e.key)
+        Py_XDECREF(e.val)
+        e.key = <PyObject *>key
+        e.val = <PyObject *>p
+        Py_XINCREF(e.key)
+        Py_XINCREF(e.val)
+        e.n = n
+        memcpy(e.w, w, n * sizeof(Py_ssize_t))
+    return p
+
+
+def memo_clear():
+    """Drop every memo entry (the plans themselves stay in their dict)."""
+    cdef int i
+    for i in range(_MEMO_SLOTS):
+        Py_XDECREF(_MEMO[i].key)
+        Py_XDECREF(_MEMO[i].val)
+        _MEMO[i].key = NULL
+        _MEMO[i].val = NULL
+        _MEMO[i].n = 0
+
+
+cdef inline object _data_of(object t):
+    """t.data, read in place for an NkiTensor (see _put_sig)."""
+    cdef PyObject *pd
+    if _OFF_DATA >= 0 and type(t) is _TENSOR_CLASS:
+        pd = fi_slot(t, _OFF_DATA)
+        if pd != NULL:
+            return <object>pd
+    return t.data
+
+
 def hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine):
     """tensor_scalar through its plan: None (no plan: take the full path, which stores the
     signature's plan), False (the signature has no plan, or this call needs the full path;
     nothing was written), or, when the plan ran, the (engine, instruction, cycles) the
     caller passes to cost.record -- True instead when recording would do nothing
     (fastisa.cost.record_idle)."""
-    key = plan_key(("tensor_scalar", op0, reverse0, op1, reverse1, engine), dst, data,
-                   operand0, operand1)
-    p = _PLANS.get(key)
+    cdef Py_ssize_t w[_KEY_WORDS]
+    w[0] = _oid("tensor_scalar")
+    w[1] = _oid(op0)
+    w[2] = _oid(reverse0)
+    w[3] = _oid(op1)
+    w[4] = _oid(reverse1)
+    w[5] = _oid(engine)
+    cdef int n = _put_sig(w, 6, dst)
+    n = _put_sig(w, n, data)
+    n = _put_sig(w, n, operand0)
+    n = _put_sig(w, n, operand1)
+    p = _lookup(w, n)
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep._run(dst.data, data.data, None, _val(ep, 0, operand0), _val(ep, 1, operand1),
+    if ep._run(_data_of(dst), _data_of(data), None, _val(ep, 0, operand0), _val(ep, 1, operand1),
                _THREADS() if ep.big else 1) is None:
         return False
     return _finish(ep, ("dst", "data"), (dst, data))
@@ -575,12 +720,19 @@ def hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine):
 
 def hit_tt(dst, data1, data2, op, engine):
     """tensor_tensor through its plan (returns as :func:`hit_ts`)."""
-    key = plan_key(("tensor_tensor", op, engine), dst, data1, data2)
-    p = _PLANS.get(key)
+    cdef Py_ssize_t w[_KEY_WORDS]
+    w[0] = _oid("tensor_tensor")
+    w[1] = _oid(op)
+    w[2] = _oid(engine)
+    cdef int n = _put_sig(w, 3, dst)
+    n = _put_sig(w, n, data1)
+    n = _put_sig(w, n, data2)
+    n = _put_sig(w, n, None)
+    p = _lookup(w, n)
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep._run(dst.data, data1.data, data2.data, None, None,
+    if ep._run(_data_of(dst), _data_of(data1), _data_of(data2), None, None,
                _THREADS() if ep.big else 1) is None:
         return False
     return _finish(ep, ("dst", "data1", "data2"), (dst, data1, data2))
@@ -588,12 +740,18 @@ def hit_tt(dst, data1, data2, op, engine):
 
 def hit_tc(dst, src, engine):
     """tensor_copy through its plan (returns as :func:`hit_ts`)."""
-    key = plan_key(("tensor_copy", engine), dst, src)
-    p = _PLANS.get(key)
+    cdef Py_ssize_t w[_KEY_WORDS]
+    w[0] = _oid("tensor_copy")
+    w[1] = _oid(engine)
+    cdef int n = _put_sig(w, 2, dst)
+    n = _put_sig(w, n, src)
+    n = _put_sig(w, n, None)
+    n = _put_sig(w, n, None)
+    p = _lookup(w, n)
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep._run(dst.data, src.data, None, None, None, _THREADS() if ep.big else 1) is None:
+    if ep._run(_data_of(dst), _data_of(src), None, None, None, _THREADS() if ep.big else 1) is None:
         return False
     return _finish(ep, ("dst", "src"), (dst, src))
 
