@@ -182,3 +182,66 @@ def test_same_bits_and_errors_as_the_full_path(on):
     plans.clear()
     assert results[0] == results[1]
     assert any(isinstance(r, tuple) and r[0] == ConstraintError.__name__ for r in results[0])
+
+
+# ---- topk's plan (speed15b): the checks once per signature, overlaps every call ----------
+def _topk_scenario():
+    import warnings
+
+    import ml_dtypes
+
+    from fastisa import cost
+    rng = np.random.default_rng(11)
+    bits = (rng.standard_normal((32, 300)) * 3).astype(np.float32).astype(
+        ml_dtypes.bfloat16).view(np.uint16)
+    out = []
+    with cost.profiling() as prof:
+        src = NkiTensor(bits.copy().view(ml_dtypes.bfloat16), "bfloat16", nl.sbuf)
+        val = NkiTensor(np.zeros((32, 64), np.uint16).view(ml_dtypes.bfloat16), "bfloat16",
+                        nl.sbuf)
+        idx = NkiTensor(np.zeros((32, 64), np.uint32), "uint32", nl.sbuf)
+
+        def step(f):
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                out.append(_outcome(f))
+            out.append(sorted(str(x.message) for x in w
+                              if not issubclass(x.category, ImportWarning)))
+            out.append((val.data.view(np.uint16).tobytes(), idx.data.tobytes()))
+
+        for n, srt in ((4800, True), (4800, True), (4800, False), (4000, True), (4800, True)):
+            step(lambda: nisa.topk(val_dst=val, idx_dst=idx, src=src, n=n, sorted=srt))
+        src.data.view(np.uint16)[3, 7] = 0x7FC1          # a NaN: the warning, every call
+        for _ in range(2):
+            step(lambda: nisa.topk(val_dst=val, idx_dst=idx, src=src, n=4800, sorted=True))
+        # val_dst inside src's memory, the same form as val: an OverlapError every call
+        big = np.zeros((32, 400), np.uint16).view(ml_dtypes.bfloat16)
+        src2 = NkiTensor(big[:, :300], "bfloat16", nl.sbuf)
+        val2 = NkiTensor(big[:, 300:364], "bfloat16", nl.sbuf)
+        val3 = NkiTensor(big[:, 100:164], "bfloat16", nl.sbuf)
+        for v in (val2, val3, val2, val3):
+            step(lambda: nisa.topk(val_dst=v, idx_dst=idx, src=src2, n=4800, sorted=True))
+        for bad in (dict(n=7), dict(n=70000), dict(sorted=1)):
+            kw = dict(n=4800, sorted=True)
+            kw.update(bad)
+            for _ in range(2):
+                step(lambda: nisa.topk(val_dst=val, idx_dst=idx, src=src, **kw))
+    out.append([(e.engine, e.instruction, e.cycles) for e in prof.events])
+    return out
+
+
+def test_topk_plan_same_bits_errors_warnings_and_costs():
+    from fastisa.nki import isa as _isa
+    runs = []
+    for on in (True, False):
+        plans.clear()
+        with plans.enabled_as(on):
+            runs.append(_topk_scenario())
+            if on:
+                assert sum(1 for v in _isa._TOPK_PLANS.values() if v) >= 3
+    plans.clear()
+    assert runs[0] == runs[1]
+    flat = [r for r in runs[0] if isinstance(r, tuple) and len(r) == 2 and isinstance(r[0], str)]
+    assert ("OverlapError" in [r[0] for r in flat]) and ("ConstraintError" in [r[0] for r in flat])
+    assert any("NaN" in m for r in runs[0] if isinstance(r, list) for m in r
+               if isinstance(m, str))
