@@ -424,7 +424,14 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
         if pdim:
             from .tensor import BLOCK_PDIM
             BLOCK_PDIM[data] = pdim
-    return NkiTensor(data, fmt, buffer, name)
+    # speed15b: the slots set directly -- what NkiTensor.__init__ checks holds by
+    # construction (data is a numpy array of fmt's storage dtype, buffer a Buffer)
+    t = _new_object(NkiTensor)
+    t.data, t.dtype, t.buffer, t.name = data, fmt, buffer, name
+    return t
+
+
+_new_object = object.__new__
 
 
 #: id of a weak reference to the storage of a live on-chip tensor made outside
