@@ -378,3 +378,45 @@ def test_nc_matmul_isa_names_and_the_environment(monkeypatch):
         assert k.matmul_isa() == 0
     finally:
         _pe.set_matmul_isa("auto")
+
+
+@pytest.fixture(params=["scalar", "avx2", "avx512"])
+def tmm_isa(request):
+    """TMATMUL's float kernel forced to one instruction set (lowered to the CPU's best)."""
+    from fastisa.pto import _ops
+    got = _ops._set_matmul_isa(request.param)
+    order = ["scalar", "avx2", "avx512"]
+    assert order.index(got) <= order.index(request.param)
+    yield got
+    _ops._set_matmul_isa("auto")
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("dt", ["float32", "bfloat16"])
+@pytest.mark.parametrize("mkn", [(70, 130, 200), (9, 64, 128), (128, 33, 64), (1, 1, 1),
+                                 (5, 300, 17), (13, 257, 130), (64, 128, 256)])
+def test_tmatmul_every_isa_thread_count_and_shape(tmm_isa, threads, dt, mkn, rng):
+    """matmul15 branch: each forced instruction set (the AVX-512 path packs B in 64-column
+    panels, reads A in place and writes dst directly when it can, K in chunks of 128) x
+    threads x shapes with row, column and K tails: reference.pto_matmul's bits, for
+    TMATMUL and TMATMUL_ACC (dst as the init tile), with a subnormal and a -0 operand."""
+    M, K, N = mkn
+    pad = lambda n: -(-n // 16) * 16  # noqa: E731
+    old = pto.get_num_threads()
+    try:
+        pto.set_num_threads(threads)
+        a = tile(dt, M, pad(K), loc=pto.TileType.Left, vr=M, vc=K, rng=rng)
+        b = tile(dt, K, pad(N), loc=pto.TileType.Right, vr=K, vc=N, rng=rng)
+        if dt == "float32":
+            a.valid[0, 0] = np.float32(1e-41)
+        b.valid[K - 1, N - 1] = b.valid.dtype.type(-0.0)
+        d = tile("float32", M, pad(N), loc=pto.TileType.Acc, vr=M, vc=N, rng=rng)
+        pto.TMATMUL(d, a, b)
+        pto_assert_bits(d.valid, ref.pto_matmul(a.valid, b.valid, np.float32), "TMATMUL")
+        c = tile("float32", M, pad(N), loc=pto.TileType.Acc, vr=M, vc=N, rng=rng)
+        init = c.valid.copy()
+        pto.TMATMUL_ACC(c, c, a, b)
+        pto_assert_bits(c.valid, ref.pto_matmul(a.valid, b.valid, np.float32, init=init),
+                        "TMATMUL_ACC")
+    finally:
+        pto.set_num_threads(old)
