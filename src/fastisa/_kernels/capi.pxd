@@ -145,6 +145,10 @@ cdef extern from "nki.h" nogil:
                        int zero)
     void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src, const int *fmt,
                         const int *isz, int ns, Py_ssize_t n, int nt)
+    # matmul15 branch: the matmul kernels' instruction set (FI_MM_ISA_*: -1 auto, 0 scalar,
+    # 1 AVX2, 2 AVX-512)
+    int fi_nki_set_mm_isa(int level)
+    int fi_nki_mm_isa()
 
 
 # ---- tile.h (PTO tile kernels) ---------------------------------------------

@@ -14,7 +14,7 @@ import numpy as np
 from fastisa._kernels.capi cimport (fi_nki_ew, fi_nki_reduce_args, fi_nki_init,
                                     fi_nki_elementwise, fi_nki_reduce, fi_nki_act,
                                     fi_nki_sin_scalar, fi_nki_matmul_f32, fi_nki_matmul,
-                                    fi_nki_dma_sum,
+                                    fi_nki_dma_sum, fi_nki_set_mm_isa, fi_nki_mm_isa,
                                     fi_nki_encode_f64_array)
 
 cnp.import_array()
@@ -161,10 +161,20 @@ def matmul_f32(float[:, ::1] out, const float[:, ::1] s, const float[:, ::1] v, 
         fi_nki_matmul_f32(&out[0, 0], &s[0, 0], &v[0, 0], K, M, N, threads)
 
 
+# matmul15 branch: matmul's float32 operand buffers, kept between calls (a fresh 320 KB
+# malloc per nc_matmul is an mmap and its page faults) and 64-byte aligned (a zmm load of
+# a misaligned panel splits a cache line).  A call takes the buffer (under the GIL) and
+# gives it back after the kernel, so concurrent calls from several threads each get
+# their own; only the largest one is kept.
+cdef void *_mm_mem = NULL
+cdef size_t _mm_cap = 0
+
+
 def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1, int zero=0):
     """out[M, N] += s[K, M].T @ v[K, N] with s / v 2-D arrays in their storage formats (any
     element strides): decoded to float32 in C, then the matmul_f32 kernel (same bits).
     zero=1: out = s.T @ v, every element starting from +0 (out's values are not read)."""
+    global _mm_mem, _mm_cap
     cdef const void *sp
     cdef const void *vp
     cdef Py_ssize_t s_sp, s_sf, v_sp, v_sf
@@ -175,17 +185,42 @@ def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1, int zero=
     if out.shape[0] != M or out.shape[1] != N or v.shape[0] != K:
         raise ValueError(f"matmul: shapes out ({out.shape[0]}, {out.shape[1]}), s ({K}, "
                          f"{M}), v ({v.shape[0]}, {v.shape[1]}) do not agree")
-    cdef float *sbuf = <float *>malloc(max(1, K * M) * sizeof(float))
-    cdef float *vbuf = <float *>malloc(max(1, K * N) * sizeof(float))
-    if sbuf == NULL or vbuf == NULL:
-        free(sbuf)
-        free(vbuf)
-        raise MemoryError("matmul: cannot allocate the float32 operand buffers")
+    cdef size_t ns = ((<size_t>max(1, K * M) + 15) // 16) * 16     # floats, 64-byte multiple
+    cdef size_t need = (ns + <size_t>max(1, K * N)) * sizeof(float) + 64
+    cdef void *mem = _mm_mem
+    cdef size_t cap = _mm_cap
+    _mm_mem = NULL
+    _mm_cap = 0
+    if mem == NULL or cap < need:
+        free(mem)
+        mem = malloc(need)
+        cap = need
+        if mem == NULL:
+            raise MemoryError("matmul: cannot allocate the float32 operand buffers")
+    cdef float *sbuf = <float *>(((<size_t>mem) + 63) & ~(<size_t>63))
+    cdef float *vbuf = sbuf + ns
     with nogil:
         fi_nki_matmul(&out[0, 0], sp, sfmt, sisz, s_sp, s_sf, vp, vfmt, visz, v_sp, v_sf,
                       K, M, N, threads, sbuf, vbuf, zero)
-    free(sbuf)
-    free(vbuf)
+    if _mm_mem == NULL or _mm_cap < cap:
+        free(_mm_mem)
+        _mm_mem = mem
+        _mm_cap = cap
+    else:
+        free(mem)
+
+
+def set_matmul_isa(int level=-1):
+    """matmul15 branch: the instruction set of the nc_matmul kernels (matmul, matmul_f32):
+    -1 the best the CPU has (the default), 0 the baseline build, 1 AVX2 (multiply then add),
+    2 AVX-512 (with the FMA kernel for exact products); a level the CPU lacks is lowered to
+    the best it has.  Returns the level now in use.  Results never depend on it."""
+    return fi_nki_set_mm_isa(level)
+
+
+def matmul_isa():
+    """The level set_matmul_isa describes, in use now."""
+    return fi_nki_mm_isa()
 
 
 def uniform_u32(const unsigned int[::1] w):
@@ -806,7 +841,7 @@ def psum_replace(d, own, st, int old, unsigned int new):
     is not a whole-word range of own."""
     cdef Py_ssize_t n, i
     cdef unsigned int *w = _state_ptr(<cnp.ndarray>d, <cnp.ndarray>own, <cnp.ndarray>st, &n)
-    cdef unsigned int o = <unsigned int>old
+    cdef unsigned int o = <unsigned int>old, x
     if w == NULL:
         return False
     with nogil:
@@ -814,9 +849,12 @@ def psum_replace(d, own, st, int old, unsigned int new):
             for i in range(n):
                 w[i] = (w[i] & 0xFFFFFF00u) | new
         else:
+            # matmul15 branch: every word is stored (unchanged where the state is not
+            # old), a select the compiler vectorises; a conditional store it could not
+            # (2x the tutorial's [128, 512] float32 add before)
             for i in range(n):
-                if (w[i] & 0xFFu) == o:
-                    w[i] = (w[i] & 0xFFFFFF00u) | new
+                x = w[i]
+                w[i] = ((x & 0xFFFFFF00u) | new) if (x & 0xFFu) == o else x
     return True
 
 
