@@ -510,3 +510,175 @@ def test_16bit_transpose_every_simd_path(shape, cap):
         _kmove.set_simd_cap(old)
     assert (z[:, 2:2 + shape[0]] == x.T).all()
     assert (z[:, :2] == 0xABCD).all() and (z[:, 2 + shape[0]:] == 0xABCD).all()
+
+
+# ---- speed14b branch (issue 14): in-place stream shuffles and threaded decoding sums ----
+# nc_stream_shuffle(t, t, mask) moves the rows in place (fastisa._kernels.move.rows_inplace:
+# trees of the row map first, then each cycle through one saved row; large tiles split
+# their columns over the threads) instead of copying src first; dma_compute's decoding
+# path (a non-float32 operand) splits over the threads like the float32 one.
+def _map_oracle(a, m):
+    """Row r = old row m[r] (m[r] < 0 keeps row r): the semantics rows_inplace runs."""
+    want = a.copy()
+    keep = m >= 0
+    want[keep] = a[m[keep]]
+    return want
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_rows_inplace_any_map_same_bits_every_thread_count(threads):
+    rng = np.random.default_rng(40 + threads)
+    for trial in range(240):
+        R = int(rng.integers(1, 300))            # > 256 rows: the heap scratch
+        F = int(rng.choice([1, 2, 17, 64, 300]))
+        kind = trial % 4
+        if kind == 0:                            # any map with untouched rows
+            m = rng.integers(-1, R, R)
+        elif kind == 1:                          # a permutation: cycles only
+            m = rng.permutation(R)
+        elif kind == 2:                          # a partial permutation
+            m = rng.permutation(R)
+            m[rng.random(R) < 0.25] = -1
+        else:                                    # few sources: trees into cycles
+            m = rng.integers(0, max(1, R // 5), R)
+        m = m.astype(np.int32)
+        it = (np.uint8, np.uint16, np.uint32)[trial % 3]
+        a = rng.integers(0, 250, (R, F)).astype(it)
+        want = _map_oracle(a, m)
+        b = a.copy()
+        _kmove.rows_inplace(b, m, threads)
+        assert (b == want).all(), (trial, R, F)
+        wide = np.full((R, 2 * F + 1), 7, it)    # a strided view: the gaps stay
+        v = wide[:, 1::2]
+        v[...] = a
+        _kmove.rows_inplace(v, m, threads)
+        assert (v == want).all() and (wide[:, 0::2] == 7).all(), (trial, R, F)
+    a = rng.integers(0, 2**32, (128, 2048), dtype=np.uint64).astype(np.uint32)
+    m = rng.integers(0, 128, 128).astype(np.int32)
+    m[::7] = -1
+    b = a.copy()
+    _kmove.rows_inplace(b, m, threads)           # 2^18 elements: the column-split path
+    assert (b == _map_oracle(a, m)).all()
+
+
+def _inplace_shuffle_run(threads, on):
+    """In-place shuffles at every path (plans on: the full path stores a ShufflePlan and
+    later calls run it) against the oracle; returns the digests of the results."""
+    from fastisa.nki import _compute
+    _compute.set_num_threads(threads)
+    plans.clear()
+    out = []
+    try:
+        with plans.enabled_as(on):
+            rng = np.random.default_rng(9)
+            masks = [[(i + 5) % 32 for i in range(32)],            # the bench's rotation
+                     [int(v) if rng.random() > 0.2 else 255 for v in rng.integers(0, 32, 32)],
+                     [0] * 32, list(range(32)), [(i * 7 + 3) % 32 for i in range(32)]]
+            big = T(rng.standard_normal((128, 2048)).astype(np.float32), "float32")
+            small = T(_u16(rng, (128, 9)), "bfloat16")
+            byte = T(rng.integers(0, 256, (128, 33)).astype(np.uint8), "uint8")
+            for mask in masks:
+                for t, sl in ((big, slice(0, 128)), (small, slice(0, 128)),
+                              (small, slice(64, 128)), (byte, slice(32, 64)),
+                              (byte, slice(0, 96))):
+                    for _ in range(REPEAT):
+                        v = t[sl]
+                        before = t.data.copy()
+                        want = ref.nki_isa_stream_shuffle(v.data, v.data, mask)
+                        nisa.nc_stream_shuffle(v, v, mask)
+                        assert_rows = np.ones(t.data.shape[0], bool)
+                        assert_rows[sl] = False
+                        assert (np.ascontiguousarray(v.data).view(np.uint8)
+                                == np.ascontiguousarray(want).view(np.uint8)).all()
+                        assert (t.data[assert_rows].view(np.uint8)
+                                == before[assert_rows].view(np.uint8)).all()
+                out.append((_bits(big), _bits(small), _bits(byte)))
+            if on:
+                assert any(type(p) is _knki.ShufflePlan for p in _isaplan.CACHE.values())
+    finally:
+        _compute.set_num_threads(None)
+        plans.clear()
+    return out
+
+
+def test_in_place_shuffle_same_bits_every_path_and_thread_count():
+    runs = [_inplace_shuffle_run(n, on) for n in (1, 2, 3) for on in (True, False)]
+    assert all(r == runs[0] for r in runs)
+
+
+def test_in_place_shuffle_partial_overlap_still_copies():
+    """dst and src overlapping but not the same rows (src shifted by one quadrant): the
+    copy-first path, as before, on the plan path and the full path."""
+    rng = np.random.default_rng(10)
+    mask = [(i * 3 + 1) % 32 for i in range(32)]
+    for on in (True, False):
+        plans.clear()
+        with plans.enabled_as(on):
+            t = T(rng.standard_normal((128, 40)).astype(np.float32), "float32")
+            for _ in range(REPEAT):
+                want = ref.nki_isa_stream_shuffle(t.data[0:64], t.data[64:128], mask)
+                nisa.nc_stream_shuffle(t[0:64], t[64:128], mask)
+                assert (t.data[0:64].view(np.uint32) == want.view(np.uint32)).all()
+                want = ref.nki_isa_stream_shuffle(t.data[0:32], t.data[32:64], mask)
+                nisa.nc_stream_shuffle(t[0:32], t[32:64], mask)
+                assert (t.data[0:32].view(np.uint32) == want.view(np.uint32)).all()
+    plans.clear()
+
+
+def _decoding_sum_run(threads):
+    from fastisa.nki import _compute
+    _compute.set_num_threads(threads)
+    try:
+        rng = np.random.default_rng(13)
+        shape = (128, 1031)                      # >= 2^16 elements: the threaded split
+        xb = T(rng.standard_normal(shape).astype(BF16), "bfloat16", nl.hbm)
+        xf = T(rng.standard_normal(shape).astype(np.float32), "float32", nl.hbm)
+        xh = T(rng.standard_normal(shape).astype(np.float16), "float16", nl.hbm)
+        srcs = [xb, xf, xh]
+        f32 = [ref.nki_to_f32(s.data, s.dtype.name) for s in srcs]
+        db = T(np.zeros(shape, BF16), "bfloat16", nl.hbm)
+        nisa.dma_compute(db, srcs, nl.add)       # bf16 dst, mixed sources
+        w = ref.nki_round(ref.nki_isa_dma_compute(f32), "bfloat16").reshape(shape)
+        assert (db.data.view(np.uint16) == w.view(np.uint16)).all()
+        df = T(np.zeros(shape, np.float32), "float32", nl.hbm)
+        nisa.dma_compute(df, srcs, nl.add)       # float32 dst, decoded sources
+        w = ref.nki_isa_dma_compute(f32).reshape(shape)
+        assert (df.data.view(np.uint32) == w.view(np.uint32)).all()
+        nisa.dma_compute(xb, srcs, nl.add)       # dst is a (bf16) source
+        w = ref.nki_round(ref.nki_isa_dma_compute(f32), "bfloat16").reshape(shape)
+        assert (xb.data.view(np.uint16) == w.view(np.uint16)).all()
+        return _bits(db), _bits(df), _bits(xb)
+    finally:
+        _compute.set_num_threads(None)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_decoding_dma_compute_bits_do_not_depend_on_threads(n):
+    assert _decoding_sum_run(1) == _decoding_sum_run(n)
+
+
+def test_in_place_shuffle_takes_the_in_place_kernel(monkeypatch):
+    """The same rows (t, t) run rows_inplace on the full path and on the plan path (the
+    plan's hit does not hand the call back); other calls run rows."""
+    calls = []
+    for name in ("rows", "rows_inplace"):
+        real = getattr(_kmove, name)
+        monkeypatch.setattr(_kmove, name,
+                            lambda *a, _r=real, _n=name: (calls.append(_n), _r(*a))[1])
+    mask = [(i + 5) % 32 for i in range(32)]
+    t = T(np.arange(128 * 8, dtype=np.float32).reshape(128, 8), "float32")
+    d = T(np.zeros((128, 8), np.float32), "float32")
+    with plans.disabled():
+        nisa.nc_stream_shuffle(t, t, mask)
+        nisa.nc_stream_shuffle(d, t, mask)
+    assert calls == ["rows_inplace", "rows"]
+    plans.clear()
+    with plans.enabled_as(True):
+        nisa.nc_stream_shuffle(t, t, mask)                  # full path: stores the plan
+        r = _knki.hit_shuffle(t, t, mask)
+        assert r is not None and r is not False             # ran in place on the plan
+    plans.clear()
+    want = np.arange(128 * 8, dtype=np.float32).reshape(128, 8)
+    for _ in range(3):
+        want = ref.nki_isa_stream_shuffle(want, want, mask)
+    assert (t.data.view(np.uint32) == want.view(np.uint32)).all()
