@@ -625,36 +625,81 @@ def test_in_place_shuffle_partial_overlap_still_copies():
     plans.clear()
 
 
-def _decoding_sum_run(threads):
+def _decoding_sum_run(threads, on):
+    """dma_compute with decoded (non-float32) operands, each call repeated so that the
+    cached run also takes the DmaSumPlan hit; returns the digests of the results."""
     from fastisa.nki import _compute
     _compute.set_num_threads(threads)
+    plans.clear()
     try:
-        rng = np.random.default_rng(13)
-        shape = (128, 1031)                      # >= 2^16 elements: the threaded split
-        xb = T(rng.standard_normal(shape).astype(BF16), "bfloat16", nl.hbm)
-        xf = T(rng.standard_normal(shape).astype(np.float32), "float32", nl.hbm)
-        xh = T(rng.standard_normal(shape).astype(np.float16), "float16", nl.hbm)
-        srcs = [xb, xf, xh]
-        f32 = [ref.nki_to_f32(s.data, s.dtype.name) for s in srcs]
-        db = T(np.zeros(shape, BF16), "bfloat16", nl.hbm)
-        nisa.dma_compute(db, srcs, nl.add)       # bf16 dst, mixed sources
-        w = ref.nki_round(ref.nki_isa_dma_compute(f32), "bfloat16").reshape(shape)
-        assert (db.data.view(np.uint16) == w.view(np.uint16)).all()
-        df = T(np.zeros(shape, np.float32), "float32", nl.hbm)
-        nisa.dma_compute(df, srcs, nl.add)       # float32 dst, decoded sources
-        w = ref.nki_isa_dma_compute(f32).reshape(shape)
-        assert (df.data.view(np.uint32) == w.view(np.uint32)).all()
-        nisa.dma_compute(xb, srcs, nl.add)       # dst is a (bf16) source
-        w = ref.nki_round(ref.nki_isa_dma_compute(f32), "bfloat16").reshape(shape)
-        assert (xb.data.view(np.uint16) == w.view(np.uint16)).all()
-        return _bits(db), _bits(df), _bits(xb)
+        with plans.enabled_as(on):
+            rng = np.random.default_rng(13)
+            shape = (128, 1031)                  # >= 2^16 elements: the threaded split
+            b0 = rng.standard_normal(shape).astype(BF16)
+            xb = T(b0.copy(), "bfloat16", nl.hbm)
+            xf = T(rng.standard_normal(shape).astype(np.float32), "float32", nl.hbm)
+            xh = T(rng.standard_normal(shape).astype(np.float16), "float16", nl.hbm)
+            srcs = [xb, xf, xh]
+            f32 = [ref.nki_to_f32(t.data, t.dtype.name) for t in srcs]
+            wb = ref.nki_round(ref.nki_isa_dma_compute(f32), "bfloat16").reshape(shape)
+            wf = ref.nki_isa_dma_compute(f32).reshape(shape)
+            db = T(np.zeros(shape, BF16), "bfloat16", nl.hbm)
+            df = T(np.zeros(shape, np.float32), "float32", nl.hbm)
+            out = []
+            for _ in range(REPEAT):
+                nisa.dma_compute(db, srcs, nl.add)       # bf16 dst, mixed sources
+                assert (db.data.view(np.uint16) == wb.view(np.uint16)).all()
+                nisa.dma_compute(df, srcs, nl.add)       # float32 dst, decoded sources
+                assert (df.data.view(np.uint32) == wf.view(np.uint32)).all()
+                xb.data[...] = b0
+                nisa.dma_compute(xb, srcs, nl.add)       # dst is a (bf16) source
+                assert (xb.data.view(np.uint16) == wb.view(np.uint16)).all()
+                xb.data[...] = b0
+                out.append((_bits(db), _bits(df)))
+            if on:
+                assert any(type(p) is _knki.DmaSumPlan for p in _isaplan.CACHE.values())
+            return out
     finally:
         _compute.set_num_threads(None)
+        plans.clear()
 
 
-@pytest.mark.parametrize("n", [2, 3])
-def test_decoding_dma_compute_bits_do_not_depend_on_threads(n):
-    assert _decoding_sum_run(1) == _decoding_sum_run(n)
+def test_decoding_dma_compute_same_bits_every_path_and_thread_count():
+    runs = [_decoding_sum_run(n, on) for n in (1, 2, 3) for on in (True, False)]
+    assert all(r == runs[0] for r in runs)
+
+
+def test_shuffle_2_and_1_byte_tiles_threaded_same_bits():
+    """Tiles of >= 2^16 elements of 2- and 1-byte dtypes now take the threaded row copy
+    (the compute kernels' policy; it was >= 256 KiB): the same bits for every thread
+    count, path and mask as the oracle."""
+    masks = [[(i * 11 + 2) % 32 for i in range(32)], [0] * 32]
+    masks[0][5] = 255
+    res = []
+    for n in (1, 2, 3):
+        from fastisa.nki import _compute
+        _compute.set_num_threads(n)
+        try:
+            for on in (True, False):
+                plans.clear()
+                with plans.enabled_as(on):
+                    rng = np.random.default_rng(15)
+                    got = []
+                    for fmt, src in (("bfloat16", _u16(rng, (128, 600))),
+                                     ("uint8", rng.integers(0, 256, (128, 513)).astype(np.uint8))):
+                        s = T(src, fmt)
+                        d = T(np.zeros_like(src), fmt)
+                        for mask in masks:
+                            for _ in range(REPEAT):
+                                want = ref.nki_isa_stream_shuffle(d.data, s.data, mask)
+                                nisa.nc_stream_shuffle(d, s, mask)
+                                assert (d.data.view(np.uint8) == want.view(np.uint8)).all()
+                            got.append(_bits(d))
+                    res.append(got)
+        finally:
+            _compute.set_num_threads(None)
+            plans.clear()
+    assert len(res) == 6 and all(r == res[0] for r in res)
 
 
 def test_in_place_shuffle_takes_the_in_place_kernel(monkeypatch):
