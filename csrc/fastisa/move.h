@@ -346,6 +346,7 @@ static inline void fi_move_rows_ops(char *base, ptrdiff_t sp, ptrdiff_t sf, cons
 static inline int fi_move_rows_inplace(char *base, ptrdiff_t sp, ptrdiff_t sf,
                                        const int32_t *map, int R, ptrdiff_t F, int itemsize,
                                        int nt) {
+    if (R <= 0 || F <= 0) return 0;       /* nothing to move */
     int local[5 * 256];
     int *work = R <= 256 ? local : (int *)malloc(sizeof(int) * 5 * (size_t)R);
     if (!work) return 1;
@@ -353,7 +354,7 @@ static inline int fi_move_rows_inplace(char *base, ptrdiff_t sp, ptrdiff_t sf,
     int n = fi_move_rows_order(map, R, work, ops), cyc = 0;
     for (int j = 0; j < n; j++) cyc |= ops[2 * j] < 0;
     char *buf = NULL;
-    if (cyc && F > 0 && !(buf = (char *)malloc((size_t)F * (size_t)itemsize))) {
+    if (cyc && !(buf = (char *)malloc((size_t)F * (size_t)itemsize))) {
         if (work != local) free(work);
         return 1;
     }
