@@ -727,3 +727,29 @@ def test_in_place_shuffle_takes_the_in_place_kernel(monkeypatch):
     for _ in range(3):
         want = ref.nki_isa_stream_shuffle(want, want, mask)
     assert (t.data.view(np.uint32) == want.view(np.uint32)).all()
+
+
+def test_in_place_shuffle_3d_and_column_views():
+    """In place over a 3-D tile (rows of 4 x 75) and over a column slice (strided rows:
+    the columns outside keep their contents), on the plan and the full path."""
+    mask = [(i * 7 + 3) % 32 for i in range(32)]
+    mask[4] = 255
+    for on in (True, False):
+        plans.clear()
+        rng = np.random.default_rng(16)
+        with plans.enabled_as(on):
+            t3 = T(rng.standard_normal((128, 4, 75)).astype(np.float32), "float32")
+            t2 = T(rng.standard_normal((128, 50)).astype(np.float32), "float32")
+            for _ in range(REPEAT):
+                rows = t3.data.reshape(128, -1)
+                want = ref.nki_isa_stream_shuffle(rows, rows, mask)
+                nisa.nc_stream_shuffle(t3, t3, mask)
+                assert (t3.data.reshape(128, -1).view(np.uint32) == want.view(np.uint32)).all()
+                v = t2[:, 3:40]
+                before = t2.data.copy()
+                want = ref.nki_isa_stream_shuffle(v.data, v.data, mask)
+                nisa.nc_stream_shuffle(v, v, mask)
+                assert (v.data.view(np.uint32) == want.view(np.uint32)).all()
+                assert (t2.data[:, :3] == before[:, :3]).all()
+                assert (t2.data[:, 40:] == before[:, 40:]).all()
+    plans.clear()
