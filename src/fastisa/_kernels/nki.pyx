@@ -240,8 +240,8 @@ def uniform_u32(const unsigned int[::1] w):
 def dma_sum(dst, int dfmt, srcs, fmts, int threads=1):
     """dst[i] = ((srcs[0][i] + srcs[1][i]) + ...) in float32, rounded once to format dfmt.
     dst and every source: C-contiguous arrays with the same element count (at most 16
-    sources; fmts their format codes).  threads: OpenMP threads for a large all-float32
-    sum (0: OpenMP's default); the bits do not depend on it."""
+    sources; fmts their format codes).  threads: OpenMP threads for a sum of >= 2^16
+    elements, any formats (0: OpenMP's default); the bits do not depend on it."""
     cdef const void *sp[16]
     cdef int fm[16]
     cdef int isz[16]
@@ -865,7 +865,7 @@ def psum_replace(d, own, st, int old, unsigned int new):
 # fills in the data pointers, checks what depends on where the operands are in memory
 # (an overlap, the start partitions) and hands a call that fails such a check back to the
 # full path, which raises or copies exactly as it always does.
-from fastisa._kernels.capi cimport fi_move_strided, fi_move_rows
+from fastisa._kernels.capi cimport fi_move_strided, fi_move_rows, fi_move_rows_inplace
 from libc.stdint cimport int32_t
 
 cdef dict _ISA_PLANS = None
@@ -1002,13 +1002,14 @@ def start_partition_of(arr):
 
 cdef class ShufflePlan:
     """nc_stream_shuffle of one signature and mask: row r of dst ([R, F] view) = row
-    rowmap[r] of src ([Rs, F] view); rowmap[r] < 0 leaves row r."""
+    rowmap[r] of src ([Rs, F] view); rowmap[r] < 0 leaves row r.  dst and src the same
+    rows (in place): fi_move_rows_inplace (speed14b), no copy of src."""
     cdef cnp.ndarray rowmap
     cdef tuple allowed
-    cdef int R, itemsize
+    cdef int R, Rs, itemsize
     cdef Py_ssize_t F, dsp, dsf, ssp, ssf
     cdef Py_ssize_t dlo, dhi, slo, shi
-    cdef bint big
+    cdef bint big, inplace_ok
     cdef readonly object rec
 
     def __init__(self, rowmap, tuple allowed, d_rows, s_rows, dst, src, tuple rec):
@@ -1019,6 +1020,7 @@ cdef class ShufflePlan:
         self.rowmap = np.ascontiguousarray(rowmap, dtype=np.int32)
         self.allowed = allowed
         self.R = cnp.PyArray_DIMS(d)[0]
+        self.Rs = cnp.PyArray_DIMS(s)[0]
         self.F = cnp.PyArray_DIMS(d)[1]
         self.dsp, self.dsf = cnp.PyArray_STRIDES(d)[0], cnp.PyArray_STRIDES(d)[1]
         self.ssp, self.ssf = cnp.PyArray_STRIDES(s)[0], cnp.PyArray_STRIDES(s)[1]
@@ -1029,7 +1031,12 @@ cdef class ShufflePlan:
             raise ValueError("ShufflePlan: the row views must start at their storage")
         _nd_extent(<cnp.ndarray>dst, &self.dlo, &self.dhi)
         _nd_extent(<cnp.ndarray>src, &self.slo, &self.shi)
-        self.big = self.R * self.F * self.itemsize >= (1 << 18)
+        self.big = self.R * self.F >= (1 << 16)    # the compute kernels' policy
+        # a call with dst and src at one address is in place when the two views are the
+        # same rows that do not overlap one another (fastisa.nki._move._same_rows)
+        self.inplace_ok = (self.R == self.Rs and self.dsp == self.ssp and self.dsf == self.ssf
+                           and (self.F <= 1 or abs(self.dsp) >= self.F * abs(self.dsf))
+                           and self.dsp != 0)
         self.rec = rec
 
     cdef bint _run(self, object dst, object src):
@@ -1038,11 +1045,19 @@ cdef class ShufflePlan:
         if _start_partition(src) not in self.allowed or \
                 _start_partition(dst) not in self.allowed:
             return False             # the full path raises the start-partition error
+        cdef const int32_t *m = <const int32_t *>cnp.PyArray_DATA(self.rowmap)
+        cdef int st = 0
         if not _apart(pd, self.dlo, self.dhi, ps, self.slo, self.shi):
-            return False             # the full path copies src first
+            if not (pd == ps and self.inplace_ok):
+                return False         # the full path copies src first
+            if self.big:
+                nt = _ISA_THREADS()
+            with nogil:              # dst is src: the same rows, no copy (speed14b)
+                st = fi_move_rows_inplace(<char *>pd, self.dsp, self.dsf, m, self.R, self.F,
+                                          self.itemsize, nt)
+            return st == 0           # (no scratch memory: the full path raises)
         if self.big:
             nt = _ISA_THREADS()
-        cdef const int32_t *m = <const int32_t *>cnp.PyArray_DATA(self.rowmap)
         with nogil:
             fi_move_rows(<char *>pd, self.dsp, self.dsf, <const char *>ps, self.ssp, self.ssf,
                          m, self.R, self.F, self.itemsize, nt)
