@@ -292,11 +292,20 @@ SCALAR_CANDIDATES = (0, 32, 16, 64, 1, 8, 128)
 
 def random_inputs(func, rng, int_value=0):
     """Scalars for the entry function: ``int_value`` for integers, 1.0 for floats (pointer
-    arguments are filled with random values by ``asm.run(random=rng)``)."""
+    arguments are filled with random values by ``asm.run(random=rng)``).  A tile argument
+    with a dynamic (``?``) valid dimension gets a random array whose extent there is
+    ``int_value`` (at most the tile's dimension): the caller's run-time valid shape, the
+    same value as the integer scalars, which kernels take as their shapes (ptoacc)."""
     from fastisa.pto import _asm_ast as ast
+    from fastisa.pto._asm_runner import _RandomBuffer
 
     inputs = {}
     for name, ty in func.args:
+        if isinstance(ty, ast.TileBufType) and (ty.v_row is None or ty.v_col is None):
+            shape = tuple(min(int_value, dim) if v is None else v
+                          for v, dim in ((ty.v_row, ty.rows), (ty.v_col, ty.cols)))
+            values = _RandomBuffer(rng, ast._np_dtype(ty.dtype)).values(shape[0] * shape[1])
+            inputs[name] = values.reshape(shape)
         if isinstance(ty, ast.ScalarType):
             inputs[name] = 1.0 if ast._is_float(ty.name) else (
                 int_value if ty.name != "i1" else int(bool(int_value)))

@@ -1017,6 +1017,9 @@ def _alloc_multi_tile(run, op):
     addr = _attr(op, "addr")
     vr, vc = _attr(op, "valid_row"), _attr(op, "valid_col")
     tiles = []
+    from ._asm_runner import physical_shape
+    if physical_shape(tt) != (tt.rows, tt.cols):
+        run.make_tile(tt, strict=True)              # raises pto-isa's AlignmentError
     for k in range(n):
         tile = run.make_tile(tt)
         if addr is not None:

@@ -1,0 +1,281 @@
+"""ptoacc branch (issue 13): PTOAS tile types pto-isa's Tile cannot declare (a padded physical
+layout in PTO-AS), pto-isa's fractal box sizes, tile arguments with dynamic valid shapes,
+TLOAD / TSTORE / TPREFETCH with a view larger than the valid region, and trowexpand* with a
+one-column row-major per-row operand.  Programs written for these tests."""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import reference as ref
+from fastisa import pto
+from fastisa.errors import AlignmentError, ConstraintError
+from fastisa.pto import asm
+from fastisa.pto._asm_parser import parse
+from fastisa.pto._asm_runner import physical_shape
+
+V, M = pto.TileType.Vec, pto.TileType.Mat
+RM, CM = pto.BLayout.RowMajor, pto.BLayout.ColMajor
+SL = {"none": pto.SLayout.NoneBox, "row": pto.SLayout.RowMajor, "col": pto.SLayout.ColMajor}
+
+
+def bits(a):
+    a = np.ascontiguousarray(a)
+    return a.view(np.dtype(f"u{a.dtype.itemsize}"))
+
+
+# ---- pto-isa's box sizes (pto_tile.hpp getInnerRow / getInnerCol) -------------------------
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8"])
+@pytest.mark.parametrize("slayout", ["none", "row", "col"])
+@pytest.mark.parametrize("fractal", [32, 512, 1024])
+def test_inner_shape_is_pto_isas(dtype, slayout, fractal):
+    isz = np.dtype(dtype).itemsize
+    ir, ic = ref.ptoacc_inner_shape(isz, slayout, fractal)
+    rows, cols = 2 * max(ir, 16), 2 * max(ic, 32 // isz)
+    t = pto.Tile(M, dtype, rows, cols, blayout=CM if slayout == "row" else RM,
+                 slayout=SL[slayout], fractal=fractal)
+    assert t.inner_shape == (ir, ic)
+
+
+def test_mx_box_is_16_by_2_and_exempts_rows():
+    # a 1 x 4 and a 4 x 32 scaling tile with the 32-byte MX box (16 x 2 / 2 x 16)
+    pto.Tile(M, "float16", 1, 4, slayout=pto.SLayout.RowMajor, fractal=32)
+    pto.Tile(M, "float16", 4, 32, blayout=CM, slayout=pto.SLayout.ColMajor, fractal=32)
+    with pytest.raises(AlignmentError, match=r"InnerCols \(2\) == 0, got cols=3"):
+        pto.Tile(M, "float16", 16, 3, slayout=pto.SLayout.RowMajor, fractal=32)
+    # the 1024-byte box is 16 x 16 for every dtype: a 1 x 8 float16 acc tile is illegal
+    with pytest.raises(AlignmentError, match=r"InnerCols \(16\) == 0, got cols=8"):
+        pto.Tile(pto.TileType.Acc, "float16", 1, 8, blayout=CM, slayout=pto.SLayout.RowMajor,
+                 fractal=1024)
+    # rows must fill the box off Vec unless one row or the MX box
+    with pytest.raises(AlignmentError, match=r"InnerRows \(16\) == 0, got rows=8"):
+        pto.Tile(M, "float16", 8, 16, blayout=CM, slayout=pto.SLayout.RowMajor, fractal=1024)
+
+
+# ---- PTO-AS: the physical shape of a tile type ---------------------------------------------
+def _ty(text):
+    src = f"func.func @f(%t: {text}) {{\n  return\n}}\n"
+    return parse(src).func().args[0][1]
+
+
+@pytest.mark.parametrize("ty,want", [
+    ("!pto.tile_buf<vec, 32x1xf32>", (32, 8)),                 # 4-byte rows -> 32 bytes
+    ("!pto.tile_buf<vec, 16x16xf8E4M3FN>", (16, 32)),          # 16-byte rows
+    ("!pto.tile_buf<vec, 16x8x!pto.f4E1M2x2>", (16, 16)),      # x2: 16 bytes a row
+    ("!pto.tile_buf<vec, 3x16xf16, blayout=col_major>", (16, 16)),
+    ("!pto.tile_buf<vec, 16x16xf32>", (16, 16)),               # legal: unchanged
+    ("!pto.tile_buf<acc, 1x8xf16, blayout=col_major, slayout=row_major, fractal=1024>",
+     (1, 16)),
+    ("!pto.tile_buf<mat, 8x16xf16, blayout=col_major, slayout=row_major, fractal=1024>",
+     (16, 16)),
+    ("!pto.tile_buf<vec, 8x16xf16, blayout=col_major, slayout=row_major, fractal=1024>",
+     (8, 16)),                                                 # Vec: rows exempt
+])
+def test_physical_shape(ty, want):
+    assert physical_shape(_ty(ty)) == want
+
+
+def _copy_program(tile_decl, dt, rows, cols):
+    return f"""module attributes {{pto.target_arch = "a5"}} {{
+func.func @f(%x: !pto.ptr<{dt}>, %y: !pto.ptr<{dt}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cr = arith.constant {rows} : index
+  %cc = arith.constant {cols} : index
+  %vx = pto.make_tensor_view %x, shape = [%cr, %cc], strides = [%cc, %c1] : !pto.tensor_view<?x?x{dt}>
+  %vy = pto.make_tensor_view %y, shape = [%cr, %cc], strides = [%cc, %c1] : !pto.tensor_view<?x?x{dt}>
+  %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%cr, %cc] : !pto.tensor_view<?x?x{dt}> -> !pto.partition_tensor_view<{rows}x{cols}x{dt}>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%cr, %cc] : !pto.tensor_view<?x?x{dt}> -> !pto.partition_tensor_view<{rows}x{cols}x{dt}>
+  %t = {tile_decl} !pto.tile_buf<vec, {rows}x{cols}x{dt}>
+  pto.tload ins(%px : !pto.partition_tensor_view<{rows}x{cols}x{dt}>) outs(%t : !pto.tile_buf<vec, {rows}x{cols}x{dt}>)
+  pto.tstore ins(%t : !pto.tile_buf<vec, {rows}x{cols}x{dt}>) outs(%py : !pto.partition_tensor_view<{rows}x{cols}x{dt}>)
+  return
+}}
+}}
+"""
+
+
+def test_declared_fp8_tile_with_16_byte_rows_round_trips():
+    """A 16 x 16 fp8 vec tile (16-byte rows, accepted by PTOAS's declare_tile) runs on a
+    16 x 32 physical tile with valid 16 x 16: TLOAD then TSTORE is the identity."""
+    codes = np.random.default_rng(3).integers(0, 256, (16, 16), dtype=np.uint8)
+    x = codes.view(ml_dtypes.float8_e4m3fn)
+    y = asm.run(_copy_program("pto.declare_tile ->", "f8E4M3FN", 16, 16), {"x": x})["y"]
+    np.testing.assert_array_equal(bits(y), codes)
+
+
+def test_alloc_tile_keeps_pto_isas_rule():
+    """pto.alloc_tile is verified by PTOAS (verifyTileBufLayoutConstraints): no padding."""
+    with pytest.raises(AlignmentError, match="32-byte rows") as ei:
+        asm.run(_copy_program("pto.alloc_tile :", "f8E4M3FN", 16, 16),
+                {"x": np.zeros((16, 16), ml_dtypes.float8_e4m3fn)})
+    assert ei.value.line == 11
+    text = ("func.func @f() {\n  %t = pto.alloc_multi_tile : "
+            "!pto.multi_tile_buf<vec, 32x1xf32, count=2>\n  return\n}\n")
+    with pytest.raises(AlignmentError, match="32-byte rows"):
+        asm.run(text, {})
+
+
+# ---- trowexpand* with a row-major one-column per-row operand -------------------------------
+ROWEXP = """
+func.func @f(%y: !pto.ptr<{dt}>, %full: !pto.tile_buf<vec, 16x32x{dt}>,
+             %col: !pto.tile_buf<vec, 16x1x{dt}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %vy = pto.make_tensor_view %y, shape = [%c16, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?x{dt}>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c16, %c32] : !pto.tensor_view<?x?x{dt}> -> !pto.partition_tensor_view<16x32x{dt}>
+  %d = pto.alloc_tile : !pto.tile_buf<vec, 16x32x{dt}>
+  pto.trowexpand{op} ins({a}, {b} : !pto.tile_buf<vec, {ta}x{dt}>, !pto.tile_buf<vec, {tb}x{dt}>) outs(%d : !pto.tile_buf<vec, 16x32x{dt}>)
+  pto.tstore ins(%d : !pto.tile_buf<vec, 16x32x{dt}>) outs(%py : !pto.partition_tensor_view<16x32x{dt}>)
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("op,col_first", [(op, False) for op in ("add", "sub", "mul", "div",
+                                                                 "max", "min")]
+                         + [(op, True) for op in ("add", "mul", "max", "min")])
+@pytest.mark.parametrize("dt,npdt", [("f32", np.float32), ("f16", np.float16)])
+def test_trowexpand_one_column_row_major_operand(op, dt, npdt, col_first):
+    rng = np.random.default_rng(11)
+    full = (rng.standard_normal((16, 32)) * 4).astype(npdt)
+    col = (rng.standard_normal((16, 1)) * 4 + 8).astype(npdt)   # no zero divisor
+    a, b = ("%col", "%full") if col_first else ("%full", "%col")
+    ta, tb = ("16x1", "16x32") if col_first else ("16x32", "16x1")
+    text = ROWEXP.format(dt=dt, op=op, a=a, b=b, ta=ta, tb=tb)
+    y = asm.run(text, {"full": full, "col": col})["y"]
+    np.testing.assert_array_equal(bits(y), bits(ref.ptoacc_rowexpand(op, full, col)))
+
+
+# ---- tile arguments with a dynamic valid shape ---------------------------------------------
+DYN = """
+func.func @f(%y: !pto.ptr<f32>, %t: !pto.tile_buf<vec, 16x32xf32, valid=?x?>, %r: index, %c: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %vy = pto.make_tensor_view %y, shape = [%c16, %c32], strides = [%c32, %c1] : !pto.tensor_view<?x?xf32>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%r, %c] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<?x?xf32>
+  %d = pto.alloc_tile valid_row = %r valid_col = %c : !pto.tile_buf<vec, 16x32xf32, valid=?x?>
+  pto.tadd ins(%t, %t : !pto.tile_buf<vec, 16x32xf32, valid=?x?>, !pto.tile_buf<vec, 16x32xf32, valid=?x?>) outs(%d : !pto.tile_buf<vec, 16x32xf32, valid=?x?>)
+  pto.tstore ins(%d : !pto.tile_buf<vec, 16x32xf32, valid=?x?>) outs(%py : !pto.partition_tensor_view<?x?xf32>)
+  return
+}
+"""
+
+
+def test_dynamic_tile_argument_takes_the_input_arrays_shape():
+    t = np.random.default_rng(2).standard_normal((5, 7)).astype(np.float32)
+    y = asm.run(DYN, {"t": t, "r": 5, "c": 7, "y": np.full((16, 32), 9, np.float32)})["y"]
+    np.testing.assert_array_equal(y[:5, :7], t + t)
+    assert (y[5:] == 9).all() and (y[:, 7:] == 9).all()
+
+
+def test_dynamic_tile_argument_without_an_array_is_the_declared_shape():
+    y = asm.run(DYN, {"r": 16, "c": 32}, random=np.random.default_rng(0))["y"]
+    assert y.shape == (16, 32) and np.isfinite(y).all()
+    with pytest.raises(ConstraintError, match="valid shape must equal"):
+        asm.run(DYN, {"r": 4, "c": 4}, random=np.random.default_rng(0))
+
+
+def test_dynamic_tile_argument_errors():
+    with pytest.raises(ConstraintError, match="has 17 rows, more than the tile's 16"):
+        asm.run(DYN, {"t": np.zeros((17, 4), np.float32), "r": 4, "c": 4})
+    with pytest.raises(ConstraintError, match="must be 2-D"):
+        asm.run(DYN, {"t": np.zeros(4, np.float32), "r": 4, "c": 4})
+
+
+# ---- TLOAD / TSTORE / TPREFETCH with a view larger than the valid region -------------------
+@pytest.mark.parametrize("pad,fill", [(pto.PadValue.Null, 0.0), (pto.PadValue.Max, np.inf),
+                                      (pto.PadValue.Min, -np.inf)])
+@pytest.mark.parametrize("shape,strides,valid", [
+    ((1, 1, 1, 8, 48), (384, 384, 384, 48, 1), (8, 16)),
+    ((1, 1, 2, 4, 48), (500, 500, 200, 48, 1), (6, 40)),      # rows split over dims 2, 3
+    ((1, 1, 1, 8, 48), (384, 384, 384, 48, 1), (8, 48)),      # equal: the old rule
+])
+def test_tload_larger_view_loads_the_valid_region(pad, fill, shape, strides, valid):
+    flat = np.random.default_rng(4).standard_normal(1000).astype(np.float32)
+    gt = pto.GlobalTensor(flat, shape=shape, strides=strides)
+    t = pto.Tile(V, "float32", 8, 48, valid_row=valid[0], valid_col=valid[1], pad=pad)
+    t.data[...] = 77.0
+    pto.TLOAD(t, gt)
+    want = ref.ptoacc_tload(flat, shape, strides, (8, 48), valid, fill)
+    np.testing.assert_array_equal(bits(t.data), bits(want))
+
+
+def test_tload_larger_view_in_dn_layout():
+    a = np.random.default_rng(6).standard_normal((12, 10)).astype(np.float32)
+    gt = pto.GlobalTensor(np.asfortranarray(a).ravel(order="K"), shape=(1, 1, 1, 12, 10),
+                          strides=(120, 120, 120, 1, 12), layout=pto.Layout.DN)
+    t = pto.Tile(V, "float32", 16, 16, blayout=CM, valid_row=9, valid_col=5)
+    pto.TLOAD(t, gt)
+    np.testing.assert_array_equal(t.valid, a[:9, :5])
+    assert not t.data[9:].any() and not t.data[:, 5:].any()
+
+
+def test_tload_view_smaller_than_valid_raises_and_changes_nothing():
+    t = pto.Tile(V, "float32", 8, 48, valid_row=8, valid_col=16)
+    t.data[...] = 5.0
+    gt = pto.GlobalTensor(np.zeros((8, 8), np.float32))
+    with pytest.raises(ConstraintError, match=r"must be at least the tile valid shape \(8, 16\)"):
+        pto.TLOAD(t, gt)
+    with pytest.raises(ConstraintError, match=r"must be at least the tile valid shape"):
+        pto.TSTORE(gt, t)
+    with pytest.raises(ConstraintError, match=r"TPREFETCH: src shape"):
+        pto.TPREFETCH(t, gt)
+    assert (t.data == 5.0).all()
+
+
+@pytest.mark.parametrize("shape,strides,valid", [
+    ((1, 1, 1, 8, 48), (384, 384, 384, 48, 1), (8, 16)),
+    ((1, 1, 2, 4, 16), (400, 400, 100, 16, 1), (5, 10)),      # a view numpy cannot reshape
+])
+def test_tstore_larger_view_writes_only_the_valid_region(shape, strides, valid):
+    rng = np.random.default_rng(8)
+    flat = rng.standard_normal(400).astype(np.float32)
+    before = flat.copy()
+    t = pto.Tile(V, "float32", 8, 48, valid_row=valid[0], valid_col=valid[1])
+    t.data[...] = rng.standard_normal((8, 48)).astype(np.float32)
+    pto.TSTORE(pto.GlobalTensor(flat, shape=shape, strides=strides), t)
+    np.testing.assert_array_equal(bits(flat), bits(ref.ptoacc_tstore(before, shape, strides,
+                                                                     t.valid)))
+
+
+def test_tprefetch_larger_view_reads_the_top_left():
+    a = np.random.default_rng(9).standard_normal((8, 48)).astype(np.float32)
+    t = pto.Tile(V, "float32", 8, 48, valid_row=8, valid_col=16)
+    t.data[...] = 3.0
+    pto.TPREFETCH(t, pto.GlobalTensor(a))
+    np.testing.assert_array_equal(t.valid, a[:, :16])
+    assert (t.data[:, 16:] == 3.0).all()
+
+
+def test_tload_larger_view_from_pto_as():
+    """The PTO-AS form (an 8 x 48 view into a tile with valid 8 x 16), checked against the
+    CPU simulator's loop."""
+    text = """
+func.func @f(%x: !pto.ptr<f16>, %y: !pto.ptr<f16>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c48 = arith.constant 48 : index
+  %vx = pto.make_tensor_view %x, shape = [%c8, %c48], strides = [%c48, %c1] : !pto.tensor_view<?x?xf16>
+  %vy = pto.make_tensor_view %y, shape = [%c8, %c48], strides = [%c48, %c1] : !pto.tensor_view<?x?xf16>
+  %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c8, %c48] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<8x48xf16>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c8, %c48] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<8x48xf16>
+  %a = pto.alloc_tile : !pto.tile_buf<vec, 8x48xf16, valid=8x16>
+  pto.tload ins(%px : !pto.partition_tensor_view<8x48xf16>) outs(%a : !pto.tile_buf<vec, 8x48xf16, valid=8x16>)
+  pto.tstore ins(%a : !pto.tile_buf<vec, 8x48xf16, valid=8x16>) outs(%py : !pto.partition_tensor_view<8x48xf16>)
+  return
+}
+"""
+    x = np.random.default_rng(1).standard_normal((8, 48)).astype(np.float16)
+    y0 = np.full((8, 48), 2.0, np.float16)
+    y = asm.run(text, {"x": x, "y": y0})["y"]
+    flat = ref.ptoacc_tstore(y0.ravel(), (1, 1, 1, 8, 48), (384, 384, 384, 48, 1),
+                             x[:, :16])
+    np.testing.assert_array_equal(bits(y), bits(flat.reshape(8, 48)))
