@@ -279,3 +279,193 @@ func.func @f(%x: !pto.ptr<f16>, %y: !pto.ptr<f16>) {
     flat = ref.ptoacc_tstore(y0.ravel(), (1, 1, 1, 8, 48), (384, 384, 384, 48, 1),
                              x[:, :16])
     np.testing.assert_array_equal(bits(y), bits(flat.reshape(8, 48)))
+
+
+# ---- pto.get_ctrl / set_ctrl / sbitset0 / sbitset1 ------------------------------------------
+CTRL = """
+func.func @f(%y: !pto.ptr<i64>, %v: i64, %b: i64) {{
+  %c0 = arith.constant 0 : index
+  %g0 = pto.get_ctrl : i64
+  %s = pto.sbitset{which} %v, %b : i64, i64 -> i64
+  pto.set_ctrl %s : i64
+  %g1 = pto.get_ctrl : i64
+  pto.store_scalar %g0, %y[%c0] : !pto.ptr<i64>, i64
+  %c1 = arith.constant 1 : index
+  pto.store_scalar %g1, %y[%c1] : !pto.ptr<i64>, i64
+  pto.set_ctrl %g0 : i64
+  {tail}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("which", [0, 1])
+@pytest.mark.parametrize("v,b", [(0, 0), (0, 45), (-1, 63), (0x1234_5678_9ABC_DEF0, 4),
+                                 (5, 2)])
+def test_ctrl_register_round_trip(which, v, b):
+    y = asm.run(CTRL.format(which=which, tail=""), {"v": v, "b": b,
+                                                    "y": np.zeros(2, np.int64)})["y"]
+    u = v & (1 << 64) - 1
+    want = u | (1 << b) if which else u & ~(1 << b)
+    assert int(y[0]) == 0                                   # CTRL_RESET
+    assert int(y[1]) & (1 << 64) - 1 == want
+
+
+def test_ctrl_changed_stops_tile_instructions_and_restored_does_not():
+    tile = ("%t = pto.alloc_tile : !pto.tile_buf<vec, 8x8xf32>\n"
+            "  pto.tneg ins(%t : !pto.tile_buf<vec, 8x8xf32>) outs(%t : "
+            "!pto.tile_buf<vec, 8x8xf32>)")
+    # restored to the reset value before the tile instruction: runs
+    asm.run(CTRL.format(which=1, tail=tile), {"v": 0, "b": 3, "y": np.zeros(2, np.int64)})
+    changed = CTRL.format(which=1, tail="pto.set_ctrl %s : i64\n  " + tile)
+    with pytest.raises(NotImplementedError, match="CTRL register"):
+        asm.run(changed, {"v": 0, "b": 3, "y": np.zeros(2, np.int64)})
+    with pytest.raises(ConstraintError, match=r"bit must be in \[0, 63\], got 64"):
+        asm.run(CTRL.format(which=1, tail=""), {"v": 0, "b": 64, "y": np.zeros(2, np.int64)})
+
+
+# ---- a declared helper defined in a sibling module ------------------------------------------
+LINKED = """module {{
+  module {{
+    func.func private @helper(%x: !pto.ptr<f32>)
+    func.func @entry(%x: !pto.ptr<f32>) {{
+      func.call @helper(%x) : (!pto.ptr<f32>) -> ()
+      return
+    }}
+  }}
+  module {{
+{defs}
+  }}
+}}
+"""
+HELPER = """    func.func {vis} @helper(%x: !pto.ptr<f32>) {{
+      %c0 = arith.constant 0 : index
+      %v = arith.constant {val} : f32
+      pto.store_scalar %v, %x[%c0] : !pto.ptr<f32>, f32
+      return
+    }}"""
+
+
+def test_declared_helper_runs_the_sibling_modules_definition():
+    text = LINKED.format(defs=HELPER.format(vis="public", val="2.5"))
+    x = asm.run(text, {"x": np.zeros(4, np.float32)}, func="entry")["x"]
+    assert x[0] == np.float32(2.5)
+
+
+@pytest.mark.parametrize("defs,msg", [
+    (HELPER.format(vis="private", val="1.0"), r"only declared \(no body\)$"),
+    (HELPER.format(vis="public", val="1.0") + "\n" + HELPER.format(vis="", val="2.0"),
+     "2 definitions in the module match it"),
+])
+def test_declared_helper_without_one_definition_is_not_run(defs, msg):
+    with pytest.raises(NotImplementedError, match=msg):
+        asm.run(LINKED.format(defs=defs), {"x": np.zeros(4, np.float32)}, func="entry")
+
+
+# ---- TROWEXPANDDIV / TCOLEXPANDDIV: the A5-only dtypes ----------------------------------------
+def _div_oracle(a, b):
+    """Integers: C++ truncating division element by element; bfloat16: the float32 quotient
+    rounded once to bfloat16 (fastisa's arithmetic through float32)."""
+    if a.dtype.kind in "iu":
+        out = np.empty_like(a)
+        for i, (x, y) in enumerate(zip(a.ravel().tolist(), b.ravel().tolist())):
+            q = abs(x) // abs(y)
+            out.flat[i] = q if (x < 0) == (y < 0) else -q
+        return out
+    return (a.astype(np.float32) / b.astype(np.float32)).astype(a.dtype)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "bfloat16"])
+@pytest.mark.parametrize("form", ["row", "col"])
+def test_expanddiv_a5_dtypes(dtype, form):
+    npdt = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
+    rng = np.random.default_rng(12)
+    lo = 0 if dtype == "uint8" else -100
+    full = rng.integers(lo, 100, (32, 64)).astype(npdt)
+    if form == "row":
+        per = rng.integers(1, 9, (32, 1)) * rng.choice([1, -1] if lo else [1], (32, 1))
+        per_t = pto.Tile(V, dtype, 32, 1, blayout=CM)
+        b = np.broadcast_to(per.astype(npdt), (32, 64))
+    else:
+        per = rng.integers(1, 9, (1, 64)) * rng.choice([1, -1] if lo else [1], (1, 64))
+        per_t = pto.Tile(V, dtype, 1, 64)
+        b = np.broadcast_to(per.astype(npdt), (32, 64))
+    per_t.data[...] = per.astype(npdt)
+    src = pto.Tile(V, dtype, 32, 64)
+    src.data[...] = full
+    dst = pto.Tile(V, dtype, 32, 64)
+    fn = pto.TROWEXPANDDIV if form == "row" else pto.TCOLEXPANDDIV
+    with pto.target("A2A3"):
+        with pytest.raises(ConstraintError, match="dst.dtype must be one of"):
+            fn(dst, src, per_t)
+    with pto.target("A5"):
+        fn(dst, src, per_t)
+    np.testing.assert_array_equal(bits(dst.data), bits(_div_oracle(full, np.array(b))))
+
+
+# ---- pto.syncall ---------------------------------------------------------------------------
+SYNCALL = """
+func.func @f(%x: !pto.ptr<i32>, %y: !pto.ptr<i32>, %n: i32) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %v = pto.make_tensor_view %x, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xi32>
+  %p = pto.partition_view %v, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xi32> -> !pto.partition_tensor_view<1x64xi32>
+  %vy = pto.make_tensor_view %y, shape = [%c1, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xi32>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c1, %c64] : !pto.tensor_view<?x?xi32> -> !pto.partition_tensor_view<1x64xi32>
+  %ub = pto.alloc_tile : !pto.tile_buf<vec, 1x64xi32>
+  %l1 = pto.alloc_tile : !pto.tile_buf<mat, 1x64xi32>
+  pto.tload ins(%p : !pto.partition_tensor_view<1x64xi32>) outs(%ub : !pto.tile_buf<vec, 1x64xi32>)
+  {sync}
+  pto.tstore ins(%ub : !pto.tile_buf<vec, 1x64xi32>) outs(%py : !pto.partition_tensor_view<1x64xi32>)
+  return
+}}
+"""
+_T = {"p": "!pto.partition_tensor_view<1x64xi32>", "ub": "!pto.tile_buf<vec, 1x64xi32>",
+      "l1": "!pto.tile_buf<mat, 1x64xi32>", "n": "i32"}
+
+
+def _sync(ops, mode, core):
+    ins = f"({', '.join('%' + o for o in ops)} : {', '.join(_T[o] for o in ops)})" if ops \
+        else "()"
+    return (f"pto.syncall{ins} mode = #pto.sync_all_mode<{mode}>, "
+            f"core_type = #pto.sync_core_type<{core}>")
+
+
+@pytest.mark.parametrize("ops,mode,core", [
+    ((), "hard", "mix"), (("p", "ub"), "soft", "aiv_only"), (("p", "ub", "n"), "soft", "aiv_only"),
+    (("p", "l1"), "soft", "aic_only"), (("p", "ub", "l1", "n"), "soft", "mix"),
+])
+def test_syncall_of_one_core_returns_at_once(ops, mode, core):
+    """One block, one core: the barrier is complete on arrival (the CPU simulator's SYNCALL
+    is a no-op); the workspaces are not written."""
+    x = np.arange(64, dtype=np.int32).reshape(1, 64)
+    out = asm.run(SYNCALL.format(sync=_sync(ops, mode, core)), {"x": x, "n": 1})
+    np.testing.assert_array_equal(out["y"], x)
+    assert "x" not in out
+
+
+@pytest.mark.parametrize("ops,mode,core,msg", [
+    (("p",), "hard", "mix", "hard syncall to have no workspace"),
+    (("p",), "soft", "aiv_only", "soft AIV-only syncall to use gm_workspace \\+ ub_workspace"),
+    (("p", "ub"), "soft", "aic_only", "soft AIC-only"),
+    (("p", "l1"), "soft", "mix", "soft mixed syncall"),
+])
+def test_syncall_operand_rules(ops, mode, core, msg):
+    with pytest.raises(ConstraintError, match=msg) as ei:
+        asm.run(SYNCALL.format(sync=_sync(ops, mode, core)),
+                {"x": np.zeros((1, 64), np.int32), "n": 1})
+    assert ei.value.line == 13
+
+
+# ---- an attribute dict on the line after a bare operand list ---------------------------------
+def test_attribute_dict_continues_a_bare_operand_list():
+    text = """func.func @f(%a: index, %b: index) {
+  %v = pto.bind_tile %a, %b, %b
+    {config = #pto.tile_buf_config<blayout=0 : i32, slayout=0 : i32, s_fractal_size=512, pad=0 : i32>}
+    : memref<1x64xf32, #pto.address_space<bias>> -> memref<1x64xf32, #pto.address_space<bias>>
+  return
+}
+"""
+    op = parse(text).func().body[0]
+    assert op.name == "pto.bind_tile" and "config" in op.text and "->" in op.text

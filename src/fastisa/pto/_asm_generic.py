@@ -277,7 +277,7 @@ def _func_call(run, op):
     except KeyError:
         raise ConstraintError(f"func.call: no function @{callee} in the module") from None
     if f.body is None:
-        raise NotImplementedError(f"func.call: @{callee} is only declared (no body)")
+        f = _definition(run.module, f)
     args = [_value(run, t) for t in _percents(op, 1)]
     if len(args) != len(f.args):
         raise ConstraintError(f"func.call @{callee}: {len(args)} arguments, the function "
@@ -324,6 +324,7 @@ def _start_core(run, f, args, sb):
     inner.env = {n: v for (n, _t), v in zip(f.args, args)}
     inner.returned = []
     inner.subblock = sb
+    inner.in_core_group = True          # ptoacc: pto.syncall needs to know
     run.shared.setdefault("pending", []).append(inner)
 
 
@@ -1237,3 +1238,132 @@ def _comm_signal(run, op):
 _OPS.update({"pto.comm.tput": _comm_put_get, "pto.comm.tget": _comm_put_get,
              "pto.comm.tnotify": _comm_signal, "pto.comm.twait": _comm_signal,
              "pto.comm.ttest": _comm_signal})
+
+
+# ---- ptoacc branch (issue 13): declared helpers, the CTRL register ------------------------
+def _definition(module, decl):
+    """The body of a function the calling module only declares (``func.func private @h()``):
+    the one non-private definition of ``@h`` with the same signature elsewhere in the module
+    tree -- a sibling ``module {...}`` (PTOAS links the backend-partitioned modules of one
+    file: test/lit/pto/backend_partitioned_*, test/lit/vpto/backend_mixed_*).  None or
+    several candidates: NotImplementedError (fastisa does not link across files)."""
+    found = [g for g in module.funcs if g.name == decl.name and g.body is not None
+             and g.visibility != "private" and [t for _n, t in g.args] == [t for _n, t in
+                                                                              decl.args]
+             and tuple(g.results) == tuple(decl.results)]
+    if len(found) != 1:
+        raise NotImplementedError(
+            f"func.call: @{decl.name} is only declared (no body)" + (
+                f"; {len(found)} definitions in the module match it" if found else ""))
+    return found[0]
+
+
+#: ``pto.get_ctrl`` / ``pto.set_ctrl`` (PTOAS include/PTO/IR/VPTOOps.td GetCtrlOp /
+#: SetCtrlOp: read / write the 64-bit CTRL special register, i64) and ``pto.sbitset0`` /
+#: ``sbitset1`` (clear / set bit ``n`` of an i64 scalar).  The register's bits select modes
+#: of later instructions (e.g. stochastic rounding, SPR.CTRL[50], pto-isa docs/isa/TQUANT.md)
+#: that fastisa does not model, so the register is kept per core (starting at
+#: CTRL_RESET = 0, fastisa's value: the reset value is not documented) and a tile instruction
+#: run while it differs from CTRL_RESET raises NotImplementedError, never a silently wrong
+#: result; a program that saves CTRL, changes it and restores it runs.
+CTRL_RESET = 0
+
+
+def _ctrl_key(run):
+    return (_kernel_kind(run.func), run.subblock)
+
+
+def ctrl_changed(run):
+    """Whether this core's CTRL register differs from CTRL_RESET."""
+    return run.shared.get("ctrl", {}).get(_ctrl_key(run), CTRL_RESET) != CTRL_RESET
+
+
+def _get_ctrl(run, op):
+    v = run.shared.get("ctrl", {}).get(_ctrl_key(run), CTRL_RESET)
+    _bind_results(run, op, [v - (1 << 64) if v >> 63 else v])          # an i64 value
+
+
+def _set_ctrl(run, op):
+    ps = _percents(op, 0)
+    if len(ps) != 1:
+        raise ConstraintError(f"{op.name}: expected one i64 operand, got {len(ps)}")
+    v = _value(run, ps[0])
+    if isinstance(v, (float, np.floating)) or not isinstance(v, (int, np.integer)):
+        raise ConstraintError(f"{op.name}: the operand must be an i64 integer, got {v!r}")
+    run.shared.setdefault("ctrl", {})[_ctrl_key(run)] = int(v) & (1 << 64) - 1
+
+
+def _sbitset(bit):
+    def run_(run, op):
+        ps = _percents(op, 0)
+        if len(ps) != 2:
+            raise ConstraintError(f"{op.name}: expected two i64 operands (value, bit), got "
+                                  f"{len(ps)}")
+        v, n = (int(_value(run, t)) for t in ps)
+        if not 0 <= n < 64:
+            raise ConstraintError(f"{op.name}: bit must be in [0, 63], got {n}")
+        v &= (1 << 64) - 1
+        v = v | (1 << n) if bit else v & ~(1 << n)
+        _bind_results(run, op, [v - (1 << 64) if v >> 63 else v])      # an i64 value
+    return run_
+
+
+def _syncall(run, op):
+    """``pto.syncall(...) mode = hard|soft, core_type = ...`` (PTOAS PTOOps.td SyncAllOp,
+    pto-isa docs/isa/SYNCALL.md): a barrier of every participating core.  fastisa's PTO-AS
+    runs one block (``pto.get_block_num`` is 1), so outside a mixed AIC/AIV core group the
+    only participant has arrived and the barrier returns at once; the CPU simulator's
+    SYNCALL is a no-op as well (include/pto/common/cpu_stub.hpp ``SYNCALL_IMPL`` /
+    ``SYNCALL_SOFT_IMPL``), and, as there, the soft mode's GM / UB / L1 workspace is not
+    written.  Inside a core group started by the entry (cube and vector kernels taking
+    turns) the barrier would have to order them: NotImplementedError."""
+    _check_syncall(run, op)
+    if getattr(run, "in_core_group", False):
+        raise NotImplementedError("pto.syncall: a barrier across the simulated AIC/AIV cores "
+                                  "of a mixed kernel is not modelled, so this program cannot "
+                                  "run")
+
+
+def _check_syncall(run, op):
+    """SyncAllOp's verifier (PTOAS lib/PTO/IR/PTO.cpp ``SyncAllOp::verify``): hard mode takes
+    no operands; soft mode a GM workspace plus a UB (vec) tile for aiv_only, an L1 (mat)
+    tile for aic_only, both for mix, and an optional i32 used_cores."""
+    from ._asm_runner import _PartView, _Pointer, _TensorView
+    mode = (_attr(op, "mode") or "").rsplit("<", 1)[-1].rstrip(">").strip()
+    core = (_attr(op, "core_type") or "").rsplit("<", 1)[-1].rstrip(">").strip()
+    if mode not in ("hard", "soft") or core not in ("aiv_only", "aic_only", "mix"):
+        raise ConstraintError(f"{op.name}: expects mode = #pto.sync_all_mode<hard|soft> and "
+                              f"core_type = #pto.sync_core_type<aiv_only|aic_only|mix>, got "
+                              f"mode {mode or 'missing'}, core_type {core or 'missing'}")
+    gm = ub = l1 = used = 0
+    for t in _percents(op, 1):
+        v = _value(run, t)
+        if isinstance(v, (_PartView, _TensorView, _Pointer)):
+            gm += 1
+        elif isinstance(v, run.P.Tile) and v.loc == run.P.TileType.Vec:
+            ub += 1
+        elif isinstance(v, run.P.Tile) and v.loc == run.P.TileType.Mat:
+            l1 += 1
+        elif isinstance(v, (int, np.integer)):
+            used += 1
+        else:
+            raise ConstraintError(f"{op.name}: operand %{t.text[1:]} is not a GM workspace, a "
+                                  f"vec / mat tile workspace or an i32 used_cores")
+    if mode == "hard":
+        if gm or ub or l1 or used:
+            raise ConstraintError(f"{op.name}: expects hard syncall to have no workspace "
+                                  f"operands or used_cores")
+        return
+    need = {"aiv_only": (1, 0, "soft AIV-only syncall to use gm_workspace + ub_workspace"),
+            "aic_only": (0, 1, "soft AIC-only syncall to use gm_workspace + l1_workspace"),
+            "mix": (1, 1, "soft mixed syncall to use gm_workspace + ub_workspace + "
+                          "l1_workspace")}[core]
+    if gm != 1 or (ub, l1) != need[:2] or used > 1:
+        raise ConstraintError(f"{op.name}: expects {need[2]} (and an optional i32 "
+                              f"used_cores), got {gm} GM, {ub} vec, {l1} mat workspaces and "
+                              f"{used} scalars")
+
+
+_OPS.update({"pto.syncall": _syncall, "pto.get_ctrl": _get_ctrl, "pto.set_ctrl": _set_ctrl,
+             "pto.sbitset0": _sbitset(0), "pto.sbitset1": _sbitset(1)})
+# ---- end ptoacc ----

@@ -185,3 +185,5 @@ _ARITY_BY_NAME.update({"textract": (3, 4)})     # ptoseek: TExtractOp's Optional
 PTOAS_OPS = PTOAS_OPS | {"get_tensor_view_stride"}        # ptoseek
 _ARITY_BY_NAME.update({"tscatter": (1, 2)})     # ptoseek: the maskPattern form
 KNOWN_OPS = KNOWN_OPS | {"pto.comm.tput", "pto.comm.tget", "pto.comm.tnotify", "pto.comm.twait", "pto.comm.ttest"}   # ptoseek
+PTOAS_OPS = PTOAS_OPS | {"get_ctrl", "set_ctrl", "sbitset0", "sbitset1"}   # ptoacc: VPTOOps.td
+PTOAS_OPS = PTOAS_OPS | {"syncall"}          # ptoacc: PTOOps.td SyncAllOp

@@ -405,6 +405,8 @@ class _Runner:
             tile.set_valid_row(self.index(op.valid_row, "valid row"))
             tile.set_valid_col(self.index(op.valid_col, "valid col"))
         elif isinstance(op, DpsOp):
+            if "ctrl" in self.shared:
+                self._check_ctrl(op)
             ins = [self.get(o.value) for o in op.ins]
             dst = self.get(op.outs[0]) if op.outs else None
             outs = [self.env.get(v.name) for v in op.outs]
@@ -412,6 +414,8 @@ class _Runner:
             if extra is not None and len(op.outs) > 1:
                 self.env[op.outs[1].name] = extra     # tmrgsort's executed counts
         elif isinstance(op, SsaOp):
+            if "ctrl" in self.shared:
+                self._check_ctrl(op)
             ty = op.out_types[0]
             if not isinstance(ty, TileBufType):
                 raise self.syntax(f"pto.{op.name}: the result type must be a tile type", op)
@@ -424,6 +428,13 @@ class _Runner:
             self.env[op.results[0]] = dst
         else:  # pragma: no cover - the parser produces nothing else
             raise TypeError(f"cannot run {op!r}")
+
+    def _check_ctrl(self, op):
+        from ._asm_generic import ctrl_changed
+        if ctrl_changed(self):
+            raise NotImplementedError(
+                f"pto.{op.name}: runs after pto.set_ctrl changed the CTRL register, whose "
+                f"mode bits fastisa does not model, so this program cannot run")
 
     def make_tile(self, ty: TileBufType, strict: bool = False):
         """A Tile for ``ty``, of :func:`physical_shape`.  ``strict`` (pto.alloc_tile /

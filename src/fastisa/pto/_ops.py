@@ -811,10 +811,21 @@ def TROWEXPANDMUL(dst: Tile, src0: Tile, src1: Tile,  # noqa: N802
     _row_expand("TROWEXPANDMUL", "MUL", dst, src0, src1, tmp, allowed=_ROWEXP + ("uint8",))
 
 
+# ptoacc branch (issue 13): pto-isa docs/isa/TROWEXPANDDIV.md / TCOLEXPANDDIV.md list
+# bfloat16_t, int8 and uint8 (with int16/int32/uint16/uint32) "for A5"
+_EXPDIV_A5 = ("bfloat16", "int8", "uint8")
+
+
+def _expdiv_dtypes():
+    return _ROWEXP + (_EXPDIV_A5 if _State.target == "A5" else ())
+
+
 def TROWEXPANDDIV(dst: Tile, src0: Tile, src1: Tile,  # noqa: N802
                   tmp: Tile | None = None) -> None:
-    """``dst = src0 / src1`` with one operand per-row; division by zero as TDIV."""
-    _row_expand("TROWEXPANDDIV", "DIV", dst, src0, src1, tmp)
+    """``dst = src0 / src1`` with one operand per-row; division by zero as TDIV (integers
+    truncate).  Dtypes f32, f16, i32, i16, u32, u16; on A5 also bf16, i8, u8 (pto-isa
+    docs/isa/TROWEXPANDDIV.md)."""
+    _row_expand("TROWEXPANDDIV", "DIV", dst, src0, src1, tmp, allowed=_expdiv_dtypes())
 
 
 def TROWEXPANDMAX(dst: Tile, src0: Tile, src1: Tile,  # noqa: N802
@@ -940,8 +951,10 @@ def TCOLEXPANDMUL(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
 
 
 def TCOLEXPANDDIV(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
-    """``dst = src0 / src1`` with one per-column operand (division by zero as TDIV)."""
-    _col_expand("TCOLEXPANDDIV", "DIV", dst, src0, src1)
+    """``dst = src0 / src1`` with one per-column operand (division by zero as TDIV; integers
+    truncate).  Dtypes f32, f16, i32, i16, u32, u16; on A5 also bf16, i8, u8 (pto-isa
+    docs/isa/TCOLEXPANDDIV.md)."""
+    _col_expand("TCOLEXPANDDIV", "DIV", dst, src0, src1, _expdiv_dtypes())
 
 
 def TCOLEXPANDMAX(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
