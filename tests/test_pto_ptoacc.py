@@ -469,3 +469,52 @@ def test_attribute_dict_continues_a_bare_operand_list():
 """
     op = parse(text).func().body[0]
     assert op.name == "pto.bind_tile" and "config" in op.text and "->" in op.text
+
+
+# ---- TEXPANDS on a Mat tile -----------------------------------------------------------------
+@pytest.mark.parametrize("dtype,value", [("bfloat16", 1.5), ("float32", -2.25), ("int8", -7),
+                                         ("uint16", 65535)])
+def test_texpands_mat_fills_the_whole_tile(dtype, value):
+    t = pto.Tile(M, dtype, 16, 32, blayout=CM, slayout=pto.SLayout.RowMajor, valid_row=5,
+                 valid_col=3)
+    pto.TEXPANDS(t, value)
+    npdt = t.dtype
+    np.testing.assert_array_equal(bits(t.data), bits(np.full((16, 32), value, npdt)))
+    v = pto.Tile(V, dtype, 16, 32, valid_row=5, valid_col=3)
+    pto.TEXPANDS(v, value)                       # Vec: the valid region only
+    assert (v.data[:5, :3] == np.array(value, npdt)).all() and not v.data[5:].any()
+
+
+def test_texpands_mat_dtype_rule():
+    with pytest.raises(ConstraintError, match="TEXPANDS: dst.dtype must be one of"):
+        pto.TEXPANDS(pto.Tile(M, "uint64", 16, 4), 1)
+
+
+# ---- pto.tcmp into a signless i8 mask tile ---------------------------------------------------
+def test_tcmp_into_an_i8_mask_is_the_uint8_mask_bits():
+    text = """
+func.func @f(%a: !pto.tile_buf<vec, 8x64xf32>, %b: !pto.tile_buf<vec, 8x64xf32>, %y: !pto.ptr<i8>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c8 = arith.constant 8 : index
+  %c64 = arith.constant 64 : index
+  %vy = pto.make_tensor_view %y, shape = [%c8, %c64], strides = [%c64, %c1] : !pto.tensor_view<?x?xi8>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c8, %c64] : !pto.tensor_view<?x?xi8> -> !pto.partition_tensor_view<8x64xi8>
+  %m = pto.alloc_tile : !pto.tile_buf<vec, 8x64xi8>
+  pto.tcmp ins(%a, %b {cmpMode = #pto<cmp gt>} : !pto.tile_buf<vec, 8x64xf32>, !pto.tile_buf<vec, 8x64xf32>) outs(%m : !pto.tile_buf<vec, 8x64xi8>)
+  pto.tstore ins(%m : !pto.tile_buf<vec, 8x64xi8>) outs(%py : !pto.partition_tensor_view<8x64xi8>)
+  return
+}
+"""
+    rng = np.random.default_rng(13)
+    a = rng.standard_normal((8, 64)).astype(np.float32)
+    b = rng.standard_normal((8, 64)).astype(np.float32)
+    y = asm.run(text, {"a": a, "b": b})["y"]
+    ta, tb = pto.Tile(V, "float32", 8, 64), pto.Tile(V, "float32", 8, 64)
+    ta.data[...], tb.data[...] = a, b
+    m = pto.Tile(V, "uint8", 8, 64)
+    pto.TCMP(m, ta, tb, cmpMode=pto.CmpMode.GT)
+    np.testing.assert_array_equal(y.view(np.uint8), m.data)
+    # the packed bits: byte j of row r holds columns 8j .. 8j+7, LSB first
+    want = np.packbits(a > b, axis=1, bitorder="little")
+    np.testing.assert_array_equal(y.view(np.uint8)[:, :8], want)

@@ -14,6 +14,8 @@ silent wrong result).  Operand orders and attribute names: PTOAS
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 
@@ -61,11 +63,33 @@ def _cmp_mode(text):
 
 
 def _tcmp(P, name, outs, ins, a):
-    P.TCMP(outs[0], ins[0], ins[1], cmpMode=_cmp_mode(a.get("cmpMode")))
+    with _signless_mask(P, outs[0]) as dst:
+        P.TCMP(dst, ins[0], ins[1], cmpMode=_cmp_mode(a.get("cmpMode")))
 
 
 def _tcmps(P, name, outs, ins, a):
-    P.TCMPS(outs[0], ins[0], ins[1], cmpMode=_cmp_mode(a.get("cmpMode")))
+    with _signless_mask(P, outs[0]) as dst:
+        P.TCMPS(dst, ins[0], ins[1], cmpMode=_cmp_mode(a.get("cmpMode")))
+
+
+@contextlib.contextmanager
+def _signless_mask(P, dst):
+    """(ptoacc) The mask tile of pto.tcmp / tcmps.  pto-isa's TCMP writes a uint8_t mask
+    (docs/isa/TCMP.md "Output type must be uint8_t"); MLIR's ``i8`` is signless, and PTOAS
+    accepts an ``i8`` mask tile (test/tilelang_st/.../tcmp.pto: the golden is the packed
+    uint8 mask bytes cast to int8).  So an ``i8`` (fastisa int8) destination gets the
+    uint8 mask's bits: the instruction runs on a uint8 tile holding dst's bits, which are
+    then written back (elements it does not write keep their contents)."""
+    if not isinstance(dst, P.Tile) or dst.dtype != np.int8:
+        yield dst
+        return
+    u = P.Tile(dst.loc, "uint8", dst.rows, dst.cols, blayout=dst.blayout,
+               valid_row=P.DYNAMIC, valid_col=P.DYNAMIC)
+    u.set_valid_row(dst.valid_row)
+    u.set_valid_col(dst.valid_col)
+    u.data[...] = dst.data.view(np.uint8)
+    yield u
+    dst.data[...] = u.data.view(np.int8)
 
 
 def _tci(P, name, outs, ins, a):

@@ -602,14 +602,33 @@ def TMINS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
 
 
 def TEXPANDS(dst: Tile, scalar: Real) -> None:  # noqa: N802
-    """``dst[i, j] = scalar`` over dst's valid region (the scalar converted to dst's dtype)."""
+    """``dst[i, j] = scalar`` (the scalar converted to dst's dtype): a Vec tile over its valid
+    region; a Mat tile over its whole ``Rows x Cols``, whose ``Rows * Cols * sizeof(T) / 32``
+    must be in [1, 32767] (pto-isa docs/isa/TEXPANDS.md "Valid region": "For TileType::Mat:
+    The op fills dst over TileData::Rows / TileData::Cols"; ptoacc branch)."""
     instr = "TEXPANDS"
     _tile(instr, "dst", dst)
+    if dst.loc == TileType.Mat:
+        _dtype_in(instr, "dst", dst, _EXPANDS_MAT)
+        n = dst.rows * dst.cols * dst.dtype.itemsize // 32
+        if not 1 <= n <= 32767:
+            raise constraint(instr, "dst", "must have Rows * Cols * sizeof(T) / 32 in [1, "
+                             "32767] for a Mat tile", n)
+        s = _scalar_array(instr, "scalar", scalar, dst.format)
+        dst._buf[...] = s[0]
+        _record(instr, dst, "COPY", dst.rows, dst.cols)
+        return
     _vec(instr, "dst", dst)
     s = _scalar_array(instr, "scalar", scalar, dst.format)
     R, C = dst.valid_shape
     _run_unary("COPY", dst, _scalar_operand(s, dst.format), R, C)
     _record(instr, dst, "COPY")
+
+
+#: TEXPANDS's Mat dtypes (pto-isa docs/isa/TEXPANDS.md; int64/uint64 on A5 only are not
+#: tile formats of the vector kernels)
+_EXPANDS_MAT = ("uint8", "int8", "uint16", "int16", "uint32", "int32", "float16", "bfloat16",
+                "float32")
 
 
 # ---- reductions ---------------------------------------------------------------------------
