@@ -11,7 +11,7 @@ import pytest
 
 import reference as ref
 from fastisa import pto
-from fastisa.errors import AlignmentError, ConstraintError
+from fastisa.errors import AlignmentError, AsmSyntaxError, ConstraintError
 from fastisa.pto import asm
 from fastisa.pto._asm_parser import parse
 from fastisa.pto._asm_runner import physical_shape
@@ -254,31 +254,41 @@ def test_tprefetch_larger_view_reads_the_top_left():
     assert (t.data[:, 16:] == 3.0).all()
 
 
-def test_tload_larger_view_from_pto_as():
-    """The PTO-AS form (an 8 x 48 view into a tile with valid 8 x 16), checked against the
-    CPU simulator's loop."""
-    text = """
-func.func @f(%x: !pto.ptr<f16>, %y: !pto.ptr<f16>) {
+LARGER = """
+func.func @f(%x: !pto.ptr<f16>, %y: !pto.ptr<f16>) {{
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
   %c48 = arith.constant 48 : index
   %vx = pto.make_tensor_view %x, shape = [%c8, %c48], strides = [%c48, %c1] : !pto.tensor_view<?x?xf16>
   %vy = pto.make_tensor_view %y, shape = [%c8, %c48], strides = [%c48, %c1] : !pto.tensor_view<?x?xf16>
   %px = pto.partition_view %vx, offsets = [%c0, %c0], sizes = [%c8, %c48] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<8x48xf16>
-  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c8, %c48] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<8x48xf16>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c8, %c{n}] : !pto.tensor_view<?x?xf16> -> !pto.partition_tensor_view<8x{n}xf16>
   %a = pto.alloc_tile : !pto.tile_buf<vec, 8x48xf16, valid=8x16>
   pto.tload ins(%px : !pto.partition_tensor_view<8x48xf16>) outs(%a : !pto.tile_buf<vec, 8x48xf16, valid=8x16>)
-  pto.tstore ins(%a : !pto.tile_buf<vec, 8x48xf16, valid=8x16>) outs(%py : !pto.partition_tensor_view<8x48xf16>)
+  pto.tstore ins(%a : !pto.tile_buf<vec, 8x48xf16, valid=8x16>) outs(%py : !pto.partition_tensor_view<8x{n}xf16>)
   return
-}
+}}
 """
+
+
+def test_tload_larger_view_from_pto_as():
+    """PTOAS's TLOAD verifier has no shape rule (an 8 x 48 view into a tile with valid
+    8 x 16 loads the valid region, checked against the CPU simulator's loop); its TSTORE
+    verifier wants equal static element counts."""
     x = np.random.default_rng(1).standard_normal((8, 48)).astype(np.float16)
     y0 = np.full((8, 48), 2.0, np.float16)
-    y = asm.run(text, {"x": x, "y": y0})["y"]
-    flat = ref.ptoacc_tstore(y0.ravel(), (1, 1, 1, 8, 48), (384, 384, 384, 48, 1),
-                             x[:, :16])
+    y = asm.run(LARGER.format(n=16), {"x": x, "y": y0})["y"]
+    tile = ref.ptoacc_tload(x.ravel(), (1, 1, 1, 8, 48), (384, 384, 384, 48, 1), (8, 48),
+                            (8, 16), 0)
+    flat = ref.ptoacc_tstore(y0.ravel(), (1, 1, 1, 8, 16), (384, 384, 384, 48, 1),
+                             tile[:, :16])
     np.testing.assert_array_equal(bits(y), bits(flat.reshape(8, 48)))
+    with pytest.raises(AsmSyntaxError, match=r"expects dst static element count \(384\) to "
+                       r"match src valid_shape static element count \(128\)") as ei:
+        asm.parse(LARGER.format(n=48))
+    assert ei.value.line == 14
 
 
 # ---- pto.get_ctrl / set_ctrl / sbitset0 / sbitset1 ------------------------------------------

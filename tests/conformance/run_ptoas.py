@@ -172,6 +172,7 @@ def classify(text):
     RUN line pipes to FileCheck with a ``CHECK: error`` line / ``expected-error``), else
     ``"accepted"``.  Samples without lit lines are accepted with the default options."""
     out = []
+    cli_only = False
     runs = [m.group(1) for m in _RUN.finditer(text) if "ptoas" in m.group(1)]
     for cmd in runs:
         head = cmd.split("|")[0]
@@ -182,8 +183,17 @@ def classify(text):
             # (execution is synchronous): not applicable
             NOT_APPLICABLE.append(cfg)
             continue
+        if kind == "rejected" and "--emit-vpto" in head and _flag(head, "pto-backend") == "emitc":
+            # (ptoacc) rejected for PTOAS's command line, not the program: --emit-vpto with
+            # --pto-backend=emitc ("VPTO-specific flags require --pto-backend=vpto",
+            # test/lit/vpto/backend_cli_override.pto): not applicable either
+            NOT_APPLICABLE.append(cfg)
+            cli_only = True
+            continue
         if cfg not in out:
             out.append(cfg)
+    if not out and cli_only:
+        return []               # the file's only verdict is about the command line
     if not out:
         out = [("accepted", None, None)]
     if len(out) == 1 and out[0][0] == "accepted" and (
@@ -743,7 +753,8 @@ def main(argv=None):
               + (f" ({gdefect} of them program defects: mismatch as shipped, match with "
                  f"the aliased tiles apart, see GOLDEN_PROGRAM_DEFECTS)" if gdefect else ""))
     if NOT_APPLICABLE:
-        print(f"not applicable (rejected only with --enable-insert-sync): "
+        print(f"not applicable (rejected only with --enable-insert-sync or for conflicting "
+              f"command-line flags): "
               f"{len(NOT_APPLICABLE)}")
     if skipped_vpto:
         print(f"skipped (VPTO micro-instruction level): {skipped_vpto}")
