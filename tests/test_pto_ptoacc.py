@@ -528,3 +528,57 @@ func.func @f(%a: !pto.tile_buf<vec, 8x64xf32>, %b: !pto.tile_buf<vec, 8x64xf32>,
     # the packed bits: byte j of row r holds columns 8j .. 8j+7, LSB first
     want = np.packbits(a > b, axis=1, bitorder="little")
     np.testing.assert_array_equal(y.view(np.uint8)[:, :8], want)
+
+
+# ---- TPREFETCH of a low-precision tile; pto.tprefetch_async ----------------------------------
+def test_tprefetch_low_precision_copies_the_codes():
+    codes = np.random.default_rng(14).integers(0, 256, (16, 32), dtype=np.uint8)
+    gt = pto.GlobalTensor(codes.view(ml_dtypes.float8_e5m2))
+    t = pto.Tile(V, "float8_e5m2", 16, 32, valid_row=16, valid_col=20)
+    pto.TPREFETCH(t, gt)
+    np.testing.assert_array_equal(t.data.view(np.uint8)[:, :20], codes[:, :20])
+    assert not t.data.view(np.uint8)[:, 20:].any()
+
+
+PREFETCH_ASYNC = """
+func.func @f(%x: !pto.ptr<f32>, %y: !pto.ptr<f32>, %w: !pto.ptr<{wt}>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %vx = pto.make_tensor_view %x, shape = [%c64], strides = [%c1] : !pto.tensor_view<64xf32>
+  %vy = pto.make_tensor_view %y, shape = [%c64], strides = [%c1] : !pto.tensor_view<64xf32>
+  %px = pto.partition_view %vx, offsets = [%c0], sizes = [%c64] : !pto.tensor_view<64xf32>
+  %py = pto.partition_view %vy, offsets = [%c0], sizes = [%c64] : !pto.tensor_view<64xf32>
+  %ctx = pto.make_prefetch_async_context(%w : !pto.ptr<{wt}>) -> !pto.prefetch_async_context
+  %e = pto.tprefetch_async(%px, %ctx : !pto.partition_tensor_view<64xf32>, !pto.prefetch_async_context) -> !pto.async_event
+  %s = pto.get_prefetch_async_session %ctx : !pto.prefetch_async_context -> !pto.async_session
+  %ok = pto.comm.wait_async_event(%e, %s : !pto.async_event, !pto.async_session) -> i1
+  %t = pto.alloc_tile : !pto.tile_buf<vec, 1x64xf32>
+  pto.tload ins(%px : !pto.partition_tensor_view<64xf32>) outs(%t : !pto.tile_buf<vec, 1x64xf32>)
+  pto.tstore ins(%t : !pto.tile_buf<vec, 1x64xf32>) outs(%py : !pto.partition_tensor_view<64xf32>)
+  %c0i = arith.constant 0 : index
+  %okx = arith.extui %ok : i1 to i32
+  return
+}}
+"""
+
+
+def test_tprefetch_async_changes_no_data_and_completes():
+    x = np.random.default_rng(15).standard_normal(64).astype(np.float32)
+    w = np.full(16, 7, np.int8)
+    out = asm.run(PREFETCH_ASYNC.format(wt="i8"), {"x": x, "w": w})
+    np.testing.assert_array_equal(out["y"].ravel(), x)
+    assert (w == 7).all() and "w" not in out
+
+
+def test_tprefetch_async_operand_rules():
+    with pytest.raises(ConstraintError, match="workspace element type to be an 8-bit integer"):
+        asm.run(PREFETCH_ASYNC.format(wt="f32"), {"x": np.zeros(64, np.float32),
+                                                  "w": np.zeros(4, np.float32)})
+    two_d = PREFETCH_ASYNC.format(wt="i8").replace(
+        "%e = pto.tprefetch_async(%px, %ctx : !pto.partition_tensor_view<64xf32>",
+        "%v2 = pto.make_tensor_view %x, shape = [%c1, %c64], strides = [%c64, %c1] : "
+        "!pto.tensor_view<1x64xf32>\n  %e = pto.tprefetch_async(%v2, %ctx : "
+        "!pto.tensor_view<1x64xf32>")
+    with pytest.raises(ConstraintError, match="flat contiguous logical 1D GM"):
+        asm.run(two_d, {"x": np.zeros(64, np.float32), "w": np.zeros(4, np.int8)})

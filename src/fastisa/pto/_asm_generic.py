@@ -1364,6 +1364,43 @@ def _check_syncall(run, op):
                               f"{used} scalars")
 
 
+def _prefetch_async(run, op):
+    """``pto.tprefetch_async(%src, %ctx)`` (PTOAS PTOOps.td TPrefetchAsyncOp: an L2-cache
+    prefetch through SDMA): no data changes; the event is complete at once, as the CPU
+    simulator's TPREFETCH_ASYNC_IMPL (include/pto/cpu/TPrefetchAsync.hpp: "The L2 cache
+    concept does not exist in CPU simulation", Wait/Test return true).  PTOAS's verifier
+    (TPrefetchAsyncOp::verify): src is a flat contiguous 1-D GM view."""
+    from ._asm_runner import _PartView, _TensorView
+    ps = _percents(op, 1)
+    src = _value(run, ps[0]) if ps else None
+    shape, strides = (src.sizes, src.tv.strides) if isinstance(src, _PartView) else (
+        (src.shape, src.strides) if isinstance(src, _TensorView) else (None, None))
+    if shape is None or len(shape) != 1 or strides[-1] != 1:
+        raise ConstraintError(f"{op.name}: expects src to be a static flat contiguous logical "
+                              f"1D GM memref")
+    for t in ps[1:]:
+        _value(run, t)
+    _bind_results(run, op, ["async_event"])
+
+
+def _prefetch_context(run, op):
+    """``pto.make_prefetch_async_context(%workspace)`` / ``pto.get_prefetch_async_session``:
+    handles (the CPU simulator keeps the workspace pointer and never touches it).  The
+    workspace is an 8-bit integer GM pointer (MakePrefetchAsyncContextOp::verify)."""
+    from ._asm_runner import _Pointer
+    for t in _percents(op):
+        v = _value(run, t)
+        if "make" in op.name and isinstance(v, _Pointer) and v.np_dtype.itemsize != 1:
+            raise ConstraintError(f"{op.name}: expects workspace element type to be an 8-bit "
+                                  f"integer")
+    _bind_results(run, op, ["prefetch_async_context" if "make" in op.name
+                            else "async_session"])
+
+
+_OPS.update({"pto.tprefetch_async": _prefetch_async,
+             "pto.make_prefetch_async_context": _prefetch_context,
+             "pto.get_prefetch_async_session": _prefetch_context,
+             "pto.comm.wait_async_event": _async_done, "pto.comm.test_async_event": _async_done})
 _OPS.update({"pto.syncall": _syncall, "pto.get_ctrl": _get_ctrl, "pto.set_ctrl": _set_ctrl,
              "pto.sbitset0": _sbitset(0), "pto.sbitset1": _sbitset(1)})
 # ---- end ptoacc ----

@@ -155,10 +155,11 @@ def _verify_dps(op, arch, err):
     if name == "textract" and ins and outs and ins[0] and outs[0]:
         _verify_textract(op, ins[0], outs[0], a5, err)
     if name == "tsel" and not a5:
+        # (ptoacc) the 2026-07 PTOAS TSelOp::verify adds bf16 to the A2/A3 list
         tiles = [t for t in ins[1:3] + outs[:1] if t is not None]
-        if any(t.dtype not in ("i16", "i32", "f16", "f32") for t in tiles):
+        if any(t.dtype not in ("i16", "i32", "f16", "bf16", "f32") for t in tiles):
             raise err("'pto.tsel' op expects A2/A3 tsel src0, src1, and dst element type to "
-                      "be i16/i32/f16/f32", op)
+                      "be i16/i32/f16/bf16/f32", op)
     if name == "tgather" and not a5 and len(op.in_types) >= 2 and ins[0] is not None \
             and ins[1] is None:           # compare form: tgather ins(src, scalar, tmp)
         attrs = list(op.attrs) + [kv for o in op.ins for kv in o.attrs]

@@ -39,7 +39,9 @@ def TPREFETCH(dst: Tile, src: Tile | GlobalTensor) -> None:  # noqa: N802
     elements.  Elements of dst outside its valid region keep their contents.  Raises
     ConstraintError on a bad operand (nothing written)."""
     instr = "TPREFETCH"
-    _tile(instr, "dst", dst)
+    # ptoacc: a copy of any element format, the low-precision ones too (docs/isa/TPREFETCH.md
+    # lists no dtype rule; PTOAS's A5 TPrefetchOp verifier accepts f8/hif8/fp4)
+    _tile(instr, "dst", dst, lowp=True)
     R, C = dst.valid_shape
     if isinstance(src, GlobalTensor):
         if src.format.name != dst.format.name:
