@@ -582,3 +582,36 @@ def test_tprefetch_async_operand_rules():
         "!pto.tensor_view<1x64xf32>")
     with pytest.raises(ConstraintError, match="flat contiguous logical 1D GM"):
         asm.run(two_d, {"x": np.zeros(64, np.float32), "w": np.zeros(4, np.int8)})
+
+
+# ---- the 0 x 0 no-op replay marker ------------------------------------------------------------
+EMPTY = """
+func.func @f(%s: !pto.tile_buf<vec, 16x16xf32>, %y: !pto.ptr<f32>) {{
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %vy = pto.make_tensor_view %y, shape = [%c16, %c1], strides = [%c1, %c1] : !pto.tensor_view<?x?xf32>
+  %py = pto.partition_view %vy, offsets = [%c0, %c0], sizes = [%c16, %c1] : !pto.tensor_view<?x?xf32> -> !pto.partition_tensor_view<16x1xf32>
+  %tmp = pto.alloc_tile : !pto.tile_buf<vec, 16x16xf32>
+  %d = pto.alloc_tile valid_row = %c16 valid_col = %c1 : !pto.tile_buf<vec, 16x1xf32, blayout=col_major, valid=?x?>
+  pto.texpands ins(%c7 : f32) outs(%d : !pto.tile_buf<vec, 16x1xf32, blayout=col_major, valid=?x?>)
+  pto.set_validshape %d, %c0, %c0 : !pto.tile_buf<vec, 16x1xf32, blayout=col_major, valid=?x?>
+  pto.{op} ins(%s, %tmp : !pto.tile_buf<vec, 16x16xf32>, !pto.tile_buf<vec, 16x16xf32>) outs(%d : !pto.tile_buf<vec, 16x1xf32, blayout=col_major, valid=?x?>)
+  pto.set_validshape %d, %c16, %c1 : !pto.tile_buf<vec, 16x1xf32, blayout=col_major, valid=?x?>
+  pto.tstore ins(%d : !pto.tile_buf<vec, 16x1xf32, blayout=col_major, valid=?x?>) outs(%py : !pto.partition_tensor_view<16x1xf32>)
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("op", ["trowsum", "trowmax", "trowmin"])
+def test_empty_valid_region_is_a_no_op(op):
+    text = EMPTY.format(op=op).replace("%c7 : f32", "%c7f : f32").replace(
+        "  %tmp = pto.alloc_tile", "  %c7f = arith.constant 7.0 : f32\n  %tmp = pto.alloc_tile")
+    s = np.random.default_rng(16).standard_normal((16, 16)).astype(np.float32)
+    y = asm.run(text, {"s": s, "y": np.zeros((16, 1), np.float32)})["y"]
+    assert (y == 7.0).all()
+    # a non-empty region still reduces (the marker is only 0 x 0)
+    full = text.replace("pto.set_validshape %d, %c0, %c0", "pto.set_validshape %d, %c16, %c1")
+    y = asm.run(full, {"s": s, "y": np.zeros((16, 1), np.float32)})["y"]
+    assert not (y == 7.0).all()

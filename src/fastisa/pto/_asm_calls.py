@@ -506,4 +506,15 @@ def _trowexpand(P, name, outs, ins, a):
 
 for _n in ("add", "sub", "mul", "div", "max", "min", "expdif"):
     HANDLERS.setdefault("trowexpand" + _n, _trowexpand)
+
+
+#: Ops whose 0 x 0 destination valid region PTOAS accepts as "PyPTO's dual-AIV no-op replay
+#: marker: the op writes no elements" (lib/PTO/IR/PTO.cpp verifyRowReductionValidRegion
+#: with allowEmptyMarker, verifyColReductionValidRegion, TRowExpandOp and the
+#: trowexpand* binary verifier): PTO-AS runs them as no-ops, whatever the sources' shapes.
+#: The arg reductions (trowargmax ...) stay strict, as in PTOAS.
+EMPTY_MARKER_OPS = frozenset(
+    ["trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
+     "trowexpand"] + ["trowexpand" + n for n in ("add", "sub", "mul", "div", "max", "min",
+                                                  "expdif")])
 # ---- end ptoacc ----
