@@ -11,7 +11,7 @@ import pytest
 
 import reference as ref
 from fastisa import pto
-from fastisa.errors import AlignmentError, AsmSyntaxError, ConstraintError
+from fastisa.errors import AccessError, AlignmentError, AsmSyntaxError, ConstraintError
 from fastisa.pto import asm
 from fastisa.pto._asm_parser import parse
 from fastisa.pto._asm_runner import physical_shape
@@ -615,3 +615,32 @@ def test_empty_valid_region_is_a_no_op(op):
     full = text.replace("pto.set_validshape %d, %c0, %c0", "pto.set_validshape %d, %c16, %c1")
     y = asm.run(full, {"s": s, "y": np.zeros((16, 1), np.float32)})["y"]
     assert not (y == 7.0).all()
+
+
+# ---- pto.tgetval ------------------------------------------------------------------------------
+GETVAL = """
+func.func @f(%t: !pto.tile_buf<vec, {shape}x{dt}{lay}>, %y: !pto.ptr<{dt}>, %k: index) {{
+  %c0 = arith.constant 0 : index
+  %v = pto.tgetval ins(%t, %k : !pto.tile_buf<vec, {shape}x{dt}{lay}>, index) outs : {dt}
+  pto.store_scalar %v, %y[%c0] : !pto.ptr<{dt}>, {dt}
+  return
+}}
+"""
+
+
+@pytest.mark.parametrize("shape,dt,lay,npdt", [
+    ("2x8", "i32", "", np.int32),                       # legal: storage order
+    ("32x1", "f32", "", np.float32),                    # padded to 32 x 8: the dense offset
+    ("3x16", "f16", ", blayout=col_major", np.float16),  # padded rows, column-major
+])
+def test_tgetval_reads_the_element_at_the_dense_offset(shape, dt, lay, npdt):
+    r, c = map(int, shape.split("x"))
+    vals = (np.arange(r * c) * 3 - 7).astype(npdt).reshape(r, c)
+    for k in (0, 1, r * c - 1, (r * c) // 2):
+        y = asm.run(GETVAL.format(shape=shape, dt=dt, lay=lay),
+                    {"t": vals, "y": np.zeros(1, npdt), "k": k})["y"]
+        rr, cc = divmod(k, c) if not lay else divmod(k, r)[::-1]
+        assert y[0] == vals[rr, cc]
+    with pytest.raises(AccessError, match="offset must be in"):
+        asm.run(GETVAL.format(shape=shape, dt=dt, lay=lay),
+                {"t": vals, "y": np.zeros(1, npdt), "k": r * c + (8 if dt == "i32" else 0)})

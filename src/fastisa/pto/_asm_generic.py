@@ -1397,6 +1397,35 @@ def _prefetch_context(run, op):
                             else "async_session"])
 
 
+def _tgetval(run, op):
+    """``%v = pto.tgetval ins(%tile, %offset : type, index) outs : T`` (PTOAS PTOOps.td
+    TGetValOp, C++ ``GETVAL``: ``Tile::GetValue(offset)``, element ``offset`` of the tile's
+    storage, pto_tile.hpp).  A tile PTO-AS padded (:func:`fastisa.pto._asm_runner.
+    physical_shape`) is addressed in the declared dense layout: offset ``r * cols + c`` of
+    the PTOAS type (``c * rows + r`` column-major) is element (r, c)."""
+    ps = _percents(op, 1)
+    if len(ps) != 2:
+        raise ConstraintError(f"{op.name}: expected ins(%tile, %offset), got {len(ps)} operands")
+    tile, off = _value(run, ps[0]), _value(run, ps[1])
+    if not isinstance(tile, run.P.Tile):
+        raise NotImplementedError(f"{op.name}: only a tile source runs")
+    if isinstance(off, (float, np.floating)) or not isinstance(off, (int, np.integer)):
+        raise ConstraintError(f"{op.name}: offset must be an integer, got {off!r}")
+    off = int(off)
+    declared = getattr(tile, "declared_shape", None)
+    if declared is not None:
+        dr, dc = declared
+        if not 0 <= off < dr * dc:
+            raise AccessError(f"{op.name}: offset must be in [0, {dr * dc}) (the tile's "
+                              f"{dr} x {dc} storage), got {off}")
+        r, c = divmod(off, dc) if tile.blayout == run.P.BLayout.RowMajor else divmod(off, dr)[::-1]
+        v = tile.data[r, c].copy()
+    else:
+        v = tile.GetValue(off)
+    _bind_results(run, op, [int(v) if v.dtype.kind in "iub" else v])
+
+
+_OPS["pto.tgetval"] = _tgetval
 _OPS.update({"pto.tprefetch_async": _prefetch_async,
              "pto.make_prefetch_async_context": _prefetch_context,
              "pto.get_prefetch_async_session": _prefetch_context,

@@ -461,6 +461,8 @@ class _Runner:
             tile.set_valid_row(ty.rows)
         if ty.v_col is None and cols != ty.cols:
             tile.set_valid_col(ty.cols)
+        if (rows, cols) != (ty.rows, ty.cols):
+            tile.declared_shape = (ty.rows, ty.cols)    # the PTOAS type's (dense) shape
         return tile
 
     def global_tensor(self, pv: _PartView):
