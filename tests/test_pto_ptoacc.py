@@ -644,3 +644,23 @@ def test_tgetval_reads_the_element_at_the_dense_offset(shape, dt, lay, npdt):
     with pytest.raises(AccessError, match="offset must be in"):
         asm.run(GETVAL.format(shape=shape, dt=dt, lay=lay),
                 {"t": vals, "y": np.zeros(1, npdt), "k": r * c + (8 if dt == "i32" else 0)})
+
+
+# ---- func.call of a kernel function that returns a value ------------------------------------
+def test_call_of_a_kernel_function_with_a_result_runs_inline():
+    text = """module attributes {pto.target_arch = "a5"} {
+  func.func @kernel(%a: i32, %y: !pto.ptr<i32>) attributes {pto.entry} {
+    %c0 = arith.constant 0 : index
+    %r = func.call @helper(%a) : (i32) -> i32
+    pto.store_scalar %r, %y[%c0] : !pto.ptr<i32>, i32
+    return
+  }
+  func.func private @helper(%x: i32) -> i32 attributes {pto.kernel_kind = #pto.kernel_kind<cube>} {
+    %c5 = arith.constant 5 : i32
+    %s = arith.addi %x, %c5 : i32
+    return %s : i32
+  }
+}
+"""
+    y = asm.run(text, {"a": 37, "y": np.zeros(1, np.int32)})["y"]
+    assert y[0] == 42

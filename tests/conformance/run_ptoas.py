@@ -348,16 +348,22 @@ def _run_program(text, rng, arch=None, level=None):
         return False, False, "crash: " + _reason(exc)
     except Exception as exc:  # noqa: BLE001 - any other exception is a crash
         return False, False, "crash(parse): " + _reason(exc)
-    from fastisa.pto._asm_runner import _entry
+    from fastisa.pto._asm_runner import _entry, _peer_kernels
     entry = _entry(module)
-    has_int = any(getattr(ty, "name", "f")[0] in "iu" for _n, ty in entry.args)
+    peers = _peer_kernels(module, entry)
+    has_int = any(getattr(ty, "name", "f")[0] in "iu" for f in [entry] + peers
+                  for _n, ty in f.args)
     candidates = SCALAR_CANDIDATES if has_int else SCALAR_CANDIDATES[:1]
     try:
         for k, value in enumerate(candidates):
             try:
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
-                    asm.run(module, random_inputs(entry, rng, value), random=rng, arch=arch)
+                    inputs = {}
+                    for f in [entry] + peers:     # ptoacc: the peer cores' scalars too
+                        inputs.update({k: v for k, v in random_inputs(f, rng, value).items()
+                                       if k not in inputs})
+                    asm.run(module, inputs, random=rng, arch=arch)
                 break
             except (FastisaError,) as exc:
                 if k == len(candidates) - 1 or isinstance(exc, NotImplementedError):

@@ -289,7 +289,9 @@ def _func_call(run, op):
     runs = [run.subblock]
     if kind == "vector" and _kernel_kind(run.func) is None:
         runs = list(range(shared["subblocks"]))
-    if kind is not None and _kernel_kind(run.func) is None:
+    # (ptoacc) a kernel function that returns values is an ordinary call: a core started
+    # by the entry gives nothing back (tools/ptobc/testdata/func_call_v0_roundtrip.pto)
+    if kind is not None and _kernel_kind(run.func) is None and not f.results:
         # the entry starts a core: cube and vector kernels run concurrently (their pipes
         # may go both ways); the run joins them when the entry returns
         for sb in runs:
