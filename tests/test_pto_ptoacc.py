@@ -664,3 +664,23 @@ def test_call_of_a_kernel_function_with_a_result_runs_inline():
 """
     y = asm.run(text, {"a": 37, "y": np.zeros(1, np.int32)})["y"]
     assert y[0] == 42
+
+
+# ---- TFILLPAD of a 1-byte low-precision tile ----------------------------------------------------
+@pytest.mark.parametrize("fmt,pad,code", [
+    # pto-isa's A5 PadValueMap: code 0 for every PadValue of the low-precision formats
+    ("float8_e4m3fn", pto.PadValue.Zero, 0x00),
+    ("float8_e5m2", pto.PadValue.Max, 0x00),
+    ("float8_e5m2", pto.PadValue.Min, 0x00),
+    ("hifloat8", pto.PadValue.Max, 0x00),
+    ("float8_e4m3fn", pto.PadCustom(0x1234_5678), 0x78),     # the low byte
+])
+def test_tfillpad_low_precision(fmt, pad, code):
+    codes = np.random.default_rng(17).integers(0, 256, (32, 64), dtype=np.uint8)
+    src = pto.Tile(V, fmt, 32, 64, valid_row=20, valid_col=40)
+    src.data.view(np.uint8)[...] = codes
+    dst = pto.Tile(V, fmt, 32, 64, pad=pad)
+    pto.TFILLPAD(dst, src)
+    want = np.full((32, 64), code, np.uint8)
+    want[:20, :40] = codes[:20, :40]
+    np.testing.assert_array_equal(dst.data.view(np.uint8), want)
