@@ -684,3 +684,28 @@ def test_tfillpad_low_precision(fmt, pad, code):
     want = np.full((32, 64), code, np.uint8)
     want[:20, :40] = codes[:20, :40]
     np.testing.assert_array_equal(dst.data.view(np.uint8), want)
+
+
+# ---- TMATMUL of the A5 fp8 pairs ------------------------------------------------------------------
+@pytest.mark.parametrize("fa,fb", [("float8_e4m3fn", "float8_e4m3fn"),
+                                   ("float8_e4m3fn", "float8_e5m2"),
+                                   ("float8_e5m2", "float8_e4m3fn"),
+                                   ("float8_e5m2", "float8_e5m2")])
+def test_tmatmul_fp8_pairs(fa, fb):
+    rng = np.random.default_rng(18)
+    M, K, N = 16, 64, 32
+    npa, npb = np.dtype(getattr(ml_dtypes, fa)), np.dtype(getattr(ml_dtypes, fb))
+    av = (rng.standard_normal((M, K)) * 3).astype(npa)
+    bv = (rng.standard_normal((K, N)) * 3).astype(npb)
+    a = pto.Tile(pto.TileType.Left, fa, M, K, blayout=CM, slayout=pto.SLayout.RowMajor)
+    b = pto.Tile(pto.TileType.Right, fb, K, N, slayout=pto.SLayout.ColMajor)
+    d = pto.Tile(pto.TileType.Acc, "float32", M, N, blayout=CM, slayout=pto.SLayout.RowMajor,
+                 fractal=1024)
+    a.data[...], b.data[...] = av, bv
+    with pto.target("A2A3"):
+        with pytest.raises(ConstraintError, match="A5 only"):
+            pto.TMATMUL(d, a, b)
+    with pto.target("A5"):
+        pto.TMATMUL(d, a, b)
+    want = ref.pto_matmul(av.astype(np.float32), bv.astype(np.float32), np.float32)
+    np.testing.assert_array_equal(bits(d.data), bits(want))

@@ -1041,7 +1041,39 @@ _MM_TYPES = {("float16", "float16"): "float32", ("bfloat16", "bfloat16"): "float
              ("float32", "float32"): "float32", ("int8", "int8"): "int32"}
 
 
+#: (ptoacc) A5's fp8 / hifloat8 pairs of plain TMATMUL (-> float32): pto-isa
+#: include/pto/npu/a5/TMatmul.hpp ``isSupportedFp8Combo`` and the hifloat8 x hifloat8 pair,
+#: docs/isa/TMATMUL.md "selected fp8 pairs, and hifloat8_t/hifloat8_t"
+_MM_LOWP_A5 = {("float8_e4m3fn", "float8_e4m3fn"), ("float8_e4m3fn", "float8_e5m2"),
+               ("float8_e5m2", "float8_e4m3fn"), ("float8_e5m2", "float8_e5m2"),
+               ("hifloat8", "hifloat8")}
+
+
+def _as_f32_operand(t):
+    """A float32 tile of t's shape, layout and valid shape holding t's values exactly (every
+    fp8 / hifloat8 value is a float32)."""
+    from . import _lowp_formats as L
+    f = Tile(t.loc, "float32", t.rows, t.cols, blayout=t.blayout, valid_row=t.valid_row,
+             valid_col=t.valid_col, slayout=t.slayout, fractal=t.fractal)
+    raw = np.ascontiguousarray(t.data).view(np.uint8)
+    f.data[...] = L.decode(t.format.name, raw).reshape(t.rows, t.cols).astype(np.float32)
+    return f
+
+
 def _matmul(instr, dst, a, b, init=None, init_rs=None):
+    if isinstance(a, Tile) and isinstance(b, Tile) and (a.format.name,
+                                                        b.format.name) in _MM_LOWP_A5:
+        # the CPU simulator's TMatmulNzZn: static_cast<float> of each element, then the
+        # same fma chain as float32 x float32 (include/pto/cpu/TMatmul.hpp)
+        if _State.target != "A5":
+            raise constraint(instr, "(a.dtype, b.dtype)", "must not be a float8/hifloat8 pair "
+                             "on A2A3 (A5 only, docs/isa/TMATMUL.md)",
+                             (a.format.name, b.format.name))
+        for name, t, loc in (("a", a, TileType.Left), ("b", b, TileType.Right)):
+            if t.loc != loc:
+                raise constraint(instr, f"{name}.loc", f"must be TileType.{loc.name}",
+                                 t.loc.name)
+        a, b = _as_f32_operand(a), _as_f32_operand(b)
     for name, t, loc in (("dst", dst, TileType.Acc), ("a", a, TileType.Left),
                          ("b", b, TileType.Right)):
         _tile(instr, name, t)
@@ -1076,7 +1108,9 @@ def TMATMUL(dst: Tile, a: Tile, b: Tile) -> None:  # noqa: N802
     a: Left tile, b: Right tile, dst: Acc tile with valid shape [M, N].  (a, b) -> dst
     dtypes: (f16, f16), (bf16, bf16), (f32, f32) -> float32, accumulated in float32 with a
     fused multiply-add per k, sequentially from k = 0 (starting at +0), as the reference
-    CPU simulator does; (i8, i8) -> int32, exact (wrapping).  Raises ConstraintError.
+    CPU simulator does; on A5 also the fp8 pairs (E4M3/E5M2 either way) and (hifloat8,
+    hifloat8) -> float32, the same chain over the exact values; (i8, i8) -> int32, exact
+    (wrapping).  Raises ConstraintError.
     """
     _matmul("TMATMUL", dst, a, b)
 
