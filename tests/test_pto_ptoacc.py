@@ -709,3 +709,30 @@ def test_tmatmul_fp8_pairs(fa, fb):
         pto.TMATMUL(d, a, b)
     want = ref.pto_matmul(av.astype(np.float32), bv.astype(np.float32), np.float32)
     np.testing.assert_array_equal(bits(d.data), bits(want))
+
+
+# ---- TGATHER of 1-byte low-precision tiles (A5) -----------------------------------------------------
+@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2", "hifloat8"])
+def test_tgather_low_precision_moves_the_codes(fmt):
+    rng = np.random.default_rng(19)
+    codes = rng.integers(0, 256, (2, 32), dtype=np.uint8)
+    idx = rng.integers(0, 64, (2, 32)).astype(np.int32)
+    src = pto.Tile(V, fmt, 2, 32)
+    src.data.view(np.uint8)[...] = codes
+    dst = pto.Tile(V, fmt, 2, 32)
+    it = pto.Tile(V, "int32", 2, 32)
+    it.data[...] = idx
+    with pto.target("A2A3"):
+        with pytest.raises(ConstraintError, match="A5 only"):
+            pto.TGATHER(dst, src, it)
+    with pto.target("A5"):
+        pto.TGATHER(dst, src, it)
+        # the same gather of the uint8 codes (the oracle: flat index v -> codes.flat[v])
+        np.testing.assert_array_equal(dst.data.view(np.uint8), codes.ravel()[idx])
+        m = pto.Tile(V, fmt, 2, 32)
+        pto.TGATHER(m, src, maskPattern=pto.MaskPattern.P1111)
+        u = pto.Tile(V, "uint8", 2, 32)
+        u.data[...] = codes
+        w = pto.Tile(V, "uint8", 2, 32)
+        pto.TGATHER(w, u, maskPattern=pto.MaskPattern.P1111)
+        np.testing.assert_array_equal(m.data.view(np.uint8), w.data)
