@@ -188,9 +188,7 @@ KNOWN_OPS = KNOWN_OPS | {"pto.comm.tput", "pto.comm.tget", "pto.comm.tnotify", "
 KNOWN_OPS = KNOWN_OPS | {"pto.comm.tbroadcast", "pto.comm.treduce", "pto.comm.tgather",
                          "pto.comm.tscatter", "pto.comm.build_async_session",
                          "pto.comm.tput_async", "pto.comm.tget_async",
-                         "pto.comm.wait_async_event", "pto.comm.test_async_event",
-                         "pto.make_prefetch_async_context", "pto.tprefetch_async",
-                         "pto.get_prefetch_async_session"}   # ptomg
+                         "pto.comm.wait_async_event", "pto.comm.test_async_event"}  # ptomg
 # ptomg: PTOOps.td TQuantMxOp ins(src) outs(dst, exp, max, scaling[, exp_zz])
 INSTRUCTIONS["tquant.mx"] = "any"
 PTOAS_OPS = PTOAS_OPS | {"tquant.mx"}
@@ -198,3 +196,8 @@ _ARITY_BY_NAME.update({"tquant.mx": (1, 1)})
 _OUTS_BY_NAME.update({"tquant.mx": (4, 5)})
 PTOAS_OPS = PTOAS_OPS | {"talloc_to_aiv", "talloc_to_aic",    # ptomg: TAllocToAiv/AicOp,
                          "declare_global", "talloc"}          # DeclareGlobalOp, TAllocOp
+PTOAS_OPS = PTOAS_OPS | {"get_ctrl", "set_ctrl", "sbitset0", "sbitset1"}   # ptoacc: VPTOOps.td
+PTOAS_OPS = PTOAS_OPS | {"syncall"}          # ptoacc: PTOOps.td SyncAllOp
+PTOAS_OPS = PTOAS_OPS | {"tprefetch_async", "make_prefetch_async_context",   # ptoacc
+                         "get_prefetch_async_session"}
+KNOWN_OPS = KNOWN_OPS | {"pto.comm.wait_async_event", "pto.comm.test_async_event"}  # ptoacc
