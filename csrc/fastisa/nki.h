@@ -1714,34 +1714,13 @@ static FI_NKI_NOINLINE void fi_nki_dma_sum_f32(float *dst, const float *const *s
     }
 }
 
-static inline void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src,
-                                  const int *fmt, const int *isz, int ns, ptrdiff_t n,
-                                  int nt) {
-    int all32 = dfmt == FI_FLOAT32;
-    for (int k = 0; k < ns && all32; k++) all32 = fmt[k] == FI_FLOAT32;
-    if (all32) {
-#ifdef FASTISA_OPENMP
-        /* a large sum: contiguous pieces of whole chunks, one per thread (each element's
-         * additions are the same whoever does them) */
-        if (n >= (1 << 16) && nt != 1) {
-            int T = nt > 0 ? nt : omp_get_max_threads();
-            ptrdiff_t nch = (n + FI_NKI_SUM_CH - 1) / FI_NKI_SUM_CH;
-#pragma omp parallel for schedule(static) num_threads(T)
-            for (int t = 0; t < T; t++) {
-                ptrdiff_t lo = nch * t / T * FI_NKI_SUM_CH, hi = nch * (t + 1) / T * FI_NKI_SUM_CH;
-                if (hi > n) hi = n;
-                if (lo < hi) fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, lo, hi);
-            }
-            return;
-        }
-#else
-        (void)nt;
-#endif
-        fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, 0, n);
-        return;
-    }
+/* Elements [lo, hi) of a sum with any formats: per chunk, decode each source to float32,
+ * add left to right, encode once (lo a multiple of FI_NKI_SUM_CH). */
+static inline void fi_nki_dma_sum_any(void *dst, int dfmt, int disz, const void *const *src,
+                                      const int *fmt, const int *isz, int ns, ptrdiff_t lo,
+                                      ptrdiff_t n) {
     float acc[FI_NKI_SUM_CH], t[FI_NKI_SUM_CH];
-    for (ptrdiff_t i0 = 0; i0 < n; i0 += FI_NKI_SUM_CH) {
+    for (ptrdiff_t i0 = lo; i0 < n; i0 += FI_NKI_SUM_CH) {
         int c = n - i0 < FI_NKI_SUM_CH ? (int)(n - i0) : FI_NKI_SUM_CH;
         fi_nki_decode(fmt[0], (const char *)src[0] + i0 * isz[0], 1, c, acc);
         for (int k = 1; k < ns; k++) {
@@ -1754,6 +1733,39 @@ static inline void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *con
         }
         fi_nki_encode_f32(dfmt, (char *)dst + i0 * disz, 1, c, acc);
     }
+}
+
+static inline void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src,
+                                  const int *fmt, const int *isz, int ns, ptrdiff_t n,
+                                  int nt) {
+    int all32 = dfmt == FI_FLOAT32;
+    for (int k = 0; k < ns && all32; k++) all32 = fmt[k] == FI_FLOAT32;
+#ifdef FASTISA_OPENMP
+    /* a large sum: contiguous pieces of whole chunks, one per thread (each element's
+     * additions are the same whoever does them); any formats (speed14b: the decoding
+     * path too) */
+    if (n >= (1 << 16) && nt != 1) {
+        int T = nt > 0 ? nt : omp_get_max_threads();
+        ptrdiff_t nch = (n + FI_NKI_SUM_CH - 1) / FI_NKI_SUM_CH;
+#pragma omp parallel for schedule(static) num_threads(T)
+        for (int t = 0; t < T; t++) {
+            ptrdiff_t lo = nch * t / T * FI_NKI_SUM_CH, hi = nch * (t + 1) / T * FI_NKI_SUM_CH;
+            if (hi > n) hi = n;
+            if (lo >= hi) continue;
+            if (all32)
+                fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, lo, hi);
+            else
+                fi_nki_dma_sum_any(dst, dfmt, disz, src, fmt, isz, ns, lo, hi);
+        }
+        return;
+    }
+#else
+    (void)nt;
+#endif
+    if (all32)
+        fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, 0, n);
+    else
+        fi_nki_dma_sum_any(dst, dfmt, disz, src, fmt, isz, ns, 0, n);
 }
 
 #endif /* FASTISA_NKI_H */
