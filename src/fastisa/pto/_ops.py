@@ -64,6 +64,24 @@ def get_num_threads() -> int:
 
 set_num_threads(int(os.environ.get("FASTISA_THREADS", "0") or 0) or min(4, os.cpu_count() or 1))
 
+# matmul15 branch: TMATMUL's instruction set, forced by tests or FASTISA_MATMUL_ISA
+_MM_ISAS = {"auto": -1, "scalar": 0, "avx2": 1, "avx512": 2}
+
+
+def _set_matmul_isa(name: str = "auto") -> str:
+    """The instruction set of TMATMUL's float kernel (``csrc/fastisa/tile.h``,
+    fi_tile_set_mm_isa): ``"auto"`` (the best the CPU has), ``"avx512"``, ``"avx2"`` or
+    ``"scalar"`` (the portable build); lowered to what the CPU has; returns the level in
+    use.  Every level gives the same bits (one fma chain per element, k ascending)."""
+    if name not in _MM_ISAS:
+        raise constraint("set_matmul_isa", "name", f"must be one of {sorted(_MM_ISAS)}", name)
+    got = _k.set_matmul_isa(_MM_ISAS[name])
+    return next(n for n, v in _MM_ISAS.items() if v == got)
+
+
+if os.environ.get("FASTISA_MATMUL_ISA", "").strip():
+    _set_matmul_isa(os.environ["FASTISA_MATMUL_ISA"].strip().lower())
+
 
 class RecipAlgorithm(enum.IntEnum):
     """TRECIP's ``PrecisionType`` (the PTO ISA docs, page TRECIP (github.com/hw-native-sys/pto-isa, docs/isa/TRECIP.md)).  HIGH_PRECISION has effect only on A5
