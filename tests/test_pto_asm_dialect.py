@@ -315,8 +315,10 @@ def test_verify_tsel_a3_element_types():
             f"    %a = pto.alloc_tile : {t8}\n    %d = pto.alloc_tile : {t8}\n"
             f"    pto.tsel ins(%m, %a, %a : {t8}, {t8}, {t8}) outs(%d : {t8})\n"
             f"    return\n  }}\n}}\n")
-    _err(text, "i16/i32/f16/f32", 6)
+    _err(text, "i16/i32/f16/bf16/f32", 6)
     asm.parse(text, arch="a5")
+    # the 2026-07 PTOAS takes bf16 on A2/A3 (TSelOp::verify)
+    asm.parse(text.replace("dtype=i8", "dtype=bf16"))
 
 
 def test_verify_tgather_compare_form_a3():
