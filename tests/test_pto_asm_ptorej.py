@@ -251,7 +251,10 @@ RESERVE = ('%b = pto.reserve_buffer {name = "fifo", size = 4096, '
 IMPORT = '%p = pto.import_reserved_buffer {name = "fifo", peer_func = @producer} -> i32'
 
 
-def _child(backend, body, extra=""):
+def _child(backend, body, extra=None):
+    # a vpto child carries its kernel kind (VPTONormalizeContainer), unless told otherwise
+    if extra is None:
+        extra = "pto.kernel_kind = #pto.kernel_kind<vector>" if backend == "vpto" else ""
     attrs = f'pto.backend = "{backend}"' + (", " + extra if extra else "")
     return f"  module attributes {{{attrs}}} {{\n{body}  }}\n"
 
@@ -323,7 +326,8 @@ def test_mixed_backend_child_assembly_rules():
                    "cloned peer body @producer directly calls @helper")
     assert e.line == _op_line(text, "@producer()")
     # with one backend for both children, nothing is assembled across them
-    asm.parse(text.replace('"emitc"', '"vpto"'))
+    asm.parse(text.replace('pto.backend = "emitc"',
+                           'pto.backend = "vpto", pto.kernel_kind = #pto.kernel_kind<vector>'))
 
 
 def test_nested_section_beside_uncovered_tile_ops():
@@ -428,3 +432,74 @@ def test_frontend_pipe_init_needs_its_kernel_kind():
     asm.parse(in_vec.replace("section.vector", "section.cube"), arch="a5")
     asm.parse(plain.replace("@k(%buf: i32)", f"@k(%buf: i32) attributes {{{CUBE}}}"),
               arch="a5")
+
+
+def test_subkernel_helper_pipe_contract():
+    G = "memref<16x16xf32, #pto.address_space<gm>>"
+    T = _tb(16, 16)
+
+    def prog(leaf_op):
+        return f"""module attributes {{pto.target_arch = "a5", {VEC}}} {{
+  func.func @kernel(%src: {G}) {{
+    func.call @simd(%src) : ({G}) -> ()
+    return
+  }}
+  func.func private @simd(%src: {G}) attributes {{pto.ptodsl.subkernel_helper = "simd"}} {{
+    pto.section.vector {{
+      func.call @leaf(%src) : ({G}) -> ()
+    }}
+    return
+  }}
+  func.func private @leaf(%src: {G}) {{
+    pto.section.vector {{
+      %t = pto.alloc_tile : {T}
+      {leaf_op}
+    }}
+    return
+  }}
+}}
+"""
+    bad = prog(f"pto.tload ins(%src : {G}) outs(%t : {T})")
+    e = _err(bad, "violates PTODSL subkernel pipe contract for root helper @simd: expected "
+                  "PTO ops on PIPE_V only, but found PIPE_MTE2")
+    assert e.line == _op_line(bad, "pto.tload")
+    asm.parse(prog(f"pto.tneg ins(%t : {T}) outs(%t : {T})"))
+
+
+def test_vpto_child_module_needs_a_kernel_kind():
+    bad = _outer(_child("vpto", _fn("k"), ""))
+    _err(bad, "expected VPTO kernel submodule to carry 'pto.kernel_kind'")
+    asm.parse(_outer(_child("vpto", _fn("k"), VEC)))
+    asm.parse(_outer(_child("emitc", _fn("k"))))
+
+
+# ---- the conformance harness's reading of PTOAS's lit lines ------------------------------
+
+def _harness():
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parent / "conformance" / "run_ptoas.py"
+    spec = importlib.util.spec_from_file_location("_run_ptoas_for_test", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_harness_classification_of_lit_lines():
+    H = _harness()
+    body = "module {\n  func.func @k() {\n    return\n  }\n}\n"
+    assert H.classify("// RUN: ptoas %s | FileCheck %s\n// CHECK-NOT: error:\n" + body) == [
+        ("accepted", None, None)]
+    assert H.classify("// RUN: ptoas %s 2>&1 | FileCheck %s\n// CHECK: error: x\n" + body) == [
+        ("rejected", None, None)]
+    # rejected only under a sync pass or for the driver's command line: not counted
+    two = ("// RUN: ptoas --pto-arch=a5 %s | FileCheck %s\n"
+           "// RUN: not ptoas --pto-arch=a5 --enable-graph-sync-solver %s 2>&1\n" + body)
+    assert H.classify(two) == [("accepted", "a5", None)]
+    drv = ("// RUN: not ptoas --pto-arch=a5 %s -o - 2>&1 | FileCheck %s\n// CHECK: mixed "
+           "pto.backend fatobj mode requires an explicit file path passed with -o\n" + body)
+    assert H.classify(drv) == []
+    # runop.sh expects *_invalid samples to fail
+    assert H.sample_configs(body, "test/samples/Sync/x_invalid.pto", {}) == [
+        ("rejected", None, None)]
+    assert H.sample_configs(body, "test/samples/Sync/x.pto", {}) == [("accepted", None, None)]

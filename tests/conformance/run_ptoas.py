@@ -171,6 +171,25 @@ NOT_APPLICABLE = []
 #: its ``CHECK: error`` line, below)
 SYNC_OPTIONS = ("--enable-insert-sync", "--enable-graph-sync-solver", "--enable-bufid_sync")
 
+#: PTOAS driver errors about its command line or environment, not the program
+#: (tools/ptoas/driver.cpp buildBackendInfo; the toolchain lookup): a file whose expected
+#: diagnostic is one of them is rejected for the way its RUN line calls PTOAS (``-o -`` or
+#: a debug-IR flag with a mixed-backend file, ``env -u ASCEND_HOME_PATH``), and is not
+#: applicable to fastisa, which has no output file, debug-IR flags or toolchain
+DRIVER_ERRORS = ("mixed pto.backend fatobj mode requires an explicit file path passed with -o",
+                 "mixed pto.backend fatobj mode does not support debug IR output flags",
+                 "ASCEND_HOME_PATH is required")
+_CHECK_LINE = re.compile(r"^\s*//\s*[A-Z][A-Z0-9_-]*:(.*)$", re.M)
+
+
+def driver_error(text):
+    """The :data:`DRIVER_ERRORS` message ``text``'s FileCheck lines expect, or None."""
+    for m in _CHECK_LINE.finditer(text):
+        for msg in DRIVER_ERRORS:
+            if msg in m.group(1):
+                return msg
+    return None
+
 
 def _flag(cmd, name):
     m = re.search(r"--" + name + r"(?:=|\s+)([A-Za-z0-9_]+)", cmd)
@@ -193,8 +212,13 @@ def classify(text):
             # not have (execution is synchronous): not applicable
             NOT_APPLICABLE.append(cfg)
             continue
+        if kind == "rejected" and driver_error(text):
+            NOT_APPLICABLE.append(cfg + ("driver",))
+            continue
         if cfg not in out:
             out.append(cfg)
+    if not out and runs and driver_error(text):
+        return []
     if not out:
         out = [("accepted", None, None)]
     if len(out) == 1 and out[0][0] == "accepted" and (
@@ -278,9 +302,16 @@ def runop_defaults(root):
 
 
 def sample_configs(text, rel, defaults):
-    """:func:`classify`, with runop.sh's directory flags for a sample without lit lines."""
+    """:func:`classify`, with runop.sh's directory flags for a sample without lit lines;
+    runop.sh expects a sample ``.pto`` named ``*_invalid`` / ``*_xfail`` to fail
+    (``expect_fail=1``), so that one is rejected."""
     cfgs = classify(text)
     parts = rel.replace(os.sep, "/").split("/")
+    no_lit = not any("ptoas" in m.group(1) for m in _RUN.finditer(text))
+    if (no_lit and len(parts) > 3 and parts[:2] == ["test", "samples"]
+            and parts[-1].endswith((".pto",))
+            and parts[-1][:-4].endswith(("_invalid", "_xfail"))):
+        cfgs = [("rejected",) + c[1:] for c in cfgs]
     if (len(parts) > 3 and parts[:2] == ["test", "samples"] and parts[2] in defaults
             and not any("ptoas" in m.group(1) for m in _RUN.finditer(text))):
         arch, level = defaults[parts[2]]
@@ -745,8 +776,10 @@ def main(argv=None):
               + (f" ({gdefect} of them program defects: mismatch as shipped, match with "
                  f"the aliased tiles apart, see GOLDEN_PROGRAM_DEFECTS)" if gdefect else ""))
     if NOT_APPLICABLE:
-        print(f"not applicable (rejected only with a sync option, {', '.join(SYNC_OPTIONS)}): "
-              f"{len(NOT_APPLICABLE)}")
+        drv = sum(1 for c in NOT_APPLICABLE if c[-1] == "driver")
+        print(f"not applicable: {len(NOT_APPLICABLE) - drv} rejected only with a sync "
+              f"option ({', '.join(SYNC_OPTIONS)}), {drv} rejected for PTOAS's command "
+              f"line or environment (DRIVER_ERRORS)")
     if skipped_vpto:
         print(f"skipped (VPTO micro-instruction level): {skipped_vpto}")
     if reasons:

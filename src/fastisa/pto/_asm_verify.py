@@ -16,7 +16,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AsmSyntaxError
-from ._asm_verify_modules import verify_frontend_kinds, verify_modules
+from ._asm_verify_modules import (verify_frontend_kinds, verify_modules,
+                                  verify_subkernel_contracts, verify_vpto_container)
 from ._asm_verify_ops import verify_generic, verify_op, verify_op_2
 from ._asm_ast import (AllocTileOp, ConstantOp, DpsOp, ForOp, GenericOp, MemRefType, TAssignOp,
                        TileBufType)
@@ -90,6 +91,8 @@ def verify(module, lines, arch=None, level=None):
             raise err("'pto.initialize_l2l_pipe' op explicit 'nosplit = false' conflicts "
                       "with downstream users that require split = 0", init)
     verify_frontend_kinds(module, err)
+    verify_subkernel_contracts(module, err)
+    verify_vpto_container(module, err)
 
 
 def _attr_value(op, key):

@@ -266,3 +266,103 @@ def verify_frontend_kinds(module, err):
         kk = _fattr(f, "pto.kernel_kind") or ""
         kind_of_func = "cube" if "cube" in kk else "vector" if "vector" in kk else None
         walk(f.body, None)
+
+
+_ROLE_PIPES = {"simd": "PIPE_V", "cube": "PIPE_M"}
+
+
+def _pipe_of(op):
+    """The pipe PTOAS's OpPipeInterface gives a tile op (ins/outs and SSA forms); None for
+    ops the contract does not look at."""
+    if not isinstance(op, (DpsOp, SsaOp)):
+        return None
+    name = op.name.split(".")[-1] if op.name.startswith("pto.") else op.name
+    if name in ("tload", "tprefetch", "mgather"):
+        return "PIPE_MTE2"
+    if name in ("tstore", "mscatter"):
+        return "PIPE_MTE3"
+    if name.startswith(("tmatmul", "tgemv")):
+        return "PIPE_M"
+    src = op.in_types[0] if op.in_types else None
+    if name in ("textract", "tmov") and getattr(src, "loc", None) == "mat":
+        return "PIPE_MTE1"
+    return "PIPE_V"
+
+
+def verify_subkernel_contracts(module, err):
+    """PTOVerifySubkernelPipeContractPass (lib/PTO/Transforms/): a function marked
+    ``pto.ptodsl.subkernel_helper = "simd"`` ("cube") and every function it calls (same
+    module) issue tile ops on PIPE_V (PIPE_M) only; a helper of another role may not be
+    called inside its closure."""
+    mods = module.modules
+    funcs = module.funcs
+    owner = {}
+    for k, m in enumerate(mods):
+        for i in m.funcs:
+            owner[i] = k
+
+    def same_module(k, name):
+        pool = mods[owner[k]].funcs if mods and k in owner else range(len(funcs))
+        return next((i for i in pool if funcs[i].name == name), None)
+
+    for root_k, root in enumerate(funcs):
+        role = _unq(_fattr(root, "pto.ptodsl.subkernel_helper") or "")
+        want = _ROLE_PIPES.get(role)
+        if want is None or root.body is None:
+            continue
+        seen = set()
+        stack = [root_k]
+        while stack:
+            k = stack.pop()
+            if k in seen or funcs[k].body is None:
+                continue
+            seen.add(k)
+            for op in _walk(funcs[k].body):
+                if isinstance(op, GenericOp) and op.name == "func.call":
+                    callee = next((t[1:] for t in op.text if t.startswith("@")), "")
+                    ck = same_module(k, callee)
+                    if ck is None:
+                        raise err("'func.call' op requires a resolvable same-module callee "
+                                  "inside PTODSL subkernel helper call closure", op)
+                    crole = _unq(_fattr(funcs[ck], "pto.ptodsl.subkernel_helper") or "")
+                    if crole and _ROLE_PIPES.get(crole) != want:
+                        raise err(f"'func.call' op cannot call PTODSL subkernel helper "
+                                  f"@{callee} with a different pipe role inside root helper "
+                                  f"@{root.name}", op)
+                    stack.append(ck)
+                    continue
+                pipe = _pipe_of(op)
+                if pipe is not None and pipe != want:
+                    raise err(f"violates PTODSL subkernel pipe contract for root helper "
+                              f"@{root.name}: expected PTO ops on {want} only, but found "
+                              f"{pipe}", op)
+
+
+def _has_tile_ops(f):
+    return f.body is not None and any(
+        isinstance(op, (DpsOp, SsaOp)) or _is_section(op) for op in _walk(f.body))
+
+
+def verify_vpto_container(module, err):
+    """VPTONormalizeContainer.cpp: a file whose child modules all select
+    ``pto.backend = "vpto"`` is compiled by the VPTO backend, whose container holds kernel
+    submodules carrying ``pto.kernel_kind``.  Checked only for a child PTOAS cannot give a
+    kind (PTONormalizeUncoveredTileSections infers one from a module's tile ops): no
+    function of it has a kind or any tile op."""
+    mods = module.modules
+    if not mods:
+        return
+    root = mods[0]
+    if root.attr("pto.backend") is not None or root.attr("pto.kernel_kind") is not None \
+            or not root.children or root.funcs:
+        return
+    kids = [mods[c] for c in root.children]
+    if any(_unq(k.attr("pto.backend") or "") != "vpto" for k in kids):
+        return
+    for k in kids:
+        if k.attr("pto.kernel_kind") is not None:
+            continue
+        fs = [module.funcs[i] for i in k.funcs]
+        if any(_fattr(f, "pto.kernel_kind") is not None or _has_tile_ops(f) for f in fs):
+            continue
+        raise err("expected VPTO kernel submodule to carry 'pto.kernel_kind'", k)
