@@ -9,6 +9,13 @@ PTOAS words it (``'pto.tinsert' op expects ...``).
 Rules that depend on the target take it from ``parse(text, arch=...)``, else from the
 module's ``pto.target_arch`` attribute, else PTOAS's default ``a3``; ``level`` is PTOAS's
 ``--pto-level`` (``level3``: every ``pto.alloc_tile`` names its ``addr``).
+
+The rules of the 2026-07 PTOAS fork (wang-chonghao/PTOAS, its negative lit tests of
+``test/lit``) live beside this module: per-op tmp / parameter / element-type rules in
+:mod:`fastisa.pto._asm_verify_ops`, module-structure and pass rules (``pto.backend``
+partitions, peer lookups, uncovered sections, PTODSL subkernel contracts, frontend pipe
+kernel kinds) in :mod:`fastisa.pto._asm_verify_modules`; the pipe components and flag ids
+of PTOResolveReservedBuffersPass are :func:`_verify_pipe_components` here.
 """
 
 from __future__ import annotations
