@@ -25,7 +25,7 @@ so that a noisy neighbour slows both alike):
    computation (float32).  The results are checked against numpy (allclose; the
    instruction-level bits are the other tests' business).
 
-Run:  python bench/bench_dispatch.py [--quick | --instructions]
+Run:  python bench/bench_dispatch.py [--quick | --instructions | --bars (tables 1-3)]
       pytest bench/bench_dispatch.py --benchmark-only   (pytest-benchmark, sections 1-3)
 """
 
@@ -216,15 +216,31 @@ def section_alloc(rows):
     f = lambda: nl.ndarray((128, 4096), nl.bfloat16, buffer=nl.sbuf)  # noqa: E731
     g = lambda: np.full((128, 4096), 0x7FC0, np.uint16)  # noqa: E731
     h = lambda: np.full((128, 4096), np.nan, BF16)  # noqa: E731
-    tf, tg = pair(f, g)
+    def written():      # speed15b: the tensor is written before it is freed (a real tile)
+        t = nl.ndarray((128, 4096), nl.bfloat16, buffer=nl.sbuf)
+        t.data.view(np.uint16)[0, 0] = 0
+
+    def written_np():
+        a = np.full((128, 4096), 0x7FC0, np.uint16)
+        a[0, 0] = 0
+
+    # many short rounds, as table 1 (speed15b: on a loaded machine the 20 ms rounds of
+    # 1 MiB passes rarely see a quiet moment, and their best varied by 2x between runs)
+    tf, tg = pair(f, g, rounds=31, target=0.004)
+    tw, twg = pair(written, written_np, rounds=31, target=0.004)
     _, th = pair(f, h, rounds=3)
     print("| what | time |\n|---|---|")
     print(f"| nl.ndarray (NaN fill) | {us(tf)} |")
     print(f"| np.full same bytes (uint16 0x7FC0) | {us(tg)} |")
+    print(f"| nl.ndarray, one element written before it is freed | {us(tw)} |")
+    print(f"| np.full same bytes, one element written | {us(twg)} |")
     print(f"| np.full(..., nan, bfloat16) | {us(th)} |")
-    print(f"\nnl.ndarray / np.full(uint16) = **{tf / tg:.2f}x**; "
-          f"np.full(bfloat16) / nl.ndarray = {th / tf:.1f}x")
+    print(f"\nnl.ndarray / np.full(uint16) = **{tf / tg:.2f}x** (a freed tensor that still "
+          f"holds the fill is reused without a refill); written before it is freed "
+          f"(refilled each time): {tw / twg:.2f}x; np.full(bfloat16) / nl.ndarray = "
+          f"{th / tf:.1f}x")
     rows["alloc"] = tf / tg
+    rows["alloc written"] = tw / twg
 
 
 # ---- 3. the vocab-scale kernel --------------------------------------------------------------
@@ -447,6 +463,8 @@ def main(argv=None):
         return rows
     section_alloc(rows)
     section_topk(rows)
+    if "--bars" in argv:                # tables 1-3 only (speed15b)
+        return rows
     section_kernels(rows, quick)
     return rows
 

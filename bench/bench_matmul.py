@@ -18,6 +18,23 @@ Accumulation orders (the bits are those orders', not numpy's): nc_matmul sums ea
 output in k order 0..K-1 onto its start value, a float32 multiply and add per k;
 TMATMUL is a fused multiply-add chain k = 0..K-1 from +0.
 
+Kernels (csrc/fastisa/nki.h, csrc/fastisa/tile.h; the instruction set is chosen at run
+time, AVX-512F / AVX2 / the portable build, and every one gives the same bits):
+nc_matmul with bf16/fp16/fp8 operands whose products are all exact in float32 (a
+per-panel exponent-range check, fused into the bf16 decode; otherwise the
+multiply-then-add loop) runs an AVX-512 FMA microkernel, 4 rows x 64 columns in 16 zmm
+accumulators over the whole K loop, on 64-byte aligned moving panels decoded by the
+thread that computes them (operand buffers kept between calls); TMATMUL's float path
+(AVX-512) packs B into aligned 64-column panels, reads A in place and writes dst
+directly when they are contiguous float32 rows, K in chunks of 128 (the accumulators
+go through memory between chunks: exact, so the chain is unchanged).  Threads split
+panels (nc_matmul) or rows (TMATMUL) and never change a bit.  No AMX / VDPBF16PS: their
+pair sums are not the documented order.  ``FASTISA_MATMUL_ISA=scalar|avx2|avx512`` forces
+a path (tests/test_matmul_fastpaths.py checks each against the oracles).
+
+Each row prints wall and CPU time (all threads of the process) and the load average: on
+the shared machine compare the ratios of one run, and prefer a quiet one.
+
 Run:  python bench/bench_matmul.py
 """
 

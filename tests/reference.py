@@ -3041,3 +3041,64 @@ def ptoisa2_zz(e):
                     out.append(e[rb * 16 + r, gb * 2 + g])
     return np.array(out, e.dtype)
 # ---- end of ptoisa2 section ----
+
+
+# ======================================================================================
+# ptoacc (branch ptoacc, issue 13): TLOAD/TSTORE with a view larger than the valid region,
+# the per-row broadcast of trowexpand*, pto-isa's fractal box sizes
+# ======================================================================================
+def ptoacc_inner_shape(itemsize, slayout, fractal):
+    """(InnerRows, InnerCols) from pto-isa include/pto/common/pto_tile.hpp getInnerRow /
+    getInnerCol: 'none' -> (1, 1); fractal 1024 -> (16, 16); 32 -> 16 x 2 ('row') or 2 x 16
+    ('col'); 512 -> 16 x 32/itemsize ('row') or 32/itemsize x 16 ('col')."""
+    if slayout == "none":
+        return (1, 1)
+    if fractal == 1024:
+        return (16, 16)
+    if fractal == 32:
+        return (16, 2) if slayout == "row" else (2, 16)
+    return (16, 32 // itemsize) if slayout == "row" else (32 // itemsize, 16)
+
+
+def ptoacc_nd_offset(r, c, shape, strides):
+    """The element offset of tile element (r, c) in an ND global tensor of 5-D ``shape`` /
+    ``strides``: pto-isa include/pto/cpu/tile_offsets.hpp MapTileIndicesToGlobalOffset,
+    ND branch (i4 = c, r split over dims 3, 2, 1, 0)."""
+    s0, s1, s2, s3, s4 = shape
+    i3 = r % s3
+    i2 = (r // s3) % s2
+    i1 = (r // (s3 * s2)) % s1
+    i0 = r // (s1 * s2 * s3)
+    return i0 * strides[0] + i1 * strides[1] + i2 * strides[2] + i3 * strides[3] + c * strides[4]
+
+
+def ptoacc_tload(flat, shape, strides, tile_shape, valid, pad):
+    """TLOAD ND per the CPU simulator (include/pto/cpu/TLoad.hpp): the whole tile filled with
+    ``pad``, then tile[r, c] = flat[offset(r, c)] over the valid region, one element at a
+    time."""
+    out = np.full(tile_shape, pad, dtype=flat.dtype)
+    for r in range(valid[0]):
+        for c in range(valid[1]):
+            out[r, c] = flat[ptoacc_nd_offset(r, c, shape, strides)]
+    return out
+
+
+def ptoacc_tstore(flat, shape, strides, tile_valid):
+    """TSTORE ND per the CPU simulator (include/pto/cpu/TStore.hpp): flat[offset(r, c)] =
+    tile[r, c] over the valid region; every other element of ``flat`` kept."""
+    out = flat.copy()
+    for (r, c), v in np.ndenumerate(tile_valid):
+        out[ptoacc_nd_offset(r, c, shape, strides)] = v
+    return out
+
+
+def ptoacc_rowexpand(op, full, col):
+    """dst[r, c] = full[r, c] op col[r, 0] (PTOAS lib/TileOps/trowexpand*_template.py),
+    computed in the operands' dtype element by element (float: rounded once per element)."""
+    f = {"add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+         "div": lambda a, b: a / b, "max": max, "min": min}[op]
+    out = np.empty_like(full)
+    for (r, c), a in np.ndenumerate(full):
+        out[r, c] = f(a, col[r, 0])
+    return out
+# ---- end of ptoacc section ----

@@ -114,3 +114,79 @@ def test_simulate_results_are_independent_copies(recycling, dtype):
     assert a.view(np.uint8).tobytes() == keep.view(np.uint8).tobytes()
     if np.dtype(np_dt).kind != "V":
         assert a.flags.owndata
+
+
+# ---- speed15b branch: blocks freed still holding their fill are reused without a refill ----
+def _bits(t):
+    return t.data.view(f"u{t.data.itemsize}")
+
+
+def test_clean_block_reused_without_refill_and_written_ones_refilled(recycling):
+    """A block freed still holding the fill is handed back as it is (the pool checks it
+    byte for byte when numpy frees it); one written anywhere -- first byte, last byte, one
+    byte in the middle -- is filled again; the new tensor holds the fill in every element
+    either way."""
+    shape = (128, 4096)
+    want = int(np.full(1, np.nan, ml_dtypes.bfloat16).view(np.uint16)[0])
+    t = nl.ndarray(shape, dtype=nl.bfloat16, buffer=nl.sbuf)
+    where = _addr(t.data)
+    del t
+    for pos in (None, 0, 1, 524287, 2 * 4096 * 128 - 1, 333333):
+        t = nl.ndarray(shape, dtype=nl.bfloat16, buffer=nl.sbuf)
+        assert _addr(t.data) == where
+        assert (_bits(t) == want).all()
+        if pos is not None:
+            t.data.view(np.uint8).reshape(-1)[pos] ^= 0x01     # one bit of one byte
+        del t
+    t = nl.ndarray(shape, dtype=nl.bfloat16, buffer=nl.sbuf)
+    assert (_bits(t) == want).all()
+
+
+def test_clean_blocks_of_other_fills_are_refilled(recycling):
+    """The same byte size in formats with other fills (bf16 NaN 0x7FC0, float32 NaN,
+    int16 / uint8 4): each new tensor holds its own fill, whatever the block held."""
+    cases = [((128, 2048), nl.float32), ((128, 4096), nl.bfloat16), ((128, 4096), nl.int16),
+             ((128, 8192), nl.uint8), ((128, 4096), nl.bfloat16), ((128, 2048), nl.float32)]
+    for rnd in range(2):
+        for shape, dt in cases:
+            t = nl.ndarray(shape, dtype=dt, buffer=nl.sbuf)
+            ref = np.full(shape, np.nan if dt in (nl.float32, nl.bfloat16) else 4,
+                          t.data.dtype)
+            assert t.data.view(np.uint8).tobytes() == ref.view(np.uint8).tobytes()
+            del t
+
+
+def test_filled_odd_sizes_and_tails(recycling):
+    """pool.filled on byte sizes that are not multiples of 8 or of the 4 KiB check block."""
+    for n in (65536 + 1, 65536 + 7, 65536 + 4095, 3 * 65536 + 13):
+        for rnd in range(3):
+            a = pool.filled((n,), np.uint8, 0x7F7F7F7F7F7F7F7F)
+            assert (a == 0x7F).all()
+            if rnd == 1:
+                a[-1] = 0
+            del a
+    for rnd in range(3):
+        b = pool.filled((65536 + 3,), np.uint16, 0x0004000400040004)
+        assert (b == 4).all()
+        if rnd == 0:
+            b[-1] = 5
+        del b
+
+
+def test_plain_empty_never_keeps_a_stale_clean_mark(recycling):
+    """A clean block taken by pool.empty (whose caller overwrites it) is not handed to
+    filled() again unchecked: filled() fills it (or the check at free rejects it)."""
+    pat = 0x7FC07FC07FC07FC0
+    a = pool.filled((128, 4096), np.uint16, pat)
+    del a                                   # clean
+    e = pool.empty((128, 4096), np.uint16)  # takes the clean block
+    e[5, 5] = 1
+    del e
+    b = pool.filled((128, 4096), np.uint16, pat)
+    assert (b == 0x7FC0).all()
+    e = pool.empty((128, 4096), np.uint16)
+    del b
+    e[...] = 0x7FC0                         # written by hand to the very pattern
+    del e
+    c = pool.filled((128, 4096), np.uint16, pat)
+    assert (c == 0x7FC0).all()

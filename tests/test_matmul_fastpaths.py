@@ -297,3 +297,126 @@ def test_nc_matmul_panels_choose_fma_or_multiply_add_each(threads, accumulate, r
         if accumulate and not s_nan:
             assert want[9, 67] == np.float32(2.0 ** -125 + 2.0 ** -147)
         assert_bits(acc.data, want, nan_either=np.isnan(want))
+
+
+# ---- matmul15 branch: every instruction-set path, thread count and edge shape -----------
+@pytest.fixture(params=["scalar", "avx2", "avx512"])
+def mm_isa(request):
+    """nc_matmul's kernels forced to one instruction set (lowered to the CPU's best when
+    it lacks it), restored to the automatic choice afterwards."""
+    from fastisa.nki import _pe
+    got = _pe.set_matmul_isa(request.param)
+    order = ["scalar", "avx2", "avx512"]
+    assert order.index(got) <= order.index(request.param)
+    yield got
+    _pe.set_matmul_isa("auto")
+
+
+_EDGE = [(1, 1, 1), (5, 3, 17), (7, 70, 200), (33, 128, 448), (128, 5, 64), (128, 128, 512),
+         (64, 9, 100)]
+
+
+def _edge_operands(rng, K, M, N, kind):
+    s = _bf(rng, (K, M + 3))[:, 2:2 + M]        # strided views, as SBUF tiles are sliced
+    m = _bf(rng, (K, N + 5))[:, 1:1 + N]
+    if kind == "tiny":       # products below float32's 2^-149 grid: the fallback order
+        s[K // 2, M // 2] = BF(2.0 ** -75)
+        m[K // 2, N // 2] = BF(2.0 ** -75)
+    elif kind == "huge":     # products beyond 2^128 (Inf), and a NaN operand
+        s[0, 0] = BF(2.0 ** 120)
+        m[0, N - 1] = BF(2.0 ** 20)
+        m[K - 1, 0] = BF(np.nan)
+    elif kind == "subnormal":   # a bfloat16 subnormal operand
+        s[K - 1, M - 1] = np.uint16(3).view(BF)
+    return s, m
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+@pytest.mark.parametrize("KMN", _EDGE)
+@pytest.mark.parametrize("kind", ["normal", "tiny", "huge", "subnormal"])
+def test_nc_matmul_every_isa_thread_count_and_shape(mm_isa, threads, KMN, kind, rng,
+                                                    monkeypatch):
+    """Each forced instruction-set path (scalar, AVX2, AVX-512 with its exactness check and
+    FMA kernel) x 1-3 threads x shapes whose K, M, N are not multiples of the blocking
+    (4 rows, 64 columns, 16 lanes), with operands that take the FMA kernel (normal bf16)
+    or the multiply-then-add fallback (tiny products, Inf/NaN, subnormals): the oracle's
+    bits, accumulating onto a start value and starting from +0."""
+    from fastisa.nki import _compute
+    monkeypatch.setattr(_compute, "THREADS", threads)
+    K, M, N = KMN
+    s, m = _edge_operands(rng, K, M, N, kind)
+    st, mv = T(s, "bfloat16"), T(m, "bfloat16")
+    s32, m32 = s.astype(np.float32), m.astype(np.float32)
+    start = rng.standard_normal((M, N)).astype(np.float32)
+    start.flat[::7] = np.float32(2.0 ** -125 + 2.0 ** -148)
+    for accumulate in (True, False):
+        acc = _psum((M, N))
+        acc.data[...] = start if accumulate else np.nan
+        with nl.use_target("trn3"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            nisa.nc_matmul(dst=acc, stationary=st, moving=mv, accumulate=accumulate)
+        with np.errstate(all="ignore"):
+            want = ref.nki_matmul(s32, m32, start if accumulate else
+                                  np.zeros((M, N), np.float32))
+        assert_bits(acc.data, want, nan_either=np.isnan(want))
+
+
+def test_nc_matmul_isa_names_and_the_environment(monkeypatch):
+    from fastisa._kernels import nki as k
+    from fastisa.errors import ConstraintError
+    from fastisa.nki import _pe
+    try:
+        assert _pe.set_matmul_isa("scalar") == "scalar"
+        assert k.matmul_isa() == 0
+        best = _pe.set_matmul_isa("auto")
+        assert best in ("scalar", "avx2", "avx512")
+        assert _pe.set_matmul_isa("avx512") == best or best != "avx512"
+        with pytest.raises(ConstraintError, match="set_matmul_isa: name must be one of"):
+            _pe.set_matmul_isa("sse9")
+        monkeypatch.setenv("FASTISA_MATMUL_ISA", "scalar")
+        _pe._init_key()
+        assert k.matmul_isa() == 0
+    finally:
+        _pe.set_matmul_isa("auto")
+
+
+@pytest.fixture(params=["scalar", "avx2", "avx512"])
+def tmm_isa(request):
+    """TMATMUL's float kernel forced to one instruction set (lowered to the CPU's best)."""
+    from fastisa.pto import _ops
+    got = _ops._set_matmul_isa(request.param)
+    order = ["scalar", "avx2", "avx512"]
+    assert order.index(got) <= order.index(request.param)
+    yield got
+    _ops._set_matmul_isa("auto")
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+@pytest.mark.parametrize("dt", ["float32", "bfloat16"])
+@pytest.mark.parametrize("mkn", [(70, 130, 200), (9, 64, 128), (128, 33, 64), (1, 1, 1),
+                                 (5, 300, 17), (13, 257, 130), (64, 128, 256)])
+def test_tmatmul_every_isa_thread_count_and_shape(tmm_isa, threads, dt, mkn, rng):
+    """matmul15 branch: each forced instruction set (the AVX-512 path packs B in 64-column
+    panels, reads A in place and writes dst directly when it can, K in chunks of 128) x
+    threads x shapes with row, column and K tails: reference.pto_matmul's bits, for
+    TMATMUL and TMATMUL_ACC (dst as the init tile), with a subnormal and a -0 operand."""
+    M, K, N = mkn
+    pad = lambda n: -(-n // 16) * 16  # noqa: E731
+    old = pto.get_num_threads()
+    try:
+        pto.set_num_threads(threads)
+        a = tile(dt, M, pad(K), loc=pto.TileType.Left, vr=M, vc=K, rng=rng)
+        b = tile(dt, K, pad(N), loc=pto.TileType.Right, vr=K, vc=N, rng=rng)
+        if dt == "float32":
+            a.valid[0, 0] = np.float32(1e-41)
+        b.valid[K - 1, N - 1] = b.valid.dtype.type(-0.0)
+        d = tile("float32", M, pad(N), loc=pto.TileType.Acc, vr=M, vc=N, rng=rng)
+        pto.TMATMUL(d, a, b)
+        pto_assert_bits(d.valid, ref.pto_matmul(a.valid, b.valid, np.float32), "TMATMUL")
+        c = tile("float32", M, pad(N), loc=pto.TileType.Acc, vr=M, vc=N, rng=rng)
+        init = c.valid.copy()
+        pto.TMATMUL_ACC(c, c, a, b)
+        pto_assert_bits(c.valid, ref.pto_matmul(a.valid, b.valid, np.float32, init=init),
+                        "TMATMUL_ACC")
+    finally:
+        pto.set_num_threads(old)

@@ -510,3 +510,246 @@ def test_16bit_transpose_every_simd_path(shape, cap):
         _kmove.set_simd_cap(old)
     assert (z[:, 2:2 + shape[0]] == x.T).all()
     assert (z[:, :2] == 0xABCD).all() and (z[:, 2 + shape[0]:] == 0xABCD).all()
+
+
+# ---- speed14b branch (issue 14): in-place stream shuffles and threaded decoding sums ----
+# nc_stream_shuffle(t, t, mask) moves the rows in place (fastisa._kernels.move.rows_inplace:
+# trees of the row map first, then each cycle through one saved row; large tiles split
+# their columns over the threads) instead of copying src first; dma_compute's decoding
+# path (a non-float32 operand) splits over the threads like the float32 one.
+def _map_oracle(a, m):
+    """Row r = old row m[r] (m[r] < 0 keeps row r): the semantics rows_inplace runs."""
+    want = a.copy()
+    keep = m >= 0
+    want[keep] = a[m[keep]]
+    return want
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_rows_inplace_any_map_same_bits_every_thread_count(threads):
+    rng = np.random.default_rng(40 + threads)
+    for trial in range(240):
+        R = int(rng.integers(1, 300))            # > 256 rows: the heap scratch
+        F = int(rng.choice([1, 2, 17, 64, 300]))
+        kind = trial % 4
+        if kind == 0:                            # any map with untouched rows
+            m = rng.integers(-1, R, R)
+        elif kind == 1:                          # a permutation: cycles only
+            m = rng.permutation(R)
+        elif kind == 2:                          # a partial permutation
+            m = rng.permutation(R)
+            m[rng.random(R) < 0.25] = -1
+        else:                                    # few sources: trees into cycles
+            m = rng.integers(0, max(1, R // 5), R)
+        m = m.astype(np.int32)
+        it = (np.uint8, np.uint16, np.uint32)[trial % 3]
+        a = rng.integers(0, 250, (R, F)).astype(it)
+        want = _map_oracle(a, m)
+        b = a.copy()
+        _kmove.rows_inplace(b, m, threads)
+        assert (b == want).all(), (trial, R, F)
+        wide = np.full((R, 2 * F + 1), 7, it)    # a strided view: the gaps stay
+        v = wide[:, 1::2]
+        v[...] = a
+        _kmove.rows_inplace(v, m, threads)
+        assert (v == want).all() and (wide[:, 0::2] == 7).all(), (trial, R, F)
+    a = rng.integers(0, 2**32, (128, 2048), dtype=np.uint64).astype(np.uint32)
+    m = rng.integers(0, 128, 128).astype(np.int32)
+    m[::7] = -1
+    b = a.copy()
+    _kmove.rows_inplace(b, m, threads)           # 2^18 elements: the column-split path
+    assert (b == _map_oracle(a, m)).all()
+
+
+def _inplace_shuffle_run(threads, on):
+    """In-place shuffles at every path (plans on: the full path stores a ShufflePlan and
+    later calls run it) against the oracle; returns the digests of the results."""
+    from fastisa.nki import _compute
+    _compute.set_num_threads(threads)
+    plans.clear()
+    out = []
+    try:
+        with plans.enabled_as(on):
+            rng = np.random.default_rng(9)
+            masks = [[(i + 5) % 32 for i in range(32)],            # the bench's rotation
+                     [int(v) if rng.random() > 0.2 else 255 for v in rng.integers(0, 32, 32)],
+                     [0] * 32, list(range(32)), [(i * 7 + 3) % 32 for i in range(32)]]
+            big = T(rng.standard_normal((128, 2048)).astype(np.float32), "float32")
+            small = T(_u16(rng, (128, 9)), "bfloat16")
+            byte = T(rng.integers(0, 256, (128, 33)).astype(np.uint8), "uint8")
+            for mask in masks:
+                for t, sl in ((big, slice(0, 128)), (small, slice(0, 128)),
+                              (small, slice(64, 128)), (byte, slice(32, 64)),
+                              (byte, slice(0, 96))):
+                    for _ in range(REPEAT):
+                        v = t[sl]
+                        before = t.data.copy()
+                        want = ref.nki_isa_stream_shuffle(v.data, v.data, mask)
+                        nisa.nc_stream_shuffle(v, v, mask)
+                        assert_rows = np.ones(t.data.shape[0], bool)
+                        assert_rows[sl] = False
+                        assert (np.ascontiguousarray(v.data).view(np.uint8)
+                                == np.ascontiguousarray(want).view(np.uint8)).all()
+                        assert (t.data[assert_rows].view(np.uint8)
+                                == before[assert_rows].view(np.uint8)).all()
+                out.append((_bits(big), _bits(small), _bits(byte)))
+            if on:
+                assert any(type(p) is _knki.ShufflePlan for p in _isaplan.CACHE.values())
+    finally:
+        _compute.set_num_threads(None)
+        plans.clear()
+    return out
+
+
+def test_in_place_shuffle_same_bits_every_path_and_thread_count():
+    runs = [_inplace_shuffle_run(n, on) for n in (1, 2, 3) for on in (True, False)]
+    assert all(r == runs[0] for r in runs)
+
+
+def test_in_place_shuffle_partial_overlap_still_copies():
+    """dst and src overlapping but not the same rows (src shifted by one quadrant): the
+    copy-first path, as before, on the plan path and the full path."""
+    rng = np.random.default_rng(10)
+    mask = [(i * 3 + 1) % 32 for i in range(32)]
+    for on in (True, False):
+        plans.clear()
+        with plans.enabled_as(on):
+            t = T(rng.standard_normal((128, 40)).astype(np.float32), "float32")
+            for _ in range(REPEAT):
+                want = ref.nki_isa_stream_shuffle(t.data[0:64], t.data[64:128], mask)
+                nisa.nc_stream_shuffle(t[0:64], t[64:128], mask)
+                assert (t.data[0:64].view(np.uint32) == want.view(np.uint32)).all()
+                want = ref.nki_isa_stream_shuffle(t.data[0:32], t.data[32:64], mask)
+                nisa.nc_stream_shuffle(t[0:32], t[32:64], mask)
+                assert (t.data[0:32].view(np.uint32) == want.view(np.uint32)).all()
+    plans.clear()
+
+
+def _decoding_sum_run(threads, on):
+    """dma_compute with decoded (non-float32) operands, each call repeated so that the
+    cached run also takes the DmaSumPlan hit; returns the digests of the results."""
+    from fastisa.nki import _compute
+    _compute.set_num_threads(threads)
+    plans.clear()
+    try:
+        with plans.enabled_as(on):
+            rng = np.random.default_rng(13)
+            shape = (128, 1031)                  # >= 2^16 elements: the threaded split
+            b0 = rng.standard_normal(shape).astype(BF16)
+            xb = T(b0.copy(), "bfloat16", nl.hbm)
+            xf = T(rng.standard_normal(shape).astype(np.float32), "float32", nl.hbm)
+            xh = T(rng.standard_normal(shape).astype(np.float16), "float16", nl.hbm)
+            srcs = [xb, xf, xh]
+            f32 = [ref.nki_to_f32(t.data, t.dtype.name) for t in srcs]
+            wb = ref.nki_round(ref.nki_isa_dma_compute(f32), "bfloat16").reshape(shape)
+            wf = ref.nki_isa_dma_compute(f32).reshape(shape)
+            db = T(np.zeros(shape, BF16), "bfloat16", nl.hbm)
+            df = T(np.zeros(shape, np.float32), "float32", nl.hbm)
+            out = []
+            for _ in range(REPEAT):
+                nisa.dma_compute(db, srcs, nl.add)       # bf16 dst, mixed sources
+                assert (db.data.view(np.uint16) == wb.view(np.uint16)).all()
+                nisa.dma_compute(df, srcs, nl.add)       # float32 dst, decoded sources
+                assert (df.data.view(np.uint32) == wf.view(np.uint32)).all()
+                xb.data[...] = b0
+                nisa.dma_compute(xb, srcs, nl.add)       # dst is a (bf16) source
+                assert (xb.data.view(np.uint16) == wb.view(np.uint16)).all()
+                xb.data[...] = b0
+                out.append((_bits(db), _bits(df)))
+            if on:
+                assert any(type(p) is _knki.DmaSumPlan for p in _isaplan.CACHE.values())
+            return out
+    finally:
+        _compute.set_num_threads(None)
+        plans.clear()
+
+
+def test_decoding_dma_compute_same_bits_every_path_and_thread_count():
+    runs = [_decoding_sum_run(n, on) for n in (1, 2, 3) for on in (True, False)]
+    assert all(r == runs[0] for r in runs)
+
+
+def test_shuffle_2_and_1_byte_tiles_threaded_same_bits():
+    """Tiles of >= 2^16 elements of 2- and 1-byte dtypes now take the threaded row copy
+    (the compute kernels' policy; it was >= 256 KiB): the same bits for every thread
+    count, path and mask as the oracle."""
+    masks = [[(i * 11 + 2) % 32 for i in range(32)], [0] * 32]
+    masks[0][5] = 255
+    res = []
+    for n in (1, 2, 3):
+        from fastisa.nki import _compute
+        _compute.set_num_threads(n)
+        try:
+            for on in (True, False):
+                plans.clear()
+                with plans.enabled_as(on):
+                    rng = np.random.default_rng(15)
+                    got = []
+                    for fmt, src in (("bfloat16", _u16(rng, (128, 600))),
+                                     ("uint8", rng.integers(0, 256, (128, 513)).astype(np.uint8))):
+                        s = T(src, fmt)
+                        d = T(np.zeros_like(src), fmt)
+                        for mask in masks:
+                            for _ in range(REPEAT):
+                                want = ref.nki_isa_stream_shuffle(d.data, s.data, mask)
+                                nisa.nc_stream_shuffle(d, s, mask)
+                                assert (d.data.view(np.uint8) == want.view(np.uint8)).all()
+                            got.append(_bits(d))
+                    res.append(got)
+        finally:
+            _compute.set_num_threads(None)
+            plans.clear()
+    assert len(res) == 6 and all(r == res[0] for r in res)
+
+
+def test_in_place_shuffle_takes_the_in_place_kernel(monkeypatch):
+    """The same rows (t, t) run rows_inplace on the full path and on the plan path (the
+    plan's hit does not hand the call back); other calls run rows."""
+    calls = []
+    for name in ("rows", "rows_inplace"):
+        real = getattr(_kmove, name)
+        monkeypatch.setattr(_kmove, name,
+                            lambda *a, _r=real, _n=name: (calls.append(_n), _r(*a))[1])
+    mask = [(i + 5) % 32 for i in range(32)]
+    t = T(np.arange(128 * 8, dtype=np.float32).reshape(128, 8), "float32")
+    d = T(np.zeros((128, 8), np.float32), "float32")
+    with plans.disabled():
+        nisa.nc_stream_shuffle(t, t, mask)
+        nisa.nc_stream_shuffle(d, t, mask)
+    assert calls == ["rows_inplace", "rows"]
+    plans.clear()
+    with plans.enabled_as(True):
+        nisa.nc_stream_shuffle(t, t, mask)                  # full path: stores the plan
+        r = _knki.hit_shuffle(t, t, mask)
+        assert r is not None and r is not False             # ran in place on the plan
+    plans.clear()
+    want = np.arange(128 * 8, dtype=np.float32).reshape(128, 8)
+    for _ in range(3):
+        want = ref.nki_isa_stream_shuffle(want, want, mask)
+    assert (t.data.view(np.uint32) == want.view(np.uint32)).all()
+
+
+def test_in_place_shuffle_3d_and_column_views():
+    """In place over a 3-D tile (rows of 4 x 75) and over a column slice (strided rows:
+    the columns outside keep their contents), on the plan and the full path."""
+    mask = [(i * 7 + 3) % 32 for i in range(32)]
+    mask[4] = 255
+    for on in (True, False):
+        plans.clear()
+        rng = np.random.default_rng(16)
+        with plans.enabled_as(on):
+            t3 = T(rng.standard_normal((128, 4, 75)).astype(np.float32), "float32")
+            t2 = T(rng.standard_normal((128, 50)).astype(np.float32), "float32")
+            for _ in range(REPEAT):
+                rows = t3.data.reshape(128, -1)
+                want = ref.nki_isa_stream_shuffle(rows, rows, mask)
+                nisa.nc_stream_shuffle(t3, t3, mask)
+                assert (t3.data.reshape(128, -1).view(np.uint32) == want.view(np.uint32)).all()
+                v = t2[:, 3:40]
+                before = t2.data.copy()
+                want = ref.nki_isa_stream_shuffle(v.data, v.data, mask)
+                nisa.nc_stream_shuffle(v, v, mask)
+                assert (v.data.view(np.uint32) == want.view(np.uint32)).all()
+                assert (t2.data[:, :3] == before[:, :3]).all()
+                assert (t2.data[:, 40:] == before[:, 40:]).all()
+    plans.clear()

@@ -317,8 +317,12 @@ def test_verify_tsel_a3_element_types():
             f"    return\n  }}\n}}\n")
     _err(text, "i16/i32/f16/bf16/f32", 6)
     asm.parse(text, arch="a5")
-    # the 2026-07 PTOAS takes bf16 on A2/A3 (TSelOp::verify)
-    asm.parse(text.replace("dtype=i8", "dtype=bf16"))
+    # the 2026-07 PTOAS allows bf16 on A2/A3 (ptoacc)
+    tb = _tile("vec", "bf16")
+    asm.parse(text.replace(f"%a = pto.alloc_tile : {t8}", f"%a = pto.alloc_tile : {tb}")
+              .replace(f"%d = pto.alloc_tile : {t8}", f"%d = pto.alloc_tile : {tb}")
+              .replace(f"{t8}, {t8}, {t8}) outs(%d : {t8})", f"{t8}, {tb}, {tb}) outs(%d : {tb})"),
+              arch="a3")
 
 
 def test_verify_tgather_compare_form_a3():

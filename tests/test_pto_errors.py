@@ -304,8 +304,9 @@ def test_memory_errors():
     with pytest.raises(AccessError, match="GlobalTensor: shape .* reaches element 299"):
         pto.GlobalTensor(np.zeros(100, np.float32), shape=(2, 16), strides=(284, 1))
     g = pto.GlobalTensor(np.zeros((8, 8), np.float32))
-    with pytest.raises(ConstraintError, match=r"TLOAD: src shape \(rows, cols\) must equal the tile "
-                       r"valid shape \(16, 16\), got \(8, 8\)"):
+    with pytest.raises(ConstraintError, match=r"TLOAD: src shape \(rows, cols\) must be at least "
+                       r"the tile valid shape \(16, 16\) \(the valid region is what moves\), "
+                       r"got \(8, 8\)"):
         pto.TLOAD(t, g)
     with pytest.raises(ConstraintError, match="TSTORE: dst.dtype must equal the tile dtype float32"):
         pto.TSTORE(pto.GlobalTensor(np.zeros((16, 16), np.float16)), t)

@@ -8,6 +8,7 @@
  *                       strides (dma_transpose: src strides permuted; any strided copy)
  *   fi_move_rows        dst row r = src row map[r] (map[r] < 0: row r untouched)
  *                       (nc_stream_shuffle)
+ *   fi_move_rows_inplace  the same with dst and src one array (no copy of it)
  *   fi_move_predicated  dst[p,i] = src[p,i] where (pred[p,i] != 0) != rev, else untouched
  *                       (tensor_copy_predicated; src stride 0 = a broadcast scalar)
  *   fi_move_gather      dst[p,j] = data[p, idx[p,j]] (nc_n_gather); status 1 when an
@@ -252,7 +253,7 @@ static inline void fi_move_rows(char *dst, ptrdiff_t dsp, ptrdiff_t dsf, const c
                                 ptrdiff_t ssp, ptrdiff_t ssf, const int32_t *map, int R,
                                 ptrdiff_t F, int itemsize, int nt) {
 #ifdef FASTISA_OPENMP
-    if ((ptrdiff_t)R * F * itemsize >= (1 << 18) && nt != 1 && R > 1) {
+    if ((ptrdiff_t)R * F >= (1 << 16) && nt != 1 && R > 1) {
 #pragma omp parallel for schedule(static) num_threads(nt > 0 ? nt : omp_get_max_threads())
         for (int r = 0; r < R; r++)
             if (map[r] >= 0)
@@ -278,6 +279,103 @@ static inline void fi_move_rows(char *dst, ptrdiff_t dsp, ptrdiff_t dsf, const c
         if (map[r] < 0) continue;
         fi_move_line(dst + r * dsp, dsf, src + (ptrdiff_t)map[r] * ssp, ssf, F, itemsize);
     }
+}
+
+/* ---- speed14b branch (issue 14): in-place row maps ---------------------------------
+ * fi_move_rows_inplace: nc_stream_shuffle with dst and src the same rows.  Row r becomes
+ * the old row map[r] (map[r] in [0, R), or < 0: row r untouched) without a copy of the
+ * array: the map is a functional graph (each row reads one row), so the moves are
+ * ordered so that each row is read by all its readers before it is overwritten -- first
+ * the rows no pending move still reads (a tree of the graph, leaves first), then each
+ * remaining cycle through one saved row.  Every row moves once (one pass, as the
+ * out-of-place copy).  Large arrays (>= 2^16 elements, nt != 1): the columns split into
+ * one block per thread, each running the same moves on its block (bit copies: the result
+ * is the same for every thread count).  Returns 0, or 1 when scratch memory could not be
+ * allocated (then nothing was written). */
+#include <stdlib.h>
+
+/* The move order of an in-place row map: ops[2k], ops[2k+1] = (dst row, src row), dst -1 =
+ * save the src row, src -1 = restore the saved row; returns the number of moves.  work:
+ * 2R ints of scratch; ops: room for 3R ints (R moves and at most R/2 saves). */
+static inline int fi_move_rows_order(const int32_t *map, int R, int *work, int *ops) {
+    int *pend = work, *stack = work + R, top = 0, n = 0;
+    /* pend[r]: the number of pending moves that read row r, plus a flag bit (1 << 30) while
+     * row r itself is still to be written */
+    for (int r = 0; r < R; r++) pend[r] = 0;
+    for (int r = 0; r < R; r++)
+        if (map[r] >= 0 && map[r] != r) { pend[map[r]]++; pend[r] |= 1 << 30; }
+    for (int r = 0; r < R; r++)
+        if (pend[r] == 1 << 30) stack[top++] = r;
+    while (top) {
+        int r = stack[--top], s = map[r];
+        ops[2 * n] = r; ops[2 * n + 1] = s; n++;
+        pend[r] &= ~(1 << 30);
+        if (--pend[s] == 1 << 30) stack[top++] = s;
+    }
+    /* what is left is pending rows with one pending reader each: disjoint cycles */
+    for (int c0 = 0; c0 < R; c0++) {
+        if (!(pend[c0] & (1 << 30))) continue;
+        ops[2 * n] = -1; ops[2 * n + 1] = c0; n++;
+        for (int cur = c0;;) {
+            int s = map[cur];
+            pend[cur] &= ~(1 << 30);
+            ops[2 * n] = cur; ops[2 * n + 1] = s == c0 ? -1 : s; n++;
+            if (s == c0) break;
+            cur = s;
+        }
+    }
+    return n;
+}
+
+static inline void fi_move_rows_ops(char *base, ptrdiff_t sp, ptrdiff_t sf, const int *ops,
+                                    int n, char *buf, ptrdiff_t f0, ptrdiff_t f1, int itemsize) {
+    char *b = base + f0 * sf;
+    char *k = buf + f0 * itemsize;
+    ptrdiff_t w = f1 - f0;
+    for (int j = 0; j < n; j++) {
+        int d = ops[2 * j], s = ops[2 * j + 1];
+        if (d < 0)
+            fi_move_line(k, itemsize, b + s * sp, sf, w, itemsize);
+        else if (s < 0)
+            fi_move_line(b + d * sp, sf, k, itemsize, w, itemsize);
+        else
+            fi_move_line(b + d * sp, sf, b + s * sp, sf, w, itemsize);
+    }
+}
+
+static inline int fi_move_rows_inplace(char *base, ptrdiff_t sp, ptrdiff_t sf,
+                                       const int32_t *map, int R, ptrdiff_t F, int itemsize,
+                                       int nt) {
+    if (R <= 0 || F <= 0) return 0;       /* nothing to move */
+    int local[5 * 256];
+    int *work = R <= 256 ? local : (int *)malloc(sizeof(int) * 5 * (size_t)R);
+    if (!work) return 1;
+    int *ops = work + 2 * R;
+    int n = fi_move_rows_order(map, R, work, ops), cyc = 0;
+    for (int j = 0; j < n; j++) cyc |= ops[2 * j] < 0;
+    char *buf = NULL;
+    if (cyc && !(buf = (char *)malloc((size_t)F * (size_t)itemsize))) {
+        if (work != local) free(work);
+        return 1;
+    }
+#ifdef FASTISA_OPENMP
+    if ((ptrdiff_t)R * F >= (1 << 16) && nt != 1 && F >= 64) {
+        int T = nt > 0 ? nt : omp_get_max_threads();
+        if (T > F / 32) T = (int)(F / 32);
+#pragma omp parallel for schedule(static) num_threads(T)
+        for (int t = 0; t < T; t++) {     /* column blocks on 16-element boundaries */
+            ptrdiff_t f0 = t ? (F * t / T) & ~(ptrdiff_t)15 : 0;
+            ptrdiff_t f1 = t == T - 1 ? F : (F * (t + 1) / T) & ~(ptrdiff_t)15;
+            if (f0 < f1) fi_move_rows_ops(base, sp, sf, ops, n, buf, f0, f1, itemsize);
+        }
+    } else
+#else
+    (void)nt;
+#endif
+    fi_move_rows_ops(base, sp, sf, ops, n, buf, 0, F, itemsize);
+    free(buf);
+    if (work != local) free(work);
+    return 0;
 }
 
 static inline int fi_move_nz(const char *p, int pwidth) {

@@ -1131,12 +1131,52 @@ static inline void fi_nki_matmul_row(float *out, const float *s, const float *v,
     }
 }
 
-/* Rows [mb, me) of out; s keeps its full row length M. */
+/* matmul15 branch: the instruction set the matmul kernels use, chosen once at run time:
+ * FI_MM_ISA_AUTO (the default: the best the CPU has), or forced (tests, the
+ * FASTISA_MATMUL_ISA environment variable read by fastisa.nki._compute) to
+ * FI_MM_ISA_SCALAR (the baseline build: no AVX), FI_MM_ISA_AVX2 (the multiply-then-add
+ * kernel compiled for AVX2) or FI_MM_ISA_AVX512 (AVX-512F, with the FMA kernel for exact
+ * products).  A level the CPU lacks is lowered to the best it has.  Every level computes
+ * each element with the same operations in the same order: the same bits. */
+#define FI_MM_ISA_AUTO (-1)
+#define FI_MM_ISA_SCALAR 0
+#define FI_MM_ISA_AVX2 1
+#define FI_MM_ISA_AVX512 2
+static int fi_nki_mm_isa_forced = FI_MM_ISA_AUTO;
+
+static inline int fi_nki_mm_cpu_isa(void) {
+    static int have = -1;
+    if (have < 0) {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
-__attribute__((target_clones("avx512f", "avx2", "default")))
+        __builtin_cpu_init();
+        have = (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))
+                   ? FI_MM_ISA_AVX512
+                   : __builtin_cpu_supports("avx2") ? FI_MM_ISA_AVX2 : FI_MM_ISA_SCALAR;
+#else
+        have = FI_MM_ISA_SCALAR;
 #endif
-static void fi_nki_matmul_f32_rows(float *out, const float *s, const float *v, int K, int M,
-                                   int N, int mb, int me, int zero) {
+    }
+    return have;
+}
+
+/* the level in use: the forced one capped at the CPU's, else the CPU's */
+static inline int fi_nki_mm_isa(void) {
+    int cpu = fi_nki_mm_cpu_isa(), f = fi_nki_mm_isa_forced;
+    return f >= 0 && f < cpu ? f : cpu;
+}
+
+/* set the level (FI_MM_ISA_AUTO or a level; returns the one now in use) */
+static inline int fi_nki_set_mm_isa(int level) {
+    fi_nki_mm_isa_forced = level < FI_MM_ISA_AUTO || level > FI_MM_ISA_AVX512 ? FI_MM_ISA_AUTO : level;
+    return fi_nki_mm_isa();
+}
+
+/* Rows [mb, me) of out; s keeps its full row length M.  The body is compiled three times
+ * (fi_nki_matmul_f32_rows_{512,avx2,base}) and fi_nki_matmul_f32_rows picks one by
+ * fi_nki_mm_isa(); -ffp-contract=off keeps every multiply and add separate in each. */
+static inline __attribute__((always_inline)) void fi_nki_matmul_f32_rows_body(
+        float *out, const float *s, const float *v, int K, int M, int N, int mb, int me,
+        int zero) {
     int m0 = mb;
     for (; m0 + FI_MM_RM <= me; m0 += FI_MM_RM) {
         int n0 = 0;
@@ -1166,6 +1206,34 @@ static void fi_nki_matmul_f32_rows(float *out, const float *s, const float *v, i
         if (zero) memset(out + (ptrdiff_t)m0 * N, 0, (size_t)N * 4);
         fi_nki_matmul_row(out, s, v, K, M, N, m0, 0);
     }
+}
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
+static __attribute__((target("avx512f"), noinline)) void fi_nki_matmul_f32_rows_512(
+        float *out, const float *s, const float *v, int K, int M, int N, int mb, int me,
+        int zero) {
+    fi_nki_matmul_f32_rows_body(out, s, v, K, M, N, mb, me, zero);
+}
+static __attribute__((target("avx2"), noinline)) void fi_nki_matmul_f32_rows_avx2(
+        float *out, const float *s, const float *v, int K, int M, int N, int mb, int me,
+        int zero) {
+    fi_nki_matmul_f32_rows_body(out, s, v, K, M, N, mb, me, zero);
+}
+#endif
+static __attribute__((noinline)) void fi_nki_matmul_f32_rows_base(
+        float *out, const float *s, const float *v, int K, int M, int N, int mb, int me,
+        int zero) {
+    fi_nki_matmul_f32_rows_body(out, s, v, K, M, N, mb, me, zero);
+}
+
+static void fi_nki_matmul_f32_rows(float *out, const float *s, const float *v, int K, int M,
+                                   int N, int mb, int me, int zero) {
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
+    int isa = fi_nki_mm_isa();
+    if (isa == FI_MM_ISA_AVX512) { fi_nki_matmul_f32_rows_512(out, s, v, K, M, N, mb, me, zero); return; }
+    if (isa == FI_MM_ISA_AVX2) { fi_nki_matmul_f32_rows_avx2(out, s, v, K, M, N, mb, me, zero); return; }
+#endif
+    fi_nki_matmul_f32_rows_base(out, s, v, K, M, N, mb, me, zero);
 }
 
 /* nt threads (0: OpenMP's default) over blocks of 4 rows; the split never changes a bit.
@@ -1292,12 +1360,7 @@ static __attribute__((target("avx512f,fma"), noinline)) void fi_nki_mm_fma512_co
 
 
 static inline int fi_nki_have_fma512(void) {
-    static int have = -1;
-    if (have < 0) {
-        __builtin_cpu_init();
-        have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-    }
-    return have;
+    return fi_nki_mm_isa() == FI_MM_ISA_AVX512;
 }
 #endif
 
@@ -1319,11 +1382,13 @@ static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v,
         if (T > 64) T = 64;
     }
 #endif
-    size_t per = (size_t)K * 64 + 16;
+    size_t per = (size_t)K * 64 + 16;      /* floats: a multiple of 64 bytes */
     float *pans = NULL;
-    if (vpan == NULL) {
-        pans = (float *)malloc((size_t)T * per * sizeof(float));
-        if (pans == NULL) { fi_nki_matmul_f32_z(out, s, v, K, M, N, nt, zero); return; }
+    void *pmem = NULL;
+    if (vpan == NULL) {     /* 64-byte aligned panels: no zmm load splits a cache line */
+        pmem = malloc((size_t)T * per * sizeof(float) + 64);
+        if (pmem == NULL) { fi_nki_matmul_f32_z(out, s, v, K, M, N, nt, zero); return; }
+        pans = (float *)(void *)(((uintptr_t)pmem + 63) & ~(uintptr_t)63);
     }
 #ifdef FASTISA_OPENMP
     if (T > 1 && npan >= 2 * T) {
@@ -1335,7 +1400,7 @@ static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v,
                                   pans ? pans + (size_t)omp_get_thread_num() * per : NULL,
                                   zero, nb, ne, vpan);
         }
-        free(pans);
+        free(pmem);
         return;
     }
     if (T > 1) {
@@ -1347,12 +1412,12 @@ static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v,
                                                pans ? pans + (size_t)t * per : NULL, zero,
                                                0, N, vpan);
         }
-        free(pans);
+        free(pmem);
         return;
     }
 #endif
     fi_nki_mm_fma512_cols(out, s, v, K, M, N, 0, M, pans, zero, 0, N, vpan);
-    free(pans);
+    free(pmem);
 #else
     (void)vpan;
     fi_nki_matmul_f32_z(out, s, v, K, M, N, nt, zero);
@@ -1398,19 +1463,62 @@ static __attribute__((target("avx512f"), unused)) void fi_nki_bf16_rows512(
     }
 }
 
+/* matmul15 branch: fi_nki_bf16_rows512 that also returns what fi_nki_exp_range would
+ * return for the decoded values (one pass instead of two): per element the biased
+ * exponent e (255 for a zero in the minimum), so a subnormal shows as a minimum of 0 and
+ * an Inf/NaN as a maximum of 255. */
+static __attribute__((target("avx512f"), unused)) int fi_nki_bf16_rows512_range(
+        const uint16_t *src, ptrdiff_t sp, int rows, int n, float *out, ptrdiff_t op,
+        int *emin, int *emax) {
+    __m512i lo = _mm512_set1_epi32(255), hi = _mm512_setzero_si512();
+    const __m512i absm = _mm512_set1_epi32(0x7fffffff), c255 = _mm512_set1_epi32(255);
+    uint32_t slo = 255, shi = 0;
+    for (int k = 0; k < rows; k++) {
+        const uint16_t *r = src + (ptrdiff_t)k * sp;
+        float *o = out + (ptrdiff_t)k * op;
+        int i = 0;
+        for (; i + 16 <= n; i += 16) {
+            __m512i x = _mm512_slli_epi32(_mm512_cvtepu16_epi32(
+                _mm256_loadu_si256((const __m256i *)(const void *)(r + i))), 16);
+            _mm512_storeu_si512((void *)(o + i), x);
+            __m512i a = _mm512_and_si512(x, absm);
+            __m512i e = _mm512_srli_epi32(a, 23);
+            __mmask16 z = _mm512_cmpeq_epi32_mask(a, _mm512_setzero_si512());
+            lo = _mm512_min_epu32(lo, _mm512_mask_mov_epi32(e, z, c255));
+            hi = _mm512_max_epu32(hi, e);
+        }
+        for (; i < n; i++) {
+            uint32_t u = (uint32_t)r[i] << 16, a = u & 0x7fffffffu, e = a >> 23;
+            o[i] = fi_bits_f32(u);
+            uint32_t el = a == 0 ? 255u : e;
+            slo = el < slo ? el : slo;
+            shi = e > shi ? e : shi;
+        }
+    }
+    uint32_t vlo = (uint32_t)_mm512_reduce_min_epu32(lo), vhi = (uint32_t)_mm512_reduce_max_epu32(hi);
+    slo = vlo < slo ? vlo : slo;
+    shi = vhi > shi ? vhi : shi;
+    *emin = (int)slo;
+    *emax = (int)shi;
+    return slo != 0 && shi != 255;
+}
+
 static inline void fi_nki_mm_panel(float *out, const float *s, int sok, int smin, int smax,
                                    const void *v, int vfmt, int visz, ptrdiff_t v_sp,
                                    ptrdiff_t v_sf, int K, int M, int N, int p, int zero,
                                    float *vbuf) {
-    int n0 = p * 64, vmin, vmax;
+    int n0 = p * 64, vmin, vmax, vok;
     float *pan = vbuf + (ptrdiff_t)p * K * 64;
     if (vfmt == FI_BFLOAT16 && v_sf == 1)
-        fi_nki_bf16_rows512((const uint16_t *)v + n0, v_sp, K, 64, pan, 64);
-    else
+        vok = fi_nki_bf16_rows512_range((const uint16_t *)v + n0, v_sp, K, 64, pan, 64,
+                                        &vmin, &vmax);
+    else {
         for (int k = 0; k < K; k++)
             fi_nki_decode(vfmt, (const char *)v + ((ptrdiff_t)k * v_sp + (ptrdiff_t)n0 * v_sf) * visz,
                           v_sf, 64, pan + (ptrdiff_t)k * 64);
-    if (sok && fi_nki_exp_range(pan, (ptrdiff_t)K * 64, &vmin, &vmax) &&
+        vok = fi_nki_exp_range(pan, (ptrdiff_t)K * 64, &vmin, &vmax);
+    }
+    if (sok && vok &&
         (smax == 0 || vmax == 0 || (smax + vmax <= 380 && smin + vmin >= 125)))
         fi_nki_mm_fma512_cols(out, s, NULL, K, M, N, 0, M, NULL, zero, n0, n0 + 64, vbuf);
     else
@@ -1435,13 +1543,16 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
         /* v decoded straight into the kernel's 64-column panels ([N / 64][K][64], vbuf
          * holds K * N floats), saving the row-major copy and the per-panel copy; the same
          * values, so the same bits.  Not exact products: decoded row-major again below. */
-        int smin, smax, vmin, vmax;
+        int smin, smax, vmin, vmax, sok;
         if (sfmt == FI_BFLOAT16 && s_sf == 1)
-            fi_nki_bf16_rows512((const uint16_t *)s, s_sp, K, M, sbuf, M);
-        else
+            sok = fi_nki_bf16_rows512_range((const uint16_t *)s, s_sp, K, M, sbuf, M, &smin,
+                                            &smax);
+        else {
             for (int k = 0; k < K; k++)
                 fi_nki_decode(sfmt, (const char *)s + (ptrdiff_t)k * s_sp * sisz, s_sf, M,
                               sbuf + (ptrdiff_t)k * M);
+            sok = fi_nki_exp_range(sbuf, (ptrdiff_t)K * M, &smin, &smax);
+        }
         {   /* speed15 branch: panels decoded, checked and computed one by one, by the
              * thread that computes them (fi_nki_mm_panel), when the panels are split over
              * threads or there is one thread; else (a few panels over several threads:
@@ -1455,7 +1566,6 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
             }
 #endif
             if (T == 1 || npan >= 2 * T) {
-                int sok = fi_nki_exp_range(sbuf, (ptrdiff_t)K * M, &smin, &smax);
 #ifdef FASTISA_OPENMP
                 if (T > 1) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(T)
@@ -1475,8 +1585,7 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
             for (int n0 = 0; n0 < N; n0 += 64)
                 fi_nki_decode(vfmt, (const char *)v + ((ptrdiff_t)k * v_sp + (ptrdiff_t)n0 * v_sf) * visz,
                               v_sf, 64, vbuf + ((ptrdiff_t)(n0 / 64) * K + k) * 64);
-        if (fi_nki_exp_range(sbuf, (ptrdiff_t)K * M, &smin, &smax) &&
-            fi_nki_exp_range(vbuf, (ptrdiff_t)K * N, &vmin, &vmax) &&
+        if (sok && fi_nki_exp_range(vbuf, (ptrdiff_t)K * N, &vmin, &vmax) &&
             (smax == 0 || vmax == 0 || (smax + vmax <= 380 && smin + vmin >= 125))) {
             fi_nki_matmul_fma(out, sbuf, NULL, K, M, N, nt, zero, vbuf);
             return;
@@ -1557,34 +1666,13 @@ static FI_NKI_NOINLINE void fi_nki_dma_sum_f32(float *dst, const float *const *s
     }
 }
 
-static inline void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src,
-                                  const int *fmt, const int *isz, int ns, ptrdiff_t n,
-                                  int nt) {
-    int all32 = dfmt == FI_FLOAT32;
-    for (int k = 0; k < ns && all32; k++) all32 = fmt[k] == FI_FLOAT32;
-    if (all32) {
-#ifdef FASTISA_OPENMP
-        /* a large sum: contiguous pieces of whole chunks, one per thread (each element's
-         * additions are the same whoever does them) */
-        if (n >= (1 << 16) && nt != 1) {
-            int T = nt > 0 ? nt : omp_get_max_threads();
-            ptrdiff_t nch = (n + FI_NKI_SUM_CH - 1) / FI_NKI_SUM_CH;
-#pragma omp parallel for schedule(static) num_threads(T)
-            for (int t = 0; t < T; t++) {
-                ptrdiff_t lo = nch * t / T * FI_NKI_SUM_CH, hi = nch * (t + 1) / T * FI_NKI_SUM_CH;
-                if (hi > n) hi = n;
-                if (lo < hi) fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, lo, hi);
-            }
-            return;
-        }
-#else
-        (void)nt;
-#endif
-        fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, 0, n);
-        return;
-    }
+/* Elements [lo, hi) of a sum with any formats: per chunk, decode each source to float32,
+ * add left to right, encode once (lo a multiple of FI_NKI_SUM_CH). */
+static inline void fi_nki_dma_sum_any(void *dst, int dfmt, int disz, const void *const *src,
+                                      const int *fmt, const int *isz, int ns, ptrdiff_t lo,
+                                      ptrdiff_t n) {
     float acc[FI_NKI_SUM_CH], t[FI_NKI_SUM_CH];
-    for (ptrdiff_t i0 = 0; i0 < n; i0 += FI_NKI_SUM_CH) {
+    for (ptrdiff_t i0 = lo; i0 < n; i0 += FI_NKI_SUM_CH) {
         int c = n - i0 < FI_NKI_SUM_CH ? (int)(n - i0) : FI_NKI_SUM_CH;
         fi_nki_decode(fmt[0], (const char *)src[0] + i0 * isz[0], 1, c, acc);
         for (int k = 1; k < ns; k++) {
@@ -1597,6 +1685,39 @@ static inline void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *con
         }
         fi_nki_encode_f32(dfmt, (char *)dst + i0 * disz, 1, c, acc);
     }
+}
+
+static inline void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src,
+                                  const int *fmt, const int *isz, int ns, ptrdiff_t n,
+                                  int nt) {
+    int all32 = dfmt == FI_FLOAT32;
+    for (int k = 0; k < ns && all32; k++) all32 = fmt[k] == FI_FLOAT32;
+#ifdef FASTISA_OPENMP
+    /* a large sum: contiguous pieces of whole chunks, one per thread (each element's
+     * additions are the same whoever does them); any formats (speed14b: the decoding
+     * path too) */
+    if (n >= (1 << 16) && nt != 1) {
+        int T = nt > 0 ? nt : omp_get_max_threads();
+        ptrdiff_t nch = (n + FI_NKI_SUM_CH - 1) / FI_NKI_SUM_CH;
+#pragma omp parallel for schedule(static) num_threads(T)
+        for (int t = 0; t < T; t++) {
+            ptrdiff_t lo = nch * t / T * FI_NKI_SUM_CH, hi = nch * (t + 1) / T * FI_NKI_SUM_CH;
+            if (hi > n) hi = n;
+            if (lo >= hi) continue;
+            if (all32)
+                fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, lo, hi);
+            else
+                fi_nki_dma_sum_any(dst, dfmt, disz, src, fmt, isz, ns, lo, hi);
+        }
+        return;
+    }
+#else
+    (void)nt;
+#endif
+    if (all32)
+        fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, 0, n);
+    else
+        fi_nki_dma_sum_any(dst, dfmt, disz, src, fmt, isz, ns, 0, n);
 }
 
 #endif /* FASTISA_NKI_H */

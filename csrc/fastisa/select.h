@@ -246,6 +246,95 @@ static inline unsigned fi__chunk_ge_mask(const uint16_t *x, int16_t t)
 #endif
 }
 
+/* speed15b branch (issue 15): the maxima of 16 consecutive 16-element chunks (256 bf16
+ * elements) at once with AVX-512BW; the same keys as fi__chunk_max, element for element. */
+#if defined(__GNUC__) && defined(__x86_64__)
+#include <immintrin.h>
+#define FI_SELECT_AVX512 1
+__attribute__((target("avx512f,avx512bw,avx512vl")))
+static inline void fi__chunk_max16_avx512(const uint16_t *x, int16_t *out, __m512i *nanacc)
+{
+    const __m512i m7 = _mm512_set1_epi16(0x7FFF), one = _mm512_set1_epi16(1);
+    const __m512i ones = _mm512_set1_epi16(-1);
+    __m512i z[8];
+    for (int i = 0; i < 8; i++) {
+        __m512i b = _mm512_loadu_si512((const void *)(x + 32 * i));
+        __m512i a = _mm512_and_si512(b, m7);
+        *nanacc = _mm512_max_epu16(*nanacc, a);
+        __m512i k = _mm512_xor_si512(b, _mm512_and_si512(_mm512_srai_epi16(b, 15), m7));
+        __mmask32 e = _mm512_cmpeq_epi16_mask(k, ones);
+        z[i] = _mm512_mask_add_epi16(k, e, k, one);   /* -1 (from -0) -> 0 */
+    }
+    /* z[i] holds chunks 2i (low 256 bits) and 2i+1 (high 256 bits) */
+    __m512i y[4];
+    for (int i = 0; i < 4; i++) {
+        __m512i A = _mm512_shuffle_i64x2(z[2 * i], z[2 * i + 1], _MM_SHUFFLE(2, 0, 2, 0));
+        __m512i B = _mm512_shuffle_i64x2(z[2 * i], z[2 * i + 1], _MM_SHUFFLE(3, 1, 3, 1));
+        y[i] = _mm512_max_epi16(A, B);  /* 128-bit lane l: chunk 4i + l, 8 partial maxima */
+    }
+    __m512i u0 = _mm512_max_epi16(_mm512_unpacklo_epi64(y[0], y[1]),
+                                  _mm512_unpackhi_epi64(y[0], y[1]));
+    __m512i u1 = _mm512_max_epi16(_mm512_unpacklo_epi64(y[2], y[3]),
+                                  _mm512_unpackhi_epi64(y[2], y[3]));
+    /* u0 lane l: [chunk l (4 partials) | chunk 4 + l]; u1 lane l: [chunk 8 + l | 12 + l] */
+    __m512 p = _mm512_shuffle_ps(_mm512_castsi512_ps(u0), _mm512_castsi512_ps(u1),
+                                 _MM_SHUFFLE(2, 0, 2, 0));
+    __m512 q = _mm512_shuffle_ps(_mm512_castsi512_ps(u0), _mm512_castsi512_ps(u1),
+                                 _MM_SHUFFLE(3, 1, 3, 1));
+    __m512i v = _mm512_max_epi16(_mm512_castps_si512(p), _mm512_castps_si512(q));
+    /* v lane l, 32-bit element j: chunk l + 4j (2 partials) */
+    v = _mm512_max_epi16(v, _mm512_srli_epi32(v, 16));
+    __m256i r = _mm512_cvtepi32_epi16(v);      /* position 4l + j: chunk l + 4j */
+    const __m256i perm = _mm256_setr_epi16(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14,
+                                           3, 7, 11, 15);
+    r = _mm256_permutexvar_epi16(perm, r);    /* position c: chunk c */
+    _mm256_storeu_si256((__m256i *)out, r);
+}
+
+__attribute__((target("avx512f,avx512bw,avx512vl")))
+static inline int fi__chunk_max_row_avx512(const uint16_t *row, int full, int16_t *b,
+                                           unsigned *nan)
+{
+    __m512i acc = _mm512_setzero_si512();
+    int c = 0;
+    for (; c + 16 <= full; c += 16)
+        fi__chunk_max16_avx512(row + 16 * c, b + c, &acc);
+    if (_mm512_cmpgt_epu16_mask(acc, _mm512_set1_epi16(0x7F80)))
+        *nan |= 1u;
+    return c;
+}
+
+/* -1: decide from the CPU on first use; 0: the portable code; 1: AVX-512BW */
+static int fi__select_simd = -1;
+static inline int fi__select_use_simd(void)
+{
+    if (fi__select_simd < 0) {
+        __builtin_cpu_init();
+        fi__select_simd = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")
+                          && __builtin_cpu_supports("avx512vl");
+    }
+    return fi__select_simd;
+}
+#endif
+
+/* Choose the chunk-maxima code of fi_topk_bf16: 1 AVX-512BW (where the CPU has it), 0 the
+ * portable code, -1 automatic.  Returns the previous choice.  The results are the same. */
+static inline int fi_select_set_simd(int mode)
+{
+#ifdef FI_SELECT_AVX512
+    int old = fi__select_simd;
+    if (mode > 0) {
+        fi__select_simd = -1;
+        mode = fi__select_use_simd();
+    }
+    fi__select_simd = mode;
+    return old;
+#else
+    (void)mode;
+    return 0;
+#endif
+}
+
 /* Top-k of ONE 16-partition group.  src points at the group's partition 0; partition p is
  * src + p*ps (elements), its snake elements are columns 0..cnt_p-1 (index = col*16 + p).
  * Result j goes to partition j % 16, free position j / 16 of val / idx.  Returns 1 when an
@@ -287,6 +376,10 @@ static inline int fi__topk_group(const uint16_t *src, ptrdiff_t ps, int n, int k
         const uint16_t *row = src + p * ps;
         int16_t *b = bm1 + (size_t)p * nch;
         int full = cnt[p] / 16, c = 0;
+#ifdef FI_SELECT_AVX512
+        if (fi__select_use_simd())
+            c = fi__chunk_max_row_avx512(row, full, b, &nan);   /* 16 chunks at a time */
+#endif
         for (; c < full; c++)
             b[c] = fi__chunk_max(row + 16 * c, &nan);
         if (16 * c < cnt[p]) {

@@ -1077,24 +1077,196 @@ static __attribute__((target("avx2,fma"), noinline)) void fi__tmm_rows_256(
 #endif
 static void fi__tmm_rows_any(const fi_tmm_ctx *c, int r0, int r1) { FI_TMM_ROWS_BODY }
 
-static void fi__tmm_job(const void *p, int r0, int r1) {
-    const fi_tmm_ctx *c = (const fi_tmm_ctx *)p;
-#ifdef FI__TMM_X86
+/* matmul15 branch: the instruction set of the float matmul, chosen once at run time (2:
+ * AVX-512F + FMA, 1: AVX2 + FMA, 0: the portable build), or forced lower by
+ * fi_tile_set_mm_isa (tests; -1 restores the automatic choice).  Every level computes
+ * each element as the same fma chain: the same bits. */
+static int fi_tile_mm_isa_forced = -1;
+static inline int fi_tile_mm_cpu_isa(void) {
     static int isa = -1;
     if (isa < 0) {
+#ifdef FI__TMM_X86
         __builtin_cpu_init();
         isa = (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) ? 2 :
               (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 1 : 0;
+#else
+        isa = 0;
+#endif
     }
+    return isa;
+}
+static inline int fi_tile_mm_isa(void) {
+    int cpu = fi_tile_mm_cpu_isa(), f = fi_tile_mm_isa_forced;
+    return f >= 0 && f < cpu ? f : cpu;
+}
+static inline int fi_tile_set_mm_isa(int level) {
+    fi_tile_mm_isa_forced = level < -1 || level > 2 ? -1 : level;
+    return fi_tile_mm_isa();
+}
+
+static void fi__tmm_job(const void *p, int r0, int r1) {
+    const fi_tmm_ctx *c = (const fi_tmm_ctx *)p;
+#ifdef FI__TMM_X86
+    int isa = fi_tile_mm_isa();
     if (isa == 2) { fi__tmm_rows_512(c, r0, r1); return; }
     if (isa == 1) { fi__tmm_rows_256(c, r0, r1); return; }
 #endif
     fi__tmm_rows_any(c, r0, r1);
 }
 
+#ifdef FI__TMM_X86
+#include <immintrin.h>
+/* matmul15 branch: the AVX-512 float matmul.  B decoded once into 64-column panels
+ * ([N / 64][K][64], 64-byte aligned: no 4 KiB-stride aliasing of B's rows, no split
+ * loads), the last N % 64 columns row-major; A read in place when it is contiguous
+ * float32 rows (else decoded); C written straight into dst when dst is contiguous
+ * float32 rows, there is no init tile and dst overlaps neither source (else a float32
+ * buffer).  4 rows x 64 columns in 16 zmm accumulators, K in chunks of FI_TMM_KC so a
+ * panel chunk stays in L1; the accumulators go to C between chunks (a float32 store and
+ * load: exact), so each element is still fma(a[i, k], b[k, j], acc) for k = 0, 1, ..,
+ * K-1 from +0: the bits of the plain loop for any blocking or thread split. */
+#define FI_TMM_KC 128
+typedef struct {
+    const float *A; ptrdiff_t lda;
+    const float *Bp; const float *Bt; int nt;     /* panels; tail [K][nt] */
+    float *C; ptrdiff_t ldc; int K, N;
+} fi_tmm512_ctx;
+
+static __attribute__((target("avx512f,fma"), noinline)) void fi__tmm512_rows(
+        const void *p, int r0, int r1) {
+    const fi_tmm512_ctx *c = (const fi_tmm512_ctx *)p;
+    const float *A = c->A;
+    ptrdiff_t lda = c->lda, ldc = c->ldc;
+    int K = c->K, N = c->N, np = N / 64;
+    for (int pn = 0; pn < np; pn++) {
+        const float *Bp = c->Bp + (ptrdiff_t)pn * K * 64;
+        for (int kb = 0; kb < K; kb += FI_TMM_KC) {
+            int ke = kb + FI_TMM_KC < K ? kb + FI_TMM_KC : K;
+            int m0 = r0;
+            for (; m0 + 4 <= r1; m0 += 4) {
+                float *o0 = c->C + (ptrdiff_t)m0 * ldc + pn * 64;
+                __m512 acc[4][4];
+                for (int i = 0; i < 4; i++)
+                    for (int j = 0; j < 4; j++)
+                        acc[i][j] = kb == 0 ? _mm512_setzero_ps()
+                                            : _mm512_loadu_ps(o0 + i * ldc + 16 * j);
+                const float *br = Bp + (ptrdiff_t)kb * 64;
+                const float *a0 = A + (ptrdiff_t)m0 * lda;
+                for (int k = kb; k < ke; k++, br += 64) {
+                    __m512 b0 = _mm512_load_ps(br), b1 = _mm512_load_ps(br + 16);
+                    __m512 b2 = _mm512_load_ps(br + 32), b3 = _mm512_load_ps(br + 48);
+                    for (int i = 0; i < 4; i++) {
+                        __m512 av = _mm512_set1_ps(a0[i * lda + k]);
+                        acc[i][0] = _mm512_fmadd_ps(av, b0, acc[i][0]);
+                        acc[i][1] = _mm512_fmadd_ps(av, b1, acc[i][1]);
+                        acc[i][2] = _mm512_fmadd_ps(av, b2, acc[i][2]);
+                        acc[i][3] = _mm512_fmadd_ps(av, b3, acc[i][3]);
+                    }
+                }
+                for (int i = 0; i < 4; i++)
+                    for (int j = 0; j < 4; j++) _mm512_storeu_ps(o0 + i * ldc + 16 * j, acc[i][j]);
+            }
+            for (; m0 < r1; m0++) {          /* the last rows: one at a time */
+                float *o = c->C + (ptrdiff_t)m0 * ldc + pn * 64;
+                const float *ar = A + (ptrdiff_t)m0 * lda;
+                __m512 acc[4];
+                for (int j = 0; j < 4; j++)
+                    acc[j] = kb == 0 ? _mm512_setzero_ps() : _mm512_loadu_ps(o + 16 * j);
+                for (int k = kb; k < ke; k++) {
+                    __m512 av = _mm512_set1_ps(ar[k]);
+                    const float *b = Bp + (ptrdiff_t)k * 64;
+                    for (int j = 0; j < 4; j++)
+                        acc[j] = _mm512_fmadd_ps(av, _mm512_load_ps(b + 16 * j), acc[j]);
+                }
+                for (int j = 0; j < 4; j++) _mm512_storeu_ps(o + 16 * j, acc[j]);
+            }
+        }
+    }
+    if (c->nt > 0) {                          /* the last N % 64 columns */
+        int n0 = np * 64, nt = c->nt;
+        for (int m = r0; m < r1; m++) {
+            float *o = c->C + (ptrdiff_t)m * ldc + n0;
+            const float *ar = A + (ptrdiff_t)m * lda;
+            for (int j = 0; j < nt; j++) o[j] = 0.0f;
+            for (int k = 0; k < K; k++) {
+                float av = ar[k];
+                const float *b = c->Bt + (ptrdiff_t)k * nt;
+                for (int j = 0; j < nt; j++) o[j] = __builtin_fmaf(av, b[j], o[j]);
+            }
+        }
+    }
+}
+
+static inline void fi__tmm_span(const fi_tile_arg *t, int R, int C, uintptr_t *lo, uintptr_t *hi) {
+    ptrdiff_t isz = (ptrdiff_t)fi_tile_itemsize(t->fmt);
+    ptrdiff_t a = (ptrdiff_t)(R - 1) * t->rs, b = (ptrdiff_t)(C - 1) * t->cs;
+    ptrdiff_t mn = (a < 0 ? a : 0) + (b < 0 ? b : 0), mx = (a > 0 ? a : 0) + (b > 0 ? b : 0);
+    *lo = (uintptr_t)t->p + (uintptr_t)(mn * isz);
+    *hi = (uintptr_t)t->p + (uintptr_t)((mx + 1) * isz);
+}
+
+static inline int fi__tmm_overlap(const fi_tile_arg *x, int xr, int xc, const fi_tile_arg *y,
+                                  int yr, int yc) {
+    uintptr_t a0, a1, b0, b1;
+    fi__tmm_span(x, xr, xc, &a0, &a1);
+    fi__tmm_span(y, yr, yc, &b0, &b1);
+    return a0 < b1 && b0 < a1;
+}
+
+static inline void *fi__tmm_alloc(size_t nfloat, void **mem) {
+    *mem = malloc(nfloat * sizeof(float) + 64);
+    return *mem ? (void *)(((uintptr_t)*mem + 63) & ~(uintptr_t)63) : NULL;
+}
+
+/* 0 when a buffer cannot be allocated (the caller falls back) */
+static inline int fi_tile_matmul_512(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, fi_tile_arg c,
+                                     int has_init, int M, int K, int N) {
+    int np = N / 64, nt = N - np * 64;
+    int a_in = a.fmt == FI_FLOAT32 && a.cs == 1;
+    int d_in = d.fmt == FI_FLOAT32 && d.cs == 1 && !has_init &&
+               !fi__tmm_overlap(&d, M, N, &a, M, K) && !fi__tmm_overlap(&d, M, N, &b, K, N);
+    void *ma = NULL, *mb = NULL, *mt = NULL, *mc = NULL, *mr = NULL, *m0 = NULL;
+    float *A = a_in ? (float *)a.p : (float *)fi__tmm_alloc((size_t)M * K + 1, &ma);
+    float *Bp = (float *)fi__tmm_alloc((size_t)np * K * 64 + 16, &mb);
+    float *Bt = nt ? (float *)fi__tmm_alloc((size_t)K * nt + 1, &mt) : NULL;
+    float *C = d_in ? (float *)d.p : (float *)fi__tmm_alloc((size_t)M * N + 1, &mc);
+    float *row = (float *)fi__tmm_alloc((size_t)N + 16, &mr);
+    float *C0 = has_init ? (float *)fi__tmm_alloc((size_t)M * N + 1, &m0) : NULL;
+    if (!A || !Bp || (nt && !Bt) || !C || !row || (has_init && !C0)) {
+        free(ma); free(mb); free(mt); free(mc); free(mr); free(m0);
+        return 0;
+    }
+    if (!a_in)
+        for (int i = 0; i < M; i++) fi_tile_load_f(a.fmt, fi_tile_at(&a, i, 0), a.cs, A + (ptrdiff_t)i * K, K);
+    for (int k = 0; k < K; k++) {
+        fi_tile_load_f(b.fmt, fi_tile_at(&b, k, 0), b.cs, row, N);
+        for (int p = 0; p < np; p++) memcpy(Bp + ((ptrdiff_t)p * K + k) * 64, row + p * 64, 256);
+        if (nt) memcpy(Bt + (ptrdiff_t)k * nt, row + np * 64, (size_t)nt * sizeof(float));
+    }
+    if (has_init)   /* the init (C0, a bias row) is read before any store */
+        for (int i = 0; i < M; i++) fi_tile_load_f(c.fmt, fi_tile_at(&c, i, 0), c.cs, C0 + (ptrdiff_t)i * N, N);
+    fi_tmm512_ctx ctx = {A, a_in ? a.rs : K, Bp, Bt, nt, C, d_in ? d.rs : N, K, N};
+    if (K == 0) {
+        for (int i = 0; i < M; i++) memset(C + (ptrdiff_t)i * ctx.ldc, 0, (size_t)N * sizeof(float));
+    } else
+        fi_tile_run_rows(fi__tmm512_rows, &ctx, M, (int)((int64_t)K * N < (1 << 30) ? (int64_t)K * N : (1 << 30)));
+    if (!d_in) {
+        if (has_init)       /* C0 + sum, one float32 addition after the chain */
+            for (size_t e = 0; e < (size_t)M * N; e++) C[e] = C0[e] + C[e];
+        for (int i = 0; i < M; i++) fi_tile_store_f(d.fmt, fi_tile_at(&d, i, 0), d.cs, C + (ptrdiff_t)i * N, N);
+    }
+    free(ma); free(mb); free(mt); free(mc); free(mr); free(m0);
+    return 1;
+}
+#endif
+
 /* 0 when the buffers cannot be allocated (the caller then runs the plain loop). */
 static inline int fi_tile_matmul_fast(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b,
                                       fi_tile_arg c, int has_init, int M, int K, int N) {
+#ifdef FI__TMM_X86
+    if (fi_tile_mm_isa() == 2 && M > 0 && N > 0 && fi_tile_matmul_512(d, a, b, c, has_init, M, K, N))
+        return 1;
+#endif
     float *A = (float *)malloc(((size_t)M * K + 1) * sizeof(float));
     float *B = (float *)malloc(((size_t)K * N + 1) * sizeof(float));
     float *C = (float *)malloc(((size_t)M * N + 1) * sizeof(float));

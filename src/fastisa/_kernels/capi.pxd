@@ -145,6 +145,10 @@ cdef extern from "nki.h" nogil:
                        int zero)
     void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src, const int *fmt,
                         const int *isz, int ns, Py_ssize_t n, int nt)
+    # matmul15 branch: the matmul kernels' instruction set (FI_MM_ISA_*: -1 auto, 0 scalar,
+    # 1 AVX2, 2 AVX-512)
+    int fi_nki_set_mm_isa(int level)
+    int fi_nki_mm_isa()
 
 
 # ---- tile.h (PTO tile kernels) ---------------------------------------------
@@ -202,6 +206,9 @@ cdef extern from "move.h" nogil:
     void fi_move_rows(char *dst, Py_ssize_t dsp, Py_ssize_t dsf, const char *src, Py_ssize_t ssp,
                       Py_ssize_t ssf, const int32_t *map, int R, Py_ssize_t F, int itemsize,
                       int nt)
+    # speed14b branch (issue 14): nc_stream_shuffle with dst and src one array
+    int fi_move_rows_inplace(char *base, Py_ssize_t sp, Py_ssize_t sf, const int32_t *map, int R,
+                             Py_ssize_t F, int itemsize, int nt)
     void fi_move_predicated(char *dst, Py_ssize_t dsp, Py_ssize_t dsf, const char *src,
                             Py_ssize_t ssp, Py_ssize_t ssf, const char *pred, Py_ssize_t psp,
                             Py_ssize_t psf, int pwidth, int rev, int P, Py_ssize_t F, int itemsize)

@@ -11,7 +11,7 @@ cimport numpy as cnp
 import numpy as np
 
 from fastisa._kernels.capi cimport (fi_move_strided, fi_move_rows, fi_move_predicated,
-                                    fi_move_gather, fi_move_nonzero)
+                                    fi_move_gather, fi_move_nonzero, fi_move_rows_inplace)
 
 cnp.import_array()
 
@@ -56,8 +56,9 @@ def strided(dst, src):
 
 def rows(dst, src, const int32_t[::1] rowmap, int threads=1):
     """Row r of dst (2-D) = row rowmap[r] of src (2-D, same free size); rowmap[r] < 0 skips.
-    threads: OpenMP threads when at least 256 KiB move (0: OpenMP's default); dst and src
-    must not overlap (the caller copies src first)."""
+    threads: OpenMP threads when dst has at least 2^16 elements (0: OpenMP's default); dst
+    and src must not overlap (the caller copies src first, or runs :func:`rows_inplace`
+    when they are the same rows)."""
     cdef cnp.ndarray d = <cnp.ndarray>dst
     cdef cnp.ndarray s = <cnp.ndarray>src
     cdef char *dp = <char *>cnp.PyArray_DATA(d)
@@ -69,6 +70,26 @@ def rows(dst, src, const int32_t[::1] rowmap, int threads=1):
     cdef int it = cnp.PyArray_ITEMSIZE(d)
     with nogil:
         fi_move_rows(dp, dsp, dsf, sp, ssp, ssf, &rowmap[0], R, F, it, threads)
+
+
+def rows_inplace(arr, const int32_t[::1] rowmap, int threads=1):
+    """Row r of arr (2-D) = the old row rowmap[r] of arr, rowmap[r] < 0 skips (every entry
+    < arr.shape[0]); no copy of arr is made (each row moves once, in an order that reads
+    every row before overwriting it).  threads: OpenMP threads when arr has at least 2^16
+    elements (0: OpenMP's default); the rows must not overlap each other.  Raises
+    MemoryError (nothing written) when scratch memory cannot be allocated."""
+    cdef cnp.ndarray a = <cnp.ndarray>arr
+    cdef char *p = <char *>cnp.PyArray_DATA(a)
+    cdef Py_ssize_t sp = cnp.PyArray_STRIDES(a)[0], sf = cnp.PyArray_STRIDES(a)[1]
+    cdef int R = a.shape[0]
+    cdef Py_ssize_t F = a.shape[1]
+    cdef int it = cnp.PyArray_ITEMSIZE(a), st
+    if rowmap.shape[0] != R:
+        raise ValueError("rows_inplace: rowmap must have one entry per row")
+    with nogil:
+        st = fi_move_rows_inplace(p, sp, sf, &rowmap[0], R, F, it, threads)
+    if st:
+        raise MemoryError("rows_inplace: no scratch memory for the row order")
 
 
 def predicated(dst, src, pred, int rev):

@@ -14,7 +14,7 @@ import numpy as np
 from fastisa._kernels.capi cimport (fi_nki_ew, fi_nki_reduce_args, fi_nki_init,
                                     fi_nki_elementwise, fi_nki_reduce, fi_nki_act,
                                     fi_nki_sin_scalar, fi_nki_matmul_f32, fi_nki_matmul,
-                                    fi_nki_dma_sum,
+                                    fi_nki_dma_sum, fi_nki_set_mm_isa, fi_nki_mm_isa,
                                     fi_nki_encode_f64_array)
 
 cnp.import_array()
@@ -161,10 +161,20 @@ def matmul_f32(float[:, ::1] out, const float[:, ::1] s, const float[:, ::1] v, 
         fi_nki_matmul_f32(&out[0, 0], &s[0, 0], &v[0, 0], K, M, N, threads)
 
 
+# matmul15 branch: matmul's float32 operand buffers, kept between calls (a fresh 320 KB
+# malloc per nc_matmul is an mmap and its page faults) and 64-byte aligned (a zmm load of
+# a misaligned panel splits a cache line).  A call takes the buffer (under the GIL) and
+# gives it back after the kernel, so concurrent calls from several threads each get
+# their own; only the largest one is kept.
+cdef void *_mm_mem = NULL
+cdef size_t _mm_cap = 0
+
+
 def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1, int zero=0):
     """out[M, N] += s[K, M].T @ v[K, N] with s / v 2-D arrays in their storage formats (any
     element strides): decoded to float32 in C, then the matmul_f32 kernel (same bits).
     zero=1: out = s.T @ v, every element starting from +0 (out's values are not read)."""
+    global _mm_mem, _mm_cap
     cdef const void *sp
     cdef const void *vp
     cdef Py_ssize_t s_sp, s_sf, v_sp, v_sf
@@ -175,17 +185,42 @@ def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1, int zero=
     if out.shape[0] != M or out.shape[1] != N or v.shape[0] != K:
         raise ValueError(f"matmul: shapes out ({out.shape[0]}, {out.shape[1]}), s ({K}, "
                          f"{M}), v ({v.shape[0]}, {v.shape[1]}) do not agree")
-    cdef float *sbuf = <float *>malloc(max(1, K * M) * sizeof(float))
-    cdef float *vbuf = <float *>malloc(max(1, K * N) * sizeof(float))
-    if sbuf == NULL or vbuf == NULL:
-        free(sbuf)
-        free(vbuf)
-        raise MemoryError("matmul: cannot allocate the float32 operand buffers")
+    cdef size_t ns = ((<size_t>max(1, K * M) + 15) // 16) * 16     # floats, 64-byte multiple
+    cdef size_t need = (ns + <size_t>max(1, K * N)) * sizeof(float) + 64
+    cdef void *mem = _mm_mem
+    cdef size_t cap = _mm_cap
+    _mm_mem = NULL
+    _mm_cap = 0
+    if mem == NULL or cap < need:
+        free(mem)
+        mem = malloc(need)
+        cap = need
+        if mem == NULL:
+            raise MemoryError("matmul: cannot allocate the float32 operand buffers")
+    cdef float *sbuf = <float *>(((<size_t>mem) + 63) & ~(<size_t>63))
+    cdef float *vbuf = sbuf + ns
     with nogil:
         fi_nki_matmul(&out[0, 0], sp, sfmt, sisz, s_sp, s_sf, vp, vfmt, visz, v_sp, v_sf,
                       K, M, N, threads, sbuf, vbuf, zero)
-    free(sbuf)
-    free(vbuf)
+    if _mm_mem == NULL or _mm_cap < cap:
+        free(_mm_mem)
+        _mm_mem = mem
+        _mm_cap = cap
+    else:
+        free(mem)
+
+
+def set_matmul_isa(int level=-1):
+    """matmul15 branch: the instruction set of the nc_matmul kernels (matmul, matmul_f32):
+    -1 the best the CPU has (the default), 0 the baseline build, 1 AVX2 (multiply then add),
+    2 AVX-512 (with the FMA kernel for exact products); a level the CPU lacks is lowered to
+    the best it has.  Returns the level now in use.  Results never depend on it."""
+    return fi_nki_set_mm_isa(level)
+
+
+def matmul_isa():
+    """The level set_matmul_isa describes, in use now."""
+    return fi_nki_mm_isa()
 
 
 def uniform_u32(const unsigned int[::1] w):
@@ -205,8 +240,8 @@ def uniform_u32(const unsigned int[::1] w):
 def dma_sum(dst, int dfmt, srcs, fmts, int threads=1):
     """dst[i] = ((srcs[0][i] + srcs[1][i]) + ...) in float32, rounded once to format dfmt.
     dst and every source: C-contiguous arrays with the same element count (at most 16
-    sources; fmts their format codes).  threads: OpenMP threads for a large all-float32
-    sum (0: OpenMP's default); the bits do not depend on it."""
+    sources; fmts their format codes).  threads: OpenMP threads for a sum of >= 2^16
+    elements, any formats (0: OpenMP's default); the bits do not depend on it."""
     cdef const void *sp[16]
     cdef int fm[16]
     cdef int isz[16]
@@ -422,10 +457,40 @@ cdef tuple _extent(int P, int F, tuple st, Py_ssize_t item):
 cdef object _TENSOR_CLASS = None
 
 
+# speed15b branch (issue 15): the byte offsets of NkiTensor's ``data`` / ``dtype`` /
+# ``buffer`` slots (its __slots__ member descriptors), so the key of an operand of exactly
+# that class reads them without three attribute lookups; -1 when the class has no such slot.
+cdef Py_ssize_t _OFF_DATA = -1, _OFF_DTYPE = -1, _OFF_BUFFER = -1
+
+cdef extern from "Python.h":
+    """
+    #include "structmember.h"
+    static Py_ssize_t fi_member_offset(PyObject *cls, const char *name) {
+        PyObject *d = PyDict_GetItemString(((PyTypeObject *)cls)->tp_dict, name);
+        if (d == NULL || Py_TYPE(d) != &PyMemberDescr_Type) return -1;
+        PyMemberDef *m = ((PyMemberDescrObject *)d)->d_member;
+        if (m->type != T_OBJECT_EX || (m->flags & READONLY)) return -1;
+        return m->offset;
+    }
+    static inline PyObject *fi_slot(PyObject *o, Py_ssize_t off) {
+        return *(PyObject **)((char *)o + off);        /* borrowed; NULL when unset */
+    }
+    """
+    Py_ssize_t fi_member_offset(object cls, const char *name)
+    PyObject *fi_slot(object o, Py_ssize_t off)
+
+cdef object _NDARRAY = np.ndarray
+
+
 def set_tensor_class(cls):
     """The NkiTensor class :func:`plan_key` describes by signature (others by type)."""
-    global _TENSOR_CLASS
+    global _TENSOR_CLASS, _OFF_DATA, _OFF_DTYPE, _OFF_BUFFER
     _TENSOR_CLASS = cls
+    _OFF_DATA = fi_member_offset(cls, b"data")
+    _OFF_DTYPE = fi_member_offset(cls, b"dtype")
+    _OFF_BUFFER = fi_member_offset(cls, b"buffer")
+    if _OFF_DATA < 0 or _OFF_DTYPE < 0 or _OFF_BUFFER < 0:
+        _OFF_DATA = _OFF_DTYPE = _OFF_BUFFER = -1
 
 
 cdef inline Py_ssize_t _oid(object o):
@@ -454,7 +519,31 @@ cdef int _put_sig(Py_ssize_t *w, int n, object t) except -1:
     view's elements cannot be resolved (the full path raises the view's own error)."""
     cdef cnp.ndarray a
     cdef int nd, i
+    cdef PyObject *pd
+    cdef PyObject *pt
+    cdef PyObject *pb
     tp = type(t)
+    if tp is _TENSOR_CLASS and _OFF_DATA >= 0:
+        # speed15b: the slots read in place (the same values t.data / t.dtype / t.buffer give)
+        pd = fi_slot(t, _OFF_DATA)
+        pt = fi_slot(t, _OFF_DTYPE)
+        pb = fi_slot(t, _OFF_BUFFER)
+        if pd != NULL and pt != NULL and pb != NULL and \
+                type(<object>pd) is _NDARRAY:
+            a = <cnp.ndarray><object>pd
+            nd = cnp.PyArray_NDIM(a)
+            if n + 4 + 2 * nd > _KEY_WORDS:
+                raise TypeError("plan_key: operand rank too high for a key")
+            w[n] = 1 | (4 * <bint>(cnp.PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE)) | (8 * nd)
+            w[n + 1] = <Py_ssize_t>pt
+            w[n + 2] = <Py_ssize_t>pb
+            w[n + 3] = _oid(tp)
+            n += 4
+            for i in range(nd):
+                w[n] = cnp.PyArray_DIMS(a)[i]
+                w[n + 1] = cnp.PyArray_STRIDES(a)[i]
+                n += 2
+            return n
     if tp is _TENSOR_CLASS or (_TENSOR_CLASS is not None and isinstance(t, _TENSOR_CLASS)):
         if tp is _TENSOR_CLASS:
             d = t.data
@@ -555,19 +644,110 @@ cdef inline object _val(EwPlan p, int s, object v):
     return v
 
 
+# ---- speed15b branch (issue 15): the hit paths' lookup without a bytes key -------------------
+# A direct-mapped memo of recent signatures in front of the plan dict: the key words are
+# hashed in C and compared word for word with the memo entry's; the entry keeps the dict's
+# own key (bytes, its hash cached) and its value, and counts as a hit only while the dict
+# still maps that key to that very value (so plans.clear(), a full cache emptied by
+# plans.store, or any other change of the dict is seen on the next call).  The entry holds
+# the plan, whose ``keep`` holds the objects the key's identities name, so those cannot be
+# reused by other objects while the entry exists.  A miss builds the bytes key as before.
+cdef enum:
+    _MEMO_SLOTS = 256
+    _MEMO_WORDS = 64
+
+cdef struct _MemoEntry:
+    int n
+    PyObject *key             # owned: the dict's key (bytes)
+    PyObject *val             # owned: the value it mapped to (a plan, or False)
+    Py_ssize_t w[_MEMO_WORDS]
+
+cdef _MemoEntry _MEMO[_MEMO_SLOTS]
+
+from cpython.ref cimport Py_XINCREF, Py_XDECREF
+from cpython.dict cimport PyDict_GetItem
+from libc.string cimport memcmp, memcpy
+
+
+cdef inline size_t _hash_words(const Py_ssize_t *w, int n) noexcept nogil:
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ <uint64_t>n
+    cdef int i
+    for i in range(n):
+        h = (h ^ <uint64_t>w[i]) * 0xFF51AFD7ED558CCDULL
+        h ^= h >> 29
+    return <size_t>(h % _MEMO_SLOTS)
+
+
+cdef object _lookup(Py_ssize_t *w, int n):
+    """The value _PLANS holds for the key of words w[:n], or None."""
+    cdef _MemoEntry *e
+    cdef PyObject *cur
+    cdef size_t slot = 0
+    if n <= _MEMO_WORDS:
+        slot = _hash_words(w, n)
+        e = &_MEMO[slot]
+        if e.n == n and e.key != NULL and memcmp(e.w, w, n * sizeof(Py_ssize_t)) == 0:
+            cur = PyDict_GetItem(_PLANS, <object>e.key)
+            if cur != NULL and cur == e.val:
+                return <object>cur
+    key = (<char *>w)[:n * sizeof(Py_ssize_t)]
+    p = _PLANS.get(key)
+    if p is not None and n <= _MEMO_WORDS:
+        e = &_MEMO[slot]
+        Py_XDECREF(e.key)
+        Py_XDECREF(e.val)
+        e.key = <PyObject *>key
+        e.val = <PyObject *>p
+        Py_XINCREF(e.key)
+        Py_XINCREF(e.val)
+        e.n = n
+        memcpy(e.w, w, n * sizeof(Py_ssize_t))
+    return p
+
+
+def memo_clear():
+    """Drop every memo entry (the plans themselves stay in their dict)."""
+    cdef int i
+    for i in range(_MEMO_SLOTS):
+        Py_XDECREF(_MEMO[i].key)
+        Py_XDECREF(_MEMO[i].val)
+        _MEMO[i].key = NULL
+        _MEMO[i].val = NULL
+        _MEMO[i].n = 0
+
+
+cdef inline object _data_of(object t):
+    """t.data, read in place for an NkiTensor (see _put_sig)."""
+    cdef PyObject *pd
+    if _OFF_DATA >= 0 and type(t) is _TENSOR_CLASS:
+        pd = fi_slot(t, _OFF_DATA)
+        if pd != NULL:
+            return <object>pd
+    return t.data
+
+
 def hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine):
     """tensor_scalar through its plan: None (no plan: take the full path, which stores the
     signature's plan), False (the signature has no plan, or this call needs the full path;
     nothing was written), or, when the plan ran, the (engine, instruction, cycles) the
     caller passes to cost.record -- True instead when recording would do nothing
     (fastisa.cost.record_idle)."""
-    key = plan_key(("tensor_scalar", op0, reverse0, op1, reverse1, engine), dst, data,
-                   operand0, operand1)
-    p = _PLANS.get(key)
+    cdef Py_ssize_t w[_KEY_WORDS]
+    w[0] = _oid("tensor_scalar")
+    w[1] = _oid(op0)
+    w[2] = _oid(reverse0)
+    w[3] = _oid(op1)
+    w[4] = _oid(reverse1)
+    w[5] = _oid(engine)
+    cdef int n = _put_sig(w, 6, dst)
+    n = _put_sig(w, n, data)
+    n = _put_sig(w, n, operand0)
+    n = _put_sig(w, n, operand1)
+    p = _lookup(w, n)
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep._run(dst.data, data.data, None, _val(ep, 0, operand0), _val(ep, 1, operand1),
+    if ep._run(_data_of(dst), _data_of(data), None, _val(ep, 0, operand0), _val(ep, 1, operand1),
                _THREADS() if ep.big else 1) is None:
         return False
     return _finish(ep, ("dst", "data"), (dst, data))
@@ -575,12 +755,19 @@ def hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine):
 
 def hit_tt(dst, data1, data2, op, engine):
     """tensor_tensor through its plan (returns as :func:`hit_ts`)."""
-    key = plan_key(("tensor_tensor", op, engine), dst, data1, data2)
-    p = _PLANS.get(key)
+    cdef Py_ssize_t w[_KEY_WORDS]
+    w[0] = _oid("tensor_tensor")
+    w[1] = _oid(op)
+    w[2] = _oid(engine)
+    cdef int n = _put_sig(w, 3, dst)
+    n = _put_sig(w, n, data1)
+    n = _put_sig(w, n, data2)
+    n = _put_sig(w, n, None)
+    p = _lookup(w, n)
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep._run(dst.data, data1.data, data2.data, None, None,
+    if ep._run(_data_of(dst), _data_of(data1), _data_of(data2), None, None,
                _THREADS() if ep.big else 1) is None:
         return False
     return _finish(ep, ("dst", "data1", "data2"), (dst, data1, data2))
@@ -588,12 +775,18 @@ def hit_tt(dst, data1, data2, op, engine):
 
 def hit_tc(dst, src, engine):
     """tensor_copy through its plan (returns as :func:`hit_ts`)."""
-    key = plan_key(("tensor_copy", engine), dst, src)
-    p = _PLANS.get(key)
+    cdef Py_ssize_t w[_KEY_WORDS]
+    w[0] = _oid("tensor_copy")
+    w[1] = _oid(engine)
+    cdef int n = _put_sig(w, 2, dst)
+    n = _put_sig(w, n, src)
+    n = _put_sig(w, n, None)
+    n = _put_sig(w, n, None)
+    p = _lookup(w, n)
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep._run(dst.data, src.data, None, None, None, _THREADS() if ep.big else 1) is None:
+    if ep._run(_data_of(dst), _data_of(src), None, None, None, _THREADS() if ep.big else 1) is None:
         return False
     return _finish(ep, ("dst", "src"), (dst, src))
 
@@ -648,7 +841,7 @@ def psum_replace(d, own, st, int old, unsigned int new):
     is not a whole-word range of own."""
     cdef Py_ssize_t n, i
     cdef unsigned int *w = _state_ptr(<cnp.ndarray>d, <cnp.ndarray>own, <cnp.ndarray>st, &n)
-    cdef unsigned int o = <unsigned int>old
+    cdef unsigned int o = <unsigned int>old, x
     if w == NULL:
         return False
     with nogil:
@@ -656,9 +849,12 @@ def psum_replace(d, own, st, int old, unsigned int new):
             for i in range(n):
                 w[i] = (w[i] & 0xFFFFFF00u) | new
         else:
+            # matmul15 branch: every word is stored (unchanged where the state is not
+            # old), a select the compiler vectorises; a conditional store it could not
+            # (2x the tutorial's [128, 512] float32 add before)
             for i in range(n):
-                if (w[i] & 0xFFu) == o:
-                    w[i] = (w[i] & 0xFFFFFF00u) | new
+                x = w[i]
+                w[i] = ((x & 0xFFFFFF00u) | new) if (x & 0xFFu) == o else x
     return True
 
 
@@ -669,7 +865,7 @@ def psum_replace(d, own, st, int old, unsigned int new):
 # fills in the data pointers, checks what depends on where the operands are in memory
 # (an overlap, the start partitions) and hands a call that fails such a check back to the
 # full path, which raises or copies exactly as it always does.
-from fastisa._kernels.capi cimport fi_move_strided, fi_move_rows
+from fastisa._kernels.capi cimport fi_move_strided, fi_move_rows, fi_move_rows_inplace
 from libc.stdint cimport int32_t
 
 cdef dict _ISA_PLANS = None
@@ -806,13 +1002,14 @@ def start_partition_of(arr):
 
 cdef class ShufflePlan:
     """nc_stream_shuffle of one signature and mask: row r of dst ([R, F] view) = row
-    rowmap[r] of src ([Rs, F] view); rowmap[r] < 0 leaves row r."""
+    rowmap[r] of src ([Rs, F] view); rowmap[r] < 0 leaves row r.  dst and src the same
+    rows (in place): fi_move_rows_inplace (speed14b), no copy of src."""
     cdef cnp.ndarray rowmap
     cdef tuple allowed
-    cdef int R, itemsize
+    cdef int R, Rs, itemsize
     cdef Py_ssize_t F, dsp, dsf, ssp, ssf
     cdef Py_ssize_t dlo, dhi, slo, shi
-    cdef bint big
+    cdef bint big, inplace_ok
     cdef readonly object rec
 
     def __init__(self, rowmap, tuple allowed, d_rows, s_rows, dst, src, tuple rec):
@@ -823,6 +1020,7 @@ cdef class ShufflePlan:
         self.rowmap = np.ascontiguousarray(rowmap, dtype=np.int32)
         self.allowed = allowed
         self.R = cnp.PyArray_DIMS(d)[0]
+        self.Rs = cnp.PyArray_DIMS(s)[0]
         self.F = cnp.PyArray_DIMS(d)[1]
         self.dsp, self.dsf = cnp.PyArray_STRIDES(d)[0], cnp.PyArray_STRIDES(d)[1]
         self.ssp, self.ssf = cnp.PyArray_STRIDES(s)[0], cnp.PyArray_STRIDES(s)[1]
@@ -833,7 +1031,12 @@ cdef class ShufflePlan:
             raise ValueError("ShufflePlan: the row views must start at their storage")
         _nd_extent(<cnp.ndarray>dst, &self.dlo, &self.dhi)
         _nd_extent(<cnp.ndarray>src, &self.slo, &self.shi)
-        self.big = self.R * self.F * self.itemsize >= (1 << 18)
+        self.big = self.R * self.F >= (1 << 16)    # the compute kernels' policy
+        # a call with dst and src at one address is in place when the two views are the
+        # same rows that do not overlap one another (fastisa.nki._move._same_rows)
+        self.inplace_ok = (self.R == self.Rs and self.dsp == self.ssp and self.dsf == self.ssf
+                           and (self.F <= 1 or abs(self.dsp) >= self.F * abs(self.dsf))
+                           and self.dsp != 0)
         self.rec = rec
 
     cdef bint _run(self, object dst, object src):
@@ -842,11 +1045,19 @@ cdef class ShufflePlan:
         if _start_partition(src) not in self.allowed or \
                 _start_partition(dst) not in self.allowed:
             return False             # the full path raises the start-partition error
+        cdef const int32_t *m = <const int32_t *>cnp.PyArray_DATA(self.rowmap)
+        cdef int st = 0
         if not _apart(pd, self.dlo, self.dhi, ps, self.slo, self.shi):
-            return False             # the full path copies src first
+            if not (pd == ps and self.inplace_ok):
+                return False         # the full path copies src first
+            if self.big:
+                nt = _ISA_THREADS()
+            with nogil:              # dst is src: the same rows, no copy (speed14b)
+                st = fi_move_rows_inplace(<char *>pd, self.dsp, self.dsf, m, self.R, self.F,
+                                          self.itemsize, nt)
+            return st == 0           # (no scratch memory: the full path raises)
         if self.big:
             nt = _ISA_THREADS()
-        cdef const int32_t *m = <const int32_t *>cnp.PyArray_DATA(self.rowmap)
         with nogil:
             fi_move_rows(<char *>pd, self.dsp, self.dsf, <const char *>ps, self.ssp, self.ssf,
                          m, self.R, self.F, self.itemsize, nt)

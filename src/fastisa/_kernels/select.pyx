@@ -9,6 +9,18 @@ from libc.stdint cimport uint16_t, uint32_t
 from fastisa._kernels.capi cimport (fi_topk_bf16, fi_max8_f32, fi_find_index8_f32,
                                     fi_match_replace8_f32)
 
+# speed15b branch (issue 15): the chunk-maxima code choice of fi_topk_bf16 (declared here,
+# not in capi.pxd: only this driver uses it)
+cdef extern from "select.h" nogil:
+    int fi_select_set_simd(int mode)
+
+
+def set_simd(int mode):
+    """Choose top-k's chunk-maxima pass: 1 AVX-512BW (when the CPU has it; else the
+    portable code), 0 the portable code, -1 automatic (the default).  Returns the previous
+    choice.  Results do not depend on it (tests/test_topk_simd.py runs both)."""
+    return fi_select_set_simd(mode)
+
 
 def topk_bf16(const uint16_t[:, :] src, int n, bint sorted, uint16_t[:, :] val,
               uint32_t[:, :] idx, int threads=0):

@@ -53,3 +53,6 @@ class TilePlan:
     record: tuple
     def __init__(self, op: int, nsrc: int, rev: int, R: int, C: int, dst: _Any, srcs: _Any,
                  rec: tuple, keep: _Any) -> None: ...
+
+# matmul15 branch: the float matmul's instruction set (-1 auto, 0 portable, 1 AVX2, 2 AVX-512)
+def set_matmul_isa(level: int = -1) -> int: ...

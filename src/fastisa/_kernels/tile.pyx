@@ -104,6 +104,19 @@ def matmul(unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
         fi_tile_matmul(da, aa, ba, ca, has, M, K, N)
 
 
+# matmul15 branch: the float matmul's instruction set (tests force each path)
+cdef extern from "tile.h" nogil:
+    int fi_tile_set_mm_isa(int level)
+
+
+def set_matmul_isa(int level=-1):
+    """The instruction set of matmul's float path: -1 the best the CPU has (the default),
+    0 the portable build, 1 AVX2 + FMA, 2 AVX-512F + FMA (B packed in 64-column panels);
+    a level the CPU lacks is lowered to the best it has.  Returns the level now in use.
+    Every level computes the same fma chains: the same bits."""
+    return fi_tile_set_mm_isa(level)
+
+
 def cvt(int mode, unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs,
         const unsigned char[::1] s, int sfmt, Py_ssize_t srs, Py_ssize_t scs, int R, int C):
     """dst[r, c] = round_mode(src[r, c]) converted to dst's format."""

@@ -144,6 +144,16 @@ def _shuffle_rowmap(instr, mask, Pd, Ps):
     return rowmap, None
 
 
+def _same_rows(d: np.ndarray, s: np.ndarray) -> bool:
+    """d and s ([R, F] row views) are the same rows, which do not overlap one another (the
+    in-place form ``nc_stream_shuffle(t, t, mask)``); the addresses alone decide, no
+    element is read.  Mirrored by ShufflePlan (fastisa._kernels.nki) on the plan path."""
+    if d.shape != s.shape or d.strides != s.strides or d.ctypes.data != s.ctypes.data:
+        return False
+    sp, sf = d.strides
+    return sp != 0 and (d.shape[1] <= 1 or abs(sp) >= d.shape[1] * abs(sf))
+
+
 def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int],
                       name: str | None = None) -> None:
     """Within each 32-partition quadrant: ``dst[32q + i] = src[32q + shuffle_mask[i]]``.
@@ -211,8 +221,12 @@ def nc_stream_shuffle(dst: NkiTensor, src: NkiTensor, shuffle_mask: Sequence[Int
     d, commit = _rows2(dst)
     s_rows = _c._rows(src)
     if np.may_share_memory(s_rows, d):
-        s_rows = np.array(s_rows, copy=True)      # rows are read before any is written
-    _k().rows(d, s_rows, rowmap, _threads())
+        if _same_rows(d, s_rows):       # dst is src: moved in place, no copy (speed14b)
+            _k().rows_inplace(d, rowmap, _threads())
+        else:                           # rows are read before any is written
+            _k().rows(d, np.array(s_rows, copy=True), rowmap, _threads())
+    else:
+        _k().rows(d, s_rows, rowmap, _threads())
     if commit is not None:
         commit()
     _cost.record("Vector", instr, max(MIN_II, dst.free_size))

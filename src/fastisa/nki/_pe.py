@@ -12,6 +12,7 @@ the module docstring of :mod:`fastisa.nki._compute`.  Source: the NKI docs and s
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
@@ -205,6 +206,30 @@ def _init_key():
     from .._kernels import nki as _k
     _k.set_tensor_class(NkiTensor)
     _key = _k.plan_key
+    env = os.environ.get("FASTISA_MATMUL_ISA", "").strip().lower()
+    if env:
+        set_matmul_isa(env)
+
+
+# ---- matmul15 branch: the matmul kernels' instruction set (tests force each path) --------
+_MM_ISAS = {"auto": -1, "scalar": 0, "avx2": 1, "avx512": 2}
+
+
+def set_matmul_isa(name: str = "auto") -> str:
+    """The instruction set nc_matmul's kernels use (``csrc/fastisa/nki.h``,
+    fi_nki_set_mm_isa): ``"auto"`` (the default: the best the CPU has, chosen at run
+    time), ``"avx512"`` (AVX-512F, with the FMA kernel where every product is exact),
+    ``"avx2"`` (the multiply-then-add kernel compiled for AVX2) or ``"scalar"`` (the
+    baseline build).  The environment variable ``FASTISA_MATMUL_ISA`` sets it at import.
+    A level the CPU lacks is lowered to the best it has; returns the level now in use.
+    Every level gives the same bits (each element: start + p_0 + ... + p_{K-1} in k
+    order); raises ConstraintError for another name."""
+    if name not in _MM_ISAS:
+        raise ConstraintError(f"set_matmul_isa: name must be one of {sorted(_MM_ISAS)}, got "
+                              f"{name!r}")
+    from .._kernels import nki as _k
+    got = _k.set_matmul_isa(_MM_ISAS[name])
+    return next(n for n, v in _MM_ISAS.items() if v == got)
 
 
 def _mm_plan(dst, stationary, moving, cyc, key):

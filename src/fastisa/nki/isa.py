@@ -34,7 +34,9 @@ import numpy as np
 
 from .. import cost as _cost
 from .. import dtypes as _dt
+from .. import plans as _plans
 from ..errors import ConstraintError, OverlapError
+from . import _isaplan as _pl
 from ._cast import from_f32, require_unpacked, to_f32
 from .enums import (dge_mode, engine, engine_name, gpsimd_engine, oob_mode, reduce_cmd,
                     scalar_engine, tensor_engine, unknown_engine, vector_engine)
@@ -127,10 +129,14 @@ def dma_copy(dst: NkiTensor, src: NkiTensor, priority: Int | None = None,
     Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     instr = "dma_copy"
-    if _dma_scalar_skip(instr, dst, src, oob_mode):
+    # speed15b branch: plain tensors without oob_mode / dge_mode (no access-pattern view,
+    # no mode) have nothing for the _dma module's mode handling to do -- skipped
+    plain = oob_mode is None and dge_mode is None and dst.__class__ is NkiTensor and \
+        src.__class__ is NkiTensor
+    if not plain and _dma_scalar_skip(instr, dst, src, oob_mode):
         return
     require_tensor(instr, "src", src)
-    if not _is_indirect(dst) and not isinstance(dst, _MaskedView):
+    if plain or (not _is_indirect(dst) and not isinstance(dst, _MaskedView)):
         require_tensor(instr, "dst", dst)   # oob_mode / dge_mode / indirect: the _dma module
     if dst.size != src.size:
         raise ConstraintError(f"{instr}: dst and src must have the same number of elements, got "
@@ -139,7 +145,7 @@ def dma_copy(dst: NkiTensor, src: NkiTensor, priority: Int | None = None,
         p = _int_param(instr, "priority", priority)
         if not 0 <= p <= 3:
             raise ConstraintError(f"{instr}: priority must be in [0, 3], got {p}")
-    if _dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
+    if not plain and _dma_copy_modes(instr, dst, src, oob_mode, dge_mode):
         return
     same = dst.dtype is src.dtype
     if not same:
@@ -307,6 +313,34 @@ def topk(val_dst: NkiTensor, idx_dst: NkiTensor, src: NkiTensor, n: Int, sorted:
     Cost: GpSimd ``4*n + k`` cycles (the groups run in parallel).
     """
     instr = "topk"
+    # speed15b branch (issue 15): every check below depends only on the operands' forms
+    # and on n and sorted, so a signature that passed them once runs _topk_run directly
+    # (which checks where the operands are in memory, the overlaps, on every call)
+    key = _pl.key(_TOPK_HEAD, (val_dst, idx_dst, src), (n, sorted)) if _pl.ON[0] else None
+    plan = _TOPK_PLANS.get(key) if key is not None else None
+    if plan is not None:
+        status = _topk_run(instr, val_dst, idx_dst, src, plan[0], plan[1], plan[2], n, sorted)
+    else:
+        status = _topk_checked(instr, val_dst, idx_dst, src, n, sorted)
+        if key is not None:
+            _plans.store(_TOPK_PLANS, key, (src.partitions, val_dst.free_size, (n + 15) // 16))
+    if status & 1:
+        warnings.warn(f"{instr}: src holds NaN among the first n = {n} snake elements; NaN "
+                      f"input is undefined behaviour (the NKI docs, page nki.isa.topk (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.isa.rst)): mask or replace it",
+                      RuntimeWarning, stacklevel=2)
+    # speed15 branch: the operands the record would infer from this frame (its tensor
+    # parameters in order, none named as written: fastisa.schedule._WRITE_NAMES), given
+    # directly -- the same events, without reading the frame's locals
+    _cost.record("GpSimd", instr, 4 * n + val_dst.free_size, reads=[val_dst, idx_dst, src],
+                 writes=[])
+
+
+_TOPK_HEAD = ("topk",)
+_TOPK_PLANS: dict = _plans.register({})
+
+
+def _topk_checked(instr, val_dst, idx_dst, src, n, sorted):
+    """topk's documented checks, then _topk_run; returns its status."""
     for pname, t in (("val_dst", val_dst), ("idx_dst", idx_dst), ("src", src)):
         require_tensor(instr, pname, t)
         require_buffer(instr, pname, t, ("sbuf",))
@@ -343,6 +377,12 @@ def topk(val_dst: NkiTensor, idx_dst: NkiTensor, src: NkiTensor, n: Int, sorted:
     if src.free_size < cols:
         raise ConstraintError(f"{instr}: src free size must be >= ceil(n/16) = {cols}, got "
                               f"{src.free_size} (shape {src.shape})")
+    return _topk_run(instr, val_dst, idx_dst, src, P, k, cols, n, sorted)
+
+
+def _topk_run(instr, val_dst, idx_dst, src, P, k, cols, n, sorted):
+    """topk on checked operand forms: the overlap checks (values: where the operands are),
+    the kernel; returns the kernel's status (bit 0: NaN seen)."""
     _no_overlap(instr, "val_dst", val_dst, "src", src)
     _no_overlap(instr, "idx_dst", idx_dst, "src", src)
     _no_overlap(instr, "val_dst", val_dst, "idx_dst", idx_dst)
@@ -366,14 +406,7 @@ def topk(val_dst: NkiTensor, idx_dst: NkiTensor, src: NkiTensor, n: Int, sorted:
     for arr, t in outs:
         if t is not None:
             t.data[...] = arr.view(t.dtype.np_dtype).reshape(t.shape)
-    if status & 1:
-        warnings.warn(f"{instr}: src holds NaN among the first n = {n} snake elements; NaN "
-                      f"input is undefined behaviour (the NKI docs, page nki.isa.topk (github.com/aws-neuron/aws-neuron-sdk, nki/api/nki.isa.rst)): mask or replace it",
-                      RuntimeWarning, stacklevel=2)
-    # speed15 branch: the operands the record would infer from this frame (its tensor
-    # parameters in order, none named as written: fastisa.schedule._WRITE_NAMES), given
-    # directly -- the same events, without reading the frame's locals
-    _cost.record("GpSimd", instr, 4 * n + k, reads=[val_dst, idx_dst, src], writes=[])
+    return status
 
 
 def _vector_operand(instr, param, t, lo=None, hi=None, rank=None):

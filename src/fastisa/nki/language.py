@@ -264,25 +264,30 @@ def _fill_value(fmt):
 _FILL_BITS: dict = {}
 
 
+def _fill_bits(fmt):
+    """(unsigned storage dtype, fill bits, the bits repeated to 8 bytes) of ``fmt``."""
+    bits = _FILL_BITS.get(fmt.name)
+    if bits is None:
+        one = np.full(1, _fill_value(fmt), fmt.np_dtype)
+        u = one.view(f"u{one.itemsize}")
+        v = int(u[0])
+        pat = 0
+        for i in range(0, 8, one.itemsize):
+            pat |= v << (8 * i)
+        bits = _FILL_BITS[fmt.name] = (u.dtype, v, pat)
+    return bits
+
+
 def _filled(shape, fmt) -> np.ndarray:
     """New storage of ``shape`` holding :func:`_fill_value` in every element: the same bits
     as ``np.full(shape, _fill_value(fmt), fmt.np_dtype)`` (the fill value converted once, per
     format), written by an unsigned-integer fill -- memset speed, where ``np.full`` on an
     ml_dtypes dtype converts element by element (issue 15)."""
-    bits = _FILL_BITS.get(fmt.name)
-    if bits is None:
-        one = np.full(1, _fill_value(fmt), fmt.np_dtype)
-        bits = _FILL_BITS[fmt.name] = (one.view(f"u{one.itemsize}").dtype,
-                                       int(one.view(f"u{one.itemsize}")[0]))
-    # speed15 branch: the storage of a large tensor comes from fastisa._kernels.pool (the
-    # memory of freed tensors of the same byte size, already paged in; every byte is
-    # overwritten by the fill below)
-    n = bits[0].itemsize
-    for d in shape:
-        n *= d
-    raw = (_pool.empty if n >= 65536 else np.empty)(shape, bits[0])
-    raw.fill(bits[1])                   # (np.empty of an ml_dtypes dtype zero-fills first)
-    return raw.view(fmt.np_dtype)
+    bits = _FILL_BITS.get(fmt.name) or _fill_bits(fmt)
+    # speed15 / speed15b branches: the storage comes from fastisa._kernels.pool, which
+    # fills it in C -- or, for a block of >= 64 KiB freed still holding exactly these bits
+    # (compared byte for byte when it was freed), hands it back without writing it again
+    return _pool.filled(shape, bits[0], bits[2]).view(fmt.np_dtype)
 
 
 def _check_shape(shape) -> tuple:
@@ -339,8 +344,13 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
     """
     pdim = 0
     if isinstance(shape, (tuple, list)):
-        marked = [i for i, d in enumerate(shape) if isinstance(d, _ParDim)]
-        pdim = marked[0] if marked else 0
+        for d in shape:     # speed15b: a loop, not a list comprehension (a frame per call)
+            if d.__class__ is not int:
+                for i, d in enumerate(shape):
+                    if isinstance(d, _ParDim):
+                        pdim = i
+                        break
+                break
     shape = _check_shape(shape)
     fmt = _dt.lookup(dtype)
     if isinstance(buffer, _alloc.Allocation):
@@ -408,12 +418,32 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
                                         fill=_FILL_BITS[fmt.name][1] if own is not data else None)
             if over is not None:        # placed at its first write (fastisa.nki._capacity)
                 _capacity.defer(m, own, over)
-        else:
-            weakref.finalize(own, m.release, buffer.name, charge)
+        else:       # speed15b: a weak reference's callback, not weakref.finalize (4x less)
+            r = weakref.ref(own, _released)
+            _RELEASE[id(r)] = (r, m, buffer.name, charge)
         if pdim:
             from .tensor import BLOCK_PDIM
             BLOCK_PDIM[data] = pdim
-    return NkiTensor(data, fmt, buffer, name)
+    # speed15b: the slots set directly -- what NkiTensor.__init__ checks holds by
+    # construction (data is a numpy array of fmt's storage dtype, buffer a Buffer)
+    t = _new_object(NkiTensor)
+    t.data, t.dtype, t.buffer, t.name = data, fmt, buffer, name
+    return t
+
+
+_new_object = object.__new__
+
+
+#: id of a weak reference to the storage of a live on-chip tensor made outside
+#: nki.simulate -> (the reference, the machine, buffer, bytes per partition) to release
+#: when Python frees the storage
+_RELEASE: dict = {}
+
+
+def _released(r) -> None:
+    ent = _RELEASE.pop(id(r), None)
+    if ent is not None:
+        ent[1].release(ent[2], ent[3])
 
 
 def _allocated(shape, fmt, al, name, address, pdim) -> NkiTensor:

@@ -1097,6 +1097,8 @@ def _self_overlaps(a: np.ndarray) -> bool:
     """Do two elements of the view ``a`` share a byte?  A quick sufficient test of
     disjointness first (the axes sorted by stride, each stride past the span of the
     smaller ones), then an exact test over the elements' byte offsets."""
+    if a.flags.c_contiguous:        # speed15b: C order, no element shares a byte
+        return False
     dims = [(abs(st), n) for st, n in zip(a.strides, a.shape) if n > 1]
     if a.size <= 1:
         return False
@@ -1156,14 +1158,26 @@ def require_dst(instr: str, param: str, t: NkiTensor, allow_repeats: bool = Fals
 
 def require_buffer(instr: str, param: str, t: NkiTensor, allowed) -> None:
     """``t.buffer`` must be one of ``allowed`` (Buffer objects or names)."""
-    names = {b.name if isinstance(b, Buffer) else _BUFFERS[b].name for b in allowed}
+    names = _ALLOWED_BUFFERS.get(allowed) if allowed.__class__ is tuple else None
+    if names is None:
+        names = {b.name if isinstance(b, Buffer) else _BUFFERS[b].name for b in allowed}
+        if allowed.__class__ is tuple and all(b.__class__ is str for b in allowed):
+            _ALLOWED_BUFFERS[allowed] = names       # speed15b: names resolved once
     if t.buffer.name not in names:
         raise ConstraintError(f"{instr}: {param} must be in {' or '.join(sorted(names))}, "
                               f"got {t.buffer.name}")
 
 
+_ALLOWED_BUFFERS: dict = {}
+_ALLOWED_DTYPES: dict = {}
+
+
 def require_dtype(instr: str, param: str, t: NkiTensor, allowed) -> None:
-    names = {_dt.lookup(a).name for a in allowed}
+    names = _ALLOWED_DTYPES.get(allowed) if allowed.__class__ is tuple else None
+    if names is None:
+        names = {_dt.lookup(a).name for a in allowed}
+        if allowed.__class__ is tuple and all(a.__class__ is str for a in allowed):
+            _ALLOWED_DTYPES[allowed] = names        # speed15b: names resolved once
     if t.dtype.name not in names:
         raise ConstraintError(f"{instr}: {param} dtype must be {' or '.join(sorted(names))}, "
                               f"got {t.dtype.name}")

@@ -14,6 +14,8 @@ silent wrong result).  Operand orders and attribute names: PTOAS
 
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 
 
@@ -61,11 +63,33 @@ def _cmp_mode(text):
 
 
 def _tcmp(P, name, outs, ins, a):
-    P.TCMP(outs[0], ins[0], ins[1], cmpMode=_cmp_mode(a.get("cmpMode")))
+    with _signless_mask(P, outs[0]) as dst:
+        P.TCMP(dst, ins[0], ins[1], cmpMode=_cmp_mode(a.get("cmpMode")))
 
 
 def _tcmps(P, name, outs, ins, a):
-    P.TCMPS(outs[0], ins[0], ins[1], cmpMode=_cmp_mode(a.get("cmpMode")))
+    with _signless_mask(P, outs[0]) as dst:
+        P.TCMPS(dst, ins[0], ins[1], cmpMode=_cmp_mode(a.get("cmpMode")))
+
+
+@contextlib.contextmanager
+def _signless_mask(P, dst):
+    """(ptoacc) The mask tile of pto.tcmp / tcmps.  pto-isa's TCMP writes a uint8_t mask
+    (docs/isa/TCMP.md "Output type must be uint8_t"); MLIR's ``i8`` is signless, and PTOAS
+    accepts an ``i8`` mask tile (test/tilelang_st/.../tcmp.pto: the golden is the packed
+    uint8 mask bytes cast to int8).  So an ``i8`` (fastisa int8) destination gets the
+    uint8 mask's bits: the instruction runs on a uint8 tile holding dst's bits, which are
+    then written back (elements it does not write keep their contents)."""
+    if not isinstance(dst, P.Tile) or dst.dtype != np.int8:
+        yield dst
+        return
+    u = P.Tile(dst.loc, "uint8", dst.rows, dst.cols, blayout=dst.blayout,
+               valid_row=P.DYNAMIC, valid_col=P.DYNAMIC)
+    u.set_valid_row(dst.valid_row)
+    u.set_valid_col(dst.valid_col)
+    u.data[...] = dst.data.view(np.uint8)
+    yield u
+    dst.data[...] = u.data.view(np.int8)
 
 
 def _tci(P, name, outs, ins, a):
@@ -441,3 +465,56 @@ def _tscatter(P, name, outs, ins, a):
 
 
 HANDLERS["tscatter"] = _tscatter
+
+
+# ---- ptoacc branch (issue 13): trowexpand* with a row-major one-column per-row operand ----
+def _row_operand_block(P, t, R):
+    """A RowMajor ``R x 32/sizeof(T)`` tile whose 32-byte block per row repeats ``t[i, 0]``:
+    the mode-2 operand pto-isa's TROWEXPAND* take (docs/isa/TROWEXPANDMUL.md)."""
+    w = 32 // t.dtype.itemsize
+    blk = P.Tile(P.TileType.Vec, t.format, max(R, 1), w, valid_row=R, valid_col=w)
+    blk.valid[...] = np.repeat(t.valid[:, :1], w, axis=1)
+    return blk
+
+
+def _trowexpand(P, name, outs, ins, a):
+    """pto.trowexpand{add,sub,mul,div,max,min,expdif} whose per-row operand is a RowMajor
+    tile with one valid column (``!pto.tile_buf<vec, 32x1xf32>``).  PTOAS accepts it: its
+    verifier (lib/PTO/IR/PTO.cpp ``verifyTRowExpandBinaryCore``) does not constrain the
+    expanded operand's shape, and its A5 TileLang template (lib/TileOps/
+    trowexpandmul_template.py) computes ``dst[r, c] = src0[r, c] op src1[r, 0]``.  pto-isa's
+    documented modes are a ColMajor ``[R, 1]`` operand or a RowMajor 32-byte block per row;
+    the CPU simulator's loop (include/pto/cpu/TRowExpandOp.hpp, ``c % src1.GetValidCol()``)
+    also reads ``src1[r, 0]`` for a one-column operand.  fastisa's Python API keeps the
+    documented modes; PTO-AS runs this form as mode 2 with the block ``src1[r, 0]`` repeated,
+    which is the same value.  Any other form takes the ordinary path."""
+    dst = outs[0]
+    if not isinstance(dst, P.Tile) or len(ins) < 2 or not all(isinstance(t, P.Tile)
+                                                           for t in ins[:2]):
+        return False
+    R, C = dst.valid_shape
+    src = list(ins[:2])
+    for k in (1, 0):
+        t, other = src[k], src[1 - k]
+        if (t.blayout == P.BLayout.RowMajor and t.valid_shape == (R, 1) and C != 1
+                and other.valid_shape == (R, C) and 32 // t.dtype.itemsize != 1):
+            src[k] = _row_operand_block(P, t, R)
+            getattr(P, name.upper())(dst, *src, *ins[2:])
+            return None
+    return False
+
+
+for _n in ("add", "sub", "mul", "div", "max", "min", "expdif"):
+    HANDLERS.setdefault("trowexpand" + _n, _trowexpand)
+
+
+#: Ops whose 0 x 0 destination valid region PTOAS accepts as "PyPTO's dual-AIV no-op replay
+#: marker: the op writes no elements" (lib/PTO/IR/PTO.cpp verifyRowReductionValidRegion
+#: with allowEmptyMarker, verifyColReductionValidRegion, TRowExpandOp and the
+#: trowexpand* binary verifier): PTO-AS runs them as no-ops, whatever the sources' shapes.
+#: The arg reductions (trowargmax ...) stay strict, as in PTOAS.
+EMPTY_MARKER_OPS = frozenset(
+    ["trowsum", "trowmax", "trowmin", "trowprod", "tcolsum", "tcolmax", "tcolmin", "tcolprod",
+     "trowexpand"] + ["trowexpand" + n for n in ("add", "sub", "mul", "div", "max", "min",
+                                                  "expdif")])
+# ---- end ptoacc ----

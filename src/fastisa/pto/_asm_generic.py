@@ -277,7 +277,7 @@ def _func_call(run, op):
     except KeyError:
         raise ConstraintError(f"func.call: no function @{callee} in the module") from None
     if f.body is None:
-        raise NotImplementedError(f"func.call: @{callee} is only declared (no body)")
+        f = _definition(run.module, f)
     args = [_value(run, t) for t in _percents(op, 1)]
     if len(args) != len(f.args):
         raise ConstraintError(f"func.call @{callee}: {len(args)} arguments, the function "
@@ -289,7 +289,9 @@ def _func_call(run, op):
     runs = [run.subblock]
     if kind == "vector" and _kernel_kind(run.func) is None:
         runs = list(range(shared["subblocks"]))
-    if kind is not None and _kernel_kind(run.func) is None:
+    # (ptoacc) a kernel function that returns values is an ordinary call: a core started
+    # by the entry gives nothing back (tools/ptobc/testdata/func_call_v0_roundtrip.pto)
+    if kind is not None and _kernel_kind(run.func) is None and not f.results:
         # the entry starts a core: cube and vector kernels run concurrently (their pipes
         # may go both ways); the run joins them when the entry returns
         for sb in runs:
@@ -324,6 +326,7 @@ def _start_core(run, f, args, sb):
     inner.env = {n: v for (n, _t), v in zip(f.args, args)}
     inner.returned = []
     inner.subblock = sb
+    inner.in_core_group = True          # ptoacc: pto.syncall needs to know
     run.shared.setdefault("pending", []).append(inner)
 
 
@@ -1017,6 +1020,9 @@ def _alloc_multi_tile(run, op):
     addr = _attr(op, "addr")
     vr, vc = _attr(op, "valid_row"), _attr(op, "valid_col")
     tiles = []
+    from ._asm_runner import physical_shape
+    if physical_shape(tt) != (tt.rows, tt.cols):
+        run.make_tile(tt, strict=True)              # raises pto-isa's AlignmentError
     for k in range(n):
         tile = run.make_tile(tt)
         if addr is not None:
@@ -1234,3 +1240,198 @@ def _comm_signal(run, op):
 _OPS.update({"pto.comm.tput": _comm_put_get, "pto.comm.tget": _comm_put_get,
              "pto.comm.tnotify": _comm_signal, "pto.comm.twait": _comm_signal,
              "pto.comm.ttest": _comm_signal})
+
+
+# ---- ptoacc branch (issue 13): declared helpers, the CTRL register ------------------------
+def _definition(module, decl):
+    """The body of a function the calling module only declares (``func.func private @h()``):
+    the one non-private definition of ``@h`` with the same signature elsewhere in the module
+    tree -- a sibling ``module {...}`` (PTOAS links the backend-partitioned modules of one
+    file: test/lit/pto/backend_partitioned_*, test/lit/vpto/backend_mixed_*).  None or
+    several candidates: NotImplementedError (fastisa does not link across files)."""
+    found = [g for g in module.funcs if g.name == decl.name and g.body is not None
+             and g.visibility != "private" and [t for _n, t in g.args] == [t for _n, t in
+                                                                              decl.args]
+             and tuple(g.results) == tuple(decl.results)]
+    if len(found) != 1:
+        raise NotImplementedError(
+            f"func.call: @{decl.name} is only declared (no body)" + (
+                f"; {len(found)} definitions in the module match it" if found else ""))
+    return found[0]
+
+
+#: ``pto.get_ctrl`` / ``pto.set_ctrl`` (PTOAS include/PTO/IR/VPTOOps.td GetCtrlOp /
+#: SetCtrlOp: read / write the 64-bit CTRL special register, i64) and ``pto.sbitset0`` /
+#: ``sbitset1`` (clear / set bit ``n`` of an i64 scalar).  The register's bits select modes
+#: of later instructions (e.g. stochastic rounding, SPR.CTRL[50], pto-isa docs/isa/TQUANT.md)
+#: that fastisa does not model, so the register is kept per core (starting at
+#: CTRL_RESET = 0, fastisa's value: the reset value is not documented) and a tile instruction
+#: run while it differs from CTRL_RESET raises NotImplementedError, never a silently wrong
+#: result; a program that saves CTRL, changes it and restores it runs.
+CTRL_RESET = 0
+
+
+def _ctrl_key(run):
+    return (_kernel_kind(run.func), run.subblock)
+
+
+def ctrl_changed(run):
+    """Whether this core's CTRL register differs from CTRL_RESET."""
+    return run.shared.get("ctrl", {}).get(_ctrl_key(run), CTRL_RESET) != CTRL_RESET
+
+
+def _get_ctrl(run, op):
+    v = run.shared.get("ctrl", {}).get(_ctrl_key(run), CTRL_RESET)
+    _bind_results(run, op, [v - (1 << 64) if v >> 63 else v])          # an i64 value
+
+
+def _set_ctrl(run, op):
+    ps = _percents(op, 0)
+    if len(ps) != 1:
+        raise ConstraintError(f"{op.name}: expected one i64 operand, got {len(ps)}")
+    v = _value(run, ps[0])
+    if isinstance(v, (float, np.floating)) or not isinstance(v, (int, np.integer)):
+        raise ConstraintError(f"{op.name}: the operand must be an i64 integer, got {v!r}")
+    run.shared.setdefault("ctrl", {})[_ctrl_key(run)] = int(v) & (1 << 64) - 1
+
+
+def _sbitset(bit):
+    def run_(run, op):
+        ps = _percents(op, 0)
+        if len(ps) != 2:
+            raise ConstraintError(f"{op.name}: expected two i64 operands (value, bit), got "
+                                  f"{len(ps)}")
+        v, n = (int(_value(run, t)) for t in ps)
+        if not 0 <= n < 64:
+            raise ConstraintError(f"{op.name}: bit must be in [0, 63], got {n}")
+        v &= (1 << 64) - 1
+        v = v | (1 << n) if bit else v & ~(1 << n)
+        _bind_results(run, op, [v - (1 << 64) if v >> 63 else v])      # an i64 value
+    return run_
+
+
+def _syncall(run, op):
+    """``pto.syncall(...) mode = hard|soft, core_type = ...`` (PTOAS PTOOps.td SyncAllOp,
+    pto-isa docs/isa/SYNCALL.md): a barrier of every participating core.  fastisa's PTO-AS
+    runs one block (``pto.get_block_num`` is 1), so outside a mixed AIC/AIV core group the
+    only participant has arrived and the barrier returns at once; the CPU simulator's
+    SYNCALL is a no-op as well (include/pto/common/cpu_stub.hpp ``SYNCALL_IMPL`` /
+    ``SYNCALL_SOFT_IMPL``), and, as there, the soft mode's GM / UB / L1 workspace is not
+    written.  Inside a core group started by the entry (cube and vector kernels taking
+    turns) the barrier would have to order them: NotImplementedError."""
+    _check_syncall(run, op)
+    if getattr(run, "in_core_group", False):
+        raise NotImplementedError("pto.syncall: a barrier across the simulated AIC/AIV cores "
+                                  "of a mixed kernel is not modelled, so this program cannot "
+                                  "run")
+
+
+def _check_syncall(run, op):
+    """SyncAllOp's verifier (PTOAS lib/PTO/IR/PTO.cpp ``SyncAllOp::verify``): hard mode takes
+    no operands; soft mode a GM workspace plus a UB (vec) tile for aiv_only, an L1 (mat)
+    tile for aic_only, both for mix, and an optional i32 used_cores."""
+    from ._asm_runner import _PartView, _Pointer, _TensorView
+    mode = (_attr(op, "mode") or "").rsplit("<", 1)[-1].rstrip(">").strip()
+    core = (_attr(op, "core_type") or "").rsplit("<", 1)[-1].rstrip(">").strip()
+    if mode not in ("hard", "soft") or core not in ("aiv_only", "aic_only", "mix"):
+        raise ConstraintError(f"{op.name}: expects mode = #pto.sync_all_mode<hard|soft> and "
+                              f"core_type = #pto.sync_core_type<aiv_only|aic_only|mix>, got "
+                              f"mode {mode or 'missing'}, core_type {core or 'missing'}")
+    gm = ub = l1 = used = 0
+    for t in _percents(op, 1):
+        v = _value(run, t)
+        if isinstance(v, (_PartView, _TensorView, _Pointer)):
+            gm += 1
+        elif isinstance(v, run.P.Tile) and v.loc == run.P.TileType.Vec:
+            ub += 1
+        elif isinstance(v, run.P.Tile) and v.loc == run.P.TileType.Mat:
+            l1 += 1
+        elif isinstance(v, (int, np.integer)):
+            used += 1
+        else:
+            raise ConstraintError(f"{op.name}: operand %{t.text[1:]} is not a GM workspace, a "
+                                  f"vec / mat tile workspace or an i32 used_cores")
+    if mode == "hard":
+        if gm or ub or l1 or used:
+            raise ConstraintError(f"{op.name}: expects hard syncall to have no workspace "
+                                  f"operands or used_cores")
+        return
+    need = {"aiv_only": (1, 0, "soft AIV-only syncall to use gm_workspace + ub_workspace"),
+            "aic_only": (0, 1, "soft AIC-only syncall to use gm_workspace + l1_workspace"),
+            "mix": (1, 1, "soft mixed syncall to use gm_workspace + ub_workspace + "
+                          "l1_workspace")}[core]
+    if gm != 1 or (ub, l1) != need[:2] or used > 1:
+        raise ConstraintError(f"{op.name}: expects {need[2]} (and an optional i32 "
+                              f"used_cores), got {gm} GM, {ub} vec, {l1} mat workspaces and "
+                              f"{used} scalars")
+
+
+def _prefetch_async(run, op):
+    """``pto.tprefetch_async(%src, %ctx)`` (PTOAS PTOOps.td TPrefetchAsyncOp: an L2-cache
+    prefetch through SDMA): no data changes; the event is complete at once, as the CPU
+    simulator's TPREFETCH_ASYNC_IMPL (include/pto/cpu/TPrefetchAsync.hpp: "The L2 cache
+    concept does not exist in CPU simulation", Wait/Test return true).  PTOAS's verifier
+    (TPrefetchAsyncOp::verify): src is a flat contiguous 1-D GM view."""
+    from ._asm_runner import _PartView, _TensorView
+    ps = _percents(op, 1)
+    src = _value(run, ps[0]) if ps else None
+    shape, strides = (src.sizes, src.tv.strides) if isinstance(src, _PartView) else (
+        (src.shape, src.strides) if isinstance(src, _TensorView) else (None, None))
+    if shape is None or len(shape) != 1 or strides[-1] != 1:
+        raise ConstraintError(f"{op.name}: expects src to be a static flat contiguous logical "
+                              f"1D GM memref")
+    for t in ps[1:]:
+        _value(run, t)
+    _bind_results(run, op, ["async_event"])
+
+
+def _prefetch_context(run, op):
+    """``pto.make_prefetch_async_context(%workspace)`` / ``pto.get_prefetch_async_session``:
+    handles (the CPU simulator keeps the workspace pointer and never touches it).  The
+    workspace is an 8-bit integer GM pointer (MakePrefetchAsyncContextOp::verify)."""
+    from ._asm_runner import _Pointer
+    for t in _percents(op):
+        v = _value(run, t)
+        if "make" in op.name and isinstance(v, _Pointer) and v.np_dtype.itemsize != 1:
+            raise ConstraintError(f"{op.name}: expects workspace element type to be an 8-bit "
+                                  f"integer")
+    _bind_results(run, op, ["prefetch_async_context" if "make" in op.name
+                            else "async_session"])
+
+
+def _tgetval(run, op):
+    """``%v = pto.tgetval ins(%tile, %offset : type, index) outs : T`` (PTOAS PTOOps.td
+    TGetValOp, C++ ``GETVAL``: ``Tile::GetValue(offset)``, element ``offset`` of the tile's
+    storage, pto_tile.hpp).  A tile PTO-AS padded (:func:`fastisa.pto._asm_runner.
+    physical_shape`) is addressed in the declared dense layout: offset ``r * cols + c`` of
+    the PTOAS type (``c * rows + r`` column-major) is element (r, c)."""
+    ps = _percents(op, 1)
+    if len(ps) != 2:
+        raise ConstraintError(f"{op.name}: expected ins(%tile, %offset), got {len(ps)} operands")
+    tile, off = _value(run, ps[0]), _value(run, ps[1])
+    if not isinstance(tile, run.P.Tile):
+        raise NotImplementedError(f"{op.name}: only a tile source runs")
+    if isinstance(off, (float, np.floating)) or not isinstance(off, (int, np.integer)):
+        raise ConstraintError(f"{op.name}: offset must be an integer, got {off!r}")
+    off = int(off)
+    declared = getattr(tile, "declared_shape", None)
+    if declared is not None:
+        dr, dc = declared
+        if not 0 <= off < dr * dc:
+            raise AccessError(f"{op.name}: offset must be in [0, {dr * dc}) (the tile's "
+                              f"{dr} x {dc} storage), got {off}")
+        r, c = divmod(off, dc) if tile.blayout == run.P.BLayout.RowMajor else divmod(off, dr)[::-1]
+        v = tile.data[r, c].copy()
+    else:
+        v = tile.GetValue(off)
+    _bind_results(run, op, [int(v) if v.dtype.kind in "iub" else v])
+
+
+_OPS["pto.tgetval"] = _tgetval
+_OPS.update({"pto.tprefetch_async": _prefetch_async,
+             "pto.make_prefetch_async_context": _prefetch_context,
+             "pto.get_prefetch_async_session": _prefetch_context,
+             "pto.comm.wait_async_event": _async_done, "pto.comm.test_async_event": _async_done})
+_OPS.update({"pto.syncall": _syncall, "pto.get_ctrl": _get_ctrl, "pto.set_ctrl": _set_ctrl,
+             "pto.sbitset0": _sbitset(0), "pto.sbitset1": _sbitset(1)})
+# ---- end ptoacc ----

@@ -185,3 +185,8 @@ _ARITY_BY_NAME.update({"textract": (3, 4)})     # ptoseek: TExtractOp's Optional
 PTOAS_OPS = PTOAS_OPS | {"get_tensor_view_stride"}        # ptoseek
 _ARITY_BY_NAME.update({"tscatter": (1, 2)})     # ptoseek: the maskPattern form
 KNOWN_OPS = KNOWN_OPS | {"pto.comm.tput", "pto.comm.tget", "pto.comm.tnotify", "pto.comm.twait", "pto.comm.ttest"}   # ptoseek
+PTOAS_OPS = PTOAS_OPS | {"get_ctrl", "set_ctrl", "sbitset0", "sbitset1"}   # ptoacc: VPTOOps.td
+PTOAS_OPS = PTOAS_OPS | {"syncall"}          # ptoacc: PTOOps.td SyncAllOp
+PTOAS_OPS = PTOAS_OPS | {"tprefetch_async", "make_prefetch_async_context",   # ptoacc
+                         "get_prefetch_async_session"}
+KNOWN_OPS = KNOWN_OPS | {"pto.comm.wait_async_event", "pto.comm.test_async_event"}  # ptoacc

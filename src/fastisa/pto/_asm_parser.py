@@ -431,8 +431,13 @@ class _Parser(_TypeParser, _OpParser):
             if depth == 0:
                 # an attribute dict on the line after the operands, ``{key = ...}``, is
                 # still this op's (PTOAS prints long ops that way)
-                attr_dict_next = (t.text == "{" and t.kind == "punct" and prev.text == ")"
+                # (ptoacc: also after a bare operand list, ``pto.bind_tile %a, %r, %c`` then
+                # ``{config = ...}``: a ``{`` whose next token is a bare key, never a region's
+                # ``%x = ...``)
+                attr_dict_next = (t.text == "{" and t.kind == "punct"
+                                  and (prev.text == ")" or prev.kind == "percent")
                                   and self.peek().line == t.line
+                                  and (prev.text == ")" or self.peek().kind == "ident")
                                   and self.peek(2).text == "=")
                 if t.line != prev.line and not (t.text in self._CONT_NEXT and t.text != "}"
                                                 or prev.text in self._CONT_PREV

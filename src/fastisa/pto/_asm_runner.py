@@ -207,9 +207,11 @@ class _Runner:
             if ty is None:
                 return None
         if isinstance(ty, TileBufType):
-            if ty.v_row is None or ty.v_col is None:
-                raise ConstraintError(f"run: tile argument %{name} needs a static valid shape")
             tile = self.make_tile(ty)
+            if ty.v_row is None or ty.v_col is None:
+                # ptoacc (issue 13): a ``valid=?`` dimension is the caller's run-time value:
+                # the input array's extent when one is given, else the declared dimension
+                self._dynamic_valid(name, ty, tile, arr)
             if arr is not None:
                 np.copyto(tile.valid, np.asarray(arr).reshape(tile.valid.shape),
                           casting="same_kind")
@@ -243,6 +245,25 @@ class _Runner:
                 return tv
             return _PartView(tv, [0] * len(shape), list(shape))
         return None
+
+    @staticmethod
+    def _dynamic_valid(name, ty, tile, arr):
+        if arr is None:
+            return
+        shape = np.shape(arr)
+        if len(shape) != 2:
+            raise ConstraintError(f"run: input %{name} for a tile with a dynamic valid shape "
+                                  f"must be 2-D (its shape is the valid shape), got shape "
+                                  f"{shape}")
+        for k, (dyn, n, lim) in enumerate(((ty.v_row is None, shape[0], ty.rows),
+                                           (ty.v_col is None, shape[1], ty.cols))):
+            what = ("rows", "cols")[k]
+            if not dyn:
+                continue
+            if n > lim:
+                raise ConstraintError(f"run: input %{name} has {n} {what}, more than the "
+                                      f"tile's {lim} (the valid shape never exceeds the tile)")
+            (tile.set_valid_row if k == 0 else tile.set_valid_col)(n)
 
     # -- values -------------------------------------------------------------------------
     def get(self, v):
@@ -363,6 +384,8 @@ class _Runner:
                                       f"type says {want}", op)
             self.env[op.result] = _PartView(tv, offsets, sizes)
         elif isinstance(op, AllocTileOp):
+            if physical_shape(op.type) != (op.type.rows, op.type.cols):
+                self.make_tile(op.type, strict=True)    # raises pto-isa's AlignmentError
             tile = self.make_tile(op.type)
             if op.valid_row is not None:
                 tile.set_valid_row(self.index(op.valid_row, "valid_row"))
@@ -382,6 +405,8 @@ class _Runner:
             tile.set_valid_row(self.index(op.valid_row, "valid row"))
             tile.set_valid_col(self.index(op.valid_col, "valid col"))
         elif isinstance(op, DpsOp):
+            if "ctrl" in self.shared:
+                self._check_ctrl(op)
             ins = [self.get(o.value) for o in op.ins]
             dst = self.get(op.outs[0]) if op.outs else None
             outs = [self.env.get(v.name) for v in op.outs]
@@ -389,6 +414,8 @@ class _Runner:
             if extra is not None and len(op.outs) > 1:
                 self.env[op.outs[1].name] = extra     # tmrgsort's executed counts
         elif isinstance(op, SsaOp):
+            if "ctrl" in self.shared:
+                self._check_ctrl(op)
             ty = op.out_types[0]
             if not isinstance(ty, TileBufType):
                 raise self.syntax(f"pto.{op.name}: the result type must be a tile type", op)
@@ -402,14 +429,41 @@ class _Runner:
         else:  # pragma: no cover - the parser produces nothing else
             raise TypeError(f"cannot run {op!r}")
 
-    def make_tile(self, ty: TileBufType):
+    def _check_ctrl(self, op):
+        from ._asm_generic import ctrl_changed
+        if ctrl_changed(self):
+            raise NotImplementedError(
+                f"pto.{op.name}: runs after pto.set_ctrl changed the CTRL register, whose "
+                f"mode bits fastisa does not model, so this program cannot run")
+
+    def make_tile(self, ty: TileBufType, strict: bool = False):
+        """A Tile for ``ty``, of :func:`physical_shape`.  ``strict`` (pto.alloc_tile /
+        alloc_multi_tile, which PTOAS verifies against pto-isa's layout rules): a type whose
+        declared shape breaks them raises AlignmentError instead."""
         P = self.P
-        return P.Tile(_LOC[ty.loc](P), ELEMENT_TYPES[ty.dtype], ty.rows, ty.cols,
+        rows, cols = physical_shape(ty)
+        if strict and (rows, cols) != (ty.rows, ty.cols):
+            P.Tile(_LOC[ty.loc](P), ELEMENT_TYPES[ty.dtype], ty.rows, ty.cols,
+                   blayout=_BLAYOUT[ty.blayout](P), slayout=_SLAYOUT[ty.slayout](P),
+                   fractal=ty.fractal)         # raises pto-isa's AlignmentError
+        return self._new_tile(ty, rows, cols)
+
+    def _new_tile(self, ty, rows, cols):
+        P = self.P
+        tile = P.Tile(_LOC[ty.loc](P), ELEMENT_TYPES[ty.dtype], rows, cols,
                       blayout=_BLAYOUT[ty.blayout](P),
                       valid_row=P.DYNAMIC if ty.v_row is None else ty.v_row,
                       valid_col=P.DYNAMIC if ty.v_col is None else ty.v_col,
                       slayout=_SLAYOUT[ty.slayout](P), fractal=ty.fractal,
                       pad=_PAD[ty.pad](P))
+        # a padded dynamic valid shape starts at the declared shape, not the padded one
+        if ty.v_row is None and rows != ty.rows:
+            tile.set_valid_row(ty.rows)
+        if ty.v_col is None and cols != ty.cols:
+            tile.set_valid_col(ty.cols)
+        if (rows, cols) != (ty.rows, ty.cols):
+            tile.declared_shape = (ty.rows, ty.cols)    # the PTOAS type's (dense) shape
+        return tile
 
     def global_tensor(self, pv: _PartView):
         return pv.global_tensor(self.P)
@@ -421,6 +475,9 @@ class _Runner:
         kind = INSTRUCTIONS.get(name, "any")
         merged = _asm_calls.merged_attrs(operands, attrs)
         _asm_calls.check_unsimulated(name, merged)
+        if name in _asm_calls.EMPTY_MARKER_OPS and isinstance(dst, P.Tile) \
+                and dst.valid_shape == (0, 0):
+            return None                 # ptoacc: PTOAS's 0x0 no-op replay marker
         handler = _asm_calls.HANDLERS.get(name)
         if handler is not None:
             got = handler(P, name, outs if outs else [dst], ins, merged)
@@ -485,6 +542,54 @@ def _annotate(exc, op, source_line):
     new.source_line = source_line
     new._pto_asm_line = op.line
     return new
+
+
+# ---- ptoacc branch (issue 13): PTOAS tile types pto-isa's Tile cannot declare --------------
+def _round_up(n, m):
+    return -(-n // m) * m
+
+
+def physical_shape(ty: TileBufType) -> tuple[int, int]:
+    """The (rows, cols) fastisa allocates for a ``!pto.tile_buf`` type.
+
+    PTOAS's tile_buf type parser accepts any positive shape (lib/PTO/IR/PTOTypeDefs.cpp:
+    "32-byte alignment and boxed layout divisibility checks removed - not general hardware
+    requirements"); only ``pto.alloc_tile`` / ``alloc_multi_tile`` / ``materialize_tile``
+    check pto-isa's layout rules (PTO.cpp ``verifyTileBufLayoutConstraints``; fastisa
+    allocates those with the declared shape, so it raises AlignmentError as PTOAS does).  So
+    function-argument tiles, ``pto.declare_tile`` and the VPTO-backend programs use
+    shapes such as a 32 x 1 float32 row-major per-row operand or a 16 x 16 fp8 vec tile
+    (16-byte rows), which pto-isa's ``Tile`` static_asserts reject
+    (include/pto/common/pto_tile.hpp: row-major NoneBox ``Cols * sizeof(T) % 32 == 0``,
+    column-major ``Rows * sizeof(T) % 32 == 0``, boxed ``Cols % InnerCols == 0`` and,
+    unless Vec / one row / the MX box, ``Rows % InnerRows == 0``).  fastisa's
+    :class:`fastisa.pto.Tile` keeps pto-isa's rule; PTO-AS maps such a type to the
+    smallest legal physical tile that holds it -- the declared extent rounded up to the
+    32-byte row (column) or the fractal box -- with the declared shape as its valid shape
+    (a dynamic ``?`` valid shape starts at the declared shape).  This is how pto-isa code
+    spells the same operand (e.g. ``Tile<Vec, float, 32, 8, RowMajor, 32, 1>`` for a 32 x 1
+    per-row operand): every instruction sees the declared valid region; only the padding
+    columns (rows) are extra storage.  A tile the program places at an explicit address
+    (``addr =`` / ``pto.tassign``) then spans the padded size."""
+    from ._tile import _fmt_of, inner_shape
+    rows, cols = ty.rows, ty.cols
+    fmt = _fmt_of(ELEMENT_TYPES[ty.dtype], "pto.tile_buf")
+    isz = fmt.np_dtype.itemsize
+    if ty.slayout == "none_box":
+        if ty.blayout == "row_major":
+            if fmt.lanes == 2:              # an x2 tile's cols count bytes; 16 bytes a row
+                return rows, _round_up(cols, 16)
+            return rows, _round_up(cols, max(1, 32 // isz)) if (cols * isz) % 32 else cols
+        return (_round_up(rows, max(1, 32 // isz)) if (rows * isz) % 32 else rows), cols
+    ir, ic = inner_shape(isz, _SLAYOUT_NAMES[ty.slayout], ty.fractal)
+    cols = _round_up(cols, ic)
+    if ty.loc != "vec" and rows != 1 and ty.fractal != 32:
+        rows = _round_up(rows, ir)
+    return rows, cols
+
+
+_SLAYOUT_NAMES = {"none_box": 0, "row_major": 1, "col_major": 2}
+# ---- end ptoacc ---------------------------------------------------------------------------
 
 
 # enum lookups, resolved against the API module at run time

@@ -27,7 +27,7 @@ from ._asm_verify_modules import (verify_frontend_kinds, verify_modules,
                                   verify_subkernel_contracts, verify_vpto_container)
 from ._asm_verify_ops import verify_generic, verify_op, verify_op_2
 from ._asm_ast import (AllocTileOp, ConstantOp, DpsOp, ForOp, GenericOp, MemRefType, TAssignOp,
-                       TileBufType)
+                       TileBufType, ViewType)
 
 _FLOATS_16_32 = ("f16", "f32")
 
@@ -172,9 +172,9 @@ def _verify_dps(op, arch, err):
     if name == "textract" and ins and outs and ins[0] and outs[0]:
         _verify_textract(op, ins[0], outs[0], a5, err)
     if name == "tsel" and not a5:
+        # (ptoacc) the 2026-07 PTOAS TSelOp::verify adds bf16 to the A2/A3 list
         tiles = [t for t in ins[1:3] + outs[:1] if t is not None]
-        # the 2026-07 PTOAS (TSelOp::verify) also allows bf16 on A2/A3; the 2026-04 one
-        # did not
+        # integers of 16 and 32 bits of any signedness
         ok = ("i16", "i32", "si16", "si32", "ui16", "ui32", "u16", "u32", "f16", "bf16", "f32")
         if any(t.dtype not in ok for t in tiles):
             raise err("'pto.tsel' op expects A2/A3 tsel src0, src1, and dst element type to "
@@ -252,6 +252,22 @@ def _verify_tmp_forms(op, ins, outs, a5, err):
     if name == "tstore" and a5 and ins and ins[0] is not None \
             and ins[0].loc not in ("vec", "acc"):
         raise err(q + "expects A5 tstore src to use loc=vec or loc=acc", op)
+    if name == "tstore" and ins and ins[0] is not None and op.out_types:
+        # ptoacc: TStoreOp::verify (lib/PTO/IR/PTO.cpp): when the partition view's shape and
+        # the tile's valid shape are both static (and positive), their element counts match
+        # (a larger view is PTOAS's error; fastisa's TSTORE API would write the valid part)
+        vt = op.out_types[0]
+        tv = ins[0]
+        if isinstance(vt, ViewType) and vt.kind == "partition_tensor_view" \
+                and not vt.inferred and vt.shape and None not in vt.shape \
+                and tv.v_row is not None and tv.v_col is not None \
+                and min(vt.shape) > 0 and tv.v_row > 0 and tv.v_col > 0:
+            n = 1
+            for d in vt.shape:
+                n *= d
+            if n != tv.v_row * tv.v_col:
+                raise err(q + f"expects dst static element count ({n}) to match src "
+                          f"valid_shape static element count ({tv.v_row * tv.v_col})", op)
     if name == "tprint":
         has_tmp = len(op.in_types) > 1
         if _attr_of(op, "printFormat") is not None and not has_tmp:

@@ -162,9 +162,8 @@ def store(instr, gt, tile, scalar, fp, relu, saturate_inf) -> None:
     except ValueError:
         raise constraint(instr, "reluPreMode", "must be ReluPreMode.NoRelu or NormalRelu",
                          relu) from None
-    if (gt.rows, gt.cols) != tile.valid_shape:
-        raise constraint(instr, "dst shape", f"(rows, cols) must equal the tile valid shape "
-                         f"{tile.valid_shape}", (gt.rows, gt.cols))
+    from ._tile import _check_view_shape      # ptoacc: TSTORE's rule (view >= valid)
+    _check_view_shape(instr, "dst", gt, tile)
     if not gt.array.flags.writeable:
         raise constraint(instr, "dst.array", "must be writeable", "read-only array")
     R, C = tile.valid_shape
@@ -184,8 +183,12 @@ def store(instr, gt, tile, scalar, fp, relu, saturate_inf) -> None:
         out = out.view(gt.format.np_dtype)
     view = gt.view2d()
     if np.shares_memory(view, gt.array):
-        np.copyto(view, out)
+        np.copyto(view[:R, :C], out)
     else:
+        if view.shape != (R, C):        # a larger view: keep its other elements
+            view = view.copy()
+            view[:R, :C] = out
+            out = view
         gt._write2d(out)
     nbytes = R * C * gt.format.itemsize
     cost.record("MTE3", instr, _mte_cycles(nbytes), reads=[tile], writes=[gt], nbytes=nbytes)

@@ -123,6 +123,16 @@ def TGATHER(dst: Tile, src: Tile, indices: Tile | MaskPattern | str | None = Non
     same element size; indices: an int32/uint32/int16/uint16 Vec tile covering dst's valid
     region.  Raises ConstraintError on a bad operand."""
     instr = "TGATHER"
+    if _byte_lowp(dst) and _byte_lowp(src):
+        # (ptoacc) a 1-byte low-precision tile (float8 E4M3/E5M2, hifloat8) on A5: the gather
+        # moves bytes, so it runs on uint8 views of the same storage (docs/isa/TGATHER.md
+        # lists float8_e4m3_t, float8_e5m2_t and hifloat8_t for the A5 mask-pattern form;
+        # PTOAS's A5 verifier takes them in the index form too)
+        from ._tile import _State
+        if _State.target != "A5":
+            raise constraint(instr, "dst.dtype", "must not be a low-precision format on A2A3 "
+                             "(A5 only)", dst.format.name)
+        return TGATHER(_byte_alias(dst), _byte_alias(src), indices, tmp, maskPattern, axis)
     X.tiles(instr, dst=dst, src=src)
     _same_size(instr, dst, src)
     if isinstance(indices, (MaskPattern, str)) and maskPattern is None:
@@ -427,3 +437,22 @@ def TGATHERB(dst: Tile, src: Tile, offset: Tile) -> None:  # noqa: N802
     _kx.gather(dbytes, lookup("uint8").code, row_b, 1, pool, np.ascontiguousarray(off).reshape(-1),
                R, nb * 32)
     X.record(instr, dst)
+
+
+# ---- ptoacc branch (issue 13): byte views of 1-byte low-precision tiles ----
+_BYTE_LOWP = ("float8_e4m3fn", "float8_e5m2", "hifloat8")
+
+
+def _byte_lowp(t) -> bool:
+    return isinstance(t, Tile) and t.format.name in _BYTE_LOWP
+
+
+def _byte_alias(t: Tile) -> Tile:
+    """A uint8 tile of t's shape, layout and valid shape over t's storage (writes go to t)."""
+    from ._tile import DYNAMIC
+    u = Tile(t.loc, "uint8", t.rows, t.cols, blayout=t.blayout, valid_row=DYNAMIC,
+             valid_col=DYNAMIC)
+    u.set_valid_row(t.valid_row)
+    u.set_valid_col(t.valid_col)
+    u._buf = t._buf.view(np.uint8)
+    return u

@@ -53,7 +53,7 @@ from . import _xcommon as X
 from . import _ops
 from ._ops import _operand, _run_binary, _run_unary, _tile
 from . import _lowp_formats as _lp
-from ._tile import _LOC_BUFFER, SLayout, Tile, _as_int, _pad_value, _pool
+from ._tile import _LOC_BUFFER, PadCustom, SLayout, Tile, _as_int, _pad_value, _pool
 
 from typing import TYPE_CHECKING
 
@@ -311,8 +311,12 @@ def TRESHAPE(dst: Tile, src: Tile) -> None:  # noqa: N802
 
 
 def _fillpad(instr, dst, src, rule):
-    _tile(instr, "dst", dst)
-    _tile(instr, "src", src)
+    # ptoacc: the 1-byte low-precision formats too (docs/isa/TFILLPAD.md: "element size must
+    # be 1, 2, or 4 bytes"; the A5 MX samples pad float8 Mat tiles); a byte copy, below
+    lowp = (isinstance(dst, Tile) and dst.format.name not in _ops.KERNEL_FORMATS
+            and dst.dtype.itemsize == 1)
+    _tile(instr, "dst", dst, lowp=lowp)
+    _tile(instr, "src", src, lowp=lowp)
     X._ops._same_dtype(instr, dst, "src", src)
     if rule == "same" and dst.shape != src.shape:
         raise constraint(instr, "dst shape", f"must equal src's shape {src.shape}", dst.shape)
@@ -322,6 +326,18 @@ def _fillpad(instr, dst, src, rule):
     if dst.valid_row == 0 or dst.valid_col == 0:
         return
     R, C = min(src.valid_row, dst.rows), min(src.valid_col, dst.cols)
+    if lowp:
+        # the pad of a low-precision format is code 0 for Null/Zero/Max/Min: pto-isa's A5
+        # PadValueMap (include/pto/common/constants.hpp, PTO_NPU_ARCH_A5) maps every
+        # PadValue of float8_e4m3/e5m2/e8m0, hifloat8 and the fp4 x2 types to 0, and the
+        # CPU simulator's TFillPad takes numeric_limits<T>::max()/min(), which its MX types
+        # do not specialise (T() = 0); a PadCustom keeps its low byte
+        keep = src.data[:R, :C].copy()
+        dst._buf.view(np.uint8)[...] = (int(dst.pad.bits) & 0xFF
+                                        if isinstance(dst.pad, PadCustom) else 0)
+        dst.data[:R, :C] = keep
+        X.record(instr, dst, 1, dst.rows, dst.cols)
+        return
     keep = _operand(src, dst)
     if src is not dst and np.may_share_memory(src._buf, dst._buf):
         keep = (src._buf.copy().view(np.uint8),) + keep[1:]

@@ -33,21 +33,24 @@ SHIFT_MX_ADDR = 4
 def TPREFETCH(dst: Tile, src: Tile | GlobalTensor) -> None:  # noqa: N802
     """``dst[r, c] = src.flat[r * dst.cols + c]`` over dst's valid region (module doc).
 
-    dst: a Tile; src: a GlobalTensor of dst's dtype whose (rows, cols) equal dst's valid shape,
+    dst: a Tile; src: a GlobalTensor of dst's dtype whose (rows, cols) are at least dst's valid
+    shape (its top-left valid region is read, as TLOAD),
     or a Tile of dst's dtype holding at least ``(validRow - 1) * dst.cols + validCol``
     elements.  Elements of dst outside its valid region keep their contents.  Raises
     ConstraintError on a bad operand (nothing written)."""
     instr = "TPREFETCH"
-    _tile(instr, "dst", dst)
+    # ptoacc: a copy of any element format, the low-precision ones too (docs/isa/TPREFETCH.md
+    # lists no dtype rule; PTOAS's A5 TPrefetchOp verifier accepts f8/hif8/fp4)
+    _tile(instr, "dst", dst, lowp=True)
     R, C = dst.valid_shape
     if isinstance(src, GlobalTensor):
         if src.format.name != dst.format.name:
             raise constraint(instr, "src.dtype", f"must equal dst's dtype {dst.format.name}",
                              src.format.name)
-        if (src.rows, src.cols) != (R, C):
-            raise constraint(instr, "src shape", f"(rows, cols) must equal dst's valid shape "
-                             f"{(R, C)}", (src.rows, src.cols))
-        vals = src.view2d()
+        # ptoacc: TLOAD's rule -- an ND/DN view at least the valid shape, its top-left read
+        from ._tile import _check_view_shape
+        _check_view_shape(instr, "src", src, dst)
+        vals = src.view2d()[:R, :C]
     elif isinstance(src, Tile):
         if src.format.name != dst.format.name:
             raise constraint(instr, "src.dtype", f"must equal dst's dtype {dst.format.name}",

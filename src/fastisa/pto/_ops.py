@@ -64,6 +64,24 @@ def get_num_threads() -> int:
 
 set_num_threads(int(os.environ.get("FASTISA_THREADS", "0") or 0) or min(4, os.cpu_count() or 1))
 
+# matmul15 branch: TMATMUL's instruction set, forced by tests or FASTISA_MATMUL_ISA
+_MM_ISAS = {"auto": -1, "scalar": 0, "avx2": 1, "avx512": 2}
+
+
+def _set_matmul_isa(name: str = "auto") -> str:
+    """The instruction set of TMATMUL's float kernel (``csrc/fastisa/tile.h``,
+    fi_tile_set_mm_isa): ``"auto"`` (the best the CPU has), ``"avx512"``, ``"avx2"`` or
+    ``"scalar"`` (the portable build); lowered to what the CPU has; returns the level in
+    use.  Every level gives the same bits (one fma chain per element, k ascending)."""
+    if name not in _MM_ISAS:
+        raise constraint("set_matmul_isa", "name", f"must be one of {sorted(_MM_ISAS)}", name)
+    got = _k.set_matmul_isa(_MM_ISAS[name])
+    return next(n for n, v in _MM_ISAS.items() if v == got)
+
+
+if os.environ.get("FASTISA_MATMUL_ISA", "").strip():
+    _set_matmul_isa(os.environ["FASTISA_MATMUL_ISA"].strip().lower())
+
 
 class RecipAlgorithm(enum.IntEnum):
     """TRECIP's ``PrecisionType`` (the PTO ISA docs, page TRECIP (github.com/hw-native-sys/pto-isa, docs/isa/TRECIP.md)).  HIGH_PRECISION has effect only on A5
@@ -602,14 +620,33 @@ def TMINS(dst: Tile, src: Tile, scalar: Real) -> None:  # noqa: N802
 
 
 def TEXPANDS(dst: Tile, scalar: Real) -> None:  # noqa: N802
-    """``dst[i, j] = scalar`` over dst's valid region (the scalar converted to dst's dtype)."""
+    """``dst[i, j] = scalar`` (the scalar converted to dst's dtype): a Vec tile over its valid
+    region; a Mat tile over its whole ``Rows x Cols``, whose ``Rows * Cols * sizeof(T) / 32``
+    must be in [1, 32767] (pto-isa docs/isa/TEXPANDS.md "Valid region": "For TileType::Mat:
+    The op fills dst over TileData::Rows / TileData::Cols"; ptoacc branch)."""
     instr = "TEXPANDS"
     _tile(instr, "dst", dst)
+    if dst.loc == TileType.Mat:
+        _dtype_in(instr, "dst", dst, _EXPANDS_MAT)
+        n = dst.rows * dst.cols * dst.dtype.itemsize // 32
+        if not 1 <= n <= 32767:
+            raise constraint(instr, "dst", "must have Rows * Cols * sizeof(T) / 32 in [1, "
+                             "32767] for a Mat tile", n)
+        s = _scalar_array(instr, "scalar", scalar, dst.format)
+        dst._buf[...] = s[0]
+        _record(instr, dst, "COPY", dst.rows, dst.cols)
+        return
     _vec(instr, "dst", dst)
     s = _scalar_array(instr, "scalar", scalar, dst.format)
     R, C = dst.valid_shape
     _run_unary("COPY", dst, _scalar_operand(s, dst.format), R, C)
     _record(instr, dst, "COPY")
+
+
+#: TEXPANDS's Mat dtypes (pto-isa docs/isa/TEXPANDS.md; int64/uint64 on A5 only are not
+#: tile formats of the vector kernels)
+_EXPANDS_MAT = ("uint8", "int8", "uint16", "int16", "uint32", "int32", "float16", "bfloat16",
+                "float32")
 
 
 # ---- reductions ---------------------------------------------------------------------------
@@ -811,10 +848,21 @@ def TROWEXPANDMUL(dst: Tile, src0: Tile, src1: Tile,  # noqa: N802
     _row_expand("TROWEXPANDMUL", "MUL", dst, src0, src1, tmp, allowed=_ROWEXP + ("uint8",))
 
 
+# ptoacc branch (issue 13): pto-isa docs/isa/TROWEXPANDDIV.md / TCOLEXPANDDIV.md list
+# bfloat16_t, int8 and uint8 (with int16/int32/uint16/uint32) "for A5"
+_EXPDIV_A5 = ("bfloat16", "int8", "uint8")
+
+
+def _expdiv_dtypes():
+    return _ROWEXP + (_EXPDIV_A5 if _State.target == "A5" else ())
+
+
 def TROWEXPANDDIV(dst: Tile, src0: Tile, src1: Tile,  # noqa: N802
                   tmp: Tile | None = None) -> None:
-    """``dst = src0 / src1`` with one operand per-row; division by zero as TDIV."""
-    _row_expand("TROWEXPANDDIV", "DIV", dst, src0, src1, tmp)
+    """``dst = src0 / src1`` with one operand per-row; division by zero as TDIV (integers
+    truncate).  Dtypes f32, f16, i32, i16, u32, u16; on A5 also bf16, i8, u8 (pto-isa
+    docs/isa/TROWEXPANDDIV.md)."""
+    _row_expand("TROWEXPANDDIV", "DIV", dst, src0, src1, tmp, allowed=_expdiv_dtypes())
 
 
 def TROWEXPANDMAX(dst: Tile, src0: Tile, src1: Tile,  # noqa: N802
@@ -940,8 +988,10 @@ def TCOLEXPANDMUL(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
 
 
 def TCOLEXPANDDIV(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
-    """``dst = src0 / src1`` with one per-column operand (division by zero as TDIV)."""
-    _col_expand("TCOLEXPANDDIV", "DIV", dst, src0, src1)
+    """``dst = src0 / src1`` with one per-column operand (division by zero as TDIV; integers
+    truncate).  Dtypes f32, f16, i32, i16, u32, u16; on A5 also bf16, i8, u8 (pto-isa
+    docs/isa/TCOLEXPANDDIV.md)."""
+    _col_expand("TCOLEXPANDDIV", "DIV", dst, src0, src1, _expdiv_dtypes())
 
 
 def TCOLEXPANDMAX(dst: Tile, src0: Tile, src1: Tile) -> None:  # noqa: N802
@@ -1009,7 +1059,39 @@ _MM_TYPES = {("float16", "float16"): "float32", ("bfloat16", "bfloat16"): "float
              ("float32", "float32"): "float32", ("int8", "int8"): "int32"}
 
 
+#: (ptoacc) A5's fp8 / hifloat8 pairs of plain TMATMUL (-> float32): pto-isa
+#: include/pto/npu/a5/TMatmul.hpp ``isSupportedFp8Combo`` and the hifloat8 x hifloat8 pair,
+#: docs/isa/TMATMUL.md "selected fp8 pairs, and hifloat8_t/hifloat8_t"
+_MM_LOWP_A5 = {("float8_e4m3fn", "float8_e4m3fn"), ("float8_e4m3fn", "float8_e5m2"),
+               ("float8_e5m2", "float8_e4m3fn"), ("float8_e5m2", "float8_e5m2"),
+               ("hifloat8", "hifloat8")}
+
+
+def _as_f32_operand(t):
+    """A float32 tile of t's shape, layout and valid shape holding t's values exactly (every
+    fp8 / hifloat8 value is a float32)."""
+    from . import _lowp_formats as L
+    f = Tile(t.loc, "float32", t.rows, t.cols, blayout=t.blayout, valid_row=t.valid_row,
+             valid_col=t.valid_col, slayout=t.slayout, fractal=t.fractal)
+    raw = np.ascontiguousarray(t.data).view(np.uint8)
+    f.data[...] = L.decode(t.format.name, raw).reshape(t.rows, t.cols).astype(np.float32)
+    return f
+
+
 def _matmul(instr, dst, a, b, init=None, init_rs=None):
+    if isinstance(a, Tile) and isinstance(b, Tile) and (a.format.name,
+                                                        b.format.name) in _MM_LOWP_A5:
+        # the CPU simulator's TMatmulNzZn: static_cast<float> of each element, then the
+        # same fma chain as float32 x float32 (include/pto/cpu/TMatmul.hpp)
+        if _State.target != "A5":
+            raise constraint(instr, "(a.dtype, b.dtype)", "must not be a float8/hifloat8 pair "
+                             "on A2A3 (A5 only, docs/isa/TMATMUL.md)",
+                             (a.format.name, b.format.name))
+        for name, t, loc in (("a", a, TileType.Left), ("b", b, TileType.Right)):
+            if t.loc != loc:
+                raise constraint(instr, f"{name}.loc", f"must be TileType.{loc.name}",
+                                 t.loc.name)
+        a, b = _as_f32_operand(a), _as_f32_operand(b)
     for name, t, loc in (("dst", dst, TileType.Acc), ("a", a, TileType.Left),
                          ("b", b, TileType.Right)):
         _tile(instr, name, t)
@@ -1044,7 +1126,9 @@ def TMATMUL(dst: Tile, a: Tile, b: Tile) -> None:  # noqa: N802
     a: Left tile, b: Right tile, dst: Acc tile with valid shape [M, N].  (a, b) -> dst
     dtypes: (f16, f16), (bf16, bf16), (f32, f32) -> float32, accumulated in float32 with a
     fused multiply-add per k, sequentially from k = 0 (starting at +0), as the reference
-    CPU simulator does; (i8, i8) -> int32, exact (wrapping).  Raises ConstraintError.
+    CPU simulator does; on A5 also the fp8 pairs (E4M3/E5M2 either way) and (hifloat8,
+    hifloat8) -> float32, the same chain over the exact values; (i8, i8) -> int32, exact
+    (wrapping).  Raises ConstraintError.
     """
     _matmul("TMATMUL", dst, a, b)
 

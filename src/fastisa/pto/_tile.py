@@ -274,6 +274,24 @@ def _as_int(x, what: str, where: str) -> int:
     return int(x)
 
 
+def inner_shape(itemsize: int, slayout, fractal: int) -> tuple[int, int]:
+    """(InnerRows, InnerCols) of a tile's fractal box in elements, pto-isa's
+    ``Tile::getInnerRow`` / ``getInnerCol`` (include/pto/common/pto_tile.hpp, TileConfig):
+    unboxed (1, 1); the 1024-byte C box 16 x 16; the 32-byte MX box 16 x 2 with a row-major
+    inner layout and 2 x 16 with a column-major one (fixedMxRowSize / fixedMxColSize); the
+    512-byte box 16 x (32 / sizeof(T)) row-major and (32 / sizeof(T)) x 16 column-major."""
+    slayout = SLayout(slayout)
+    if slayout == SLayout.NoneBox:
+        return (1, 1)
+    if fractal == 1024:
+        return (16, 16)
+    if fractal == 32:
+        return (16, 2) if slayout == SLayout.RowMajor else (2, 16)
+    if slayout == SLayout.ColMajor:
+        return (max(1, 32 // itemsize), 16)
+    return (16, max(1, 32 // itemsize))
+
+
 # speed3 branch (issue 15): the plan key's part of a tile is cached on it (TileBase.pk, see
 # fastisa._kernels.tile.tile_part); TileBase's __setattr__ / __delattr__ (in C) drop it
 # whenever an attribute it depends on (loc, format, dtype, blayout, the valid shape, the
@@ -295,8 +313,8 @@ class Tile(_ktile.TileBase):
     rows, cols : int
         Physical shape in elements.  Unboxed row-major tiles need ``cols * itemsize % 32
         == 0`` and column-major ones ``rows * itemsize % 32 == 0`` (32-byte rule); boxed
-        tiles need ``cols % InnerCols == 0`` and, unless Vec or one row, ``rows %
-        InnerRows == 0``.
+        tiles need ``cols % InnerCols == 0`` and, unless Vec, one row or the 32-byte MX box,
+        ``rows % InnerRows == 0`` (pto_tile.hpp's static_asserts; :func:`inner_shape`).
     blayout : BLayout
         Row-major (``r*cols + c``) or column-major (``c*rows + r``) storage.
     valid_row, valid_col : int, DYNAMIC or None
@@ -378,7 +396,8 @@ class Tile(_ktile.TileBase):
             if cols % ic:
                 raise AlignmentError(f"{where}: a boxed tile needs cols % InnerCols ({ic}) == 0, "
                                      f"got cols={cols}")
-            if self.loc != TileType.Vec and rows != 1 and rows % ir:
+            # pto_tile.hpp: Vec tiles, one-row tiles and the 32-byte MX box are exempt
+            if self.loc != TileType.Vec and rows != 1 and fractal != 32 and rows % ir:
                 raise AlignmentError(f"{where}: a boxed tile needs rows % InnerRows ({ir}) == 0, "
                                      f"got rows={rows}")
         self._dyn_row = valid_row is not None and _as_int(valid_row, "valid_row", where) == DYNAMIC
@@ -438,17 +457,9 @@ class Tile(_ktile.TileBase):
 
     @property
     def inner_shape(self) -> tuple[int, int]:
-        """(InnerRows, InnerCols): the fractal box in elements; (1, 1) when unboxed."""
-        if self.slayout == SLayout.NoneBox:
-            return (1, 1)
-        isz = self.dtype.itemsize
-        if self.fractal == 32:
-            return (1, max(1, 32 // isz))
-        if self.fractal == 512 and self.slayout == SLayout.ColMajor:
-            # (branch ptoisa2) a column-major box is 32 bytes tall and 16 wide (pto_tile.hpp
-            # getInnerRow/getInnerCol: alignedSize / sizeof(T) x fixedColSize)
-            return (max(1, 32 // isz), 16)
-        return (16, max(1, self.fractal // (16 * isz)))
+        """(InnerRows, InnerCols): the fractal box in elements; (1, 1) when unboxed
+        (:func:`inner_shape`)."""
+        return inner_shape(self.dtype.itemsize, self.slayout, self.fractal)
 
     @property
     def nbytes(self) -> int:
@@ -762,6 +773,32 @@ def _mte_cycles(nbytes: int) -> int:
     return 64 + math.ceil(nbytes / 64)
 
 
+# ptoacc branch (issue 13): the view may be larger than the valid region
+def _check_view_shape(instr: str, name: str, gt: GlobalTensor, tile: Tile) -> None:
+    """TLOAD/TSTORE's shape rule.  pto-isa's docs (docs/isa/TLOAD.md "Valid region": "The
+    implementation uses dst.GetValidRow() / GetValidCol() as the transfer size") and its
+    CPU simulator (include/pto/cpu/TLoad.hpp / TStore.hpp: the loop runs over the tile's
+    valid region and maps (row, col) through the tensor's shape and strides; the shape
+    equality there is an ``assert``) move the valid region; PTOAS accepts an ND/DN view
+    larger than the valid shape (its A5 TLOAD template's precondition is valid <= view <=
+    tile: lib/TileOps/tload_template.py ``_check_load_bounds``; e.g. an 8 x 48 view loaded
+    into an 8 x 48 tile with valid 8 x 16).  So an ND/DN view needs rows >= valid_row and
+    cols >= valid_col, and the valid region moves to / from the view's top-left
+    ``[:valid_row, :valid_col]`` (elements (row, col) of the view's 2-D form); a smaller view
+    (the simulator would read outside it) and an NZ / MX view of another shape (the
+    simulator's NZ check is an equality) raise ConstraintError."""
+    vr, vc = tile.valid_shape
+    if gt.layout not in (Layout.ND, Layout.DN):
+        if (gt.rows, gt.cols) != (vr, vc):
+            raise constraint(instr, f"{name} shape", f"(rows, cols) must equal the tile valid "
+                             f"shape {tile.valid_shape} for a {gt.layout.name} tensor",
+                             (gt.rows, gt.cols))
+    elif gt.rows < vr or gt.cols < vc:
+        raise constraint(instr, f"{name} shape", f"(rows, cols) must be at least the tile valid "
+                         f"shape {tile.valid_shape} (the valid region is what moves)",
+                         (gt.rows, gt.cols))
+
+
 def TLOAD(tile: Tile, gt: GlobalTensor) -> None:  # noqa: N802
     """``tile[valid] = gt``: load a GM tensor into a tile's valid region (MTE2).
 
@@ -769,7 +806,9 @@ def TLOAD(tile: Tile, gt: GlobalTensor) -> None:  # noqa: N802
     +inf or the integer maximum, Min: -inf or the integer minimum), as the reference CPU
     simulator does (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)), then the valid region is copied.  The tensor's
     rows x cols (ND: dims 0-3 x dim 4; DN: dim 3 x dims 0,1,2,4; NZ: dims 2,3 x dims
-    0,1,4) must equal the tile's valid shape and its dtype the tile's.  Raises ConstraintError.
+    0,1,4) must be at least the tile's valid shape (ND/DN: its top-left valid_row x
+    valid_col elements are loaded, as the CPU simulator; NZ/MX: equal, see
+    :func:`_check_view_shape`) and its dtype the tile's.  Raises ConstraintError.
     """
     if type(tile).__name__ == "ConvTile":
         from ._conv import load
@@ -780,12 +819,10 @@ def TLOAD(tile: Tile, gt: GlobalTensor) -> None:  # noqa: N802
     if gt.format.name != tile.format.name:
         raise constraint("TLOAD", "src.dtype", f"must equal the tile dtype {tile.format.name}",
                          gt.format.name)
-    if (gt.rows, gt.cols) != tile.valid_shape:
-        raise constraint("TLOAD", "src shape", f"(rows, cols) must equal the tile valid shape "
-                         f"{tile.valid_shape}", (gt.rows, gt.cols))
+    _check_view_shape("TLOAD", "src", gt, tile)
     src = gt.view2d()          # every check (and the view) before the first write
     tile._buf[...] = _pad_value(tile, load=True)
-    np.copyto(tile.valid, src)
+    np.copyto(tile.valid, src[:tile.valid_row, :tile.valid_col])
     nbytes = tile.valid_row * tile.valid_col * tile.dtype.itemsize
     cost.record("MTE2", "TLOAD", _mte_cycles(nbytes), reads=[gt], writes=[tile], nbytes=nbytes)
 
@@ -813,20 +850,24 @@ def TSTORE(gt: GlobalTensor, tile: Tile, preQuantScalar: Int | None = None,  # n
     if gt.format.name != tile.format.name:
         raise constraint("TSTORE", "dst.dtype", f"must equal the tile dtype {tile.format.name}",
                          gt.format.name)
-    if (gt.rows, gt.cols) != tile.valid_shape:
-        raise constraint("TSTORE", "dst shape", f"(rows, cols) must equal the tile valid shape "
-                         f"{tile.valid_shape}", (gt.rows, gt.cols))
+    _check_view_shape("TSTORE", "dst", gt, tile)
     if not gt.array.flags.writeable:
         raise constraint("TSTORE", "dst.array", "must be writeable", "read-only array")
     if gt.layout >= Layout.MX_A_ZZ:
         raise constraint("TSTORE", "dst.layout", "must not be an MX scale layout (TLOAD only)",
                          gt.layout.name)
     view = gt.view2d()
+    vr, vc = tile.valid_shape
     if not np.shares_memory(view, gt.array):
         # ND/DN reshape had to copy: write through the 5-D view instead.
-        gt._write2d(tile.valid)
+        if view.shape != (vr, vc):      # a larger view: keep its other elements
+            view = view.copy()
+            view[:vr, :vc] = tile.valid
+            gt._write2d(view)
+        else:
+            gt._write2d(tile.valid)
     else:
-        np.copyto(view, tile.valid)
+        np.copyto(view[:vr, :vc], tile.valid)
     nbytes = tile.valid_row * tile.valid_col * tile.dtype.itemsize
     cost.record("MTE3", "TSTORE", _mte_cycles(nbytes), reads=[tile], writes=[gt], nbytes=nbytes)
 
