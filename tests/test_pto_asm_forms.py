@@ -540,7 +540,7 @@ def test_verify_reserved_pipe_needs_a_peer_init_pair():
     init = ("    %pipe = pto.initialize_l2l_pipe {dir_mask = 1, slot_size = 1024, "
             "slot_num = 8}(%imp : i32) -> !pto.pipe\n")
     bad = "module {\n" + cube + vec.replace("%INIT", "") + "}\n"
-    with pytest.raises(AsmSyntaxError, match="requires a complete peer init pair") as ei:
+    with pytest.raises(AsmSyntaxError, match="requires a complete compatible peer init pair") as ei:
         asm.parse(bad)
     assert ei.value.line == _line_of(bad, "initialize_l2l_pipe")
     asm.parse("module {\n" + cube + vec.replace("%INIT", init) + "}\n")

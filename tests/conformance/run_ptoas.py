@@ -3,7 +3,8 @@
 Finds every ``.pto`` (and ``.mlir`` holding ``pto.`` ops) file under the checkouts named by
 the environment variables below, classifies each as *accepted* or *rejected* by PTOAS from
 its lit lines (``// RUN: not ptoas ...``, a ``// CHECK: error: ...`` line or an
-``expected-error`` annotation mean rejected; everything else, including the samples that
+``expected-error`` annotation mean rejected, a ``// CHECK-NOT: error`` line does not;
+everything else, including the samples that
 ``runop.sh`` compiles without lit lines, is accepted, except a file without lit lines whose
 ``!pto.tile_buf`` types PTOAS's type parser cannot read, :func:`ptoas_type_parser_rejects`:
 rejected), and then
@@ -59,7 +60,8 @@ ENV_VARS = ("FASTISA_PTOAS", "FASTISA_PTOAS_OLD", "FASTISA_PTO_DSL", "FASTISA_PT
 
 _VPTO = re.compile(r"!pto\.vreg|!pto\.mask\b|\bpto\.vecscope\b|\bpto\.v[a-z0-9_]+\s")
 _RUN = re.compile(r"//\s*RUN:(.*)")
-_REJECT_CHECK = re.compile(r"//\s*CHECK[A-Z-]*:\s*.*\berror\b")
+#: a FileCheck line expecting an error (``CHECK-NOT: error`` expects none: not a rejection)
+_REJECT_CHECK = re.compile(r"//\s*CHECK(?!-NOT)[A-Z-]*:\s*.*\berror\b")
 _TIME_LIMIT = 60          # seconds per program
 
 
@@ -160,6 +162,34 @@ def find_programs(roots):
 
 NOT_APPLICABLE = []
 
+#: PTOAS options selecting a synchronisation pass (sync insertion, the graph sync solver,
+#: buffer-id sync).  A RUN line with one of them that expects a rejection checks that pass
+#: or the option's own preconditions ("--enable-bufid_sync requires --pto-arch=a5",
+#: "pto.tassign requires --enable-graph-sync-solver to be disabled"), not the program;
+#: fastisa runs synchronously and has none of them, so such a configuration is not
+#: applicable (a program rejected for its own sake by every RUN line still counts through
+#: its ``CHECK: error`` line, below)
+SYNC_OPTIONS = ("--enable-insert-sync", "--enable-graph-sync-solver", "--enable-bufid_sync")
+
+#: PTOAS driver errors about its command line or environment, not the program
+#: (tools/ptoas/driver.cpp buildBackendInfo; the toolchain lookup): a file whose expected
+#: diagnostic is one of them is rejected for the way its RUN line calls PTOAS (``-o -`` or
+#: a debug-IR flag with a mixed-backend file, ``env -u ASCEND_HOME_PATH``), and is not
+#: applicable to fastisa, which has no output file, debug-IR flags or toolchain
+DRIVER_ERRORS = ("mixed pto.backend fatobj mode requires an explicit file path passed with -o",
+                 "mixed pto.backend fatobj mode does not support debug IR output flags",
+                 "ASCEND_HOME_PATH is required")
+_CHECK_LINE = re.compile(r"^\s*//\s*[A-Z][A-Z0-9_-]*:(.*)$", re.M)
+
+
+def driver_error(text):
+    """The :data:`DRIVER_ERRORS` message ``text``'s FileCheck lines expect, or None."""
+    for m in _CHECK_LINE.finditer(text):
+        for msg in DRIVER_ERRORS:
+            if msg in m.group(1):
+                return msg
+    return None
+
 
 def _flag(cmd, name):
     m = re.search(r"--" + name + r"(?:=|\s+)([A-Za-z0-9_]+)", cmd)
@@ -178,16 +208,20 @@ def classify(text):
         head = cmd.split("|")[0]
         kind = "rejected" if re.match(r"\s*not\s", head) else "accepted"
         cfg = (kind, _flag(head, "pto-arch"), _flag(head, "pto-level"))
-        if "--enable-insert-sync" in head and kind == "rejected":
-            # rejected only with PTOAS's sync-insertion pass, which fastisa does not have
-            # (execution is synchronous): not applicable
+        if kind == "rejected" and any(o in head for o in SYNC_OPTIONS):
+            # rejected only with one of PTOAS's synchronisation passes, which fastisa does
+            # not have (execution is synchronous): not applicable
             NOT_APPLICABLE.append(cfg)
+            continue
+        if kind == "rejected" and driver_error(text):
+            NOT_APPLICABLE.append(cfg + ("driver",))
+            cli_only = True
             continue
         if kind == "rejected" and "--emit-vpto" in head and _flag(head, "pto-backend") == "emitc":
             # (ptoacc) rejected for PTOAS's command line, not the program: --emit-vpto with
             # --pto-backend=emitc ("VPTO-specific flags require --pto-backend=vpto",
             # test/lit/vpto/backend_cli_override.pto): not applicable either
-            NOT_APPLICABLE.append(cfg)
+            NOT_APPLICABLE.append(cfg + ("driver",))
             cli_only = True
             continue
         if cfg not in out:
@@ -277,9 +311,16 @@ def runop_defaults(root):
 
 
 def sample_configs(text, rel, defaults):
-    """:func:`classify`, with runop.sh's directory flags for a sample without lit lines."""
+    """:func:`classify`, with runop.sh's directory flags for a sample without lit lines;
+    runop.sh expects a sample ``.pto`` named ``*_invalid`` / ``*_xfail`` to fail
+    (``expect_fail=1``), so that one is rejected."""
     cfgs = classify(text)
     parts = rel.replace(os.sep, "/").split("/")
+    no_lit = not any("ptoas" in m.group(1) for m in _RUN.finditer(text))
+    if (no_lit and len(parts) > 3 and parts[:2] == ["test", "samples"]
+            and parts[-1].endswith((".pto",))
+            and parts[-1][:-4].endswith(("_invalid", "_xfail"))):
+        cfgs = [("rejected",) + c[1:] for c in cfgs]
     if (len(parts) > 3 and parts[:2] == ["test", "samples"] and parts[2] in defaults
             and not any("ptoas" in m.group(1) for m in _RUN.finditer(text))):
         arch, level = defaults[parts[2]]
@@ -759,9 +800,10 @@ def main(argv=None):
               + (f" ({gdefect} of them program defects: mismatch as shipped, match with "
                  f"the aliased tiles apart, see GOLDEN_PROGRAM_DEFECTS)" if gdefect else ""))
     if NOT_APPLICABLE:
-        print(f"not applicable (rejected only with --enable-insert-sync or for conflicting "
-              f"command-line flags): "
-              f"{len(NOT_APPLICABLE)}")
+        drv = sum(1 for c in NOT_APPLICABLE if c[-1] == "driver")
+        print(f"not applicable: {len(NOT_APPLICABLE) - drv} rejected only with a sync "
+              f"option ({', '.join(SYNC_OPTIONS)}), {drv} rejected for PTOAS's command "
+              f"line or environment (DRIVER_ERRORS, --emit-vpto with --pto-backend=emitc)")
     if skipped_vpto:
         print(f"skipped (VPTO micro-instruction level): {skipped_vpto}")
     if reasons:

@@ -342,6 +342,27 @@ class GenericOp:
 
 
 @dataclass(frozen=True)
+class ModuleInfo:
+    """One ``module`` of a file as MLIR nests it (a file of several top-level modules is
+    an implicit, attribute-less module holding them): its attributes, its parent's index
+    in :attr:`Module.modules` (None: the outermost), the indices in :attr:`Module.funcs`
+    of the functions directly in it, its child modules' indices, its position."""
+
+    attrs: tuple
+    parent: int | None
+    funcs: tuple
+    children: tuple = ()
+    line: int = 0
+    col: int = 0
+
+    def attr(self, key):
+        for k, v in self.attrs:
+            if k == key:
+                return v
+        return None
+
+
+@dataclass(frozen=True)
 class Module:
     """A parsed ``.pto`` file: its functions and module attributes; ``wrapped`` = had ``module``."""
 
@@ -349,6 +370,8 @@ class Module:
     attrs: tuple = ()
     wrapped: bool = False
     source: str = field(default="", compare=False, repr=False)
+    #: the module nesting (:class:`ModuleInfo`); empty for a Module built by hand
+    modules: tuple = field(default=(), compare=False, repr=False)
 
     def func(self, name: str | None = None) -> FuncOp:
         """The function called ``name`` (without ``@``), or the first one."""

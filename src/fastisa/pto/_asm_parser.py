@@ -5,8 +5,8 @@ checker in :mod:`._asm_check`."""
 from __future__ import annotations
 
 from ..errors import AsmSyntaxError
-from ._asm_ast import (FuncOp, GenericOp, Module, Region, ReturnOp, SetValidShapeOp, SyncOp,
-                       Value)
+from ._asm_ast import (FuncOp, GenericOp, Module, ModuleInfo, Region, ReturnOp,
+                       SetValidShapeOp, SyncOp, Value)
 from ._asm_check import _check_func
 from ._asm_lexer import Token, _join, tokenize
 from ._asm_ops import _SYNC_OPS, ARITH_ALL, INSTRUCTIONS, KNOWN_OPS, PTOAS_OPS
@@ -124,60 +124,91 @@ class _Parser(_TypeParser, _OpParser):
             self.expect(",", "',' or '}' in attribute dictionary")
 
     # -- structure ----------------------------------------------------------------------
-    def _module_body(self, funcs, nested, depth=0):
+    def _module_body(self, funcs, nested, depth=0, mod=0):
         """Functions of a ``module { ... }`` body (modules nested or in sequence are
-        flattened: PTOAS files hold several modules)."""
+        flattened: PTOAS files hold several modules).  ``self.mods`` records the nesting
+        (:class:`~fastisa.pto._asm_ast.ModuleInfo`, ``mod`` the index of this body's)."""
         if depth > 50:
             raise self.error("modules nested too deeply")
         while not self.at("}"):
             if self.tok.kind == "eof":
                 raise self.error("expected '}' closing the module")
             if self.at("module"):
-                self.next()
+                start = self.next()
                 if self.tok.kind == "at":
                     self.next()
                 attrs = self.attr_dict() if self.accept("attributes") else ()
                 nested.append(attrs)
                 self.expect("{", "'{' opening the module body")
-                self._module_body(funcs, nested, depth + 1)
+                child = self._new_mod(attrs, mod, start)
+                self._module_body(funcs, nested, depth + 1, child)
                 self.next()
                 continue
+            self.mods[mod]["items"].append(len(funcs))
             funcs.append(self.func())
+
+    def _new_mod(self, attrs, parent, tok):
+        self.mods.append({"attrs": attrs, "parent": parent, "items": [], "children": [],
+                          "line": tok.line, "col": tok.col})
+        k = len(self.mods) - 1
+        if parent is not None:
+            self.mods[parent]["children"].append(k)
+        return k
 
     def module(self) -> Module:
         funcs = []
         attrs = ()
         wrapped = False
+        self.mods = []
         if self.at("module"):
             wrapped = True
-            self.next()
+            start = self.next()
             if self.tok.kind == "at":
                 self.next()
             if self.accept("attributes"):
                 attrs = self.attr_dict()
             self.expect("{", "'{' opening the module body")
             nested = []
-            self._module_body(funcs, nested)
+            # a file of several top-level modules is, as MLIR parses it, one implicit
+            # module holding them; fixed below when a second one follows
+            first = self._new_mod(attrs, None, start)
+            self._module_body(funcs, nested, 0, first)
             self.next()
             while self.at("module"):       # further top-level modules
-                self.next()
+                if self.mods[0]["parent"] is None and first == 0:
+                    self.mods.insert(0, {"attrs": (), "parent": None, "items": [],
+                                         "children": [], "line": start.line,
+                                         "col": start.col})
+                    for m in self.mods[1:]:
+                        m["parent"] = None if m["parent"] is None else m["parent"] + 1
+                        m["children"] = [c + 1 for c in m["children"]]
+                    self.mods[1]["parent"] = 0
+                    self.mods[0]["children"].append(1)
+                    first = 1
+                tok = self.next()
                 if self.tok.kind == "at":
                     self.next()
                 more = self.attr_dict() if self.accept("attributes") else ()
                 attrs = attrs or more
                 self.expect("{", "'{' opening the module body")
-                self._module_body(funcs, nested)
+                k = self._new_mod(more, 0, tok)
+                self._module_body(funcs, nested, 0, k)
                 self.next()
             if not attrs:
                 attrs = next((a for a in nested if a), ())
         else:
+            self._new_mod((), None, self.tok)
             while self.tok.kind != "eof":
+                self.mods[0]["items"].append(len(funcs))
                 funcs.append(self.func())
         if self.tok.kind != "eof":
             raise self.error(f"unexpected {self._desc(self.tok)} after the module")
         if not funcs:
             raise self.error("the program has no func.func")
-        return Module(tuple(funcs), attrs, wrapped, self.text)
+        infos = tuple(ModuleInfo(tuple(m["attrs"]), m["parent"], tuple(m["items"]),
+                                 tuple(m["children"]), m["line"], m["col"])
+                      for m in self.mods)
+        return Module(tuple(funcs), attrs, wrapped, self.text, infos)
 
     def func(self) -> FuncOp:
         start = self.expect("func.func", "'func.func'")

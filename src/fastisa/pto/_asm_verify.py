@@ -9,6 +9,13 @@ PTOAS words it (``'pto.tinsert' op expects ...``).
 Rules that depend on the target take it from ``parse(text, arch=...)``, else from the
 module's ``pto.target_arch`` attribute, else PTOAS's default ``a3``; ``level`` is PTOAS's
 ``--pto-level`` (``level3``: every ``pto.alloc_tile`` names its ``addr``).
+
+The rules of the 2026-07 PTOAS fork (wang-chonghao/PTOAS, its negative lit tests of
+``test/lit``) live beside this module: per-op tmp / parameter / element-type rules in
+:mod:`fastisa.pto._asm_verify_ops`, module-structure and pass rules (``pto.backend``
+partitions, peer lookups, uncovered sections, PTODSL subkernel contracts, frontend pipe
+kernel kinds) in :mod:`fastisa.pto._asm_verify_modules`; the pipe components and flag ids
+of PTOResolveReservedBuffersPass are :func:`_verify_pipe_components` here.
 """
 
 from __future__ import annotations
@@ -16,6 +23,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AsmSyntaxError
+from ._asm_verify_modules import (verify_frontend_kinds, verify_modules,
+                                  verify_subkernel_contracts, verify_vpto_container)
+from ._asm_verify_ops import verify_generic, verify_op, verify_op_2
 from ._asm_ast import (AllocTileOp, ConstantOp, DpsOp, ForOp, GenericOp, MemRefType, TAssignOp,
                        TileBufType, ViewType)
 
@@ -62,6 +72,7 @@ def verify(module, lines, arch=None, level=None):
                 _verify_dps(op, arch, err)
             elif isinstance(op, GenericOp):
                 short = op.name[4:] if op.name.startswith("pto.") else None
+                verify_generic(op, err)
                 if short in ("tpop_from_aic", "tpop_from_aiv"):
                     _verify_tpop(op, err)
                 if short in ("tpush_to_aiv", "tpush_to_aic", "tpop_from_aic", "tpop_from_aiv",
@@ -79,6 +90,7 @@ def verify(module, lines, arch=None, level=None):
                     _verify_tile_subview(op, consts, err)
         _verify_gm_pipe_entries(f, err)
     _verify_reserved_buffers(module, level, err)
+    verify_modules(module, err)
     splits = {s for _op, s in pipe_users}
     if pipe_inits and len(splits) > 1:
         raise err("'pto.initialize_l2l_pipe' op conflicting pipe split usage across peer "
@@ -87,6 +99,9 @@ def verify(module, lines, arch=None, level=None):
         if _attr_value(init, "nosplit") == "false" and splits == {0}:
             raise err("'pto.initialize_l2l_pipe' op explicit 'nosplit = false' conflicts "
                       "with downstream users that require split = 0", init)
+    verify_frontend_kinds(module, err)
+    verify_subkernel_contracts(module, err)
+    verify_vpto_container(module, err)
 
 
 def _attr_value(op, key):
@@ -154,6 +169,8 @@ def _verify_dps(op, arch, err):
     outs = [_tile(t) for t in op.out_types]
     a5 = _is_a5(arch)
     _verify_tmp_forms(op, ins, outs, a5, err)
+    verify_op(op, ins, outs, a5, err)
+    verify_op_2(op, ins, outs, a5, err)
     if name == "tinsert" and ins and outs and ins[0] and outs[0]:
         _verify_tinsert(op, ins[0], outs[0], a5, err)
     if name == "textract" and ins and outs and ins[0] and outs[0]:
@@ -163,7 +180,9 @@ def _verify_dps(op, arch, err):
     if name == "tsel" and not a5:
         # (ptoacc) the 2026-07 PTOAS TSelOp::verify adds bf16 to the A2/A3 list
         tiles = [t for t in ins[1:3] + outs[:1] if t is not None]
-        if any(t.dtype not in ("i16", "i32", "f16", "bf16", "f32") for t in tiles):
+        # integers of 16 and 32 bits of any signedness
+        ok = ("i16", "i32", "si16", "si32", "ui16", "ui32", "u16", "u32", "f16", "bf16", "f32")
+        if any(t.dtype not in ok for t in tiles):
             raise err("'pto.tsel' op expects A2/A3 tsel src0, src1, and dst element type to "
                       "be i16/i32/f16/bf16/f32", op)
     if name == "tgather" and not a5 and len(op.in_types) >= 2 and ins[0] is not None \
@@ -598,14 +617,17 @@ def _verify_reserved_buffers(module, level, err):
 
     * PTOPlanMemory.cpp (run unless ``--pto-level=level3``): a ``pto.reserve_buffer`` with
       ``auto = false`` (an explicit base) is rejected;
-    * PTOResolveReservedBuffersPass.cpp: a ``pto.initialize_l2l_pipe`` /
+    * PTOResolveReservedBuffersPass.cpp (2026-07 fork): a ``pto.initialize_l2l_pipe`` /
       ``initialize_l2g2l_pipe`` without ``flag_base`` needs its local address from
-      ``pto.reserve_buffer`` / ``pto.import_reserved_buffer``; the inits of one logical pipe
-      (keyed by the reserving function, the buffer name and the direction) must be exactly
-      two, one in the reserving function and one in its peer."""
+      ``pto.reserve_buffer`` / ``pto.import_reserved_buffer``; the pipe inits (these and
+      the frontend ``pto.aic/aiv_initialize_pipe``, whose consumer buffers are their local
+      addresses) joined by one logical pipe (the reserving function, the buffer name, the
+      direction) form components of exactly two inits in two functions that agree on
+      direction and slot shape, and each function's components fit within 16 hardware
+      flag ids (2 per one-way pipe, 4 per two-way pipe, at even bases)."""
     from ._asm_generic import _percents
-    groups = {}          # (owner, name, dir) -> [(init op, func name)]
-    participants = {}
+    inits = []           # [op, func name, dir_mask, signature, flag_base]
+    keyed = {}           # (owner, name, dir) -> [init index]
     for f in module.funcs:
         if f.body is None:
             continue
@@ -624,30 +646,100 @@ def _verify_reserved_buffers(module, level, err):
             elif op.name == "pto.import_reserved_buffer" and names:
                 peer = (_attr_value(op, "peer_func") or "").lstrip("@")
                 origin[names[0]] = (peer, (_attr_value(op, "name") or "").strip('"'))
-            elif op.name in ("pto.initialize_l2l_pipe", "pto.initialize_l2g2l_pipe"):
-                addrs = [t.text[1:] for t in _percents(op, 1)]
-                if op.name == "pto.initialize_l2g2l_pipe":
-                    addrs = addrs[1:]                    # after gm_addr
-                try:
-                    dir_mask = int(_attr_value(op, "dir_mask") or 0)
-                except ValueError:
-                    dir_mask = 0
+            elif op.name in ("pto.initialize_l2l_pipe", "pto.initialize_l2g2l_pipe",
+                             "pto.aic_initialize_pipe", "pto.aiv_initialize_pipe"):
+                frontend = op.name in ("pto.aic_initialize_pipe", "pto.aiv_initialize_pipe")
+                dir_mask = _int_of(_attr_value(op, "dir_mask") or "0") or 0
+                if frontend:
+                    if any(t.text == "gm_slot_tensor" for t in op.toks):
+                        continue
+                    c2v = _attr_value(op, "c2v_consumer_buf")
+                    v2c = _attr_value(op, "v2c_consumer_buf")
+                    c2v = c2v[1:] if c2v and c2v.startswith("%") else None
+                    v2c = v2c[1:] if v2c and v2c.startswith("%") else None
+                    addrs = [c2v, v2c] if dir_mask == 3 else [c2v] if dir_mask == 1 else [v2c]
+                else:
+                    addrs = [t.text[1:] for t in _percents(op, 1)]
+                    if op.name == "pto.initialize_l2g2l_pipe":
+                        addrs = addrs[1:]                    # after gm_addr
                 pairs = ([(addrs[0], 1)] + ([(addrs[1], 2)] if len(addrs) > 1 else [])
                          if dir_mask == 3 else [(addrs[0], dir_mask)] if addrs else [])
+                slot_num = _attr_value(op, "slot_num")
+                sig = (dir_mask, _attr_value(op, "slot_size"),
+                       _int_of(slot_num) if slot_num is not None else (
+                           (4 if dir_mask == 3 else 8) if frontend else None),
+                       _attr_value(op, "local_slot_num"))
+                fb = _attr_value(op, "flag_base")
+                idx = len(inits)
                 recorded = False
                 for a, d in pairs:
-                    if a in origin:
-                        key = origin[a] + (d,)
-                        groups.setdefault(key, []).append((op, f.name))
-                        participants.setdefault(key, set()).update((f.name, key[0]))
+                    if a is not None and a in origin:
+                        keyed.setdefault(origin[a] + (d,), []).append(idx)
                         recorded = True
-                if not recorded and _attr_value(op, "flag_base") is None:
+                if recorded:
+                    inits.append((op, f.name, dir_mask, sig, _int_of(fb) if fb else None))
+                elif fb is None and not frontend:
                     raise err(f"'{op.name}' op requires local_addr to come from "
                               f"pto.reserve_buffer or pto.import_reserved_buffer when "
                               f"'flag_base' is not explicit", op)
-    for key, inits in groups.items():
-        funcs = {fn for _op, fn in inits}
-        if not (len(participants[key]) == 2 and len(inits) == 2 and len(funcs) == 2):
-            op = inits[0][0]
-            raise err(f"'{op.name}' op requires a complete peer init pair when local_addr "
-                      f"comes from pto.reserve_buffer or pto.import_reserved_buffer", op)
+    _verify_pipe_components(inits, keyed, err)
+
+
+def _verify_pipe_components(inits, keyed, err):
+    """buildPeerAwareComponents / chooseFlagBaseForComponent of the 2026-07 PTOAS's
+    PTOResolveReservedBuffersPass.cpp, over the inits :func:`_verify_reserved_buffers`
+    collected."""
+    adj = {k: set() for k in range(len(inits))}
+    for members in keyed.values():
+        for a in members:
+            adj[a] |= set(members) - {a}
+    pair_msg = ("'pto.initialize_l2l_pipe' op requires a complete compatible peer init pair "
+                "when local_addr comes from pto.reserve_buffer or pto.import_reserved_buffer")
+    seen = set()
+    comps = []
+    for root in range(len(inits)):
+        if root in seen:
+            continue
+        seen.add(root)
+        stack, comp = [root], []
+        while stack:
+            k = stack.pop()
+            comp.append(k)
+            for n in sorted(adj[k]):
+                if n not in seen:
+                    seen.add(n)
+                    stack.append(n)
+        if len(comp) != 2:
+            raise err(pair_msg, inits[root][0])
+        if inits[comp[0]][3] != inits[comp[1]][3]:
+            raise err("'pto.initialize_l2l_pipe' op requires peer pipe init ops to agree on "
+                      "direction and pipe shape", inits[comp[0]][0])
+        if len({inits[k][1] for k in comp}) != 2:
+            raise err(pair_msg, inits[comp[0]][0])
+        bases = {inits[k][4] for k in comp} - {None}
+        if len(bases) > 1:
+            raise err("'pto.initialize_l2l_pipe' op conflicting explicit flag_base across "
+                      "peer pipe inits", inits[comp[1]][0])
+        comps.append((comp, bases.pop() if bases else None))
+    used = {}            # function -> [(begin, end)]
+    for comp, base in comps:
+        width = 4 if inits[comp[0]][2] == 3 else 2
+        funcs = {inits[k][1] for k in comp}
+        op = inits[comp[0]][0]
+        if base is None:
+            base = 0
+            while True:
+                base += base % 2
+                clash = [e for fn in funcs for b, e in used.get(fn, ())
+                         if base < e and b < base + width]
+                if not clash:
+                    break
+                base = max([base + 2] + [e + e % 2 for e in clash])
+        if base + width > 16:
+            raise err("'pto.initialize_l2l_pipe' op requires all pipe components in a "
+                      "function to fit within 16 hardware flag ids", op)
+        if any(base < e and b < base + width for fn in funcs for b, e in used.get(fn, ())):
+            raise err("'pto.initialize_l2l_pipe' op conflicting flag_base across peer pipe "
+                      "init components in the same function", op)
+        for fn in funcs:
+            used.setdefault(fn, []).append((base, base + width))
