@@ -3102,3 +3102,18 @@ def ptoacc_rowexpand(op, full, col):
         out[r, c] = f(a, col[r, 0])
     return out
 # ---- end of ptoacc section ----
+
+
+# ======================================================================================
+# ptoacc2 (branch ptoacc2, issue 13): the TLOAD / TFILLPAD pad code of low-precision tiles
+# ======================================================================================
+def ptoacc2_pad_byte(fmt, pad):
+    """The byte a PadValue fills a tile of an A5 low-precision format with: pto-isa
+    include/pto/common/constants.hpp ``PadValueMap`` (PTO_NPU_ARCH_A5) gives 0 for Null,
+    Zero, Max and Min of float4_e1m2x2, float4_e2m1x2, float8_e8m0, float8_e4m3,
+    float8_e5m2 and hifloat8 (both nibbles of an fp4 x2 byte)."""
+    table = {"float8_e4m3fn": 0, "float8_e5m2": 0, "float8_e8m0fnu": 0, "hifloat8": 0,
+             "float4_e2m1x2": 0, "float4_e1m2x2": 0}
+    if pad not in ("Null", "Zero", "Max", "Min"):
+        raise ValueError(pad)
+    return table[fmt]
