@@ -1119,9 +1119,9 @@ static void fi__tmm_job(const void *p, int r0, int r1) {
 /* matmul15 branch: the AVX-512 float matmul.  B decoded once into 64-column panels
  * ([N / 64][K][64], 64-byte aligned: no 4 KiB-stride aliasing of B's rows, no split
  * loads), the last N % 64 columns row-major; A read in place when it is contiguous
- * float32 rows (else decoded); C written straight into dst when dst is contiguous
- * float32 rows, there is no init tile and dst overlaps neither source (else a float32
- * buffer).  4 rows x 64 columns in 16 zmm accumulators, K in chunks of FI_TMM_KC so a
+ * float32 rows (else decoded); C written straight into dst when dst is contiguous,
+ * non-overlapping float32 rows, there is no init tile and dst overlaps neither source
+ * (else a float32 buffer).  4 rows x 64 columns in 16 zmm accumulators, K in chunks of FI_TMM_KC so a
  * panel chunk stays in L1; the accumulators go to C between chunks (a float32 store and
  * load: exact), so each element is still fma(a[i, k], b[k, j], acc) for k = 0, 1, ..,
  * K-1 from +0: the bits of the plain loop for any blocking or thread split. */
@@ -1223,7 +1223,7 @@ static inline int fi_tile_matmul_512(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b
                                      int has_init, int M, int K, int N) {
     int np = N / 64, nt = N - np * 64;
     int a_in = a.fmt == FI_FLOAT32 && a.cs == 1;
-    int d_in = d.fmt == FI_FLOAT32 && d.cs == 1 && !has_init &&
+    int d_in = d.fmt == FI_FLOAT32 && d.cs == 1 && d.rs >= N && !has_init &&
                !fi__tmm_overlap(&d, M, N, &a, M, K) && !fi__tmm_overlap(&d, M, N, &b, K, N);
     void *ma = NULL, *mb = NULL, *mt = NULL, *mc = NULL, *mr = NULL, *m0 = NULL;
     float *A = a_in ? (float *)a.p : (float *)fi__tmm_alloc((size_t)M * K + 1, &ma);
