@@ -3117,3 +3117,20 @@ def ptoacc2_pad_byte(fmt, pad):
     if pad not in ("Null", "Zero", "Max", "Min"):
         raise ValueError(pad)
     return table[fmt]
+
+
+def ptoacc2_tconcatidx(src0, src1, idx0, idx1, dst, v0, v1):
+    """pto.tconcatidx per PTOAS's manual (docs/PTO_IR_manual.md): for each dst row r, the
+    first n0 = min(idx0[r], v0, dst cols) columns of src0, then n1 = min(idx1[r], v1, dst
+    cols - n0) of src1, the index entries read as element counts (a negative count: 0);
+    v0, v1: the sources' valid columns; every other dst element kept."""
+    out = dst.copy()
+    C = dst.shape[1]
+    for r in range(dst.shape[0]):
+        n0 = max(0, min(int(idx0[r]), v0, C))
+        n1 = max(0, min(int(idx1[r]), v1, C - n0))
+        for c in range(n0):
+            out[r, c] = src0[r, c]
+        for c in range(n1):
+            out[r, n0 + c] = src1[r, c]
+    return out
