@@ -3177,3 +3177,35 @@ def ptoacc_rowexpand(op, full, col):
         out[r, c] = f(a, col[r, 0])
     return out
 # ---- end of ptoacc section ----
+
+
+# ======================================================================================
+# ptoacc2 (branch ptoacc2, issue 13): the TLOAD / TFILLPAD pad code of low-precision tiles
+# ======================================================================================
+def ptoacc2_pad_byte(fmt, pad):
+    """The byte a PadValue fills a tile of an A5 low-precision format with: pto-isa
+    include/pto/common/constants.hpp ``PadValueMap`` (PTO_NPU_ARCH_A5) gives 0 for Null,
+    Zero, Max and Min of float4_e1m2x2, float4_e2m1x2, float8_e8m0, float8_e4m3,
+    float8_e5m2 and hifloat8 (both nibbles of an fp4 x2 byte)."""
+    table = {"float8_e4m3fn": 0, "float8_e5m2": 0, "float8_e8m0fnu": 0, "hifloat8": 0,
+             "float4_e2m1x2": 0, "float4_e1m2x2": 0}
+    if pad not in ("Null", "Zero", "Max", "Min"):
+        raise ValueError(pad)
+    return table[fmt]
+
+
+def ptoacc2_tconcatidx(src0, src1, idx0, idx1, dst, v0, v1):
+    """pto.tconcatidx per PTOAS's manual (docs/PTO_IR_manual.md): for each dst row r, the
+    first n0 = min(idx0[r], v0, dst cols) columns of src0, then n1 = min(idx1[r], v1, dst
+    cols - n0) of src1, the index entries read as element counts (a negative count: 0);
+    v0, v1: the sources' valid columns; every other dst element kept."""
+    out = dst.copy()
+    C = dst.shape[1]
+    for r in range(dst.shape[0]):
+        n0 = max(0, min(int(idx0[r]), v0, C))
+        n1 = max(0, min(int(idx1[r]), v1, C - n0))
+        for c in range(n0):
+            out[r, c] = src0[r, c]
+        for c in range(n1):
+            out[r, n0 + c] = src1[r, c]
+    return out

@@ -586,3 +586,44 @@ EMPTY_MARKER_OPS = frozenset(
      "trowexpand"] + ["trowexpand" + n for n in ("add", "sub", "mul", "div", "max", "min",
                                                   "expdif")])
 # ---- end ptoacc ----
+
+
+# ---- ptoacc2 (issue 13): pto.tconcatidx ins(%src0, %src1, %src0Idx, %src1Idx) outs(%dst) ----
+def _tconcatidx(P, name, outs, ins, a):
+    """PTOAS's indexed concat (docs/PTO_IR_manual.md "pto.tconcatidx"; include/PTO/IR/
+    PTOOps.td TConcatidxOp): per dst valid row r, ``n0 = min(src0Idx[r, 0], src0 valid_col,
+    dst valid_col)`` columns of src0, then ``n1 = min(src1Idx[r, 0], src1 valid_col, dst
+    valid_col - n0)`` of src1.  PTOAS reads the index entries as element counts, where
+    pto-isa's CPU simulator TCONCAT (include/pto/cpu/TConcat.hpp) reads byte counts: the
+    PTO-AS op follows PTOAS's manual (a negative count copies nothing) and runs as
+    ``fastisa.pto.TCONCAT`` with the clamped counts as byte counts of int32 index tiles."""
+    if len(ins) != 4 or not all(isinstance(t, P.Tile) for t in ins) \
+            or not isinstance(outs[0], P.Tile):
+        raise ConstraintError(f"pto.tconcatidx: expected ins(src0, src1, src0Idx, src1Idx) tiles "
+                         f"and outs(dst), got {len(ins)} ins")
+    dst, (s0, s1, i0, i1) = outs[0], ins
+    R, C = dst.valid_shape
+    for nm, t in (("src0Idx", i0), ("src1Idx", i1)):
+        if t.format.is_float:
+            raise ConstraintError(f"pto.tconcatidx: {nm} must be an integer tile, "
+                                  f"got {t.format.name}")
+        if t.valid_row < R or t.valid_col < 1:
+            raise ConstraintError(f"pto.tconcatidx: {nm} valid shape must be at least ({R}, 1), "
+                             f"got {t.valid_shape}")
+    if R == 0:
+        return None
+    n0 = np.clip(i0.data[:R, 0].astype(np.int64), 0, min(s0.valid_col, C))
+    n1 = np.clip(i1.data[:R, 0].astype(np.int64), 0, None)
+    n1 = np.minimum(n1, np.minimum(s1.valid_col, C - n0))
+    b0 = P.Tile(P.TileType.Vec, "int32", R, 8)
+    b1 = P.Tile(P.TileType.Vec, "int32", R, 8)
+    b0.data[:, 0] = n0 * 4
+    b1.data[:, 0] = n1 * 4
+    P.TCONCAT(dst, s0, s1, b0, b1)
+    return None
+
+
+from ..errors import ConstraintError  # noqa: E402
+
+HANDLERS["tconcatidx"] = _tconcatidx
+# ---- end ptoacc2 ----

@@ -63,7 +63,7 @@ print record_event reserve_buffer rls_buf section.cube section.vector set_ffts s
 set_flag_dyn set_validshape store_scalar subset subview sync.set sync.wait tabs tadd taddc tadds
 taddsc tand tands tassign taxpy tci tcmp tcmps tcolargmax tcolargmin tcolexpand tcolexpandadd
 tcolexpanddiv tcolexpandexpdif tcolexpandmax tcolexpandmin tcolexpandmul tcolexpandsub tcolmax
-tcolmin tcolprod tcolsum tconcat tcvt tdequant tdiv tdivs test_async_event texp texpands
+tcolmin tcolprod tcolsum tconcat tconcatidx tcvt tdequant tdiv tdivs test_async_event texp texpands
 textract textract_fp tfillpad tfillpad_expand tfillpad_inplace tfmod tfmods tfree
 tfree_from_aic tfree_from_aiv tgather tgatherb tgemv tgemv.acc tgemv.bias tgemv.mx tgemv.mx.acc
 tgemv.mx.bias tget_async tget_scale_addr tgetval thistogram tinsert tinsert_fp tload tlog
@@ -128,6 +128,7 @@ for _n in ("textract", "tinsert"):
     INSTRUCTIONS[_n] = "scalar"
 INSTRUCTIONS["tsels"] = "sels"
 INSTRUCTIONS["tmrgsort"] = "any"
+INSTRUCTIONS["tconcatidx"] = "any"      # ptoacc2: _asm_calls._tconcatidx
 # fastisa's own DPS spellings of API instructions PTOAS does not define (the C++ operand
 # order after dst): pto.tpairreducesum ins(%src) outs(%dst), pto.tadddeqrelu ins(%src0,
 # %src1, %deqScale : T, T, f32[, %tmp : T]) outs(%dst)

@@ -66,7 +66,9 @@ class SLayout(enum.IntEnum):
 
 class PadValue(enum.IntEnum):
     """The value TLOAD writes outside the loaded region: Null and Zero give 0, Max gives
-    +inf (the type's maximum for integers), Min gives -inf (the type's minimum)."""
+    +inf (the type's maximum for integers), Min gives -inf (the type's minimum); in the A5
+    low-precision float formats (fp8 e4m3/e5m2/e8m0, hifloat8, fp4 x2) every PadValue is
+    code 0 (pto-isa include/pto/common/constants.hpp ``PadValueMap``, PTO_NPU_ARCH_A5)."""
     Null = 0
     Zero = 1
     Max = 2
@@ -748,14 +750,31 @@ def _check_tile(instr: str, name: str, t) -> Tile:
     return t
 
 
+# ptoacc2 (issue 13): the pad code of the low-precision float formats.  pto-isa's A5
+# ``PadValueMap`` (include/pto/common/constants.hpp, under PTO_NPU_ARCH_A5), which the A5
+# TLOAD (include/pto/npu/a5/TLoad.hpp, ``pto_set_tload_pad_val(GetPadValue<TileData>())``)
+# and TFILLPAD (include/pto/npu/a5/TFillPad.hpp) program, maps Null, Zero, Max and Min of
+# float8_e4m3/e5m2/e8m0, hifloat8 and float4_e2m1x2/e1m2x2 all to byte 0.  The CPU
+# simulator (include/pto/cpu/TLoad.hpp ``getPadValue``) agrees for the fp8 formats and
+# hifloat8 (their numeric_limits are not specialised: max()/min() are T() = 0) and differs
+# for fp4 (include/pto/cpu/MXTypes.hpp: max() 0x7, min() 0x1 per nibble); fastisa follows
+# the hardware.  (The +-inf codes used before were NaN for e4m3fn and e8m0.)
+_LOWP_PAD_ZERO = frozenset(("float8_e4m3fn", "float8_e5m2", "float8_e8m0fnu", "hifloat8",
+                            "float4_e2m1x2", "float4_e1m2x2"))
+
+
 def _pad_value(tile: Tile, load: bool = False):
     fmt = tile.format
     if isinstance(tile.pad, PadCustom):        # TLOAD: 0; TFILLPAD: the decoded payload
         return 0 if load else tile.pad.value_for(tile.dtype)
+    if fmt.name in _LOWP_PAD_ZERO:
+        # ptoacc2 (issue 13): every PadValue of the A5 low-precision float formats is code 0
+        # (the code, not the value: float8_e8m0 has no zero, value 0 would store its NaN)
+        return np.array(0, np.uint8).view(tile.dtype)[()]
     if tile.pad in (PadValue.Null, PadValue.Zero):
         return 0
     if fmt.name in _lp.LOWP and fmt.name not in ("int64", "uint64"):
-        # the code of +-inf (or +-max finite where the format has no inf), in every lane
+        # int4: the code of the integer maximum / minimum
         code = int(_lp.encode(_lp.ALIASES.get(fmt.name, fmt.name),
                               np.array([np.inf if tile.pad == PadValue.Max else -np.inf]),
                               saturate=False)[0])
@@ -803,7 +822,8 @@ def TLOAD(tile: Tile, gt: GlobalTensor) -> None:  # noqa: N802
     """``tile[valid] = gt``: load a GM tensor into a tile's valid region (MTE2).
 
     The whole tile capacity is first filled with the tile's pad value (Null/Zero: 0, Max:
-    +inf or the integer maximum, Min: -inf or the integer minimum), as the reference CPU
+    +inf or the integer maximum, Min: -inf or the integer minimum; every PadValue of an fp8,
+    hifloat8 or fp4 tile: code 0, pto-isa's A5 PadValueMap), as the reference CPU
     simulator does (the PTO ISA docs and CPU simulator (github.com/hw-native-sys/pto-isa, docs/isa/ and include/pto/cpu/)), then the valid region is copied.  The tensor's
     rows x cols (ND: dims 0-3 x dim 4; DN: dim 3 x dims 0,1,2,4; NZ: dims 2,3 x dims
     0,1,4) must be at least the tile's valid shape (ND/DN: its top-left valid_row x
