@@ -431,3 +431,28 @@ def test_core_barrier_on_an_sbuf_counter_synchronises():
         seen, n = res[rank]
         assert n == 3
         assert [int(v[0]) for v in seen] == [10 * s + 1 - rank for s in range(3)]
+
+
+def test_shared_hbm_allocation_is_one_tensor_when_programs_allocate_together(monkeypatch):
+    """Two concurrent programs reaching their first nl.shared_hbm allocation at the same
+    moment get the same tensor (a lock around the lookup-or-create; without it each made
+    its own, and the barrier test above failed on a loaded machine)."""
+    from fastisa.nki import language
+    meet = threading.Barrier(2)
+    real = language._filled
+
+    def slow_filled(shape, fmt):
+        try:
+            meet.wait(timeout=0.5)      # both inside the creation at once, if they can be
+        except threading.BrokenBarrierError:
+            pass
+        return real(shape, fmt)
+
+    monkeypatch.setattr(language, "_filled", slow_filled)
+
+    def body(rank):
+        return nl.ndarray((2, 4), "int32", buffer=nl.shared_hbm)
+
+    res, err = run_lnc2(body)
+    assert err == [None, None]
+    assert res[0] is res[1]

@@ -167,6 +167,9 @@ class _Machine:
         return mems[buffer]
 
 
+#: guards the shared_hbm allocations of one SPMD launch (see ndarray)
+_SHARED_LOCK = threading.Lock()
+
 _MACHINE: contextvars.ContextVar[_Machine | None] = contextvars.ContextVar(
     "fastisa_nki_machine", default=None)
 #: Eager calls outside any kernel instance run on a default machine of their THREAD
@@ -370,18 +373,22 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
     if buffer is SHARED_HBM and len(m.grid) and math.prod(m.grid) > 1:
         # one shared tensor per SPMD launch: the i-th shared_hbm allocation of every
         # instance is the same memory (each program writes its part of the output).
+        # (under a lock: the programs of a grid that synchronise run as concurrent threads,
+        # and two of them reaching their i-th allocation together must get one tensor, not
+        # one each -- seen as a flaky sendrecv/core_barrier test on a loaded machine)
         i = m.n_shared
         m.n_shared += 1
-        if i < len(m.shared):
-            t = m.shared[i]
-            if t.shape == shape and t.dtype is fmt:
-                return t
-        t = NkiTensor(_filled(shape, fmt), fmt, buffer, name)
-        if i < len(m.shared):
-            m.shared[i] = t
-        else:
-            m.shared.append(t)
-        return t
+        with _SHARED_LOCK:
+            if i < len(m.shared):
+                t = m.shared[i]
+                if t.shape == shape and t.dtype is fmt:
+                    return t
+            t = NkiTensor(_filled(shape, fmt), fmt, buffer, name)
+            if i < len(m.shared):
+                m.shared[i] = t
+            else:
+                m.shared.append(t)
+            return t
     if address is not None and buffer.on_chip:
         return _placed(shape, fmt, buffer, name, address, pdim, m)
     if buffer.on_chip:
