@@ -1554,44 +1554,6 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
          * holds K * N floats), saving the row-major copy and the per-panel copy; the same
          * values, so the same bits.  Not exact products: decoded row-major again below. */
         int smin, smax, vmin, vmax, sok;
-#ifdef FASTISA_OPENMP
-        {   /* matmul15 branch: with the panels split over threads, the stationary operand's
-             * decode and range check are split too (its K rows in T bands; the range is
-             * the minimum / maximum over the bands, what one pass gives), then a barrier,
-             * then the panels as below.  The values decoded, the check and every
-             * element's chain are the same: the same bits. */
-            int T = 1;
-            if (nt != 1 && M > 4 && (double)K * M * N >= (double)(1 << 21)) {
-                T = nt > 0 ? nt : omp_get_max_threads();
-                if (T > (M + 3) / 4) T = (M + 3) / 4;
-                if (T > 64) T = 64;
-            }
-            if (T > 1 && N / 64 >= 2 * T && sfmt == FI_BFLOAT16 && s_sf == 1) {
-                int lo = 255, hi = 0, npan = N / 64;
-#pragma omp parallel num_threads(T)
-                {
-                    int tid = omp_get_thread_num(), nth = omp_get_num_threads();
-                    int k0 = (int)((long)K * tid / nth), k1 = (int)((long)K * (tid + 1) / nth);
-                    int a = 255, b = 0;
-                    if (k1 > k0)
-                        fi_nki_bf16_rows512_range((const uint16_t *)s + (ptrdiff_t)k0 * s_sp, s_sp,
-                                                  k1 - k0, M, sbuf + (ptrdiff_t)k0 * M, M, &a, &b);
-#pragma omp critical(fi_nki_mm_srange)
-                    {
-                        if (a < lo) lo = a;
-                        if (b > hi) hi = b;
-                    }
-#pragma omp barrier
-                    int ok = lo != 0 && hi != 255;
-#pragma omp for schedule(dynamic, 1)
-                    for (int p = 0; p < npan; p++)
-                        fi_nki_mm_panel(out, sbuf, ok, lo, hi, v, vfmt, visz, v_sp, v_sf, K, M,
-                                        N, p, zero, vbuf);
-                }
-                return;
-            }
-        }
-#endif
         if (sfmt == FI_BFLOAT16 && s_sf == 1)
             sok = fi_nki_bf16_rows512_range((const uint16_t *)s, s_sp, K, M, sbuf, M, &smin,
                                             &smax);
