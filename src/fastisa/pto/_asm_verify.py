@@ -23,7 +23,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AsmSyntaxError
-from ._asm_verify_modules import (verify_frontend_kinds, verify_modules,
+from ._asm_verify_modules import (_walk, verify_frontend_kinds, verify_modules,
                                   verify_subkernel_contracts, verify_vpto_container)
 from ._asm_verify_ops import verify_generic, verify_op, verify_op_2
 from ._asm_ast import (AllocTileOp, ConstantOp, DpsOp, ForOp, GenericOp, MemRefType, TAssignOp,
@@ -32,14 +32,6 @@ from ._asm_ast import (AllocTileOp, ConstantOp, DpsOp, ForOp, GenericOp, MemRefT
 _FLOATS_16_32 = ("f16", "f32")
 
 
-def _walk(ops):
-    for op in ops:
-        yield op
-        if isinstance(op, ForOp):
-            yield from _walk(op.body)
-        elif isinstance(op, GenericOp):
-            for r in op.regions:
-                yield from _walk(r.ops)
 
 
 def _is_a5(arch):
