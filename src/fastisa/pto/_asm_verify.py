@@ -23,8 +23,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import AsmSyntaxError
-from ._asm_verify_modules import (_walk, verify_frontend_kinds, verify_modules,
-                                  verify_subkernel_contracts, verify_vpto_container)
+from ._asm_verify_modules import (_attr_value, _walk, verify_frontend_kinds,
+                                  verify_modules, verify_subkernel_contracts,
+                                  verify_vpto_container)
 from ._asm_verify_ops import verify_generic, verify_op, verify_op_2
 from ._asm_ast import (AllocTileOp, ConstantOp, DpsOp, ForOp, GenericOp, MemRefType, TAssignOp,
                        TileBufType, ViewType)
@@ -94,14 +95,6 @@ def verify(module, lines, arch=None, level=None):
     verify_frontend_kinds(module, err)
     verify_subkernel_contracts(module, err)
     verify_vpto_container(module, err)
-
-
-def _attr_value(op, key):
-    toks = op.toks
-    for k in range(len(toks) - 2):
-        if toks[k].text == key and toks[k + 1].text == "=":
-            return toks[k + 2].text
-    return None
 
 
 def _split(op):

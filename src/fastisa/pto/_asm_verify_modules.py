@@ -60,7 +60,7 @@ def _walk(ops):
                 yield from _walk(r.ops)
 
 
-def _tok_attr(op, key):
+def _attr_value(op, key):
     toks = op.toks
     for k in range(len(toks) - 2):
         if toks[k].text == key and toks[k + 1].text == "=":
@@ -104,7 +104,7 @@ def _verify_peer_lookups(mods, funcs, owner, err):
         for op in _walk(f.body):
             if not (isinstance(op, GenericOp) and op.name == "pto.import_reserved_buffer"):
                 continue
-            target = (_tok_attr(op, "peer_func") or "").lstrip("@")
+            target = (_attr_value(op, "peer_func") or "").lstrip("@")
             if not target:
                 continue
             here = mods[owner.get(k, 0)]
@@ -172,7 +172,7 @@ def _verify_backend_partition(mods, funcs, err):
                 raise err(f"mixed-backend child assembly does not yet support ambiguous "
                           f"in-child logical reference '@{logical}'; found multiple "
                           f"ABI-specialized public func.func definitions", child)
-        peers = sorted({(_tok_attr(op, "peer_func") or "").lstrip("@") for f in mine
+        peers = sorted({(_attr_value(op, "peer_func") or "").lstrip("@") for f in mine
                         if f.body is not None for op in _walk(f.body)
                         if isinstance(op, GenericOp)
                         and op.name == "pto.import_reserved_buffer"} - {""})
