@@ -23,9 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#ifdef FASTISA_OPENMP
-#include <omp.h>
-#endif
+#include "par.h"
 
 static inline void fi_move_elem(char *d, const char *s, int itemsize) {
     switch (itemsize) {
@@ -249,36 +247,55 @@ static inline void fi_move_strided(char *dst, const ptrdiff_t *ds, const char *s
 /* Row r of dst (F elements, free stride dsf) = row map[r] of src; map[r] < 0 skips.  At
  * least 256 KiB: rows split across nt OpenMP threads (nt 1: one; 0: OpenMP's default);
  * dst and src do not overlap (the caller copies src first), so the order is free. */
-static inline void fi_move_rows(char *dst, ptrdiff_t dsp, ptrdiff_t dsf, const char *src,
-                                ptrdiff_t ssp, ptrdiff_t ssf, const int32_t *map, int R,
-                                ptrdiff_t F, int itemsize, int nt) {
-#ifdef FASTISA_OPENMP
-    if ((ptrdiff_t)R * F >= (1 << 16) && nt != 1 && R > 1) {
-#pragma omp parallel for schedule(static) num_threads(nt > 0 ? nt : omp_get_max_threads())
-        for (int r = 0; r < R; r++)
-            if (map[r] >= 0)
-                fi_move_line(dst + r * dsp, dsf, src + (ptrdiff_t)map[r] * ssp, ssf, F, itemsize);
-        return;
-    }
-#else
-    (void)nt;
-#endif
-    if (dsf == itemsize && ssf == itemsize && dsp == F * itemsize && ssp == dsp) {
+typedef struct {
+    char *dst;
+    ptrdiff_t dsp, dsf;
+    const char *src;
+    ptrdiff_t ssp, ssf;
+    const int32_t *map;
+    int R, itemsize, ntasks;
+    ptrdiff_t F;
+} fi_move_rows_job_t;
+
+/* Rows [r0, r1) of fi_move_rows. */
+static void fi_move_rows_range(const fi_move_rows_job_t *j, int r0, int r1) {
+    const int32_t *map = j->map;
+    ptrdiff_t dsp = j->dsp, ssp = j->ssp;
+    if (j->dsf == j->itemsize && j->ssf == j->itemsize && dsp == j->F * j->itemsize && ssp == dsp) {
         /* rows back to back on both sides: a run of dst rows whose source rows are
          * consecutive too is one memcpy (a quadrant rotation is two runs, not 32 rows) */
-        for (int r = 0; r < R;) {
+        for (int r = r0; r < r1;) {
             if (map[r] < 0) { r++; continue; }
             int e = r + 1;
-            while (e < R && map[e] == map[e - 1] + 1) e++;
-            memcpy(dst + r * dsp, src + (ptrdiff_t)map[r] * ssp, (size_t)(e - r) * (size_t)dsp);
+            while (e < r1 && map[e] == map[e - 1] + 1) e++;
+            memcpy(j->dst + r * dsp, j->src + (ptrdiff_t)map[r] * ssp, (size_t)(e - r) * (size_t)dsp);
             r = e;
         }
         return;
     }
-    for (int r = 0; r < R; r++) {
-        if (map[r] < 0) continue;
-        fi_move_line(dst + r * dsp, dsf, src + (ptrdiff_t)map[r] * ssp, ssf, F, itemsize);
+    for (int r = r0; r < r1; r++)
+        if (map[r] >= 0)
+            fi_move_line(j->dst + r * dsp, j->dsf, j->src + (ptrdiff_t)map[r] * ssp, j->ssf, j->F,
+                         j->itemsize);
+}
+
+static void fi_move_rows_task(void *ctx, int t) {
+    const fi_move_rows_job_t *j = (const fi_move_rows_job_t *)ctx;
+    fi_move_rows_range(j, (int)((long)j->R * t / j->ntasks), (int)((long)j->R * (t + 1) / j->ntasks));
+}
+
+static inline void fi_move_rows(char *dst, ptrdiff_t dsp, ptrdiff_t dsf, const char *src,
+                                ptrdiff_t ssp, ptrdiff_t ssf, const int32_t *map, int R,
+                                ptrdiff_t F, int itemsize, int nt) {
+    fi_move_rows_job_t job = {dst, dsp, dsf, src, ssp, ssf, map, R, itemsize, 1, F};
+    if ((ptrdiff_t)R * F >= (1 << 16) && nt != 1 && R > 1) {
+        /* blocks of rows over the shared pool (par.h), four per thread */
+        int T = fi_par_threads(nt);
+        job.ntasks = 4 * T < R ? 4 * T : R;
+        fi_par_for(T, job.ntasks, fi_move_rows_task, &job);
+        return;
     }
+    fi_move_rows_range(&job, 0, R);
 }
 
 /* ---- speed14b branch (issue 14): in-place row maps ---------------------------------
@@ -343,6 +360,25 @@ static inline void fi_move_rows_ops(char *base, ptrdiff_t sp, ptrdiff_t sf, cons
     }
 }
 
+typedef struct {
+    char *base;
+    ptrdiff_t sp, sf;
+    const int *ops;
+    int n;
+    char *buf;
+    ptrdiff_t F;
+    int itemsize, T;
+} fi_move_inplace_job_t;
+
+static void fi_move_inplace_task(void *ctx, int t) {
+    /* column block t on 16-element boundaries */
+    const fi_move_inplace_job_t *j = (const fi_move_inplace_job_t *)ctx;
+    ptrdiff_t F = j->F;
+    ptrdiff_t f0 = t ? (F * t / j->T) & ~(ptrdiff_t)15 : 0;
+    ptrdiff_t f1 = t == j->T - 1 ? F : (F * (t + 1) / j->T) & ~(ptrdiff_t)15;
+    if (f0 < f1) fi_move_rows_ops(j->base, j->sp, j->sf, j->ops, j->n, j->buf, f0, f1, j->itemsize);
+}
+
 static inline int fi_move_rows_inplace(char *base, ptrdiff_t sp, ptrdiff_t sf,
                                        const int32_t *map, int R, ptrdiff_t F, int itemsize,
                                        int nt) {
@@ -358,21 +394,13 @@ static inline int fi_move_rows_inplace(char *base, ptrdiff_t sp, ptrdiff_t sf,
         if (work != local) free(work);
         return 1;
     }
-#ifdef FASTISA_OPENMP
     if ((ptrdiff_t)R * F >= (1 << 16) && nt != 1 && F >= 64) {
-        int T = nt > 0 ? nt : omp_get_max_threads();
+        int T = fi_par_threads(nt);
         if (T > F / 32) T = (int)(F / 32);
-#pragma omp parallel for schedule(static) num_threads(T)
-        for (int t = 0; t < T; t++) {     /* column blocks on 16-element boundaries */
-            ptrdiff_t f0 = t ? (F * t / T) & ~(ptrdiff_t)15 : 0;
-            ptrdiff_t f1 = t == T - 1 ? F : (F * (t + 1) / T) & ~(ptrdiff_t)15;
-            if (f0 < f1) fi_move_rows_ops(base, sp, sf, ops, n, buf, f0, f1, itemsize);
-        }
+        fi_move_inplace_job_t job = {base, sp, sf, ops, n, buf, F, itemsize, T};
+        fi_par_for(T, T, fi_move_inplace_task, &job);   /* column blocks over the pool */
     } else
-#else
-    (void)nt;
-#endif
-    fi_move_rows_ops(base, sp, sf, ops, n, buf, 0, F, itemsize);
+        fi_move_rows_ops(base, sp, sf, ops, n, buf, 0, F, itemsize);
     free(buf);
     if (work != local) free(work);
     return 0;

@@ -35,6 +35,7 @@
 #include <stdlib.h>
 
 #include "formats.h"
+#include "par.h"
 
 #ifdef FASTISA_OPENMP
 #include <omp.h>
@@ -952,22 +953,24 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
 /* Run one elementwise instruction.  Returns the number of inputs outside ScalarE's
  * valid range (0 unless scalar_engine).  Rows are split across OpenMP threads when
  * the tile is large; results do not depend on the thread count. */
+typedef struct { const fi_nki_ew *a; int64_t oor; } fi_nki_ew_job_t;
+
+static void fi_nki_ew_task(void *ctx, int gi) {
+    fi_nki_ew_job_t *j = (fi_nki_ew_job_t *)ctx;
+    const fi_nki_ew *a = j->a;
+    int p0 = gi * FI_NKI_G, p1 = p0 + FI_NKI_G < a->P ? p0 + FI_NKI_G : a->P;
+    int64_t o = fi_nki_ew_rows(a, p0, p1);
+    if (o) __atomic_fetch_add(&j->oor, o, __ATOMIC_RELAXED);
+}
+
 static inline int64_t fi_nki_elementwise(const fi_nki_ew *a) {
-    int64_t oor = 0;
-#ifdef FASTISA_OPENMP
     int ngroups = (a->P + FI_NKI_G - 1) / FI_NKI_G;
     if ((int64_t)a->P * a->F >= (1 << 16) && ngroups > 1 && a->threads != 1) {
-        int nt = a->threads > 0 ? a->threads : 0;
-#pragma omp parallel for schedule(static) reduction(+:oor) num_threads(nt > 0 ? nt : omp_get_max_threads())
-        for (int gi = 0; gi < ngroups; gi++) {
-            int p0 = gi * FI_NKI_G, p1 = p0 + FI_NKI_G < a->P ? p0 + FI_NKI_G : a->P;
-            oor += fi_nki_ew_rows(a, p0, p1);
-        }
-        return oor;
+        fi_nki_ew_job_t job = {a, 0};       /* groups of rows over the shared pool */
+        fi_par_for(fi_par_threads(a->threads), ngroups, fi_nki_ew_task, &job);
+        return job.oor;
     }
-#endif
-    oor = fi_nki_ew_rows(a, 0, a->P);
-    return oor;
+    return fi_nki_ew_rows(a, 0, a->P);
 }
 
 /* ---- the reduce shape ---------------------------------------------------------------- */
@@ -1096,15 +1099,15 @@ static FI_NKI_NOINLINE void fi_nki_reduce_rows(const fi_nki_reduce_args *a, int 
     }
 }
 
+static void fi_nki_reduce_task(void *ctx, int p) {
+    fi_nki_reduce_rows((const fi_nki_reduce_args *)ctx, p, p + 1);
+}
+
 static inline void fi_nki_reduce(const fi_nki_reduce_args *a) {
-#ifdef FASTISA_OPENMP
     if ((int64_t)a->P * a->F >= (1 << 16) && a->P > 1 && a->threads != 1) {
-        int nt = a->threads > 0 ? a->threads : 0;
-#pragma omp parallel for schedule(static) num_threads(nt > 0 ? nt : omp_get_max_threads())
-        for (int p = 0; p < a->P; p++) fi_nki_reduce_rows(a, p, p + 1);
+        fi_par_for(fi_par_threads(a->threads), a->P, fi_nki_reduce_task, (void *)a);
         return;
     }
-#endif
     fi_nki_reduce_rows(a, 0, a->P);
 }
 
@@ -1238,23 +1241,29 @@ static void fi_nki_matmul_f32_rows(float *out, const float *s, const float *v, i
 
 /* nt threads (0: OpenMP's default) over blocks of 4 rows; the split never changes a bit.
  * zero: start every element from +0 instead of out's values (out is only written). */
+typedef struct {
+    float *out;
+    const float *s, *v;
+    int K, M, N, zero, nblk, T;
+} fi_nki_mm_rows_job_t;
+
+static void fi_nki_matmul_f32_task(void *ctx, int t) {
+    const fi_nki_mm_rows_job_t *j = (const fi_nki_mm_rows_job_t *)ctx;
+    int b0 = (int)((long)j->nblk * t / j->T), b1 = (int)((long)j->nblk * (t + 1) / j->T);
+    int mb = b0 * FI_MM_RM, me = b1 * FI_MM_RM < j->M ? b1 * FI_MM_RM : j->M;
+    if (mb < me) fi_nki_matmul_f32_rows(j->out, j->s, j->v, j->K, j->M, j->N, mb, me, j->zero);
+}
+
 static inline void fi_nki_matmul_f32_z(float *out, const float *s, const float *v, int K, int M,
                                        int N, int nt, int zero) {
-#ifdef FASTISA_OPENMP
     int nblk = (M + FI_MM_RM - 1) / FI_MM_RM;
     if (nt != 1 && nblk > 1 && (double)K * M * N >= (double)(1 << 21)) {
-        int T = nt > 0 ? nt : omp_get_max_threads();
+        int T = fi_par_threads(nt);
         if (T > nblk) T = nblk;
-#pragma omp parallel for schedule(static) num_threads(T)
-        for (int t = 0; t < T; t++) {
-            int b0 = (int)((long)nblk * t / T), b1 = (int)((long)nblk * (t + 1) / T);
-            int mb = b0 * FI_MM_RM, me = b1 * FI_MM_RM < M ? b1 * FI_MM_RM : M;
-            if (mb < me) fi_nki_matmul_f32_rows(out, s, v, K, M, N, mb, me, zero);
-        }
+        fi_nki_mm_rows_job_t job = {out, s, v, K, M, N, zero, nblk, T};
+        fi_par_for(T, T, fi_nki_matmul_f32_task, &job);     /* one block of rows per task */
         return;
     }
-#endif
-    (void)nt;
     fi_nki_matmul_f32_rows(out, s, v, K, M, N, 0, M, zero);
 }
 
@@ -1369,54 +1378,65 @@ static inline int fi_nki_have_fma512(void) {
  * twice the threads, over blocks of 4 rows; the split never changes a bit.  vpan: v
  * already decoded panel-major ([N / 64][K][64], N a multiple of 64; v is then unused and
  * may be NULL), else NULL (each panel is copied from v). */
+#ifdef FI_NKI_MM_FMA512
+typedef struct {
+    float *out;
+    const float *s, *v, *vpan;
+    float *pans;
+    size_t per;
+    int K, M, N, zero, nblk, T;
+} fi_nki_mm_fma_job_t;
+
+static void fi_nki_mm_fma_panel_task(void *ctx, int p) {
+    /* panel p; the panel copy buffer is the task's own (npan buffers when vpan is NULL) */
+    const fi_nki_mm_fma_job_t *j = (const fi_nki_mm_fma_job_t *)ctx;
+    int nb = p * 64, ne = nb + 64 <= j->N ? nb + 64 : j->N;
+    fi_nki_mm_fma512_cols(j->out, j->s, j->v, j->K, j->M, j->N, 0, j->M,
+                          j->pans ? j->pans + (size_t)p * j->per : NULL, j->zero, nb, ne,
+                          j->vpan);
+}
+
+static void fi_nki_mm_fma_rows_task(void *ctx, int t) {
+    const fi_nki_mm_fma_job_t *j = (const fi_nki_mm_fma_job_t *)ctx;
+    int b0 = (int)((long)j->nblk * t / j->T), b1 = (int)((long)j->nblk * (t + 1) / j->T);
+    int mb = b0 * 4, me = b1 * 4 < j->M ? b1 * 4 : j->M;
+    if (mb < me) fi_nki_mm_fma512_cols(j->out, j->s, j->v, j->K, j->M, j->N, mb, me,
+                                       j->pans ? j->pans + (size_t)t * j->per : NULL, j->zero,
+                                       0, j->N, j->vpan);
+}
+#endif
+
 static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v, int K, int M,
                                      int N, int nt, int zero, const float *vpan) {
 #ifdef FI_NKI_MM_FMA512
     int nblk = (M + 3) / 4;
     int npan = N / 64 + (N % 64 != 0);
     int T = 1;
-#ifdef FASTISA_OPENMP
     if (nt != 1 && nblk > 1 && (double)K * M * N >= (double)(1 << 21)) {
-        T = nt > 0 ? nt : omp_get_max_threads();
+        T = fi_par_threads(nt);
         if (T > nblk) T = nblk;
         if (T > 64) T = 64;
     }
-#endif
+    /* panels over the pool when there are enough, else blocks of 4 rows (one per task);
+     * each task has its own 64-byte aligned panel copy buffer (no zmm load splits a cache
+     * line) */
+    int by_panel = T > 1 && npan >= 2 * T;
+    int nbuf = T == 1 ? 1 : by_panel ? npan : T;
     size_t per = (size_t)K * 64 + 16;      /* floats: a multiple of 64 bytes */
     float *pans = NULL;
     void *pmem = NULL;
-    if (vpan == NULL) {     /* 64-byte aligned panels: no zmm load splits a cache line */
-        pmem = malloc((size_t)T * per * sizeof(float) + 64);
+    if (vpan == NULL) {
+        pmem = malloc((size_t)nbuf * per * sizeof(float) + 64);
         if (pmem == NULL) { fi_nki_matmul_f32_z(out, s, v, K, M, N, nt, zero); return; }
         pans = (float *)(void *)(((uintptr_t)pmem + 63) & ~(uintptr_t)63);
     }
-#ifdef FASTISA_OPENMP
-    if (T > 1 && npan >= 2 * T) {
-        /* a thread the OS holds back delays the others by at most the panel it has taken */
-#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
-        for (int p = 0; p < npan; p++) {
-            int nb = p * 64, ne = nb + 64 <= N ? nb + 64 : N;
-            fi_nki_mm_fma512_cols(out, s, v, K, M, N, 0, M,
-                                  pans ? pans + (size_t)omp_get_thread_num() * per : NULL,
-                                  zero, nb, ne, vpan);
-        }
-        free(pmem);
-        return;
-    }
-    if (T > 1) {
-#pragma omp parallel for schedule(static) num_threads(T)
-        for (int t = 0; t < T; t++) {
-            int b0 = (int)((long)nblk * t / T), b1 = (int)((long)nblk * (t + 1) / T);
-            int mb = b0 * 4, me = b1 * 4 < M ? b1 * 4 : M;
-            if (mb < me) fi_nki_mm_fma512_cols(out, s, v, K, M, N, mb, me,
-                                               pans ? pans + (size_t)t * per : NULL, zero,
-                                               0, N, vpan);
-        }
-        free(pmem);
-        return;
-    }
-#endif
-    fi_nki_mm_fma512_cols(out, s, v, K, M, N, 0, M, pans, zero, 0, N, vpan);
+    fi_nki_mm_fma_job_t job = {out, s, v, vpan, pans, per, K, M, N, zero, nblk, T};
+    if (by_panel)
+        fi_par_for(T, npan, fi_nki_mm_fma_panel_task, &job);
+    else if (T > 1)
+        fi_par_for(T, T, fi_nki_mm_fma_rows_task, &job);
+    else
+        fi_nki_mm_fma512_cols(out, s, v, K, M, N, 0, M, pans, zero, 0, N, vpan);
     free(pmem);
 #else
     (void)vpan;
@@ -1534,7 +1554,24 @@ static inline void fi_nki_mm_panel(float *out, const float *s, int sok, int smin
     else
         fi_nki_mm_panel_muladd(out, s, pan, K, M, N, n0, zero);
 }
+typedef struct {
+    float *out;
+    const float *s;
+    int sok, smin, smax;
+    const void *v;
+    int vfmt, visz;
+    ptrdiff_t v_sp, v_sf;
+    int K, M, N, zero;
+    float *vbuf;
+} fi_nki_mm_panel_job_t;
+
+static void fi_nki_mm_panel_task(void *ctx, int p) {
+    const fi_nki_mm_panel_job_t *j = (const fi_nki_mm_panel_job_t *)ctx;
+    fi_nki_mm_panel(j->out, j->s, j->sok, j->smin, j->smax, j->v, j->vfmt, j->visz, j->v_sp,
+                    j->v_sf, j->K, j->M, j->N, p, j->zero, j->vbuf);
+}
 #endif
+
 
 /* nc_matmul's entry: out[M, N] (float32, C-contiguous; the starting values) += s.T @ v with
  * s [K, M] and v [K, N] given in their storage formats (any element strides), decoded here
@@ -1568,23 +1605,18 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
              * threads or there is one thread; else (a few panels over several threads:
              * row blocks) the whole of v is decoded and checked first, as before */
             int npan = N / 64, T = 1;
-#ifdef FASTISA_OPENMP
             if (nt != 1 && M > 4 && (double)K * M * N >= (double)(1 << 21)) {
-                T = nt > 0 ? nt : omp_get_max_threads();
+                T = fi_par_threads(nt);
                 if (T > (M + 3) / 4) T = (M + 3) / 4;
                 if (T > 64) T = 64;
             }
-#endif
             if (T == 1 || npan >= 2 * T) {
-#ifdef FASTISA_OPENMP
-                if (T > 1) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(T)
-                    for (int p = 0; p < npan; p++)
-                        fi_nki_mm_panel(out, sbuf, sok, smin, smax, v, vfmt, visz, v_sp, v_sf,
-                                        K, M, N, p, zero, vbuf);
+                if (T > 1) {        /* the shared pool (par.h): one task per panel */
+                    fi_nki_mm_panel_job_t job = {out, sbuf, sok, smin, smax, v, vfmt, visz,
+                                                 v_sp, v_sf, K, M, N, zero, vbuf};
+                    fi_par_for(T, npan, fi_nki_mm_panel_task, &job);
                     return;
                 }
-#endif
                 for (int p = 0; p < npan; p++)
                     fi_nki_mm_panel(out, sbuf, sok, smin, smax, v, vfmt, visz, v_sp, v_sf, K,
                                     M, N, p, zero, vbuf);
@@ -1697,33 +1729,42 @@ static inline void fi_nki_dma_sum_any(void *dst, int dfmt, int disz, const void 
     }
 }
 
+typedef struct {
+    void *dst;
+    int dfmt, disz, ns, all32;
+    const void *const *src;
+    const int *fmt, *isz;
+    ptrdiff_t n, nch;
+    int ntasks;
+} fi_nki_dma_sum_job_t;
+
+static void fi_nki_dma_sum_task(void *ctx, int t) {
+    const fi_nki_dma_sum_job_t *j = (const fi_nki_dma_sum_job_t *)ctx;
+    ptrdiff_t lo = j->nch * t / j->ntasks * FI_NKI_SUM_CH;
+    ptrdiff_t hi = j->nch * (t + 1) / j->ntasks * FI_NKI_SUM_CH;
+    if (hi > j->n) hi = j->n;
+    if (lo >= hi) return;
+    if (j->all32)
+        fi_nki_dma_sum_f32((float *)j->dst, (const float *const *)j->src, j->ns, lo, hi);
+    else
+        fi_nki_dma_sum_any(j->dst, j->dfmt, j->disz, j->src, j->fmt, j->isz, j->ns, lo, hi);
+}
+
 static inline void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src,
                                   const int *fmt, const int *isz, int ns, ptrdiff_t n,
                                   int nt) {
     int all32 = dfmt == FI_FLOAT32;
     for (int k = 0; k < ns && all32; k++) all32 = fmt[k] == FI_FLOAT32;
-#ifdef FASTISA_OPENMP
-    /* a large sum: contiguous pieces of whole chunks, one per thread (each element's
-     * additions are the same whoever does them); any formats (speed14b: the decoding
-     * path too) */
+    /* a large sum: contiguous pieces of whole chunks over the shared pool, four per thread
+     * (each element's additions are the same whoever does them); any formats */
     if (n >= (1 << 16) && nt != 1) {
-        int T = nt > 0 ? nt : omp_get_max_threads();
+        int T = fi_par_threads(nt);
         ptrdiff_t nch = (n + FI_NKI_SUM_CH - 1) / FI_NKI_SUM_CH;
-#pragma omp parallel for schedule(static) num_threads(T)
-        for (int t = 0; t < T; t++) {
-            ptrdiff_t lo = nch * t / T * FI_NKI_SUM_CH, hi = nch * (t + 1) / T * FI_NKI_SUM_CH;
-            if (hi > n) hi = n;
-            if (lo >= hi) continue;
-            if (all32)
-                fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, lo, hi);
-            else
-                fi_nki_dma_sum_any(dst, dfmt, disz, src, fmt, isz, ns, lo, hi);
-        }
+        int ntasks = (ptrdiff_t)4 * T < nch ? 4 * T : (int)nch;
+        fi_nki_dma_sum_job_t job = {dst, dfmt, disz, ns, all32, src, fmt, isz, n, nch, ntasks};
+        fi_par_for(T, ntasks, fi_nki_dma_sum_task, &job);
         return;
     }
-#else
-    (void)nt;
-#endif
     if (all32)
         fi_nki_dma_sum_f32((float *)dst, (const float *const *)src, ns, 0, n);
     else

@@ -18,12 +18,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#ifdef FASTISA_OPENMP
-#include <omp.h>
-#if !defined(_WIN32)
-#include <pthread.h>
-#define FI_SELECT_THREADS 1
-#endif
+#include "par.h"
+#if defined(FASTISA_OPENMP) && !defined(_WIN32)
+#define FI_SELECT_THREADS 1     /* threads on: the shared pool (par.h) */
 #endif
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -536,57 +533,22 @@ typedef struct {
     ptrdiff_t vps, vfs;
     uint32_t *idx;
     ptrdiff_t ips, ifs;
-    int next, done, nan, oom, refs;
-#ifdef FI_SELECT_THREADS
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-#endif
+    int nan, oom;
 } fi__topk_job;
 
-/* Take groups off the shared counter until none is left. */
-static inline void fi__topk_run(fi__topk_job *J)
+/* One 16-partition group g (a task of the shared pool). */
+static void fi__topk_task(void *ctx, int g)
 {
-    for (;;) {
-        int g = __atomic_fetch_add(&J->next, 1, __ATOMIC_RELAXED);
-        if (g >= J->groups)
-            break;
-        int o = 0;
-        int nn = fi__topk_group(J->src + (ptrdiff_t)g * 16 * J->ps, J->ps, J->n, J->k, J->sorted,
-                                J->val + (ptrdiff_t)g * 16 * J->vps, J->vps, J->vfs,
-                                J->idx + (ptrdiff_t)g * 16 * J->ips, J->ips, J->ifs, &o);
-        if (nn)
-            __atomic_fetch_or(&J->nan, 1, __ATOMIC_RELAXED);
-        if (o)
-            __atomic_fetch_or(&J->oom, 1, __ATOMIC_RELAXED);
-#ifdef FI_SELECT_THREADS
-        pthread_mutex_lock(&J->mu);
-        J->done++;
-        pthread_cond_signal(&J->cv);
-        pthread_mutex_unlock(&J->mu);
-#else
-        J->done++;
-#endif
-    }
+    fi__topk_job *J = (fi__topk_job *)ctx;
+    int o = 0;
+    int nn = fi__topk_group(J->src + (ptrdiff_t)g * 16 * J->ps, J->ps, J->n, J->k, J->sorted,
+                            J->val + (ptrdiff_t)g * 16 * J->vps, J->vps, J->vfs,
+                            J->idx + (ptrdiff_t)g * 16 * J->ips, J->ips, J->ifs, &o);
+    if (nn)
+        __atomic_fetch_or(&J->nan, 1, __ATOMIC_RELAXED);
+    if (o)
+        __atomic_fetch_or(&J->oom, 1, __ATOMIC_RELAXED);
 }
-
-#ifdef FI_SELECT_THREADS
-static inline void fi__topk_release(fi__topk_job *J)
-{
-    if (__atomic_sub_fetch(&J->refs, 1, __ATOMIC_ACQ_REL) == 0) {
-        pthread_mutex_destroy(&J->mu);
-        pthread_cond_destroy(&J->cv);
-        free(J);
-    }
-}
-
-static inline void *fi__topk_thread(void *arg)
-{
-    fi__topk_job *J = (fi__topk_job *)arg;
-    fi__topk_run(J);
-    fi__topk_release(J);
-    return NULL;
-}
-#endif
 
 #ifdef FI_SELECT_THREADS
 #if defined(__linux__)
@@ -644,29 +606,21 @@ static inline int fi__load_now(int *la1, int *run) { *la1 = *run = -1; return 0;
  * in snake layout to val (bf16 bits) / idx (uint32) with partition strides vps/ips and
  * free strides vfs/ifs.
  *
- * Threads: the groups are handed out from a shared counter to the calling thread and up
- * to threads-1 detached POSIX threads (threads <= 0: OpenMP's default, i.e.
- * OMP_NUM_THREADS or the core count, lowered to the cores left idle both by the 1-minute
- * load average and by the tasks runnable right now (fi__runnable_now): a worker started
- * on a machine whose cores are all taken waits for the scheduler, and a group it has
- * taken before being preempted keeps the caller waiting for a time slice, several
- * milliseconds, where the whole call takes a tenth of one; one thread without
- * FASTISA_OPENMP).  The caller
- * only waits for groups a worker has actually taken, never for a worker the OS has not
- * scheduled yet, so an oversubscribed machine costs nothing beyond the serial time (an
- * OpenMP team's barrier would spin or wait for every thread).  Each group is computed by
- * one thread with the same code: results do not depend on the thread count.
+ * Threads: the groups are the tasks of one job of fastisa's worker pool (par.h), the
+ * calling thread among them (threads <= 0: OpenMP's default, i.e. OMP_NUM_THREADS or the
+ * core count, lowered to the cores left idle both by the 1-minute load average and by the
+ * tasks runnable right now (fi__load_now): a group a worker has taken before being
+ * preempted keeps the caller waiting for a time slice, several milliseconds, where the
+ * whole call takes a tenth of one; one thread without FASTISA_OPENMP).  The caller only
+ * waits for groups a worker has actually taken, never for a worker the OS has not
+ * scheduled yet.  Each group is computed by one thread with the same code: results do not
+ * depend on the thread count.
  * Returns bit 0: NaN seen among active elements; bit 1: scratch allocation failed. */
 static inline int fi_topk_bf16(const uint16_t *src, ptrdiff_t ps, int groups, int n, int k,
                                int sorted, uint16_t *val, ptrdiff_t vps, ptrdiff_t vfs,
                                uint32_t *idx, ptrdiff_t ips, ptrdiff_t ifs, int threads)
 {
-    fi__topk_job J0 = {src, ps, groups, n, k, sorted, val, vps, vfs, idx, ips, ifs,
-                       0, 0, 0, 0, 1
-#ifdef FI_SELECT_THREADS
-                       , PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER
-#endif
-                      };
+    fi__topk_job J = {src, ps, groups, n, k, sorted, val, vps, vfs, idx, ips, ifs, 0, 0};
 #ifdef FI_SELECT_THREADS
     if (threads <= 0) {
         threads = omp_get_max_threads();
@@ -689,41 +643,13 @@ static inline int fi_topk_bf16(const uint16_t *src, ptrdiff_t ps, int groups, in
         }
 #endif
     }
-    if (threads > groups)
-        threads = groups;
     if ((long)n * groups < 32768L)
         threads = 1;   /* too little work to pay for a thread */
-    if (threads > 1) {
-        fi__topk_job *J = (fi__topk_job *)malloc(sizeof *J);
-        if (J) {
-            *J = J0;
-            pthread_mutex_init(&J->mu, NULL);
-            pthread_cond_init(&J->cv, NULL);
-            pthread_attr_t attr;
-            pthread_attr_init(&attr);
-            pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-            for (int i = 1; i < threads; i++) {
-                pthread_t th;
-                __atomic_add_fetch(&J->refs, 1, __ATOMIC_RELAXED);
-                if (pthread_create(&th, &attr, fi__topk_thread, J) != 0)
-                    __atomic_sub_fetch(&J->refs, 1, __ATOMIC_RELAXED);
-            }
-            pthread_attr_destroy(&attr);
-            fi__topk_run(J);
-            pthread_mutex_lock(&J->mu);
-            while (J->done < groups)
-                pthread_cond_wait(&J->cv, &J->mu);
-            pthread_mutex_unlock(&J->mu);
-            int status = (J->nan ? 1 : 0) | (J->oom ? 2 : 0);
-            fi__topk_release(J);
-            return status;
-        }
-    }
 #else
-    (void)threads;
+    threads = 1;
 #endif
-    fi__topk_run(&J0);
-    return (J0.nan ? 1 : 0) | (J0.oom ? 2 : 0);
+    fi_par_for(threads, groups, fi__topk_task, &J);
+    return (J.nan ? 1 : 0) | (J.oom ? 2 : 0);
 }
 
 /* max8: per partition, the 8 largest of src[p][0..N) (N >= 8) in descending order, ties by

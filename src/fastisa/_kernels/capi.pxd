@@ -262,3 +262,7 @@ cdef extern from "transpose.h" nogil:
 # ---- speed15 branch: tile.h's exp code choice ------------------------------------------
 cdef extern from "tile.h" nogil:
     int fi_tile_set_exp_simd(int on)
+
+# ---- par.h (the shared worker pool; its implementation is in fastisa._kernels.par) ----
+cdef extern from "par.h" nogil:
+    void fi_par_install(void *run)

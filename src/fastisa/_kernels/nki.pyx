@@ -16,8 +16,12 @@ from fastisa._kernels.capi cimport (fi_nki_ew, fi_nki_reduce_args, fi_nki_init,
                                     fi_nki_sin_scalar, fi_nki_matmul_f32, fi_nki_matmul,
                                     fi_nki_dma_sum, fi_nki_set_mm_isa, fi_nki_mm_isa,
                                     fi_nki_encode_f64_array)
+from fastisa._kernels.capi cimport fi_par_install
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from fastisa._kernels import par as _par
 
 cnp.import_array()
+fi_par_install(PyCapsule_GetPointer(_par._run, b"fastisa.par.run"))
 fi_nki_init()
 
 

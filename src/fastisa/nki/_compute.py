@@ -94,10 +94,13 @@ __all__ = ["tensor_scalar", "tensor_tensor", "scalar_tensor_tensor", "activation
 
 MIN_II = _cost.MIN_II
 GPSIMD_START = 150
-#: OpenMP threads of the compute kernels for tiles of >= 2^16 elements: None (default) =
-#: the CPUs the 1-minute load average leaves idle (at least 1), decided once, at the first
-#: instruction (``FASTISA_THREADS`` when set); 1 = single-threaded; 0 = the OpenMP default
-#: (OMP_NUM_THREADS); n = n threads.  Set it (or call :func:`set_num_threads`) at any time;
+#: Threads of the compute kernels for tiles of >= 2^16 elements and matmuls of >= 2^21
+#: multiply-adds: None (default) = every CPU this process may run on (``FASTISA_THREADS``
+#: when set), decided once, at the first instruction; 1 = single-threaded; 0 = the OpenMP
+#: default (OMP_NUM_THREADS); n = n threads.  The threads are fastisa's persistent pool
+#: (``fastisa._kernels.par``): the calling thread is one of them and takes over the tasks
+#: another has not started, so a CPU the machine's load holds back delays an instruction
+#: by at most the task it has begun.  Set it (or call :func:`set_num_threads`) at any time;
 #: results never depend on it.
 THREADS = None
 _DEFAULT_THREADS = []      # the default, decided once
@@ -107,12 +110,10 @@ def _default_threads() -> int:
     env = os.environ.get("FASTISA_THREADS", "").strip()
     if env.isdigit():
         return int(env)
-    n = os.cpu_count() or 1
     try:
-        idle = n - os.getloadavg()[0]
-    except OSError:
-        idle = n
-    return max(1, min(n, int(idle + 0.5)))
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
 
 
 def _threads() -> int:
@@ -123,22 +124,8 @@ def _threads() -> int:
     return _DEFAULT_THREADS[0]
 
 
-_MM_THREADS = []           # nc_matmul's default, decided once
-
-
-def _mm_threads() -> int:
-    """Threads of nc_matmul's kernel: :data:`THREADS` (or ``FASTISA_THREADS``) when set,
-    else every CPU, chosen from the work size rather than the load: a matmul of >= 2^21
-    multiply-adds (one [128, 128] x [128, 512] tile is 2^23) hands its 64-column panels
-    out to the threads one at a time, so a thread the load holds back delays the others
-    by at most one panel (numpy's BLAS, the benchmark's reference, also uses every CPU).
-    Results never depend on it."""
-    if THREADS is not None:
-        return int(THREADS)
-    if not _MM_THREADS:
-        env = os.environ.get("FASTISA_THREADS", "").strip()
-        _MM_THREADS.append(int(env) if env.isdigit() else (os.cpu_count() or 1))
-    return _MM_THREADS[0]
+#: nc_matmul's threads: the same policy (one name kept for its callers)
+_mm_threads = _threads
 
 
 def set_num_threads(n) -> None:
@@ -150,7 +137,6 @@ def set_num_threads(n) -> None:
         raise ConstraintError(f"set_num_threads: n must be None or an integer >= 0, got {n!r}")
     THREADS = None if n is None else int(n)
     _DEFAULT_THREADS.clear()
-    _MM_THREADS.clear()
 
 #: -3.4028235e38, the most negative finite float32 (``nisa.fp32.min``).
 FP32_MIN = float(np.finfo(np.float32).min)
