@@ -7,7 +7,7 @@
   run completely: one uses the pool, the others run serially in their own thread.
 * A forked child starts workers of its own.
 * The kernels on the pool give the same bits on 1, 2 and 3 threads as the numpy oracle:
-  elementwise, stream shuffle, dma_compute, topk, nc_matmul.
+  elementwise, stream shuffle, dma_compute, tensor_scalar_cumulative, topk, nc_matmul.
 """
 
 import os
@@ -100,12 +100,16 @@ def test_pool_kernels_give_the_same_bits_on_any_thread_count(rng, monkeypatch):
         d3 = empty((P, F), "float32", nl.hbm)
         nisa.dma_compute(d3, [T(x, "float32", nl.hbm), T(y, "float32", nl.hbm),
                               T(z, "float32", nl.hbm)], nl.add)
-        return d1.data.copy(), d2.data.copy(), d3.data.copy()
+        d4 = empty((P, F), "float32")
+        nisa.tensor_scalar_cumulative(d4, a, nl.add, nl.add, 0.25)
+        return d1.data.copy(), d2.data.copy(), d3.data.copy(), d4.data.copy()
     outs = _each_thread_count(monkeypatch, run)
+    cum = np.add.accumulate(x + np.float32(0.25), axis=1)    # left to right, float32
     for o in outs:
         assert o[0].tobytes() == (x * y).tobytes()
         assert o[1].tobytes() == x[rowmap].tobytes()
         assert o[2].tobytes() == ((x + y) + z).tobytes()
+        assert o[3].tobytes() == cum.tobytes()
 
 
 def test_pool_matmul_and_topk_give_the_same_bits_on_any_thread_count(rng, monkeypatch):

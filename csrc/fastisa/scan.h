@@ -37,6 +37,7 @@ typedef struct {
     ptrdiff_t init_sp;
     int op0, rev0, op1, rev1;
     float *acc;                  /* cumulative: [P] carried accumulator (in / out) */
+    int threads;                 /* cumulative: threads of the worker pool (par.h; 0: all) */
 } fi_scan_args;
 
 static inline const char *fi_scan_at(const void *p, ptrdiff_t off, int itemsize) {
@@ -106,14 +107,14 @@ static inline void fi_scan_cumulative8(const fi_scan_args *a, int p0) {
     for (int r = 0; r < 8; r++) a->acc[p0 + r] = carry[r];
 }
 
-/* dst[p, i] = r_i of tensor_scalar_cumulative; acc[p] = the last r_i. */
-static inline void fi_scan_cumulative(const fi_scan_args *a) {
+/* Rows [pb, pe) of tensor_scalar_cumulative. */
+static inline void fi_scan_cumulative_rows(const fi_scan_args *a, int pb, int pe) {
     float x0[FI_SCAN_CH], r[FI_SCAN_CH];
     int i0 = fi_scan_isz(a->in0.fmt);
-    int p = 0;
+    int p = pb;
     if (a->op1 == FI_ALU_ADD && (a->op0 == FI_ALU_ADD || a->op0 == FI_ALU_MUL))
-        for (; p + 8 <= a->P; p += 8) fi_scan_cumulative8(a, p);
-    for (; p < a->P; p++) {
+        for (; p + 8 <= pe; p += 8) fi_scan_cumulative8(a, p);
+    for (; p < pe; p++) {
         float carry = a->acc[p];
         float imm = a->init[(ptrdiff_t)p * a->init_sp];
         for (int c0 = 0; c0 < a->F; c0 += FI_SCAN_CH) {
@@ -137,6 +138,22 @@ static inline void fi_scan_cumulative(const fi_scan_args *a) {
         }
         a->acc[p] = carry;
     }
+}
+
+static void fi_scan_cumulative_task(void *ctx, int t) {     /* 8 rows (the last: the rest) */
+    const fi_scan_args *a = (const fi_scan_args *)ctx;
+    int pb = 8 * t, pe = pb + 8 < a->P ? pb + 8 : a->P;
+    fi_scan_cumulative_rows(a, pb, pe);
+}
+
+/* dst[p, i] = r_i of tensor_scalar_cumulative; acc[p] = the last r_i.  Rows are
+ * independent: groups of 8 over the worker pool for a tile of >= 2^16 elements. */
+static inline void fi_scan_cumulative(const fi_scan_args *a) {
+    int ntasks = (a->P + 7) / 8;
+    if ((int64_t)a->P * a->F >= (1 << 16) && ntasks > 1 && a->threads != 1)
+        fi_par_for(fi_par_threads(a->threads), ntasks, fi_scan_cumulative_task, (void *)a);
+    else
+        fi_scan_cumulative_rows(a, 0, a->P);
 }
 
 /* tensor_scalar_reduce: t_i = op0(a_i, imm0[p]) (rev0: op0(imm0, a_i)); dst[p, i] = t_i

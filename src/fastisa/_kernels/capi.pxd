@@ -196,6 +196,7 @@ cdef extern from "scan.h" nogil:
         Py_ssize_t init_sp
         int op0, rev0, op1, rev1
         float *acc
+        int threads
     void fi_scan_tensor_tensor(const fi_scan_args *a)
     void fi_scan_cumulative(const fi_scan_args *a)
     void fi_scan_reduce(const fi_scan_args *a)

@@ -13,7 +13,12 @@ cimport numpy as cnp
 from fastisa._kernels.capi cimport (fi_scan_args, fi_scan_in, fi_scan_tensor_tensor,
                                     fi_scan_cumulative, fi_scan_reduce, fi_nki_init)
 
+from fastisa._kernels.capi cimport fi_par_install
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from fastisa._kernels import par as _par
+
 cnp.import_array()
+fi_par_install(PyCapsule_GetPointer(_par._run, b"fastisa.par.run"))  # the shared pool
 fi_nki_init()
 
 
@@ -58,13 +63,17 @@ def tensor_tensor(dst, int dst_fmt, in0, int fmt0, in1, int fmt1, vec, int op0, 
         fi_scan_tensor_tensor(&a)
 
 
-def cumulative(dst, int dst_fmt, in0, int fmt0, vec, int op0, int op1, float[::1] acc):
-    """dst[p, i] = r_i, r_i = op1(op0(in0[p, i], vec[p]), r_{i-1}), r_{-1} = acc[p]; acc = last."""
+def cumulative(dst, int dst_fmt, in0, int fmt0, vec, int op0, int op1, float[::1] acc,
+               int threads=1):
+    """dst[p, i] = r_i, r_i = op1(op0(in0[p, i], vec[p]), r_{i-1}), r_{-1} = acc[p]; acc = last.
+    ``threads``: rows in groups of 8 over fastisa's worker pool (0: every CPU); results do
+    not depend on it."""
     cdef fi_scan_args a
     _common(&a, dst, dst_fmt, in0, fmt0, vec)
     a.op0 = op0
     a.op1 = op1
     a.acc = &acc[0]
+    a.threads = threads
     with nogil:
         fi_scan_cumulative(&a)
 

@@ -200,7 +200,7 @@ def tensor_scalar_cumulative(dst: NkiTensor, src: NkiTensor, op0: OpLike, op1: O
     acc = _acc_start(instr, cmd, op1.name, imm1, "imm1", P)
     d, commit = _c._dst_rows(dst)
     _k().cumulative(d, dst.dtype.code, _in_rows(src, d), src.dtype.code, imm, op0.alu, op1.alu,
-                    acc)
+                    acc, _c._threads())
     if commit is not None:
         commit()
     _c._regs("vector")[:P] = acc
