@@ -30,6 +30,7 @@
 #include <stdlib.h>
 
 #include "formats.h"
+#include "par.h"
 
 #define FI_TILE_CHUNK 512
 /* Row splitting: with fi_tile_threads > 1 (set by the driver), a tile with at least
@@ -42,42 +43,24 @@
 static int fi_tile_threads = 1;
 
 typedef void (*fi_tile_rows_fn)(const void *ctx, int r0, int r1);
-typedef struct { fi_tile_rows_fn fn; const void *ctx; int r0, r1; } fi_tile_job;
+typedef struct { fi_tile_rows_fn fn; const void *ctx; int R, nt; } fi_tile_job;
 
-#if !defined(_WIN32)
-#include <pthread.h>
-static void *fi_tile_thread_main(void *p) {
-    fi_tile_job *j = (fi_tile_job *)p;
-    j->fn(j->ctx, j->r0, j->r1);
-    return NULL;
+static void fi_tile_rows_task(void *p, int t) {
+    const fi_tile_job *j = (const fi_tile_job *)p;
+    j->fn(j->ctx, (int)((int64_t)j->R * t / j->nt), (int)((int64_t)j->R * (t + 1) / j->nt));
 }
-#endif
 
+/* fn over rows [0, R): for a tile of >= FI_TILE_PAR_MIN elements, nt contiguous blocks of
+ * rows over fastisa's worker pool (par.h; it used to start nt - 1 POSIX threads per call) */
 static inline void fi_tile_run_rows(fi_tile_rows_fn fn, const void *ctx, int R, int C) {
-    int nt = fi_tile_threads, t;
+    int nt = fi_tile_threads;
     if (nt > FI_TILE_MAX_THREADS) nt = FI_TILE_MAX_THREADS;
     if (nt > R) nt = R;
-#if !defined(_WIN32)
     if (nt > 1 && (int64_t)R * C >= FI_TILE_PAR_MIN) {
-        pthread_t th[FI_TILE_MAX_THREADS];
-        fi_tile_job jobs[FI_TILE_MAX_THREADS];
-        int started[FI_TILE_MAX_THREADS];
-        for (t = 1; t < nt; t++) {
-            jobs[t].fn = fn;
-            jobs[t].ctx = ctx;
-            jobs[t].r0 = (int)((int64_t)R * t / nt);
-            jobs[t].r1 = (int)((int64_t)R * (t + 1) / nt);
-            started[t] = pthread_create(&th[t], NULL, fi_tile_thread_main, &jobs[t]) == 0;
-        }
-        fn(ctx, 0, (int)((int64_t)R / nt));
-        for (t = 1; t < nt; t++) {
-            if (started[t]) pthread_join(th[t], NULL);
-            else fn(ctx, jobs[t].r0, jobs[t].r1);
-        }
+        fi_tile_job job = {fn, ctx, R, nt};
+        fi_par_for(nt, nt, fi_tile_rows_task, &job);
         return;
     }
-#endif
-    (void)t;
     fn(ctx, 0, R);
 }
 

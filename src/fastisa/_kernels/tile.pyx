@@ -156,7 +156,12 @@ from cpython.object cimport PyObject
 from libc.string cimport memcpy
 from libc.math cimport fabs, isfinite
 
+from fastisa._kernels.capi cimport fi_par_install
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from fastisa._kernels import par as _par
+
 cnp.import_array()
+fi_par_install(PyCapsule_GetPointer(_par._run, b"fastisa.par.run"))  # the shared pool
 
 cdef object _TILE_CLASS = None
 cdef dict _TPLANS = None
