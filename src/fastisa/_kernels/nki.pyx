@@ -227,18 +227,33 @@ def matmul_isa():
     return fi_nki_mm_isa()
 
 
+cdef extern from * nogil:
+    """
+    /* 1 when every one of the n words at w equals w[0] (n >= 1): nc_matmul's PSUM state
+     * check, 256 KiB for a [128, 512] tile, compiled for AVX-512F / AVX2 too (chosen at load
+     * time) */
+    #if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
+    __attribute__((target_clones("avx512f", "avx2", "default")))
+    #endif
+    static int fi_nki_words_equal(const unsigned int *w, Py_ssize_t n) {
+        unsigned int v = w[0], diff = 0;
+        for (Py_ssize_t i = 0; i < n; i++) diff |= w[i] ^ v;
+        return diff == 0;
+    }
+    """
+    int fi_nki_words_equal(const unsigned int *w, Py_ssize_t n)
+
+
 def uniform_u32(const unsigned int[::1] w):
     """w[0] when every word of w equals it, else -1 (also for an empty w): one pass, no
     temporaries (nc_matmul's PSUM state check)."""
-    cdef Py_ssize_t n = w.shape[0], i
-    cdef unsigned int v, diff = 0
+    cdef Py_ssize_t n = w.shape[0]
+    cdef int same
     if n == 0:
         return -1
-    v = w[0]
     with nogil:
-        for i in range(n):
-            diff |= w[i] ^ v
-    return -1 if diff else <long long>v
+        same = fi_nki_words_equal(&w[0], n)
+    return <long long>w[0] if same else -1
 
 
 def dma_sum(dst, int dfmt, srcs, fmts, int threads=1):
@@ -815,16 +830,16 @@ def psum_uniform(d, own, st):
     the C-contiguous 4-byte view ``d`` of ``own`` (state bytes ``st``, uint8 of
     own.nbytes) when they are all equal (the element's state in the low byte), else -1;
     -2 when ``d`` is not a whole-word range of ``own``."""
-    cdef Py_ssize_t n, i
+    cdef Py_ssize_t n
     cdef unsigned int *w = _state_ptr(<cnp.ndarray>d, <cnp.ndarray>own, <cnp.ndarray>st, &n)
-    cdef unsigned int v, diff = 0
+    cdef int same
     if w == NULL:
         return -2
-    v = w[0]
+    if n == 0:
+        return -1
     with nogil:
-        for i in range(n):
-            diff |= w[i] ^ v
-    return -1 if diff else <long long>v
+        same = fi_nki_words_equal(w, n)
+    return <long long>w[0] if same else -1
 
 
 def psum_mark(d, own, st, unsigned int value):
