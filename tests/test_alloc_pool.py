@@ -124,8 +124,9 @@ def _bits(t):
 def test_clean_block_reused_without_refill_and_written_ones_refilled(recycling):
     """A block freed still holding the fill is handed back as it is (the pool checks it
     byte for byte when numpy frees it); one written anywhere -- first byte, last byte, one
-    byte in the middle -- is filled again; the new tensor holds the fill in every element
-    either way."""
+    byte in the middle -- is filled again over its dirty range (the 4 KiB chunks from the
+    first that differs to the last); the new tensor holds the fill in every element either
+    way."""
     shape = (128, 4096)
     want = int(np.full(1, np.nan, ml_dtypes.bfloat16).view(np.uint16)[0])
     t = nl.ndarray(shape, dtype=nl.bfloat16, buffer=nl.sbuf)
@@ -190,3 +191,34 @@ def test_plain_empty_never_keeps_a_stale_clean_mark(recycling):
     del e
     c = pool.filled((128, 4096), np.uint16, pat)
     assert (c == 0x7FC0).all()
+
+
+def test_dirty_range_spans_every_written_chunk(recycling):
+    """Bytes written in several distant chunks (and the chunks between them, untouched)
+    all hold the fill again in the next tensor of that block."""
+    shape = (128, 4096)
+    want = int(np.full(1, np.nan, ml_dtypes.bfloat16).view(np.uint16)[0])
+    for spots in [(5, 900000), (4095, 4096), (0, 1048575), (70000, 70001, 700000)]:
+        t = nl.ndarray(shape, dtype=nl.bfloat16, buffer=nl.sbuf)
+        for pos in spots:
+            t.data.view(np.uint8).reshape(-1)[pos] ^= 0x80
+        del t
+        t = nl.ndarray(shape, dtype=nl.bfloat16, buffer=nl.sbuf)
+        assert (_bits(t) == want).all()
+        del t
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3, 0])
+def test_threaded_fill_of_large_and_odd_sizes(recycling, threads):
+    """pool.filled with the worker pool: pieces on 64-byte boundaries, any size from the
+    256 KiB threshold on, fresh and recycled blocks, refilled dirty ranges."""
+    for n in (1 << 18, (1 << 18) + 1, (1 << 18) + 63, 3 * (1 << 18) + 4097, 1 << 21):
+        for rnd in range(3):
+            a = pool.filled((n,), np.uint8, 0x7F7F7F7F7F7F7F7F, threads)
+            assert (a == 0x7F).all()
+            if rnd == 1:
+                a[n // 3] = 0
+                a[-1] = 1
+            del a
+        b = pool.filled((n // 2,), np.uint16, 0x0004000400040004, threads)
+        assert (b == 4).all()

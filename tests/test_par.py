@@ -144,3 +144,24 @@ def test_pool_matmul_and_topk_give_the_same_bits_on_any_thread_count(rng, monkey
     top = -np.sort(-snake, axis=1)[:, :4]        # k = 4: the 4 largest of each group ...
     got = v.data.astype(np.float32).reshape(8, 16, 4)[:, :4, 0]   # ... in snake order
     assert np.array_equal(got, top)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_large_dma_copy_on_the_pool(rng, monkeypatch, threads):
+    """dma_copy of >= 256 KiB in one dtype copies row pieces on the pool: contiguous,
+    strided (a slice of a wider tensor, a transposed view) and odd partition counts give
+    the source's bits; an overlapping source still takes numpy's copy."""
+    monkeypatch.setattr(_compute, "THREADS", threads)
+    bf = ml_dtypes.bfloat16
+    x = rng.standard_normal((128, 4096)).astype(bf)
+    for src, shape in [(T(x, "bfloat16", nl.hbm), (128, 4096)),
+                       (T(x, "bfloat16", nl.hbm)[:, 1000:3100], (128, 2100)),
+                       (T(x[:77], "bfloat16", nl.hbm), (77, 4096))]:
+        d = empty(shape, "bfloat16")
+        nisa.dma_copy(dst=d, src=src)
+        assert d.data.view(np.uint16).tobytes() == np.ascontiguousarray(
+            src.data).view(np.uint16).tobytes()
+    big = T(np.concatenate([x, x]), "bfloat16", nl.hbm)      # [256, 4096]
+    want = np.array(big.data[0:128])
+    nisa.dma_copy(dst=big[64:192], src=big[0:128])            # overlapping: numpy's copy
+    assert big.data[64:192].view(np.uint16).tobytes() == want.view(np.uint16).tobytes()

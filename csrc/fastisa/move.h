@@ -244,6 +244,49 @@ static inline void fi_move_strided(char *dst, const ptrdiff_t *ds, const char *s
             }
 }
 
+/* fi_move_strided over fastisa's worker pool (par.h): the outermost dimension of more
+ * than one element split into contiguous pieces, two per thread, for a copy of >= 256 KiB
+ * (nt 1: serial; 0: every CPU).  Each element is copied once, by one thread: the same
+ * bytes whoever copies it. */
+typedef struct {
+    char *dst;
+    const ptrdiff_t *ds;
+    const char *src;
+    const ptrdiff_t *ss, *shape;
+    int itemsize, dim, ntasks;
+} fi_move_copy_job_t;
+
+static void fi_move_copy_task(void *ctx, int t) {
+    const fi_move_copy_job_t *j = (const fi_move_copy_job_t *)ctx;
+    ptrdiff_t n = j->shape[j->dim];
+    ptrdiff_t lo = n * t / j->ntasks, hi = n * (t + 1) / j->ntasks;
+    ptrdiff_t sh[5];
+    if (lo >= hi) return;
+    for (int k = 0; k < 5; k++) sh[k] = j->shape[k];
+    sh[j->dim] = hi - lo;
+    fi_move_strided(j->dst + lo * j->ds[j->dim], j->ds, j->src + lo * j->ss[j->dim], j->ss, sh,
+                    j->itemsize);
+}
+
+static inline void fi_move_copy(char *dst, const ptrdiff_t *ds, const char *src,
+                                const ptrdiff_t *ss, const ptrdiff_t *shape, int itemsize,
+                                int nt) {
+    ptrdiff_t total = itemsize;
+    int dim = -1;
+    for (int k = 0; k < 5; k++) {
+        total *= shape[k];
+        if (dim < 0 && shape[k] > 1) dim = k;
+    }
+    int T = nt == 1 ? 1 : fi_par_threads(nt);
+    if (T > 1 && dim >= 0 && total >= ((ptrdiff_t)1 << 18)) {
+        int ntasks = (ptrdiff_t)2 * T < shape[dim] ? 2 * T : (int)shape[dim];
+        fi_move_copy_job_t job = {dst, ds, src, ss, shape, itemsize, dim, ntasks};
+        fi_par_for(T, ntasks, fi_move_copy_task, &job);
+        return;
+    }
+    fi_move_strided(dst, ds, src, ss, shape, itemsize);
+}
+
 /* Row r of dst (F elements, free stride dsf) = row map[r] of src; map[r] < 0 skips.  At
  * least 256 KiB: rows split across nt OpenMP threads (nt 1: one; 0: OpenMP's default);
  * dst and src do not overlap (the caller copies src first), so the order is free. */

@@ -550,57 +550,6 @@ static void fi__topk_task(void *ctx, int g)
         __atomic_fetch_or(&J->oom, 1, __ATOMIC_RELAXED);
 }
 
-#ifdef FI_SELECT_THREADS
-#if defined(__linux__)
-#include <fcntl.h>
-#include <time.h>
-#include <unistd.h>
-/* The 1-minute load average (*la1) and the tasks runnable on the machine right now, this
- * one included (the first number of the fourth field, "R/T"), from /proc/loadavg; 0 when it
- * cannot be read.  Read at most every 50 ms (CLOCK_MONOTONIC_COARSE), the last values
- * reused in between: one read costs a few microseconds, a vocab-scale top-k about a
- * hundred. */
-static inline int fi__load_now(int *la1, int *run) {
-    static long long last_ms = -1000;
-    static int last_la = -1, last_run = -1;
-    struct timespec ts;
-    long long now;
-#ifdef CLOCK_MONOTONIC_COARSE
-    if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0) return 0;
-#else
-    if (clock_gettime(CLOCK_MONOTONIC, &ts) != 0) return 0;
-#endif
-    now = (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-    if (now - __atomic_load_n(&last_ms, __ATOMIC_RELAXED) >= 50) {
-        int la = -1, r = -1, fd = open("/proc/loadavg", O_RDONLY);
-        if (fd >= 0) {
-            char b[128];
-            ssize_t n = read(fd, b, sizeof b - 1);
-            close(fd);
-            if (n > 0) {
-                int field = 0;
-                b[n] = 0;
-                la = (int)strtol(b, NULL, 10);          /* the integer part */
-                for (char *c = b; *c; c++)
-                    if (*c == ' ' && ++field == 3) {
-                        r = (int)strtol(c + 1, NULL, 10);
-                        break;
-                    }
-            }
-        }
-        __atomic_store_n(&last_la, la, __ATOMIC_RELAXED);
-        __atomic_store_n(&last_run, r, __ATOMIC_RELAXED);
-        __atomic_store_n(&last_ms, now, __ATOMIC_RELAXED);
-    }
-    *la1 = __atomic_load_n(&last_la, __ATOMIC_RELAXED);
-    *run = __atomic_load_n(&last_run, __ATOMIC_RELAXED);
-    return *la1 >= 0 && *run > 0;
-}
-#else
-static inline int fi__load_now(int *la1, int *run) { *la1 = *run = -1; return 0; }
-#endif
-#endif
-
 /* nki.isa.topk on bf16 bits: `groups` 16-partition groups, partition stride ps (elements,
  * rows contiguous), n active elements per snake, k results per group (1 <= k <= n), written
  * in snake layout to val (bf16 bits) / idx (uint32) with partition strides vps/ips and
@@ -608,12 +557,11 @@ static inline int fi__load_now(int *la1, int *run) { *la1 = *run = -1; return 0;
  *
  * Threads: the groups are the tasks of one job of fastisa's worker pool (par.h), the
  * calling thread among them (threads <= 0: OpenMP's default, i.e. OMP_NUM_THREADS or the
- * core count, lowered to the cores left idle both by the 1-minute load average and by the
- * tasks runnable right now (fi__load_now): a group a worker has taken before being
- * preempted keeps the caller waiting for a time slice, several milliseconds, where the
- * whole call takes a tenth of one; one thread without FASTISA_OPENMP).  The caller only
- * waits for groups a worker has actually taken, never for a worker the OS has not
- * scheduled yet.  Each group is computed by one thread with the same code: results do not
+ * core count; one thread without FASTISA_OPENMP).  The caller only waits for groups a
+ * worker has actually taken, never for a worker the OS has not scheduled yet.  (Until
+ * the pool, the count was lowered to the cores the load average and the run queue left
+ * idle; the pool's own spinning worker counts as runnable, so that rule now mostly chose
+ * one thread.)  Each group is computed by one thread with the same code: results do not
  * depend on the thread count.
  * Returns bit 0: NaN seen among active elements; bit 1: scratch allocation failed. */
 static inline int fi_topk_bf16(const uint16_t *src, ptrdiff_t ps, int groups, int n, int k,
@@ -622,27 +570,8 @@ static inline int fi_topk_bf16(const uint16_t *src, ptrdiff_t ps, int groups, in
 {
     fi__topk_job J = {src, ps, groups, n, k, sorted, val, vps, vfs, idx, ips, ifs, 0, 0};
 #ifdef FI_SELECT_THREADS
-    if (threads <= 0) {
-        threads = omp_get_max_threads();
-#if defined(__linux__)
-        /* automatic choice only: on a machine already busier than its cores a second
-         * thread mostly waits for the scheduler, so use only the cores left idle both on
-         * average (the 1-minute load) and right now (runnable tasks, this one counted) */
-        int la1, run;
-        if (fi__load_now(&la1, &run)) {
-            int idle = omp_get_num_procs() + 1 - (la1 > run ? la1 : run);
-            if (idle < threads)
-                threads = idle < 1 ? 1 : idle;
-        }
-#elif defined(__APPLE__)
-        double la[1];
-        if (getloadavg(la, 1) == 1) {
-            int idle = omp_get_num_procs() + 1 - (int)la[0];
-            if (idle < threads)
-                threads = idle < 1 ? 1 : idle;
-        }
-#endif
-    }
+    if (threads <= 0)
+        threads = fi_par_threads(0);
     if ((long)n * groups < 32768L)
         threads = 1;   /* too little work to pay for a thread */
 #else

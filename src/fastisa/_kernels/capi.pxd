@@ -204,6 +204,8 @@ cdef extern from "scan.h" nogil:
 cdef extern from "move.h" nogil:
     void fi_move_strided(char *dst, const Py_ssize_t *ds, const char *src, const Py_ssize_t *ss,
                          const Py_ssize_t *shape, int itemsize)
+    void fi_move_copy(char *dst, const Py_ssize_t *ds, const char *src, const Py_ssize_t *ss,
+                      const Py_ssize_t *shape, int itemsize, int nt)
     void fi_move_rows(char *dst, Py_ssize_t dsp, Py_ssize_t dsf, const char *src, Py_ssize_t ssp,
                       Py_ssize_t ssf, const int32_t *map, int R, Py_ssize_t F, int itemsize,
                       int nt)

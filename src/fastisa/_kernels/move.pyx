@@ -10,7 +10,7 @@ from libc.stdint cimport int32_t, uint32_t
 cimport numpy as cnp
 import numpy as np
 
-from fastisa._kernels.capi cimport (fi_move_strided, fi_move_rows, fi_move_predicated,
+from fastisa._kernels.capi cimport (fi_move_strided, fi_move_copy, fi_move_rows, fi_move_predicated,
                                     fi_move_gather, fi_move_nonzero, fi_move_rows_inplace)
 
 from fastisa._kernels.capi cimport fi_par_install
@@ -34,8 +34,10 @@ def set_simd_cap(int cap):
     return old
 
 
-def strided(dst, src):
-    """dst[...] = src[...] (same shape, rank <= 5, same itemsize), element bit patterns."""
+def strided(dst, src, int threads=1):
+    """dst[...] = src[...] (same shape, rank <= 5, same itemsize), element bit patterns;
+    dst and src do not overlap (or are the same view).  ``threads`` (0: every CPU) split a
+    copy of >= 256 KiB along its first axis over fastisa's worker pool."""
     cdef cnp.ndarray d = <cnp.ndarray>dst
     cdef cnp.ndarray s = <cnp.ndarray>src
     cdef Py_ssize_t ds[5]
@@ -56,7 +58,7 @@ def strided(dst, src):
     cdef char *dp = <char *>cnp.PyArray_DATA(d)
     cdef const char *sp = <const char *>cnp.PyArray_DATA(s)
     with nogil:
-        fi_move_strided(dp, ds, sp, ss, shape, it)
+        fi_move_copy(dp, ds, sp, ss, shape, it, threads)
 
 
 def rows(dst, src, const int32_t[::1] rowmap, int threads=1):

@@ -32,6 +32,9 @@ import numpy as np
 import os
 
 cnp.import_array()
+from cpython.pycapsule cimport PyCapsule_GetPointer
+from fastisa._kernels import par as _par
+fi_par_install(PyCapsule_GetPointer(_par._run, b"fastisa.par.run"))  # the shared pool
 
 cdef extern from "numpy/arrayobject.h":
     ctypedef struct PyDataMemAllocator:
@@ -257,6 +260,31 @@ cdef extern from *:
     }
     """
     void _dirty "fi_pool_dirty"(const void *p, size_t n, uint64_t pat, size_t *lo, size_t *hi) nogil
+
+cdef extern from *:
+    """
+    #include "par.h"
+    /* fills of >= 256 KiB over fastisa's worker pool: contiguous pieces, two per thread, on
+     * 64-byte boundaries (every piece starts on a whole pattern word).  The pieces are the
+     * pool's preferred split, as a threaded instruction's rows are: the tensor's first
+     * half lands in the caller's cache and its second half in the worker's, where the
+     * instruction that writes the tensor next will write them. */
+    typedef struct { char *p; size_t n; uint64_t pat; int nt; } fi_pool_fill_job_t;
+    static void fi_pool_fill_task(void *ctx, int t) {
+        const fi_pool_fill_job_t *j = (const fi_pool_fill_job_t *)ctx;
+        size_t a = t ? (j->n * (size_t)t / (size_t)j->nt) & ~(size_t)63 : 0;
+        size_t b = t == j->nt - 1 ? j->n : (j->n * (size_t)(t + 1) / (size_t)j->nt) & ~(size_t)63;
+        if (a < b) fi_pool_fill(j->p + a, b - a, j->pat);
+    }
+    static void fi_pool_fill_par(void *p, size_t n, uint64_t pat, int nt) {
+        int T = nt == 1 ? 1 : fi_par_threads(nt);
+        if (n < ((size_t)1 << 18) || T <= 1) { fi_pool_fill(p, n, pat); return; }
+        fi_pool_fill_job_t job = {(char *)p, n, pat, 2 * T};
+        fi_par_for(T, 2 * T, fi_pool_fill_task, &job);
+    }
+    """
+    void _fill_par "fi_pool_fill_par"(void *p, size_t n, uint64_t pat, int nt) nogil
+    void fi_par_install(void *run)
     void _fill "fi_pool_fill"(void *p, size_t n, uint64_t pat) nogil
 
 
@@ -317,10 +345,11 @@ def empty(shape, dtype):
 cdef object _NEW = np.empty
 
 
-def filled(shape, dtype, uint64_t pattern):
+def filled(shape, dtype, uint64_t pattern, int threads=1):
     """``np.full(shape, v, dtype)`` for an unsigned-integer ``dtype`` of 1, 2, 4 or 8
     bytes, ``pattern`` being v's bytes repeated to 8 (little-endian: v * 0x0101... for one
-    byte, v * 0x0001_0001_0001_0001 for two, ...).  Every element holds v when it is
+    byte, v * 0x0001_0001_0001_0001 for two, ...); ``threads`` (0: every CPU) fill a block
+    of >= 256 KiB in pieces over fastisa's worker pool.  Every element holds v when it is
     returned: a block of at least 64 KiB that was handed out filled with that pattern is
     refilled over the 4 KiB chunks that differed from it when numpy freed it (compared
     then: none for a block that still held it), any other block is filled whole."""
@@ -342,11 +371,11 @@ def filled(shape, dtype, uint64_t pattern):
         h = _hdr(p)                      # a block of this pattern: refill its dirty range
         if h.hi > h.lo:
             with nogil:
-                _fill(<char *>p + h.lo, h.hi - h.lo, pattern)
+                _fill_par(<char *>p + h.lo, h.hi - h.lo, pattern, threads)
         h.lo = h.hi = 0
         return a
     with nogil:
-        _fill(p, nbytes, pattern)
+        _fill_par(p, nbytes, pattern, threads)
     if nbytes >= _MIN_BYTES:
         _hdr(p).pattern = pattern
         _hdr(p).flags = _H_ARMED

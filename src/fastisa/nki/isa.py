@@ -57,7 +57,8 @@ __all__ = ["dma_copy", "memset", "iota", "topk", "max8", "nc_find_index8",
 MIN_II = _cost.MIN_II
 GPSIMD_START = 150
 
-#: worker threads of the top-k kernel (0 = OpenMP default / OMP_NUM_THREADS).
+#: worker threads of the top-k kernel (0 = the NKI kernels' thread count,
+#: :data:`fastisa.nki._compute.THREADS`).
 TOPK_THREADS = 0
 
 
@@ -153,7 +154,15 @@ def dma_copy(dst: NkiTensor, src: NkiTensor, priority: Int | None = None,
         require_unpacked(instr, "dst", dst.dtype)
     if same:
         if dst.shape == src.shape:
-            np.copyto(dst.data, src.data)
+            d, s = dst.data, src.data
+            if (d.nbytes >= 262144 and d.ndim <= 5 and d.__class__ is np.ndarray
+                    and s.__class__ is np.ndarray and d.flags.writeable
+                    and not np.may_share_memory(d, s)):
+                # a large copy: row pieces over the worker pool (the same bytes; a single
+                # core's memcpy of 1 MiB runs at about 20 GB/s here)
+                _move_k.strided(d, s, _compute._threads())
+            else:
+                np.copyto(d, s)
         else:
             _write(dst, src.data.reshape(-1))
     else:
@@ -400,7 +409,8 @@ def _topk_run(instr, val_dst, idx_dst, src, P, k, cols, n, sorted):
         except (AttributeError, ValueError):
             tmp = np.array(t.data.view(sdt).reshape(P, k))
             outs.append((tmp, t))
-    status = _sel.topk_bf16(s2, n, bool(sorted), outs[0][0], outs[1][0], TOPK_THREADS)
+    status = _sel.topk_bf16(s2, n, bool(sorted), outs[0][0], outs[1][0],
+                            TOPK_THREADS or _compute._threads())
     if status & 2:
         raise MemoryError(f"{instr}: scratch memory for n = {n}, k = {k} is not available")
     for arr, t in outs:
@@ -564,6 +574,8 @@ def nc_match_replace8(dst: NkiTensor, data: NkiTensor, vals: NkiTensor, imm: Rea
 
 
 from ._compute import *  # noqa: F401,F403,E402
+from . import _compute  # noqa: E402
+from .._kernels import move as _move_k  # noqa: E402
 from ._select import *  # noqa: F401,F403,E402
 from ._pe import *  # noqa: F401,F403,E402
 # the elementwise instructions through their per-signature plans (issue 15, speed family)

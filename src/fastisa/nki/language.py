@@ -290,7 +290,7 @@ def _filled(shape, fmt) -> np.ndarray:
     # speed15 / speed15b branches: the storage comes from fastisa._kernels.pool, which
     # fills it in C -- or, for a block of >= 64 KiB freed still holding exactly these bits
     # (compared byte for byte when it was freed), hands it back without writing it again
-    return _pool.filled(shape, bits[0], bits[2]).view(fmt.np_dtype)
+    return _pool.filled(shape, bits[0], bits[2], _threads()).view(fmt.np_dtype)
 
 
 def _check_shape(shape) -> tuple:
@@ -801,6 +801,7 @@ from .tiles import (load, store, static_cast, full, ones, zeros_like, ones_like,
                     full_like, empty_like, matmul, transpose, prod, mean, broadcast_to, where, arange, mgrid, rand, random_seed, shared_constant,
                     shared_identity_matrix, negative, divide, logical_not, gather_flattened)
 from .tiles import invert_tile as bitwise_not  # noqa: E402,F401
+from ._compute import _threads  # noqa: E402  (large fills: the kernels' thread count)
 
 
 _SHADOWING = ("sum", "max", "min", "all", "any", "range")   # builtins this module still uses
