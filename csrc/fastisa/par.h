@@ -222,7 +222,7 @@ static void fi_par_run(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx) {
     }
     int have = fi_par_start(nthreads);
     int T = nthreads < have ? nthreads : have;
-    uint32_t g = fi_par_pool.gen + 1;
+    uint32_t g = __atomic_load_n(&fi_par_pool.gen, __ATOMIC_RELAXED) + 1;
     if (g == 0) g = 1;
     fi_par_pool.fn = fn;
     fi_par_pool.ctx = ctx;
