@@ -106,6 +106,7 @@ ctypedef struct _hdr_t:
     uint32_t flags
     size_t lo           # the dirty range [lo, hi) of an armed block (bytes; lo == hi: clean)
     size_t hi
+    int nthreads        # the threads filled() was given: also the dirty-range check's
 
 cdef inline _hdr_t *_hdr(void *p) noexcept nogil:
     return <_hdr_t *>(<char *>p - _HDR)
@@ -282,8 +283,42 @@ cdef extern from *:
         fi_pool_fill_job_t job = {(char *)p, n, pat, 2 * T};
         fi_par_for(T, 2 * T, fi_pool_fill_task, &job);
     }
+    /* the dirty range of a block of >= 256 KiB over the pool: pieces on 4 KiB chunk
+     * boundaries, each task the range of its piece (a clean piece is read whole, a
+     * written one from both ends), combined as the lowest lo / highest hi */
+    typedef struct { const char *p; size_t n; uint64_t pat; int nt; size_t lo[128], hi[128]; }
+        fi_pool_dirty_job_t;
+    static void fi_pool_dirty_task(void *ctx, int t) {
+        fi_pool_dirty_job_t *j = (fi_pool_dirty_job_t *)ctx;
+        size_t nch = (j->n + 4095) / 4096;
+        size_t a = nch * (size_t)t / (size_t)j->nt * 4096, b = nch * (size_t)(t + 1) / (size_t)j->nt * 4096;
+        if (b > j->n) b = j->n;
+        j->lo[t] = j->hi[t] = 0;
+        if (a >= b) return;
+        fi_pool_dirty(j->p + a, b - a, j->pat, &j->lo[t], &j->hi[t]);
+        if (j->hi[t] > j->lo[t]) { j->lo[t] += a; j->hi[t] += a; }
+    }
+    static void fi_pool_dirty_par(const void *p, size_t n, uint64_t pat, int nt, size_t *lo,
+                                  size_t *hi) {
+        int T = nt == 1 ? 1 : fi_par_threads(nt);
+        if (T > 64) T = 64;
+        if (n < ((size_t)1 << 18) || T <= 1) { fi_pool_dirty(p, n, pat, lo, hi); return; }
+        fi_pool_dirty_job_t job;
+        job.p = (const char *)p; job.n = n; job.pat = pat; job.nt = 2 * T;
+        fi_par_for(T, 2 * T, fi_pool_dirty_task, &job);
+        size_t l = 0, h = 0;
+        for (int t = 0; t < 2 * T; t++)
+            if (job.hi[t] > job.lo[t]) {
+                if (h == 0) l = job.lo[t];
+                h = job.hi[t];
+            }
+        *lo = l;
+        *hi = h;
+    }
     """
     void _fill_par "fi_pool_fill_par"(void *p, size_t n, uint64_t pat, int nt) nogil
+    void _dirty_par "fi_pool_dirty_par"(const void *p, size_t n, uint64_t pat, int nt, size_t *lo,
+                                        size_t *hi) nogil
     void fi_par_install(void *run)
     void _fill "fi_pool_fill"(void *p, size_t n, uint64_t pat) nogil
 
@@ -299,7 +334,7 @@ cdef void _p_free(void *ctx, void *ptr, size_t size) noexcept nogil:
     if size >= _MIN_BYTES and _pooled + size <= _cap:
         if _hdr(ptr).flags & _H_ARMED:   # a block of known pattern: its dirty range
             pat = _hdr(ptr).pattern
-            _dirty(ptr, size, pat, &_hdr(ptr).lo, &_hdr(ptr).hi)
+            _dirty_par(ptr, size, pat, _hdr(ptr).nthreads, &_hdr(ptr).lo, &_hdr(ptr).hi)
             clean = True                 # kept with its header (armed, pattern, range)
         PyThread_acquire_lock(_lock, WAIT_LOCK)
         for i in range(_NSIZES):
@@ -373,6 +408,7 @@ def filled(shape, dtype, uint64_t pattern, int threads=1):
             with nogil:
                 _fill_par(<char *>p + h.lo, h.hi - h.lo, pattern, threads)
         h.lo = h.hi = 0
+        h.nthreads = threads
         return a
     with nogil:
         _fill_par(p, nbytes, pattern, threads)
@@ -380,6 +416,7 @@ def filled(shape, dtype, uint64_t pattern, int threads=1):
         _hdr(p).pattern = pattern
         _hdr(p).flags = _H_ARMED
         _hdr(p).lo = _hdr(p).hi = 0
+        _hdr(p).nthreads = threads
     return a
 
 
