@@ -157,9 +157,15 @@ _INT_OPS = ("add", "subtract", "multiply", "maximum", "minimum", "equal", "not_e
             "logical_xor")
 
 
+_KMOD = [None]
+
+
 def _kernels():
-    from .._kernels import nki as _k
-    return _k
+    k = _KMOD[0]          # imported on first use (the module imports fastisa.nki parts)
+    if k is None:
+        from .._kernels import nki as k
+        _KMOD[0] = k
+    return k
 
 
 # ---- validation helpers ------------------------------------------------------------------

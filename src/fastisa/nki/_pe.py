@@ -149,7 +149,7 @@ def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
                     if _ACTIVE.get():   # the operands the full path's record infers
                         _cost.record("Tensor", "nc_matmul", plan[0],
                                      reads=[stationary, moving], writes=[dst], domain="nki")
-                    else:
+                    elif not _cost.record_idle():   # (nothing to record: skipped)
                         _cost.record("Tensor", "nc_matmul", plan[0])
                     return
     instr = "nc_matmul"
