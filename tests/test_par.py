@@ -165,3 +165,15 @@ def test_large_dma_copy_on_the_pool(rng, monkeypatch, threads):
     want = np.array(big.data[0:128])
     nisa.dma_copy(dst=big[64:192], src=big[0:128])            # overlapping: numpy's copy
     assert big.data[64:192].view(np.uint16).tobytes() == want.view(np.uint16).tobytes()
+
+
+def test_threaded_copy_only_into_arrays_of_distinct_elements():
+    """The dma_copy row split applies only where no two dst elements share memory."""
+    from fastisa.nki.isa import _distinct_elements
+    from numpy.lib.stride_tricks import as_strided
+    base = np.zeros((256, 4096), np.float32)
+    assert _distinct_elements(base) and _distinct_elements(base[:, 100:3000])
+    assert _distinct_elements(base[::2, ::3]) and _distinct_elements(base.T[5:900])
+    assert not _distinct_elements(as_strided(base, (128, 4096), (0, 4)))
+    assert not _distinct_elements(as_strided(base, (128, 4096), (8, 4)))    # rows overlap
+    assert _distinct_elements(as_strided(base, (128, 4096), (4096 * 4, 4)))

@@ -101,6 +101,21 @@ def _no_overlap(instr: str, a_name: str, a: NkiTensor, b_name: str, b: NkiTensor
 
 
 # ---- data movement ---------------------------------------------------------------------------
+def _distinct_elements(a: np.ndarray) -> bool:
+    """True when no two elements of ``a`` share a byte (no zero stride, no rows laid over
+    each other): each dimension's stride, in increasing order of size, clears the extent of
+    the dimensions inside it.  A copy into such an array may be split over threads."""
+    if a.flags.c_contiguous or a.flags.f_contiguous:
+        return True
+    span = a.itemsize
+    for n, st in sorted(((n, abs(st)) for n, st in zip(a.shape, a.strides) if n > 1),
+                        key=lambda t: t[1]):
+        if st < span:
+            return False
+        span = st * (n - 1) + span
+    return True
+
+
 def dma_copy(dst: NkiTensor, src: NkiTensor, priority: Int | None = None,
              oob_mode: EnumLike | None = None, dge_mode: EnumLike | None = None,
              engine: EnumLike | None = None, name: str | None = None) -> None:
@@ -157,7 +172,7 @@ def dma_copy(dst: NkiTensor, src: NkiTensor, priority: Int | None = None,
             d, s = dst.data, src.data
             if (d.nbytes >= 262144 and d.ndim <= 5 and d.__class__ is np.ndarray
                     and s.__class__ is np.ndarray and d.flags.writeable
-                    and not np.may_share_memory(d, s)):
+                    and _distinct_elements(d) and not np.may_share_memory(d, s)):
                 # a large copy: row pieces over the worker pool (the same bytes; a single
                 # core's memcpy of 1 MiB runs at about 20 GB/s here)
                 _move_k.strided(d, s, _compute._threads())
