@@ -36,6 +36,7 @@
 
 #include "formats.h"
 #include "par.h"
+#include "cpu.h"
 
 #ifdef FASTISA_OPENMP
 #include <omp.h>
@@ -1136,41 +1137,24 @@ static inline void fi_nki_matmul_row(float *out, const float *s, const float *v,
 
 /* matmul15 branch: the instruction set the matmul kernels use, chosen once at run time:
  * FI_MM_ISA_AUTO (the default: the best the CPU has), or forced (tests, the
- * FASTISA_MATMUL_ISA environment variable read by fastisa.nki._compute) to
+ * FASTISA_MATMUL_ISA environment variable read by fastisa._matmul_isa) to
  * FI_MM_ISA_SCALAR (the baseline build: no AVX), FI_MM_ISA_AVX2 (the multiply-then-add
  * kernel compiled for AVX2) or FI_MM_ISA_AVX512 (AVX-512F, with the FMA kernel for exact
  * products).  A level the CPU lacks is lowered to the best it has.  Every level computes
  * each element with the same operations in the same order: the same bits. */
-#define FI_MM_ISA_AUTO (-1)
-#define FI_MM_ISA_SCALAR 0
-#define FI_MM_ISA_AVX2 1
-#define FI_MM_ISA_AVX512 2
 static int fi_nki_mm_isa_forced = FI_MM_ISA_AUTO;
 
-static inline int fi_nki_mm_cpu_isa(void) {
-    static int have = -1;
-    if (have < 0) {
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
-        __builtin_cpu_init();
-        have = (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma"))
-                   ? FI_MM_ISA_AVX512
-                   : __builtin_cpu_supports("avx2") ? FI_MM_ISA_AVX2 : FI_MM_ISA_SCALAR;
-#else
-        have = FI_MM_ISA_SCALAR;
-#endif
-    }
-    return have;
-}
+/* the CPU's level (cpu.h; the AVX2 kernel multiplies then adds: no FMA needed) */
+static inline int fi_nki_mm_cpu_isa(void) { return fi_cpu_mm_level(0); }
 
 /* the level in use: the forced one capped at the CPU's, else the CPU's */
 static inline int fi_nki_mm_isa(void) {
-    int cpu = fi_nki_mm_cpu_isa(), f = fi_nki_mm_isa_forced;
-    return f >= 0 && f < cpu ? f : cpu;
+    return fi_cpu_mm_use(fi_nki_mm_isa_forced, fi_nki_mm_cpu_isa());
 }
 
 /* set the level (FI_MM_ISA_AUTO or a level; returns the one now in use) */
 static inline int fi_nki_set_mm_isa(int level) {
-    fi_nki_mm_isa_forced = level < FI_MM_ISA_AUTO || level > FI_MM_ISA_AVX512 ? FI_MM_ISA_AUTO : level;
+    fi_nki_mm_isa_forced = fi_cpu_mm_force(level);
     return fi_nki_mm_isa();
 }
 

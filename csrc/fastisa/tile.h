@@ -31,6 +31,7 @@
 
 #include "formats.h"
 #include "par.h"
+#include "cpu.h"
 
 #define FI_TILE_CHUNK 512
 /* Row splitting: with fi_tile_threads > 1 (set by the driver), a tile with at least
@@ -1064,26 +1065,14 @@ static void fi__tmm_rows_any(const fi_tmm_ctx *c, int r0, int r1) { FI_TMM_ROWS_
  * AVX-512F + FMA, 1: AVX2 + FMA, 0: the portable build), or forced lower by
  * fi_tile_set_mm_isa (tests; -1 restores the automatic choice).  Every level computes
  * each element as the same fma chain: the same bits. */
-static int fi_tile_mm_isa_forced = -1;
-static inline int fi_tile_mm_cpu_isa(void) {
-    static int isa = -1;
-    if (isa < 0) {
-#ifdef FI__TMM_X86
-        __builtin_cpu_init();
-        isa = (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma")) ? 2 :
-              (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 1 : 0;
-#else
-        isa = 0;
-#endif
-    }
-    return isa;
-}
+static int fi_tile_mm_isa_forced = FI_MM_ISA_AUTO;
+/* the CPU's level (cpu.h; every level here is an fma chain: FMA needed) */
+static inline int fi_tile_mm_cpu_isa(void) { return fi_cpu_mm_level(1); }
 static inline int fi_tile_mm_isa(void) {
-    int cpu = fi_tile_mm_cpu_isa(), f = fi_tile_mm_isa_forced;
-    return f >= 0 && f < cpu ? f : cpu;
+    return fi_cpu_mm_use(fi_tile_mm_isa_forced, fi_tile_mm_cpu_isa());
 }
 static inline int fi_tile_set_mm_isa(int level) {
-    fi_tile_mm_isa_forced = level < -1 || level > 2 ? -1 : level;
+    fi_tile_mm_isa_forced = fi_cpu_mm_force(level);
     return fi_tile_mm_isa();
 }
 

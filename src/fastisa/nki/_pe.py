@@ -12,7 +12,6 @@ the module docstring of :mod:`fastisa.nki._compute`.  Source: the NKI docs and s
 
 from __future__ import annotations
 
-import os
 import warnings
 
 import numpy as np
@@ -20,6 +19,7 @@ import numpy as np
 from .. import cost as _cost
 from .. import dtypes as _dt
 from .. import plans as _plans
+from .. import _matmul_isa as _mm_isa
 from ..errors import ConstraintError, UndefinedBehaviorWarning
 from . import _matmul   # nc_matmul's transpose and double_row modes (nki-isa family)
 from ._compute import (MIN_II, _computable, _kernels, _mm_threads, _onchip, _rows, _run_ew,
@@ -206,15 +206,12 @@ def _init_key():
     from .._kernels import nki as _k
     _k.set_tensor_class(NkiTensor)
     _key = _k.plan_key
-    env = os.environ.get("FASTISA_MATMUL_ISA", "").strip().lower()
+    env = _mm_isa.from_env()
     if env:
         set_matmul_isa(env)
 
 
 # ---- matmul15 branch: the matmul kernels' instruction set (tests force each path) --------
-_MM_ISAS = {"auto": -1, "scalar": 0, "avx2": 1, "avx512": 2}
-
-
 def set_matmul_isa(name: str = "auto") -> str:
     """The instruction set nc_matmul's kernels use (``csrc/fastisa/nki.h``,
     fi_nki_set_mm_isa): ``"auto"`` (the default: the best the CPU has, chosen at run
@@ -224,12 +221,8 @@ def set_matmul_isa(name: str = "auto") -> str:
     A level the CPU lacks is lowered to the best it has; returns the level now in use.
     Every level gives the same bits (each element: start + p_0 + ... + p_{K-1} in k
     order); raises ConstraintError for another name."""
-    if name not in _MM_ISAS:
-        raise ConstraintError(f"set_matmul_isa: name must be one of {sorted(_MM_ISAS)}, got "
-                              f"{name!r}")
-    from .._kernels import nki as _k
-    got = _k.set_matmul_isa(_MM_ISAS[name])
-    return next(n for n, v in _MM_ISAS.items() if v == got)
+    return _mm_isa.set_level(_kernels().set_matmul_isa, name, lambda n: ConstraintError(
+        f"set_matmul_isa: name must be one of {sorted(_mm_isa.LEVELS)}, got {n!r}"))
 
 
 def _mm_plan(dst, stationary, moving, cyc, key):

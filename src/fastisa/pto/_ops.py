@@ -18,6 +18,7 @@ import numpy as np
 from .. import cost
 from .. import dtypes as _dt
 from .. import plans as _plans
+from .. import _matmul_isa as _mm_isa
 from .._kernels import tile as _k
 from ..errors import ConstraintError, OverlapError, constraint
 from ._tile import KERNEL_FORMATS, BLayout, Tile, TileType, _State
@@ -65,22 +66,17 @@ def get_num_threads() -> int:
 set_num_threads(int(os.environ.get("FASTISA_THREADS", "0") or 0) or min(4, os.cpu_count() or 1))
 
 # matmul15 branch: TMATMUL's instruction set, forced by tests or FASTISA_MATMUL_ISA
-_MM_ISAS = {"auto": -1, "scalar": 0, "avx2": 1, "avx512": 2}
-
-
 def _set_matmul_isa(name: str = "auto") -> str:
     """The instruction set of TMATMUL's float kernel (``csrc/fastisa/tile.h``,
     fi_tile_set_mm_isa): ``"auto"`` (the best the CPU has), ``"avx512"``, ``"avx2"`` or
     ``"scalar"`` (the portable build); lowered to what the CPU has; returns the level in
     use.  Every level gives the same bits (one fma chain per element, k ascending)."""
-    if name not in _MM_ISAS:
-        raise constraint("set_matmul_isa", "name", f"must be one of {sorted(_MM_ISAS)}", name)
-    got = _k.set_matmul_isa(_MM_ISAS[name])
-    return next(n for n, v in _MM_ISAS.items() if v == got)
+    return _mm_isa.set_level(_k.set_matmul_isa, name, lambda n: constraint(
+        "set_matmul_isa", "name", f"must be one of {sorted(_mm_isa.LEVELS)}", n))
 
 
-if os.environ.get("FASTISA_MATMUL_ISA", "").strip():
-    _set_matmul_isa(os.environ["FASTISA_MATMUL_ISA"].strip().lower())
+if _mm_isa.from_env():
+    _set_matmul_isa(_mm_isa.from_env())
 
 
 class RecipAlgorithm(enum.IntEnum):
