@@ -288,7 +288,7 @@ static inline void fi_move_copy(char *dst, const ptrdiff_t *ds, const char *src,
 }
 
 /* Row r of dst (F elements, free stride dsf) = row map[r] of src; map[r] < 0 skips.  At
- * least 256 KiB: rows split across nt OpenMP threads (nt 1: one; 0: OpenMP's default);
+ * least 256 KiB: rows split over nt threads of the worker pool (nt 1: one; 0: all);
  * dst and src do not overlap (the caller copies src first), so the order is free. */
 typedef struct {
     char *dst;

@@ -42,7 +42,7 @@
 #include <omp.h>
 #endif
 
-/* The row workers are kept out of line: inlined into the OpenMP dispatchers under the
+/* The row workers are kept out of line: inlined into the threaded dispatchers under the
  * -fwrapv that Python extensions are built with, GCC stops vectorising their loops. */
 #if defined(__GNUC__)
 #define FI_NKI_NOINLINE __attribute__((noinline))
@@ -569,7 +569,7 @@ typedef struct {
     int acc_max;               /* 0: acc += y; else acc = fi_nki_acc_fold(acc_max, acc, y):
                                   1 maximum, 2 minimum (IEEE 754-2019), 3 abs_max, 4 abs_min
                                   (SDK 2.33 nl.abs_max / abs_min: the signed operand) */
-    int threads;               /* OpenMP threads (0: default) */
+    int threads;               /* worker-pool threads (par.h; 0: every CPU) */
     const double *alpha_v;     /* optional: PReLU negative slope per partition (else alpha) */
 } fi_nki_ew;
 
@@ -952,7 +952,7 @@ static FI_NKI_NOINLINE int64_t fi_nki_ew_rows(const fi_nki_ew *a, int p0, int p1
 }
 
 /* Run one elementwise instruction.  Returns the number of inputs outside ScalarE's
- * valid range (0 unless scalar_engine).  Rows are split across OpenMP threads when
+ * valid range (0 unless scalar_engine).  Rows are split over the worker pool's threads when
  * the tile is large; results do not depend on the thread count. */
 typedef struct { const fi_nki_ew *a; int64_t oor; } fi_nki_ew_job_t;
 
@@ -1223,7 +1223,7 @@ static void fi_nki_matmul_f32_rows(float *out, const float *s, const float *v, i
     fi_nki_matmul_f32_rows_base(out, s, v, K, M, N, mb, me, zero);
 }
 
-/* nt threads (0: OpenMP's default) over blocks of 4 rows; the split never changes a bit.
+/* nt threads (0: every CPU) over blocks of 4 rows; the split never changes a bit.
  * zero: start every element from +0 instead of out's values (out is only written). */
 typedef struct {
     float *out;

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "par.h"
-#if defined(FASTISA_OPENMP) && !defined(_WIN32)
+#if !defined(_WIN32)
 #define FI_SELECT_THREADS 1     /* threads on: the shared pool (par.h) */
 #endif
 #if defined(__SSE2__)
@@ -556,8 +556,8 @@ static void fi__topk_task(void *ctx, int g)
  * free strides vfs/ifs.
  *
  * Threads: the groups are the tasks of one job of fastisa's worker pool (par.h), the
- * calling thread among them (threads <= 0: OpenMP's default, i.e. OMP_NUM_THREADS or the
- * core count; one thread without FASTISA_OPENMP).  The caller only waits for groups a
+ * calling thread among them (threads <= 0: fi_par_threads(0), i.e. OMP_NUM_THREADS or the
+ * core count).  The caller only waits for groups a
  * worker has actually taken, never for a worker the OS has not scheduled yet.  (Until
  * the pool, the count was lowered to the cores the load average and the run queue left
  * idle; the pool's own spinning worker counts as runnable, so that rule now mostly chose

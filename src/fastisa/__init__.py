@@ -14,11 +14,6 @@ resolve to these front-ends.
 from __future__ import annotations
 
 import importlib
-import os
-
-# OpenMP worker threads sleep instead of spinning between parallel regions: kernels run
-# beside other work (test runners, the user's own threads) on small machines.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from . import dtypes, errors
 from .errors import AccessError, AlignmentError, ConstraintError, FastisaError, OverlapError

@@ -63,7 +63,7 @@ def strided(dst, src, int threads=1):
 
 def rows(dst, src, const int32_t[::1] rowmap, int threads=1):
     """Row r of dst (2-D) = row rowmap[r] of src (2-D, same free size); rowmap[r] < 0 skips.
-    threads: OpenMP threads when dst has at least 2^16 elements (0: OpenMP's default); dst
+    threads: worker-pool threads when dst has at least 2^16 elements (0: every CPU); dst
     and src must not overlap (the caller copies src first, or runs :func:`rows_inplace`
     when they are the same rows)."""
     cdef cnp.ndarray d = <cnp.ndarray>dst
@@ -82,8 +82,8 @@ def rows(dst, src, const int32_t[::1] rowmap, int threads=1):
 def rows_inplace(arr, const int32_t[::1] rowmap, int threads=1):
     """Row r of arr (2-D) = the old row rowmap[r] of arr, rowmap[r] < 0 skips (every entry
     < arr.shape[0]); no copy of arr is made (each row moves once, in an order that reads
-    every row before overwriting it).  threads: OpenMP threads when arr has at least 2^16
-    elements (0: OpenMP's default); the rows must not overlap each other.  Raises
+    every row before overwriting it).  threads: worker-pool threads when arr has at least
+    2^16 elements (0: every CPU); the rows must not overlap each other.  Raises
     MemoryError (nothing written) when scratch memory cannot be allocated."""
     cdef cnp.ndarray a = <cnp.ndarray>arr
     cdef char *p = <char *>cnp.PyArray_DATA(a)

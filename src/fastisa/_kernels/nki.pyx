@@ -156,7 +156,7 @@ def act_table(int act, double alpha, int scalar_engine, double[::1] x, double[::
 
 def matmul_f32(float[:, ::1] out, const float[:, ::1] s, const float[:, ::1] v, int threads=1):
     """out[M, N] += s[K, M].T @ v[K, N], float32, k ascending, no FMA; ``threads`` split the
-    rows (0: OpenMP's default) without changing a bit."""
+    rows (0: every CPU) without changing a bit."""
     cdef int K = s.shape[0], M = s.shape[1], N = v.shape[1]
     if out.shape[0] != M or out.shape[1] != N or v.shape[0] != K:
         raise ValueError(f"matmul_f32: shapes out ({out.shape[0]}, {out.shape[1]}), s ({K}, "
@@ -259,8 +259,8 @@ def uniform_u32(const unsigned int[::1] w):
 def dma_sum(dst, int dfmt, srcs, fmts, int threads=1):
     """dst[i] = ((srcs[0][i] + srcs[1][i]) + ...) in float32, rounded once to format dfmt.
     dst and every source: C-contiguous arrays with the same element count (at most 16
-    sources; fmts their format codes).  threads: OpenMP threads for a sum of >= 2^16
-    elements, any formats (0: OpenMP's default); the bits do not depend on it."""
+    sources; fmts their format codes).  threads: worker-pool threads for a sum of >= 2^16
+    elements, any formats (0: every CPU); the bits do not depend on it."""
     cdef const void *sp[16]
     cdef int fm[16]
     cdef int isz[16]

@@ -127,8 +127,8 @@ def cvt(int mode, unsigned char[::1] d, int dfmt, Py_ssize_t drs, Py_ssize_t dcs
 
 
 def set_threads(int n):
-    """Split large tiles by rows over n OpenMP threads (1 = single-threaded, the default).
-    Results never depend on n; without OpenMP at build time n is ignored."""
+    """Split large tiles by rows over n threads of fastisa's worker pool (1 =
+    single-threaded, the default).  Results never depend on n."""
     fi_tile_set_threads(n)
 
 

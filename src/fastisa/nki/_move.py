@@ -62,7 +62,7 @@ def _k():
 _HEAD_S = _pl.HEAD_S
 _knki = _pl._knki
 _hit_s = _knki.hit_shuffle          # speed14: the compiled plan hit path
-_threads = _c._threads     # OpenMP threads for large tiles (the compute kernels' setting)
+_threads = _c._threads     # worker-pool threads for large tiles (the compute kernels' setting)
 
 
 def start_partition(t: NkiTensor) -> int:
