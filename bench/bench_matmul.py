@@ -18,7 +18,7 @@ Accumulation orders (the bits are those orders', not numpy's): nc_matmul sums ea
 output in k order 0..K-1 onto its start value, a float32 multiply and add per k;
 TMATMUL is a fused multiply-add chain k = 0..K-1 from +0.
 
-Kernels (csrc/fastisa/nki.h, csrc/fastisa/tile.h; the instruction set is chosen at run
+Kernels (csrc/fastisa/nki_matmul.h, csrc/fastisa/tile.h; the instruction set is chosen at run
 time, AVX-512F / AVX2 / the portable build, and every one gives the same bits):
 nc_matmul with bf16/fp16/fp8 operands whose products are all exact in float32 (a
 per-panel exponent-range check, fused into the bf16 decode; otherwise the

@@ -44,4 +44,19 @@ static inline int fi_cpu_mm_force(int level) {
     return level < FI_MM_ISA_AUTO || level > FI_MM_ISA_AVX512 ? FI_MM_ISA_AUTO : level;
 }
 
+/* One kernel family's setting: its forced level (FI_MM_ISA_AUTO: none) and whether its
+ * AVX2 kernel needs FMA. */
+typedef struct { int forced, need_fma; } fi_mm_isa_t;
+
+/* the family's level in use */
+static inline int fi_mm_isa_get(const fi_mm_isa_t *f) {
+    return fi_cpu_mm_use(f->forced, fi_cpu_mm_level(f->need_fma));
+}
+
+/* force a level (FI_MM_ISA_AUTO restores the automatic choice); the level now in use */
+static inline int fi_mm_isa_set(fi_mm_isa_t *f, int level) {
+    f->forced = fi_cpu_mm_force(level);
+    return fi_mm_isa_get(f);
+}
+
 #endif /* FASTISA_CPU_H */

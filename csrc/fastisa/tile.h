@@ -1065,15 +1065,11 @@ static void fi__tmm_rows_any(const fi_tmm_ctx *c, int r0, int r1) { FI_TMM_ROWS_
  * AVX-512F + FMA, 1: AVX2 + FMA, 0: the portable build), or forced lower by
  * fi_tile_set_mm_isa (tests; -1 restores the automatic choice).  Every level computes
  * each element as the same fma chain: the same bits. */
-static int fi_tile_mm_isa_forced = FI_MM_ISA_AUTO;
-/* the CPU's level (cpu.h; every level here is an fma chain: FMA needed) */
-static inline int fi_tile_mm_cpu_isa(void) { return fi_cpu_mm_level(1); }
-static inline int fi_tile_mm_isa(void) {
-    return fi_cpu_mm_use(fi_tile_mm_isa_forced, fi_tile_mm_cpu_isa());
-}
+/* (cpu.h; every level here is an fma chain: FMA needed) */
+static fi_mm_isa_t fi_tile_mm_isa_setting = {FI_MM_ISA_AUTO, 1};
+static inline int fi_tile_mm_isa(void) { return fi_mm_isa_get(&fi_tile_mm_isa_setting); }
 static inline int fi_tile_set_mm_isa(int level) {
-    fi_tile_mm_isa_forced = fi_cpu_mm_force(level);
-    return fi_tile_mm_isa();
+    return fi_mm_isa_set(&fi_tile_mm_isa_setting, level);
 }
 
 static void fi__tmm_job(const void *p, int r0, int r1) {

@@ -137,16 +137,20 @@ cdef extern from "nki.h" nogil:
     double fi_nki_act(int act, double x, double alpha)
     double fi_nki_sin_scalar(double x)
     void fi_nki_encode_f64_array(int fmt, void *dst, const double *inp, int n)
+    void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src, const int *fmt,
+                        const int *isz, int ns, Py_ssize_t n, int nt)
+
+
+# ---- nki_matmul.h (nc_matmul) ----------------------------------------------
+cdef extern from "nki_matmul.h" nogil:
     void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M, int N,
                            int nt)
     void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, Py_ssize_t s_sp,
                        Py_ssize_t s_sf, const void *v, int vfmt, int visz, Py_ssize_t v_sp,
                        Py_ssize_t v_sf, int K, int M, int N, int nt, float *sbuf, float *vbuf,
                        int zero)
-    void fi_nki_dma_sum(void *dst, int dfmt, int disz, const void *const *src, const int *fmt,
-                        const int *isz, int ns, Py_ssize_t n, int nt)
-    # matmul15 branch: the matmul kernels' instruction set (FI_MM_ISA_*: -1 auto, 0 scalar,
-    # 1 AVX2, 2 AVX-512)
+    # the matmul kernels' instruction set (cpu.h FI_MM_ISA_*: -1 auto, 0 scalar, 1 AVX2,
+    # 2 AVX-512)
     int fi_nki_set_mm_isa(int level)
     int fi_nki_mm_isa()
 

@@ -19,7 +19,7 @@ deliberately differs from ``mx_cpu_utils.quantize_mx_golden``: the block scale i
 ``2^(floor(log2(amax)) - (Emax - 1))``, two times the golden's (and OCP's sample
 algorithm's) ``2^(floor(log2(amax)) - Emax)``; fastisa follows the instruction's
 documentation.  Kernels: ``csrc/fastisa/mx.h`` (quantise; dequantise), then the float32
-matmul kernel of ``csrc/fastisa/nki.h`` over the 4K contraction rows.
+matmul kernel of ``csrc/fastisa/nki_matmul.h`` over the 4K contraction rows.
 
 =============  ========  ===================================================
 instruction    engine    cycles

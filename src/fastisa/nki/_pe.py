@@ -4,7 +4,7 @@ checks that ``nc_matmul_mx`` shares).
 
 Split out of :mod:`fastisa.nki._compute` (the file passed the project's ~1,000-line limit);
 the validation helpers and the elementwise C kernel used for dtype conversion are
-:mod:`fastisa.nki._compute`'s; the matmul itself is ``matmul_f32`` (``csrc/fastisa/nki.h``).
+:mod:`fastisa.nki._compute`'s; the matmul itself is ``matmul_f32`` (``csrc/fastisa/nki_matmul.h``).
 nc_matmul's transpose and double_row modes live in :mod:`fastisa.nki._matmul`.  Costs: see
 the module docstring of :mod:`fastisa.nki._compute`.  Source: the NKI docs and simulator guide
 (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
@@ -171,7 +171,7 @@ def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
     out, state, inplace = _psum_start(instr, dst, accumulate, inplace=True)
     if folded is not None:
         stationary, moving = folded
-    # operands decoded to float32 inside the kernel call (csrc/fastisa/nki.h fi_nki_matmul)
+    # operands decoded to float32 inside the kernel call (csrc/fastisa/nki_matmul.h fi_nki_matmul)
     _kernels().matmul(out, _rows(stationary), stationary.dtype.code, _rows(moving),
                       moving.dtype.code, _mm_threads(), 1 if inplace == "zero" else 0)
     if not inplace:
@@ -213,7 +213,7 @@ def _init_key():
 
 # ---- matmul15 branch: the matmul kernels' instruction set (tests force each path) --------
 def set_matmul_isa(name: str = "auto") -> str:
-    """The instruction set nc_matmul's kernels use (``csrc/fastisa/nki.h``,
+    """The instruction set nc_matmul's kernels use (``csrc/fastisa/nki_matmul.h``,
     fi_nki_set_mm_isa): ``"auto"`` (the default: the best the CPU has, chosen at run
     time), ``"avx512"`` (AVX-512F, with the FMA kernel where every product is exact),
     ``"avx2"`` (the multiply-then-add kernel compiled for AVX2) or ``"scalar"`` (the
