@@ -273,3 +273,13 @@ cdef extern from "tile.h" nogil:
 # ---- par.h (the shared worker pool; its implementation is in fastisa._kernels.par) ----
 cdef extern from "par.h" nogil:
     void fi_par_install(void *run)
+
+from cpython.pycapsule cimport PyCapsule_GetPointer
+
+
+cdef inline int use_shared_pool() except -1:
+    """Point this module's par.h at the process's one pool (fastisa._kernels.par); call it
+    once at module import.  Until then the module's kernels run serially."""
+    from fastisa._kernels import par
+    fi_par_install(PyCapsule_GetPointer(par._run, b"fastisa.par.run"))
+    return 0

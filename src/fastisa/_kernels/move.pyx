@@ -13,12 +13,9 @@ import numpy as np
 from fastisa._kernels.capi cimport (fi_move_strided, fi_move_copy, fi_move_rows, fi_move_predicated,
                                     fi_move_gather, fi_move_nonzero, fi_move_rows_inplace)
 
-from fastisa._kernels.capi cimport fi_par_install
-from cpython.pycapsule cimport PyCapsule_GetPointer
-from fastisa._kernels import par as _par
-
+from fastisa._kernels.capi cimport use_shared_pool
 cnp.import_array()
-fi_par_install(PyCapsule_GetPointer(_par._run, b"fastisa.par.run"))  # the shared pool
+use_shared_pool()  # the shared worker pool
 
 cdef extern from "move.h":
     int fi_move_simd_cap

@@ -16,12 +16,9 @@ from fastisa._kernels.capi cimport (fi_nki_ew, fi_nki_reduce_args, fi_nki_init,
                                     fi_nki_sin_scalar, fi_nki_matmul_f32, fi_nki_matmul,
                                     fi_nki_dma_sum, fi_nki_set_mm_isa, fi_nki_mm_isa,
                                     fi_nki_encode_f64_array)
-from fastisa._kernels.capi cimport fi_par_install
-from cpython.pycapsule cimport PyCapsule_GetPointer
-from fastisa._kernels import par as _par
-
+from fastisa._kernels.capi cimport use_shared_pool
 cnp.import_array()
-fi_par_install(PyCapsule_GetPointer(_par._run, b"fastisa.par.run"))
+use_shared_pool()  # the shared worker pool
 fi_nki_init()
 
 
@@ -528,6 +525,25 @@ cdef enum:
     _KEY_WORDS = 128            # words of a key: head (<= 24) + 4 operands (rank <= 12 each)
 
 
+cdef inline int _put_array(Py_ssize_t *w, int n, cnp.ndarray a, Py_ssize_t fmt,
+                           Py_ssize_t buf, Py_ssize_t cls) except -1:
+    """_put_sig's words for a tensor over numpy array ``a``: the tag, the format, buffer
+    and class words, then shape and strides."""
+    cdef int nd = cnp.PyArray_NDIM(a), i
+    if n + 4 + 2 * nd > _KEY_WORDS:
+        raise TypeError("plan_key: operand rank too high for a key")
+    w[n] = 1 | (4 * <bint>(cnp.PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE)) | (8 * nd)
+    w[n + 1] = fmt
+    w[n + 2] = buf
+    w[n + 3] = cls
+    n += 4
+    for i in range(nd):
+        w[n] = cnp.PyArray_DIMS(a)[i]
+        w[n + 1] = cnp.PyArray_STRIDES(a)[i]
+        n += 2
+    return n
+
+
 cdef int _put_sig(Py_ssize_t *w, int n, object t) except -1:
     """Append one operand's signature to w[n:] and return the new length: for an NkiTensor
     (or subclass: views) over a numpy array the tag ``1 | 4 * writeable | 8 * ndim``, its
@@ -536,8 +552,6 @@ cdef int _put_sig(Py_ssize_t *w, int n, object t) except -1:
     low bits (the head's object addresses have none), so keys parse one way only.  Raises
     TypeError (the caller takes the full path, no plan) when the key would not fit or a
     view's elements cannot be resolved (the full path raises the view's own error)."""
-    cdef cnp.ndarray a
-    cdef int nd, i
     cdef PyObject *pd
     cdef PyObject *pt
     cdef PyObject *pb
@@ -549,20 +563,8 @@ cdef int _put_sig(Py_ssize_t *w, int n, object t) except -1:
         pb = fi_slot(t, _OFF_BUFFER)
         if pd != NULL and pt != NULL and pb != NULL and \
                 type(<object>pd) is _NDARRAY:
-            a = <cnp.ndarray><object>pd
-            nd = cnp.PyArray_NDIM(a)
-            if n + 4 + 2 * nd > _KEY_WORDS:
-                raise TypeError("plan_key: operand rank too high for a key")
-            w[n] = 1 | (4 * <bint>(cnp.PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE)) | (8 * nd)
-            w[n + 1] = <Py_ssize_t>pt
-            w[n + 2] = <Py_ssize_t>pb
-            w[n + 3] = _oid(tp)
-            n += 4
-            for i in range(nd):
-                w[n] = cnp.PyArray_DIMS(a)[i]
-                w[n + 1] = cnp.PyArray_STRIDES(a)[i]
-                n += 2
-            return n
+            return _put_array(w, n, <cnp.ndarray><object>pd, <Py_ssize_t>pt, <Py_ssize_t>pb,
+                              _oid(tp))
     if tp is _TENSOR_CLASS or (_TENSOR_CLASS is not None and isinstance(t, _TENSOR_CLASS)):
         if tp is _TENSOR_CLASS:
             d = t.data
@@ -572,20 +574,7 @@ cdef int _put_sig(Py_ssize_t *w, int n, object t) except -1:
             except Exception:
                 raise TypeError("plan_key: an operand view that does not resolve") from None
         if type(d) is np.ndarray:
-            a = <cnp.ndarray>d
-            nd = cnp.PyArray_NDIM(a)
-            if n + 4 + 2 * nd > _KEY_WORDS:
-                raise TypeError("plan_key: operand rank too high for a key")
-            w[n] = 1 | (4 * <bint>(cnp.PyArray_FLAGS(a) & NPY_ARRAY_WRITEABLE)) | (8 * nd)
-            w[n + 1] = _oid(t.dtype)
-            w[n + 2] = _oid(t.buffer)
-            w[n + 3] = _oid(tp)
-            n += 4
-            for i in range(nd):
-                w[n] = cnp.PyArray_DIMS(a)[i]
-                w[n + 1] = cnp.PyArray_STRIDES(a)[i]
-                n += 2
-            return n
+            return _put_array(w, n, <cnp.ndarray>d, _oid(t.dtype), _oid(t.buffer), _oid(tp))
         if n + 3 > _KEY_WORDS:
             raise TypeError("plan_key: too many words for a key")
         w[n] = 2

@@ -30,11 +30,10 @@ from cpython.pythread cimport (PyThread_type_lock, PyThread_allocate_lock,
 cimport numpy as cnp
 import numpy as np
 import os
+from fastisa._kernels.capi cimport use_shared_pool
 
 cnp.import_array()
-from cpython.pycapsule cimport PyCapsule_GetPointer
-from fastisa._kernels import par as _par
-fi_par_install(PyCapsule_GetPointer(_par._run, b"fastisa.par.run"))  # the shared pool
+use_shared_pool()  # the shared worker pool
 
 cdef extern from "numpy/arrayobject.h":
     ctypedef struct PyDataMemAllocator:
@@ -319,7 +318,6 @@ cdef extern from *:
     void _fill_par "fi_pool_fill_par"(void *p, size_t n, uint64_t pat, int nt) nogil
     void _dirty_par "fi_pool_dirty_par"(const void *p, size_t n, uint64_t pat, int nt, size_t *lo,
                                         size_t *hi) nogil
-    void fi_par_install(void *run)
     void _fill "fi_pool_fill"(void *p, size_t n, uint64_t pat) nogil
 
 

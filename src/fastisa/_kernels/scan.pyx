@@ -13,12 +13,9 @@ cimport numpy as cnp
 from fastisa._kernels.capi cimport (fi_scan_args, fi_scan_in, fi_scan_tensor_tensor,
                                     fi_scan_cumulative, fi_scan_reduce, fi_nki_init)
 
-from fastisa._kernels.capi cimport fi_par_install
-from cpython.pycapsule cimport PyCapsule_GetPointer
-from fastisa._kernels import par as _par
-
+from fastisa._kernels.capi cimport use_shared_pool
 cnp.import_array()
-fi_par_install(PyCapsule_GetPointer(_par._run, b"fastisa.par.run"))  # the shared pool
+use_shared_pool()  # the shared worker pool
 fi_nki_init()
 
 

@@ -8,11 +8,8 @@ C kernel inside exactly one ``with nogil:`` block, and trusts its inputs: the fr
 from libc.stdint cimport uint16_t, uint32_t
 from fastisa._kernels.capi cimport (fi_topk_bf16, fi_max8_f32, fi_find_index8_f32,
                                     fi_match_replace8_f32)
-from fastisa._kernels.capi cimport fi_par_install
-from cpython.pycapsule cimport PyCapsule_GetPointer
-from fastisa._kernels import par as _par
-
-fi_par_install(PyCapsule_GetPointer(_par._run, b"fastisa.par.run"))  # the shared pool
+from fastisa._kernels.capi cimport use_shared_pool
+use_shared_pool()  # the shared worker pool
 
 # speed15b branch (issue 15): the chunk-maxima code choice of fi_topk_bf16 (declared here,
 # not in capi.pxd: only this driver uses it)

@@ -156,12 +156,9 @@ from cpython.object cimport PyObject
 from libc.string cimport memcpy
 from libc.math cimport fabs, isfinite
 
-from fastisa._kernels.capi cimport fi_par_install
-from cpython.pycapsule cimport PyCapsule_GetPointer
-from fastisa._kernels import par as _par
-
+from fastisa._kernels.capi cimport use_shared_pool
 cnp.import_array()
-fi_par_install(PyCapsule_GetPointer(_par._run, b"fastisa.par.run"))  # the shared pool
+use_shared_pool()  # the shared worker pool
 
 cdef object _TILE_CLASS = None
 cdef dict _TPLANS = None
