@@ -445,12 +445,57 @@ static void fi_nki_mm_panel_task(void *ctx, int p) {
     fi_nki_mm_panel(j->out, j->s, j->sok, j->smin, j->smax, j->v, j->vfmt, j->visz, j->v_sp,
                     j->v_sf, j->K, j->M, j->N, p, j->zero, j->vbuf);
 }
+
+/* s [K, M] decoded to float32 rows at sbuf, with its exponent range: 1 when it holds no
+ * Inf/NaN/subnormal (the FMA kernel's exactness condition, see above) */
+static inline int fi_nki_mm_decode_s(const void *s, int sfmt, int sisz, ptrdiff_t s_sp,
+                                     ptrdiff_t s_sf, int K, int M, float *sbuf, int *smin,
+                                     int *smax) {
+    if (sfmt == FI_BFLOAT16 && s_sf == 1)
+        return fi_nki_bf16_rows512_range((const uint16_t *)s, s_sp, K, M, sbuf, M, smin, smax);
+    for (int k = 0; k < K; k++)
+        fi_nki_decode(sfmt, (const char *)s + (ptrdiff_t)k * s_sp * sisz, s_sf, M,
+                      sbuf + (ptrdiff_t)k * M);
+    return fi_nki_exp_range(sbuf, (ptrdiff_t)K * M, smin, smax);
+}
+
+/* The threaded panel path: task t (of T) decodes s into its own buffer (sbufs + t * ns,
+ * so each core reads a copy its own cache holds, and no thread waits for a serial
+ * decode), then computes the panels [npan * t / T, npan * (t + 1) / T).  Every copy holds
+ * the same values, so which thread runs which task never changes a bit. */
+typedef struct {
+    float *out;
+    const void *s;
+    int sfmt, sisz;
+    ptrdiff_t s_sp, s_sf;
+    const void *v;
+    int vfmt, visz;
+    ptrdiff_t v_sp, v_sf;
+    int K, M, N, zero, npan, T;
+    float *sbufs, *vbuf;
+    size_t ns;
+} fi_nki_mm_split_job_t;
+
+static void fi_nki_mm_split_task(void *ctx, int t) {
+    const fi_nki_mm_split_job_t *j = (const fi_nki_mm_split_job_t *)ctx;
+    int p0 = (int)((long)j->npan * t / j->T), p1 = (int)((long)j->npan * (t + 1) / j->T);
+    if (p0 >= p1) return;
+    float *sb = j->sbufs + (size_t)t * j->ns;
+    int smin, smax;
+    int sok = fi_nki_mm_decode_s(j->s, j->sfmt, j->sisz, j->s_sp, j->s_sf, j->K, j->M, sb,
+                                 &smin, &smax);
+    for (int p = p0; p < p1; p++)
+        fi_nki_mm_panel(j->out, sb, sok, smin, smax, j->v, j->vfmt, j->visz, j->v_sp,
+                        j->v_sf, j->K, j->M, j->N, p, j->zero, j->vbuf);
+}
 #endif
 
 
 /* nc_matmul's entry: out[M, N] (float32, C-contiguous; the starting values) += s.T @ v with
  * s [K, M] and v [K, N] given in their storage formats (any element strides), decoded here
- * to float32 rows (exact: fi_nki_decode) in sbuf [K*M] / vbuf [K*N] -- or read in place when
+ * to float32 rows (exact: fi_nki_decode) in sbuf [K*M] / vbuf [K*N] -- sbuf holds nsb >= 1
+ * copies of K*M floats rounded up to 64 bytes, one per thread of the split panel path --
+ * or read in place when
  * already contiguous float32 -- then the FMA kernel when every product is exact (see above)
  * and the CPU has AVX-512 + FMA, else fi_nki_matmul_f32 (a float32 multiply and add per k).
  * Either way each element is start + p_0 + p_1 + ... in k order: the same bits.
@@ -458,7 +503,7 @@ static void fi_nki_mm_panel_task(void *ctx, int p) {
 static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, ptrdiff_t s_sp,
                                  ptrdiff_t s_sf, const void *v, int vfmt, int visz,
                                  ptrdiff_t v_sp, ptrdiff_t v_sf, int K, int M, int N, int nt,
-                                 float *sbuf, float *vbuf, int zero) {
+                                 float *sbuf, int nsb, float *vbuf, int zero) {
     const float *s32 = (const float *)s, *v32 = (const float *)v;
 #ifdef FI_NKI_MM_FMA512
     if (N % 64 == 0 && fi_nki_mm_narrow(sfmt) && fi_nki_mm_narrow(vfmt) && fi_nki_have_fma512()) {
@@ -466,25 +511,27 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
          * holds K * N floats), saving the row-major copy and the per-panel copy; the same
          * values, so the same bits.  Not exact products: decoded row-major again below. */
         int smin, smax, vmin, vmax, sok;
-        if (sfmt == FI_BFLOAT16 && s_sf == 1)
-            sok = fi_nki_bf16_rows512_range((const uint16_t *)s, s_sp, K, M, sbuf, M, &smin,
-                                            &smax);
-        else {
-            for (int k = 0; k < K; k++)
-                fi_nki_decode(sfmt, (const char *)s + (ptrdiff_t)k * s_sp * sisz, s_sf, M,
-                              sbuf + (ptrdiff_t)k * M);
-            sok = fi_nki_exp_range(sbuf, (ptrdiff_t)K * M, &smin, &smax);
-        }
-        {   /* speed15 branch: panels decoded, checked and computed one by one, by the
-             * thread that computes them (fi_nki_mm_panel), when the panels are split over
-             * threads or there is one thread; else (a few panels over several threads:
-             * row blocks) the whole of v is decoded and checked first, as before */
+        {   /* panels decoded, checked and computed one by one by the thread that computes
+             * them (fi_nki_mm_panel), when the panels are split over threads (each thread
+             * with its own copy of s: fi_nki_mm_split_task) or there is one thread; else
+             * (a few panels over several threads: row blocks) the whole of v is decoded
+             * and checked first */
             int npan = N / 64, T = 1;
             if (nt != 1 && M > 4 && (double)K * M * N >= (double)(1 << 21)) {
                 T = fi_par_threads(nt);
                 if (T > (M + 3) / 4) T = (M + 3) / 4;
                 if (T > 64) T = 64;
             }
+            if (T > 1 && npan >= 2 * T && nsb >= 2) {
+                if (T > nsb) T = nsb;
+                size_t ns = (((size_t)K * M + 15) / 16) * 16;   /* 64-byte multiples */
+                fi_nki_mm_split_job_t job = {out, s, sfmt, sisz, s_sp, s_sf, v, vfmt, visz,
+                                             v_sp, v_sf, K, M, N, zero, npan, T, sbuf,
+                                             vbuf, ns};
+                fi_par_for(T, T, fi_nki_mm_split_task, &job);
+                return;
+            }
+            sok = fi_nki_mm_decode_s(s, sfmt, sisz, s_sp, s_sf, K, M, sbuf, &smin, &smax);
             if (T == 1 || npan >= 2 * T) {
                 if (T > 1) {        /* the shared pool (par.h): one task per panel */
                     fi_nki_mm_panel_job_t job = {out, sbuf, sok, smin, smax, v, vfmt, visz,

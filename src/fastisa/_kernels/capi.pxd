@@ -142,13 +142,16 @@ cdef extern from "nki.h" nogil:
 
 
 # ---- nki_matmul.h (nc_matmul) ----------------------------------------------
+cdef extern from "par.h" nogil:
+    int fi_par_threads(int nt)
+
 cdef extern from "nki_matmul.h" nogil:
     void fi_nki_matmul_f32(float *out, const float *s, const float *v, int K, int M, int N,
                            int nt)
     void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, Py_ssize_t s_sp,
                        Py_ssize_t s_sf, const void *v, int vfmt, int visz, Py_ssize_t v_sp,
-                       Py_ssize_t v_sf, int K, int M, int N, int nt, float *sbuf, float *vbuf,
-                       int zero)
+                       Py_ssize_t v_sf, int K, int M, int N, int nt, float *sbuf, int nsb,
+                       float *vbuf, int zero)
     # the matmul kernels' instruction set (cpu.h FI_MM_ISA_*: -1 auto, 0 scalar, 1 AVX2,
     # 2 AVX-512)
     int fi_nki_set_mm_isa(int level)

@@ -16,7 +16,7 @@ from fastisa._kernels.capi cimport (fi_nki_ew, fi_nki_reduce_args, fi_nki_init,
                                     fi_nki_sin_scalar, fi_nki_matmul_f32, fi_nki_matmul,
                                     fi_nki_dma_sum, fi_nki_set_mm_isa, fi_nki_mm_isa,
                                     fi_nki_encode_f64_array)
-from fastisa._kernels.capi cimport use_shared_pool
+from fastisa._kernels.capi cimport use_shared_pool, fi_par_threads
 cnp.import_array()
 use_shared_pool()  # the shared worker pool
 fi_nki_init()
@@ -187,7 +187,9 @@ def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1, int zero=
         raise ValueError(f"matmul: shapes out ({out.shape[0]}, {out.shape[1]}), s ({K}, "
                          f"{M}), v ({v.shape[0]}, {v.shape[1]}) do not agree")
     cdef size_t ns = ((<size_t>max(1, K * M) + 15) // 16) * 16     # floats, 64-byte multiple
-    cdef size_t need = (ns + <size_t>max(1, K * N)) * sizeof(float) + 64
+    # one float32 copy of s per thread (each thread decodes its own: fi_nki_mm_split_task)
+    cdef int nsb = 1 if threads == 1 else min(64, max(1, fi_par_threads(threads)))
+    cdef size_t need = (ns * nsb + <size_t>max(1, K * N)) * sizeof(float) + 64
     cdef void *mem = _mm_mem
     cdef size_t cap = _mm_cap
     _mm_mem = NULL
@@ -199,10 +201,10 @@ def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1, int zero=
         if mem == NULL:
             raise MemoryError("matmul: cannot allocate the float32 operand buffers")
     cdef float *sbuf = <float *>(((<size_t>mem) + 63) & ~(<size_t>63))
-    cdef float *vbuf = sbuf + ns
+    cdef float *vbuf = sbuf + ns * nsb
     with nogil:
         fi_nki_matmul(&out[0, 0], sp, sfmt, sisz, s_sp, s_sf, vp, vfmt, visz, v_sp, v_sf,
-                      K, M, N, threads, sbuf, vbuf, zero)
+                      K, M, N, threads, sbuf, nsb, vbuf, zero)
     if _mm_mem == NULL or _mm_cap < cap:
         free(_mm_mem)
         _mm_mem = mem
