@@ -459,10 +459,11 @@ static inline int fi_nki_mm_decode_s(const void *s, int sfmt, int sisz, ptrdiff_
     return fi_nki_exp_range(sbuf, (ptrdiff_t)K * M, smin, smax);
 }
 
-/* The threaded panel path: task t (of T) decodes s into its own buffer (sbufs + t * ns,
- * so each core reads a copy its own cache holds, and no thread waits for a serial
- * decode), then computes the panels [npan * t / T, npan * (t + 1) / T).  Every copy holds
- * the same values, so which thread runs which task never changes a bit. */
+/* The threaded panel path: one task per 64-column panel.  Each thread decodes s once per
+ * job, into a buffer of its own (a slot of sbufs, nsb of them, claimed on its first task
+ * of the job), so each core reads a copy its own cache holds and no thread waits for a
+ * serial decode; any thread may run any panel (a late joiner takes what is left).  Every
+ * copy holds the same values, so which thread runs which panel never changes a bit. */
 typedef struct {
     float *out;
     const void *s;
@@ -471,22 +472,85 @@ typedef struct {
     const void *v;
     int vfmt, visz;
     ptrdiff_t v_sp, v_sf;
-    int K, M, N, zero, npan, T;
+    int K, M, N, zero, npan, T, nsb;
     float *sbufs, *vbuf;
     size_t ns;
+    uint64_t serial;            /* this job's number (the threads' decoded-s marks) */
+    int next_slot;              /* slots claimed so far */
+    int s0_ready, s0_ok, s0_min, s0_max;   /* slot 0's copy published, with its range */
 } fi_nki_mm_split_job_t;
 
-static void fi_nki_mm_split_task(void *ctx, int t) {
-    const fi_nki_mm_split_job_t *j = (const fi_nki_mm_split_job_t *)ctx;
-    int p0 = (int)((long)j->npan * t / j->T), p1 = (int)((long)j->npan * (t + 1) / j->T);
-    if (p0 >= p1) return;
-    float *sb = j->sbufs + (size_t)t * j->ns;
-    int smin, smax;
-    int sok = fi_nki_mm_decode_s(j->s, j->sfmt, j->sisz, j->s_sp, j->s_sf, j->K, j->M, sb,
-                                 &smin, &smax);
-    for (int p = p0; p < p1; p++)
-        fi_nki_mm_panel(j->out, sb, sok, smin, smax, j->v, j->vfmt, j->visz, j->v_sp,
-                        j->v_sf, j->K, j->M, j->N, p, j->zero, j->vbuf);
+static uint64_t fi_nki_mm_serial = 0;           /* jobs prepared (under the GIL) */
+static __thread uint64_t fi_nki_mm_tl_job = 0;  /* the job this thread decoded s for */
+static __thread int fi_nki_mm_tl_slot, fi_nki_mm_tl_sok, fi_nki_mm_tl_smin, fi_nki_mm_tl_smax;
+
+/* Fill j for the threaded panel path when it applies to this call (the FMA kernel's
+ * formats and CPU, N a multiple of 64, at least two panels per thread, nsb >= 2 copies of
+ * s): its thread count T >= 2, else 0 (j untouched).  sbufs: nsb copies of K*M floats
+ * rounded up to 64 bytes; vbuf: K*N floats. */
+static inline int fi_nki_mm_split_prepare(fi_nki_mm_split_job_t *j, float *out, const void *s,
+                                          int sfmt, int sisz, ptrdiff_t s_sp, ptrdiff_t s_sf,
+                                          const void *v, int vfmt, int visz, ptrdiff_t v_sp,
+                                          ptrdiff_t v_sf, int K, int M, int N, int nt,
+                                          float *sbufs, int nsb, float *vbuf, int zero) {
+    if (!(N % 64 == 0 && fi_nki_mm_narrow(sfmt) && fi_nki_mm_narrow(vfmt) &&
+          fi_nki_have_fma512()))
+        return 0;
+    int npan = N / 64, T = 1;
+    if (nt != 1 && M > 4 && (double)K * M * N >= (double)(1 << 21)) {
+        T = fi_par_threads(nt);
+        if (T > (M + 3) / 4) T = (M + 3) / 4;
+        if (T > 64) T = 64;
+    }
+    if (!(T > 1 && npan >= 2 * T && nsb >= 2)) return 0;
+    if (T > nsb) T = nsb;
+    fi_nki_mm_split_job_t job = {out, s, sfmt, sisz, s_sp, s_sf, v, vfmt, visz, v_sp, v_sf,
+                                 K, M, N, zero, npan, T, nsb, sbufs, vbuf,
+                                 (((size_t)K * M + 15) / 16) * 16, ++fi_nki_mm_serial, 0,
+                                 0, 0, 0, 0};
+    *j = job;
+    return T;
+}
+
+static void fi_nki_mm_split_task(void *ctx, int p) {
+    fi_nki_mm_split_job_t *j = (fi_nki_mm_split_job_t *)ctx;
+    float *sb;
+    int sok, smin, smax;
+    if (fi_nki_mm_tl_job == j->serial) {
+        sb = j->sbufs + (size_t)fi_nki_mm_tl_slot * j->ns;
+        sok = fi_nki_mm_tl_sok;
+        smin = fi_nki_mm_tl_smin;
+        smax = fi_nki_mm_tl_smax;
+    } else {
+        int slot = __atomic_fetch_add(&j->next_slot, 1, __ATOMIC_RELAXED);
+        if (slot >= j->nsb) {
+            /* more threads than slots (not with the pool's T): share slot 0's copy, which
+             * is read-only once its thread has published it */
+            while (!__atomic_load_n(&j->s0_ready, __ATOMIC_ACQUIRE)) _mm_pause();
+            slot = 0;
+            sok = j->s0_ok;
+            smin = j->s0_min;
+            smax = j->s0_max;
+            sb = j->sbufs;
+        } else {
+            sb = j->sbufs + (size_t)slot * j->ns;
+            sok = fi_nki_mm_decode_s(j->s, j->sfmt, j->sisz, j->s_sp, j->s_sf, j->K, j->M, sb,
+                                     &smin, &smax);
+            if (slot == 0) {
+                j->s0_ok = sok;
+                j->s0_min = smin;
+                j->s0_max = smax;
+                __atomic_store_n(&j->s0_ready, 1, __ATOMIC_RELEASE);
+            }
+        }
+        fi_nki_mm_tl_job = j->serial;
+        fi_nki_mm_tl_slot = slot;
+        fi_nki_mm_tl_sok = sok;
+        fi_nki_mm_tl_smin = smin;
+        fi_nki_mm_tl_smax = smax;
+    }
+    fi_nki_mm_panel(j->out, sb, sok, smin, smax, j->v, j->vfmt, j->visz, j->v_sp, j->v_sf,
+                    j->K, j->M, j->N, p, j->zero, j->vbuf);
 }
 #endif
 
@@ -522,13 +586,12 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
                 if (T > (M + 3) / 4) T = (M + 3) / 4;
                 if (T > 64) T = 64;
             }
-            if (T > 1 && npan >= 2 * T && nsb >= 2) {
-                if (T > nsb) T = nsb;
-                size_t ns = (((size_t)K * M + 15) / 16) * 16;   /* 64-byte multiples */
-                fi_nki_mm_split_job_t job = {out, s, sfmt, sisz, s_sp, s_sf, v, vfmt, visz,
-                                             v_sp, v_sf, K, M, N, zero, npan, T, sbuf,
-                                             vbuf, ns};
-                fi_par_for(T, T, fi_nki_mm_split_task, &job);
+            fi_nki_mm_split_job_t job;
+            int TS = fi_nki_mm_split_prepare(&job, out, s, sfmt, sisz, s_sp, s_sf, v, vfmt,
+                                             visz, v_sp, v_sf, K, M, N, nt, sbuf, nsb, vbuf,
+                                             zero);
+            if (TS > 1) {
+                fi_par_for(TS, job.npan, fi_nki_mm_split_task, &job);
                 return;
             }
             sok = fi_nki_mm_decode_s(s, sfmt, sisz, s_sp, s_sf, K, M, sbuf, &smin, &smax);
@@ -580,6 +643,40 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
     }
 #endif
     fi_nki_matmul_f32_z(out, s32, v32, K, M, N, nt, zero);
+}
+
+/* nc_matmul overlapped with the caller's Python (issue 15): the threaded panel path
+ * started on the pool's workers (par.h fi_par_submit), returning before it finishes.
+ * 0: the path does not apply, nothing was done (the caller runs fi_nki_matmul); 1: started
+ * -- out, s, v and the buffers must stay alive, unread and unwritten, until
+ * fi_nki_matmul_join; 2: it ran to completion here (the pool was busy).  One job at a
+ * time: the caller joins the previous one first (callers hold the GIL). */
+#ifdef FI_NKI_MM_FMA512
+static fi_nki_mm_split_job_t fi_nki_mm_async_job;
+#endif
+static inline int fi_nki_matmul_submit(float *out, const void *s, int sfmt, int sisz, ptrdiff_t s_sp,
+                                ptrdiff_t s_sf, const void *v, int vfmt, int visz,
+                                ptrdiff_t v_sp, ptrdiff_t v_sf, int K, int M, int N, int nt,
+                                float *sbuf, int nsb, float *vbuf, int zero) {
+#ifdef FI_NKI_MM_FMA512
+    if (fi_par_submit_ptr == NULL) return 0;
+    int T = fi_nki_mm_split_prepare(&fi_nki_mm_async_job, out, s, sfmt, sisz, s_sp, s_sf, v,
+                                    vfmt, visz, v_sp, v_sf, K, M, N, nt, sbuf, nsb, vbuf,
+                                    zero);
+    if (T < 2) return 0;
+    return fi_par_submit_ptr(T, fi_nki_mm_async_job.npan, fi_nki_mm_split_task,
+                             &fi_nki_mm_async_job) ? 1 : 2;
+#else
+    (void)out; (void)s; (void)sfmt; (void)sisz; (void)s_sp; (void)s_sf; (void)v; (void)vfmt;
+    (void)visz; (void)v_sp; (void)v_sf; (void)K; (void)M; (void)N; (void)nt; (void)sbuf;
+    (void)nsb; (void)vbuf; (void)zero;
+    return 0;
+#endif
+}
+
+/* End the job fi_nki_matmul_submit started (nothing when none is open). */
+static inline void fi_nki_matmul_join(void) {
+    if (fi_par_join_ptr != NULL) fi_par_join_ptr();
 }
 
 #endif /* FASTISA_NKI_MATMUL_H */

@@ -55,6 +55,17 @@ static inline int fi_par_threads(int nt) { return nt > 0 ? nt : fi_par_default_t
 
 static inline void fi_par_install(void *run) { fi_par_run_ptr = (fi_par_run_fn)run; }
 
+/* The asynchronous entry points (fi_par_submit / fi_par_join of the pool, below), for the
+ * modules that overlap a job with Python (fastisa._kernels.nki); NULL until installed. */
+typedef int (*fi_par_submit_fn)(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx);
+typedef void (*fi_par_join_fn)(void);
+static fi_par_submit_fn fi_par_submit_ptr = NULL;
+static fi_par_join_fn fi_par_join_ptr = NULL;
+static inline void fi_par_install_async(void *submit, void *join) {
+    fi_par_submit_ptr = (fi_par_submit_fn)submit;
+    fi_par_join_ptr = (fi_par_join_fn)join;
+}
+
 /* Run fn(ctx, 0..ntasks-1) on up to nthreads threads (the caller included); serial when
  * nthreads <= 1, ntasks <= 1 or the pool is not installed. */
 static inline void fi_par_for(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx) {
@@ -209,7 +220,10 @@ static int fi_par_start(int want) {
     return fi_par_pool.nworkers + 1;
 }
 
-static void fi_par_run(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx) {
+/* Publish a job to the workers: its generation (the pool is then busy), or 0 when it was
+ * run serially here instead (one thread, too many tasks, or the pool busy). */
+static uint32_t fi_par_publish(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx,
+                               int *Tout) {
     int expect = 0;
     if (nthreads > FI_PAR_MAX) nthreads = FI_PAR_MAX;
     if (nthreads > ntasks) nthreads = ntasks;
@@ -218,7 +232,7 @@ static void fi_par_run(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx) {
                                      __ATOMIC_RELAXED)) {
         for (int i = 0; i < ntasks; i++) fn(ctx, i);
         __atomic_fetch_add(&fi_par_pool.serial_jobs, 1, __ATOMIC_RELAXED);
-        return;
+        return 0;
     }
     int have = fi_par_start(nthreads);
     int T = nthreads < have ? nthreads : have;
@@ -240,6 +254,12 @@ static void fi_par_run(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx) {
         pthread_cond_broadcast(&fi_par_pool.cv);
         pthread_mutex_unlock(&fi_par_pool.mu);
     }
+    *Tout = T;
+    return g;
+}
+
+/* The publisher's part of job g: run unclaimed tasks, wait for the others, free the pool. */
+static void fi_par_finish(uint32_t g, int T, int ntasks) {
     fi_par_work(0, g, T);
     for (unsigned it = 1; __atomic_load_n(&fi_par_pool.done, __ATOMIC_ACQUIRE) < ntasks; it++) {
         fi_par_relax();
@@ -248,11 +268,48 @@ static void fi_par_run(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx) {
     fi_par_pool.jobs++;
     __atomic_store_n(&fi_par_pool.busy, 0, __ATOMIC_RELEASE);
 }
+
+static void fi_par_run(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx) {
+    int T = 0;
+    uint32_t g = fi_par_publish(nthreads, ntasks, fn, ctx, &T);
+    if (g != 0) fi_par_finish(g, T, ntasks);
+}
+
+/* An asynchronous job (nc_matmul's overlap with the caller's Python, issue 15): the
+ * workers start it and fi_par_submit returns at once (1), or it ran serially here (0: one
+ * thread, or the pool busy).  The pool stays busy -- every other job meanwhile runs
+ * serially -- until fi_par_join, where the caller runs the tasks no worker has claimed
+ * and waits for the rest.  The caller keeps fn's context and everything the tasks touch
+ * alive, unread and unwritten, until it has joined (callers join under one lock: the
+ * GIL). */
+static struct { uint32_t g; int T, ntasks, open; } fi_par_async;
+
+static int fi_par_submit(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx) {
+    int T = 0;
+    uint32_t g = fi_par_publish(nthreads, ntasks, fn, ctx, &T);
+    if (g == 0) return 0;
+    fi_par_async.g = g;
+    fi_par_async.T = T;
+    fi_par_async.ntasks = ntasks;
+    fi_par_async.open = 1;
+    return 1;
+}
+
+static void fi_par_join(void) {
+    if (!fi_par_async.open) return;
+    fi_par_async.open = 0;
+    fi_par_finish(fi_par_async.g, fi_par_async.T, fi_par_async.ntasks);
+}
 #else
 static void fi_par_run(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx) {
     (void)nthreads;
     for (int i = 0; i < ntasks; i++) fn(ctx, i);
 }
+static int fi_par_submit(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx) {
+    fi_par_run(nthreads, ntasks, fn, ctx);
+    return 0;
+}
+static void fi_par_join(void) {}
 #endif /* FI_PAR_THREADS */
 #endif /* FI_PAR_IMPL */
 

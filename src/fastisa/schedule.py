@@ -163,7 +163,8 @@ def span_of(x):
     if f is not None:
         sp, lo, hi = f()
         return (sp, 0, 1, lo, hi, 0)
-    for attr in ("data", "_buf", "array"):
+    for attr in ("_d", "data", "_buf", "array"):   # _d: an NkiTensor's storage, read
+        # without waiting for an overlapped nc_matmul (only its address range is used)
         a = getattr(x, attr, None)
         if isinstance(a, np.ndarray):
             return _array_span(a)

@@ -152,6 +152,11 @@ cdef extern from "nki_matmul.h" nogil:
                        Py_ssize_t s_sf, const void *v, int vfmt, int visz, Py_ssize_t v_sp,
                        Py_ssize_t v_sf, int K, int M, int N, int nt, float *sbuf, int nsb,
                        float *vbuf, int zero)
+    int fi_nki_matmul_submit(float *out, const void *s, int sfmt, int sisz, Py_ssize_t s_sp,
+                             Py_ssize_t s_sf, const void *v, int vfmt, int visz,
+                             Py_ssize_t v_sp, Py_ssize_t v_sf, int K, int M, int N, int nt,
+                             float *sbuf, int nsb, float *vbuf, int zero)
+    void fi_nki_matmul_join()
     # the matmul kernels' instruction set (cpu.h FI_MM_ISA_*: -1 auto, 0 scalar, 1 AVX2,
     # 2 AVX-512)
     int fi_nki_set_mm_isa(int level)
@@ -276,6 +281,7 @@ cdef extern from "tile.h" nogil:
 # ---- par.h (the shared worker pool; its implementation is in fastisa._kernels.par) ----
 cdef extern from "par.h" nogil:
     void fi_par_install(void *run)
+    void fi_par_install_async(void *submit, void *join)
 
 from cpython.pycapsule cimport PyCapsule_GetPointer
 

@@ -14,11 +14,16 @@ import numpy as np
 from fastisa._kernels.capi cimport (fi_nki_ew, fi_nki_reduce_args, fi_nki_init,
                                     fi_nki_elementwise, fi_nki_reduce, fi_nki_act,
                                     fi_nki_sin_scalar, fi_nki_matmul_f32, fi_nki_matmul,
+                                    fi_nki_matmul_submit, fi_nki_matmul_join,
                                     fi_nki_dma_sum, fi_nki_set_mm_isa, fi_nki_mm_isa,
                                     fi_nki_encode_f64_array)
-from fastisa._kernels.capi cimport use_shared_pool, fi_par_threads
+from fastisa._kernels.capi cimport use_shared_pool, fi_par_threads, fi_par_install_async
 cnp.import_array()
 use_shared_pool()  # the shared worker pool
+from cpython.pycapsule cimport PyCapsule_GetPointer as _capsule_ptr
+from fastisa._kernels import par as _par
+fi_par_install_async(_capsule_ptr(_par._submit, b"fastisa.par.submit"),
+                     _capsule_ptr(_par._join, b"fastisa.par.join"))   # matmul's overlap
 fi_nki_init()
 
 
@@ -171,14 +176,84 @@ cdef void *_mm_mem = NULL
 cdef size_t _mm_cap = 0
 
 
-def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1, int zero=0):
+cdef inline void *_mm_take(size_t need, size_t *cap_out) except NULL:
+    """The kept operand buffer (or a new one) of at least ``need`` bytes; its size in
+    cap_out.  The caller gives it back with _mm_give."""
+    global _mm_mem, _mm_cap
+    cdef void *mem = _mm_mem
+    cdef size_t cap = _mm_cap
+    _mm_mem = NULL
+    _mm_cap = 0
+    if mem == NULL or cap < need:
+        free(mem)
+        mem = malloc(need)
+        cap = need
+        if mem == NULL:
+            raise MemoryError("matmul: cannot allocate the float32 operand buffers")
+    cap_out[0] = cap
+    return mem
+
+
+cdef inline void _mm_give(void *mem, size_t cap) noexcept:
+    global _mm_mem, _mm_cap
+    if _mm_mem == NULL or _mm_cap < cap:
+        free(_mm_mem)
+        _mm_mem = mem
+        _mm_cap = cap
+    else:
+        free(mem)
+
+
+# ---- nc_matmul overlapped with the caller's Python (issue 15) ---------------------------
+# matmul(..., overlap=1) starts the threaded panel path on the pool's workers and returns
+# before it finishes (nki_matmul.h fi_nki_matmul_submit); the pending call's operands and
+# buffer are held here until join().  Every access to tensor elements joins first: the
+# NkiTensor.data property, the plan paths' _data_of, every matmul call, nl.ndarray, and
+# nki.simulate before it returns.  One call is pending at most (a second joins the first).
+cdef bint _pend_on = False
+cdef object _pend_refs = None
+cdef void *_pend_mem = NULL
+cdef size_t _pend_cap = 0
+
+
+cdef int _join() except -1:
+    global _pend_on, _pend_refs, _pend_mem, _pend_cap
+    if not _pend_on:
+        return 0
+    fi_nki_matmul_join()            # under the GIL: joins never run concurrently
+    _pend_on = False
+    _mm_give(_pend_mem, _pend_cap)
+    _pend_mem = NULL
+    _pend_cap = 0
+    _pend_refs = None               # the operands may be freed from here on
+    return 0
+
+
+def join():
+    """Wait for the pending overlapped nc_matmul, if any (see matmul's ``overlap``)."""
+    if _pend_on:
+        _join()
+
+
+def pending():
+    """True while an overlapped nc_matmul may still be running."""
+    return _pend_on
+
+
+def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1, int zero=0,
+           int overlap=0):
     """out[M, N] += s[K, M].T @ v[K, N] with s / v 2-D arrays in their storage formats (any
     element strides): decoded to float32 in C, then the matmul_f32 kernel (same bits).
-    zero=1: out = s.T @ v, every element starting from +0 (out's values are not read)."""
-    global _mm_mem, _mm_cap
+    zero=1: out = s.T @ v, every element starting from +0 (out's values are not read).
+    overlap=1: when the threaded panel path applies, return while the pool's workers run
+    it; the caller must not read or write out, s or v before join() (every element access
+    of fastisa's NKI front-end joins).  A pending call is joined first either way."""
+    global _pend_on, _pend_refs, _pend_mem, _pend_cap
     cdef const void *sp
     cdef const void *vp
     cdef Py_ssize_t s_sp, s_sf, v_sp, v_sf
+    if _pend_on:
+        _join()
     _view(s, &sp, &s_sp, &s_sf)
     _view(v, &vp, &v_sp, &v_sf)
     cdef int K = s.shape[0], M = s.shape[1], N = v.shape[1]
@@ -190,27 +265,25 @@ def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1, int zero=
     # one float32 copy of s per thread (each thread decodes its own: fi_nki_mm_split_task)
     cdef int nsb = 1 if threads == 1 else min(64, max(1, fi_par_threads(threads)))
     cdef size_t need = (ns * nsb + <size_t>max(1, K * N)) * sizeof(float) + 64
-    cdef void *mem = _mm_mem
-    cdef size_t cap = _mm_cap
-    _mm_mem = NULL
-    _mm_cap = 0
-    if mem == NULL or cap < need:
-        free(mem)
-        mem = malloc(need)
-        cap = need
-        if mem == NULL:
-            raise MemoryError("matmul: cannot allocate the float32 operand buffers")
+    cdef size_t cap = 0
+    cdef void *mem = _mm_take(need, &cap)
     cdef float *sbuf = <float *>(((<size_t>mem) + 63) & ~(<size_t>63))
     cdef float *vbuf = sbuf + ns * nsb
-    with nogil:
-        fi_nki_matmul(&out[0, 0], sp, sfmt, sisz, s_sp, s_sf, vp, vfmt, visz, v_sp, v_sf,
-                      K, M, N, threads, sbuf, nsb, vbuf, zero)
-    if _mm_mem == NULL or _mm_cap < cap:
-        free(_mm_mem)
-        _mm_mem = mem
-        _mm_cap = cap
-    else:
-        free(mem)
+    cdef int r = 0
+    if overlap:
+        r = fi_nki_matmul_submit(&out[0, 0], sp, sfmt, sisz, s_sp, s_sf, vp, vfmt, visz,
+                                 v_sp, v_sf, K, M, N, threads, sbuf, nsb, vbuf, zero)
+        if r == 1:
+            _pend_on = True
+            _pend_refs = (out, s, v)
+            _pend_mem = mem
+            _pend_cap = cap
+            return
+    if r == 0:
+        with nogil:
+            fi_nki_matmul(&out[0, 0], sp, sfmt, sisz, s_sp, s_sf, vp, vfmt, visz, v_sp, v_sf,
+                          K, M, N, threads, sbuf, nsb, vbuf, zero)
+    _mm_give(mem, cap)
 
 
 def set_matmul_isa(int level=-1):
@@ -504,7 +577,7 @@ def set_tensor_class(cls):
     """The NkiTensor class :func:`plan_key` describes by signature (others by type)."""
     global _TENSOR_CLASS, _OFF_DATA, _OFF_DTYPE, _OFF_BUFFER
     _TENSOR_CLASS = cls
-    _OFF_DATA = fi_member_offset(cls, b"data")
+    _OFF_DATA = fi_member_offset(cls, b"_d")
     _OFF_DTYPE = fi_member_offset(cls, b"dtype")
     _OFF_BUFFER = fi_member_offset(cls, b"buffer")
     if _OFF_DATA < 0 or _OFF_DTYPE < 0 or _OFF_BUFFER < 0:
@@ -727,8 +800,11 @@ def memo_clear():
 
 
 cdef inline object _data_of(object t):
-    """t.data, read in place for an NkiTensor (see _put_sig)."""
+    """t.data, read in place for an NkiTensor (see _put_sig), after joining a pending
+    overlapped nc_matmul (the caller accesses the elements)."""
     cdef PyObject *pd
+    if _pend_on:
+        _join()
     if _OFF_DATA >= 0 and type(t) is _TENSOR_CLASS:
         pd = fi_slot(t, _OFF_DATA)
         if pd != NULL:

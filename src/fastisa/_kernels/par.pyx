@@ -11,6 +11,8 @@ from cpython.pycapsule cimport PyCapsule_New
 cdef extern from "par_impl.h" nogil:
     ctypedef void (*fi_par_task_fn)(void *ctx, int task) noexcept nogil
     void fi_par_run(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx)
+    int fi_par_submit(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx)
+    void fi_par_join()
 
 cdef extern from *:
     """
@@ -36,6 +38,9 @@ cdef extern from *:
 
 #: the pool's entry point, for the other kernel modules' fi_par_install
 _run = PyCapsule_New(<void *>fi_par_run, b"fastisa.par.run", NULL)
+#: the asynchronous entry points (par.h fi_par_submit / fi_par_join)
+_submit = PyCapsule_New(<void *>fi_par_submit, b"fastisa.par.submit", NULL)
+_join = PyCapsule_New(<void *>fi_par_join, b"fastisa.par.join", NULL)
 
 
 def spin_us():

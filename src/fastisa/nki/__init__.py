@@ -39,6 +39,7 @@ from .. import cost as _cost
 from .. import dtypes as _dt
 from ..errors import ConstraintError
 from .._kernels import pool as _pool   # speed15 branch: recycled storage for results
+from .._kernels.nki import join as _mm_join   # an overlapped nc_matmul's end (issue 15)
 from . import _capacity, _launch, language
 # outside a kernel instance (nki.simulate) the launch and capacity hooks do nothing
 _cost.idle_when(_launch._record_hook, context=language._MACHINE)
@@ -296,11 +297,15 @@ class Simulated:
                 m.launch, m.launch_index = launch, i
                 m.rank, m.world = r, world
                 m.deferred_capacity = True      # SBUF/PSUM with liveness (fastisa.nki._capacity)
+                m.mm_overlap = True             # see fastisa.nki._pe._overlap_ok
                 try:
                     res = self.kernel.func(*targs, **tkw)
                 except AttributeError as exc:
                     _explain_sequence_arg(exc, targs, tkw, names)
                     raise
+                finally:
+                    m.mm_overlap = False
+                    _mm_join()                  # no nc_matmul outlives its kernel
                 _capacity.check(m)
                 return res
 

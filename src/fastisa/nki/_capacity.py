@@ -271,11 +271,11 @@ def _note_uses(m, tensors, instruction="") -> None:
     whose tensor Python has since freed is dropped unconfirmed: a new tensor can have the
     freed one's ``id``, and its use is not a use of the freed tensor (counting it made
     PSUM/SBUF overflows out of tensors that were dead, e.g. in nki-library's moe_block_tkg)."""
-    from .tensor import _owner
+    from .tensor import _owner, meta_array
     unborn = m.__dict__.get("_unborn")
     if unborn:                      # first writes of unborn tensors, before the confirmations
         for t in tensors:
-            own = _owner(t.data)
+            own = _owner(meta_array(t))
             ent = unborn.pop(id(own), None)
             if ent is not None and ent[0]() is own:
                 _born(m, id(own), own, ent, instruction)
@@ -286,7 +286,7 @@ def _note_uses(m, tensors, instruction="") -> None:
     if not index:
         return
     for t in tensors:
-        own = _owner(t.data)
+        own = _owner(meta_array(t))
         key = id(own)
         lst = index.pop(key, None)
         if lst is None:

@@ -12,7 +12,9 @@ the module docstring of :mod:`fastisa.nki._compute`.  Source: the NKI docs and s
 
 from __future__ import annotations
 
+import os
 import warnings
+from sys import _getframe
 
 import numpy as np
 
@@ -145,7 +147,8 @@ def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
             plan = _MM_PLANS.get(key)
             if plan is not None:
                 key = None              # planned (or no plan possible): nothing to store
-                if plan is not False and _mm_hit(plan, dst, stationary, moving, accumulate):
+                if plan is not False and _mm_hit(plan, dst, stationary, moving, accumulate,
+                                                 _overlap_ok(_getframe(1))):
                     if _ACTIVE.get():   # the operands the full path's record infers
                         _cost.record("Tensor", "nc_matmul", plan[0],
                                      reads=[stationary, moving], writes=[dst], domain="nki")
@@ -201,6 +204,10 @@ _ACTIVE = _cost._ACTIVE
 _key = None
 
 
+_OVERLAP = [os.environ.get("FASTISA_MM_OVERLAP", "1").strip() != "0"]
+_MACHINE = None     # fastisa.nki.language._MACHINE (bound on first use: no import cycle)
+
+
 def _init_key():
     global _key
     from .._kernels import nki as _k
@@ -239,9 +246,34 @@ def _mm_plan(dst, stationary, moving, cyc, key):
              moving.buffer))        # the objects whose identities the key holds
 
 
-def _mm_hit(plan, dst, stationary, moving, accumulate):
-    """Run a planned nc_matmul; False (nothing changed) when the call needs the full path."""
-    d = dst.data
+def _overlap_ok(caller) -> int:
+    """1 when this nc_matmul may return before its kernel finishes (issue 15): called from a
+    kernel's own code (not from inside fastisa, whose helpers may hold storage arrays
+    across the call; the bundled example kernels count as kernel code) inside
+    ``nki.simulate``, whose kernels reach tensor elements only through fastisa (each such
+    access waits for the kernel: NkiTensor.data, the plan paths, nl.ndarray, the end of
+    the run).  ``FASTISA_MM_OVERLAP=0`` turns it off."""
+    global _MACHINE
+    if _MACHINE is None:
+        from .language import _MACHINE
+    m = _MACHINE.get()
+    if m is None or not m.mm_overlap or not _OVERLAP[0]:
+        return 0
+    mod = caller.f_globals.get("__name__", "")
+    if mod.startswith("fastisa.") and not mod.startswith("fastisa.examples."):
+        return 0
+    return 1
+
+
+def _meta(t):
+    # storage metadata (shape, strides, address) of an operand; see tensor.meta_array
+    return t._d if t.__class__ is NkiTensor else t.data
+
+
+def _mm_hit(plan, dst, stationary, moving, accumulate, overlap=0):
+    """Run a planned nc_matmul; False (nothing changed) when the call needs the full path.
+    overlap=1: the kernel may still be running when this returns (see _overlap_ok)."""
+    d = _meta(dst)
     if not d.flags.c_contiguous:
         return False        # defensive (the key holds the strides): the full path
     own = _owner(d)
@@ -263,8 +295,8 @@ def _mm_hit(plan, dst, stationary, moving, accumulate):
         acc_all, undef = False, False
     if undef:
         return False                    # undefined on some targets (a warning): full path
-    k.matmul(d, stationary.data, plan[1], moving.data, plan[2], _mm_threads(),
-             0 if acc_all else 1)
+    k.matmul(d, _meta(stationary), plan[1], _meta(moving), plan[2], _mm_threads(),
+             0 if acc_all else 1, overlap)
     if u != PSUM_GROUP:
         k.psum_mark(d, own, ent[1], PSUM_GROUP)
     return True

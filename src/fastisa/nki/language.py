@@ -34,6 +34,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._kernels.nki import join as _mm_join, pending as _mm_pending
+
 from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError
 from .tensor import PMAX, PRIVATE_HBM, PSUM, SBUF, SHARED_HBM, Buffer, NkiTensor
@@ -136,6 +138,7 @@ class _Machine:
     used: dict = field(default_factory=lambda: {"sbuf": 0, "psum": 0})
     shared: list = field(default_factory=list)   # shared_hbm allocations of an SPMD launch
     n_shared: int = 0                            # this instance's shared_hbm allocations so far
+    mm_overlap: bool = False    # nc_matmul may overlap the kernel's Python (nki.simulate)
 
     def capacity(self, buffer: str) -> int:
         return self.target.sbuf_bytes if buffer == "sbuf" else self.target.psum_bytes
@@ -345,6 +348,8 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
     AccessError
         The allocation does not fit the target's SBUF / PSUM bytes per partition.
     """
+    if _mm_pending():   # new memory may reuse an operand's: the overlapped matmul ends first
+        _mm_join()
     pdim = 0
     if isinstance(shape, (tuple, list)):
         for d in shape:     # speed15b: a loop, not a list comprehension (a frame per call)

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from .. import cost as _cost
+from .._kernels.nki import join as _mm_join, pending as _mm_pending
 from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError, OverlapError
 from .._kernels import pool as _pool   # speed15 branch: recycled storage
@@ -125,7 +126,11 @@ class NkiTensor:
     name : str
     """
 
-    __slots__ = ("data", "dtype", "buffer", "name", "__weakref__")
+    # ``data`` is a property over the ``_d`` slot: reading or setting it first waits for an
+    # overlapped nc_matmul (fastisa._kernels.nki.matmul's ``overlap``; issue 15), so no
+    # element access can see a matmul's output before it is complete.  ``_d`` itself is
+    # for metadata only (shape, strides, views).
+    __slots__ = ("_d", "dtype", "buffer", "name", "__weakref__")
 
     def __init__(self, data: np.ndarray, dtype, buffer: Buffer = SBUF, name: str = ""):
         fmt = _dt.lookup(dtype)
@@ -140,33 +145,58 @@ class NkiTensor:
         if not isinstance(buffer, Buffer):
             raise ConstraintError(f"NkiTensor: buffer must be one of nl.sbuf, nl.psum, nl.hbm, "
                                   f"nl.shared_hbm, got {buffer!r}")
-        self.data = data
+        self._d = data
         self.dtype = fmt
         self.buffer = buffer
         self.name = name
 
+    @property
+    def data(self) -> np.ndarray:
+        """The storage (a numpy array of ``dtype.np_dtype``), once any overlapped
+        nc_matmul has completed."""
+        if _mm_pending():
+            _mm_join()
+        return self._d
+
+    @data.setter
+    def data(self, value: np.ndarray) -> None:
+        if _mm_pending():
+            _mm_join()
+        self._d = value
+
+    def __getstate__(self):
+        # copy / deepcopy / pickle read the storage's elements: after any overlapped matmul
+        if _mm_pending():
+            _mm_join()
+        slots = {}
+        for c in type(self).__mro__:
+            for k in c.__dict__.get("__slots__", ()):
+                if k != "__weakref__" and hasattr(self, k):
+                    slots[k] = getattr(self, k)
+        return None, slots
+
     # -- shape ----------------------------------------------------------------------
     @property
     def shape(self) -> tuple:
-        return tuple(self.data.shape)
+        return tuple(self._d.shape)
 
     @property
     def ndim(self) -> int:
-        return self.data.ndim
+        return self._d.ndim
 
     @property
     def size(self) -> int:
-        return int(self.data.size)
+        return int(self._d.size)
 
     @property
     def partitions(self) -> int:
         """Size of the partition dimension (axis 0); 1 for a 0-d tensor."""
-        return int(self.data.shape[0]) if self.data.ndim else 1
+        return int(self._d.shape[0]) if self._d.ndim else 1
 
     @property
     def free_size(self) -> int:
         """Elements per partition (product of the free dimensions)."""
-        return int(math.prod(self.data.shape[1:])) if self.data.ndim else 1
+        return int(math.prod(self._d.shape[1:])) if self._d.ndim else 1
 
     @property
     def itemsize(self) -> int:
@@ -178,12 +208,12 @@ class NkiTensor:
             # (and, in HBM, integers: on-chip integers keep the partition dim, and Beta 1
             # block tensors have their own rule -- the general path does those)
             onchip = self.buffer.on_chip
-            if not onchip or (self.data.ndim >= 2
-                              and not (BLOCK_PDIM._d and BLOCK_PDIM.get(self.data, 0))):
-                v = _plain_view(self.data, key, not onchip)
+            d = self._d         # metadata only: a view touches no element
+            if not onchip or (d.ndim >= 2 and not (BLOCK_PDIM._d and BLOCK_PDIM.get(d, 0))):
+                v = _plain_view(d, key, not onchip)
                 if v is not None:
                     t = _new_tensor(NkiTensor)
-                    t.data, t.dtype, t.buffer, t.name = v, self.dtype, self.buffer, self.name
+                    t._d, t.dtype, t.buffer, t.name = v, self.dtype, self.buffer, self.name
                     return t
         try:
             return self._getitem(key)
@@ -512,12 +542,16 @@ class _APView(NkiTensor):
 
     @property
     def data(self):
+        if _mm_pending():
+            _mm_join()
         if self._data is None:
             self._data = self._resolve()
         return self._data
 
     @data.setter
     def data(self, value):
+        if _mm_pending():
+            _mm_join()
         self._data = value
 
     @property
@@ -1227,6 +1261,15 @@ _PENDING = _Pending()
 _WRITE_PARAMS = ("dst", "out", "reduce_res", "val_dst", "idx_dst")
 
 
+def meta_array(t) -> np.ndarray:
+    """``t.data`` for metadata only (shape, strides, address, owner): read without waiting
+    for an overlapped nc_matmul, whose operands' metadata never changes.  Never for element
+    access."""
+    if t.__class__ is NkiTensor:
+        return t._d
+    return t.data
+
+
 def _owner(a: np.ndarray) -> np.ndarray:
     """The ndarray that owns the memory ``a`` views (through slices, reshapes, as_strided)."""
     while True:
@@ -1256,7 +1299,7 @@ def _zeros_u8(n: int) -> np.ndarray:
 
 def psum_state(t: "NkiTensor") -> np.ndarray:
     """A writable uint8 view, shaped like ``t``, of the state bytes of ``t``'s elements."""
-    own = _owner(t.data)
+    own = _owner(meta_array(t))
     key = id(own)
     ent = _PSUM_STATE.get(key)
     if ent is None or ent[0]() is not own:
@@ -1264,9 +1307,9 @@ def psum_state(t: "NkiTensor") -> np.ndarray:
         _PSUM_STATE[key] = ent
         _weakref.finalize(own, _PSUM_STATE.pop, key, None)
     arr = ent[1]
-    off = t.data.__array_interface__["data"][0] - own.__array_interface__["data"][0]
-    return np.lib.stride_tricks.as_strided(arr[off:], shape=t.data.shape,
-                                           strides=t.data.strides)
+    d = meta_array(t)
+    off = d.__array_interface__["data"][0] - own.__array_interface__["data"][0]
+    return np.lib.stride_tricks.as_strided(arr[off:], shape=d.shape, strides=d.strides)
 
 
 def _pending() -> list:

@@ -1,0 +1,196 @@
+"""nc_matmul overlapped with the kernel's Python (issue 15): inside ``nki.simulate`` a
+planned nc_matmul called from kernel code returns while the pool's workers still run it,
+and every access to tensor elements waits for it first.  These tests check that the
+overlap happens (so they can fail), that every way a kernel can reach the result sees the
+finished bits (the reference chain of tests/reference.py), that the operands stay alive
+and unchanged until the matmul ends, and that nothing is left running after the kernel.
+Kernels are our own, in the pattern of the SDK's tiled-matmul tutorials."""
+
+import copy
+
+import numpy as np
+import ml_dtypes
+import pytest
+
+import reference as ref
+from fastisa import nki
+from fastisa._kernels import nki as _k
+from fastisa.nki import _compute, _pe
+from fastisa.nki import isa as nisa
+from fastisa.nki import language as nl
+
+TK, TM, TN = 128, 128, 512
+BF16 = ml_dtypes.bfloat16
+
+needs_threads = pytest.mark.skipif(_compute._threads() < 2,
+                                   reason="the overlap needs a second thread")
+
+
+def _inputs(seed, K=2 * TK):
+    rng = np.random.default_rng(seed)
+    a = ref.nki_round(rng.standard_normal((K, TM)), "bfloat16").astype(np.float32)
+    b = ref.nki_round(rng.standard_normal((K, TN)), "bfloat16").astype(np.float32)
+    return a, b
+
+
+def _want(a, b):
+    out = np.zeros((TM, TN), np.float32)
+    for k in range(a.shape[0] // TK):
+        out = ref.nki_matmul(a[k * TK:(k + 1) * TK], b[k * TK:(k + 1) * TK], out)
+    return out
+
+
+def _tiles(lhsT, rhs):
+    K = lhsT.shape[0]
+    s = nl.ndarray((TK, K // TK, TM), nl.bfloat16, buffer=nl.sbuf)
+    m = nl.ndarray((TK, K // TK, TN), nl.bfloat16, buffer=nl.sbuf)
+    for k in range(K // TK):
+        nisa.dma_copy(dst=s[0:TK, k, 0:TM], src=lhsT[k * TK:(k + 1) * TK, 0:TM])
+        nisa.dma_copy(dst=m[0:TK, k, 0:TN], src=rhs[k * TK:(k + 1) * TK, 0:TN])
+    return s, m
+
+
+SEEN = []
+
+
+def _matmuls(s, m, acc, nk):
+    for k in range(nk):
+        nisa.nc_matmul(dst=acc, stationary=s[0:TK, k, 0:TM], moving=m[0:TK, k, 0:TN])
+        SEEN.append(_k.pending())
+
+
+def _read(how, acc):
+    """acc's values as float32, read the way ``how`` names."""
+    if how == "data":
+        return np.array(acc.data)
+    if how == "ap":
+        return np.array(acc.ap([[TN, TM], [1, TN]]).data)
+    if how == "deepcopy":
+        return np.array(copy.deepcopy(acc).data)
+    if how == "slice":
+        return np.array(acc[0:TM, 0:TN].data)
+    raise AssertionError(how)
+
+
+def _kernel_copy_out(lhsT, rhs):
+    """acc -> SBUF (tensor_copy, the plan path) -> HBM"""
+    out = nl.ndarray((TM, TN), nl.float32, buffer=nl.shared_hbm)
+    s, m = _tiles(lhsT, rhs)
+    acc = nl.ndarray((TM, TN), nl.float32, buffer=nl.psum)
+    _matmuls(s, m, acc, lhsT.shape[0] // TK)
+    r = nl.ndarray((TM, TN), nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(dst=r, src=acc)
+    nisa.dma_copy(dst=out, src=r)
+    return out
+
+
+def _run(kernel, *args):
+    SEEN.clear()
+    out = np.asarray(nki.simulate(kernel)(*args))
+    assert not _k.pending()         # nothing outlives the kernel
+    return out
+
+
+@needs_threads
+@pytest.mark.parametrize("seed", [0, 1])
+def test_overlapped_matmuls_give_the_reference_bits(seed):
+    a, b = _inputs(seed, K=4 * TK)
+    want = _want(a, b)
+    lhsT, rhs = a.astype(BF16), b.astype(BF16)
+    got = _run(_kernel_copy_out, lhsT, rhs)
+    assert any(SEEN), "no nc_matmul overlapped: the test would not see a missing join"
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+    old = _pe._OVERLAP[0]
+    _pe._OVERLAP[0] = False
+    try:
+        off = _run(_kernel_copy_out, lhsT, rhs)
+        assert not any(SEEN)
+    finally:
+        _pe._OVERLAP[0] = old
+    np.testing.assert_array_equal(off.view(np.uint32), got.view(np.uint32))
+
+
+@needs_threads
+@pytest.mark.parametrize("how", ["data", "ap", "deepcopy", "slice"])
+def test_every_read_of_the_result_waits_for_the_matmul(how):
+    a, b = _inputs(2)
+    want = _want(a, b)
+    lhsT, rhs = a.astype(BF16), b.astype(BF16)
+    got = []
+    was_pending = []
+
+    def kernel(lhsT, rhs):
+        s, m = _tiles(lhsT, rhs)
+        acc = nl.ndarray((TM, TN), nl.float32, buffer=nl.psum)
+        _matmuls(s, m, acc, 2)
+        was_pending.append(_k.pending())
+        got.append(_read(how, acc))
+        out = nl.ndarray((1, 1), nl.float32, buffer=nl.shared_hbm)
+        return out
+
+    _run(kernel, lhsT, rhs)
+    assert was_pending == [True]
+    np.testing.assert_array_equal(got[0].view(np.uint32), want.view(np.uint32))
+
+
+@needs_threads
+def test_operands_stay_alive_and_unchanged_until_the_matmul_ends():
+    """The kernel drops its only references to the operand tiles while the matmul runs
+    and allocates (and fills) new tiles of the same size: the matmul still reads the
+    values it was given."""
+    a, b = _inputs(3, K=TK)
+    want = _want(a, b)
+    lhsT, rhs = a.astype(BF16), b.astype(BF16)
+
+    def kernel(lhsT, rhs):
+        out = nl.ndarray((TM, TN), nl.float32, buffer=nl.shared_hbm)
+        acc = nl.ndarray((TM, TN), nl.float32, buffer=nl.psum)
+        s, m = _tiles(lhsT, rhs)
+        nisa.nc_matmul(dst=acc, stationary=s[0:TK, 0, 0:TM], moving=m[0:TK, 0, 0:TN])
+        SEEN.append(_k.pending())
+        del s, m
+        junk = [nl.ndarray((TK, 1, TN), nl.bfloat16, buffer=nl.sbuf) for _ in range(4)]
+        for j in junk:
+            nisa.memset(dst=j, value=7.0)
+        r = nl.ndarray((TM, TN), nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=r, src=acc)
+        nisa.dma_copy(dst=out, src=r)
+        return out
+
+    _run(kernel, lhsT, rhs)          # the first call of the signature stores its plan
+    got = _run(kernel, lhsT, rhs)
+    assert SEEN == [True]
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@needs_threads
+def test_a_kernel_that_raises_leaves_nothing_running():
+    a, b = _inputs(4)
+    lhsT, rhs = a.astype(BF16), b.astype(BF16)
+
+    def kernel(lhsT, rhs):
+        s, m = _tiles(lhsT, rhs)
+        acc = nl.ndarray((TM, TN), nl.float32, buffer=nl.psum)
+        _matmuls(s, m, acc, 2)
+        raise RuntimeError("kernel bug")
+
+    SEEN.clear()
+    with pytest.raises(RuntimeError, match="kernel bug"):
+        nki.simulate(kernel)(lhsT, rhs)
+    assert SEEN[-1] is True
+    assert not _k.pending()
+
+
+def test_no_overlap_outside_simulate():
+    """Outside nki.simulate the caller may hold the storage arrays: every nc_matmul has
+    finished when it returns."""
+    a, b = _inputs(5, K=TK)
+    from fastisa.nki.tensor import NkiTensor
+    s = NkiTensor(a.astype(BF16), "bfloat16", nl.sbuf)
+    m = NkiTensor(b.astype(BF16), "bfloat16", nl.sbuf)
+    raw = np.zeros((TM, TN), np.float32)
+    acc = NkiTensor(raw, "float32", nl.psum)
+    for _ in range(3):              # the first call stores the plan; later ones hit it
+        nisa.nc_matmul(dst=acc, stationary=s, moving=m, accumulate=False)
+        assert not _k.pending()
+    np.testing.assert_array_equal(raw.view(np.uint32), _want(a, b).view(np.uint32))
