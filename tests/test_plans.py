@@ -456,6 +456,26 @@ def test_compiled_array_span_matches_the_python_one():
         assert array_span(v, S._root_serial) == S._array_span_py(v), v.shape
 
 
+def test_compiled_spans_and_user_source_match_the_python_ones():
+    """fastisa._kernels.span.spans / user_source_frames give schedule._spans_py's list and
+    _user_source_py's line for every kind of operand: arrays, NKI tensors and their .ap
+    views, PTO tiles, (space, lo, hi) ranges, None, objects without memory."""
+    import sys
+    from fastisa import pto, schedule as S
+    from fastisa._kernels.span import spans, user_source_frames
+    from fastisa.nki import language as nl
+    from fastisa.nki.tensor import NkiTensor
+    base = np.arange(4 * 6 * 8, dtype=np.float32).reshape(4, 6, 8)
+    t = NkiTensor(np.zeros((4, 16), np.float32), "float32", nl.sbuf)
+    tile = pto.Tile(pto.TileType.Vec, np.float32, 16, 16)
+    objs = [base, base[1:3, 2:5], t, t[1:3, 4:8], t.ap([[16, 2], [1, 8]]), tile,
+            ("x", 4, 12), None, object(), 3.0, [base]]
+    for o in objs + [objs, tuple(objs), None]:
+        assert spans(o, S._root_serial) == S._spans_py(o), o
+    assert user_source_frames(sys._getframe()) == S._user_source_py(sys._getframe())
+    assert user_source_frames(None) == S._user_source_py(None) == ""
+
+
 def test_record_hooks_see_the_instruction_frame_with_and_without_plans():
     """fastisa.cost.RECORD_HOOKS that read the instruction's operands from
     ``sys._getframe(2)`` (hook <- cost.record <- the instruction) see the same operands
@@ -675,3 +695,32 @@ def test_nki_matmul_ap_views_of_different_formats_are_not_one_plan():
             outs.append((dst.data.view(np.uint32), want.view(np.uint32)))
         for got, want in outs:
             assert (got == want).all()
+
+
+def test_compiled_plain_view_matches_the_python_one():
+    """fastisa._kernels.nki.plain_view gives tensor._plain_view_py's view (same shape,
+    strides and address) or None, for ints, slices (None, negative, out-of-range and
+    non-int fields, zero and negative steps), bools, tuples longer than the rank, and
+    both the HBM and the on-chip rule."""
+    from fastisa._kernels.nki import plain_view
+    from fastisa.nki.tensor import _plain_view_py
+    d = np.zeros((4, 3, 6), np.float32)
+    parts = [0, 2, -1, 3, -4, 5, 7, True, 1.0, None, slice(None), slice(1, 3), slice(0, 4),
+             slice(2, 2), slice(-1, None), slice(0, 9), slice(1, None, 2), slice(None, None, 0),
+             slice(None, None, -1), slice(0, 2, 2.0), slice(np.int64(1), 3), 2 ** 70,
+             slice(0, 2 ** 70), Ellipsis]
+    rng = np.random.default_rng(0)
+    keys = list(parts) + [tuple(rng.choice(len(parts), n)) for n in (1, 2, 3, 4)
+                          for _ in range(300)]
+    for key in keys:
+        if isinstance(key, tuple):
+            key = tuple(parts[i] for i in key)
+        for ints in (True, False):
+            want = _plain_view_py(d, key, ints)
+            got = plain_view(d, key, ints)
+            if want is None:
+                assert got is None, (key, ints)
+            else:
+                assert got is not None, (key, ints)
+                assert (got.shape, got.strides, got.__array_interface__["data"]) == \
+                    (want.shape, want.strides, want.__array_interface__["data"]), (key, ints)

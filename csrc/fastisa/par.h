@@ -118,6 +118,9 @@ typedef struct {
     uint64_t jobs, serial_jobs;  /* statistics (fastisa._kernels.par.stats) */
 } fi_par_pool_t;
 
+/* the open asynchronous job (fi_par_submit, below) */
+static struct { uint32_t g; int T, ntasks, open; } fi_par_async;
+
 static fi_par_pool_t fi_par_pool = {
     .mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER, .spin_ns = 300000};
 
@@ -194,6 +197,7 @@ static void fi_par_atfork_child(void) {
     fi_par_pool.nworkers = 0;
     fi_par_pool.sleepers = 0;
     fi_par_pool.busy = 0;
+    fi_par_async.open = 0;      /* a parent's asynchronous job is not the child's to wait for */
 }
 
 /* Start workers until threads 1..want-1 exist (or creation fails); the count started. */
@@ -282,7 +286,6 @@ static void fi_par_run(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx) {
  * and waits for the rest.  The caller keeps fn's context and everything the tasks touch
  * alive, unread and unwritten, until it has joined (callers join under one lock: the
  * GIL). */
-static struct { uint32_t g; int T, ntasks, open; } fi_par_async;
 
 static int fi_par_submit(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx) {
     int T = 0;

@@ -171,7 +171,7 @@ def span_of(x):
     return None
 
 
-def _spans(objs):
+def _spans_py(objs):
     out = []
     if objs is None:
         return out
@@ -185,6 +185,17 @@ def _spans(objs):
         if s is not None:
             out.append(s)
     return out
+
+
+_spans = _spans_py
+try:   # the compiled twins (same values; issue 15: the spans of every profiled instruction)
+    from ._kernels.span import spans as _spans_c, span_of as _span_of_c
+
+    def _spans(objs):  # noqa: F811
+        return _spans_c(objs, _root_serial)
+    _spans.__doc__ = _spans_py.__doc__
+except ImportError:    # pragma: no cover - a build without the extension
+    _span_of_c = None
 
 
 #: Local names that an instruction writes when operands are inferred from its frame.
@@ -232,6 +243,12 @@ def user_source(frame) -> str:
     src = SOURCE.get()
     if src:
         return src
+    if _user_source_c is not None:
+        return _user_source_c(frame)
+    return _user_source_py(frame)
+
+
+def _user_source_py(frame) -> str:
     f = frame
     while f is not None:
         mod = f.f_globals.get("__name__", "")
@@ -240,6 +257,12 @@ def user_source(frame) -> str:
             return f"{f.f_code.co_filename}:{f.f_lineno}"
         f = f.f_back
     return ""
+
+
+try:
+    from ._kernels.span import user_source_frames as _user_source_c
+except ImportError:    # pragma: no cover - a build without the extension
+    _user_source_c = None
 
 
 # ---- the schedule ----------------------------------------------------------------------

@@ -1244,3 +1244,69 @@ def hit_dma_sum(dst, srcs, reduce_op):
     if not (<DmaSumPlan>p)._run(dst.data, srcs):
         return False
     return _ran((<DmaSumPlan>p).rec)
+
+
+# ---- issue 15: NkiTensor.__getitem__'s common form, compiled ----------------------------
+def plain_view(cnp.ndarray d, key, bint ints=True):
+    """fastisa.nki.tensor._plain_view_py's compiled twin (the same view or None):
+    ``d[key]`` when ``key`` is an int, a slice or a tuple of them (ints and None as the
+    slices' fields, positive steps) in range; on chip (``ints=False``) integers only on
+    free dims and only while the view keeps at least two sliced dims."""
+    cdef tuple kt
+    if type(key) is tuple:
+        kt = <tuple>key
+    else:
+        kt = (key,)
+    cdef int nd = cnp.PyArray_NDIM(d), nk = len(kt), ax, nsl
+    cdef Py_ssize_t dim, a, b, st, i
+    cdef bint all_ints = True
+    cdef object k
+    if nk > nd:
+        return None
+    for ax in range(nk):
+        k = kt[ax]
+        dim = cnp.PyArray_DIMS(d)[ax]
+        if type(k) is slice:
+            all_ints = False
+            s = (<slice>k).step
+            if s is not None:
+                if type(s) is not int:
+                    return None
+                st = s
+                if st <= 0:
+                    return None
+            s = (<slice>k).start
+            if s is None:
+                a = 0
+            elif type(s) is not int:
+                return None
+            else:
+                if not -(1 << 62) < s < (1 << 62):
+                    return None
+                a = s
+            s = (<slice>k).stop
+            if s is None:
+                b = dim
+            elif type(s) is not int:
+                return None
+            else:
+                if not -(1 << 62) < s < (1 << 62):
+                    return None
+                b = s
+            if not (0 <= a <= b <= dim):
+                return None
+        elif type(k) is int and (ints or ax):
+            if not -(1 << 62) < k < (1 << 62):
+                return None
+            i = k
+            if not -dim <= i < dim:
+                return None
+        else:
+            return None
+    if not ints:
+        nsl = nd - nk
+        for ax in range(nk):
+            nsl += type(kt[ax]) is slice
+        if nsl < 2:
+            return None
+    return d[kt + (Ellipsis,)] if all_ints else d[kt]

@@ -102,3 +102,78 @@ def record_idle():
         if e[1] is not None and e[1].items:
             return False
     return True
+
+
+# ---- issue 15: the operand spans and the source line of one profiled instruction -------
+# (fastisa.schedule._spans / user_source, of which these are the compiled twins: the same
+# values; tests/test_plans.py compares them)
+cdef dict _HAS_FI_SPAN = {}         # type -> whether its objects have a _fi_span method
+cdef tuple _ATTRS = ("_d", "data", "_buf", "array")
+
+
+cdef object _span_of(object x, object serial_of):
+    if x is None:
+        return None
+    if isinstance(x, np.ndarray):
+        return array_span(x, serial_of)
+    tp = type(x)
+    has = _HAS_FI_SPAN.get(tp)
+    if has is None:
+        has = _HAS_FI_SPAN[tp] = hasattr(tp, "_fi_span")
+    if has:
+        f = getattr(x, "_fi_span", None)
+        if f is not None:
+            sp, lo, hi = f()
+            return (sp, 0, 1, lo, hi, 0)
+    for attr in _ATTRS:
+        a = getattr(x, attr, None)
+        if isinstance(a, np.ndarray):
+            return array_span(a, serial_of)
+    return None
+
+
+def span_of(x, serial_of):
+    """fastisa.schedule.span_of's compiled twin (``serial_of``: its _root_serial)."""
+    return _span_of(x, serial_of)
+
+
+def spans(objs, serial_of):
+    """fastisa.schedule._spans's compiled twin: the spans of a list / tuple of operands
+    (or of one operand), ``(space, lo, hi)`` triples taken as flat byte ranges."""
+    cdef list out = []
+    if objs is None:
+        return out
+    if not isinstance(objs, (list, tuple)):
+        objs = (objs,)
+    for o in objs:
+        if isinstance(o, tuple) and len(<tuple>o) == 3 and isinstance((<tuple>o)[1], int):
+            out.append(((<tuple>o)[0], 0, 1, (<tuple>o)[1], (<tuple>o)[2], 0))
+            continue
+        s = _span_of(o, serial_of)
+        if s is not None:
+            out.append(s)
+    return out
+
+
+cdef dict _SRC = {}                 # (code, line) -> "file:line"
+
+
+def user_source_frames(frame):
+    """The part of fastisa.schedule.user_source after its SOURCE check: ``file:line`` of
+    the first frame outside fastisa (the bundled examples count as user code), else ""."""
+    f = frame
+    while f is not None:
+        mod = f.f_globals.get("__name__", "")
+        if not (mod == "fastisa" or mod.startswith("fastisa.")) or \
+                mod.startswith("fastisa.examples."):
+            code = f.f_code
+            line = f.f_lineno
+            key = (code, line)
+            s = _SRC.get(key)
+            if s is None:
+                if len(_SRC) > 65536:
+                    _SRC.clear()
+                s = _SRC[key] = f"{code.co_filename}:{line}"
+            return s
+        f = f.f_back
+    return ""

@@ -871,7 +871,7 @@ def _affine(a: np.ndarray):
 _new_tensor = object.__new__
 
 
-def _plain_view(d, key, ints=True):
+def _plain_view_py(d, key, ints=True):
     """``d[key]`` when ``key`` is an int, a slice or a tuple of them (ints and None as the
     slices' fields, positive steps) whose every bound :func:`_normalize_key` accepts
     unchanged; else None (the general path then checks, explains or raises AccessError).
@@ -918,6 +918,12 @@ def _plain_view(d, key, ints=True):
         if nsl < 2:
             return None
     return d[key + (Ellipsis,)] if all_ints else d[key]
+
+
+try:    # the compiled twin (the same views; issue 15: two per nc_matmul in a tiled kernel)
+    from .._kernels.nki import plain_view as _plain_view
+except ImportError:     # pragma: no cover - a build without the extension
+    _plain_view = _plain_view_py
 
 
 def _index_arrays(key, shape, name):
