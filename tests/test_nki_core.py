@@ -324,6 +324,35 @@ def test_memset_every_dtype(name):
         assert np.array_equal(t.data.view(np.uint8), want.view(np.uint8)), (name, v)
 
 
+@pytest.mark.parametrize("name", [n for n in nl.SPEC_DTYPES
+                                  if getattr(nl, n).kind not in ("packed", "bool")])
+def test_memset_large_tensors_take_the_pattern_fill_with_the_same_bits(name):
+    """>= 256 KiB, contiguous and 8-byte aligned: the pool's 64-bit pattern fill (issue 15);
+    a misaligned contiguous view and a strided one take numpy's assignment.  Every element
+    and the bytes around the view get the bits the small-tensor path gives."""
+    fmt = getattr(nl, name)
+    t = nl.ndarray((128, 2048 + 8), fmt)
+    for v in ([0, 3, -2.5, 0.1, -0.0, 1e30] if fmt.name != "tfloat32" else [0, 3, -2.5]):
+        want = ref.nki_f32_to(np.full((1,), v, np.float32), fmt.np_dtype).view(np.uint8)
+        nisa.memset(t, v)
+        assert (t.data.view(np.uint8).reshape(-1, want.size) == want).all(), (name, v)
+    flat = t.data.reshape(-1)
+    edge = ref.nki_f32_to(np.full((1,), 7.0, np.float32), fmt.np_dtype).view(np.uint8)
+    for lo in (1, 8):                       # misaligned (1 element in) and aligned views
+        nisa.memset(t, 7.0)
+        n = 128 * 2048
+        v = NkiTensor(flat[lo:lo + n].reshape(128, 2048), fmt, nl.sbuf)
+        nisa.memset(v, 3)
+        want = ref.nki_f32_to(np.full((1,), 3, np.float32), fmt.np_dtype).view(np.uint8)
+        b = flat.view(np.uint8).reshape(-1, want.size)
+        assert (b[lo:lo + n] == want).all() and (b[:lo] == edge).all() and \
+            (b[lo + n:] == edge).all(), (name, lo)
+    nisa.memset(t, 7.0)
+    nisa.memset(t[0:128, 0:2048], 3)           # strided (row padding): numpy's path
+    b = t.data.view(np.uint8).reshape(128, 2048 + 8, -1)
+    assert (b[:, :2048] == want).all() and (b[:, 2048:] == edge).all()
+
+
 def test_memset_rounding_and_saturation():
     t = nl.ndarray((2, 3), nl.bfloat16)
     nisa.memset(t, 0.1)       # 0.1 -> fp32 -> bf16 (RNE)

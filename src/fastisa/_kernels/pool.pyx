@@ -418,6 +418,24 @@ def filled(shape, dtype, uint64_t pattern, int threads=1):
     return a
 
 
+def fill_array(a, uint64_t pattern, int threads=1):
+    """Fill the C-contiguous array ``a`` with the 64-bit ``pattern`` repeated over its
+    bytes (the caller repeats one element's bits to 64 bits), over the shared pool for
+    arrays of 256 KiB or more (threads: 0 every CPU).  nki.isa.memset on large tensors
+    (issue 15): the same bits as ``a[...] = value``, split across cores the way the
+    elementwise kernels split rows.  Raises ValueError for another layout or storage not
+    8-byte aligned."""
+    cdef cnp.ndarray v = <cnp.ndarray?>a
+    if not cnp.PyArray_IS_C_CONTIGUOUS(v) or not (cnp.PyArray_FLAGS(v) & cnp.NPY_ARRAY_WRITEABLE):
+        raise ValueError("fill_array: a must be a writable C-contiguous array")
+    cdef size_t n = <size_t>cnp.PyArray_NBYTES(v)
+    cdef void *p = cnp.PyArray_DATA(v)
+    if (<size_t>p) % 8:
+        raise ValueError("fill_array: a's storage is not 8-byte aligned")
+    with nogil:
+        _fill_par(p, n, pattern, threads)
+
+
 def release():
     """Give every kept block back to the system allocator."""
     cdef int i

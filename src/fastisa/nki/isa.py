@@ -230,11 +230,32 @@ def memset(dst: NkiTensor, value: Real, engine: EnumLike | None = None,
             _in_int_range(int(value), fmt):
         dst.data[...] = int(value)
     else:
-        dst.data[...] = from_f32(np.array([value], dtype=np.float32), fmt)[0]
+        v = from_f32(np.array([value], dtype=np.float32), fmt)[0]
+        d = dst.data
+        if not _fill_large(d, v):
+            d[...] = v
     n = dst.free_size
     cyc = max(MIN_II, n // 2) if (value == 0 and fmt.name in ("bfloat16", "float16")) \
         else max(MIN_II, n)
     _cost.record("GpSimd" if eng == "gpsimd" else "Vector", instr, cyc)
+
+
+def _fill_large(d: np.ndarray, v) -> bool:
+    """memset of a large C-contiguous, 8-byte aligned tensor (>= 256 KiB): ``d[...] = v``
+    as a 64-bit pattern fill over the shared pool (the same bits; issue 15).  False (nothing
+    written) for any other storage."""
+    if not (d.nbytes >= 1 << 18 and type(d) is np.ndarray and d.flags.c_contiguous
+            and d.flags.writeable and d.__array_interface__["data"][0] % 8 == 0
+            and d.itemsize in (1, 2, 4, 8) and np.little_endian):
+        return False
+    one = np.empty(1, d.dtype)
+    one[0] = v
+    bits = int(one.view(np.dtype("u%d" % d.itemsize))[0])
+    pat = 0
+    for i in range(8 // d.itemsize):
+        pat |= bits << (8 * d.itemsize * i)
+    _pool.fill_array(d, pat, _compute._threads())
+    return True
 
 
 def _in_int_range(v: int, fmt) -> bool:
@@ -591,6 +612,7 @@ def nc_match_replace8(dst: NkiTensor, data: NkiTensor, vals: NkiTensor, imm: Rea
 from ._compute import *  # noqa: F401,F403,E402
 from . import _compute  # noqa: E402
 from .._kernels import move as _move_k  # noqa: E402
+from .._kernels import pool as _pool  # noqa: E402
 from ._select import *  # noqa: F401,F403,E402
 from ._pe import *  # noqa: F401,F403,E402
 # the elementwise instructions through their per-signature plans (issue 15, speed family)
