@@ -194,3 +194,35 @@ def test_no_overlap_outside_simulate():
         nisa.nc_matmul(dst=acc, stationary=s, moving=m, accumulate=False)
         assert not _k.pending()
     np.testing.assert_array_equal(raw.view(np.uint32), _want(a, b).view(np.uint32))
+
+
+@needs_threads
+def test_concurrent_threads_each_get_their_own_bits():
+    """Two Python threads run the threaded panel path at once (the kernel releases the
+    GIL): each job's threads mark the stationary copy they decoded with the job's own
+    number, so no thread reuses another job's copy."""
+    import threading
+    from fastisa.nki.tensor import NkiTensor
+    cases = []
+    for seed in (6, 7):
+        a, b = _inputs(seed, K=TK)
+        cases.append((NkiTensor(a.astype(BF16), "bfloat16", nl.sbuf),
+                      NkiTensor(b.astype(BF16), "bfloat16", nl.sbuf), _want(a, b)))
+    bad = []
+
+    def work(i):
+        s, m, want = cases[i]
+        raw = np.zeros((TM, TN), np.float32)
+        acc = NkiTensor(raw, "float32", nl.psum)
+        for _ in range(40):
+            nisa.nc_matmul(dst=acc, stationary=s, moving=m, accumulate=False)
+            if not np.array_equal(raw.view(np.uint32), want.view(np.uint32)):
+                bad.append(i)
+                return
+
+    th = [threading.Thread(target=work, args=(i,)) for i in (0, 1)]
+    for t in th:
+        t.start()
+    for t in th:
+        t.join()
+    assert bad == []

@@ -480,7 +480,7 @@ typedef struct {
     int s0_ready, s0_ok, s0_min, s0_max;   /* slot 0's copy published, with its range */
 } fi_nki_mm_split_job_t;
 
-static uint64_t fi_nki_mm_serial = 0;           /* jobs prepared (under the GIL) */
+static uint64_t fi_nki_mm_serial = 0;   /* jobs prepared (atomic: callers may not hold the GIL) */
 static __thread uint64_t fi_nki_mm_tl_job = 0;  /* the job this thread decoded s for */
 static __thread int fi_nki_mm_tl_slot, fi_nki_mm_tl_sok, fi_nki_mm_tl_smin, fi_nki_mm_tl_smax;
 
@@ -506,7 +506,8 @@ static inline int fi_nki_mm_split_prepare(fi_nki_mm_split_job_t *j, float *out, 
     if (T > nsb) T = nsb;
     fi_nki_mm_split_job_t job = {out, s, sfmt, sisz, s_sp, s_sf, v, vfmt, visz, v_sp, v_sf,
                                  K, M, N, zero, npan, T, nsb, sbufs, vbuf,
-                                 (((size_t)K * M + 15) / 16) * 16, ++fi_nki_mm_serial, 0,
+                                 (((size_t)K * M + 15) / 16) * 16,
+                                 __atomic_add_fetch(&fi_nki_mm_serial, 1, __ATOMIC_RELAXED), 0,
                                  0, 0, 0, 0};
     *j = job;
     return T;
