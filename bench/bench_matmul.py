@@ -30,7 +30,10 @@ directly when they are contiguous float32 rows, K in chunks of 128 (the accumula
 go through memory between chunks: exact, so the chain is unchanged).  Threads split
 panels (nc_matmul) or rows (TMATMUL) and never change a bit.  No AMX / VDPBF16PS: their
 pair sums are not the documented order.  ``FASTISA_MATMUL_ISA=scalar|avx2|avx512`` forces
-a path (tests/test_matmul_fastpaths.py checks each against the oracles).
+a path (tests/test_matmul_fastpaths.py checks each against the oracles).  Inside
+``nki.simulate`` a planned nc_matmul returns while the pool's workers run it, overlapping the
+kernel's Python; every element access waits for it (``FASTISA_MM_OVERLAP=0``: off, to
+compare; README "nc_matmul overlaps the kernel's Python").
 
 Each row prints wall and CPU time (all threads of the process) and the load average: on
 the shared machine compare the ratios of one run, and prefer a quiet one.
