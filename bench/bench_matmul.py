@@ -100,7 +100,7 @@ def nki_tutorial(K=1024, M=4096, N=2048):
     a, b = lhsT.astype(np.float32), rhs.astype(np.float32)
     ref = a.T @ b
     assert np.all(np.abs(out.astype(np.float32) - ref) <= np.abs(ref) * 2.0 ** -7 + 2.0 ** -6)
-    return best(lambda: run(lhsT, rhs), 3), best(lambda: a.T @ b, 5)
+    return best(lambda: run(lhsT, rhs), 5), best(lambda: a.T @ b, 5)   # five runs each side
 
 
 def pto_attention(S=1024, D=128):

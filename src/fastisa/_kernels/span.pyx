@@ -155,7 +155,7 @@ def spans(objs, serial_of):
     return out
 
 
-cdef dict _SRC = {}                 # (code, line) -> "file:line"
+cdef dict _SRC = {}                 # (code, instruction offset) -> "file:line"
 
 
 def user_source_frames(frame):
@@ -167,13 +167,12 @@ def user_source_frames(frame):
         if not (mod == "fastisa" or mod.startswith("fastisa.")) or \
                 mod.startswith("fastisa.examples."):
             code = f.f_code
-            line = f.f_lineno
-            key = (code, line)
+            key = (code, f.f_lasti)     # (the line table is decoded once per offset)
             s = _SRC.get(key)
             if s is None:
                 if len(_SRC) > 65536:
                     _SRC.clear()
-                s = _SRC[key] = f"{code.co_filename}:{line}"
+                s = _SRC[key] = f"{code.co_filename}:{f.f_lineno}"
             return s
         f = f.f_back
     return ""
