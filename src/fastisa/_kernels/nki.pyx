@@ -1247,6 +1247,18 @@ def hit_dma_sum(dst, srcs, reduce_op):
 
 
 # ---- issue 15: NkiTensor.__getitem__'s common form, compiled ----------------------------
+cdef inline bint _slice_bound(object s, Py_ssize_t dflt, Py_ssize_t *out):
+    """A slice field as plain_view takes it: None -> dflt; an int (not bool, not numpy)
+    within +-2**62; anything else False (the general path)."""
+    if s is None:
+        out[0] = dflt
+        return True
+    if type(s) is not int or not -(1 << 62) < s < (1 << 62):
+        return False
+    out[0] = s
+    return True
+
+
 def plain_view(cnp.ndarray d, key, bint ints=True):
     """fastisa.nki.tensor._plain_view_py's compiled twin (the same view or None):
     ``d[key]`` when ``key`` is an int, a slice or a tuple of them (ints and None as the
@@ -1275,24 +1287,9 @@ def plain_view(cnp.ndarray d, key, bint ints=True):
                 st = s
                 if st <= 0:
                     return None
-            s = (<slice>k).start
-            if s is None:
-                a = 0
-            elif type(s) is not int:
+            if not _slice_bound((<slice>k).start, 0, &a) or \
+                    not _slice_bound((<slice>k).stop, dim, &b):
                 return None
-            else:
-                if not -(1 << 62) < s < (1 << 62):
-                    return None
-                a = s
-            s = (<slice>k).stop
-            if s is None:
-                b = dim
-            elif type(s) is not int:
-                return None
-            else:
-                if not -(1 << 62) < s < (1 << 62):
-                    return None
-                b = s
             if not (0 <= a <= b <= dim):
                 return None
         elif type(k) is int and (ints or ax):
