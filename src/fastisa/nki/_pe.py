@@ -132,6 +132,10 @@ def nc_matmul(dst: NkiTensor, stationary: NkiTensor, moving: NkiTensor,
     12 significant bits), summed in float32 in k order 0..K-1 onto the starting value
     (dst's value when accumulating, else 0), then rounded once to dst.dtype.  Raises
     ConstraintError.  Cost: ``max(min(64, M), N)`` Tensor cycles, x4 with float32 inputs.
+    Inside ``nki.simulate`` a call from the kernel's code may return while the pool's
+    workers still compute it (the kernel's Python runs meanwhile); every access to a
+    tensor's elements waits for it first, so no result differs (``FASTISA_MM_OVERLAP=0``:
+    off).
     Reference: the NKI docs and simulator guide (github.com/aws-neuron/aws-neuron-sdk, nki/api/ and nki/guides/nki_simulator.rst).
     """
     key = None
