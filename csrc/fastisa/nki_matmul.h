@@ -675,6 +675,17 @@ static inline int fi_nki_matmul_submit(float *out, const void *s, int sfmt, int 
 #endif
 }
 
+/* 1 when fi_nki_matmul_submit can start a job at all: this build has the AVX-512 panel
+ * path (not the portable / sanitizer build), the CPU runs it at the level in use, and the
+ * pool's asynchronous entry points are installed. */
+static inline int fi_nki_matmul_can_submit(void) {
+#ifdef FI_NKI_MM_FMA512
+    return fi_par_submit_ptr != NULL && fi_nki_have_fma512();
+#else
+    return 0;
+#endif
+}
+
 /* End the job fi_nki_matmul_submit started (nothing when none is open). */
 static inline void fi_nki_matmul_join(void) {
     if (fi_par_join_ptr != NULL) fi_par_join_ptr();

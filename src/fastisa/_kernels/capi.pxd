@@ -157,6 +157,7 @@ cdef extern from "nki_matmul.h" nogil:
                              Py_ssize_t v_sp, Py_ssize_t v_sf, int K, int M, int N, int nt,
                              float *sbuf, int nsb, float *vbuf, int zero)
     void fi_nki_matmul_join()
+    int fi_nki_matmul_can_submit()
     # the matmul kernels' instruction set (cpu.h FI_MM_ISA_*: -1 auto, 0 scalar, 1 AVX2,
     # 2 AVX-512)
     int fi_nki_set_mm_isa(int level)

@@ -15,6 +15,7 @@ from fastisa._kernels.capi cimport (fi_nki_ew, fi_nki_reduce_args, fi_nki_init,
                                     fi_nki_elementwise, fi_nki_reduce, fi_nki_act,
                                     fi_nki_sin_scalar, fi_nki_matmul_f32, fi_nki_matmul,
                                     fi_nki_matmul_submit, fi_nki_matmul_join,
+                                    fi_nki_matmul_can_submit,
                                     fi_nki_dma_sum, fi_nki_set_mm_isa, fi_nki_mm_isa,
                                     fi_nki_encode_f64_array)
 from fastisa._kernels.capi cimport use_shared_pool, fi_par_threads, fi_par_install_async
@@ -238,6 +239,13 @@ def join():
 def pending():
     """True while an overlapped nc_matmul may still be running."""
     return _pend_on
+
+
+def can_overlap():
+    """True when matmul's ``overlap`` can take effect: the build has the AVX-512 panel path
+    (not the portable or sanitizer build), the CPU runs it at the instruction-set level in
+    use, and the pool is installed (a call must also use several threads)."""
+    return fi_nki_matmul_can_submit() != 0
 
 
 def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1, int zero=0,
