@@ -24,9 +24,13 @@ BF16 = ml_dtypes.bfloat16
 
 needs_threads = pytest.mark.skipif(_compute._threads() < 2,
                                    reason="the overlap needs a second thread")
-#: whether nc_matmul can overlap here at all: the portable and sanitizer builds (and CPUs
-#: without AVX-512) run every call to completion, and these tests then check just that
-CAN = _k.can_overlap()
+
+
+def _can():
+    """Whether nc_matmul can overlap here now: the portable and sanitizer builds, CPUs
+    without AVX-512 and a forced lower instruction set (set_matmul_isa, which other tests
+    change and restore) run every call to completion, and these tests then check that."""
+    return _k.can_overlap()
 
 
 def _inputs(seed, K=2 * TK):
@@ -101,7 +105,7 @@ def test_overlapped_matmuls_give_the_reference_bits(seed):
     want = _want(a, b)
     lhsT, rhs = a.astype(BF16), b.astype(BF16)
     got = _run(_kernel_copy_out, lhsT, rhs)
-    assert any(SEEN) == CAN, "no nc_matmul overlapped: the test would not see a missing join"
+    assert any(SEEN) == _can(), "no nc_matmul overlapped: the test would not see a missing join"
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
     old = _pe._OVERLAP[0]
     _pe._OVERLAP[0] = False
@@ -132,7 +136,7 @@ def test_every_read_of_the_result_waits_for_the_matmul(how):
         return out
 
     _run(kernel, lhsT, rhs)
-    assert was_pending == [CAN]
+    assert was_pending == [_can()]
     np.testing.assert_array_equal(got[0].view(np.uint32), want.view(np.uint32))
 
 
@@ -162,7 +166,7 @@ def test_operands_stay_alive_and_unchanged_until_the_matmul_ends():
 
     _run(kernel, lhsT, rhs)          # the first call of the signature stores its plan
     got = _run(kernel, lhsT, rhs)
-    assert SEEN == [CAN]
+    assert SEEN == [_can()]
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
 
 
@@ -180,7 +184,7 @@ def test_a_kernel_that_raises_leaves_nothing_running():
     SEEN.clear()
     with pytest.raises(RuntimeError, match="kernel bug"):
         nki.simulate(kernel)(lhsT, rhs)
-    assert SEEN[-1] is CAN
+    assert SEEN[-1] is _can()
     assert not _k.pending()
 
 
