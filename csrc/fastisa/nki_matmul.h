@@ -429,23 +429,6 @@ static inline void fi_nki_mm_panel(float *out, const float *s, int sok, int smin
     else
         fi_nki_mm_panel_muladd(out, s, pan, K, M, N, n0, zero);
 }
-typedef struct {
-    float *out;
-    const float *s;
-    int sok, smin, smax;
-    const void *v;
-    int vfmt, visz;
-    ptrdiff_t v_sp, v_sf;
-    int K, M, N, zero;
-    float *vbuf;
-} fi_nki_mm_panel_job_t;
-
-static void fi_nki_mm_panel_task(void *ctx, int p) {
-    const fi_nki_mm_panel_job_t *j = (const fi_nki_mm_panel_job_t *)ctx;
-    fi_nki_mm_panel(j->out, j->s, j->sok, j->smin, j->smax, j->v, j->vfmt, j->visz, j->v_sp,
-                    j->v_sf, j->K, j->M, j->N, p, j->zero, j->vbuf);
-}
-
 /* s [K, M] decoded to float32 rows at sbuf, with its exponent range: 1 when it holds no
  * Inf/NaN/subnormal (the FMA kernel's exactness condition, see above) */
 static inline int fi_nki_mm_decode_s(const void *s, int sfmt, int sisz, ptrdiff_t s_sp,
@@ -488,6 +471,21 @@ static __thread int fi_nki_mm_tl_slot, fi_nki_mm_tl_sok, fi_nki_mm_tl_smin, fi_n
  * formats and CPU, N a multiple of 64, at least two panels per thread, nsb >= 2 copies of
  * s): its thread count T >= 2, else 0 (j untouched).  sbufs: nsb copies of K*M floats
  * rounded up to 64 bytes; vbuf: K*N floats. */
+/* The threads of nc_matmul's FMA path for nt requested (nt 1: one; small products: one). */
+static inline int fi_nki_mm_threads(int nt, int K, int M, int N) {
+    int T = 1;
+    if (nt != 1 && M > 4 && (double)K * M * N >= (double)(1 << 21)) {
+        T = fi_par_threads(nt);
+        if (T > (M + 3) / 4) T = (M + 3) / 4;
+        if (T > 64) T = 64;
+    }
+    return T;
+}
+
+/* Fill j for the threaded panel path when it applies to this call (the FMA kernel's
+ * formats and CPU, N a multiple of 64, at least two panels for each of T >= 2 threads):
+ * T, else 0 (j untouched).  sbufs: nsb >= 1 copies of K*M floats rounded up to 64 bytes
+ * (threads past the nsb-th share the first copy); vbuf: K*N floats. */
 static inline int fi_nki_mm_split_prepare(fi_nki_mm_split_job_t *j, float *out, const void *s,
                                           int sfmt, int sisz, ptrdiff_t s_sp, ptrdiff_t s_sf,
                                           const void *v, int vfmt, int visz, ptrdiff_t v_sp,
@@ -496,14 +494,8 @@ static inline int fi_nki_mm_split_prepare(fi_nki_mm_split_job_t *j, float *out, 
     if (!(N % 64 == 0 && fi_nki_mm_narrow(sfmt) && fi_nki_mm_narrow(vfmt) &&
           fi_nki_have_fma512()))
         return 0;
-    int npan = N / 64, T = 1;
-    if (nt != 1 && M > 4 && (double)K * M * N >= (double)(1 << 21)) {
-        T = fi_par_threads(nt);
-        if (T > (M + 3) / 4) T = (M + 3) / 4;
-        if (T > 64) T = 64;
-    }
-    if (!(T > 1 && npan >= 2 * T && nsb >= 2)) return 0;
-    if (T > nsb) T = nsb;
+    int npan = N / 64, T = fi_nki_mm_threads(nt, K, M, N);
+    if (!(T > 1 && npan >= 2 * T && nsb >= 1)) return 0;
     fi_nki_mm_split_job_t job = {out, s, sfmt, sisz, s_sp, s_sf, v, vfmt, visz, v_sp, v_sf,
                                  K, M, N, zero, npan, T, nsb, sbufs, vbuf,
                                  (((size_t)K * M + 15) / 16) * 16,
@@ -576,38 +568,23 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
          * holds K * N floats), saving the row-major copy and the per-panel copy; the same
          * values, so the same bits.  Not exact products: decoded row-major again below. */
         int smin, smax, vmin, vmax, sok;
-        {   /* panels decoded, checked and computed one by one by the thread that computes
-             * them (fi_nki_mm_panel), when the panels are split over threads (each thread
-             * with its own copy of s: fi_nki_mm_split_task) or there is one thread; else
-             * (a few panels over several threads: row blocks) the whole of v is decoded
-             * and checked first */
-            int npan = N / 64, T = 1;
-            if (nt != 1 && M > 4 && (double)K * M * N >= (double)(1 << 21)) {
-                T = fi_par_threads(nt);
-                if (T > (M + 3) / 4) T = (M + 3) / 4;
-                if (T > 64) T = 64;
-            }
-            fi_nki_mm_split_job_t job;
-            int TS = fi_nki_mm_split_prepare(&job, out, s, sfmt, sisz, s_sp, s_sf, v, vfmt,
-                                             visz, v_sp, v_sf, K, M, N, nt, sbuf, nsb, vbuf,
-                                             zero);
-            if (TS > 1) {
-                fi_par_for(TS, job.npan, fi_nki_mm_split_task, &job);
-                return;
-            }
-            sok = fi_nki_mm_decode_s(s, sfmt, sisz, s_sp, s_sf, K, M, sbuf, &smin, &smax);
-            if (T == 1 || npan >= 2 * T) {
-                if (T > 1) {        /* the shared pool (par.h): one task per panel */
-                    fi_nki_mm_panel_job_t job = {out, sbuf, sok, smin, smax, v, vfmt, visz,
-                                                 v_sp, v_sf, K, M, N, zero, vbuf};
-                    fi_par_for(T, npan, fi_nki_mm_panel_task, &job);
-                    return;
-                }
-                for (int p = 0; p < npan; p++)
-                    fi_nki_mm_panel(out, sbuf, sok, smin, smax, v, vfmt, visz, v_sp, v_sf, K,
-                                    M, N, p, zero, vbuf);
-                return;
-            }
+        /* panels decoded, checked and computed one by one by the thread that computes
+         * them (fi_nki_mm_panel): split over threads, each with its own copy of s
+         * (fi_nki_mm_split_task), or all on one thread; else (a few panels over several
+         * threads: row blocks) the whole of v is decoded and checked first */
+        fi_nki_mm_split_job_t job;
+        int T = fi_nki_mm_split_prepare(&job, out, s, sfmt, sisz, s_sp, s_sf, v, vfmt, visz,
+                                        v_sp, v_sf, K, M, N, nt, sbuf, nsb, vbuf, zero);
+        if (T > 1) {
+            fi_par_for(T, job.npan, fi_nki_mm_split_task, &job);
+            return;
+        }
+        sok = fi_nki_mm_decode_s(s, sfmt, sisz, s_sp, s_sf, K, M, sbuf, &smin, &smax);
+        if (fi_nki_mm_threads(nt, K, M, N) == 1) {
+            for (int p = 0; p < N / 64; p++)
+                fi_nki_mm_panel(out, sbuf, sok, smin, smax, v, vfmt, visz, v_sp, v_sf, K, M,
+                                N, p, zero, vbuf);
+            return;
         }
         for (int k = 0; k < K; k++)
             for (int n0 = 0; n0 < N; n0 += 64)

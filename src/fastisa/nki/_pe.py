@@ -28,7 +28,7 @@ from ._compute import (MIN_II, _computable, _kernels, _mm_threads, _onchip, _row
                        _target, _tensor)
 from .enums import engine_name
 from .tensor import (NkiTensor, PSUM_FRESH, PSUM_GROUP, PSUM_INIT, _PSUM_STATE, _owner,
-                     discard_pending, psum_state)
+                     discard_pending, meta_array, psum_state)
 
 import typing as _typing
 
@@ -269,15 +269,10 @@ def _overlap_ok(caller) -> int:
     return 1
 
 
-def _meta(t):
-    # storage metadata (shape, strides, address) of an operand; see tensor.meta_array
-    return t._d if t.__class__ is NkiTensor else t.data
-
-
 def _mm_hit(plan, dst, stationary, moving, accumulate, overlap=0):
     """Run a planned nc_matmul; False (nothing changed) when the call needs the full path.
     overlap=1: the kernel may still be running when this returns (see _overlap_ok)."""
-    d = _meta(dst)
+    d = meta_array(dst)
     if not d.flags.c_contiguous:
         return False        # defensive (the key holds the strides): the full path
     own = _owner(d)
@@ -299,7 +294,7 @@ def _mm_hit(plan, dst, stationary, moving, accumulate, overlap=0):
         acc_all, undef = False, False
     if undef:
         return False                    # undefined on some targets (a warning): full path
-    k.matmul(d, _meta(stationary), plan[1], _meta(moving), plan[2], _mm_threads(),
+    k.matmul(d, meta_array(stationary), plan[1], meta_array(moving), plan[2], _mm_threads(),
              0 if acc_all else 1, overlap)
     if u != PSUM_GROUP:
         k.psum_mark(d, own, ent[1], PSUM_GROUP)
