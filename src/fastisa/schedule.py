@@ -189,13 +189,13 @@ def _spans_py(objs):
 
 _spans = _spans_py
 try:   # the compiled twins (same values; issue 15: the spans of every profiled instruction)
-    from ._kernels.span import spans as _spans_c, span_of as _span_of_c
+    from ._kernels.span import spans as _spans_c
 
     def _spans(objs):  # noqa: F811
         return _spans_c(objs, _root_serial)
     _spans.__doc__ = _spans_py.__doc__
 except ImportError:    # pragma: no cover - a build without the extension
-    _span_of_c = None
+    pass
 
 
 #: Local names that an instruction writes when operands are inferred from its frame.

@@ -132,11 +132,6 @@ cdef object _span_of(object x, object serial_of):
     return None
 
 
-def span_of(x, serial_of):
-    """fastisa.schedule.span_of's compiled twin (``serial_of``: its _root_serial)."""
-    return _span_of(x, serial_of)
-
-
 def spans(objs, serial_of):
     """fastisa.schedule._spans's compiled twin: the spans of a list / tuple of operands
     (or of one operand), ``(space, lo, hi)`` triples taken as flat byte ranges."""

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._kernels.nki import join as _mm_join, pending as _mm_pending
+from .._kernels.nki import join as _mm_join   # waits for an overlapped nc_matmul, if any
 
 from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError
@@ -348,8 +348,7 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
     AccessError
         The allocation does not fit the target's SBUF / PSUM bytes per partition.
     """
-    if _mm_pending():   # new memory may reuse an operand's: the overlapped matmul ends first
-        _mm_join()
+    _mm_join()   # new memory may reuse an operand's: the overlapped matmul ends first
     pdim = 0
     if isinstance(shape, (tuple, list)):
         for d in shape:     # speed15b: a loop, not a list comprehension (a frame per call)

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from .. import cost as _cost
-from .._kernels.nki import join as _mm_join, pending as _mm_pending
+from .._kernels.nki import join as _mm_join   # waits for an overlapped nc_matmul, if any
 from .. import dtypes as _dt
 from ..errors import AccessError, ConstraintError, OverlapError
 from .._kernels import pool as _pool   # speed15 branch: recycled storage
@@ -154,20 +154,17 @@ class NkiTensor:
     def data(self) -> np.ndarray:
         """The storage (a numpy array of ``dtype.np_dtype``), once any overlapped
         nc_matmul has completed."""
-        if _mm_pending():
-            _mm_join()
+        _mm_join()
         return self._d
 
     @data.setter
     def data(self, value: np.ndarray) -> None:
-        if _mm_pending():
-            _mm_join()
+        _mm_join()
         self._d = value
 
     def __getstate__(self):
         # copy / deepcopy / pickle read the storage's elements: after any overlapped matmul
-        if _mm_pending():
-            _mm_join()
+        _mm_join()
         slots = {}
         for c in type(self).__mro__:
             for k in c.__dict__.get("__slots__", ()):
@@ -542,16 +539,14 @@ class _APView(NkiTensor):
 
     @property
     def data(self):
-        if _mm_pending():
-            _mm_join()
+        _mm_join()
         if self._data is None:
             self._data = self._resolve()
         return self._data
 
     @data.setter
     def data(self, value):
-        if _mm_pending():
-            _mm_join()
+        _mm_join()
         self._data = value
 
     @property
