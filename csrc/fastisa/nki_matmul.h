@@ -11,6 +11,7 @@
 #include "nki.h"
 #include "cpu.h"
 #include "par.h"
+#include "mm256.h"
 
 /* ---- the matmul shape ----------------------------------------------------------------- */
 /* out[m, n] = out[m, n] + s[0, m]*v[0, n] + s[1, m]*v[1, n] + ... (k ascending), every
@@ -42,8 +43,9 @@ static inline void fi_nki_matmul_row(float *out, const float *s, const float *v,
  * kernel compiled for AVX2) or FI_MM_ISA_AVX512 (AVX-512F, with the FMA kernel for exact
  * products).  A level the CPU lacks is lowered to the best it has.  Every level computes
  * each element with the same operations in the same order: the same bits. */
-/* (cpu.h; the AVX2 kernel multiplies then adds: no FMA needed) */
-static fi_mm_isa_t fi_nki_mm_isa_setting = {FI_MM_ISA_AUTO, 0};
+/* (cpu.h; the AVX2 level includes FMA: the exact-products path fuses at every level, the
+ * multiply-then-add kernels never do) */
+static fi_mm_isa_t fi_nki_mm_isa_setting = {FI_MM_ISA_AUTO, 1};
 static inline int fi_nki_mm_isa(void) { return fi_mm_isa_get(&fi_nki_mm_isa_setting); }
 static inline int fi_nki_set_mm_isa(int level) {
     return fi_mm_isa_set(&fi_nki_mm_isa_setting, level);
@@ -92,10 +94,11 @@ static __attribute__((target("avx512f"), noinline)) void fi_nki_matmul_f32_rows_
         int zero) {
     fi_nki_matmul_f32_rows_body(out, s, v, K, M, N, mb, me, zero);
 }
-static __attribute__((target("avx2"), noinline)) void fi_nki_matmul_f32_rows_avx2(
+/* AVX2: the shared microkernel (mm256.h) in its multiply-then-add form, v read in place */
+static __attribute__((noinline)) void fi_nki_matmul_f32_rows_avx2(
         float *out, const float *s, const float *v, int K, int M, int N, int mb, int me,
         int zero) {
-    fi_nki_matmul_f32_rows_body(out, s, v, K, M, N, mb, me, zero);
+    fi_mm256_muladd(s, 1, M, v, N, K, out, N, mb, me, N, !zero);
 }
 #endif
 static __attribute__((noinline)) void fi_nki_matmul_f32_rows_base(
@@ -185,7 +188,7 @@ static int fi_nki_exp_range(const float *x, ptrdiff_t n, int *emin, int *emax) {
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(FASTISA_DEBUG)
 #include <immintrin.h>
-#define FI_NKI_MM_FMA512 1
+#define FI_NKI_MM_FMA 1
 /* Rows [mb, me) of out += s.T @ v with fma, 4 rows x 64 columns in 16 zmm accumulators,
  * the 64-column panel of v copied contiguous first (no 2 KiB-stride aliasing); k ascending
  * per element.  Tails (rows, columns) use scalar fma: the same per-element chain. */
@@ -243,8 +246,36 @@ static __attribute__((target("avx512f,fma"), noinline)) void fi_nki_mm_fma512_co
 }
 
 
-static inline int fi_nki_have_fma512(void) {
-    return fi_nki_mm_isa() == FI_MM_ISA_AVX512;
+/* AVX2 + FMA (mm256.h): the same columns, panels and tails, 6 rows x 16 columns in 12 ymm
+ * accumulators; each element the same fma chain in k order, so the same bits. */
+static __attribute__((noinline)) FI_MM256_TGT void fi_nki_mm_fma256_cols(
+        float *out, const float *s, const float *v, int K, int M, int N, int mb, int me,
+        float *pan, int zero, int nb, int ne, const float *vpan) {
+    int n0 = nb;
+    for (; n0 + 64 <= ne; n0 += 64) {
+        const float *pp = pan;
+        if (vpan != NULL)
+            pp = vpan + (ptrdiff_t)(n0 / 64) * K * 64;
+        else
+            for (int k = 0; k < K; k++) memcpy(pan + (ptrdiff_t)k * 64, v + (ptrdiff_t)k * N + n0, 256);
+        fi_mm256_fma(s, 1, M, pp, 64, K, out + n0, N, mb, me, 64, !zero);
+    }
+    if (n0 < ne) fi_mm256_fma(s, 1, M, v + n0, N, K, out + n0, N, mb, me, ne - n0, !zero);
+}
+
+/* 1 when the FMA path runs at the level in use: AVX-512F + FMA, or AVX2 + FMA */
+static inline int fi_nki_have_fma(void) {
+    return fi_nki_mm_isa() >= FI_MM_ISA_AVX2;
+}
+
+/* the FMA kernel of the level in use (the caller checked fi_nki_have_fma) */
+static inline void fi_nki_mm_fma_cols(float *out, const float *s, const float *v, int K, int M,
+                                      int N, int mb, int me, float *pan, int zero, int nb,
+                                      int ne, const float *vpan) {
+    if (fi_nki_mm_isa() == FI_MM_ISA_AVX512)
+        fi_nki_mm_fma512_cols(out, s, v, K, M, N, mb, me, pan, zero, nb, ne, vpan);
+    else
+        fi_nki_mm_fma256_cols(out, s, v, K, M, N, mb, me, pan, zero, nb, ne, vpan);
 }
 #endif
 
@@ -253,7 +284,7 @@ static inline int fi_nki_have_fma512(void) {
  * twice the threads, over blocks of 4 rows; the split never changes a bit.  vpan: v
  * already decoded panel-major ([N / 64][K][64], N a multiple of 64; v is then unused and
  * may be NULL), else NULL (each panel is copied from v). */
-#ifdef FI_NKI_MM_FMA512
+#ifdef FI_NKI_MM_FMA
 typedef struct {
     float *out;
     const float *s, *v, *vpan;
@@ -266,7 +297,7 @@ static void fi_nki_mm_fma_panel_task(void *ctx, int p) {
     /* panel p; the panel copy buffer is the task's own (npan buffers when vpan is NULL) */
     const fi_nki_mm_fma_job_t *j = (const fi_nki_mm_fma_job_t *)ctx;
     int nb = p * 64, ne = nb + 64 <= j->N ? nb + 64 : j->N;
-    fi_nki_mm_fma512_cols(j->out, j->s, j->v, j->K, j->M, j->N, 0, j->M,
+    fi_nki_mm_fma_cols(j->out, j->s, j->v, j->K, j->M, j->N, 0, j->M,
                           j->pans ? j->pans + (size_t)p * j->per : NULL, j->zero, nb, ne,
                           j->vpan);
 }
@@ -275,7 +306,7 @@ static void fi_nki_mm_fma_rows_task(void *ctx, int t) {
     const fi_nki_mm_fma_job_t *j = (const fi_nki_mm_fma_job_t *)ctx;
     int b0 = (int)((long)j->nblk * t / j->T), b1 = (int)((long)j->nblk * (t + 1) / j->T);
     int mb = b0 * 4, me = b1 * 4 < j->M ? b1 * 4 : j->M;
-    if (mb < me) fi_nki_mm_fma512_cols(j->out, j->s, j->v, j->K, j->M, j->N, mb, me,
+    if (mb < me) fi_nki_mm_fma_cols(j->out, j->s, j->v, j->K, j->M, j->N, mb, me,
                                        j->pans ? j->pans + (size_t)t * j->per : NULL, j->zero,
                                        0, j->N, j->vpan);
 }
@@ -283,7 +314,7 @@ static void fi_nki_mm_fma_rows_task(void *ctx, int t) {
 
 static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v, int K, int M,
                                      int N, int nt, int zero, const float *vpan) {
-#ifdef FI_NKI_MM_FMA512
+#ifdef FI_NKI_MM_FMA
     int nblk = (M + 3) / 4;
     int npan = N / 64 + (N % 64 != 0);
     int T = 1;
@@ -311,7 +342,7 @@ static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v,
     else if (T > 1)
         fi_par_for(T, T, fi_nki_mm_fma_rows_task, &job);
     else
-        fi_nki_mm_fma512_cols(out, s, v, K, M, N, 0, M, pans, zero, 0, N, vpan);
+        fi_nki_mm_fma_cols(out, s, v, K, M, N, 0, M, pans, zero, 0, N, vpan);
     free(pmem);
 #else
     (void)vpan;
@@ -319,7 +350,7 @@ static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v,
 #endif
 }
 
-#ifdef FI_NKI_MM_FMA512
+#ifdef FI_NKI_MM_FMA
 /* speed15 branch: one 64-column panel p of out += s.T @ v, decoded and checked on its own
  * (s already decoded to float32 [K, M], with its exponent range smin/smax, sok = 0 when s
  * holds Inf/NaN/subnormals): v's columns [64p, 64p + 64) are decoded into vbuf's panel p
@@ -329,38 +360,16 @@ static inline void fi_nki_matmul_fma(float *out, const float *s, const float *v,
  * per panel never changes a bit; it lets each thread decode the panels it computes. */
 static __attribute__((unused)) void fi_nki_mm_panel_muladd(float *out, const float *s,
         const float *pan, int K, int M, int N, int n0, int zero) {
-    for (int m = 0; m < M; m++) {
-        float acc[64];
-        float *o = out + (ptrdiff_t)m * N + n0;
-        for (int j = 0; j < 64; j++) acc[j] = zero ? 0.0f : o[j];
-        for (int k = 0; k < K; k++) {
-            float a = s[(ptrdiff_t)k * M + m];
-            const float *pr = pan + (ptrdiff_t)k * 64;
-            for (int j = 0; j < 64; j++) acc[j] += a * pr[j];   /* no contraction */
-        }
-        memcpy(o, acc, sizeof acc);
-    }
-}
-
-/* rows x n bfloat16 elements (row stride sp elements, contiguous within a row) to float32
- * (row stride op): each value's bits << 16, as fi_nki_decode, 16 a step (AVX-512F; callers
- * are inside the fi_nki_have_fma512() branch). */
-static __attribute__((target("avx512f"), unused)) void fi_nki_bf16_rows512(
-        const uint16_t *src, ptrdiff_t sp, int rows, int n, float *out, ptrdiff_t op) {
-    for (int k = 0; k < rows; k++) {
-        const uint16_t *r = src + (ptrdiff_t)k * sp;
-        float *o = out + (ptrdiff_t)k * op;
-        int i = 0;
-        for (; i + 16 <= n; i += 16)
-            _mm512_storeu_si512((void *)(o + i), _mm512_slli_epi32(
-                _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(const void *)(r + i))), 16));
-        for (; i < n; i++) o[i] = fi_bits_f32((uint32_t)r[i] << 16);
-    }
+    /* the multiply-then-add form of the shared AVX2 microkernel (every CPU on this path
+     * has AVX2 + FMA; the unfused form uses no FMA) */
+    fi_mm256_muladd(s, 1, M, pan, 64, K, out + n0, N, 0, M, 64, !zero);
 }
 
 #define FI_NKI_PF_ROWS 16
-/* matmul15 branch: fi_nki_bf16_rows512 that also returns what fi_nki_exp_range would
- * return for the decoded values (one pass instead of two): per element the biased
+/* rows x n bfloat16 elements (row stride sp elements, contiguous within a row) to float32
+ * (row stride op): each value's bits << 16, as fi_nki_decode, 16 a step (AVX-512F), also
+ * returning what fi_nki_exp_range would return for the decoded values (one pass instead
+ * of two): per element the biased
  * exponent e (255 for a zero in the minimum), so a subnormal shows as a minimum of 0 and
  * an Inf/NaN as a maximum of 255. */
 static __attribute__((target("avx512f"), unused)) int fi_nki_bf16_rows512_range(
@@ -408,6 +417,61 @@ static __attribute__((target("avx512f"), unused)) int fi_nki_bf16_rows512_range(
     return slo != 0 && shi != 255;
 }
 
+/* fi_nki_bf16_rows512_range for AVX2: the same values and range, 8 a step */
+static __attribute__((noinline, unused)) FI_MM256_TGT int fi_nki_bf16_rows256_range(
+        const uint16_t *src, ptrdiff_t sp, int rows, int n, float *out, ptrdiff_t op,
+        int *emin, int *emax) {
+    __m256i lo = _mm256_set1_epi32(255), hi = _mm256_setzero_si256();
+    const __m256i absm = _mm256_set1_epi32(0x7fffffff), c255 = _mm256_set1_epi32(255);
+    uint32_t slo = 255, shi = 0;
+    for (int k = 0; k < rows && k < FI_NKI_PF_ROWS; k++)
+        for (int b = 0; b < n * 2; b += 64)
+            __builtin_prefetch((const char *)(const void *)(src + (ptrdiff_t)k * sp) + b, 0, 3);
+    for (int k = 0; k < rows; k++) {
+        const uint16_t *r = src + (ptrdiff_t)k * sp;
+        float *o = out + (ptrdiff_t)k * op;
+        int i = 0;
+        if (k + FI_NKI_PF_ROWS < rows)
+            for (int b = 0; b < n * 2; b += 64)
+                __builtin_prefetch((const char *)(const void *)(r + (ptrdiff_t)FI_NKI_PF_ROWS * sp) + b, 0, 3);
+        for (; i + 8 <= n; i += 8) {
+            __m256i x = _mm256_slli_epi32(_mm256_cvtepu16_epi32(
+                _mm_loadu_si128((const __m128i *)(const void *)(r + i))), 16);
+            _mm256_storeu_si256((__m256i *)(void *)(o + i), x);
+            __m256i a = _mm256_and_si256(x, absm);
+            __m256i e = _mm256_srli_epi32(a, 23);
+            __m256i z = _mm256_cmpeq_epi32(a, _mm256_setzero_si256());
+            lo = _mm256_min_epu32(lo, _mm256_blendv_epi8(e, c255, z));
+            hi = _mm256_max_epu32(hi, e);
+        }
+        for (; i < n; i++) {
+            uint32_t u = (uint32_t)r[i] << 16, a = u & 0x7fffffffu, e = a >> 23;
+            o[i] = fi_bits_f32(u);
+            uint32_t el = a == 0 ? 255u : e;
+            slo = el < slo ? el : slo;
+            shi = e > shi ? e : shi;
+        }
+    }
+    uint32_t l8[8], h8[8];
+    _mm256_storeu_si256((__m256i *)(void *)l8, lo);
+    _mm256_storeu_si256((__m256i *)(void *)h8, hi);
+    for (int i = 0; i < 8; i++) {
+        slo = l8[i] < slo ? l8[i] : slo;
+        shi = h8[i] > shi ? h8[i] : shi;
+    }
+    *emin = (int)slo;
+    *emax = (int)shi;
+    return slo != 0 && shi != 255;
+}
+
+/* the decode-with-range of the level in use (the caller checked fi_nki_have_fma) */
+static inline int fi_nki_bf16_rows_range(const uint16_t *src, ptrdiff_t sp, int rows, int n,
+                                         float *out, ptrdiff_t op, int *emin, int *emax) {
+    if (fi_nki_mm_isa() == FI_MM_ISA_AVX512)
+        return fi_nki_bf16_rows512_range(src, sp, rows, n, out, op, emin, emax);
+    return fi_nki_bf16_rows256_range(src, sp, rows, n, out, op, emin, emax);
+}
+
 static inline void fi_nki_mm_panel(float *out, const float *s, int sok, int smin, int smax,
                                    const void *v, int vfmt, int visz, ptrdiff_t v_sp,
                                    ptrdiff_t v_sf, int K, int M, int N, int p, int zero,
@@ -415,7 +479,7 @@ static inline void fi_nki_mm_panel(float *out, const float *s, int sok, int smin
     int n0 = p * 64, vmin, vmax, vok;
     float *pan = vbuf + (ptrdiff_t)p * K * 64;
     if (vfmt == FI_BFLOAT16 && v_sf == 1)
-        vok = fi_nki_bf16_rows512_range((const uint16_t *)v + n0, v_sp, K, 64, pan, 64,
+        vok = fi_nki_bf16_rows_range((const uint16_t *)v + n0, v_sp, K, 64, pan, 64,
                                         &vmin, &vmax);
     else {
         for (int k = 0; k < K; k++)
@@ -425,7 +489,7 @@ static inline void fi_nki_mm_panel(float *out, const float *s, int sok, int smin
     }
     if (sok && vok &&
         (smax == 0 || vmax == 0 || (smax + vmax <= 380 && smin + vmin >= 125)))
-        fi_nki_mm_fma512_cols(out, s, NULL, K, M, N, 0, M, NULL, zero, n0, n0 + 64, vbuf);
+        fi_nki_mm_fma_cols(out, s, NULL, K, M, N, 0, M, NULL, zero, n0, n0 + 64, vbuf);
     else
         fi_nki_mm_panel_muladd(out, s, pan, K, M, N, n0, zero);
 }
@@ -435,7 +499,7 @@ static inline int fi_nki_mm_decode_s(const void *s, int sfmt, int sisz, ptrdiff_
                                      ptrdiff_t s_sf, int K, int M, float *sbuf, int *smin,
                                      int *smax) {
     if (sfmt == FI_BFLOAT16 && s_sf == 1)
-        return fi_nki_bf16_rows512_range((const uint16_t *)s, s_sp, K, M, sbuf, M, smin, smax);
+        return fi_nki_bf16_rows_range((const uint16_t *)s, s_sp, K, M, sbuf, M, smin, smax);
     for (int k = 0; k < K; k++)
         fi_nki_decode(sfmt, (const char *)s + (ptrdiff_t)k * s_sp * sisz, s_sf, M,
                       sbuf + (ptrdiff_t)k * M);
@@ -492,7 +556,7 @@ static inline int fi_nki_mm_split_prepare(fi_nki_mm_split_job_t *j, float *out, 
                                           ptrdiff_t v_sf, int K, int M, int N, int nt,
                                           float *sbufs, int nsb, float *vbuf, int zero) {
     if (!(N % 64 == 0 && fi_nki_mm_narrow(sfmt) && fi_nki_mm_narrow(vfmt) &&
-          fi_nki_have_fma512()))
+          fi_nki_have_fma()))
         return 0;
     int npan = N / 64, T = fi_nki_mm_threads(nt, K, M, N);
     if (!(T > 1 && npan >= 2 * T && nsb >= 1)) return 0;
@@ -562,8 +626,8 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
                                  ptrdiff_t v_sp, ptrdiff_t v_sf, int K, int M, int N, int nt,
                                  float *sbuf, int nsb, float *vbuf, int zero) {
     const float *s32 = (const float *)s, *v32 = (const float *)v;
-#ifdef FI_NKI_MM_FMA512
-    if (N % 64 == 0 && fi_nki_mm_narrow(sfmt) && fi_nki_mm_narrow(vfmt) && fi_nki_have_fma512()) {
+#ifdef FI_NKI_MM_FMA
+    if (N % 64 == 0 && fi_nki_mm_narrow(sfmt) && fi_nki_mm_narrow(vfmt) && fi_nki_have_fma()) {
         /* v decoded straight into the kernel's 64-column panels ([N / 64][K][64], vbuf
          * holds K * N floats), saving the row-major copy and the per-panel copy; the same
          * values, so the same bits.  Not exact products: decoded row-major again below. */
@@ -609,8 +673,8 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
                           vbuf + (ptrdiff_t)k * N);
         v32 = vbuf;
     }
-#ifdef FI_NKI_MM_FMA512
-    if (fi_nki_mm_narrow(sfmt) && fi_nki_mm_narrow(vfmt) && fi_nki_have_fma512()) {
+#ifdef FI_NKI_MM_FMA
+    if (fi_nki_mm_narrow(sfmt) && fi_nki_mm_narrow(vfmt) && fi_nki_have_fma()) {
         int smin, smax, vmin, vmax;
         if (fi_nki_exp_range(s32, (ptrdiff_t)K * M, &smin, &smax) &&
             fi_nki_exp_range(v32, (ptrdiff_t)K * N, &vmin, &vmax) &&
@@ -629,14 +693,14 @@ static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, 
  * -- out, s, v and the buffers must stay alive, unread and unwritten, until
  * fi_nki_matmul_join; 2: it ran to completion here (the pool was busy).  One job at a
  * time: the caller joins the previous one first (callers hold the GIL). */
-#ifdef FI_NKI_MM_FMA512
+#ifdef FI_NKI_MM_FMA
 static fi_nki_mm_split_job_t fi_nki_mm_async_job;
 #endif
 static inline int fi_nki_matmul_submit(float *out, const void *s, int sfmt, int sisz, ptrdiff_t s_sp,
                                 ptrdiff_t s_sf, const void *v, int vfmt, int visz,
                                 ptrdiff_t v_sp, ptrdiff_t v_sf, int K, int M, int N, int nt,
                                 float *sbuf, int nsb, float *vbuf, int zero) {
-#ifdef FI_NKI_MM_FMA512
+#ifdef FI_NKI_MM_FMA
     if (fi_par_submit_ptr == NULL) return 0;
     int T = fi_nki_mm_split_prepare(&fi_nki_mm_async_job, out, s, sfmt, sisz, s_sp, s_sf, v,
                                     vfmt, visz, v_sp, v_sf, K, M, N, nt, sbuf, nsb, vbuf,
@@ -656,8 +720,8 @@ static inline int fi_nki_matmul_submit(float *out, const void *s, int sfmt, int 
  * path (not the portable / sanitizer build), the CPU runs it at the level in use, and the
  * pool's asynchronous entry points are installed. */
 static inline int fi_nki_matmul_can_submit(void) {
-#ifdef FI_NKI_MM_FMA512
-    return fi_par_submit_ptr != NULL && fi_nki_have_fma512();
+#ifdef FI_NKI_MM_FMA
+    return fi_par_submit_ptr != NULL && fi_nki_have_fma();
 #else
     return 0;
 #endif
