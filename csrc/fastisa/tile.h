@@ -32,6 +32,7 @@
 #include "formats.h"
 #include "par.h"
 #include "cpu.h"
+#include "mm256.h"
 
 #define FI_TILE_CHUNK 512
 /* Row splitting: with fi_tile_threads > 1 (set by the driver), a tile with at least
@@ -1165,6 +1166,28 @@ static __attribute__((target("avx512f,fma"), noinline)) void fi__tmm512_rows(
     }
 }
 
+/* The same packed layout and K chunks at the AVX2 + FMA level (mm256.h: 6 rows x 16
+ * columns in 12 ymm accumulators): each element the same fma chain from +0, the chunks'
+ * accumulators through C, so the same bits. */
+static __attribute__((noinline)) FI_MM256_TGT void fi__tmm256_rows(const void *p, int r0, int r1) {
+    const fi_tmm512_ctx *c = (const fi_tmm512_ctx *)p;
+    int K = c->K, N = c->N, np = N / 64;
+    for (int pn = 0; pn < np; pn++) {
+        const float *Bp = c->Bp + (ptrdiff_t)pn * K * 64;
+        for (int kb = 0; kb < K; kb += FI_TMM_KC) {
+            int kc = kb + FI_TMM_KC < K ? FI_TMM_KC : K - kb;
+            fi_mm256_fma(c->A + kb, c->lda, 1, Bp + (ptrdiff_t)kb * 64, 64, kc,
+                         c->C + pn * 64, c->ldc, r0, r1, 64, kb > 0);
+        }
+    }
+    if (c->nt > 0)                            /* the last N % 64 columns, row-major */
+        for (int kb = 0; kb < K; kb += FI_TMM_KC) {
+            int kc = kb + FI_TMM_KC < K ? FI_TMM_KC : K - kb;
+            fi_mm256_fma(c->A + kb, c->lda, 1, c->Bt + (ptrdiff_t)kb * c->nt, c->nt, kc,
+                         c->C + np * 64, c->ldc, r0, r1, c->nt, kb > 0);
+        }
+}
+
 static inline void fi__tmm_span(const fi_tile_arg *t, int R, int C, uintptr_t *lo, uintptr_t *hi) {
     ptrdiff_t isz = (ptrdiff_t)fi_tile_itemsize(t->fmt);
     ptrdiff_t a = (ptrdiff_t)(R - 1) * t->rs, b = (ptrdiff_t)(C - 1) * t->cs;
@@ -1187,7 +1210,7 @@ static inline void *fi__tmm_alloc(size_t nfloat, void **mem) {
 }
 
 /* 0 when a buffer cannot be allocated (the caller falls back) */
-static inline int fi_tile_matmul_512(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, fi_tile_arg c,
+static inline int fi_tile_matmul_packed(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b, fi_tile_arg c,
                                      int has_init, int M, int K, int N) {
     int np = N / 64, nt = N - np * 64;
     int a_in = a.fmt == FI_FLOAT32 && a.cs == 1;
@@ -1217,7 +1240,8 @@ static inline int fi_tile_matmul_512(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b
     if (K == 0) {
         for (int i = 0; i < M; i++) memset(C + (ptrdiff_t)i * ctx.ldc, 0, (size_t)N * sizeof(float));
     } else
-        fi_tile_run_rows(fi__tmm512_rows, &ctx, M, (int)((int64_t)K * N < (1 << 30) ? (int64_t)K * N : (1 << 30)));
+        fi_tile_run_rows(fi_tile_mm_isa() == 2 ? fi__tmm512_rows : fi__tmm256_rows, &ctx, M,
+                         (int)((int64_t)K * N < (1 << 30) ? (int64_t)K * N : (1 << 30)));
     if (!d_in) {
         if (has_init)       /* C0 + sum, one float32 addition after the chain */
             for (size_t e = 0; e < (size_t)M * N; e++) C[e] = C0[e] + C[e];
@@ -1232,7 +1256,7 @@ static inline int fi_tile_matmul_512(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b
 static inline int fi_tile_matmul_fast(fi_tile_arg d, fi_tile_arg a, fi_tile_arg b,
                                       fi_tile_arg c, int has_init, int M, int K, int N) {
 #ifdef FI__TMM_X86
-    if (fi_tile_mm_isa() == 2 && M > 0 && N > 0 && fi_tile_matmul_512(d, a, b, c, has_init, M, K, N))
+    if (fi_tile_mm_isa() >= 1 && M > 0 && N > 0 && fi_tile_matmul_packed(d, a, b, c, has_init, M, K, N))
         return 1;
 #endif
     float *A = (float *)malloc(((size_t)M * K + 1) * sizeof(float));
