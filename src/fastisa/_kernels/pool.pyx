@@ -82,8 +82,15 @@ cdef extern from *:
         (void)p; (void)size;
     #endif
     }
+    /* size bytes on a 2 MiB boundary (free() releases them): 0, else nonzero */
+    static int fi_pool_aligned_alloc2m(void **p, size_t size) {
+        return posix_memalign(p, (size_t)1 << 21, size);
+    }
     """
     void _hugepages "fi_pool_hugepages"(void *p, size_t size) nogil
+    int _aligned_alloc2m "fi_pool_aligned_alloc2m"(void **p, size_t size) nogil
+
+cdef size_t _HUGE_MIN = 1 << 20
 
 
 # speed15b branch (issue 15): every block of this handler carries a 64-byte header in
@@ -154,13 +161,19 @@ cdef void *_p_malloc(void *ctx, size_t size) noexcept nogil:
             if not (clean and _want):    # a clean block for filled() keeps its verified
                 _hdr(p).flags = 0        # header; anyone else overwrites it anyway
             return p
-    raw = <char *>malloc(size + _HDR)
-    if raw == NULL:
-        return NULL
+    if size >= _HUGE_MIN:
+        # a block of 1 MiB or more starts on a 2 MiB boundary, so transparent huge pages
+        # cover it from its first byte (a kernel's strided reads of a large SBUF tensor
+        # touch one 4 KiB page per partition row: TLB misses on every row otherwise)
+        if _aligned_alloc2m(<void **>&raw, size + _HDR) != 0:
+            return NULL
+        _hugepages(raw, size + _HDR)
+    else:
+        raw = <char *>malloc(size + _HDR)
+        if raw == NULL:
+            return NULL
     p = raw + _HDR
     _hdr(p).flags = 0
-    if size >= (1 << 22):
-        _hugepages(p, size)
     return p
 
 
