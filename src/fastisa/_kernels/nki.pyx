@@ -900,6 +900,16 @@ cdef inline unsigned int *_state_ptr(cnp.ndarray d, cnp.ndarray own, cnp.ndarray
     return <unsigned int *>(base + off)
 
 
+def psum_words_ok(d, own):
+    """True when the C-contiguous view ``d`` is a whole-word range of ``own``: what
+    :func:`psum_uniform` and :func:`psum_mark` need of ``d`` (checked before ``own`` has
+    state bytes: they are as long as ``own`` and at least 4-byte aligned)."""
+    cdef Py_ssize_t off = <char *>cnp.PyArray_DATA(<cnp.ndarray>d) - <char *>cnp.PyArray_DATA(<cnp.ndarray>own)
+    cdef Py_ssize_t nb = cnp.PyArray_NBYTES(<cnp.ndarray>d)
+    return not (off < 0 or nb <= 0 or off + nb > cnp.PyArray_NBYTES(<cnp.ndarray>own) or off % 4
+                or nb % 4)
+
+
 def psum_uniform(d, own, st):
     """nc_matmul's PSUM state check on its plan path: the state word of every element of
     the C-contiguous 4-byte view ``d`` of ``own`` (state bytes ``st``, uint8 of

@@ -277,15 +277,19 @@ def _mm_hit(plan, dst, stationary, moving, accumulate, overlap=0):
         return False        # defensive (the key holds the strides): the full path
     own = _owner(d)
     ent = _PSUM_STATE.get(id(own))
-    if ent is None or ent[0]() is not own:
-        psum_state(dst)                 # first use of this PSUM memory: its state bytes
-        ent = _PSUM_STATE.get(id(own))
-        if ent is None or ent[0]() is not own:
-            return False
     k = _kernels()
-    u = k.psum_uniform(d, own, ent[1])
-    if not 0 <= u <= 0xFF:
-        return False                    # elements in several states: the full path
+    if ent is None or ent[0]() is not own:
+        # first use of this PSUM memory: no state bytes yet, so every element is
+        # PSUM_FRESH (psum_state makes them zero).  They are made after the kernel has
+        # started (below), so that work overlaps it (a kernel's PSUM tile allocated per
+        # output tile: its first nc_matmul otherwise ran them with the pool idle)
+        if not k.psum_words_ok(d, own):
+            return False
+        ent, u = None, PSUM_FRESH
+    else:
+        u = k.psum_uniform(d, own, ent[1])
+        if not 0 <= u <= 0xFF:
+            return False                # elements in several states: the full path
     if accumulate is None:
         acc_all, undef = u == PSUM_GROUP or u == PSUM_INIT, u == PSUM_INIT
     elif accumulate:
@@ -296,6 +300,9 @@ def _mm_hit(plan, dst, stationary, moving, accumulate, overlap=0):
         return False                    # undefined on some targets (a warning): full path
     k.matmul(d, meta_array(stationary), plan[1], meta_array(moving), plan[2], _mm_threads(),
              0 if acc_all else 1, overlap)
+    if ent is None:
+        psum_state(dst)                 # metadata only: never waits for the kernel
+        ent = _PSUM_STATE[id(own)]
     if u != PSUM_GROUP:
         k.psum_mark(d, own, ent[1], PSUM_GROUP)
     return True
