@@ -579,7 +579,12 @@ static void fi_nki_mm_split_task(void *ctx, int p) {
         smin = fi_nki_mm_tl_smin;
         smax = fi_nki_mm_tl_smax;
     } else {
-        int slot = __atomic_fetch_add(&j->next_slot, 1, __ATOMIC_RELAXED);
+        /* a thread joining after the first copy is published (the caller of an overlapped
+         * job, back from Python) reads that copy, warm in the other core's cache, instead
+         * of decoding its own from the cold source; threads that start together each
+         * decode a copy of their own */
+        int slot = __atomic_load_n(&j->s0_ready, __ATOMIC_ACQUIRE)
+                       ? j->nsb : __atomic_fetch_add(&j->next_slot, 1, __ATOMIC_RELAXED);
         if (slot >= j->nsb) {
             /* more threads than slots (not with the pool's T): share slot 0's copy, which
              * is read-only once its thread has published it */
@@ -725,6 +730,32 @@ static inline int fi_nki_matmul_can_submit(void) {
 #else
     return 0;
 #endif
+}
+
+/* An elementwise instruction deferred behind the open overlapped nc_matmul (issue 15): a
+ * copy of its arguments runs (on one thread) when the matmul's last panel is done, before
+ * fi_nki_matmul_join returns, so the caller's Python goes on meanwhile.  fv: the caller's
+ * scalar stage operands, which a->st[s].f may point at (copied here).  1: attached; 0:
+ * not (no job open, an epilogue already attached, or the job already done: the caller
+ * joins and runs the call itself).  The caller keeps every array a points into alive,
+ * unread and unwritten, until the join; one epilogue per job (callers hold the GIL). */
+static fi_nki_ew fi_nki_epi_ew;
+static float fi_nki_epi_fv[2];
+static void fi_nki_epi_task(void *ctx, int t) {
+    (void)ctx;
+    (void)t;
+    (void)fi_nki_elementwise(&fi_nki_epi_ew);
+}
+static inline int fi_nki_matmul_attach_ew(const fi_nki_ew *a, const float *fv) {
+    if (fi_par_attach_ptr == NULL) return 0;
+    fi_nki_epi_ew = *a;
+    fi_nki_epi_ew.threads = 1;
+    for (int s = 0; s < 2; s++)
+        if (a->st[s].f == &fv[s]) {
+            fi_nki_epi_fv[s] = fv[s];
+            fi_nki_epi_ew.st[s].f = &fi_nki_epi_fv[s];
+        }
+    return fi_par_attach_ptr(fi_nki_epi_task, NULL);
 }
 
 /* End the job fi_nki_matmul_submit started (nothing when none is open). */

@@ -59,11 +59,14 @@ static inline void fi_par_install(void *run) { fi_par_run_ptr = (fi_par_run_fn)r
  * modules that overlap a job with Python (fastisa._kernels.nki); NULL until installed. */
 typedef int (*fi_par_submit_fn)(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx);
 typedef void (*fi_par_join_fn)(void);
+typedef int (*fi_par_attach_fn)(fi_par_task_fn fn, void *ctx);
 static fi_par_submit_fn fi_par_submit_ptr = NULL;
 static fi_par_join_fn fi_par_join_ptr = NULL;
-static inline void fi_par_install_async(void *submit, void *join) {
+static fi_par_attach_fn fi_par_attach_ptr = NULL;
+static inline void fi_par_install_async(void *submit, void *join, void *attach) {
     fi_par_submit_ptr = (fi_par_submit_fn)submit;
     fi_par_join_ptr = (fi_par_join_fn)join;
+    fi_par_attach_ptr = (fi_par_attach_fn)attach;
 }
 
 /* Run fn(ctx, 0..ntasks-1) on up to nthreads threads (the caller included); serial when
@@ -105,6 +108,13 @@ typedef struct {
     char pad1[60];
     int done;                    /* tasks of the current job that have returned */
     char pad2[60];
+    uint32_t fin;                /* the generation of the last job whose every task (and
+                                    epilogue) has returned: set by its last task's thread */
+    int epi;                     /* the open job's epilogue: 0 none yet, 1 attached, 2 the
+                                    job completed first (none may be attached) */
+    fi_par_task_fn epi_fn;
+    void *epi_ctx;
+    char pad3[40];
     int busy;                    /* a job is being submitted or run */
     int nthreads, ntasks;
     fi_par_task_fn fn;
@@ -153,8 +163,17 @@ static void fi_par_work(int self, uint32_t g, int T) {
         while ((i = fi_par_claim(t, g)) >= 0) {
             fi_par_task_fn fn = fi_par_pool.fn;
             void *ctx = fi_par_pool.ctx;
+            int n = fi_par_pool.ntasks;
             fn(ctx, i);
-            __atomic_fetch_add(&fi_par_pool.done, 1, __ATOMIC_RELEASE);
+            if (__atomic_add_fetch(&fi_par_pool.done, 1, __ATOMIC_ACQ_REL) == n) {
+                /* the job's last task: run the epilogue attached to it (fi_par_attach),
+                 * or close the job to attaching; then the job is finished */
+                int e = 0;
+                if (!__atomic_compare_exchange_n(&fi_par_pool.epi, &e, 2, 0, __ATOMIC_ACQ_REL,
+                                                 __ATOMIC_ACQUIRE))
+                    fi_par_pool.epi_fn(fi_par_pool.epi_ctx, 0);
+                __atomic_store_n(&fi_par_pool.fin, g, __ATOMIC_RELEASE);
+            }
         }
     }
 }
@@ -197,6 +216,7 @@ static void fi_par_atfork_child(void) {
     fi_par_pool.nworkers = 0;
     fi_par_pool.sleepers = 0;
     fi_par_pool.busy = 0;
+    fi_par_pool.epi = 0;
     fi_par_async.open = 0;      /* a parent's asynchronous job is not the child's to wait for */
 }
 
@@ -246,6 +266,7 @@ static uint32_t fi_par_publish(int nthreads, int ntasks, fi_par_task_fn fn, void
     fi_par_pool.ctx = ctx;
     fi_par_pool.ntasks = ntasks;
     __atomic_store_n(&fi_par_pool.done, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&fi_par_pool.epi, 0, __ATOMIC_RELAXED);
     for (int t = 0; t < T; t++) {
         uint64_t lo = (uint64_t)((long)ntasks * t / T), hi = (uint64_t)((long)ntasks * (t + 1) / T);
         __atomic_store_n(&fi_par_pool.word[t], ((uint64_t)g << 32) | (lo << 16) | hi,
@@ -262,10 +283,12 @@ static uint32_t fi_par_publish(int nthreads, int ntasks, fi_par_task_fn fn, void
     return g;
 }
 
-/* The publisher's part of job g: run unclaimed tasks, wait for the others, free the pool. */
+/* The publisher's part of job g: run unclaimed tasks, wait for the others (and the
+ * epilogue: the thread of the last task sets fin after it), free the pool. */
 static void fi_par_finish(uint32_t g, int T, int ntasks) {
+    (void)ntasks;
     fi_par_work(0, g, T);
-    for (unsigned it = 1; __atomic_load_n(&fi_par_pool.done, __ATOMIC_ACQUIRE) < ntasks; it++) {
+    for (unsigned it = 1; __atomic_load_n(&fi_par_pool.fin, __ATOMIC_ACQUIRE) != g; it++) {
         fi_par_relax();
         if ((it & 1023) == 0) sched_yield();    /* a worker holding a task was preempted */
     }
@@ -303,6 +326,20 @@ static void fi_par_join(void) {
     fi_par_async.open = 0;
     fi_par_finish(fi_par_async.g, fi_par_async.T, fi_par_async.ntasks);
 }
+
+/* Attach fn(ctx, 0) to the open asynchronous job: the thread that finishes the job's last
+ * task runs it, before fi_par_join returns (the caller keeps ctx and what it touches alive
+ * until then).  1: attached.  0: not attached -- no job is open, the job already has an
+ * epilogue, or every task has already returned (the caller joins, then runs fn itself). */
+static int fi_par_attach(fi_par_task_fn fn, void *ctx) {
+    if (!fi_par_async.open) return 0;
+    if (__atomic_load_n(&fi_par_pool.epi, __ATOMIC_ACQUIRE) != 0) return 0;
+    fi_par_pool.epi_fn = fn;        /* published by the compare-and-swap below */
+    fi_par_pool.epi_ctx = ctx;
+    int e = 0;
+    return __atomic_compare_exchange_n(&fi_par_pool.epi, &e, 1, 0, __ATOMIC_ACQ_REL,
+                                       __ATOMIC_ACQUIRE);
+}
 #else
 static void fi_par_run(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx) {
     (void)nthreads;
@@ -313,6 +350,10 @@ static int fi_par_submit(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx)
     return 0;
 }
 static void fi_par_join(void) {}
+static int fi_par_attach(fi_par_task_fn fn, void *ctx) {
+    (void)fn; (void)ctx;
+    return 0;
+}
 #endif /* FI_PAR_THREADS */
 #endif /* FI_PAR_IMPL */
 

@@ -157,6 +157,7 @@ cdef extern from "nki_matmul.h" nogil:
                              Py_ssize_t v_sp, Py_ssize_t v_sf, int K, int M, int N, int nt,
                              float *sbuf, int nsb, float *vbuf, int zero)
     void fi_nki_matmul_join()
+    int fi_nki_matmul_attach_ew(const fi_nki_ew *a, const float *fv)
     int fi_nki_matmul_can_submit()
     # the matmul kernels' instruction set (cpu.h FI_MM_ISA_*: -1 auto, 0 scalar, 1 AVX2,
     # 2 AVX-512)
@@ -282,7 +283,7 @@ cdef extern from "tile.h" nogil:
 # ---- par.h (the shared worker pool; its implementation is in fastisa._kernels.par) ----
 cdef extern from "par.h" nogil:
     void fi_par_install(void *run)
-    void fi_par_install_async(void *submit, void *join)
+    void fi_par_install_async(void *submit, void *join, void *attach)
 
 from cpython.pycapsule cimport PyCapsule_GetPointer
 

@@ -15,6 +15,7 @@ from fastisa._kernels.capi cimport (fi_nki_ew, fi_nki_reduce_args, fi_nki_init,
                                     fi_nki_elementwise, fi_nki_reduce, fi_nki_act,
                                     fi_nki_sin_scalar, fi_nki_matmul_f32, fi_nki_matmul,
                                     fi_nki_matmul_submit, fi_nki_matmul_join,
+                                    fi_nki_matmul_attach_ew,
                                     fi_nki_matmul_can_submit,
                                     fi_nki_dma_sum, fi_nki_set_mm_isa, fi_nki_mm_isa,
                                     fi_nki_encode_f64_array)
@@ -23,8 +24,9 @@ cnp.import_array()
 use_shared_pool()  # the shared worker pool
 from cpython.pycapsule cimport PyCapsule_GetPointer as _capsule_ptr
 from fastisa._kernels import par as _par
-fi_par_install_async(_capsule_ptr(_par._submit, b"fastisa.par.submit"),
-                     _capsule_ptr(_par._join, b"fastisa.par.join"))   # matmul's overlap
+fi_par_install_async(_capsule_ptr(_par._submit, b"fastisa.par.submit"),   # matmul's overlap
+                     _capsule_ptr(_par._join, b"fastisa.par.join"),
+                     _capsule_ptr(_par._attach, b"fastisa.par.attach"))
 fi_nki_init()
 
 
@@ -212,17 +214,19 @@ cdef inline void _mm_give(void *mem, size_t cap) noexcept:
 # NkiTensor.data property, the plan paths' _data_of, every matmul call, nl.ndarray, and
 # nki.simulate before it returns.  One call is pending at most (a second joins the first).
 cdef bint _pend_on = False
+cdef bint _epi_on = False           # an elementwise call is deferred behind it (EwPlan._run)
 cdef object _pend_refs = None
 cdef void *_pend_mem = NULL
 cdef size_t _pend_cap = 0
 
 
 cdef int _join() except -1:
-    global _pend_on, _pend_refs, _pend_mem, _pend_cap
+    global _pend_on, _pend_refs, _pend_mem, _pend_cap, _epi_on
     if not _pend_on:
         return 0
     fi_nki_matmul_join()            # under the GIL: joins never run concurrently
     _pend_on = False
+    _epi_on = False
     _mm_give(_pend_mem, _pend_cap)
     _pend_mem = NULL
     _pend_cap = 0
@@ -489,10 +493,11 @@ cdef class EwPlan:
         return self.rec
 
     def run(self, dst, in0, in1, v0, v1, int threads):
-        return self._run(dst, in0, in1, v0, v1, threads)
+        return self._run(dst, in0, in1, v0, v1, threads, 0)
 
     cdef object _run(self, object dst, object in0, object in1, object v0, object v1,
-                     int threads):
+                     int threads, int defer):
+        global _epi_on, _pend_refs
         cdef fi_nki_ew a = self.a
         cdef float fv[2]
         cdef double d
@@ -528,6 +533,16 @@ cdef class EwPlan:
                 a.st[s].f = <const float *>pv
                 a.st[s].fsp = self.vsp[s]
         a.threads = threads
+        if defer:
+            # the operands were taken without waiting for the pending overlapped nc_matmul
+            # (hit_tt): run after it, on the pool, if it is still open -- else wait, then
+            # run here.  The deferred call's out-of-range count is not returned (the hit
+            # paths do not use it); nothing else reads a's arrays before the join.
+            if a.acc == NULL and fi_nki_matmul_attach_ew(&a, fv) == 1:
+                _epi_on = True
+                _pend_refs = (_pend_refs, self, dst, in0, in1, v0, v1)
+                return 0
+            _join()
         if a.P * a.F < 4096:     # speed3: a small tile's plan keeps the GIL (releasing and
             r = fi_nki_elementwise(&a)     # retaking it costs about as much as the work)
         else:
@@ -842,13 +857,25 @@ def hit_ts(dst, data, op0, operand0, reverse0, op1, operand1, reverse1, engine):
         return p
     cdef EwPlan ep = <EwPlan>p
     if ep._run(_data_of(dst), _data_of(data), None, _val(ep, 0, operand0), _val(ep, 1, operand1),
-               _THREADS() if ep.big else 1) is None:
+               _THREADS() if ep.big else 1, 0) is None:
         return False
     return _finish(ep, ("dst", "data"), (dst, data))
 
 
-def hit_tt(dst, data1, data2, op, engine):
-    """tensor_tensor through its plan (returns as :func:`hit_ts`)."""
+cdef inline object _raw_of(object t):
+    """t's storage for a deferred call (EwPlan._run's defer): _data_of without the join."""
+    cdef PyObject *pd
+    if _OFF_DATA >= 0 and type(t) is _TENSOR_CLASS:
+        pd = fi_slot(t, _OFF_DATA)
+        if pd != NULL:
+            return <object>pd
+    return t.data
+
+
+def hit_tt(dst, data1, data2, op, engine, int defer=0):
+    """tensor_tensor through its plan (returns as :func:`hit_ts`).  defer=1 (the caller is
+    kernel code inside nki.simulate, see fastisa.nki._pe._overlap_ok): while an overlapped
+    nc_matmul is pending, the call runs after it on the pool instead of waiting for it."""
     cdef Py_ssize_t w[_KEY_WORDS]
     w[0] = _oid("tensor_tensor")
     w[1] = _oid(op)
@@ -861,8 +888,11 @@ def hit_tt(dst, data1, data2, op, engine):
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep._run(_data_of(dst), _data_of(data1), _data_of(data2), None, None,
-               _THREADS() if ep.big else 1) is None:
+    if defer and _pend_on and not _epi_on:
+        if ep._run(_raw_of(dst), _raw_of(data1), _raw_of(data2), None, None, 1, 1) is None:
+            return False
+    elif ep._run(_data_of(dst), _data_of(data1), _data_of(data2), None, None,
+                 _THREADS() if ep.big else 1, 0) is None:
         return False
     return _finish(ep, ("dst", "data1", "data2"), (dst, data1, data2))
 
@@ -880,7 +910,8 @@ def hit_tc(dst, src, engine):
     if p is None or p is False:
         return p
     cdef EwPlan ep = <EwPlan>p
-    if ep._run(_data_of(dst), _data_of(src), None, None, None, _THREADS() if ep.big else 1) is None:
+    if ep._run(_data_of(dst), _data_of(src), None, None, None, _THREADS() if ep.big else 1,
+               0) is None:
         return False
     return _finish(ep, ("dst", "src"), (dst, src))
 

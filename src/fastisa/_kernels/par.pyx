@@ -13,6 +13,7 @@ cdef extern from "par_impl.h" nogil:
     void fi_par_run(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx)
     int fi_par_submit(int nthreads, int ntasks, fi_par_task_fn fn, void *ctx)
     void fi_par_join()
+    int fi_par_attach(fi_par_task_fn fn, void *ctx)
 
 cdef extern from *:
     """
@@ -38,9 +39,11 @@ cdef extern from *:
 
 #: the pool's entry point, for the other kernel modules' fi_par_install
 _run = PyCapsule_New(<void *>fi_par_run, b"fastisa.par.run", NULL)
-#: the asynchronous entry points (par.h fi_par_submit / fi_par_join)
+#: the asynchronous entry points (par.h fi_par_submit / fi_par_join / fi_par_attach)
 _submit = PyCapsule_New(<void *>fi_par_submit, b"fastisa.par.submit", NULL)
 _join = PyCapsule_New(<void *>fi_par_join, b"fastisa.par.join", NULL)
+#: an epilogue for the open asynchronous job (par.h fi_par_attach)
+_attach = PyCapsule_New(<void *>fi_par_attach, b"fastisa.par.attach", NULL)
 
 
 def spin_us():

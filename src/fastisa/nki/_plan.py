@@ -31,7 +31,10 @@ import numpy as np
 from .. import cost as _cost
 from .. import plans as _plans
 from .._kernels import nki as _k
+from sys import _getframe
+
 from . import _compute as _c
+from . import _pe
 from .tensor import PSUM, NkiTensor, note_access
 
 __all__ = ["tensor_scalar", "tensor_tensor", "tensor_copy"]
@@ -41,6 +44,7 @@ _ON = _plans.ON
 _sig = _k.tensor_sig
 _key = _k.plan_key
 _k.set_tensor_class(NkiTensor)
+_k_pending = _k.pending
 _ACTIVE = _cost._ACTIVE
 _k.set_plan_env(_CACHE, _cost.RECORD_HOOKS, _cost._ACTIVE, note_access, PSUM, _c._f32_vec,
                 _c._threads)
@@ -171,7 +175,9 @@ def tensor_scalar(dst, data, op0, operand0, reverse0=False, op1=None, operand1=N
 def tensor_tensor(dst, data1, data2, op, engine=None, name=None):
     if _ON[0]:
         try:
-            r = _k.hit_tt(dst, data1, data2, op, engine)
+            # behind an overlapped nc_matmul (kernel code in nki.simulate): deferred
+            r = _k.hit_tt(dst, data1, data2, op, engine,
+                          1 if _k_pending() and _pe._overlap_ok(_getframe(1)) else 0)
         except TypeError:
             r = False
         if r is True:                   # ran; recording would do nothing

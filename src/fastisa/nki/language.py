@@ -348,7 +348,9 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
     AccessError
         The allocation does not fit the target's SBUF / PSUM bytes per partition.
     """
-    _mm_join()   # new memory may reuse an operand's: the overlapped matmul ends first
+    # (no wait for an overlapped nc_matmul here: a fresh tensor is new memory -- the pending
+    # call holds its operands' storage, so no block of theirs is reused -- and only its
+    # own bytes are filled; the aliasing forms, _allocated and _placed, wait first)
     pdim = 0
     if isinstance(shape, (tuple, list)):
         for d in shape:     # speed15b: a loop, not a list comprehension (a frame per call)
@@ -438,7 +440,7 @@ def ndarray(shape: Shape, dtype: DTypeLike, buffer: Buffer | str | None = None, 
     # speed15b: the slots set directly -- what NkiTensor.__init__ checks holds by
     # construction (data is a numpy array of fmt's storage dtype, buffer a Buffer)
     t = _new_object(NkiTensor)
-    t.data, t.dtype, t.buffer, t.name = data, fmt, buffer, name
+    t._d, t.dtype, t.buffer, t.name = data, fmt, buffer, name   # _d: new storage, no wait
     return t
 
 
@@ -461,6 +463,7 @@ def _allocated(shape, fmt, al, name, address, pdim) -> NkiTensor:
     """A tensor placed by an explicit allocator (``buffer=ncc.sbuf.mod_alloc(...)`` etc.,
     see :mod:`fastisa.nki._alloc`): its blocks alias wherever their addresses overlap."""
     from .tensor import BLOCK_PDIM, PSUM_FRESH, psum_state
+    _mm_join()      # its blocks may alias an overlapped nc_matmul's operands
     if address is not None:
         raise ConstraintError(f"ndarray: address= cannot be combined with an explicit "
                               f"allocator ({al.instr}), got address={address!r}")
@@ -475,6 +478,7 @@ def _allocated(shape, fmt, al, name, address, pdim) -> NkiTensor:
 
 def _placed(shape, fmt, buffer, name, address, pdim, m) -> NkiTensor:
     """A tensor at an explicit on-chip address (see :func:`ndarray`)."""
+    _mm_join()      # its bytes may alias an overlapped nc_matmul's operands
     if isinstance(address, (tuple, list)):
         if len(address) != 2:
             raise ConstraintError(f"ndarray: address must be (start_partition, byte_offset), "

@@ -1351,8 +1351,9 @@ def apply_pending(engine=None, instruction=None, cycles=None) -> None:
 def _state_words_set(t, old, new) -> bool:
     """The C path of apply_pending (issue 15) for a C-contiguous 4-byte tensor whose state
     bytes exist: each element's state ``old`` (< 0: any) becomes ``new``; False when it
-    does not apply (the caller then uses psum_state)."""
-    d = t.data
+    does not apply (the caller then uses psum_state).  State bytes only: the tensor's
+    storage is read for its address and layout (no wait for an overlapped nc_matmul)."""
+    d = meta_array(t)
     if not (_LITTLE and type(d) is np.ndarray and d.itemsize == 4 and d.flags.c_contiguous
             and d.size):
         return False
