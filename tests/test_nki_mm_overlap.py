@@ -28,7 +28,7 @@ needs_threads = pytest.mark.skipif(_compute._threads() < 2,
 
 def _can():
     """Whether nc_matmul can overlap here now: the portable and sanitizer builds, CPUs
-    without AVX-512 and a forced lower instruction set (set_matmul_isa, which other tests
+    without AVX2 + FMA and a forced scalar instruction set (set_matmul_isa, which other tests
     change and restore) run every call to completion, and these tests then check that."""
     return _k.can_overlap()
 

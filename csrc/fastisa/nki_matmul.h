@@ -39,9 +39,9 @@ static inline void fi_nki_matmul_row(float *out, const float *s, const float *v,
 /* matmul15 branch: the instruction set the matmul kernels use, chosen once at run time:
  * FI_MM_ISA_AUTO (the default: the best the CPU has), or forced (tests, the
  * FASTISA_MATMUL_ISA environment variable read by fastisa._matmul_isa) to
- * FI_MM_ISA_SCALAR (the baseline build: no AVX), FI_MM_ISA_AVX2 (the multiply-then-add
- * kernel compiled for AVX2) or FI_MM_ISA_AVX512 (AVX-512F, with the FMA kernel for exact
- * products).  A level the CPU lacks is lowered to the best it has.  Every level computes
+ * FI_MM_ISA_SCALAR (the baseline build: no AVX), FI_MM_ISA_AVX2 (AVX2 + FMA: mm256.h's
+ * kernels) or FI_MM_ISA_AVX512 (AVX-512F + FMA), each with its FMA kernel for exact
+ * products.  A level the CPU lacks is lowered to the best it has.  Every level computes
  * each element with the same operations in the same order: the same bits. */
 /* (cpu.h; the AVX2 level includes FMA: the exact-products path fuses at every level, the
  * multiply-then-add kernels never do) */
@@ -626,7 +626,7 @@ static void fi_nki_mm_split_task(void *ctx, int p) {
  * copies of K*M floats rounded up to 64 bytes, one per thread of the split panel path --
  * or read in place when
  * already contiguous float32 -- then the FMA kernel when every product is exact (see above)
- * and the CPU has AVX-512 + FMA, else fi_nki_matmul_f32 (a float32 multiply and add per k).
+ * and the CPU has AVX-512 or AVX2, with FMA, else fi_nki_matmul_f32 (a float32 multiply and add per k).
  * Either way each element is start + p_0 + p_1 + ... in k order: the same bits.
  * zero: the start is +0 for every element (out is only written, never read). */
 static inline void fi_nki_matmul(float *out, const void *s, int sfmt, int sisz, ptrdiff_t s_sp,
@@ -724,8 +724,8 @@ static inline int fi_nki_matmul_submit(float *out, const void *s, int sfmt, int 
 #endif
 }
 
-/* 1 when fi_nki_matmul_submit can start a job at all: this build has the AVX-512 panel
- * path (not the portable / sanitizer build), the CPU runs it at the level in use, and the
+/* 1 when fi_nki_matmul_submit can start a job at all: this build has the FMA panel
+ * path (AVX-512 or AVX2) (not the portable / sanitizer build), the CPU runs it at the level in use, and the
  * pool's asynchronous entry points are installed. */
 static inline int fi_nki_matmul_can_submit(void) {
 #ifdef FI_NKI_MM_FMA

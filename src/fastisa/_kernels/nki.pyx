@@ -246,7 +246,7 @@ def pending():
 
 
 def can_overlap():
-    """True when matmul's ``overlap`` can take effect: the build has the AVX-512 panel path
+    """True when matmul's ``overlap`` can take effect: the build has the FMA panel path
     (not the portable or sanitizer build), the CPU runs it at the instruction-set level in
     use, and the pool is installed (a call must also use several threads)."""
     return fi_nki_matmul_can_submit() != 0
@@ -300,8 +300,9 @@ def matmul(float[:, ::1] out, s, int sfmt, v, int vfmt, int threads=1, int zero=
 
 def set_matmul_isa(int level=-1):
     """matmul15 branch: the instruction set of the nc_matmul kernels (matmul, matmul_f32):
-    -1 the best the CPU has (the default), 0 the baseline build, 1 AVX2 (multiply then add),
-    2 AVX-512 (with the FMA kernel for exact products); a level the CPU lacks is lowered to
+    -1 the best the CPU has (the default), 0 the baseline build, 1 AVX2 + FMA, 2 AVX-512F +
+    FMA (each with its FMA kernel for exact products, mm256.h / fi_nki_mm_fma512_cols, and
+    its multiply-then-add kernel otherwise); a level the CPU lacks is lowered to
     the best it has.  Returns the level now in use.  Results never depend on it."""
     return fi_nki_set_mm_isa(level)
 

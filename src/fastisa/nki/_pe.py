@@ -226,9 +226,9 @@ def _init_key():
 def set_matmul_isa(name: str = "auto") -> str:
     """The instruction set nc_matmul's kernels use (``csrc/fastisa/nki_matmul.h``,
     fi_nki_set_mm_isa): ``"auto"`` (the default: the best the CPU has, chosen at run
-    time), ``"avx512"`` (AVX-512F, with the FMA kernel where every product is exact),
-    ``"avx2"`` (the multiply-then-add kernel compiled for AVX2) or ``"scalar"`` (the
-    baseline build).  The environment variable ``FASTISA_MATMUL_ISA`` sets it at import.
+    time), ``"avx512"`` (AVX-512F + FMA) or ``"avx2"`` (AVX2 + FMA), each with its FMA
+    kernel where every product is exact and its multiply-then-add kernel otherwise, or
+    ``"scalar"`` (the baseline build).  The environment variable ``FASTISA_MATMUL_ISA`` sets it at import.
     A level the CPU lacks is lowered to the best it has; returns the level now in use.
     Every level gives the same bits (each element: start + p_0 + ... + p_{K-1} in k
     order); raises ConstraintError for another name."""
