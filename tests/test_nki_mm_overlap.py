@@ -6,6 +6,7 @@ finished bits (the reference chain of tests/reference.py), that the operands sta
 and unchanged until the matmul ends, and that nothing is left running after the kernel.
 Kernels are our own, in the pattern of the SDK's tiled-matmul tutorials."""
 
+import contextlib
 import copy
 
 import numpy as np
@@ -91,6 +92,17 @@ def _kernel_copy_out(lhsT, rhs):
     return out
 
 
+@contextlib.contextmanager
+def _overlap_off():
+    """nc_matmul's overlap switched off (FASTISA_MM_OVERLAP=0's flag), restored after."""
+    old = _pe._OVERLAP[0]
+    _pe._OVERLAP[0] = False
+    try:
+        yield
+    finally:
+        _pe._OVERLAP[0] = old
+
+
 def _run(kernel, *args):
     SEEN.clear()
     out = np.asarray(nki.simulate(kernel)(*args))
@@ -107,13 +119,9 @@ def test_overlapped_matmuls_give_the_reference_bits(seed):
     got = _run(_kernel_copy_out, lhsT, rhs)
     assert any(SEEN) == _can(), "no nc_matmul overlapped: the test would not see a missing join"
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
-    old = _pe._OVERLAP[0]
-    _pe._OVERLAP[0] = False
-    try:
+    with _overlap_off():
         off = _run(_kernel_copy_out, lhsT, rhs)
         assert not any(SEEN)
-    finally:
-        _pe._OVERLAP[0] = old
     np.testing.assert_array_equal(off.view(np.uint32), got.view(np.uint32))
 
 
@@ -277,12 +285,8 @@ def test_a_tensor_tensor_behind_the_matmul_is_deferred_and_exact():
     # timing, so "some", not "every")
     assert any(adds) == _can() and any(allocs) == _can()
     np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
-    old = _pe._OVERLAP[0]
-    _pe._OVERLAP[0] = False
-    try:
+    with _overlap_off():
         off = _run(_kernel_accumulate_rows, lhsT, rhs)
-    finally:
-        _pe._OVERLAP[0] = old
     np.testing.assert_array_equal(off.view(np.uint32), want.view(np.uint32))
 
 

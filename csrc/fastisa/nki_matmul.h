@@ -366,6 +366,24 @@ static __attribute__((unused)) void fi_nki_mm_panel_muladd(float *out, const flo
 }
 
 #define FI_NKI_PF_ROWS 16
+/* The bf16 decodes' shared parts: the software prefetch of rows [k0, k1) of a block n
+ * elements wide, and the scalar tail of a row (elements [i, n)) with its exponent range
+ * into *slo / *shi (the per-element rule of the vector loops below). */
+static inline void fi_nki_pf_rows(const uint16_t *src, ptrdiff_t sp, int k0, int k1, int n) {
+    for (int k = k0; k < k1; k++)
+        for (int b = 0; b < n * 2; b += 64)
+            __builtin_prefetch((const char *)(const void *)(src + (ptrdiff_t)k * sp) + b, 0, 3);
+}
+static inline void fi_nki_bf16_tail_range(const uint16_t *r, float *o, int i, int n,
+                                          uint32_t *slo, uint32_t *shi) {
+    for (; i < n; i++) {
+        uint32_t u = (uint32_t)r[i] << 16, a = u & 0x7fffffffu, e = a >> 23;
+        o[i] = fi_bits_f32(u);
+        uint32_t el = a == 0 ? 255u : e;
+        *slo = el < *slo ? el : *slo;
+        *shi = e > *shi ? e : *shi;
+    }
+}
 /* rows x n bfloat16 elements (row stride sp elements, contiguous within a row) to float32
  * (row stride op): each value's bits << 16, as fi_nki_decode, 16 a step (AVX-512F), also
  * returning what fi_nki_exp_range would return for the decoded values (one pass instead
@@ -381,16 +399,12 @@ static __attribute__((target("avx512f"), unused)) int fi_nki_bf16_rows512_range(
     /* the rows are far apart (an SBUF block's rows: 16-32 KiB) and cold in the tutorial, so
      * the hardware prefetcher misses them and each row waits for memory: fetch 16 rows
      * ahead (161 -> 139-147 us per tutorial call, single thread, in C) */
-    for (int k = 0; k < rows && k < FI_NKI_PF_ROWS; k++)
-        for (int b = 0; b < n * 2; b += 64)
-            __builtin_prefetch((const char *)(const void *)(src + (ptrdiff_t)k * sp) + b, 0, 3);
+    fi_nki_pf_rows(src, sp, 0, rows < FI_NKI_PF_ROWS ? rows : FI_NKI_PF_ROWS, n);
     for (int k = 0; k < rows; k++) {
         const uint16_t *r = src + (ptrdiff_t)k * sp;
         float *o = out + (ptrdiff_t)k * op;
         int i = 0;
-        if (k + FI_NKI_PF_ROWS < rows)
-            for (int b = 0; b < n * 2; b += 64)
-                __builtin_prefetch((const char *)(const void *)(r + (ptrdiff_t)FI_NKI_PF_ROWS * sp) + b, 0, 3);
+        if (k + FI_NKI_PF_ROWS < rows) fi_nki_pf_rows(src, sp, k + FI_NKI_PF_ROWS, k + FI_NKI_PF_ROWS + 1, n);
         for (; i + 16 <= n; i += 16) {
             __m512i x = _mm512_slli_epi32(_mm512_cvtepu16_epi32(
                 _mm256_loadu_si256((const __m256i *)(const void *)(r + i))), 16);
@@ -401,13 +415,7 @@ static __attribute__((target("avx512f"), unused)) int fi_nki_bf16_rows512_range(
             lo = _mm512_min_epu32(lo, _mm512_mask_mov_epi32(e, z, c255));
             hi = _mm512_max_epu32(hi, e);
         }
-        for (; i < n; i++) {
-            uint32_t u = (uint32_t)r[i] << 16, a = u & 0x7fffffffu, e = a >> 23;
-            o[i] = fi_bits_f32(u);
-            uint32_t el = a == 0 ? 255u : e;
-            slo = el < slo ? el : slo;
-            shi = e > shi ? e : shi;
-        }
+        fi_nki_bf16_tail_range(r, o, i, n, &slo, &shi);
     }
     uint32_t vlo = (uint32_t)_mm512_reduce_min_epu32(lo), vhi = (uint32_t)_mm512_reduce_max_epu32(hi);
     slo = vlo < slo ? vlo : slo;
@@ -427,16 +435,12 @@ static __attribute__((noinline, unused)) FI_MM256_TGT int fi_nki_bf16_rows256_ra
     __m256i lo = _mm256_set1_epi32(255), hi = _mm256_setzero_si256();
     const __m256i absm = _mm256_set1_epi32(0x7fffffff), c255 = _mm256_set1_epi32(255);
     uint32_t slo = 255, shi = 0;
-    for (int k = 0; k < rows && k < FI_NKI_PF_ROWS_256; k++)
-        for (int b = 0; b < n * 2; b += 64)
-            __builtin_prefetch((const char *)(const void *)(src + (ptrdiff_t)k * sp) + b, 0, 3);
+    fi_nki_pf_rows(src, sp, 0, rows < FI_NKI_PF_ROWS_256 ? rows : FI_NKI_PF_ROWS_256, n);
     for (int k = 0; k < rows; k++) {
         const uint16_t *r = src + (ptrdiff_t)k * sp;
         float *o = out + (ptrdiff_t)k * op;
         int i = 0;
-        if (k + FI_NKI_PF_ROWS_256 < rows)
-            for (int b = 0; b < n * 2; b += 64)
-                __builtin_prefetch((const char *)(const void *)(r + (ptrdiff_t)FI_NKI_PF_ROWS_256 * sp) + b, 0, 3);
+        if (k + FI_NKI_PF_ROWS_256 < rows) fi_nki_pf_rows(src, sp, k + FI_NKI_PF_ROWS_256, k + FI_NKI_PF_ROWS_256 + 1, n);
         for (; i + 8 <= n; i += 8) {
             __m256i x = _mm256_slli_epi32(_mm256_cvtepu16_epi32(
                 _mm_loadu_si128((const __m128i *)(const void *)(r + i))), 16);
@@ -447,13 +451,7 @@ static __attribute__((noinline, unused)) FI_MM256_TGT int fi_nki_bf16_rows256_ra
             lo = _mm256_min_epu32(lo, _mm256_blendv_epi8(e, c255, z));
             hi = _mm256_max_epu32(hi, e);
         }
-        for (; i < n; i++) {
-            uint32_t u = (uint32_t)r[i] << 16, a = u & 0x7fffffffu, e = a >> 23;
-            o[i] = fi_bits_f32(u);
-            uint32_t el = a == 0 ? 255u : e;
-            slo = el < slo ? el : slo;
-            shi = e > shi ? e : shi;
-        }
+        fi_nki_bf16_tail_range(r, o, i, n, &slo, &shi);
     }
     uint32_t l8[8], h8[8];
     _mm256_storeu_si256((__m256i *)(void *)l8, lo);
