@@ -742,13 +742,14 @@ static inline int fi_nki_matmul_can_submit(void) {
  * unread and unwritten, until the join; one epilogue per job (callers hold the GIL). */
 static fi_nki_ew fi_nki_epi_ew;
 static float fi_nki_epi_fv[2];
+static int fi_nki_epi_set = 0;      /* fi_nki_epi_ew is attached to the open job */
 static void fi_nki_epi_task(void *ctx, int t) {
     (void)ctx;
     (void)t;
     (void)fi_nki_elementwise(&fi_nki_epi_ew);
 }
 static inline int fi_nki_matmul_attach_ew(const fi_nki_ew *a, const float *fv) {
-    if (fi_par_attach_ptr == NULL) return 0;
+    if (fi_par_attach_ptr == NULL || fi_nki_epi_set) return 0;   /* one per job */
     fi_nki_epi_ew = *a;
     fi_nki_epi_ew.threads = 1;
     for (int s = 0; s < 2; s++)
@@ -756,12 +757,14 @@ static inline int fi_nki_matmul_attach_ew(const fi_nki_ew *a, const float *fv) {
             fi_nki_epi_fv[s] = fv[s];
             fi_nki_epi_ew.st[s].f = &fi_nki_epi_fv[s];
         }
-    return fi_par_attach_ptr(fi_nki_epi_task, NULL);
+    fi_nki_epi_set = fi_par_attach_ptr(fi_nki_epi_task, NULL);
+    return fi_nki_epi_set;
 }
 
 /* End the job fi_nki_matmul_submit started (nothing when none is open). */
 static inline void fi_nki_matmul_join(void) {
     if (fi_par_join_ptr != NULL) fi_par_join_ptr();
+    fi_nki_epi_set = 0;             /* the epilogue, if any, has run */
 }
 
 #endif /* FASTISA_NKI_MATMUL_H */
