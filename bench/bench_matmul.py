@@ -95,7 +95,7 @@ def best_pair(f, g, reps=9, warm=1, settle=0.25):
     return (min(out[0]), min(out[1])), (min(out[2]), min(out[3]))
 
 
-def nki_tile():
+def _tile_fns():
     from fastisa.nki import isa as nisa, language as nl
     from fastisa.nki.tensor import NkiTensor
     rng = np.random.default_rng(0)
@@ -111,10 +111,15 @@ def nki_tile():
 
     def npf():
         s32.T @ m32
+    return fi, npf
+
+
+def nki_tile():
+    fi, npf = _tile_fns()
     return best(fi, 60), best(npf, 60)
 
 
-def nki_tutorial(K=1024, M=4096, N=2048):
+def _tutorial_fns(K=1024, M=4096, N=2048):
     with shim.installed():
         import nki
         from fastisa.examples import nki_matmul_steps as steps
@@ -127,13 +132,17 @@ def nki_tutorial(K=1024, M=4096, N=2048):
     a, b = lhsT.astype(np.float32), rhs.astype(np.float32)
     ref = a.T @ b
     assert np.all(np.abs(out.astype(np.float32) - ref) <= np.abs(ref) * 2.0 ** -7 + 2.0 ** -6)
+    return (lambda: run(lhsT, rhs)), (lambda: a.T @ b)
+
+
+def nki_tutorial():
     # nine runs each side, alternated: on the shared machine single runs of either side
     # vary by up to 30% (and stretches of seconds by up to 1.5x), and the minimum of nine
     # is the least-disturbed one (2026-12-02)
-    return best_pair(lambda: run(lhsT, rhs), lambda: a.T @ b, 9)
+    return best_pair(*_tutorial_fns(), 9)
 
 
-def pto_attention(S=1024, D=128):
+def _attention_fns(S=1024, D=128):
     from fastisa import pto
     from fastisa.pto import BLayout, Tile, TileType
     f32 = np.float32
@@ -181,6 +190,11 @@ def pto_attention(S=1024, D=128):
     fi()
     ref = npf()
     assert np.max(np.abs(o - ref)) < 1e-4
+    return fi, npf
+
+
+def pto_attention():
+    fi, npf = _attention_fns()
     # the first dozen calls of a fresh process are up to 2x slower (first use of the 4 MiB
     # tiles' pages; measured 2026-12-02: 15.8, 11.2, 7.2 ... then 5.1-5.3 ms steady), so
     # both sides are timed in the steady state
@@ -204,6 +218,46 @@ def main():
         print(f"{name:<38} {tf * 1e3:>11.3f} {tn * 1e3:>10.3f} {r:>6.2f}x   "
               f"{cf * 1e3:>8.2f} {cn * 1e3:>9.2f} {cf / max(cn, 1e-9):>8.2f}x"
               f"{'' if r <= 2 else '  (above the 2x bar)'}")
+
+
+# ---- pytest-benchmark (pytest bench/bench_matmul.py --benchmark-only) ----------------------
+_FNS: dict = {}
+
+
+def _fns(name, make):
+    if name not in _FNS:
+        _FNS[name] = make()
+    return _FNS[name]
+
+
+def test_tile_fastisa(benchmark):
+    benchmark.group = "matmul-nc_matmul-tile"
+    benchmark(_fns("tile", _tile_fns)[0])
+
+
+def test_tile_numpy(benchmark):
+    benchmark.group = "matmul-nc_matmul-tile"
+    benchmark(_fns("tile", _tile_fns)[1])
+
+
+def test_tutorial_fastisa(benchmark):
+    benchmark.group = "matmul-nki-tutorial"
+    benchmark.pedantic(_fns("tutorial", _tutorial_fns)[0], rounds=5, warmup_rounds=1)
+
+
+def test_tutorial_numpy(benchmark):
+    benchmark.group = "matmul-nki-tutorial"
+    benchmark.pedantic(_fns("tutorial", _tutorial_fns)[1], rounds=5, warmup_rounds=1)
+
+
+def test_attention_fastisa(benchmark):
+    benchmark.group = "matmul-pto-attention"
+    benchmark.pedantic(_fns("attention", _attention_fns)[0], rounds=15, warmup_rounds=12)
+
+
+def test_attention_numpy(benchmark):
+    benchmark.group = "matmul-pto-attention"
+    benchmark.pedantic(_fns("attention", _attention_fns)[1], rounds=15, warmup_rounds=12)
 
 
 if __name__ == "__main__":
