@@ -51,6 +51,7 @@ import time
 
 import ml_dtypes
 import numpy as np
+import pytest
 
 from fastisa import shim
 
@@ -230,34 +231,20 @@ def _fns(name, make):
     return _FNS[name]
 
 
-def test_tile_fastisa(benchmark):
-    benchmark.group = "matmul-nc_matmul-tile"
-    benchmark(_fns("tile", _tile_fns)[0])
+_CASES = {"tile": (_tile_fns, None), "tutorial": (_tutorial_fns, (5, 1)),
+          "attention": (_attention_fns, (15, 12))}    # (make, (rounds, warmup) or calibrated)
 
 
-def test_tile_numpy(benchmark):
-    benchmark.group = "matmul-nc_matmul-tile"
-    benchmark(_fns("tile", _tile_fns)[1])
-
-
-def test_tutorial_fastisa(benchmark):
-    benchmark.group = "matmul-nki-tutorial"
-    benchmark.pedantic(_fns("tutorial", _tutorial_fns)[0], rounds=5, warmup_rounds=1)
-
-
-def test_tutorial_numpy(benchmark):
-    benchmark.group = "matmul-nki-tutorial"
-    benchmark.pedantic(_fns("tutorial", _tutorial_fns)[1], rounds=5, warmup_rounds=1)
-
-
-def test_attention_fastisa(benchmark):
-    benchmark.group = "matmul-pto-attention"
-    benchmark.pedantic(_fns("attention", _attention_fns)[0], rounds=15, warmup_rounds=12)
-
-
-def test_attention_numpy(benchmark):
-    benchmark.group = "matmul-pto-attention"
-    benchmark.pedantic(_fns("attention", _attention_fns)[1], rounds=15, warmup_rounds=12)
+@pytest.mark.parametrize("side", ["fastisa", "numpy"])
+@pytest.mark.parametrize("case", list(_CASES))
+def test_matmul(benchmark, case, side):
+    make, rounds = _CASES[case]
+    benchmark.group = f"matmul-{case}"
+    fn = _fns(case, make)[0 if side == "fastisa" else 1]
+    if rounds is None:
+        benchmark(fn)
+    else:
+        benchmark.pedantic(fn, rounds=rounds[0], warmup_rounds=rounds[1])
 
 
 if __name__ == "__main__":
