@@ -9,6 +9,8 @@ Rows (each ratio = fastisa time / numpy time; bar: <= 2x):
   16 x 2 x 8; bf16 inputs, float32 PSUM, bf16 result) at lhsT [K=1024, M=4096], rhs
   [1024, N=2048] -- 1,024 nc_matmul calls -- as one ``nki.simulate`` call, against numpy's
   ``lhsT32.T @ rhs32`` (float32 operands prepared outside the timing).
+* ``PTO TMATMUL [1024,1024]x[1024,128] f32``: one TMATMUL (the flash attention's P @ V)
+  against numpy's ``p @ v``.
 * ``PTO flash attention S=1024 D=128``: ``fastisa.examples.pto_flash_attention``'s
   instruction sequence (TLOAD, TTRANS, TMATMUL, row softmax, TMATMUL, TSTORE) on float32
   [1024, 128] Q, K, V, against the numpy float32 implementation
@@ -194,6 +196,41 @@ def _attention_fns(S=1024, D=128):
     return fi, npf
 
 
+def _tmatmul_fns(M=1024, K=1024, N=128):
+    """One TMATMUL of the flash attention's second product, P [M, K] @ V [K, N] float32
+    (Left x Right into an Acc tile), against numpy's ``p @ v``; the operands are loaded and
+    moved into the Left / Right tiles once, outside the timing."""
+    from fastisa import pto
+    from fastisa.pto import Tile, TileType
+    f32 = np.float32
+    rng = np.random.default_rng(0)
+    p, v = rng.standard_normal((M, K)).astype(f32), rng.standard_normal((K, N)).astype(f32)
+    pv, vv = Tile(TileType.Vec, f32, M, K), Tile(TileType.Vec, f32, K, N)
+    pl, vr = Tile(TileType.Left, f32, M, K), Tile(TileType.Right, f32, K, N)
+    acc, o = Tile(TileType.Acc, f32, M, N), Tile(TileType.Vec, f32, M, N)
+    out = np.zeros((M, N), f32)
+    pto.TLOAD(pv, pto.GlobalTensor(p))
+    pto.TLOAD(vv, pto.GlobalTensor(v))
+    pto.TMOV(pl, pv)
+    pto.TMOV(vr, vv)
+
+    def fi():
+        pto.TMATMUL(acc, pl, vr)
+
+    def npf():
+        return p @ v
+    fi()
+    pto.TMOV(o, acc)
+    pto.TSTORE(pto.GlobalTensor(out), o)
+    ref = p.astype(np.float64) @ v.astype(np.float64)
+    assert np.max(np.abs(out - ref)) < 1e-3
+    return fi, npf
+
+
+def pto_tmatmul():
+    return best_pair(*_tmatmul_fns(), 15, warm=3)
+
+
 def pto_attention():
     fi, npf = _attention_fns()
     # the first dozen calls of a fresh process are up to 2x slower (first use of the 4 MiB
@@ -205,6 +242,7 @@ def pto_attention():
 def main():
     rows = [("nc_matmul [128,128]x[128,512] bf16", nki_tile),
             ("NKI matmul tutorial 4096x1024x2048", nki_tutorial),
+            ("PTO TMATMUL [1024,1024]x[1024,128] f32", pto_tmatmul),
             ("PTO flash attention S=1024 D=128", pto_attention)]
     import os
     from fastisa.nki import _compute
@@ -232,6 +270,7 @@ def _fns(name, make):
 
 
 _CASES = {"tile": (_tile_fns, None), "tutorial": (_tutorial_fns, (5, 1)),
+          "tmatmul": (_tmatmul_fns, (15, 3)),
           "attention": (_attention_fns, (15, 12))}    # (make, (rounds, warmup) or calibrated)
 
 
