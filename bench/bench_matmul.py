@@ -40,8 +40,8 @@ element access waits for both (``FASTISA_MM_OVERLAP=0``: off, to compare; README
 "nc_matmul overlaps the kernel's Python").
 
 Each row prints wall and CPU time (all threads of the process) and the load average: on
-the shared machine compare the ratios of one run, and prefer a quiet one.  The tutorial
-and attention rows alternate fastisa and numpy calls, 0.25 s apart (see best_pair).
+the shared machine compare the ratios of one run, and prefer a quiet one.  The tutorial,
+TMATMUL and attention rows alternate fastisa and numpy calls, 0.25 s apart (best_pair).
 
 Run:  python bench/bench_matmul.py
 """
